@@ -218,7 +218,8 @@ func (r *Result) Type() string {
 // Read reads one input for every front end (the doctor, lint): a JSON
 // document nccl-tests wrote (-J), recognised by its first keys
 // (IsNCCLTestsJSON), by its own reader (ReadNCCLTestsJSON); rccl-tests'
-// results file (-x FILE) by ReadRCCLTestsJSON; anything else line by
+// results file (-x FILE) by ReadRCCLTestsJSON, or ReadRCCLTestsCSV when
+// written as CSV (-Z csv); anything else line by
 // line (readText).
 func Read(src string, r io.Reader) (*Result, error) {
 	br, ok := r.(*bufio.Reader)
@@ -231,6 +232,8 @@ func Read(src string, r io.Reader) (*Result, error) {
 		return ReadNCCLTestsJSON(src, br)
 	case IsRCCLTestsJSON(head):
 		return ReadRCCLTestsJSON(src, br)
+	case IsRCCLTestsCSV(head):
+		return ReadRCCLTestsCSV(src, br)
 	}
 	return readText(src, br)
 }

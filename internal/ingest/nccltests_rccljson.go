@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"rocelab/internal/pos"
 )
 
 // rccl-tests' results file: `*_perf -x FILE` (--output_file, with
@@ -57,7 +59,8 @@ func IsRCCLTestsJSON(head []byte) bool {
 	return true
 }
 
-// rcclResult is one object of the results file: a half of a row.
+// rcclResult is one result of the results file, JSON object or CSV
+// line: a half of a row.
 type rcclResult struct {
 	name, typ, redop string
 	size, cycle      int64
@@ -65,8 +68,90 @@ type rcclResult struct {
 	half             TestHalf
 	halfOK           bool
 	gpus             int64
-	at               jsonAt
-	text             string
+	ev               Evidence
+}
+
+// rcclRuns assembles the results of rccl-tests' results file, in the
+// order written, into nccl-tests runs: one per collective and cycle (a
+// "numCycle", or the size sweep starting again), each row the
+// out-of-place and in-place results of a size, or the in-place result
+// alone in a run with no out-of-place one (-O 0); a half without its
+// partner is kept as a row cut short.
+type rcclRuns struct {
+	t              *NCCLTests
+	run            *TestRun
+	pending, first *rcclResult
+	cycle          int64
+	// sawOut is whether the run has an out-of-place result: under -O 0
+	// it has none, and each in-place result is a row of one half.
+	sawOut bool
+}
+
+// flush keeps the half waiting for its partner as a row cut short.
+func (b *rcclRuns) flush() {
+	if b.pending != nil && len(b.run.Truncated) < maxKept {
+		b.run.Truncated = append(b.run.Truncated, b.pending.ev)
+	}
+	b.pending = nil
+}
+
+// add takes the next result.
+func (b *rcclRuns) add(x *rcclResult) {
+	coll := rcclCollective(x.name)
+	// Files without "numCycle" repeat the size sweep of each stress
+	// cycle (-s N) in one run: the first result again starts the next.
+	f := b.first
+	again := f != nil && x.size == f.size && x.inPlace == f.inPlace && x.typ == f.typ && x.redop == f.redop
+	if b.run == nil || b.run.Collective != coll || b.cycle != x.cycle || again {
+		if b.run != nil {
+			b.flush()
+		}
+		b.run, b.cycle, b.first, b.sawOut = b.t.newRun(), x.cycle, x, false
+		b.run.Tool, b.run.Collective, b.run.CollectiveFrom = ToolRCCL, coll, FromResults
+		b.run.layout = rowLayout{known: true, redop: true}
+		b.run.HasRedop, b.run.WrongColumn = true, "#wrong"
+	}
+	b.run.CommRanks = max(b.run.CommRanks, int(min(x.gpus, maxJSONRanks)))
+	if !x.inPlace {
+		b.flush()
+		b.pending, b.sawOut = x, true
+		return
+	}
+	if !b.sawOut && x.halfOK {
+		b.t.keepRow(b.run, TestRow{Size: x.size, Type: x.typ, Redop: x.redop, Root: -1, Out: TestHalf{Wrong: -1}, In: x.half, Evidence: x.ev})
+		return
+	}
+	p := b.pending
+	b.pending = nil
+	if p == nil || p.size != x.size || p.typ != x.typ || p.redop != x.redop || !p.halfOK || !x.halfOK {
+		if p != nil {
+			b.pending = p
+			b.flush()
+		}
+		b.pending = x
+		b.flush()
+		return
+	}
+	b.t.keepRow(b.run, TestRow{Size: p.size, Type: p.typ, Redop: p.redop, Root: -1, Out: p.half, In: x.half, Evidence: p.ev})
+}
+
+// result returns what was read of src's lines, an error saying what was
+// expected (at end) when no result was.
+func (b *rcclRuns) result(src string, lines int, end *pos.Error) (*Result, error) {
+	if b.run != nil {
+		b.flush()
+	}
+	if len(b.t.Runs) == 0 {
+		return nil, end
+	}
+	for _, r := range b.t.Runs {
+		r.finish()
+	}
+	b.t.lines.n = lines
+	res := &Result{Source: src, LineCount: lines, Artifacts: []Artifact{b.t}}
+	var ctx inputContext
+	b.t.SetScope(ctx.scope(src, b.t))
+	return res, nil
 }
 
 // ReadRCCLTestsJSON reads rccl-tests' results file into nccl-tests runs,
@@ -86,52 +171,7 @@ func ReadRCCLTestsJSON(src string, r io.Reader) (*Result, error) {
 	dec := json.NewDecoder(tap)
 	dec.UseNumber()
 	j := &jsonRun{src: src, tap: tap, dec: dec, t: &NCCLTests{artifactHead: artifactHead{src: src}}}
-	var pending, first *rcclResult
-	var cycle int64
-	// sawOut is whether the run has an out-of-place object: under -O 0
-	// it has none, and each in-place object is a row of one half.
-	sawOut := false
-	flush := func() {
-		if pending != nil && len(j.run.Truncated) < maxKept {
-			j.run.Truncated = append(j.run.Truncated, j.at(pending.at, pending.text))
-		}
-		pending = nil
-	}
-	add := func(x *rcclResult) {
-		coll := rcclCollective(x.name)
-		// Files without "numCycle" repeat the size sweep of each stress
-		// cycle (-s N) in one run: the first object again starts the next.
-		again := first != nil && x.size == first.size && x.inPlace == first.inPlace && x.typ == first.typ && x.redop == first.redop
-		if j.run == nil || j.run.Collective != coll || cycle != x.cycle || again {
-			flush()
-			j.run, cycle, first, sawOut = j.t.newRun(), x.cycle, x, false
-			j.run.Tool, j.run.Collective, j.run.CollectiveFrom = ToolRCCL, coll, FromResults
-			j.run.layout = rowLayout{known: true, redop: true}
-			j.run.HasRedop, j.run.WrongColumn = true, "#wrong"
-		}
-		j.run.CommRanks = max(j.run.CommRanks, int(min(x.gpus, maxJSONRanks)))
-		if !x.inPlace {
-			flush()
-			pending, sawOut = x, true
-			return
-		}
-		if !sawOut && x.halfOK {
-			j.t.keepRow(j.run, TestRow{Size: x.size, Type: x.typ, Redop: x.redop, Root: -1, Out: TestHalf{Wrong: -1}, In: x.half, Evidence: j.at(x.at, x.text)})
-			return
-		}
-		p := pending
-		pending = nil
-		if p == nil || p.size != x.size || p.typ != x.typ || p.redop != x.redop || !p.halfOK || !x.halfOK {
-			if p != nil {
-				pending = p
-				flush()
-			}
-			pending = x
-			flush()
-			return
-		}
-		j.t.keepRow(j.run, TestRow{Size: p.size, Type: p.typ, Redop: p.redop, Root: -1, Out: p.half, In: x.half, Evidence: j.at(p.at, p.text)})
-	}
+	b := &rcclRuns{t: j.t}
 	list := false
 	if len(head) > 0 && head[0] == '[' {
 		if _, err := j.token("'['"); err != nil {
@@ -144,7 +184,7 @@ func ReadRCCLTestsJSON(src string, r io.Reader) (*Result, error) {
 		var x *rcclResult
 		x, err = j.rcclObject()
 		if x != nil {
-			add(x)
+			b.add(x)
 		}
 	}
 	if err == nil && list {
@@ -153,21 +193,8 @@ func ReadRCCLTestsJSON(src string, r io.Reader) (*Result, error) {
 	if err != nil && !isCut(err) {
 		return nil, err
 	}
-	if j.run != nil {
-		flush()
-	}
-	if len(j.t.Runs) == 0 {
-		return nil, j.errAt(tap.off, "no result in rccl-tests' results file: expected objects with \"name\", \"size\", \"inPlace\", \"time\", \"algBw\" and \"busBw\"")
-	}
-	for _, r := range j.t.Runs {
-		r.finish()
-	}
 	line, _ := tap.pos(tap.off)
-	j.t.lines.n = line
-	res := &Result{Source: src, LineCount: line, Artifacts: []Artifact{j.t}}
-	var ctx inputContext
-	j.t.SetScope(ctx.scope(src, j.t))
-	return res, nil
+	return b.result(src, line, j.errAt(tap.off, "no result in rccl-tests' results file: expected objects with \"name\", \"size\", \"inPlace\", \"time\", \"algBw\" and \"busBw\""))
 }
 
 // rcclObject reads one result object; a cut object returns the error
@@ -177,7 +204,7 @@ func (j *jsonRun) rcclObject() (*rcclResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &rcclResult{at: start, size: -1}
+	x := &rcclResult{size: -1}
 	var ranks, perRank int64 = 0, 1
 	seen, valid := 0, true
 	err = j.members(func(k string, _ jsonAt) error {
@@ -231,7 +258,7 @@ func (j *jsonRun) rcclObject() (*rcclResult, error) {
 		}
 		return err
 	})
-	x.text = j.tap.text(j.dec.InputOffset())
+	x.ev = j.at(start, j.tap.text(j.dec.InputOffset()))
 	if err != nil {
 		return nil, err
 	}
