@@ -131,3 +131,14 @@ func TestNCCLTestsCUDAFailureCauses(t *testing.T) {
 		}
 	}
 }
+
+// NVML not finding the GPU by its bus id (a Slurm task bound to its own
+// GPU under ConstrainDevices, nccl-tests#300) was told as a WARN of no
+// known meaning ("read the WARN's source file").
+func TestNVMLGPUNotFound(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/nccltests-a100-pcie-srun-tres-bind-nvml-not-found-unhandled-system-error-4-processes-nccltests300.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "NVML cannot find the GPU")
+	if !strings.Contains(f.Mechanism, "per_task") || !strings.Contains(f.Fix, "--gpus-per-node") {
+		t.Errorf("why %q, fix %q", f.Mechanism, f.Fix)
+	}
+}
