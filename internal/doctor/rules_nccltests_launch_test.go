@@ -142,3 +142,13 @@ func TestNVMLGPUNotFound(t *testing.T) {
 		t.Errorf("why %q, fix %q", f.Mechanism, f.Fix)
 	}
 }
+
+// A WARN pasted wrapped after its tag ("NCCL WARN NET/IB:", the words
+// "Got completion from peer ... status=12" on the next line) was read as
+// NCCL's IB transport failing at init: "NCCL falls back to TCP sockets"
+// beside the retry-exceeded error it is. DGX Spark notes, bonded RoCE.
+func TestWrappedNETIBWarnIsNoInitFailure(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/alltoall-gb10-2n-roce-bond-xor-retry-exceeded-warn-wrapped-after-net-ib-dgxspark.txt")
+	nicMustNot(t, fs, "nccl.transport.socket_fallback")
+	nicMustFind(t, fs, "nccl.ib.retry_exceeded", Error)
+}

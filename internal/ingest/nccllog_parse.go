@@ -298,10 +298,11 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(msg, "Failed to initialize any NET plugin"):
 		l.NoNetwork.add(host, ev)
 	default:
-		if strings.HasPrefix(msg, "NET/IB") && len(l.IBDevices) == 0 && len(l.IBPorts) == 0 && !dataPathWarn(msg) {
+		if strings.HasPrefix(msg, "NET/IB") && len(l.IBDevices) == 0 && len(l.IBPorts) == 0 && !dataPathWarn(msg) && !wrappedWarn(msg) {
 			// Before NET/IB lists its devices: it is starting (unless
 			// the excerpt begins past the device list, at a WARN about
-			// data to or from a peer).
+			// data to or from a peer, or at one whose words went on to
+			// the next line).
 			l.IBInitWarns.add(host, ev)
 		}
 		l.WarningCount++
@@ -342,6 +343,15 @@ func proxyResult(msg string) int {
 // request, which no warning of the transport's start does.
 func dataPathWarn(msg string) bool {
 	return strings.Contains(msg, " peer ") || strings.Contains(msg, " req ")
+}
+
+// wrappedWarn reports whether a WARN's message is only its subsystem's
+// tag, "NET/IB:", its words on the lines after it: a paste wrapped there
+// (NVIDIA DGX Spark notes: "NCCL WARN NET/IB:" above "Got completion
+// from peer ... status=12"). Such a line says nothing of its own.
+func wrappedWarn(msg string) bool {
+	tag, rest, ok := strings.Cut(strings.TrimSpace(msg), ":")
+	return ok && rest == "" && !strings.Contains(tag, " ")
 }
 
 func (l *NCCLLog) setLastWarn(key string, r warnRef) {
