@@ -243,7 +243,7 @@ func failureCause(f ingest.TestFailure) string {
 	case strings.Contains(m, "remote process exited") || strings.Contains(m, "network error"):
 		return "'remote process exited or there was a network error' means a peer died or the network between the ranks broke (a completion error such as IBV_WC_RETRY_EXC_ERR on RoCE)."
 	case strings.Contains(m, "invalid usage") || strings.Contains(m, "invalid argument"):
-		return "'invalid usage' is a mismatch in how the ranks called NCCL: different sizes or counts, a rank count that does not match the launch, or devices used twice."
+		return "'invalid usage' is a mismatch in how the ranks called NCCL (different sizes or counts, a rank count that does not match the launch, devices used twice) or a setting NCCL cannot honour, such as NCCL_NET naming a network no loaded plugin provides."
 	case strings.Contains(m, "internal error"):
 		return "'internal error' is NCCL failing in its own setup, often a topology or plugin it cannot handle (or, on ROCm, an RCCL/driver mismatch)."
 	}

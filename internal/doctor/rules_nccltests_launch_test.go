@@ -152,3 +152,21 @@ func TestWrappedNETIBWarnIsNoInitFailure(t *testing.T) {
 	nicMustNot(t, fs, "nccl.transport.socket_fallback")
 	nicMustFind(t, fs, "nccl.ib.retry_exceeded", Error)
 }
+
+// Two init failures whose WARN was told as one of no known meaning, or
+// not at all: NVML's library missing (nccl-tests#320), and NCCL_NET
+// naming a network no loaded plugin provides ("Error: network AWS
+// Libfabric not found.", CSCS's documentation), whose 'invalid usage'
+// was explained only as ranks calling NCCL differently.
+func TestInitWarnsNVMLMissingAndNetNotFound(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-2.26.2-rtx-a6000-1n-g3-failed-to-open-libnvidia-ml-unhandled-system-error-nccltests320.txt")
+	nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL could not load NVML")
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-tests/nccltests-invalid-usage-nccl-net-aws-libfabric-not-found-cscs-doc.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Warn, "NCCL_NET names a network no loaded plugin provides")
+	if !strings.Contains(f.Fix, "NET/Plugin: Loaded") {
+		t.Errorf("fix %q", f.Fix)
+	}
+	if f := nicMustFind(t, fs, "nccltests.failed", Error); !strings.Contains(f.Mechanism, "NCCL_NET naming a network") {
+		t.Errorf("why %q", f.Mechanism)
+	}
+}
