@@ -92,23 +92,6 @@ func FuzzRCCLTestsCSV(f *testing.F) {
 			return
 		}
 		res, err := Read("f.csv", bytes.NewReader(data))
-		lines := bytes.Count(data, []byte("\n")) + 1
-		if err != nil {
-			var pe *pos.Error
-			if !errors.As(err, &pe) || pe.Line < 1 || pe.Col < 1 || pe.Line > lines {
-				t.Fatalf("error %v is not a *pos.Error with a place in the input", err)
-			}
-			return
-		}
-		for _, r := range res.Artifacts[0].(*NCCLTests).Runs {
-			if len(r.Rows) > maxRows || len(r.Truncated) > maxKept {
-				t.Fatal("caps exceeded")
-			}
-			for _, row := range r.Rows {
-				if e := row.Evidence; e.Line < 1 || e.Line > lines || e.Col < 1 {
-					t.Fatalf("evidence %+v outside the input's %d lines", e, lines)
-				}
-			}
-		}
+		checkResultsRead(t, data, res, err)
 	})
 }

@@ -84,25 +84,33 @@ func FuzzRCCLTestsJSON(f *testing.F) {
 			return
 		}
 		res, err := ReadRCCLTestsJSON("f.json", bytes.NewReader(data))
-		lines := bytes.Count(data, []byte("\n")) + 1
-		if err != nil {
-			var pe *pos.Error
-			if !errors.As(err, &pe) || pe.Line < 1 || pe.Col < 1 || pe.Line > lines {
-				t.Fatalf("error %v is not a *pos.Error with a place in the input", err)
-			}
-			return
-		}
-		for _, r := range res.Artifacts[0].(*NCCLTests).Runs {
-			if len(r.Rows) > maxRows || len(r.Truncated) > maxKept {
-				t.Fatal("caps exceeded")
-			}
-			for _, row := range r.Rows {
-				if e := row.Evidence; e.Line < 1 || e.Line > lines || e.Col < 1 {
-					t.Fatalf("evidence %+v outside the input's %d lines", e, lines)
-				}
-			}
-		}
+		checkResultsRead(t, data, res, err)
 	})
+}
+
+// checkResultsRead fails t unless reading data, an rccl-tests results
+// file, gave an error with a place in it, or runs within the caps whose
+// rows' evidence lies in it.
+func checkResultsRead(t *testing.T, data []byte, res *Result, err error) {
+	t.Helper()
+	lines := bytes.Count(data, []byte("\n")) + 1
+	if err != nil {
+		var pe *pos.Error
+		if !errors.As(err, &pe) || pe.Line < 1 || pe.Col < 1 || pe.Line > lines {
+			t.Fatalf("error %v is not a *pos.Error with a place in the input", err)
+		}
+		return
+	}
+	for _, r := range res.Artifacts[0].(*NCCLTests).Runs {
+		if len(r.Rows) > maxRows || len(r.Truncated) > maxKept {
+			t.Fatal("caps exceeded")
+		}
+		for _, row := range r.Rows {
+			if e := row.Evidence; e.Line < 1 || e.Line > lines || e.Col < 1 {
+				t.Fatalf("evidence %+v outside the input's %d lines", e, lines)
+			}
+		}
+	}
 }
 
 // rccljsonObj is a synthetic object of rccl-tests' results file as
