@@ -30,6 +30,7 @@ type htsimRun struct {
 	seed            int
 	strategy        string
 	startDelta      bool
+	arStickyUS      float64 // -ar_sticky_delta: the flowlet gap of ecmp_ar
 	queueType       string
 	hostQueue       string // -host_queue_type
 	queueSize       string // -q, as given
@@ -82,7 +83,7 @@ func htsimProgram(name string) (string, error) {
 // HOST_NIC, 1 us hops, 9000 B packets, PFC at 15 and 12 packets).
 func parseHtsimArgs(args []string) (*htsimRun, error) {
 	r := &htsimRun{program: "htsim_roce", nodes: 432, tiers: 3, linkMbps: 100000, hopUS: 1, mtu: 9000, pfcLow: 12, pfcHigh: 15,
-		endUS: 1000, seed: 13, queueType: "lossless_input", hostQueue: "fair_prio"}
+		endUS: 1000, seed: 13, arStickyUS: 10, queueType: "lossless_input", hostQueue: "fair_prio"}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		var err error
 		if r.program, err = htsimProgram(args[0]); err != nil {
@@ -152,6 +153,8 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 			r.queueSize = v[0]
 		case "-topo":
 			r.topoFile = v[0]
+		case "-ar_sticky_delta":
+			float(&r.arStickyUS)
 		default: // outputs, logging, path counts and AR tuning: nothing rocelab takes
 			r.ignored = append(r.ignored, f)
 		}
@@ -164,8 +167,8 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 		return nil, fmt.Errorf("expected -tm FILE.cm, the connection matrix")
 	case r.topoFile == "" && r.tiers != 2 && r.tiers != 3:
 		return nil, fmt.Errorf("-tiers %d: htsim_roce builds 2- or 3-tier fat-trees", r.tiers)
-	case r.linkMbps <= 0 || r.hopUS <= 0 || r.mtu <= 0 || r.endUS <= 0:
-		return nil, fmt.Errorf("-linkspeed, -hop_latency, -mtu and -end must be positive")
+	case r.linkMbps <= 0 || r.hopUS <= 0 || r.mtu <= 0 || r.endUS <= 0 || r.arStickyUS <= 0:
+		return nil, fmt.Errorf("-linkspeed, -hop_latency, -mtu, -end and -ar_sticky_delta must be positive")
 	case r.switchUS < 0 || r.switchUS*float64(unit.Microsecond) > float64(scenario.MaxSwitchLatency):
 		return nil, fmt.Errorf("-switch_latency %g: expected 0 to %v", r.switchUS, scenario.MaxSwitchLatency)
 	case r.pfcLow < 0 || r.pfcHigh <= r.pfcLow:
@@ -189,11 +192,20 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 }
 
 // loadBalancing is the scenario's path selection for htsim's -strat.
+// htsim_roce and htsim_hpcc run ecmp_ar per flowlet (their mains set
+// FatTreeSwitch::_ar_sticky to PER_FLOWLET): a flow keeps its egress
+// until it pauses longer than -ar_sticky_delta (10 us by default), and
+// then may move to the emptier queue (fat_tree_switch.cpp, getNextHop);
+// ecmp_host_ar decides per packet (ECMP_ADAPTIVE: the hash's port or,
+// every other packet, a less full one).
 func (r *htsimRun) loadBalancing() (string, error) {
 	switch r.strategy {
 	case "ecmp_host":
 		return "", nil
-	case "ecmp_ar", "ecmp_host_ar":
+	case "ecmp_ar":
+		gap := unit.Time(math.Round(r.arStickyUS * float64(unit.Microsecond)))
+		return fmt.Sprintf("load_balancing: {mode: adaptive, adaptive: flowlet, flowlet_gap: %s}", gap), nil
+	case "ecmp_host_ar":
 		return "load_balancing: {mode: adaptive}", nil
 	case "ecmp_rr":
 		return "load_balancing: {mode: spray, spray: round-robin}", nil
@@ -398,6 +410,12 @@ func fromHtsim(args []string, w io.Writer) error {
 	}
 	if slices.ContainsFunc(conns, func(c htsimConn) bool { return c.prio || c.recvDoneTrig != 0 }) {
 		fmt.Fprintf(&b, "# The matrix's prio and recv_done_trigger change nothing: %s reads them and\n# never uses them (every connection is served alike, no trigger fires at a receiver).\n", r.program)
+	}
+	if r.strategy == "ecmp_host_ar" || r.strategy == "ecmp_rr" {
+		fmt.Fprintf(&b, "# -strat %s chooses a path per packet, so packets arrive out of order: htsim's\n# receiver NACKs every packet past a hole and its sender goes back at each NACK\n# (%s), rocelab's responder NAKs a hole once, as RC does; the two recover\n# unlike (not alike, the same work only: docs/engine.md).\n", r.strategy, srcFile[r.program])
+	}
+	if r.strategy == "ecmp_rr" {
+		b.WriteString("# htsim's ecmp_rr turns one counter a switch over all destinations (and permutes\n# its ports every 5 rounds); rocelab's round robin is per destination.\n")
 	}
 	if r.queueSize != "" {
 		fmt.Fprintf(&b, "# -q %s changes nothing: htsim's lossless queues never drop; past it they print\n# \"LOSSLESS not working!\" and keep the packet (queue_lossless_input.cpp, _output.cpp).\n", r.queueSize)

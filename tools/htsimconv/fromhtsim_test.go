@@ -96,6 +96,41 @@ func TestImportLeafSpine(t *testing.T) {
 	}
 }
 
+// htsim_roce runs ecmp_ar per flowlet (its main sets FatTreeSwitch's
+// _ar_sticky to PER_FLOWLET, the gap -ar_sticky_delta, 10 us by
+// default), ecmp_host_ar per packet; the strategies that choose per
+// packet say in the head that the two recover from reordering unlike.
+func TestImportAdaptiveRouting(t *testing.T) {
+	for _, c := range []struct {
+		args       []string
+		want, lack string
+	}{
+		{[]string{"-strat", "ecmp_ar"}, "load_balancing: {mode: adaptive, adaptive: flowlet, flowlet_gap: 10us}", "per packet"},
+		{[]string{"-strat", "ecmp_ar", "-ar_sticky_delta", "2.5"}, "flowlet_gap: 2.5us}", "per packet"},
+		{[]string{"-strat", "ecmp_host_ar", "50"}, "load_balancing: {mode: adaptive}", "flowlet"},
+		{[]string{"-strat", "ecmp_rr"}, "# htsim's ecmp_rr turns one counter", "adaptive"},
+	} {
+		out, err := importMatrix(t, "Nodes 16\nConnections 1\n0->5 id 1 start 0 size 10000\n", append([]string{"-nodes", "16"}, c.args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := scenario.Load("ar.yaml", []byte(out)); err != nil {
+			t.Fatalf("%v: %v\n%s", c.args, err, out)
+		}
+		if !strings.Contains(out, c.want) || strings.Contains(out, c.lack) {
+			t.Errorf("%v: expected %q and no %q:\n%s", c.args, c.want, c.lack, out)
+		}
+		if perPacket := c.args[1] != "ecmp_ar"; perPacket != strings.Contains(out, "chooses a path per packet") {
+			t.Errorf("%v: the head's per-packet note is %v, expected %v:\n%s", c.args, !perPacket, perPacket, out)
+		}
+	}
+	for _, bad := range []string{"0", "x"} {
+		if _, err := parseHtsimArgs([]string{"-tm", "m.cm", "-strat", "ecmp_ar", "-ar_sticky_delta", bad}); err == nil || !strings.Contains(err.Error(), "-ar_sticky_delta") {
+			t.Errorf("-ar_sticky_delta %s: %v, expected an error naming it", bad, err)
+		}
+	}
+}
+
 // htsim's packets become the RoCE path MTU nearest them on a log scale:
 // htsim's 1500 B (an Ethernet MTU) agree as 2048 (+0.1 % on the incast's
 // mean), not as 1024, the largest it holds (+4.2 %), 1100 as 1024 and
