@@ -583,6 +583,35 @@ func TestAgreesWithHtsimGenerators(t *testing.T) {
 	}
 }
 
+// TestAgreesWithHtsimOwnMatrices imports htsim_roce runs of csg-htsim's
+// own connection matrices that no row had run (testdata/matrices, as
+// committed in sim/datacenter/connection_matrices), with the
+// generators' knobs (4096 B packets, PFC at 12/15 packets, pinned
+// clocks; each run's command line and clock in its head), and holds the
+// averages of 6 seeds each.
+func TestAgreesWithHtsimOwnMatrices(t *testing.T) {
+	for _, c := range []struct {
+		name, matrix   string
+		mean, p50, max float64
+	}{
+		// 127 -> 1 of 2 MB each on the k = 8 fat-tree. Measured: mean
+		// +0.7 %, median +3.0 %, last +0.4 %.
+		{"incast128", "incast_128.cm", 0.02, 0.05, 0.02},
+		// Two senders of 10 flows each, and 3 flows into host 0: +0.4,
+		// +0.4, +0.4 %.
+		{"oi128", "outcast_incast.cm", 0.02, 0.02, 0.02},
+		// 16 hosts of a k = 4 fat-tree, 2 MB each: +2.6, +10.5, -7.0 %;
+		// the median and last are ECMP collisions, which each simulator's
+		// hash draws its own way.
+		{"perm16", "perm_16n_16c_2MB.cm", 0.04, 0.13, 0.10},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h, r := importedSeeds(t, "testdata/htsim/csg-"+c.name, 6, "testdata/matrices/"+c.matrix)
+			holdSeeds(t, fmt.Sprintf("csg-%s imported over 6 seeds", c.name), &h, &r, c.mean, c.p50, c.max)
+		})
+	}
+}
+
 // TestAgreesWithHtsimAdaptiveRouting imports htsim_roce runs with
 // -strat ecmp_ar, which htsim runs per flowlet (a flow moves to the
 // emptier egress only after a pause of -ar_sticky_delta, 10 us by
