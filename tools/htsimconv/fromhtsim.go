@@ -31,6 +31,7 @@ type htsimRun struct {
 	strategy        string
 	startDelta      bool
 	arStickyUS      float64 // -ar_sticky_delta: the flowlet gap of ecmp_ar
+	paths           int     // -paths, or 1 where -strat ecmp_ar or ecmp_rr set it after
 	queueType       string
 	hostQueue       string // -host_queue_type
 	queueSize       string // -q, as given
@@ -83,7 +84,7 @@ func htsimProgram(name string) (string, error) {
 // HOST_NIC, 1 us hops, 9000 B packets, PFC at 15 and 12 packets).
 func parseHtsimArgs(args []string) (*htsimRun, error) {
 	r := &htsimRun{program: "htsim_roce", nodes: 432, tiers: 3, linkMbps: 100000, hopUS: 1, mtu: 9000, pfcLow: 12, pfcHigh: 15,
-		endUS: 1000, seed: 13, arStickyUS: 10, queueType: "lossless_input", hostQueue: "fair_prio"}
+		endUS: 1000, seed: 13, arStickyUS: 10, paths: htsimNoPaths, queueType: "lossless_input", hostQueue: "fair_prio"}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		var err error
 		if r.program, err = htsimProgram(args[0]); err != nil {
@@ -143,6 +144,11 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 			}
 		case "-strat":
 			r.strategy = v[0]
+			if r.strategy == "ecmp_ar" || r.strategy == "ecmp_rr" {
+				r.paths = 1 // main_roce.cpp and main_hpcc.cpp set path_entropy_size so
+			}
+		case "-paths":
+			num(&r.paths)
 		case "-start_delta":
 			r.startDelta = v[0] != "0"
 		case "-queue_type":
@@ -183,6 +189,13 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 	if _, err := r.loadBalancing(); err != nil {
 		return nil, err
 	}
+	if r.paths > htsimMaxPaths {
+		given := "without -paths"
+		if r.paths != htsimNoPaths {
+			given = fmt.Sprintf("with -paths %d", r.paths)
+		}
+		return nil, fmt.Errorf("-strat %s %s: %s exits at once (\"Route Strategy is ECMP.  Must specify path count using -paths\", past %d); give -paths 1, as its ECMP runs do", r.strategy, given, r.program, htsimMaxPaths)
+	}
 	if r.program == "htsim_hpcc" {
 		if _, err := r.hpccKnobs(); err != nil {
 			return nil, err
@@ -190,6 +203,11 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 	}
 	return r, nil
 }
+
+// htsim_roce's and htsim_hpcc's path_entropy_size before -paths or -strat
+// set it, and the most their ECMP strategies run with: past it they exit
+// asking for -paths (main_roce.cpp, main_hpcc.cpp).
+const htsimNoPaths, htsimMaxPaths = 10000000, 10000
 
 // loadBalancing is the scenario's path selection for htsim's -strat.
 // htsim_roce and htsim_hpcc run ecmp_ar per flowlet (their mains set

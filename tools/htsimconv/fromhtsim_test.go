@@ -24,7 +24,7 @@ func importMatrix(t *testing.T, matrix string, args ...string) (string, error) {
 		t.Fatal(err)
 	}
 	var y bytes.Buffer
-	err := fromHtsim(append([]string{"htsim_roce", "-tm", cm, "-strat", "ecmp_host"}, args...), &y)
+	err := fromHtsim(append([]string{"htsim_roce", "-tm", cm, "-strat", "ecmp_host", "-paths", "1"}, args...), &y)
 	return y.String(), err
 }
 
@@ -238,6 +238,10 @@ func TestImportRefuses(t *testing.T) {
 		{"switch latency", "", []string{"-switch_latency", "-1"}, "-switch_latency -1: expected 0 to 100us"},
 		{"flag", "", []string{"-colour", "red"}, "\"-colour\" is not an htsim_roce flag"},
 		{"strategy", "", []string{"-strat", "perm"}, "-strat perm: htsim_roce runs only"},
+		// htsim_roce and htsim_hpcc exit at once when an ECMP strategy has
+		// no path count (-paths, or the 1 ecmp_ar and ecmp_rr set).
+		{"path count", "", []string{"-paths", "20000"}, "-strat ecmp_host with -paths 20000: htsim_roce exits at once"},
+		{"path count after ecmp_ar", "", []string{"-strat", "ecmp_ar", "-paths", "10001"}, "-strat ecmp_ar with -paths 10001: htsim_roce exits"},
 		{"host queue swift", "", []string{"-host_queue_type", "swift"}, "-host_queue_type swift: htsim_roce crashes with it"},
 		{"host queue other", "", []string{"-host_queue_type", "fifo"}, "-host_queue_type fifo: htsim_roce exits with its usage"},
 	} {
@@ -285,13 +289,23 @@ func TestImportRefusesOtherPrograms(t *testing.T) {
 		"htsim_tcp":                             "htsim_tcp: only htsim_roce and htsim_hpcc runs are imported: TCP",
 		"ls":                                    `"ls": expected htsim_roce, htsim_hpcc or htsim_roce's first flag`,
 	} {
-		err := fromHtsim([]string{prog, "-nodes", "16", "-strat", "ecmp_host"}, &bytes.Buffer{})
+		err := fromHtsim([]string{prog, "-nodes", "16", "-strat", "ecmp_host", "-paths", "1"}, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, expected %q", prog, err, want)
 		}
 	}
-	if _, err := parseHtsimArgs([]string{"./htsim_roce", "-nodes", "16", "-tm", "m.cm", "-strat", "ecmp_host"}); err != nil {
+	if _, err := parseHtsimArgs([]string{"./htsim_roce", "-nodes", "16", "-tm", "m.cm", "-strat", "ecmp_host", "-paths", "1"}); err != nil {
 		t.Errorf("htsim_roce by path: %v", err)
+	}
+	for _, args := range [][]string{{"-strat", "ecmp_host"}, {"-strat", "ecmp_host_ar", "50"}} {
+		if _, err := parseHtsimArgs(append([]string{"htsim_hpcc", "-tm", "m.cm"}, args...)); err == nil || !strings.Contains(err.Error(), "without -paths: htsim_hpcc exits at once") {
+			t.Errorf("%v without -paths: %v, expected htsim's exit", args, err)
+		}
+	}
+	for _, args := range [][]string{{"-strat", "ecmp_ar"}, {"-paths", "20000", "-strat", "ecmp_rr"}} {
+		if _, err := parseHtsimArgs(append([]string{"-tm", "m.cm"}, args...)); err != nil {
+			t.Errorf("%v: %v (ecmp_ar and ecmp_rr set the path count)", args, err)
+		}
 	}
 }
 
@@ -308,7 +322,7 @@ func TestImportHPCC(t *testing.T) {
 		t.Fatal(err)
 	}
 	var y bytes.Buffer
-	if err := fromHtsim([]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-mtu", "4096", "-linkspeed", "400000"}, &y); err != nil {
+	if err := fromHtsim([]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-paths", "1", "-mtu", "4096", "-linkspeed", "400000"}, &y); err != nil {
 		t.Fatal(err)
 	}
 	s, err := scenario.Load("hpcc.yaml", y.Bytes())
@@ -330,10 +344,10 @@ func TestImportHPCC(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-tiers", "2"}, `argument 5: "-tiers" is not an htsim_hpcc flag`},
+		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-paths", "1", "-tiers", "2"}, `argument 7: "-tiers" is not an htsim_hpcc flag`},
 		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "perm"}, "-strat perm: htsim_hpcc runs only"},
-		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-mtu", "2000000"}, "-mtu 2000000 -linkspeed 100000: htsim's HPCC: cc: ai_rate = 1333333 out of range"},
-		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-queue_type", "composite"}, "-queue_type composite: only htsim's default lossless_input"},
+		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-paths", "1", "-mtu", "2000000"}, "-mtu 2000000 -linkspeed 100000: htsim's HPCC: cc: ai_rate = 1333333 out of range"},
+		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-paths", "1", "-queue_type", "composite"}, "-queue_type composite: only htsim's default lossless_input"},
 	} {
 		if err := fromHtsim(c.args, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, expected %q", c.args, err, c.want)
@@ -494,7 +508,7 @@ func TestImportHtsimMatrices(t *testing.T) {
 	} {
 		t.Run(c.file+strings.Join(c.args, ""), func(t *testing.T) {
 			var y bytes.Buffer
-			err := fromHtsim(append([]string{"htsim_roce", "-tm", filepath.Join("testdata", "matrices", c.file), "-strat", "ecmp_host"}, c.args...), &y)
+			err := fromHtsim(append([]string{"htsim_roce", "-tm", filepath.Join("testdata", "matrices", c.file), "-strat", "ecmp_host", "-paths", "1"}, c.args...), &y)
 			if c.refused {
 				for _, w := range c.want {
 					if err == nil || !strings.Contains(err.Error(), w) {
@@ -529,7 +543,7 @@ func TestImportHtsimMatrices(t *testing.T) {
 // peers), and the 4th completion of the round before starts nothing.
 func TestImportMultishot(t *testing.T) {
 	var y bytes.Buffer
-	if err := fromHtsim([]string{"htsim_roce", "-tm", "testdata/htsim/gen-sn16p4.cm", "-nodes", "16", "-strat", "ecmp_host", "-mtu", "4096"}, &y); err != nil {
+	if err := fromHtsim([]string{"htsim_roce", "-tm", "testdata/htsim/gen-sn16p4.cm", "-nodes", "16", "-strat", "ecmp_host", "-paths", "1", "-mtu", "4096"}, &y); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []string{

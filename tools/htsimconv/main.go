@@ -43,7 +43,7 @@
 // htsim_hpcc's standard output for the same run ("Flow ... finished at T"
 // lines).
 //
-//	go run ./tools/htsimconv paths -clock SECONDS [htsim_roce|htsim_hpcc] -tm FILE.cm -nodes N -strat ecmp_host -seed S ...
+//	go run ./tools/htsimconv paths -clock SECONDS [htsim_roce|htsim_hpcc] -tm FILE.cm -nodes N -strat ecmp_host -paths 1 -seed S ...
 //
 // paths predicts the aggregation and core switch (with -tiers 2, the
 // spine) htsim_roce (or htsim_hpcc, whose sources draw the path id alike)
