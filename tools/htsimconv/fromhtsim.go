@@ -32,6 +32,7 @@ type htsimRun struct {
 	startDelta      bool
 	arStickyUS      float64 // -ar_sticky_delta: the flowlet gap of ecmp_ar
 	paths           int     // -paths, or 1 where -strat ecmp_ar or ecmp_rr set it after
+	arMethod        string  // -ar_method: what htsim's adaptive routing compares
 	queueType       string
 	hostQueue       string // -host_queue_type
 	queueSize       string // -q, as given
@@ -84,7 +85,7 @@ func htsimProgram(name string) (string, error) {
 // HOST_NIC, 1 us hops, 9000 B packets, PFC at 15 and 12 packets).
 func parseHtsimArgs(args []string) (*htsimRun, error) {
 	r := &htsimRun{program: "htsim_roce", nodes: 432, tiers: 3, linkMbps: 100000, hopUS: 1, mtu: 9000, pfcLow: 12, pfcHigh: 15,
-		endUS: 1000, seed: 13, arStickyUS: 10, paths: htsimNoPaths, queueType: "lossless_input", hostQueue: "fair_prio"}
+		endUS: 1000, seed: 13, arStickyUS: 10, paths: htsimNoPaths, arMethod: "queue", queueType: "lossless_input", hostQueue: "fair_prio"}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		var err error
 		if r.program, err = htsimProgram(args[0]); err != nil {
@@ -149,6 +150,8 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 			}
 		case "-paths":
 			num(&r.paths)
+		case "-ar_method":
+			r.arMethod = v[0]
 		case "-start_delta":
 			r.startDelta = v[0] != "0"
 		case "-queue_type":
@@ -161,7 +164,7 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 			r.topoFile = v[0]
 		case "-ar_sticky_delta":
 			float(&r.arStickyUS)
-		default: // outputs, logging, path counts and AR tuning: nothing rocelab takes
+		default: // outputs, logging and -conns (which htsim reads and never uses): nothing rocelab takes
 			r.ignored = append(r.ignored, f)
 		}
 		if err != nil {
@@ -189,6 +192,9 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 	if _, err := r.loadBalancing(); err != nil {
 		return nil, err
 	}
+	if _, ok := htsimARMethods[r.arMethod]; !ok {
+		return nil, fmt.Errorf("-ar_method %s: %s exits with its usage; expected one of pause, queue, bandwidth, flowcount, pqb, pq, pb, qb", r.arMethod, r.program)
+	}
 	if r.paths > htsimMaxPaths {
 		given := "without -paths"
 		if r.paths != htsimNoPaths {
@@ -202,6 +208,15 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 		}
 	}
 	return r, nil
+}
+
+// htsimARMethods says what each of htsim's -ar_method compares between
+// two egress ports (FatTreeSwitch::compare_*, fat_tree_switch.cpp);
+// queue, htsim's default, is what rocelab's adaptive routing compares.
+var htsimARMethods = map[string]string{
+	"queue": "", "pause": "whether a port is paused", "bandwidth": "bytes sent lately", "flowcount": "bytes sent lately",
+	"pqb": "pause, then queue size, then bytes sent lately", "pq": "pause, then queue size",
+	"pb": "pause, then bytes sent lately", "qb": "queue size, then bytes sent lately",
 }
 
 // htsim_roce's and htsim_hpcc's path_entropy_size before -paths or -strat
@@ -424,7 +439,7 @@ func fromHtsim(args []string, w io.Writer) error {
 		fmt.Fprintf(&b, "# Every flow starts at 0, as in htsim: its sources start when they are connected,\n# whatever the matrix's start or -start_delta (%s's connect calls startflow at once).\n", srcFile[r.program])
 	}
 	if len(r.ignored) > 0 {
-		fmt.Fprintf(&b, "# Not converted (output, logging, path-count and adaptive-routing tuning options): %s.\n", strings.Join(r.ignored, " "))
+		fmt.Fprintf(&b, "# Not converted (output, logging and connection-count options): %s.\n", strings.Join(r.ignored, " "))
 	}
 	if slices.ContainsFunc(conns, func(c htsimConn) bool { return c.prio || c.recvDoneTrig != 0 }) {
 		fmt.Fprintf(&b, "# The matrix's prio and recv_done_trigger change nothing: %s reads them and\n# never uses them (every connection is served alike, no trigger fires at a receiver).\n", r.program)
@@ -434,6 +449,9 @@ func fromHtsim(args []string, w io.Writer) error {
 	}
 	if r.strategy == "ecmp_rr" {
 		b.WriteString("# htsim's ecmp_rr turns one counter a switch over all destinations (and permutes\n# its ports every 5 rounds); rocelab's round robin is per destination.\n")
+	}
+	if why := htsimARMethods[r.arMethod]; why != "" && (r.strategy == "ecmp_ar" || r.strategy == "ecmp_host_ar") {
+		fmt.Fprintf(&b, "# -ar_method %s: htsim's adaptive routing compares %s; rocelab's the bytes\n# queued at each egress (htsim's queue): not alike, the same work only.\n", r.arMethod, why)
 	}
 	if r.queueSize != "" {
 		fmt.Fprintf(&b, "# -q %s changes nothing: htsim's lossless queues never drop; past it they print\n# \"LOSSLESS not working!\" and keep the packet (queue_lossless_input.cpp, _output.cpp).\n", r.queueSize)

@@ -99,7 +99,9 @@ func TestImportLeafSpine(t *testing.T) {
 // htsim_roce runs ecmp_ar per flowlet (its main sets FatTreeSwitch's
 // _ar_sticky to PER_FLOWLET, the gap -ar_sticky_delta, 10 us by
 // default), ecmp_host_ar per packet; the strategies that choose per
-// packet say in the head that the two recover from reordering unlike.
+// packet say in the head that the two recover from reordering unlike,
+// and an -ar_method other than queue (what rocelab's adaptive routing
+// compares) is named, one htsim exits at refused.
 func TestImportAdaptiveRouting(t *testing.T) {
 	for _, c := range []struct {
 		args       []string
@@ -109,6 +111,10 @@ func TestImportAdaptiveRouting(t *testing.T) {
 		{[]string{"-strat", "ecmp_ar", "-ar_sticky_delta", "2.5"}, "flowlet_gap: 2.5us}", "per packet"},
 		{[]string{"-strat", "ecmp_host_ar", "50"}, "load_balancing: {mode: adaptive}", "flowlet"},
 		{[]string{"-strat", "ecmp_rr"}, "# htsim's ecmp_rr turns one counter", "adaptive"},
+		// htsim's default -ar_method, queue, is what rocelab compares.
+		{[]string{"-strat", "ecmp_ar", "-ar_method", "queue"}, "adaptive: flowlet", "-ar_method queue:"},
+		{[]string{"-strat", "ecmp_ar", "-ar_method", "pause"}, "# -ar_method pause: htsim's adaptive routing compares whether a port is paused", "Not converted"},
+		{[]string{"-strat", "ecmp_host", "-ar_method", "bandwidth"}, "name:", "-ar_method bandwidth:"},
 	} {
 		out, err := importMatrix(t, "Nodes 16\nConnections 1\n0->5 id 1 start 0 size 10000\n", append([]string{"-nodes", "16"}, c.args...)...)
 		if err != nil {
@@ -120,9 +126,12 @@ func TestImportAdaptiveRouting(t *testing.T) {
 		if !strings.Contains(out, c.want) || strings.Contains(out, c.lack) {
 			t.Errorf("%v: expected %q and no %q:\n%s", c.args, c.want, c.lack, out)
 		}
-		if perPacket := c.args[1] != "ecmp_ar"; perPacket != strings.Contains(out, "chooses a path per packet") {
+		if perPacket := c.args[1] == "ecmp_host_ar" || c.args[1] == "ecmp_rr"; perPacket != strings.Contains(out, "chooses a path per packet") {
 			t.Errorf("%v: the head's per-packet note is %v, expected %v:\n%s", c.args, !perPacket, perPacket, out)
 		}
+	}
+	if _, err := parseHtsimArgs([]string{"-tm", "m.cm", "-strat", "ecmp_ar", "-ar_method", "random"}); err == nil || !strings.Contains(err.Error(), "-ar_method random: htsim_roce exits with its usage") {
+		t.Errorf("-ar_method random: %v, expected htsim's exit", err)
 	}
 	for _, bad := range []string{"0", "x"} {
 		if _, err := parseHtsimArgs([]string{"-tm", "m.cm", "-strat", "ecmp_ar", "-ar_sticky_delta", bad}); err == nil || !strings.Contains(err.Error(), "-ar_sticky_delta") {
