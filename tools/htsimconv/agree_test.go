@@ -94,7 +94,7 @@ func agreementScenario(t *testing.T, workload, htsimOut string, imported bool) *
 func importRecorded(t *testing.T, htsimOut, matrix string) *scenario.Scenario {
 	t.Helper()
 	var y bytes.Buffer
-	if err := fromHtsim(recordedArgs(t, htsimOut, matrix), &y); err != nil {
+	if err := fromHtsim(recordedArgs(t, htsimOut, matrix), nil, &y); err != nil {
 		t.Fatalf("%s: %v", htsimOut, err)
 	}
 	s, err := scenario.Load(htsimOut+".yaml", y.Bytes())

@@ -172,8 +172,6 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 		}
 	}
 	switch {
-	case r.tm == "":
-		return nil, fmt.Errorf("expected -tm FILE.cm, the connection matrix")
 	case r.topoFile == "" && r.tiers != 2 && r.tiers != 3:
 		return nil, fmt.Errorf("-tiers %d: htsim_roce builds 2- or 3-tier fat-trees", r.tiers)
 	case r.linkMbps <= 0 || r.hopUS <= 0 || r.mtu <= 0 || r.endUS <= 0 || r.arStickyUS <= 0:
@@ -366,8 +364,10 @@ func pathMTU(size int) int {
 
 // fromHtsim writes the rocelab scenario of an htsim_roce run: its
 // fat-tree, links, PFC thresholds, path selection and flows, each
-// trigger a flow's dependencies (after:).
-func fromHtsim(args []string, w io.Writer) error {
+// trigger a flow's dependencies (after:). Without -tm the matrix is
+// stdin, as htsim_roce and htsim_hpcc read it then (conns->load(cin));
+// stdin is nil where there is none to read.
+func fromHtsim(args []string, stdin io.Reader, w io.Writer) error {
 	r, err := parseHtsimArgs(args)
 	if err != nil {
 		return err
@@ -387,17 +387,23 @@ func fromHtsim(args []string, w io.Writer) error {
 		return err
 	}
 	lb, _ := r.loadBalancing()
-	file, err := os.Open(r.tm)
-	if err != nil {
-		return err
+	in, name := stdin, "stdin"
+	if r.tm != "" {
+		file, err := os.Open(r.tm)
+		if err != nil {
+			return err
+		}
+		defer file.Close()
+		in, name = file, r.tm
+	} else if stdin == nil {
+		return fmt.Errorf("expected -tm FILE.cm or the connection matrix on standard input, as %s reads it without -tm", r.program)
 	}
-	defer file.Close()
-	conns, trigs, err := readMatrix(r.tm, file, r.nodes)
+	conns, trigs, err := readMatrix(name, in, r.nodes)
 	if err != nil {
 		return err
 	}
 	byID := map[int]int{}
-	errs := matrixErrs(r.tm)
+	errs := matrixErrs(name)
 	for i, c := range conns {
 		if c.id != 0 { // id-less connections are named by their place
 			if j, dup := byID[c.id]; dup {
@@ -462,7 +468,7 @@ func fromHtsim(args []string, w io.Writer) error {
 	if tf != nil {
 		tf.describe(&b, r)
 	}
-	fmt.Fprintf(&b, "name: %s\nseed: %d\nduration: %s\ntopology: %s\n", strings.TrimSuffix(filepath.Base(r.tm), ".cm"), r.seed, unit.Time(r.endUS)*unit.Microsecond, topo)
+	fmt.Fprintf(&b, "name: %s\nseed: %d\nduration: %s\ntopology: %s\n", strings.TrimSuffix(filepath.Base(name), ".cm"), r.seed, unit.Time(r.endUS)*unit.Microsecond, topo)
 	fmt.Fprintf(&b, "switch: {static_th: %dB, reserve: 0, pfc: {xon_offset: %dB, response_time: 1ps}", int64(r.pfcHigh)*pkt, int64(r.pfcHigh-r.pfcLow)*pkt)
 	if lb != "" {
 		fmt.Fprintf(&b, ", %s", lb)

@@ -24,7 +24,7 @@ func importMatrix(t *testing.T, matrix string, args ...string) (string, error) {
 		t.Fatal(err)
 	}
 	var y bytes.Buffer
-	err := fromHtsim(append([]string{"htsim_roce", "-tm", cm, "-strat", "ecmp_host", "-paths", "1"}, args...), &y)
+	err := fromHtsim(append([]string{"htsim_roce", "-tm", cm, "-strat", "ecmp_host", "-paths", "1"}, args...), nil, &y)
 	return y.String(), err
 }
 
@@ -93,6 +93,38 @@ func TestImportLeafSpine(t *testing.T) {
 	}
 	if len(s.Topo.Hosts) != 32 {
 		t.Errorf("%d hosts, expected 32", len(s.Topo.Hosts))
+	}
+}
+
+// Without -tm, htsim_roce and htsim_hpcc read the matrix from standard
+// input (main_roce.cpp: conns->load(cin)), and so does the import: the
+// same scenario as from the file, errors at stdin's line and column.
+func TestImportMatrixFromStdin(t *testing.T) {
+	const m = "Nodes 16\nConnections 2\n0->5 id 1 start 0 size 10000\n3->4 id 2 start 0 size 4096\n"
+	file, err := importMatrix(t, m, "-nodes", "16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"htsim_roce", "-strat", "ecmp_host", "-paths", "1", "-nodes", "16"}
+	var y bytes.Buffer
+	if err := fromHtsim(args, strings.NewReader(m), &y); err != nil {
+		t.Fatal(err)
+	}
+	// The head echoes the command line and the name is the matrix's.
+	flows := func(s string) string { _, f, _ := strings.Cut(s, "\ntraffic:"); return f }
+	if !strings.Contains(y.String(), "name: stdin\n") || flows(y.String()) != flows(file) || flows(file) == "" {
+		t.Errorf("from stdin:\n%s\nfrom the file:\n%s", y.String(), file)
+	}
+	if _, err := scenario.Load("stdin.yaml", y.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	err = fromHtsim(args, strings.NewReader("Nodes 16\nConnections 1\n0->1 start 0 size\n"), &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "stdin:3:18: size: expected a value") {
+		t.Errorf("bad matrix on stdin: %v", err)
+	}
+	err = fromHtsim(args, nil, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "expected -tm FILE.cm or the connection matrix on standard input") {
+		t.Errorf("no -tm and no stdin: %v", err)
 	}
 }
 
@@ -298,7 +330,7 @@ func TestImportRefusesOtherPrograms(t *testing.T) {
 		"htsim_tcp":                             "htsim_tcp: only htsim_roce and htsim_hpcc runs are imported: TCP",
 		"ls":                                    `"ls": expected htsim_roce, htsim_hpcc or htsim_roce's first flag`,
 	} {
-		err := fromHtsim([]string{prog, "-nodes", "16", "-strat", "ecmp_host", "-paths", "1"}, &bytes.Buffer{})
+		err := fromHtsim([]string{prog, "-nodes", "16", "-strat", "ecmp_host", "-paths", "1"}, nil, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, expected %q", prog, err, want)
 		}
@@ -331,7 +363,7 @@ func TestImportHPCC(t *testing.T) {
 		t.Fatal(err)
 	}
 	var y bytes.Buffer
-	if err := fromHtsim([]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-paths", "1", "-mtu", "4096", "-linkspeed", "400000"}, &y); err != nil {
+	if err := fromHtsim([]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-paths", "1", "-mtu", "4096", "-linkspeed", "400000"}, nil, &y); err != nil {
 		t.Fatal(err)
 	}
 	s, err := scenario.Load("hpcc.yaml", y.Bytes())
@@ -358,7 +390,7 @@ func TestImportHPCC(t *testing.T) {
 		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-paths", "1", "-mtu", "2000000"}, "-mtu 2000000 -linkspeed 100000: htsim's HPCC: cc: ai_rate = 1333333 out of range"},
 		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-paths", "1", "-queue_type", "composite"}, "-queue_type composite: only htsim's default lossless_input"},
 	} {
-		if err := fromHtsim(c.args, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := fromHtsim(c.args, nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, expected %q", c.args, err, c.want)
 		}
 	}
@@ -454,7 +486,7 @@ func TestCompare(t *testing.T) {
 	if err := os.WriteFile(cm, m.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := fromHtsim(strings.Fields(strings.Replace(cmd, "FILE.cm", cm, 1)), &y); err != nil {
+	if err := fromHtsim(strings.Fields(strings.Replace(cmd, "FILE.cm", cm, 1)), nil, &y); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(file, y.Bytes(), 0o644); err != nil {
@@ -517,7 +549,7 @@ func TestImportHtsimMatrices(t *testing.T) {
 	} {
 		t.Run(c.file+strings.Join(c.args, ""), func(t *testing.T) {
 			var y bytes.Buffer
-			err := fromHtsim(append([]string{"htsim_roce", "-tm", filepath.Join("testdata", "matrices", c.file), "-strat", "ecmp_host", "-paths", "1"}, c.args...), &y)
+			err := fromHtsim(append([]string{"htsim_roce", "-tm", filepath.Join("testdata", "matrices", c.file), "-strat", "ecmp_host", "-paths", "1"}, c.args...), nil, &y)
 			if c.refused {
 				for _, w := range c.want {
 					if err == nil || !strings.Contains(err.Error(), w) {
@@ -552,7 +584,7 @@ func TestImportHtsimMatrices(t *testing.T) {
 // peers), and the 4th completion of the round before starts nothing.
 func TestImportMultishot(t *testing.T) {
 	var y bytes.Buffer
-	if err := fromHtsim([]string{"htsim_roce", "-tm", "testdata/htsim/gen-sn16p4.cm", "-nodes", "16", "-strat", "ecmp_host", "-paths", "1", "-mtu", "4096"}, &y); err != nil {
+	if err := fromHtsim([]string{"htsim_roce", "-tm", "testdata/htsim/gen-sn16p4.cm", "-nodes", "16", "-strat", "ecmp_host", "-paths", "1", "-mtu", "4096"}, nil, &y); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []string{
