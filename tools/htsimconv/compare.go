@@ -98,16 +98,30 @@ func compareCmd(args []string, w io.Writer) error {
 		return err
 	}
 	h := finishTimes(hf)
-	o, err := agree.RunScenario(s)
+	o, err := agree.RunToEnd(s)
 	if err != nil {
 		return err
 	}
-	r := agree.Finishes(o)
-	if len(r) != len(h) {
-		fmt.Fprintf(w, "warning: htsim completed %d flows, the scenario has %d: not the same run, or htsim's -end cut it short\n", len(h), len(r))
+	// A run that -end cuts short leaves flows unfinished in either: htsim
+	// prints none for them, and each side's statistics are then of the
+	// flows it completed.
+	var r []float64
+	for _, f := range o.Flows {
+		if f.FCTUS != nil {
+			r = append(r, f.StartUS+*f.FCTUS)
+		}
+	}
+	if len(r) != len(o.Flows) {
+		fmt.Fprintf(w, "warning: rocelab completed %d of the scenario's %d flows by its end (%v, htsim's -end); the statistics are of the completed flows\n", len(r), len(o.Flows), s.Duration)
+	}
+	if len(h) != len(o.Flows) {
+		fmt.Fprintf(w, "warning: htsim completed %d flows, the scenario has %d: not the same run, or htsim's -end cut it short\n", len(h), len(o.Flows))
+	}
+	if len(r) == 0 {
+		return fmt.Errorf("compare: rocelab completed none of the %d flows by the scenario's end (%v): nothing to compare", len(o.Flows), s.Duration)
 	}
 	hs, rs := agree.Summarise(h), agree.Summarise(r)
-	fmt.Fprintf(w, "%s: %d flows; completion times from the start of the run\n%-24s %12s %12s %8s\n", s.Name, len(r), "statistic", "htsim", "rocelab", "diff")
+	fmt.Fprintf(w, "%s: %d flows; completion times from the start of the run\n%-24s %12s %12s %8s\n", s.Name, len(o.Flows), "statistic", "htsim", "rocelab", "diff")
 	for _, m := range []struct {
 		name string
 		a, b float64
@@ -128,7 +142,8 @@ func compareCmd(args []string, w io.Writer) error {
 // that would sort flows of one size by htsim's own times), each flow's
 // completion time counted from its start in rocelab (htsim starts every
 // flow at 0); false when a pair carries several flows or one side lacks
-// a flow, which no single pairing then tells apart.
+// a flow (or did not complete it), which no single pairing then tells
+// apart.
 func byFlow(hf []htsimFinish, o twin.Observation) ([]agree.FlowResult, bool) {
 	finish := map[string]float64{}
 	for _, x := range hf {
@@ -145,7 +160,7 @@ func byFlow(hf []htsimFinish, o twin.Observation) ([]agree.FlowResult, bool) {
 	for _, f := range o.Flows {
 		pair := strings.TrimPrefix(f.Src, "h") + "_" + strings.TrimPrefix(f.Dst, "h")
 		us, ok := finish[pair]
-		if !ok {
+		if !ok || f.FCTUS == nil {
 			return nil, false
 		}
 		delete(finish, pair)

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"rocelab/internal/twin"
@@ -38,6 +42,32 @@ func TestByFlow(t *testing.T) {
 	} {
 		if got, ok := byFlow(c.hf, twin.Observation{Flows: c.flows}); ok {
 			t.Errorf("%s: paired %v", name, got)
+		}
+	}
+}
+
+// A run that htsim's -end cuts short prints lines for the flows it
+// completed only, and rocelab's run of the same scenario ends with flows
+// unfinished too: compare says so and compares the completed flows,
+// where it had refused the run ("flow c1 did not complete"). The run is
+// htsim_roce's of csg-htsim's incast.cm (15 -> 1 of 2 MB) to -end 1000.
+func TestCompareRunCutShort(t *testing.T) {
+	const rec = "testdata/htsim/end-incast16-seed1.txt"
+	var y bytes.Buffer
+	if err := fromHtsim(recordedArgs(t, rec, "testdata/matrices/incast.cm"), nil, &y); err != nil {
+		t.Fatal(err)
+	}
+	yaml := filepath.Join(t.TempDir(), "incast.yaml")
+	if err := os.WriteFile(yaml, y.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := compareCmd([]string{yaml, rec}, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"rocelab completed 2 of the scenario's 15 flows by its end (1ms", "htsim completed 1 flows, the scenario has 15", "incast: 15 flows", "last completion (us)            484.6"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("compare lacks %q:\n%s", want, out.String())
 		}
 	}
 }

@@ -30,6 +30,9 @@ type htsimRun struct {
 	seed            int
 	strategy        string
 	startDelta      bool
+	arStickyUS      float64 // -ar_sticky_delta: the flowlet gap of ecmp_ar
+	paths           int     // -paths, or 1 where -strat ecmp_ar or ecmp_rr set it after
+	arMethod        string  // -ar_method: what htsim's adaptive routing compares
 	queueType       string
 	hostQueue       string // -host_queue_type
 	queueSize       string // -q, as given
@@ -82,7 +85,7 @@ func htsimProgram(name string) (string, error) {
 // HOST_NIC, 1 us hops, 9000 B packets, PFC at 15 and 12 packets).
 func parseHtsimArgs(args []string) (*htsimRun, error) {
 	r := &htsimRun{program: "htsim_roce", nodes: 432, tiers: 3, linkMbps: 100000, hopUS: 1, mtu: 9000, pfcLow: 12, pfcHigh: 15,
-		endUS: 1000, seed: 13, queueType: "lossless_input", hostQueue: "fair_prio"}
+		endUS: 1000, seed: 13, arStickyUS: 10, paths: htsimNoPaths, arMethod: "queue", queueType: "lossless_input", hostQueue: "fair_prio"}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		var err error
 		if r.program, err = htsimProgram(args[0]); err != nil {
@@ -142,6 +145,13 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 			}
 		case "-strat":
 			r.strategy = v[0]
+			if r.strategy == "ecmp_ar" || r.strategy == "ecmp_rr" {
+				r.paths = 1 // main_roce.cpp and main_hpcc.cpp set path_entropy_size so
+			}
+		case "-paths":
+			num(&r.paths)
+		case "-ar_method":
+			r.arMethod = v[0]
 		case "-start_delta":
 			r.startDelta = v[0] != "0"
 		case "-queue_type":
@@ -152,7 +162,9 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 			r.queueSize = v[0]
 		case "-topo":
 			r.topoFile = v[0]
-		default: // outputs, logging, path counts and AR tuning: nothing rocelab takes
+		case "-ar_sticky_delta":
+			float(&r.arStickyUS)
+		default: // outputs, logging and -conns (which htsim reads and never uses): nothing rocelab takes
 			r.ignored = append(r.ignored, f)
 		}
 		if err != nil {
@@ -160,12 +172,10 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 		}
 	}
 	switch {
-	case r.tm == "":
-		return nil, fmt.Errorf("expected -tm FILE.cm, the connection matrix")
 	case r.topoFile == "" && r.tiers != 2 && r.tiers != 3:
 		return nil, fmt.Errorf("-tiers %d: htsim_roce builds 2- or 3-tier fat-trees", r.tiers)
-	case r.linkMbps <= 0 || r.hopUS <= 0 || r.mtu <= 0 || r.endUS <= 0:
-		return nil, fmt.Errorf("-linkspeed, -hop_latency, -mtu and -end must be positive")
+	case r.linkMbps <= 0 || r.hopUS <= 0 || r.mtu <= 0 || r.endUS <= 0 || r.arStickyUS <= 0:
+		return nil, fmt.Errorf("-linkspeed, -hop_latency, -mtu, -end and -ar_sticky_delta must be positive")
 	case r.switchUS < 0 || r.switchUS*float64(unit.Microsecond) > float64(scenario.MaxSwitchLatency):
 		return nil, fmt.Errorf("-switch_latency %g: expected 0 to %v", r.switchUS, scenario.MaxSwitchLatency)
 	case r.pfcLow < 0 || r.pfcHigh <= r.pfcLow:
@@ -180,6 +190,16 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 	if _, err := r.loadBalancing(); err != nil {
 		return nil, err
 	}
+	if _, ok := htsimARMethods[r.arMethod]; !ok {
+		return nil, fmt.Errorf("-ar_method %s: %s exits with its usage; expected one of pause, queue, bandwidth, flowcount, pqb, pq, pb, qb", r.arMethod, r.program)
+	}
+	if r.paths > htsimMaxPaths {
+		given := "without -paths"
+		if r.paths != htsimNoPaths {
+			given = fmt.Sprintf("with -paths %d", r.paths)
+		}
+		return nil, fmt.Errorf("-strat %s %s: %s exits at once (\"Route Strategy is ECMP.  Must specify path count using -paths\", past %d); give -paths 1, as its ECMP runs do", r.strategy, given, r.program, htsimMaxPaths)
+	}
 	if r.program == "htsim_hpcc" {
 		if _, err := r.hpccKnobs(); err != nil {
 			return nil, err
@@ -188,12 +208,35 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 	return r, nil
 }
 
+// htsimARMethods says what each of htsim's -ar_method compares between
+// two egress ports (FatTreeSwitch::compare_*, fat_tree_switch.cpp);
+// queue, htsim's default, is what rocelab's adaptive routing compares.
+var htsimARMethods = map[string]string{
+	"queue": "", "pause": "whether a port is paused", "bandwidth": "bytes sent lately", "flowcount": "bytes sent lately",
+	"pqb": "pause, then queue size, then bytes sent lately", "pq": "pause, then queue size",
+	"pb": "pause, then bytes sent lately", "qb": "queue size, then bytes sent lately",
+}
+
+// htsim_roce's and htsim_hpcc's path_entropy_size before -paths or -strat
+// set it, and the most their ECMP strategies run with: past it they exit
+// asking for -paths (main_roce.cpp, main_hpcc.cpp).
+const htsimNoPaths, htsimMaxPaths = 10000000, 10000
+
 // loadBalancing is the scenario's path selection for htsim's -strat.
+// htsim_roce and htsim_hpcc run ecmp_ar per flowlet (their mains set
+// FatTreeSwitch::_ar_sticky to PER_FLOWLET): a flow keeps its egress
+// until it pauses longer than -ar_sticky_delta (10 us by default), and
+// then may move to the emptier queue (fat_tree_switch.cpp, getNextHop);
+// ecmp_host_ar decides per packet (ECMP_ADAPTIVE: the hash's port or,
+// every other packet, a less full one).
 func (r *htsimRun) loadBalancing() (string, error) {
 	switch r.strategy {
 	case "ecmp_host":
 		return "", nil
-	case "ecmp_ar", "ecmp_host_ar":
+	case "ecmp_ar":
+		gap := unit.Time(math.Round(r.arStickyUS * float64(unit.Microsecond)))
+		return fmt.Sprintf("load_balancing: {mode: adaptive, adaptive: flowlet, flowlet_gap: %s}", gap), nil
+	case "ecmp_host_ar":
 		return "load_balancing: {mode: adaptive}", nil
 	case "ecmp_rr":
 		return "load_balancing: {mode: spray, spray: round-robin}", nil
@@ -321,8 +364,10 @@ func pathMTU(size int) int {
 
 // fromHtsim writes the rocelab scenario of an htsim_roce run: its
 // fat-tree, links, PFC thresholds, path selection and flows, each
-// trigger a flow's dependencies (after:).
-func fromHtsim(args []string, w io.Writer) error {
+// trigger a flow's dependencies (after:). Without -tm the matrix is
+// stdin, as htsim_roce and htsim_hpcc read it then (conns->load(cin));
+// stdin is nil where there is none to read.
+func fromHtsim(args []string, stdin io.Reader, w io.Writer) error {
 	r, err := parseHtsimArgs(args)
 	if err != nil {
 		return err
@@ -342,17 +387,23 @@ func fromHtsim(args []string, w io.Writer) error {
 		return err
 	}
 	lb, _ := r.loadBalancing()
-	file, err := os.Open(r.tm)
-	if err != nil {
-		return err
+	in, name := stdin, "stdin"
+	if r.tm != "" {
+		file, err := os.Open(r.tm)
+		if err != nil {
+			return err
+		}
+		defer file.Close()
+		in, name = file, r.tm
+	} else if stdin == nil {
+		return fmt.Errorf("expected -tm FILE.cm or the connection matrix on standard input, as %s reads it without -tm", r.program)
 	}
-	defer file.Close()
-	conns, trigs, err := readMatrix(r.tm, file, r.nodes)
+	conns, trigs, err := readMatrix(name, in, r.nodes)
 	if err != nil {
 		return err
 	}
 	byID := map[int]int{}
-	errs := matrixErrs(r.tm)
+	errs := matrixErrs(name)
 	for i, c := range conns {
 		if c.id != 0 { // id-less connections are named by their place
 			if j, dup := byID[c.id]; dup {
@@ -394,10 +445,19 @@ func fromHtsim(args []string, w io.Writer) error {
 		fmt.Fprintf(&b, "# Every flow starts at 0, as in htsim: its sources start when they are connected,\n# whatever the matrix's start or -start_delta (%s's connect calls startflow at once).\n", srcFile[r.program])
 	}
 	if len(r.ignored) > 0 {
-		fmt.Fprintf(&b, "# Not converted (output, logging, path-count and adaptive-routing tuning options): %s.\n", strings.Join(r.ignored, " "))
+		fmt.Fprintf(&b, "# Not converted (output, logging and connection-count options): %s.\n", strings.Join(r.ignored, " "))
 	}
 	if slices.ContainsFunc(conns, func(c htsimConn) bool { return c.prio || c.recvDoneTrig != 0 }) {
 		fmt.Fprintf(&b, "# The matrix's prio and recv_done_trigger change nothing: %s reads them and\n# never uses them (every connection is served alike, no trigger fires at a receiver).\n", r.program)
+	}
+	if r.strategy == "ecmp_host_ar" || r.strategy == "ecmp_rr" {
+		fmt.Fprintf(&b, "# -strat %s chooses a path per packet, so packets arrive out of order: htsim's\n# receiver NACKs every packet past a hole and its sender goes back at each NACK\n# (%s), rocelab's responder NAKs a hole once, as RC does; the two recover\n# unlike (not alike, the same work only: docs/engine.md).\n", r.strategy, srcFile[r.program])
+	}
+	if r.strategy == "ecmp_rr" {
+		b.WriteString("# htsim's ecmp_rr turns one counter a switch over all destinations (and permutes\n# its ports every 5 rounds); rocelab's round robin is per destination.\n")
+	}
+	if why := htsimARMethods[r.arMethod]; why != "" && (r.strategy == "ecmp_ar" || r.strategy == "ecmp_host_ar") {
+		fmt.Fprintf(&b, "# -ar_method %s: htsim's adaptive routing compares %s; rocelab's the bytes\n# queued at each egress (htsim's queue): not alike, the same work only.\n", r.arMethod, why)
 	}
 	if r.queueSize != "" {
 		fmt.Fprintf(&b, "# -q %s changes nothing: htsim's lossless queues never drop; past it they print\n# \"LOSSLESS not working!\" and keep the packet (queue_lossless_input.cpp, _output.cpp).\n", r.queueSize)
@@ -408,7 +468,7 @@ func fromHtsim(args []string, w io.Writer) error {
 	if tf != nil {
 		tf.describe(&b, r)
 	}
-	fmt.Fprintf(&b, "name: %s\nseed: %d\nduration: %s\ntopology: %s\n", strings.TrimSuffix(filepath.Base(r.tm), ".cm"), r.seed, unit.Time(r.endUS)*unit.Microsecond, topo)
+	fmt.Fprintf(&b, "name: %s\nseed: %d\nduration: %s\ntopology: %s\n", strings.TrimSuffix(filepath.Base(name), ".cm"), r.seed, unit.Time(r.endUS)*unit.Microsecond, topo)
 	fmt.Fprintf(&b, "switch: {static_th: %dB, reserve: 0, pfc: {xon_offset: %dB, response_time: 1ps}", int64(r.pfcHigh)*pkt, int64(r.pfcHigh-r.pfcLow)*pkt)
 	if lb != "" {
 		fmt.Fprintf(&b, ", %s", lb)

@@ -24,7 +24,7 @@ func importMatrix(t *testing.T, matrix string, args ...string) (string, error) {
 		t.Fatal(err)
 	}
 	var y bytes.Buffer
-	err := fromHtsim(append([]string{"htsim_roce", "-tm", cm, "-strat", "ecmp_host"}, args...), &y)
+	err := fromHtsim(append([]string{"htsim_roce", "-tm", cm, "-strat", "ecmp_host", "-paths", "1"}, args...), nil, &y)
 	return y.String(), err
 }
 
@@ -93,6 +93,82 @@ func TestImportLeafSpine(t *testing.T) {
 	}
 	if len(s.Topo.Hosts) != 32 {
 		t.Errorf("%d hosts, expected 32", len(s.Topo.Hosts))
+	}
+}
+
+// Without -tm, htsim_roce and htsim_hpcc read the matrix from standard
+// input (main_roce.cpp: conns->load(cin)), and so does the import: the
+// same scenario as from the file, errors at stdin's line and column.
+func TestImportMatrixFromStdin(t *testing.T) {
+	const m = "Nodes 16\nConnections 2\n0->5 id 1 start 0 size 10000\n3->4 id 2 start 0 size 4096\n"
+	file, err := importMatrix(t, m, "-nodes", "16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"htsim_roce", "-strat", "ecmp_host", "-paths", "1", "-nodes", "16"}
+	var y bytes.Buffer
+	if err := fromHtsim(args, strings.NewReader(m), &y); err != nil {
+		t.Fatal(err)
+	}
+	// The head echoes the command line and the name is the matrix's.
+	flows := func(s string) string { _, f, _ := strings.Cut(s, "\ntraffic:"); return f }
+	if !strings.Contains(y.String(), "name: stdin\n") || flows(y.String()) != flows(file) || flows(file) == "" {
+		t.Errorf("from stdin:\n%s\nfrom the file:\n%s", y.String(), file)
+	}
+	if _, err := scenario.Load("stdin.yaml", y.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	err = fromHtsim(args, strings.NewReader("Nodes 16\nConnections 1\n0->1 start 0 size\n"), &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "stdin:3:18: size: expected a value") {
+		t.Errorf("bad matrix on stdin: %v", err)
+	}
+	err = fromHtsim(args, nil, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "expected -tm FILE.cm or the connection matrix on standard input") {
+		t.Errorf("no -tm and no stdin: %v", err)
+	}
+}
+
+// htsim_roce runs ecmp_ar per flowlet (its main sets FatTreeSwitch's
+// _ar_sticky to PER_FLOWLET, the gap -ar_sticky_delta, 10 us by
+// default), ecmp_host_ar per packet; the strategies that choose per
+// packet say in the head that the two recover from reordering unlike,
+// and an -ar_method other than queue (what rocelab's adaptive routing
+// compares) is named, one htsim exits at refused.
+func TestImportAdaptiveRouting(t *testing.T) {
+	for _, c := range []struct {
+		args       []string
+		want, lack string
+	}{
+		{[]string{"-strat", "ecmp_ar"}, "load_balancing: {mode: adaptive, adaptive: flowlet, flowlet_gap: 10us}", "per packet"},
+		{[]string{"-strat", "ecmp_ar", "-ar_sticky_delta", "2.5"}, "flowlet_gap: 2.5us}", "per packet"},
+		{[]string{"-strat", "ecmp_host_ar", "50"}, "load_balancing: {mode: adaptive}", "flowlet"},
+		{[]string{"-strat", "ecmp_rr"}, "# htsim's ecmp_rr turns one counter", "adaptive"},
+		// htsim's default -ar_method, queue, is what rocelab compares.
+		{[]string{"-strat", "ecmp_ar", "-ar_method", "queue"}, "adaptive: flowlet", "-ar_method queue:"},
+		{[]string{"-strat", "ecmp_ar", "-ar_method", "pause"}, "# -ar_method pause: htsim's adaptive routing compares whether a port is paused", "Not converted"},
+		{[]string{"-strat", "ecmp_host", "-ar_method", "bandwidth"}, "name:", "-ar_method bandwidth:"},
+	} {
+		out, err := importMatrix(t, "Nodes 16\nConnections 1\n0->5 id 1 start 0 size 10000\n", append([]string{"-nodes", "16"}, c.args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := scenario.Load("ar.yaml", []byte(out)); err != nil {
+			t.Fatalf("%v: %v\n%s", c.args, err, out)
+		}
+		if !strings.Contains(out, c.want) || strings.Contains(out, c.lack) {
+			t.Errorf("%v: expected %q and no %q:\n%s", c.args, c.want, c.lack, out)
+		}
+		if perPacket := c.args[1] == "ecmp_host_ar" || c.args[1] == "ecmp_rr"; perPacket != strings.Contains(out, "chooses a path per packet") {
+			t.Errorf("%v: the head's per-packet note is %v, expected %v:\n%s", c.args, !perPacket, perPacket, out)
+		}
+	}
+	if _, err := parseHtsimArgs([]string{"-tm", "m.cm", "-strat", "ecmp_ar", "-ar_method", "random"}); err == nil || !strings.Contains(err.Error(), "-ar_method random: htsim_roce exits with its usage") {
+		t.Errorf("-ar_method random: %v, expected htsim's exit", err)
+	}
+	for _, bad := range []string{"0", "x"} {
+		if _, err := parseHtsimArgs([]string{"-tm", "m.cm", "-strat", "ecmp_ar", "-ar_sticky_delta", bad}); err == nil || !strings.Contains(err.Error(), "-ar_sticky_delta") {
+			t.Errorf("-ar_sticky_delta %s: %v, expected an error naming it", bad, err)
+		}
 	}
 }
 
@@ -203,6 +279,10 @@ func TestImportRefuses(t *testing.T) {
 		{"switch latency", "", []string{"-switch_latency", "-1"}, "-switch_latency -1: expected 0 to 100us"},
 		{"flag", "", []string{"-colour", "red"}, "\"-colour\" is not an htsim_roce flag"},
 		{"strategy", "", []string{"-strat", "perm"}, "-strat perm: htsim_roce runs only"},
+		// htsim_roce and htsim_hpcc exit at once when an ECMP strategy has
+		// no path count (-paths, or the 1 ecmp_ar and ecmp_rr set).
+		{"path count", "", []string{"-paths", "20000"}, "-strat ecmp_host with -paths 20000: htsim_roce exits at once"},
+		{"path count after ecmp_ar", "", []string{"-strat", "ecmp_ar", "-paths", "10001"}, "-strat ecmp_ar with -paths 10001: htsim_roce exits"},
 		{"host queue swift", "", []string{"-host_queue_type", "swift"}, "-host_queue_type swift: htsim_roce crashes with it"},
 		{"host queue other", "", []string{"-host_queue_type", "fifo"}, "-host_queue_type fifo: htsim_roce exits with its usage"},
 	} {
@@ -250,13 +330,23 @@ func TestImportRefusesOtherPrograms(t *testing.T) {
 		"htsim_tcp":                             "htsim_tcp: only htsim_roce and htsim_hpcc runs are imported: TCP",
 		"ls":                                    `"ls": expected htsim_roce, htsim_hpcc or htsim_roce's first flag`,
 	} {
-		err := fromHtsim([]string{prog, "-nodes", "16", "-strat", "ecmp_host"}, &bytes.Buffer{})
+		err := fromHtsim([]string{prog, "-nodes", "16", "-strat", "ecmp_host", "-paths", "1"}, nil, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, expected %q", prog, err, want)
 		}
 	}
-	if _, err := parseHtsimArgs([]string{"./htsim_roce", "-nodes", "16", "-tm", "m.cm", "-strat", "ecmp_host"}); err != nil {
+	if _, err := parseHtsimArgs([]string{"./htsim_roce", "-nodes", "16", "-tm", "m.cm", "-strat", "ecmp_host", "-paths", "1"}); err != nil {
 		t.Errorf("htsim_roce by path: %v", err)
+	}
+	for _, args := range [][]string{{"-strat", "ecmp_host"}, {"-strat", "ecmp_host_ar", "50"}} {
+		if _, err := parseHtsimArgs(append([]string{"htsim_hpcc", "-tm", "m.cm"}, args...)); err == nil || !strings.Contains(err.Error(), "without -paths: htsim_hpcc exits at once") {
+			t.Errorf("%v without -paths: %v, expected htsim's exit", args, err)
+		}
+	}
+	for _, args := range [][]string{{"-strat", "ecmp_ar"}, {"-paths", "20000", "-strat", "ecmp_rr"}} {
+		if _, err := parseHtsimArgs(append([]string{"-tm", "m.cm"}, args...)); err != nil {
+			t.Errorf("%v: %v (ecmp_ar and ecmp_rr set the path count)", args, err)
+		}
 	}
 }
 
@@ -273,7 +363,7 @@ func TestImportHPCC(t *testing.T) {
 		t.Fatal(err)
 	}
 	var y bytes.Buffer
-	if err := fromHtsim([]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-mtu", "4096", "-linkspeed", "400000"}, &y); err != nil {
+	if err := fromHtsim([]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-paths", "1", "-mtu", "4096", "-linkspeed", "400000"}, nil, &y); err != nil {
 		t.Fatal(err)
 	}
 	s, err := scenario.Load("hpcc.yaml", y.Bytes())
@@ -295,12 +385,12 @@ func TestImportHPCC(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-tiers", "2"}, `argument 5: "-tiers" is not an htsim_hpcc flag`},
+		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-paths", "1", "-tiers", "2"}, `argument 7: "-tiers" is not an htsim_hpcc flag`},
 		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "perm"}, "-strat perm: htsim_hpcc runs only"},
-		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-mtu", "2000000"}, "-mtu 2000000 -linkspeed 100000: htsim's HPCC: cc: ai_rate = 1333333 out of range"},
-		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-queue_type", "composite"}, "-queue_type composite: only htsim's default lossless_input"},
+		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-paths", "1", "-mtu", "2000000"}, "-mtu 2000000 -linkspeed 100000: htsim's HPCC: cc: ai_rate = 1333333 out of range"},
+		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-paths", "1", "-queue_type", "composite"}, "-queue_type composite: only htsim's default lossless_input"},
 	} {
-		if err := fromHtsim(c.args, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := fromHtsim(c.args, nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, expected %q", c.args, err, c.want)
 		}
 	}
@@ -396,7 +486,7 @@ func TestCompare(t *testing.T) {
 	if err := os.WriteFile(cm, m.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := fromHtsim(strings.Fields(strings.Replace(cmd, "FILE.cm", cm, 1)), &y); err != nil {
+	if err := fromHtsim(strings.Fields(strings.Replace(cmd, "FILE.cm", cm, 1)), nil, &y); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(file, y.Bytes(), 0o644); err != nil {
@@ -459,7 +549,7 @@ func TestImportHtsimMatrices(t *testing.T) {
 	} {
 		t.Run(c.file+strings.Join(c.args, ""), func(t *testing.T) {
 			var y bytes.Buffer
-			err := fromHtsim(append([]string{"htsim_roce", "-tm", filepath.Join("testdata", "matrices", c.file), "-strat", "ecmp_host"}, c.args...), &y)
+			err := fromHtsim(append([]string{"htsim_roce", "-tm", filepath.Join("testdata", "matrices", c.file), "-strat", "ecmp_host", "-paths", "1"}, c.args...), nil, &y)
 			if c.refused {
 				for _, w := range c.want {
 					if err == nil || !strings.Contains(err.Error(), w) {
@@ -494,7 +584,7 @@ func TestImportHtsimMatrices(t *testing.T) {
 // peers), and the 4th completion of the round before starts nothing.
 func TestImportMultishot(t *testing.T) {
 	var y bytes.Buffer
-	if err := fromHtsim([]string{"htsim_roce", "-tm", "testdata/htsim/gen-sn16p4.cm", "-nodes", "16", "-strat", "ecmp_host", "-mtu", "4096"}, &y); err != nil {
+	if err := fromHtsim([]string{"htsim_roce", "-tm", "testdata/htsim/gen-sn16p4.cm", "-nodes", "16", "-strat", "ecmp_host", "-paths", "1", "-mtu", "4096"}, nil, &y); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []string{

@@ -29,8 +29,9 @@
 // fat-tree of -nodes hosts (-tiers 2 or 3), every link at -linkspeed with
 // -hop_latency of cable, htsim's PFC thresholds (-pfc_thresholds, in
 // packets of -mtu) as a static threshold, the path selection of -strat,
-// and the matrix's connections as flows, each trigger the dependencies of
-// the flows it starts; as htsim runs them, every flow starts at 0 and
+// and the matrix's connections as flows (without -tm, the matrix on
+// standard input, as htsim reads it then), each trigger the dependencies
+// of the flows it starts; as htsim runs them, every flow starts at 0 and
 // sizes round up to whole packets, ports obey PFC frames on receipt,
 // receivers ACK every packet and links are ideal. What rocelab cannot run
 // alike (failures, a trigger that fires on the first of several
@@ -43,7 +44,7 @@
 // htsim_hpcc's standard output for the same run ("Flow ... finished at T"
 // lines).
 //
-//	go run ./tools/htsimconv paths -clock SECONDS [htsim_roce|htsim_hpcc] -tm FILE.cm -nodes N -strat ecmp_host -seed S ...
+//	go run ./tools/htsimconv paths -clock SECONDS [htsim_roce|htsim_hpcc] -tm FILE.cm -nodes N -strat ecmp_host -paths 1 -seed S ...
 //
 // paths predicts the aggregation and core switch (with -tiers 2, the
 // spine) htsim_roce (or htsim_hpcc, whose sources draw the path id alike)
@@ -77,12 +78,21 @@ func main() {
 	}
 }
 
+// pipedStdin is the standard input when a file or pipe feeds it, nil at
+// a terminal (where reading would wait for typing).
+func pipedStdin() io.Reader {
+	if fi, err := os.Stdin.Stat(); err != nil || fi.Mode()&os.ModeCharDevice != 0 {
+		return nil
+	}
+	return os.Stdin
+}
+
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "ring" {
 		return ring(args[1:], stdout)
 	}
 	if len(args) > 0 && args[0] == "from-htsim" {
-		return fromHtsim(args[1:], stdout)
+		return fromHtsim(args[1:], pipedStdin(), stdout)
 	}
 	if len(args) > 0 && args[0] == "paths" {
 		return pathsCmd(args[1:], stdout)

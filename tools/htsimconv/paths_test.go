@@ -149,7 +149,7 @@ func TestFindsRecordedClocks(t *testing.T) {
 		for i, want := range c.clocks {
 			rec := fmt.Sprintf("testdata/htsim/%s%s-seed%d.txt", c.record, c.workload, i+1)
 			args := append([]string{"paths", "-find", fmt.Sprintf("%d-%d", want-300, want+300), "-record", rec}, c.program...)
-			args = append(append(args, "-nodes", "128", "-tm", cm, "-strat", "ecmp_host", "-seed", strconv.Itoa(i+1)), c.extra...)
+			args = append(append(args, "-nodes", "128", "-tm", cm, "-strat", "ecmp_host", "-paths", "1", "-seed", strconv.Itoa(i+1)), c.extra...)
 			var out bytes.Buffer
 			if err := run(args, &out, io.Discard); err != nil {
 				t.Fatal(err)
@@ -261,7 +261,7 @@ func TestPathsFatTreeSize(t *testing.T) {
 		{"20", "3", "paths: -nodes 20: a 3-tier fat-tree has k³/4 hosts"},
 		{"1", "2", "paths: -nodes 1 -tiers 2: a 2-tier fat-tree has K²/2 hosts for an even K (2, 8, 18"},
 	} {
-		err := run([]string{"paths", "-clock", "1796168758", "htsim_roce", "-tiers", c.tiers, "-nodes", c.nodes, "-tm", "none.cm", "-strat", "ecmp_host"}, io.Discard, io.Discard)
+		err := run([]string{"paths", "-clock", "1796168758", "htsim_roce", "-tiers", c.tiers, "-nodes", c.nodes, "-tm", "none.cm", "-strat", "ecmp_host", "-paths", "1"}, io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("-nodes %s -tiers %s: %v, want %q", c.nodes, c.tiers, err, c.want)
 		}

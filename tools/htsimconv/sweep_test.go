@@ -232,7 +232,7 @@ func sweepRun(c sweepCase, prog, dir, base string, seed int) ([]htsimFinish, twi
 		return nil, twin.Observation{}, err
 	}
 	var y bytes.Buffer
-	if err := fromHtsim(append([]string{prog}, args...), &y); err != nil {
+	if err := fromHtsim(append([]string{prog}, args...), nil, &y); err != nil {
 		return nil, twin.Observation{}, fmt.Errorf("from-htsim: %v", err)
 	}
 	if err := os.WriteFile(base+".yaml", y.Bytes(), 0o644); err != nil {

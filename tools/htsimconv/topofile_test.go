@@ -21,7 +21,7 @@ func importTopo(t *testing.T, topoFile, matrix string, args ...string) (string, 
 		t.Fatal(err)
 	}
 	var y bytes.Buffer
-	err := fromHtsim(append([]string{"htsim_roce", "-tm", cm, "-topo", topoFile, "-strat", "ecmp_host"}, args...), &y)
+	err := fromHtsim(append([]string{"htsim_roce", "-tm", cm, "-topo", topoFile, "-strat", "ecmp_host", "-paths", "1"}, args...), nil, &y)
 	return y.String(), err
 }
 

@@ -30,18 +30,27 @@ func Run(file string, seed uint64) (twin.Observation, error) {
 
 // RunScenario is Run on a loaded scenario, with its own seed.
 func RunScenario(s *scenario.Scenario) (twin.Observation, error) {
-	tw, err := scenario.Build(s)
+	o, err := RunToEnd(s)
 	if err != nil {
-		return twin.Observation{}, err
+		return o, err
 	}
-	tw.Run()
-	o := tw.Observe()
 	for _, f := range o.Flows {
 		if f.FCTUS == nil {
 			return twin.Observation{}, fmt.Errorf("%s seed %d: flow %s did not complete (%s)", s.File, s.Seed, f.Name, f.Status)
 		}
 	}
 	return o, nil
+}
+
+// RunToEnd runs a loaded scenario to its end and observes it, its flows
+// complete or not.
+func RunToEnd(s *scenario.Scenario) (twin.Observation, error) {
+	tw, err := scenario.Build(s)
+	if err != nil {
+		return twin.Observation{}, err
+	}
+	tw.Run()
+	return tw.Observe(), nil
 }
 
 // Finishes returns when each flow of a run whose flows all completed did
