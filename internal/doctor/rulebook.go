@@ -717,7 +717,7 @@ var book = []Spec{
 		Fix:    "Name a row the config defines, or add the row named.",
 		Source: "sonic-swss orchagent/qosorch.cpp handlePortQosMapTable: a map not yet created returns task_need_retry before pfc_enable is applied; handleQueueTable and bufferorch likewise retry the whole row"},
 	{ID: "config.port.unknown", Layer: LayerFabric, Severities: []Severity{Warn, Error}, Front: Lint,
-		Text:   "a SONiC config_db PORT_QOS_MAP, BUFFER_PG or BUFFER_QUEUE key, or a CABLE_LENGTH field, names a port the config's PORT table does not hold (a typo such as Ethernet1 for Ethernet4; keys are comma lists, with no ranges): error for PORT_QOS_MAP (the port meant has no pfc_enable), warn for the buffer tables and cable lengths. A fragment without PORT is not judged",
+		Text:   "a SONiC config_db PORT_QOS_MAP, BUFFER_PG or BUFFER_QUEUE key, or a CABLE_LENGTH field, names a port the config's PORT table does not hold (a typo such as Ethernet1 for Ethernet4; keys are comma lists, with no ranges): error for PORT_QOS_MAP (the port meant has no pfc_enable), warn for the buffer tables and cable lengths; in a multi-ASIC config_db (asicN objects) it names the ASIC whose PORT holds the port, where the row belongs. A fragment without PORT is not judged",
 		Fix:    "Name ports PORT holds, one by one, comma-separated.",
 		Source: "sonic-swss orchagent/bufferorch.cpp processPriorityGroup and processQueue, qosorch.cpp handlePortQosMapTable: port lists are tokenized at ',' and a name portsorch does not know ends the row as task_invalid_entry"},
 	{ID: "config.pfc_enable.format", Layer: LayerFabric, Severities: []Severity{Warn}, Front: Lint,

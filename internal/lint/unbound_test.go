@@ -46,3 +46,40 @@ func TestPortsUnbound(t *testing.T) {
 		}
 	}
 }
+
+// TestLintMultiASICOtherNamespace: sonic-utilities' multi-ASIC mock
+// config_dbs of asic0 and asic1 (real) joined into one dump as `show
+// runningconfiguration all` prints it: each ASIC's PORT_QOS_MAP holds rows
+// for the other's ports, and config.port.unknown names whose they are and
+// says to move them, while Ethernet8, in neither PORT, is only unknown.
+func TestLintMultiASICOtherNamespace(t *testing.T) {
+	var parts []string
+	for _, f := range []string{filepath.Join("testdata", "util-mock-asic0-config_db.json"), filepath.Join("..", "..", "testdata", "corpus", "sonic", "utilities-mock_tables-asic1-config_db.json")} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, string(data))
+	}
+	dump := tempFile(t, "running.json", "{\n\"asic0\": "+parts[0]+",\n\"asic1\": "+parts[1]+"\n}\n")
+	want := map[string]string{
+		"asic0": "(Ethernet-BP256 is asic1's, Ethernet-BP260 is asic1's)",
+		"asic1": "(Ethernet-BP0 is asic0's, Ethernet-BP4 is asic0's, Ethernet0 is asic0's and 1 more)",
+	}
+	for _, fd := range lintFiles(t, dump).Findings {
+		if fd.ID != "config.port.unknown" {
+			continue
+		}
+		for ns, w := range want {
+			if strings.HasPrefix(fd.Title, dump+" "+ns+":") {
+				if !strings.HasSuffix(fd.Title, w) || !strings.Contains(fd.Fix, "Move the rows") {
+					t.Errorf("%s: %q / %q, want the title to end %q", ns, fd.Title, fd.Fix, w)
+				}
+				delete(want, ns)
+			}
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no config.port.unknown for %v", want)
+	}
+}
