@@ -28,7 +28,11 @@ func unboundPorts(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
 	for _, db := range m.Sonic {
 		at, ok := db.TablePos("PORT_QOS_MAP")
-		if db.Vendor != "" || !ok || !db.Has("QUEUE") || bindsPorts(db) {
+		if db.Vendor == "" && bindsPorts(db) {
+			fs = append(fs, connectedUnbound(db)...)
+			continue
+		}
+		if db.Vendor != "" || !ok || !db.Has("QUEUE") {
 			continue
 		}
 		if slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool { return o != db && o.Vendor == "" && bindsPorts(o) }) {
@@ -104,4 +108,101 @@ func configPorts(db *sonic.ConfigDB) ([]string, []string) {
 	add("BUFFER_PG", grouped...)
 	slices.Sort(ports)
 	return ports, from
+}
+
+// connectedUnbound reports, in a config that binds QoS to some ports, the
+// ports DEVICE_NEIGHBOR names (those connected, which qos_config.j2 gives
+// rows) that lack what the other connected ports have: a PORT_QOS_MAP row,
+// or, on a port with PFC, a QUEUE row binding a WRED profile to a
+// lossless queue. The rows of a port added or recabled after `config qos
+// reload` are not written for it: the port runs lossy, or paused without
+// ECN, beside ports that do not.
+func connectedUnbound(db *sonic.ConfigDB) []doctor.Finding {
+	var connected []string
+	for _, p := range db.Tables["DEVICE_NEIGHBOR"].Keys() {
+		if _, ok := db.Tables["PORT"][p]; ok {
+			connected = append(connected, p)
+		}
+	}
+	if len(connected) < 2 {
+		return nil
+	}
+	rows := map[string]sonic.PortQoS{}
+	for _, pq := range db.PortQoSMaps() {
+		rows[pq.Port] = pq
+	}
+	wred := map[string]bool{}
+	for _, q := range db.Queues() {
+		if q.WREDProfile.Text == "" {
+			continue
+		}
+		for _, p := range q.Ports {
+			wred[p] = true
+		}
+	}
+	var noRow, noWRED, withRow, withWRED []string
+	for _, p := range connected {
+		pq, ok := rows[p]
+		switch {
+		case !ok:
+			noRow = append(noRow, p)
+		case len(pq.PFCEnable) > 0 && !wred[p]:
+			noWRED = append(noWRED, p)
+			withRow = append(withRow, p)
+		case len(pq.PFCEnable) > 0:
+			withWRED = append(withWRED, p)
+			withRow = append(withRow, p)
+		default:
+			withRow = append(withRow, p)
+		}
+	}
+	var fs []doctor.Finding
+	neighbours, _ := db.TablePos("DEVICE_NEIGHBOR")
+	if len(noRow) > 0 && len(withRow) > 0 {
+		lacks := "no DSCP map and no pfc_enable"
+		if g, ok := rows["global"]; ok && g.DSCPToTC.Text != "" {
+			lacks = "no pfc_enable (the global row's DSCP map classifies)"
+		}
+		if v, ok := db.KeyPos("DEVICE_NEIGHBOR|" + noRow[0]); ok {
+			neighbours = v
+		}
+		ev := []Evidence{sonicEv(db, neighbours)}
+		if v, ok := db.KeyPos("PORT_QOS_MAP|" + withRow[0]); ok {
+			ev = append(ev, sonicEv(db, v))
+		} else if v, ok := db.TablePos("PORT_QOS_MAP"); ok {
+			ev = append(ev, sonicEv(db, v))
+		}
+		fs = append(fs, doctor.Finding{
+			ID: "qos.ports.unbound", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+			Title:    fmt.Sprintf("%s: %s, connected (DEVICE_NEIGHBOR), %s no PORT_QOS_MAP row, unlike the %d other connected ports (%s): %s, so PFC is off there", db.File, portList(noRow), hasHave(len(noRow)), len(withRow), portList(withRow), lacks),
+			Subject:  db.File + " " + portList(noRow),
+			Evidence: evs(ev...),
+			Mechanism: "orchagent applies the QoS maps and PFC per port, from the port's PORT_QOS_MAP row; a port without one puts every packet in class 0 and pauses no priority, so RoCE through it is dropped under congestion while the ports beside it pause. " +
+				"`config qos reload` writes the rows for the ports DEVICE_NEIGHBOR names at that moment: a port connected or renamed later keeps none.",
+			Fix: fmt.Sprintf("Give %s the PORT_QOS_MAP row the other connected ports have (e.g. %s's), and its QUEUE rows; or `config qos reload` now that DEVICE_NEIGHBOR names it.", noRow[0], withRow[0]),
+		})
+	}
+	if len(noWRED) > 0 && len(withWRED) > 0 {
+		ev := []Evidence{sonicEv(db, rows[noWRED[0]].PFCEnableAt)}
+		if v, ok := db.TablePos("QUEUE"); ok {
+			ev = append(ev, sonicEv(db, v))
+		}
+		fs = append(fs, doctor.Finding{
+			ID: "qos.ports.unbound", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+			Title:     fmt.Sprintf("%s: %s, connected with PFC on, %s no QUEUE row binding a WRED profile, unlike the %d other such ports (%s): no ECN marking there", db.File, portList(noWRED), hasHave(len(noWRED)), len(withWRED), portList(withWRED)),
+			Subject:   db.File + " " + portList(noWRED),
+			Evidence:  evs(ev...),
+			Mechanism: "ECN is set per queue, by QUEUE's wred_profile; a port whose lossless queues no row names marks nothing, so DCQCN senders through it never slow down and congestion there spreads by PFC pauses alone. `config qos reload` writes the rows for the ports DEVICE_NEIGHBOR names at that moment.",
+			Fix:       fmt.Sprintf("Give %s the QUEUE rows the other ports have (e.g. %s's lossless queues with their wred_profile).", noWRED[0], withWRED[0]),
+		})
+	}
+	return fs
+}
+
+// hasHave is "has" for one, "have" for more.
+func hasHave(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
 }

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,5 +82,54 @@ func TestLintMultiASICOtherNamespace(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("no config.port.unknown for %v", want)
+	}
+}
+
+// TestConnectedUnbound: sonic-utilities' full T0 config_db (real, a Dell
+// S6000 whose 28 connected ports have their PORT_QOS_MAP and QUEUE rows)
+// gives no qos.ports.unbound; with Ethernet4's PORT_QOS_MAP row, or its
+// QUEUE rows, taken out, it names Ethernet4 against the 27 others.
+func TestConnectedUnbound(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "sonic", "utilities-filter_fdb_input-config_db.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var db map[string]map[string]any
+	if err := json.Unmarshal(data, &db); err != nil {
+		t.Fatal(err)
+	}
+	without := func(table, port string) string {
+		cut := map[string]map[string]any{}
+		for tb, rows := range db {
+			cut[tb] = map[string]any{}
+			for k, v := range rows {
+				if tb != table || k != port && !strings.HasPrefix(k, port+"|") {
+					cut[tb][k] = v
+				}
+			}
+		}
+		out, err := json.MarshalIndent(cut, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	for _, c := range []struct{ what, text, want string }{
+		{"as given", string(data), ""},
+		{"no PORT_QOS_MAP row", without("PORT_QOS_MAP", "Ethernet4"), "Ethernet4, connected (DEVICE_NEIGHBOR), has no PORT_QOS_MAP row, unlike the 27 other connected ports"},
+		{"no QUEUE rows", without("QUEUE", "Ethernet4"), "Ethernet4, connected with PFC on, has no QUEUE row binding a WRED profile, unlike the 27 other such ports"},
+	} {
+		var got []string
+		for _, fd := range lintFiles(t, tempFile(t, "config_db.json", c.text)).Findings {
+			if fd.ID == "qos.ports.unbound" {
+				got = append(got, fd.Title)
+				if len(fd.Evidence) < 2 || fd.Evidence[0].Line == 0 {
+					t.Errorf("%s: evidence %v", c.what, fd.Evidence)
+				}
+			}
+		}
+		if c.want == "" && len(got) > 0 || c.want != "" && (len(got) != 1 || !strings.Contains(got[0], c.want)) {
+			t.Errorf("%s: got %q, want %q", c.what, got, c.want)
+		}
 	}
 }
