@@ -23,7 +23,8 @@ var classTables = []string{"DSCP_TO_TC_MAP", "TC_TO_PRIORITY_GROUP_MAP", "TC_TO_
 // statement, not a fragment's silence (fragmentNotJudged's); a port row
 // another SONiC input of the run holds binds the ports, and a PORT_QOS_MAP
 // port row or QUEUE row of this one leaves the judging to the rules that
-// follow the ports.
+// follow the ports, and to connectedUnbound for the connected ports that
+// lack them.
 func unboundPorts(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
 	for _, db := range m.Sonic {
@@ -65,7 +66,7 @@ func unboundPorts(m *Model) []doctor.Finding {
 			Subject:  subject,
 			Evidence: evs(ev...),
 			Mechanism: "orchagent applies the QoS maps and PFC per port, from the port's PORT_QOS_MAP row (dscp_to_tc_map, tc_to_pg_map, pfc_enable), and ECN per queue, from QUEUE's wred_profile; a map or WRED profile no row names is programmed into the ASIC and used by no port. " +
-				"Every port then puts all traffic in class 0, pauses no priority and marks nothing: RoCE is dropped under congestion. sonic-cfggen's qos_config.j2 (`config qos reload`) writes these rows only for the ports DEVICE_NEIGHBOR names (every port when the table is absent), so a switch whose neighbours are not in its config renders them empty.",
+				"Every port then pauses no priority and marks nothing (and, unless PORT_QOS_MAP|global binds a dscp_to_tc_map, puts all traffic in class 0): RoCE is dropped under congestion. sonic-cfggen's qos_config.j2 (`config qos reload`) writes these rows only for the ports DEVICE_NEIGHBOR names (every port when the table is absent), so a switch whose neighbours are not in its config renders them empty.",
 			Fix: fmt.Sprintf("Give each RoCE port its PORT_QOS_MAP row (dscp_to_tc_map, tc_to_queue_map, tc_to_pg_map, pfc_to_queue_map, pfc_enable and pfcwd_sw_enable on the lossless priorities) and QUEUE rows binding the lossless queues to the WRED profile (\"%s|3-4\": {\"wred_profile\": ...}); with `config qos reload`, name the ports' neighbours in DEVICE_NEIGHBOR first.", ports[0]),
 		})
 	}
