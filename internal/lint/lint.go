@@ -12,6 +12,7 @@ package lint
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -195,6 +196,9 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 			info.Type = kind
 			return info, nil
 		}
+	}
+	if line, col, ok := jinjaAt(data); ok {
+		return info, fmt.Errorf("%s:%d:%d: a Jinja2 template (SONiC's qos.json.j2, buffers.json.j2, buffers_defaults_t1.j2), not a configuration: expected CONFIG_DB JSON; lint reads what sonic-cfggen renders from it: `config qos reload --dry_run out.json` on the switch, or `show runningconfiguration all`: %w", name, line, col, errNotConfig)
 	}
 	head := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	switch {
@@ -495,4 +499,21 @@ func pastedCommand(data, blanked []byte) bool {
 		}
 	}
 	return false
+}
+
+// jinjaAt finds the first Jinja2 statement or comment ("{%", "{#") of an
+// input that is not JSON (a string value may hold the characters), and
+// where it is, 1-based.
+func jinjaAt(data []byte) (line, col int, ok bool) {
+	i := bytes.Index(data, []byte("{%"))
+	if j := bytes.Index(data, []byte("{#")); j >= 0 && (i < 0 || j < i) {
+		i = j
+	}
+	if i < 0 || json.Valid(data) {
+		return 0, 0, false
+	}
+	before := data[:i]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = i - bytes.LastIndexByte(before, '\n')
+	return line, col, true
 }

@@ -28,7 +28,7 @@ func TestPortUnknown(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s", fd.Severity, title))
 	}
 	want := []string{
-		fmt.Sprintf("%s PORT_QOS_MAP|Ethernet0-Ethernet4 names Ethernet0-Ethernet4, which PORT does not hold", doctor.Error),
+		fmt.Sprintf("%s PORT_QOS_MAP rows of Ethernet0-Ethernet4, ports PORT does not hold", doctor.Error),
 		fmt.Sprintf("%s BUFFER_PG|Ethernet0,Ethernet1|3-4 names Ethernet1, which PORT does not hold", doctor.Warn),
 		fmt.Sprintf("%s CABLE_LENGTH|AZURE names Ethernet8, which PORT does not hold", doctor.Warn),
 	}

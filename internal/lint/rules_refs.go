@@ -103,14 +103,26 @@ func portRules(m *Model) []doctor.Finding {
 				ev = append(ev, sonicEv(db, u.At))
 			}
 			keys = slices.Compact(keys)
+			title := fmt.Sprintf("%s: %s|%s names %s, which PORT does not hold", db.File, table, list(keys, 3), list(names, 4))
+			if slices.Equal(keys, names) {
+				// Each row keyed by one port: name the ports once.
+				title = fmt.Sprintf("%s: %s rows of %s, ports PORT does not hold", db.File, table, list(names, 4))
+			}
+			others := otherNamespaces(m, db, names)
+			if others != "" {
+				title += " (" + others + ")"
+			}
 			f := doctor.Finding{
 				ID: "config.port.unknown", Severity: doctor.Error, Layer: doctor.LayerFabric,
-				Title:    fmt.Sprintf("%s: %s|%s names %s, which PORT does not hold", db.File, table, list(keys, 3), list(names, 4)),
+				Title:    title,
 				Subject:  db.File + " " + table,
 				Evidence: evs(ev...),
 				Mechanism: "orchagent (bufferorch for buffers) splits the key's port list at ',' and drops the whole row at the first name portsorch does not know (\"Port with alias:... not found\"), the ports listed after it included: " +
 					unknownPortEffect[table],
 				Fix: fmt.Sprintf("Name ports PORT holds (%s), one by one, comma-separated: SONiC expands no ranges in these keys.", list(db.Tables["PORT"].Keys(), 4)),
+			}
+			if others != "" {
+				f.Fix = fmt.Sprintf("Move the rows into the namespace whose PORT holds the port (%s): each ASIC's orchagent reads its own CONFIG_DB (`config load` writes the file's asicN object to that ASIC's database), so a row under another ASIC is dropped there and missing where the port is.", others)
 			}
 			if table != "PORT_QOS_MAP" {
 				f.Severity = doctor.Warn
@@ -123,6 +135,26 @@ func portRules(m *Model) []doctor.Finding {
 		}
 	}
 	return fs
+}
+
+// otherNamespaces says which other ASIC namespaces of the same multi-ASIC
+// config_db hold the ports in their PORT tables ("Ethernet0 is asic0's"),
+// or "" when none does; the host's (localhost) PORT, which may list every
+// front-panel port, says nothing of where orchagent knows one.
+func otherNamespaces(m *Model, db *sonic.ConfigDB, ports []string) string {
+	var said []string
+	for _, p := range slices.Compact(slices.Sorted(slices.Values(ports))) {
+		for _, o := range m.Sonic {
+			if o == db || o.Path != db.Path || o.Namespace == "" || o.Namespace == "localhost" {
+				continue
+			}
+			if _, ok := o.Tables["PORT"][p]; ok {
+				said = append(said, fmt.Sprintf("%s is %s's", p, o.Namespace))
+				break
+			}
+		}
+	}
+	return list(said, 3)
 }
 
 // unheldDecides is, by the table a name points into, what lint cannot
