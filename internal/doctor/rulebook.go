@@ -142,7 +142,7 @@ var book = []Spec{
 		Text: "a net plugin failed to start (aws-ofi-nccl's `Invalid type of PCI bus returned 0` on a libfabric provider without NIC PCI attributes, `initialization failed`) and the same hosts then use NCCL's own IB transport: the job runs, not on the plugin it was set up for",
 		Fix:  "Load the plugin only where its fabric is (aws-ofi-nccl: EFA); on IB/RoCE unset NCCL_NET_PLUGIN or set it to none."},
 	{ID: "nccl.ib.retry_exceeded", Layer: LayerRDMA, Severities: []Severity{Error}, Front: Doctor,
-		Text: "a completion with status 12 (IBV_WC_RETRY_EXC_ERR) is the first error on a connection",
+		Text: "a completion with status 12 (IBV_WC_RETRY_EXC_ERR) is the first error on a connection; on an InfiniBand port (the device it names listed as `/IB`, or rdma-core's name for an IB device, `hca ibp152s0`) told as a link, route or peer of the fabric, not RoCE's GID, PFC and DSCP",
 		Fix:  ""},
 	{ID: "nccl.ib.async_event", Layer: LayerRDMA, Severities: []Severity{Info, Warn, Error}, Front: Doctor,
 		Text: "NCCL's IB transport logged a verbs async event (`NET/IB : Got async event : port error`, `async fatal event on QP`): error for a port error (link down or flapping), a catastrophic device error or a queue-pair fatal event, warn for a GID table change, info for state changes; `Call to ibv_get_async_event failed` (NCCL's async thread reading a dead device's event channel) joins the device's event, or alone is an error: the device failed or was reset",
