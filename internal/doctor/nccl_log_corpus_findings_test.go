@@ -45,7 +45,7 @@ var ncclLogFindings = []struct{ file, want string }{
 	{"nccl-ray-actor-prefix-timestamp-alloc-h-cuda-invalid-argument-24-channels-nccl1283.txt", "nccl.warn.error:warn"},
 	{"nccl-ray-worker-wrapper-ip-prefix-p2p-nchannels-env-32-ranks-ray59778.txt", ""},
 	{"nccl-roce-4-hca-one-host-2-ranks-mnnvl-topo-numa-nccl1358.txt", "nccl.transport.ib:info"},
-	{"nccl-search-cc-no-path-for-pattern-4-fallback-simple-order-2-hosts-nccl487.txt", "nccl.log.no_network_lines:info"},
+	{"nccl-search-cc-no-path-for-pattern-4-fallback-simple-order-2-hosts-nccl487.txt", "nccl.graph.search_fallback:warn nccl.log.no_network_lines:info"},
 	{"nccl-vllm-k8s-rfc3339-timestamps-interleaved-cut-line-socket-eth0-4-ranks-vllm9193.txt", "nccl.transport.socket_fallback:warn"},
 	{"pytorch-nccl-2.14.3-one-line-remote-error-completion-error-12-alpaca207.txt", "nccl.ib.retry_exceeded:error"},
 	{"pytorch-rank-prefix-nccl-2.28.8-remote-error-ofi-undeliverable-nccl1928.txt", "nccl.warn.error:error"},

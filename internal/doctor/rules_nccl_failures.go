@@ -459,6 +459,9 @@ func checkWarnErrors(inc *Incident) []Finding {
 			if _, host := hostWarning(w.Message); host {
 				continue // a host setting (nccl.host.config), never a cause
 			}
+			if _, fallback := searchFallbackPattern(w.Message); fallback {
+				continue // NCCL went on (nccl.graph.search_fallback), never a cause
+			}
 			if _, foreign := foreignMagic(strings.ToLower(w.Message)); foreign {
 				continue // a stranger's connection, dropped (nccl.socket.foreign)
 			}
