@@ -97,6 +97,22 @@ func (g *failureGroup) where() string {
 	return onHosts(g.hosts) + "; " + plural(len(g.ev.list), "line", "lines")
 }
 
+// warnings returns one warning of rule id per group, titled by its class
+// and where it was seen.
+func (gs *failureGroups) warnings(id string) []Finding {
+	var fs []Finding
+	for _, g := range gs.list {
+		fs = append(fs, Finding{
+			ID: id, Severity: Warn, Layer: LayerNCCL,
+			Title:     fmt.Sprintf("%s (%s)", capitalise(g.class.what), strings.TrimLeft(g.where(), "; ")),
+			Evidence:  g.ev.sorted(),
+			Mechanism: g.class.why,
+			Fix:       g.class.fix,
+		})
+	}
+	return fs
+}
+
 // checkAllocFailures reports verbs calls that failed to create or
 // register a resource (the queue-pair setup rule leaves them out).
 func checkAllocFailures(inc *Incident) []Finding {

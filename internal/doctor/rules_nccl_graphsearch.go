@@ -56,15 +56,5 @@ func checkGraphSearchFallback(inc *Incident) []Finding {
 			gs.add(c.what, c, strings.TrimSpace(w.Message), w.Host, w.Evidence)
 		}
 	}
-	var fs []Finding
-	for _, g := range gs.list {
-		fs = append(fs, Finding{
-			ID: "nccl.graph.search_fallback", Severity: Warn, Layer: LayerNCCL,
-			Title:     fmt.Sprintf("%s (%s)", capitalise(g.class.what), strings.TrimLeft(g.where(), "; ")),
-			Evidence:  g.ev.sorted(),
-			Mechanism: g.class.why,
-			Fix:       g.class.fix,
-		})
-	}
-	return fs
+	return gs.warnings("nccl.graph.search_fallback")
 }
