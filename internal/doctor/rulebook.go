@@ -252,7 +252,7 @@ var book = []Spec{
 		Text: "a verbs call that creates or registers a resource failed (`Call to ibv_reg_mr`, `ibv_reg_mr_iova2`, `ibv_create_qp`, `ibv_create_cq`): Cannot allocate memory is the locked-memory limit, Invalid argument or Bad address on a registration is GPU memory the NIC cannot map, Operation not supported on `ibv_reg_dmabuf_mr` a verbs stack without DMA-BUF memory regions (NVIDIA/nccl#778)",
 		Fix:  "For Cannot allocate memory set memlock unlimited where the ranks start (limits.conf, `docker --ulimit memlock=-1`, Slurm's slurmd); for a refused registration check nvidia-peermem or DMA-BUF and retry with NCCL_NET_GDR_LEVEL=LOC; for DMA-BUF not supported set NCCL_DMABUF_ENABLE=0 (nvidia-peermem) or update kernel, rdma-core and driver."},
 	{ID: "gid.index.link_local", Layer: LayerRDMA, Severities: []Severity{Warn, Error}, Front: Doctor,
-		Text: "the GID index in use is the link-local (fe80::) row of the table; or index 0/1 is in use, no table is given and QP setup timed out; or NCCL printed link-local GIDs in its errors; warn when the same host's NCCL log shows its rings connected and no completion or setup error (the peers share one L2 segment)",
+		Text: "the GID index in use is the link-local (fe80::) row of the table; or index 0/1 is in use, no table is given and QP setup timed out; or NCCL printed link-local GIDs in its errors on a port not known to be InfiniBand (where fe80::/64 is the default subnet prefix of every GID); warn when the same host's NCCL log shows its rings connected and no completion or setup error (the peers share one L2 segment)",
 		Fix:  ""},
 	{ID: "gid.index.roce_v1", Layer: LayerRDMA, Severities: []Severity{Error}, Front: Doctor,
 		Text: "the GID index in use is a RoCE v1 row",

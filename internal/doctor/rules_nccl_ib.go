@@ -238,20 +238,24 @@ func qpFatalEvents(inc *Incident) string {
 // device ("ibp152s0"); an IPv4-mapped GID is RoCE's.
 func onInfiniBand(gs []*connErrors, logs []*ingest.NCCLLog) bool {
 	for _, g := range gs {
-		if connLinkLayer(g.root, logOf(logs, g.root.Evidence.File)) != "IB" {
+		if c := g.root; portLinkLayer(c.Host, c.HCA, c.LocalGID, logOf(logs, c.Evidence.File)) != "IB" {
 			return false
 		}
 	}
 	return len(gs) > 0
 }
 
-// connLinkLayer returns the link layer of the port a completion error
-// happened on, "" when the inputs do not tell.
-func connLinkLayer(c ingest.CompletionError, l *ingest.NCCLLog) string {
-	if k, _ := ingest.ClassifyGID(c.LocalGID); k == ingest.GIDIPv4 {
+// portLinkLayer returns the link layer of the port an error of host
+// happened on, "" when the inputs do not tell: the device it names (dev,
+// "mlx5_0" or "mlx5_0:1") as the log lists it or as rdma-core named it,
+// or, with no device named, the one link layer of the host's NCCL
+// devices; an IPv4-mapped local GID is RoCE's.
+func portLinkLayer(host, dev, localGID string, l *ingest.NCCLLog) string {
+	if k, _ := ingest.ClassifyGID(localGID); k == ingest.GIDIPv4 {
 		return "RoCE"
 	}
-	if ll := ingest.RDMANameLinkLayer(c.HCA); ll != "" {
+	dev, _, _ = strings.Cut(dev, ":")
+	if ll := ingest.RDMANameLinkLayer(dev); ll != "" {
 		return ll
 	}
 	if l == nil {
@@ -259,7 +263,7 @@ func connLinkLayer(c ingest.CompletionError, l *ingest.NCCLLog) string {
 	}
 	seen := ""
 	for _, d := range l.IBDevices {
-		if c.HCA != "" && d.Name != c.HCA || c.Host != "" && d.Host != "" && d.Host != c.Host {
+		if dev != "" && d.Name != dev || host != "" && d.Host != "" && d.Host != host {
 			continue
 		}
 		if seen != "" && d.LinkLayer != seen {

@@ -91,3 +91,17 @@ func TestRetryExceededOnInfiniBand(t *testing.T) {
 		t.Errorf("RoCE told as InfiniBand: %s\n%s", f.Title, f.Fix)
 	}
 }
+
+// Synthetic: GIDs NCCL prints in a completion error on an InfiniBand port
+// are fe80::/64 and the port's GUID (the default subnet prefix), not a
+// link-local RoCE GID: no gid.index.link_local there, as on RoCE.
+func TestInfiniBandGIDsAreNotLinkLocalRoCE(t *testing.T) {
+	lines := []string{"h1:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [RO]; OOB ib0:10.0.0.1<0>",
+		"NCCL version 2.23.4+cuda12.6",
+		"h1:1:2 [0] transport/net_ib.cc:2244 NCCL WARN NET/IB: Got completion from peer 10.0.0.2<53908> with status=12 opcode=129 len=1048576 vendor err 129 (Recv) localGid fe80::a088:c203:5d:b0d8 remoteGidsfe80::a088:c203:5d:b0e0 hca mlx5_0"}
+	fs := synthFindings(t, Options{}, lines...)
+	nicMustNot(t, fs, "gid.index.link_local")
+	nicMustFind(t, fs, "nccl.ib.retry_exceeded", Error, "over InfiniBand")
+	lines[0] = strings.ReplaceAll(lines[0], "/IB", "/RoCE")
+	nicMustFind(t, synthFindings(t, Options{}, lines...), "gid.index.link_local", Error)
+}
