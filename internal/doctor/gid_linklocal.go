@@ -49,7 +49,9 @@ func tableLinkLocal(entries []ingest.GIDEntry) string {
 
 // joinLinkLocalSeen adds the completion errors and setup failures in which
 // NCCL printed a link-local GID: to the link-local finding of the same host
-// when the GID rules made one, else as a finding of their own.
+// when the GID rules made one, else as a finding of their own. Errors on an
+// InfiniBand port are left out: every IB GID is fe80::/64 and its port's
+// GUID unless the subnet manager sets another prefix, and IB routes by LID.
 func joinLinkLocalSeen(fs []Finding, hosts []string, logs []*ingest.NCCLLog) []Finding {
 	type seen struct {
 		host, gid string
@@ -58,6 +60,9 @@ func joinLinkLocalSeen(fs []Finding, hosts []string, logs []*ingest.NCCLLog) []F
 	var lines []seen
 	for _, l := range logs {
 		for _, c := range l.Completions {
+			if portLinkLayer(c.Host, c.HCA, c.LocalGID, l) == "IB" {
+				continue // fe80::/64 is InfiniBand's default subnet prefix
+			}
 			for _, g := range []string{c.LocalGID, c.RemoteGID} {
 				if linkLocal(g) {
 					lines = append(lines, seen{c.Host, g, c.Evidence})
@@ -65,6 +70,9 @@ func joinLinkLocalSeen(fs []Finding, hosts []string, logs []*ingest.NCCLLog) []F
 			}
 		}
 		for _, s := range l.Setup {
+			if portLinkLayer(s.Host, s.Dev, s.LocalGID, l) == "IB" {
+				continue
+			}
 			for _, g := range []string{s.LocalGID, s.RemoteGID} {
 				if linkLocal(g) {
 					lines = append(lines, seen{s.Host, g, s.Evidence})

@@ -97,6 +97,22 @@ func (g *failureGroup) where() string {
 	return onHosts(g.hosts) + "; " + plural(len(g.ev.list), "line", "lines")
 }
 
+// warnings returns one warning of rule id per group, titled by its class
+// and where it was seen.
+func (gs *failureGroups) warnings(id string) []Finding {
+	var fs []Finding
+	for _, g := range gs.list {
+		fs = append(fs, Finding{
+			ID: id, Severity: Warn, Layer: LayerNCCL,
+			Title:     fmt.Sprintf("%s (%s)", capitalise(g.class.what), strings.TrimLeft(g.where(), "; ")),
+			Evidence:  g.ev.sorted(),
+			Mechanism: g.class.why,
+			Fix:       g.class.fix,
+		})
+	}
+	return fs
+}
+
 // checkAllocFailures reports verbs calls that failed to create or
 // register a resource (the queue-pair setup rule leaves them out).
 func checkAllocFailures(inc *Incident) []Finding {
@@ -153,6 +169,12 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		return c, true
 	}
 	if c, ok := mismatchClass(w, m); ok {
+		return c, true
+	}
+	if c, ok := cudaLibraryClass(strings.TrimSpace(m)); ok {
+		return c, true
+	}
+	if c, ok := reversePathClass(strings.TrimSpace(m)); ok {
 		return c, true
 	}
 	// A bootstrap failure: the error returned through bootstrap.cc, or a
@@ -464,6 +486,9 @@ func checkWarnErrors(inc *Incident) []Finding {
 		for _, w := range l.Warnings {
 			if _, host := hostWarning(w.Message); host {
 				continue // a host setting (nccl.host.config), never a cause
+			}
+			if _, fallback := searchFallbackPattern(w.Message); fallback {
+				continue // NCCL went on (nccl.graph.search_fallback), never a cause
 			}
 			if _, foreign := foreignMagic(strings.ToLower(w.Message)); foreign {
 				continue // a stranger's connection, dropped (nccl.socket.foreign)

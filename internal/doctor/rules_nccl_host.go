@@ -1,7 +1,6 @@
 package doctor
 
 import (
-	"fmt"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -43,17 +42,7 @@ func checkHostWarnings(inc *Incident) []Finding {
 			}
 		}
 	}
-	var fs []Finding
-	for _, g := range gs.list {
-		fs = append(fs, Finding{
-			ID: "nccl.host.config", Severity: Warn, Layer: LayerNCCL,
-			Title:     fmt.Sprintf("%s (%s)", capitalise(g.class.what), strings.TrimLeft(g.where(), "; ")),
-			Evidence:  g.ev.sorted(),
-			Mechanism: g.class.why,
-			Fix:       g.class.fix,
-		})
-	}
-	return fs
+	return gs.warnings("nccl.host.config")
 }
 
 // hostWarning classifies a WARN as one of hostWarnings.

@@ -164,6 +164,14 @@ func completionFinding(inc *Incident, status int, gs, flushed []*connErrors, log
 		per := ibTimeoutUnitS * math.Pow(2, float64(t))
 		f.ID = "nccl.ib.retry_exceeded"
 		f.Title = fmt.Sprintf("RC retry counter exceeded (status 12%s) on %s%s", vend, conns, where)
+		if onInfiniBand(gs, logs) {
+			f.Title += " over InfiniBand"
+			f.Mechanism = fmt.Sprintf("Status 12 is IBV_WC_RETRY_EXC_ERR: the queue pair resent its oldest unacknowledged packet each time the ACK timeout, 4.096 us x 2^timeout = %s at NCCL_IB_TIMEOUT=%d%s, expired, and got no ACK in %d attempts (NCCL_IB_RETRY_CNT%s), about %s. These NICs are InfiniBand, whose credit-based link flow control drops no packet for congestion: no answer for that long means the peer's port could not be reached on the path the subnet manager routed, or stopped answering: a link that went down or flapped (a cable or transceiver, a switch port with rising symbol errors), routes the subnet manager changed under the job (a sweep after a port event, LIDs reassigned), or the peer host or its NIC hung. PFC, DSCP and GID indices, RoCE's suspects, play no part.%s%s",
+				seconds(per), t, tSrc, r, rSrc, seconds(per*float64(r)), pluginText(gs), falloutText)
+			f.Fix = "1) Check both ports named here and the switch ports on their path: `ibstat` (State Active, Physical state LinkUp, the expected Rate), `perfquery -x` or `ibqueryerrors` for SymbolErrorCounter, LinkDownedCounter, LinkErrorRecoveryCounter and PortRcvErrors, and the subnet manager's log for a sweep or port event at the time of the error. " +
+				"2) Test the pair alone: `ib_write_bw -d <hca>` between the two hosts, and `ibdiagnet` for the fabric's links and routes. Reseat or replace a link whose error counters rise; raising NCCL_IB_TIMEOUT only hides a path that drops."
+			break
+		}
 		f.Mechanism = fmt.Sprintf("Status 12 is IBV_WC_RETRY_EXC_ERR. RoCE does retransmit: the RC queue pair goes back N to the first unacknowledged packet and resends it whenever the ACK timeout expires, 4.096 us x 2^timeout = %s per attempt at NCCL_IB_TIMEOUT=%d%s. "+
 			"The QP fails only when retry_cnt attempts (NCCL_IB_RETRY_CNT=%d%s) all time out, about %s of loss: the two NICs cannot talk over RoCE (wrong or unroutable GID, routing, traffic class) or the fabric keeps dropping packets (no PFC on the RoCE priority, buffer discards).%s%s%s",
 			seconds(per), t, tSrc, r, rSrc, seconds(per*float64(r)), gidText, pluginText(gs), falloutText)
@@ -222,6 +230,48 @@ func qpFatalEvents(inc *Incident) string {
 		}
 	}
 	return list(distinct(out), 2)
+}
+
+// onInfiniBand reports whether every root error is on an InfiniBand port:
+// the device it names (or, unnamed, every NCCL device of its host) is
+// listed with link layer IB, or its name is rdma-core's for an InfiniBand
+// device ("ibp152s0"); an IPv4-mapped GID is RoCE's.
+func onInfiniBand(gs []*connErrors, logs []*ingest.NCCLLog) bool {
+	for _, g := range gs {
+		if c := g.root; portLinkLayer(c.Host, c.HCA, c.LocalGID, logOf(logs, c.Evidence.File)) != "IB" {
+			return false
+		}
+	}
+	return len(gs) > 0
+}
+
+// portLinkLayer returns the link layer of the port an error of host
+// happened on, "" when the inputs do not tell: the device it names (dev,
+// "mlx5_0" or "mlx5_0:1") as the log lists it or as rdma-core named it,
+// or, with no device named, the one link layer of the host's NCCL
+// devices; an IPv4-mapped local GID is RoCE's.
+func portLinkLayer(host, dev, localGID string, l *ingest.NCCLLog) string {
+	if k, _ := ingest.ClassifyGID(localGID); k == ingest.GIDIPv4 {
+		return "RoCE"
+	}
+	dev, _, _ = strings.Cut(dev, ":")
+	if ll := ingest.RDMANameLinkLayer(dev); ll != "" {
+		return ll
+	}
+	if l == nil {
+		return ""
+	}
+	seen := ""
+	for _, d := range l.IBDevices {
+		if dev != "" && d.Name != dev || host != "" && d.Host != "" && d.Host != host {
+			continue
+		}
+		if seen != "" && d.LinkLayer != seen {
+			return ""
+		}
+		seen = d.LinkLayer
+	}
+	return seen
 }
 
 // ipv4GIDs reports whether every root error prints IPv4-mapped GIDs at

@@ -68,3 +68,40 @@ func TestInfiniBandAndNoSuchDevice(t *testing.T) {
 		t.Errorf("No such device: %v", ids(fs))
 	}
 }
+
+// Status 12 on an InfiniBand port is told as InfiniBand's failure (a link
+// or route the subnet manager gave, the peer gone), not RoCE's (GID, PFC,
+// DSCP): the device the error names is rdma-core's name for an IB port
+// (DeepSpeed#6875, "hca ibp152s0"), or the log lists the host's devices
+// as /IB.
+func TestRetryExceededOnInfiniBand(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-ib-docker-status12-vendor129-recv-then-status5-vendor249-hca-ibp152s0-deepspeed6875.txt")
+	f := nicMustFind(t, fs, "nccl.ib.retry_exceeded", Error, "over InfiniBand")
+	if !strings.Contains(f.Fix, "ibstat") || strings.Contains(f.Fix, "mlnx_qos") || strings.Contains(f.Mechanism, "cannot talk over RoCE") {
+		t.Errorf("InfiniBand told as RoCE:\n%s\n%s", f.Mechanism, f.Fix)
+	}
+	// Synthetic: a host whose NCCL devices are all InfiniBand, an error
+	// that names no device (NCCL before 2.21).
+	ib := []string{"h1:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB ib0:10.0.0.1<0>",
+		"h1:1:2 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<33333> with error 12, opcode 0, len 0, vendor err 129"}
+	nicMustFind(t, synthFindings(t, Options{}, ib...), "nccl.ib.retry_exceeded", Error, "over InfiniBand")
+	ib[0] = strings.ReplaceAll(ib[0], "/IB", "/RoCE")
+	f = nicMustFind(t, synthFindings(t, Options{}, ib...), "nccl.ib.retry_exceeded", Error)
+	if strings.Contains(f.Title, "InfiniBand") || !strings.Contains(f.Fix, "mlnx_qos") {
+		t.Errorf("RoCE told as InfiniBand: %s\n%s", f.Title, f.Fix)
+	}
+}
+
+// Synthetic: GIDs NCCL prints in a completion error on an InfiniBand port
+// are fe80::/64 and the port's GUID (the default subnet prefix), not a
+// link-local RoCE GID: no gid.index.link_local there, as on RoCE.
+func TestInfiniBandGIDsAreNotLinkLocalRoCE(t *testing.T) {
+	lines := []string{"h1:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [RO]; OOB ib0:10.0.0.1<0>",
+		"NCCL version 2.23.4+cuda12.6",
+		"h1:1:2 [0] transport/net_ib.cc:2244 NCCL WARN NET/IB: Got completion from peer 10.0.0.2<53908> with status=12 opcode=129 len=1048576 vendor err 129 (Recv) localGid fe80::a088:c203:5d:b0d8 remoteGidsfe80::a088:c203:5d:b0e0 hca mlx5_0"}
+	fs := synthFindings(t, Options{}, lines...)
+	nicMustNot(t, fs, "gid.index.link_local")
+	nicMustFind(t, fs, "nccl.ib.retry_exceeded", Error, "over InfiniBand")
+	lines[0] = strings.ReplaceAll(lines[0], "/IB", "/RoCE")
+	nicMustFind(t, synthFindings(t, Options{}, lines...), "gid.index.link_local", Error)
+}

@@ -1,10 +1,6 @@
 package ingest
 
-import (
-	"strings"
-
-	"rocelab/internal/unit"
-)
+import "rocelab/internal/unit"
 
 // Perftest is the output of perftest's ib_write_bw, ib_read_bw, ib_send_bw,
 // ib_atomic_bw and ib_*_lat: per run the test, the banner (device, QPs,
@@ -118,15 +114,7 @@ func (p *Perftest) Kind() Kind { return KindPerftest }
 // ("rocep1s0f0", "roceP2p1s0f0"; InfiniBand ports are "ibp...", iWARP
 // "iwp...") whatever link type --force-link made perftest print.
 func (r *PerftestRun) RoCE() bool {
-	return r.LinkType == "Ethernet" || r.LinkType != "" && rdmaCoreRoCEName(r.Device)
-}
-
-// rdmaCoreRoCEName reports whether dev is a name rdma-core's udev rules
-// give a RoCE device: "roce", then "p" (PCI) or "P" (PCI with a domain)
-// and the bus position.
-func rdmaCoreRoCEName(dev string) bool {
-	rest, ok := strings.CutPrefix(dev, "roce")
-	return ok && len(rest) > 1 && (rest[0] == 'p' || rest[0] == 'P') && rest[1] >= '0' && rest[1] <= '9'
+	return r.LinkType == "Ethernet" || r.LinkType != "" && RDMANameLinkLayer(r.Device) == "RoCE"
 }
 
 // GIDUses returns the GID index of every RoCE run that printed one.
