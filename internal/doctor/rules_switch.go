@@ -243,6 +243,10 @@ func checkQueueDrops(inc *Incident) []Finding {
 			sev, class := Warn, "lossy"
 			mech := "A lossy queue drops when its share of the buffer fills: TCP and other lossy traffic recovers, but RoCE carried here is lossy too."
 			fix := "For RoCE on a lossless queue: check PFC on the priority end to end (`show pfc counters`, the peer NIC's mlnx_qos), the PG headroom (`show priority-group watermark headroom`, `mmuconfig -l`) against the cable length, and `show pfcwd stats`. For RoCE on a lossy queue: map its DSCP (26 by default) to a lossless queue."
+			if q.QoSGroup {
+				fs = append(fs, qosGroupEgressDrop(s, q))
+				continue
+			}
 			switch {
 			case isLossless:
 				sev, class = Error, "lossless"

@@ -95,6 +95,7 @@ type switchParser struct {
 	nxos    nxosPFC
 	nxd     nxosPFCDetail
 	nxq     nxosQueuing
+	nxc     nxosCloud
 	junos   junosIface
 	ecnq    ecnQueueState
 	iface   ifaceBlock
@@ -125,7 +126,7 @@ func (p *switchParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if p.js.feed(p, l, t) || p.junos.feed(p, l, t) || p.nxd.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.errs.feed(p, l, t) || p.det.feed(p, l, t) || p.iface.feed(p, l, t) || p.cl.feed(p, l, t) {
+	if p.js.feed(p, l, t) || p.junos.feed(p, l, t) || p.nxd.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.nxc.feed(p, l, t) || p.errs.feed(p, l, t) || p.det.feed(p, l, t) || p.iface.feed(p, l, t) || p.cl.feed(p, l, t) {
 		return
 	}
 	if t == "" {
@@ -391,6 +392,7 @@ func (p *switchParser) Result() Artifact {
 	o := &p.out
 	o.EOSPFC = p.eos.read(o.src)
 	p.nv.read(o)
+	p.nxc.end(o)
 	// A "Profile:" block of buffer keys is a buffer profile, not ECN.
 	ecn := o.ECN[:0]
 	for _, e := range o.ECN {
