@@ -264,9 +264,14 @@ func checkQueueDrops(inc *Incident) []Finding {
 				port = q.Namespace + " " + port // each ASIC of a linecard has its own VOQ toward the port
 			}
 			name := fmt.Sprintf("%s %s%d", swName(s, port), q.Type, q.Queue)
+			count := plural(int(q.DropPkts), "packet", "packets")
+			if q.DropsApprox {
+				count = "about " + count
+				mech += " NVUE prints tx-uc-buffer-discards, a frame count, with a byte unit (76993 frames as \"75.19 KB\"): the count is read back from it to the digits shown; `nv show interface " + q.Port + " counters qos -o json` gives it exact."
+			}
 			fs = append(fs, Finding{
 				ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,
-				Title:     fmt.Sprintf("%s: %s dropped on %s queue %d (of %d sent)", name, plural(int(q.DropPkts), "packet", "packets"), class, q.Queue, q.Packets),
+				Title:     fmt.Sprintf("%s: %s dropped on %s queue %d (of %d sent)", name, count, class, q.Queue, q.Packets),
 				Evidence:  []Evidence{q.Evidence},
 				Mechanism: mech + " Counted since the counters were last cleared.",
 				Fix:       fix,

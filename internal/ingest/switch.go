@@ -194,7 +194,11 @@ type QueueCount struct {
 	// it has a pause buffer, "drop" when not), "" when it is not shown.
 	QoSGroup bool
 	DropType string
-	Evidence Evidence
+	// DropsApprox is set when DropPkts was read back from a count printed
+	// with a unit (NVUE's tx-uc-buffer-discards, "75.19 KB" for 76993
+	// frames): exact only to the digits shown.
+	DropsApprox bool
+	Evidence    Evidence
 }
 
 // PGWatermark is the peak occupancy of one ingress priority group.

@@ -39,6 +39,7 @@ const (
 	swQueueWM
 	swPFCHist
 	swNVUEPFC
+	swNVUEQueue
 	swFEC
 	swFECHist
 	swTrim
@@ -323,6 +324,8 @@ func (p *switchParser) header(h string) (swTable, []string) {
 		return swPFCTx, f[2:]
 	case len(f) == 5 && f[0] == "switch-priority" && f[1] == "rx-pause-frames" && f[3] == "tx-pause-frames":
 		return swNVUEPFC, f
+	case f[0] == "traffic-class" && slices.Contains(f, "tx-frames") && slices.Contains(f, "tx-uc-buffer-discards"):
+		return swNVUEQueue, f
 	case f[0] == "QUEUE" && strings.Contains(h, "STORM DETECTED/RESTORED"):
 		return swWD, nil
 	case f[0] == "Port" && (f[1] == "TxQ" || f[1] == "Voq") && len(f) >= 6 && f[4] == "Drop/pkts":
@@ -378,7 +381,7 @@ func (p *switchParser) header(h string) (swTable, []string) {
 // reformatted paste drops the rule).
 func bareHeader(k swTable) bool {
 	switch k {
-	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED, swQueueWM, swPFCHist, swNVUEPFC, swFEC, swTrim:
+	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED, swQueueWM, swPFCHist, swNVUEPFC, swNVUEQueue, swFEC, swTrim:
 		return true
 	}
 	return false
