@@ -96,7 +96,30 @@ func switchLossless(inc *Incident) ([]int, string) {
 			return distinctInts(prios), "the priorities the switch enables PFC on"
 		}
 	}
+	if cumulusOnly(inc) {
+		return cumulusLossless, "Cumulus Linux's RoCE default: PFC on switch priority 3, which leaves by traffic class 3"
+	}
 	return sonicLossless, "SONiC's default lossless queues"
+}
+
+// cumulusLossless is the lossless traffic class of Cumulus Linux's RoCE
+// mode (`nv set qos roce`: PFC and ECN on switch priority 3, mapped to
+// traffic class 3); traffic class 4 is lossy there.
+var cumulusLossless = []int{3}
+
+// cumulusOnly reports whether the switch queues of the incident are all
+// NVIDIA Cumulus Linux's (swpN ports, as NVUE names them).
+func cumulusOnly(inc *Incident) bool {
+	seen := false
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		for _, q := range s.Queues {
+			if !strings.HasPrefix(q.Port, "swp") {
+				return false
+			}
+			seen = true
+		}
+	}
+	return seen
 }
 
 // swName names a switch port, with the host NIC its LLDP neighbour names.

@@ -33,3 +33,20 @@ func TestNVUECountersQoSIdle(t *testing.T) {
 		t.Errorf("findings on an idle port: %s", nicTitles(fs))
 	}
 }
+
+// SYNTHETIC: on a Cumulus switch whose RoCE priorities no input states,
+// the lossless class is Cumulus' RoCE default, traffic class 3, not
+// SONiC's 3 and 4: discards on traffic class 4 are a lossy queue's.
+func TestNVUELosslessDefault(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"cumulus@leaf1:mgmt:~$ nv show interface swp1 counters qos egress-queue-stats",
+		"    traffic-class  tx-frames  tx-bytes   tx-uc-buffer-discards  wred-discards",
+		"    -------------  ---------  ---------  ---------------------  -------------",
+		"    3              5000       4.88 KB    7 Bytes                0",
+		"    4              9000       8.79 KB    9 Bytes                0")
+	f := nicMustFind(t, fs, "switch.queue.drops", Error, "swp1 UC3: 7 packets dropped on lossless queue 3")
+	if !strings.Contains(f.Mechanism, "Cumulus Linux's RoCE default") {
+		t.Errorf("mechanism: %s", f.Mechanism)
+	}
+	nicMustFind(t, fs, "switch.queue.drops", Warn, "swp1 UC4: 9 packets dropped on lossy queue 4")
+}
