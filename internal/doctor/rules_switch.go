@@ -96,7 +96,30 @@ func switchLossless(inc *Incident) ([]int, string) {
 			return distinctInts(prios), "the priorities the switch enables PFC on"
 		}
 	}
+	if cumulusOnly(inc) {
+		return cumulusLossless, "Cumulus Linux's RoCE default: PFC on switch priority 3, which leaves by traffic class 3"
+	}
 	return sonicLossless, "SONiC's default lossless queues"
+}
+
+// cumulusLossless is the lossless traffic class of Cumulus Linux's RoCE
+// mode (`nv set qos roce`: PFC and ECN on switch priority 3, mapped to
+// traffic class 3); traffic class 4 is lossy there.
+var cumulusLossless = []int{3}
+
+// cumulusOnly reports whether the switch queues of the incident are all
+// NVIDIA Cumulus Linux's (swpN ports, as NVUE names them).
+func cumulusOnly(inc *Incident) bool {
+	seen := false
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		for _, q := range s.Queues {
+			if !strings.HasPrefix(q.Port, "swp") {
+				return false
+			}
+			seen = true
+		}
+	}
+	return seen
 }
 
 // swName names a switch port, with the host NIC its LLDP neighbour names.
@@ -243,6 +266,10 @@ func checkQueueDrops(inc *Incident) []Finding {
 			sev, class := Warn, "lossy"
 			mech := "A lossy queue drops when its share of the buffer fills: TCP and other lossy traffic recovers, but RoCE carried here is lossy too."
 			fix := "For RoCE on a lossless queue: check PFC on the priority end to end (`show pfc counters`, the peer NIC's mlnx_qos), the PG headroom (`show priority-group watermark headroom`, `mmuconfig -l`) against the cable length, and `show pfcwd stats`. For RoCE on a lossy queue: map its DSCP (26 by default) to a lossless queue."
+			if q.QoSGroup {
+				fs = append(fs, qosGroupEgressDrop(s, q))
+				continue
+			}
 			switch {
 			case isLossless:
 				sev, class = Error, "lossless"
@@ -260,9 +287,14 @@ func checkQueueDrops(inc *Incident) []Finding {
 				port = q.Namespace + " " + port // each ASIC of a linecard has its own VOQ toward the port
 			}
 			name := fmt.Sprintf("%s %s%d", swName(s, port), q.Type, q.Queue)
+			count := plural(int(q.DropPkts), "packet", "packets")
+			if q.DropsApprox {
+				count = "about " + count
+				mech += " NVUE prints tx-uc-buffer-discards, a frame count, with a byte unit (76993 frames as \"75.19 KB\"): the count is read back from it to the digits shown; `nv show interface " + q.Port + " counters qos -o json` gives it exact."
+			}
 			fs = append(fs, Finding{
 				ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,
-				Title:     fmt.Sprintf("%s: %s dropped on %s queue %d (of %d sent)", name, plural(int(q.DropPkts), "packet", "packets"), class, q.Queue, q.Packets),
+				Title:     fmt.Sprintf("%s: %s dropped on %s queue %d (of %d sent)", name, count, class, q.Queue, q.Packets),
 				Evidence:  []Evidence{q.Evidence},
 				Mechanism: mech + " Counted since the counters were last cleared.",
 				Fix:       fix,

@@ -61,12 +61,14 @@ type queueShare struct {
 
 // portQueueShares sums each port's unicast egress (UC, ALL) queue
 // counters, in the order the ports first appear; a chassis' VOQs, counted
-// at ingress, are left out.
+// at ingress, are left out, and so are a Nexus 9000's qos-groups, which
+// are no SONiC queues chosen by a DSCP map and whose no-drop groups the
+// queuing output's own pause table names (qosGroupEgressDrop reads them).
 func portQueueShares(qs []ingest.QueueCount, lossless []int) []queueShare {
 	at := map[string]int{}
 	var out []queueShare
 	for _, q := range qs {
-		if q.Type == "MC" || q.Type == "VOQ" {
+		if q.Type == "MC" || q.Type == "VOQ" || q.QoSGroup {
 			continue
 		}
 		i, ok := at[q.Port]

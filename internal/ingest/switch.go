@@ -188,7 +188,17 @@ type QueueCount struct {
 	// names above the table: on a VOQ linecard every ASIC has its own
 	// queues toward the same system port.
 	Namespace string
-	Evidence  Evidence
+	// QoSGroup is set for a Nexus 9000 qos-group's egress counters
+	// (switch_nxos_cloudscale.go), Queue its group; DropType is what the
+	// same output's ingress pause table says of the group ("no-drop" when
+	// it has a pause buffer, "drop" when not), "" when it is not shown.
+	QoSGroup bool
+	DropType string
+	// DropsApprox is set when DropPkts was read back from a count printed
+	// with a unit (NVUE's tx-uc-buffer-discards, "75.19 KB" for 76993
+	// frames): exact only to the digits shown.
+	DropsApprox bool
+	Evidence    Evidence
 }
 
 // PGWatermark is the peak occupancy of one ingress priority group.

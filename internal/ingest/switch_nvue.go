@@ -150,3 +150,70 @@ func (p *switchParser) nvuePFCRow(f []string, ev Evidence) bool {
 	p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: port, Dir: TX, Prio: prio, Frames: tx, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 	return true
 }
+
+// nvueQueueRow reads a row of `nv show interface <swp> counters qos
+// egress-queue-stats` (or the Egress Queue Statistics table of `...
+// counters qos`): per traffic class its frames and bytes sent, its
+// unicast buffer discards and WRED discards, and on later releases its
+// ECN-marked frames, for the interface its command names. A cell with a
+// unit ("0 Bytes", "75.19 KB") is one cell; NVUE prints
+// tx-uc-buffer-discards, a frame count, with a byte unit (76993 frames as
+// "75.19 KB"), so it is read back to the precision shown and marked
+// approximate when a unit scaled it.
+func (p *switchParser) nvueQueueRow(l Line, f []string, ev Evidence) bool {
+	var cells []string
+	for _, w := range f {
+		if len(cells) > 0 && nvueUnit(w) {
+			cells[len(cells)-1] += " " + w
+			continue
+		}
+		cells = append(cells, w)
+	}
+	tc, err := strconv.Atoi(cells[0])
+	if err != nil || tc < 0 || tc > 15 {
+		return false
+	}
+	if len(cells) != len(p.cols) {
+		p.cut(l, strings.Index(l.Text, f[0])+1, "an `nv show interface … counters qos egress-queue-stats` row of "+itoa(len(p.cols))+" cells ("+strings.Join(p.cols, ", ")+"), a count with its unit being one")
+		return true
+	}
+	port := p.nv.port
+	if port == "" {
+		port = "(interface not in the paste)"
+	}
+	q := QueueCount{Port: port, Queue: tc, Type: "UC", DropPkts: -1, DropBytes: -1, Evidence: ev}
+	w := QueueWRED{Port: port, Queue: tc, Type: "UC", WREDDrop: -1, ECNMarks: -1, Evidence: ev}
+	for i, c := range cells[1:] {
+		v, ok := nvue.Size(c)
+		if !ok {
+			p.cut(l, strings.Index(l.Text, strings.Fields(c)[0])+1, "a count under "+p.cols[i+1])
+			return true
+		}
+		switch p.cols[i+1] {
+		case "tx-frames":
+			q.Packets = uint64(v)
+		case "tx-bytes":
+			q.Bytes = uint64(v)
+		case "tx-uc-buffer-discards":
+			q.DropPkts, q.DropsApprox = v, strings.ContainsAny(c, "KMG")
+		case "wred-discards":
+			w.WREDDrop = v
+		case "ecn-marked-frames":
+			w.ECNMarks = v
+		}
+	}
+	p.out.Queues = appendCapped(p.out.Queues, q, maxSwitchRows, &p.out.Omitted)
+	if w.WREDDrop >= 0 || w.ECNMarks >= 0 {
+		p.out.WRED = appendCapped(p.out.WRED, w, maxSwitchRows, &p.out.Omitted)
+	}
+	return true
+}
+
+// nvueUnit reports whether w is a unit NVUE prints after a count.
+func nvueUnit(w string) bool {
+	switch w {
+	case "B", "Bytes", "KB", "MB", "GB":
+		return true
+	}
+	return false
+}

@@ -39,6 +39,7 @@ const (
 	swQueueWM
 	swPFCHist
 	swNVUEPFC
+	swNVUEQueue
 	swFEC
 	swFECHist
 	swTrim
@@ -95,6 +96,7 @@ type switchParser struct {
 	nxos    nxosPFC
 	nxd     nxosPFCDetail
 	nxq     nxosQueuing
+	nxc     nxosCloud
 	junos   junosIface
 	ecnq    ecnQueueState
 	iface   ifaceBlock
@@ -125,7 +127,7 @@ func (p *switchParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if p.js.feed(p, l, t) || p.junos.feed(p, l, t) || p.nxd.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.errs.feed(p, l, t) || p.det.feed(p, l, t) || p.iface.feed(p, l, t) || p.cl.feed(p, l, t) {
+	if p.js.feed(p, l, t) || p.junos.feed(p, l, t) || p.nxd.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.nxc.feed(p, l, t) || p.errs.feed(p, l, t) || p.det.feed(p, l, t) || p.iface.feed(p, l, t) || p.cl.feed(p, l, t) {
 		return
 	}
 	if t == "" {
@@ -322,6 +324,8 @@ func (p *switchParser) header(h string) (swTable, []string) {
 		return swPFCTx, f[2:]
 	case len(f) == 5 && f[0] == "switch-priority" && f[1] == "rx-pause-frames" && f[3] == "tx-pause-frames":
 		return swNVUEPFC, f
+	case f[0] == "traffic-class" && slices.Contains(f, "tx-frames") && slices.Contains(f, "tx-uc-buffer-discards"):
+		return swNVUEQueue, f
 	case f[0] == "QUEUE" && strings.Contains(h, "STORM DETECTED/RESTORED"):
 		return swWD, nil
 	case f[0] == "Port" && (f[1] == "TxQ" || f[1] == "Voq") && len(f) >= 6 && f[4] == "Drop/pkts":
@@ -377,7 +381,7 @@ func (p *switchParser) header(h string) (swTable, []string) {
 // reformatted paste drops the rule).
 func bareHeader(k swTable) bool {
 	switch k {
-	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED, swQueueWM, swPFCHist, swNVUEPFC, swFEC, swTrim:
+	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED, swQueueWM, swPFCHist, swNVUEPFC, swNVUEQueue, swFEC, swTrim:
 		return true
 	}
 	return false
@@ -391,6 +395,7 @@ func (p *switchParser) Result() Artifact {
 	o := &p.out
 	o.EOSPFC = p.eos.read(o.src)
 	p.nv.read(o)
+	p.nxc.end(o)
 	// A "Profile:" block of buffer keys is a buffer profile, not ECN.
 	ecn := o.ECN[:0]
 	for _, e := range o.ECN {

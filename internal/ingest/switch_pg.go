@@ -17,8 +17,17 @@ type PGDrop struct {
 	// QoSGroup is set when PG is an NX-OS qos-group, NoDrop when the
 	// output says the group is no-drop (its drop-type line).
 	QoSGroup, NoDrop bool
-	Evidence         Evidence
+	// Counter names a Nexus 9000 port's ingress drops over all its
+	// qos-groups (PG -1: "Ingress Overflow Drop Pkts"), NoDropMask the
+	// groups the same output gives a pause buffer, bit N for group N
+	// (switch_nxos_cloudscale.go).
+	Counter    string
+	NoDropMask uint8
+	Evidence   Evidence
 }
+
+// NoDropGroups returns the qos-groups of NoDropMask.
+func (d PGDrop) NoDropGroups() []int { return bitmapPrios(uint64(d.NoDropMask)) }
 
 // QueueWRED is one egress queue of `show queue wredcounters`: packets WRED
 // dropped and packets it marked CE instead; -1 when printed N/A.

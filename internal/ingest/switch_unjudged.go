@@ -14,6 +14,7 @@ import (
 //
 //	Port     InOctets     InUcastPkts          NX-OS show interface counters
 //	Port     Description  Intvl  Rx Mbps ...  NX-OS show interface counters table
+//	Interface  Input Rate (avg)  Output Rate (avg)  NX-OS show interface counters brief
 //	Physical interface: ge-0/0/2, Index: 150   Junos show class-of-service interface
 //	  Scheduler map: <default>, Index: 2
 //	Physical interface: xe-0/1/0, Enabled, ... Junos show interfaces (not extensive)
@@ -29,6 +30,9 @@ func SwitchUnjudged(head []byte) (what, fix string) {
 		case len(f) == 3 && f[0] == "Port" && nxosCounterCols[f[1]] && nxosCounterCols[f[2]]:
 			return "Cisco NX-OS `show interface counters` (octets and packets per port: no errors, discards or pause)",
 				"`show interface counters errors` (FCS, discards), `show interface priority-flow-control` (pause per port), `show queuing interface` (drops per queue)"
+		case len(f) > 0 && f[0] == "Interface" && strings.Contains(t, "Input Rate (avg)") && strings.Contains(t, "Output Rate (avg)"):
+			return "Cisco NX-OS `show interface counters brief` (rates per port in MB/s and frames: no errors, discards or pause)",
+				"`show interface counters errors` (FCS, discards), `show interface priority-flow-control` (pause per port), `show queuing interface` (drops and PFC per qos-group)"
 		case len(f) >= 5 && f[0] == "Port" && f[1] == "Description" && f[2] == "Intvl" && f[3] == "Rx" && f[4] == "Mbps":
 			return "Cisco NX-OS `show interface counters table` (rates per port: no errors, discards or pause)",
 				"`show interface counters errors` (FCS, discards), `show interface priority-flow-control` (pause per port), `show queuing interface` (drops per queue)"

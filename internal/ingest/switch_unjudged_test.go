@@ -15,6 +15,7 @@ func TestSwitchUnjudged(t *testing.T) {
 		"nxos-show-interface-subif-counters-inpkts-genieparser.txt":      "NX-OS `show interface counters`",
 		"nxos-show-interface-counters-octets-2-genieparser.txt":          "NX-OS `show interface counters`",
 		"nxos-show-interface-counters-table-rates-genieparser.txt":       "NX-OS `show interface counters table`",
+		"nxos-show-interface-counters-brief-n9k-rates-zartbot.txt":       "NX-OS `show interface counters brief`",
 		"junos-show-class-of-service-interface-ge-0-0-2-genieparser.txt": "Junos `show class-of-service interface`",
 		"junos-show-class-of-service-interface-xe-0-1-7-genieparser.txt": "Junos `show class-of-service interface`",
 		"junos-show-interfaces-not-extensive-ntctemplates.txt":           "Junos `show interfaces` without `extensive`",

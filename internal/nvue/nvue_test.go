@@ -276,13 +276,13 @@ func TestBadInput(t *testing.T) {
 // TestSize checks NVUE's binary units.
 func TestSize(t *testing.T) {
 	for s, want := range map[string]int64{"146.48 KB": 149996, "1.43 MB": 1499464, "40000 B": 40000, "0 Bytes": 0, "2 GB": 2 << 30} {
-		if got, ok := size(s); !ok || got != want {
-			t.Errorf("size(%q) = %d %v, want %d", s, got, ok, want)
+		if got, ok := Size(s); !ok || got != want {
+			t.Errorf("Size(%q) = %d %v, want %d", s, got, ok, want)
 		}
 	}
 	for _, s := range []string{"", "x KB", "1 TB", "-1 B", "NaN"} {
-		if _, ok := size(s); ok {
-			t.Errorf("size(%q) read", s)
+		if _, ok := Size(s); ok {
+			t.Errorf("Size(%q) read", s)
 		}
 	}
 }

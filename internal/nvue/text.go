@@ -180,7 +180,7 @@ func ParseShowRoCE(name string, data []byte) (*Config, error) {
 				}
 			}
 		case "congestion-control/min-threshold", "congestion-control/max-threshold":
-			b, ok := size(v.Text)
+			b, ok := Size(v.Text)
 			if !ok {
 				return nil, c.errAt(v, "%s %q: expected a size (\"146.48 KB\", \"1.43 MB\", \"40000 B\")", key, v.Text)
 			}
@@ -339,9 +339,9 @@ func (c *Config) showRow(table string, f []string, line string, n int, m *Mappin
 	return nil
 }
 
-// size reads "146.48 KB", "1.43 MB", "40000 B" or "0 Bytes" into bytes;
+// Size reads "146.48 KB", "1.43 MB", "40000 B" or "0 Bytes" into bytes;
 // NVUE's KB and MB are 1024 and 1024² bytes.
-func size(s string) (int64, bool) {
+func Size(s string) (int64, bool) {
 	f := strings.Fields(s)
 	if len(f) == 0 || len(f) > 2 {
 		return 0, false
