@@ -97,20 +97,15 @@ func checkATS(inc *Incident) []Finding {
 // directTransFix gives the setpci commands that set DirectTrans on each
 // bridge, keeping its other ACS controls.
 func directTransFix(ds []ingest.PCIDevice) string {
-	var cmds []string
-	for _, d := range ds {
-		if d.BDF == "" || len(cmds) >= 6 {
-			continue
-		}
-		a := d.ACS
+	cmds := setpciACS(ds, func(a ingest.ACSControl) int {
 		v := 0
 		for i, b := range []bool{a.SrcValid, a.TransBlk, a.ReqRedir, a.CmpltRedir, a.UpstreamFwd, a.EgressCtrl, a.DirectTrans} {
 			if b {
 				v |= 1 << i
 			}
 		}
-		cmds = append(cmds, fmt.Sprintf("setpci -s %s %s.w=%04x", d.BDF, acsCtlRegister(d), v|acsDirectTrans))
-	}
+		return v | acsDirectTrans
+	})
 	fix := "Enable ACS Direct Translated P2P on the redirecting switch ports (the hypervisor host's BIOS or kernel ACS setting, or as root until reboot"
 	if len(cmds) > 0 {
 		fix += ": `" + strings.Join(cmds, "; ") + "`"
