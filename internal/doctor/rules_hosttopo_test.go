@@ -42,10 +42,17 @@ func TestATSWithACS(t *testing.T) {
 func TestNUMANICFar(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "synthetic/lspci-vvv-switch-acs-ats-on-directtrans-off-numa-synthetic.txt")
 	nicMustFind(t, fs, "host.numa.nic_far", Warn, "1 of 1 GPUs (GPU 0000:18:00.0) sit on NUMA node 1, which has no RDMA NIC: the NICs are NIC 0000:17:00.0 on node 0")
+	// With numactl --hardware of a two-node host (open-mpi/hwloc#712's,
+	// real), the only one given, the distance between the nodes is named.
+	fs = diagnoseFiles(t, Options{}, "synthetic/lspci-vvv-switch-acs-ats-on-directtrans-off-numa-synthetic.txt", "corpus/numa/lscpu-grep-numa-numactl-hardware-kvm-2-nodes-hwloc712.txt")
+	f := nicMustFind(t, fs, "host.numa.nic_far", Warn, "GPU 0000:18:00.0")
+	if !strings.Contains(f.Mechanism, "numactl -H gives the distance from node 1 to node 0 20 against 10 within node 1") || !cites(f, "hwloc712.txt", 8) || !cites(f, "numa-synthetic.txt", 49) {
+		t.Errorf("mechanism %s\nevidence %v", f.Mechanism, f.Evidence)
+	}
 
 	const dgx2, far, near = "corpus/hwloc/hwloc-xml-dgx2h-16-v100-two-packages.xml", "corpus/mst/mst-status-v-cx7-ib-4-numa-blank-lines-cut-sriovdp601.txt", "corpus/mst/mst-status-v-cx7-ib-numa-0-1-h100-sriovop786.txt"
 	fs = diagnoseFiles(t, Options{}, dgx2, far)
-	f := nicMustFind(t, fs, "host.numa.nic_far", Warn, "8 of 16 GPUs (GPU 0000:34:00.0, GPU 0000:36:00.0, GPU 0000:39:00.0, GPU 0000:3b:00.0 and 4 more) sit on NUMA node 0, which has no RDMA NIC: the NICs are mlx5_3 on node 1; mlx5_6, mlx5_5, mlx5_4 on node 2; mlx5_10, mlx5_9 on node 3")
+	f = nicMustFind(t, fs, "host.numa.nic_far", Warn, "8 of 16 GPUs (GPU 0000:34:00.0, GPU 0000:36:00.0, GPU 0000:39:00.0, GPU 0000:3b:00.0 and 4 more) sit on NUMA node 0, which has no RDMA NIC: the NICs are mlx5_3 on node 1; mlx5_6, mlx5_5, mlx5_4 on node 2; mlx5_10, mlx5_9 on node 3")
 	if !strings.Contains(f.Fix, "numa_node") {
 		t.Errorf("fix %s", f.Fix)
 	}

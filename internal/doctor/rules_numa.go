@@ -46,7 +46,7 @@ func numaDevices(inc *Incident) []numaDev {
 	for _, p := range All[*ingest.Lspci](inc) {
 		for _, d := range p.Devices {
 			if d.NUMA != "" && (d.Role == ingest.RoleGPU || d.RDMA()) {
-				out = append(out, numaDev{d.Role + " " + d.BDF, d.NUMA, d.Role == ingest.RoleGPU, d.Evidence, p.Scope()})
+				out = append(out, numaDev{d.Role + " " + d.BDF, d.NUMA, d.Role == ingest.RoleGPU, d.NUMAEvidence, p.Scope()})
 			}
 		}
 	}
@@ -89,6 +89,10 @@ func checkNUMANICs(inc *Incident) []Finding {
 			}
 		}
 		if f, ok := numaFinding(g.scope.Source, gpus, nics); ok {
+			if n, ok := numaDistances(inc, g.scope); ok {
+				f.Mechanism += distanceNote(n, gpus, nics)
+				f.Evidence = evidenceInOrder(append(f.Evidence, n.Evidence))
+			}
 			fs = append(fs, f)
 		}
 	}
@@ -150,4 +154,53 @@ func numaFinding(src string, gpus, nics []numaDev) (Finding, bool) {
 			"and NCCL turns GPUDirect RDMA off beyond NCCL_NET_GDR_LEVEL (PXB by default), staging each message through host memory and the proxy thread's CPU: bandwidth drops and the inter-socket link carries both directions of the traffic. Several GPUs sharing a remote NIC also split its line rate.",
 		Fix: "Give every NUMA node with GPUs its own RDMA NIC (the server's reference PCIe layout: a NIC under the same PCIe switch as each GPU pair); check `cat /sys/class/infiniband/<dev>/device/numa_node` against `nvidia-smi topo -m`'s NUMA Affinity, and the BIOS's NUMA-per-socket setting (NPS, SNC), which renumbers the nodes. Where the layout is fixed, bind each rank's CPUs and memory to its GPU's node (numactl --cpunodebind=<node> --membind=<node>) and expect the cross-socket NIC's bandwidth to be the job's.",
 	}.per(src, "input", "GPUs on a NUMA node without an RDMA NIC"), true
+}
+
+// numaDistances returns the numactl -H with a distance matrix of the
+// host of an input in scope at: its own or its host's, else the only
+// one of the incident when no input says its host.
+func numaDistances(inc *Incident, at ingest.Scope) (*ingest.Numactl, bool) {
+	all := All[*ingest.Numactl](inc)
+	for _, n := range all {
+		if r := reachOf(at, n.Scope()); len(n.Distance) > 0 && (r >= sameHost || r == unknownHost && len(all) == 1) {
+			return n, true
+		}
+	}
+	return nil, false
+}
+
+// distanceNote says how far numactl puts the far GPUs' nodes from the
+// nearest node with a NIC, against a node's own distance.
+func distanceNote(n *ingest.Numactl, gpus, nics []numaDev) string {
+	at := func(a, b string) int {
+		node := func(s string) int {
+			return slices.IndexFunc(n.DistanceNodes, func(id int) bool { return fmt.Sprint(id) == s })
+		}
+		i, j := node(a), node(b)
+		if i < 0 || j < 0 || i >= len(n.Distance) || j >= len(n.Distance[i]) {
+			return -1
+		}
+		return n.Distance[i][j]
+	}
+	var parts []string
+	seen := map[string]bool{}
+	for _, g := range gpus {
+		if seen[g.node] || slices.ContainsFunc(nics, func(d numaDev) bool { return d.node == g.node }) {
+			continue
+		}
+		seen[g.node] = true
+		best, to := -1, ""
+		for _, d := range nics {
+			if v := at(g.node, d.node); v > 0 && (best < 0 || v < best) {
+				best, to = v, d.node
+			}
+		}
+		if own := at(g.node, g.node); best > 0 && own > 0 {
+			parts = append(parts, fmt.Sprintf("node %s to node %s %d against %d within node %s", g.node, to, best, own, g.node))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " numactl -H gives the distance from " + strings.Join(parts, "; ") + ": every access the proxy thread and the NIC make across it costs that much more than a local one."
 }

@@ -73,7 +73,7 @@ func TestHostTopologyCorpus(t *testing.T) {
 func TestNUMACorpus(t *testing.T) {
 	rel := "numa/lscpu-grep-numa-numactl-hardware-kvm-2-nodes-hwloc712.txt"
 	n := corpusAs[*Numactl](t, rel, KindNumactl)
-	if n.Available != 2 || len(n.Nodes) != 2 || n.Nodes[1].CPUs != 64 || n.Nodes[1].SizeMB != 352777 || fmt.Sprint(n.Distance) != "[[10 20] [20 10]]" {
+	if n.Available != 2 || len(n.Nodes) != 2 || n.Nodes[1].CPUs != 64 || n.Nodes[1].SizeMB != 352777 || fmt.Sprint(n.Distance) != "[[10 20] [20 10]]" || fmt.Sprint(n.DistanceNodes) != "[0 1]" {
 		t.Errorf("numactl %+v", n)
 	}
 	c := corpusAs[*Lscpu](t, rel, KindLscpu)

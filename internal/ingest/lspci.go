@@ -98,8 +98,10 @@ type PCIDevice struct {
 	Secondary string
 	// Host is the host a shell prompt before the device named, if any.
 	Host string
-	// NUMA is the node lspci's "NUMA node:" line names, "" when none.
-	NUMA string
+	// NUMA is the node lspci's "NUMA node:" line names, "" when none;
+	// NUMAEvidence is that line.
+	NUMA         string
+	NUMAEvidence Evidence
 	// ATS is the ATS control register (ATSCtl), when printed.
 	ATS *ATSControl
 	// Denied is set when lspci printed "Capabilities: <access denied>"

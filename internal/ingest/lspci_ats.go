@@ -38,5 +38,5 @@ func (p *lspciParser) numa(v string, l Line) {
 		return
 	}
 	p.out.lines.add(l)
-	p.cur.NUMA = strings.Clone(v)
+	p.cur.NUMA, p.cur.NUMAEvidence = strings.Clone(v), At(p.out.src, l)
 }

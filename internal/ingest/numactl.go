@@ -23,10 +23,12 @@ type Numactl struct {
 	// Available is the node count the first line states, 0 when absent.
 	Available int
 	Nodes     []NUMANode
-	// Distance is the matrix by the header's node numbers: Distance[i][j]
-	// from the i-th row's node to the j-th column's; nil without one.
-	Distance [][]int
-	Evidence Evidence
+	// Distance is the matrix: Distance[i][j] from node DistanceNodes[i]
+	// to node DistanceNodes[j] (the header's node numbers); nil without
+	// one.
+	Distance      [][]int
+	DistanceNodes []int
+	Evidence      Evidence
 }
 
 // A NUMANode is one node of numactl -H.
@@ -85,6 +87,7 @@ func (p *numactlParser) Feed(l Line) {
 			}
 			p.cols = append(p.cols, n)
 		}
+		p.out.DistanceNodes = p.cols
 		p.out.lines.add(l)
 	case p.inMatrix && p.cols != nil && (strings.HasSuffix(f[0], ":") && len(f) == len(p.cols)+1 || l.Rank() >= 0 && len(f) == len(p.cols)):
 		// "  0:  10  20": the line reader takes "0:" for srun's rank
