@@ -149,18 +149,17 @@ func csvCells(t string) []string {
 	return cells
 }
 
-// gpuModelName reports a product name: a few words with a letter in
-// them, no value or setting ("100%", "x=1").
+// gpuModelName reports a product name: a few words starting with a
+// letter, no value or setting ("100%", "x=1", "79.1 GB free", "True").
 func gpuModelName(s string) bool {
 	if s == "" || len(s) > 80 || strings.ContainsAny(s, "%=:") {
 		return false
 	}
-	for _, c := range s {
-		if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' {
-			return true
-		}
+	switch strings.ToLower(s) {
+	case "true", "false", "none", "yes", "no", "n/a", "ok":
+		return false
 	}
-	return false
+	return s[0] >= 'A' && s[0] <= 'Z' || s[0] >= 'a' && s[0] <= 'z'
 }
 
 // lineHost is the host a line's prompt or pdsh prefix names.

@@ -99,7 +99,8 @@ func TestLspciATSCorpus(t *testing.T) {
 
 // TestHostReadersSynthetic covers the shapes the corpus lacks (synthetic
 // lines, each as the tool prints it): lscpu in a VM, systemd-detect-virt
-// after its command and alone, lspci's NUMA node and ATSCtl inside a
+// after its command and alone, log lines that start as nvidia-smi -L's
+// but name no model, lspci's NUMA node and ATSCtl inside a
 // device block, and an ATSCtl line that does not go on as lspci prints it.
 func TestHostReadersSynthetic(t *testing.T) {
 	res := nicReadText(t, "lscpu.txt", "Architecture:            x86_64\nModel name:              Intel(R) Xeon(R) Platinum 8480+\nHypervisor vendor:       KVM\nVirtualization type:     full\nNUMA node(s):            1\nNUMA node0 CPU(s):       0-191\n")
@@ -114,6 +115,7 @@ func TestHostReadersSynthetic(t *testing.T) {
 		}
 	}
 	nicNoArtifact[*Virt](t, nicReadText(t, "words.txt", "kvm\nqemu\n"))
+	nicNoArtifact[*GPUList](t, nicReadText(t, "log.txt", "GPU 0: True\nGPU 1: 79.1 GB free\nGPU 2: 45%\n"))
 	p := nicArtifact[*Lspci](t, nicReadText(t, "lspci.txt", "41:00.0 Infiniband controller: Mellanox Technologies MT2910 Family [ConnectX-7]\n\tNUMA node: 1\n\tCapabilities: [480 v1] Address Translation Service (ATS)\n\t\tATSCap:\tInvalidate Queue Depth: 00\n\t\tATSCtl:\tEnable-, Smallest Translation Unit: 00\n\t\tATSCtl:\tEnabled\n"))
 	if len(p.Devices) != 1 || p.Devices[0].NUMA != "1" || p.Devices[0].ATS == nil || p.Devices[0].ATS.Enable || len(p.Garbled) != 1 || p.Garbled[0].Line != 6 {
 		t.Errorf("lspci %+v garbled %+v", p.Devices, p.Garbled)
