@@ -4,10 +4,11 @@
 // statistics of the RDMA netdevs, the DCQCN sysfs settings and forced
 // traffic classes, the bonds of /proc/net/bonding, /proc/modules, and the
 // output of mlnx_qos, ibv_devinfo, rdma link, ip -d -s -s link, lspci -vv,
-// nvidia-smi (topo -m, -q, nvlink -s), devlink health, ethtool (-i, -a,
-// --show-fec, -m), mlxconfig query and mlxlink -c (or mstflint's
-// mstconfig and mstlink) and the kernel's RDMA lines, plus a named NCCL
-// environment file.
+// nvidia-smi (topo -m, -q, nvlink -s, --query-gpu), devlink health,
+// ethtool (-i, -a, --show-fec, -m), mlxconfig query and mlxlink -c (or
+// mstflint's mstconfig and mstlink), numactl -H, lscpu, lstopo's XML,
+// mst status -v, systemd-detect-virt and the kernel's RDMA lines, plus a
+// named NCCL environment file.
 // Counters are taken twice, an interval apart, each dump after a date line,
 // so that diagnose judges rates over the window. Everything goes into one
 // tar.gz archive that diagnose reads as it is; what could not be read is
@@ -326,7 +327,7 @@ func (c *collector) command(ctx context.Context, file, source, name string, args
 		return
 	}
 	b := c.file(file)
-	fmt.Fprintf(b, "$ %s %s\n", name, strings.Join(args, " "))
+	fmt.Fprintf(b, "$ %s\n", strings.Join(append([]string{name}, args...), " "))
 	b.Write(out)
 	if len(out) > 0 && out[len(out)-1] != '\n' {
 		b.WriteByte('\n')

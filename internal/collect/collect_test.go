@@ -71,8 +71,9 @@ func TestCollectNoRDMA(t *testing.T) {
 // counter snapshots with their date lines, the GID table with types and
 // netdevs, the DCQCN settings and the port's traffic class, the bonds and
 // modules under /proc, the firmware settings by mstflint's tool where MFT's
-// is absent, every command's output, and a command that hangs stopped by
-// its timeout.
+// is absent, the host's layout (numactl -H, lscpu, lstopo's XML, mst
+// status -v, systemd-detect-virt's "none" despite its exit status 1),
+// every command's output, and a command that hangs stopped by its timeout.
 func TestCollectFixtureTree(t *testing.T) {
 	root := t.TempDir()
 	write(t, root, "proc/sys/kernel/hostname", "gpu01\n")
@@ -127,6 +128,13 @@ esac`)
 		t.Fatal(err)
 	}
 	script("dmesg", `echo "[    8.387840] mlx5_core 0000:43:00.0: 63.008 Gb/s available PCIe bandwidth"; echo "[    9.0] usb 1-1: new device"`)
+	// The host's layout: its NUMA nodes, hwloc's tree, MFT's table, and a
+	// bare-metal systemd-detect-virt, which prints "none" and exits 1.
+	script("numactl", `echo "available: 2 nodes (0-1)"; echo "node 0 cpus: 0 1"`)
+	script("lscpu", `echo "NUMA node(s):        2"`)
+	script("lstopo-no-graphics", `echo "<topology version=\"2.0\">"; echo "args $*"`)
+	script("mst", `echo "DEVICE_TYPE MST PCI RDMA NET NUMA"; echo "args $*"`)
+	script("systemd-detect-virt", `echo none; exit 1`)
 	t.Setenv("PATH", "/usr/bin:/bin")
 	env := filepath.Join(t.TempDir(), "job.env")
 	write(t, filepath.Dir(env), "job.env", "export NCCL_IB_GID_INDEX=3\n")
@@ -185,6 +193,18 @@ esac`)
 	}
 	if d := f["dmesg.txt"]; !strings.Contains(d, "mlx5_core") || strings.Contains(d, "usb") {
 		t.Errorf("dmesg:\n%s", d)
+	}
+	for name, want := range map[string]string{
+		"numactl.txt":    "$ numactl -H\navailable: 2 nodes (0-1)\n",
+		"lscpu.txt":      "$ lscpu\nNUMA node(s):        2\n",
+		"lstopo.txt":     "$ lstopo-no-graphics --of xml\n<topology version=\"2.0\">\nargs --of xml\n",
+		"mst_status.txt": "$ mst status -v\nDEVICE_TYPE MST PCI RDMA NET NUMA\nargs status -v\n",
+		"virt.txt":       "$ systemd-detect-virt\nnone\n",
+		"gpus.txt":       "$ nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv\n",
+	} {
+		if !strings.Contains(f[name], want) {
+			t.Errorf("%s, want %q:\n%s", name, want, f[name])
+		}
 	}
 	for _, name := range []string{"mlnx_qos_ens3np0.txt", "ibv_devinfo.txt", "rdma_link.txt", "ip_link.txt", "nvidia_smi_topo.txt", "nccl_env.txt", "devlink_health.txt", "nvidia_smi_q.txt", "nvlink.txt"} {
 		if f[name] == "" {

@@ -11,8 +11,10 @@ import (
 // hostState gathers the host's state around the RDMA ports that diagnose
 // reads: the bonds (/proc/net/bonding), the loaded kernel modules
 // (/proc/modules: the peer-memory module GPUDirect RDMA needs), each RDMA
-// port's forced traffic class, and the tools that describe a netdev, an
-// RDMA device's firmware or the GPUs.
+// port's forced traffic class, the tools that describe a netdev, an RDMA
+// device's firmware or the GPUs, and the host's layout: its NUMA nodes
+// (numactl -H, lscpu), where each GPU and NIC sits on them (hwloc's XML,
+// mst status -v) and whether it is a VM (systemd-detect-virt).
 func (c *collector) hostState(ctx context.Context) {
 	c.procFiles("bonding.txt", "/proc/net/bonding", "", c.rdmaBond)
 	c.procFiles("modules.txt", "", "/proc/modules", nil)
@@ -33,11 +35,32 @@ func (c *collector) hostState(ctx context.Context) {
 		if pci == "" {
 			continue
 		}
-		c.firmwareTool(ctx, "mlxconfig_"+dev+".txt", []string{"mlxconfig", "mstconfig"}, "-d", pci, "query")
-		c.firmwareTool(ctx, "mlxlink_"+dev+".txt", []string{"mlxlink", "mstlink"}, "-d", pci, "-c")
+		c.firstTool(ctx, "mlxconfig_"+dev+".txt", []string{"mlxconfig", "mstconfig"}, "-d", pci, "query")
+		c.firstTool(ctx, "mlxlink_"+dev+".txt", []string{"mlxlink", "mstlink"}, "-d", pci, "-c")
 	}
 	c.command(ctx, "nvidia_smi_q.txt", "nvidia-smi -q -d PCIE,PERFORMANCE", "nvidia-smi", "-q", "-d", "PCIE,PERFORMANCE")
 	c.command(ctx, "nvlink.txt", "nvidia-smi nvlink -s", "nvidia-smi", "nvlink", "-s")
+	c.command(ctx, "gpus.txt", "nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv", "nvidia-smi", "--query-gpu=index,name,pci.bus_id", "--format=csv")
+	c.layout(ctx)
+}
+
+// layout gathers where the GPUs and NICs sit: the NUMA nodes and their
+// distances, hwloc's tree with the PCI devices under each package, MFT's
+// table of adapters with their NUMA node, and the hypervisor if any.
+func (c *collector) layout(ctx context.Context) {
+	c.command(ctx, "numactl.txt", "numactl -H", "numactl", "-H")
+	c.command(ctx, "lscpu.txt", "lscpu", "lscpu")
+	c.firstTool(ctx, "lstopo.txt", []string{"lstopo-no-graphics", "lstopo"}, "--of", "xml")
+	c.command(ctx, "mst_status.txt", "mst status -v", "mst", "status", "-v")
+	// systemd-detect-virt exits 1 when it prints "none" (bare metal).
+	out, err := c.run(ctx, "systemd-detect-virt")
+	if v := strings.TrimSpace(string(out)); err != nil && v != "none" {
+		c.missing("systemd-detect-virt", err.Error())
+		return
+	}
+	b := c.file("virt.txt")
+	b.WriteString("$ systemd-detect-virt\n")
+	b.Write(out)
 }
 
 // rdmaBond reports whether the bond whose /proc/net/bonding file is data
@@ -117,9 +140,10 @@ func (c *collector) pciAddress(dev string) string {
 	return a
 }
 
-// firmwareTool runs the first of names the host has (NVIDIA's MFT tool,
-// else mstflint's), recording a gap only when it has none.
-func (c *collector) firmwareTool(ctx context.Context, file string, names []string, args ...string) {
+// firstTool runs the first of names the host has (NVIDIA's MFT tool, else
+// mstflint's; lstopo-no-graphics, else lstopo), recording a gap only when
+// it has none.
+func (c *collector) firstTool(ctx context.Context, file string, names []string, args ...string) {
 	source := names[0] + " " + strings.Join(args, " ")
 	for _, n := range names {
 		if _, err := c.lookPath(n); err == nil {

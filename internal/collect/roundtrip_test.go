@@ -106,3 +106,49 @@ func TestCollectedHostStateDiagnosed(t *testing.T) {
 		t.Errorf("the collected archive gives %q, the pastes %q", got, want)
 	}
 }
+
+// TestCollectedLayoutDiagnosed: a tree whose tools print real outputs —
+// hwloc's XML of a DGX-2H (open-mpi/hwloc's test input: its 16 GPUs on
+// NUMA nodes 0 and 1) as lstopo-no-graphics, the mst status -v of
+// k8snetworkplumbingwg/sriov-network-device-plugin#601 (ConnectX-7s on
+// nodes 1 to 3) as mst — and a systemd-detect-virt printing kvm: the
+// archive gives diagnose the GPUs without a NIC on their node and the VM.
+// Before collect gathered them, it gave neither.
+func TestCollectedLayoutDiagnosed(t *testing.T) {
+	root := t.TempDir()
+	put := func(p, data string, mode os.FileMode) {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(data), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	corpus := func(rel string) string {
+		b, err := os.ReadFile(filepath.Join("../../testdata/corpus", rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	put("proc/sys/kernel/hostname", "dgx2\n", 0o644)
+	put("srv/lstopo.xml", corpus("hwloc/hwloc-xml-dgx2h-16-v100-two-packages.xml"), 0o644)
+	_, mst, _ := strings.Cut(corpus("mst/mst-status-v-cx7-ib-4-numa-blank-lines-cut-sriovdp601.txt"), "mst status -v \n")
+	put("srv/mst.txt", mst, 0o644)
+	put("usr/bin/lstopo-no-graphics", "#!/bin/sh\ncat "+filepath.Join(root, "srv/lstopo.xml")+"\n", 0o755)
+	put("usr/bin/mst", "#!/bin/sh\ncat "+filepath.Join(root, "srv/mst.txt")+"\n", 0o755)
+	put("usr/bin/systemd-detect-virt", "#!/bin/sh\necho kvm\n", 0o755)
+	var buf bytes.Buffer
+	if _, err := collect.Collect(context.Background(), collect.Options{Root: root}, &buf); err != nil {
+		t.Fatal(err)
+	}
+	archive := filepath.Join(t.TempDir(), "dgx2.tar.gz")
+	if err := os.WriteFile(archive, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := judged(doctor.Diagnose([]string{archive}, nil, doctor.Options{}))
+	if want := []string{"host.numa.nic_far warn", "host.virt.vm info"}; !slices.Equal(got, want) {
+		t.Errorf("the collected archive gives %q, want %q", got, want)
+	}
+}

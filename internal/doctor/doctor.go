@@ -133,6 +133,10 @@ func rules() []Rule {
 	rs = append(rs, rasRules()...)
 	rs = append(rs, lspciRules()...)
 	rs = append(rs, nvsmiRules()...)
+	rs = append(rs, gpuModelRules()...)
+	rs = append(rs, numaRules()...)
+	rs = append(rs, atsRules()...)
+	rs = append(rs, virtRules()...)
 	rs = append(rs, captureRule())
 	return rs
 }

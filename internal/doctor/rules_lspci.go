@@ -232,8 +232,8 @@ func checkLspciACS(inc *Incident) []Finding {
 				srcOnly = append(srcOnly, d)
 			}
 		}
-		if len(sw)+len(root) == 0 {
-			continue
+		if len(sw)+len(root) == 0 || atsDirect(p) {
+			continue // atsDirect: host.pcie.ats tells the VM setup
 		}
 		sev, on := Warn, sw
 		where := fmt.Sprintf("%s of PCIe switches or bridges", plural(len(sw), "port", "ports"))
@@ -301,20 +301,32 @@ func labels(ds []ingest.PCIDevice) string {
 	return " (" + list(names, 6) + ")"
 }
 
+// acsCtlRegister is where a bridge's ACS control register sits for
+// setpci: past the ACS capability's offset when lspci printed it.
+func acsCtlRegister(d ingest.PCIDevice) string {
+	if off, err := strconv.ParseUint(d.ACSOffset, 16, 16); err == nil {
+		return strconv.FormatUint(off+6, 16)
+	}
+	return "ECAP_ACS+0x6"
+}
+
+// setpciACS gives the setpci commands that write value(its ACSCtl) into
+// the ACS control register of each bridge lspci names, six at most.
+func setpciACS(ds []ingest.PCIDevice, value func(ingest.ACSControl) int) []string {
+	var cmds []string
+	for _, d := range ds {
+		if d.BDF == "" || d.ACS == nil || len(cmds) >= 6 {
+			continue
+		}
+		cmds = append(cmds, fmt.Sprintf("setpci -s %s %s.w=%04x", d.BDF, acsCtlRegister(d), value(*d.ACS)))
+	}
+	return cmds
+}
+
 // acsFix gives the setpci commands that clear ACS control on each bridge,
 // at the capability's offset when lspci printed it.
 func acsFix(ds []ingest.PCIDevice) string {
-	var cmds []string
-	for _, d := range ds {
-		if d.BDF == "" || len(cmds) >= 6 {
-			continue
-		}
-		reg := "ECAP_ACS+0x6"
-		if off, err := strconv.ParseUint(d.ACSOffset, 16, 16); err == nil {
-			reg = strconv.FormatUint(off+6, 16)
-		}
-		cmds = append(cmds, fmt.Sprintf("setpci -s %s %s.w=0000", d.BDF, reg))
-	}
+	cmds := setpciACS(ds, func(ingest.ACSControl) int { return 0 })
 	fix := "On bare metal, turn ACS off: in the BIOS (the PCIe ACS setting, or IO virtualization / VT-d / IOMMU where that is what enables it), or at runtime as root on each bridge, which lasts until reboot: "
 	if len(cmds) > 0 {
 		fix += "`" + strings.Join(cmds, "; ") + "`"

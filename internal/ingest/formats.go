@@ -31,5 +31,11 @@ func formats() []Format {
 		{Kind: KindDevlinkHealth, New: NewDevlinkParser},
 		{Kind: KindBonding, New: NewBondingParser},
 		{Kind: KindModules, New: NewModulesParser},
+		{Kind: KindGPUList, New: NewGPUListParser},
+		{Kind: KindMST, New: NewMSTParser},
+		{Kind: KindHostTopology, New: NewHostTopoParser},
+		{Kind: KindNumactl, New: NewNumactlParser},
+		{Kind: KindLscpu, New: NewLscpuParser},
+		{Kind: KindVirt, New: NewVirtParser},
 	}
 }

@@ -75,7 +75,10 @@ type TopoGPU struct {
 	// memory is onlined as a NUMA node of the CPU, which nvidia-smi
 	// prints for a GPU coherently attached to its CPU (NVLink-C2C on
 	// Grace), N/A for a PCIe GPU.
-	MemNUMA  string
+	MemNUMA string
+	// NUMA is the NUMA Affinity column when it holds a number: the node
+	// of the CPUs nearest the GPU.
+	NUMA     string
 	Evidence Evidence
 }
 
@@ -99,8 +102,9 @@ type gpuTopoParser struct {
 	// amdLinks is set inside rocm-smi's "Link Type between two GPUs"
 	// section, whose cells are 0, XGMI and PCIE.
 	amdLinks bool
-	// numaID is set when the header ends in "GPU NUMA ID".
-	numaID bool
+	// numaID is set when the header ends in "GPU NUMA ID", numaAff when
+	// it has a NUMA Affinity column.
+	numaID, numaAff bool
 }
 
 // NewGPUTopoParser returns a parser for `nvidia-smi topo -m` in the input
@@ -187,6 +191,7 @@ func (p *gpuTopoParser) Feed(l Line) {
 	if f[0] == "GPU0" && len(f) > 1 && (f[1] == "GPU1" || topoNIC(f[1]) || f[1] == "CPU") {
 		p.header(f)
 		p.numaID = strings.HasSuffix(strings.TrimSpace(l.Text), "GPU NUMA ID")
+		p.numaAff = strings.Contains(l.Text, "NUMA Affinity")
 		p.out.lines.add(l)
 		return
 	}
@@ -235,6 +240,10 @@ func (p *gpuTopoParser) Feed(l Line) {
 	// The row ends in CPU Affinity, NUMA Affinity and GPU NUMA ID.
 	if last := f[len(f)-1]; p.numaID && len(f) == len(p.cols)+4 && isDigits(last) {
 		g.MemNUMA = strings.Clone(last)
+	}
+	// CPU Affinity is one field ("0-47,96-143"), NUMA Affinity the next.
+	if at := len(p.cols) + 2; p.numaAff && len(f) > at && isDigits(f[at]) && len(f[at]) < 4 {
+		g.NUMA = strings.Clone(f[at])
 	}
 	p.out.GPUs = append(p.out.GPUs, g)
 }

@@ -98,6 +98,12 @@ type PCIDevice struct {
 	Secondary string
 	// Host is the host a shell prompt before the device named, if any.
 	Host string
+	// NUMA is the node lspci's "NUMA node:" line names, "" when none;
+	// NUMAEvidence is that line.
+	NUMA         string
+	NUMAEvidence Evidence
+	// ATS is the ATS control register (ATSCtl), when printed.
+	ATS *ATSControl
 	// Denied is set when lspci printed "Capabilities: <access denied>"
 	// (run without root): the link and ACS lines are not in the input.
 	Denied   bool
@@ -284,6 +290,10 @@ func (p *lspciParser) Feed(l Line) {
 		p.start(d, l)
 		return
 	}
+	if v, ok := strings.CutPrefix(t, "NUMA node:"); ok {
+		p.numa(v, l)
+		return
+	}
 	key, rest, ok := strings.Cut(t, ":")
 	if !ok || strings.ContainsAny(key, " \t") {
 		if p.cur != nil && p.named {
@@ -298,6 +308,8 @@ func (p *lspciParser) Feed(l Line) {
 		p.link(key, rest, l)
 	case "ACSCtl":
 		p.acs(rest, l)
+	case "ATSCtl":
+		p.ats(rest, l)
 	case "Bus":
 		p.bus(rest, l)
 	default:

@@ -1,0 +1,100 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// ATS against ACS. Real: the ATSCtl lines of a ConnectX-7 passed through
+// to an H200 VM (NVIDIA/nccl-tests#256), no ACSCtl line beside them: info.
+// Synthetic: the same switch as TestLspciSwitchSynthetic with the NIC's
+// ATS on; its redirecting ports without DirectTrans warn with the setpci
+// value that adds bit 6 to their ACSCtl (0x1d → 0x5d) beside host.pcie.acs;
+// with DirectTrans+ on them it is the VM setup NCCL advises: info, and
+// host.pcie.acs leaves it to this rule.
+func TestATSWithACS(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/lspci/lspci-grep-ats-enabled-cx7-h200-vm-nccltests256.txt")
+	nicMustFind(t, fs, "host.pcie.ats", Info, "ATS enabled on 7 devices; the input has no ACSCtl line")
+
+	fs = diagnoseFiles(t, Options{}, "synthetic/lspci-vvv-switch-acs-ats-on-directtrans-off-numa-synthetic.txt")
+	f := nicMustFind(t, fs, "host.pcie.ats", Warn, "ATS enabled on 1 device (0000:17:00.0), but 2 bridges redirect peer-to-peer traffic without Direct Translated P2P (DirectTrans-) (0000:16:01.0, 0000:16:02.0)")
+	if !strings.Contains(f.Fix, "setpci -s 0000:16:01.0 1f6.w=005d; setpci -s 0000:16:02.0 1f6.w=005d") {
+		t.Errorf("fix %s", f.Fix)
+	}
+	nicMustFind(t, fs, "host.pcie.acs", Warn, "on 2 ports of PCIe switches")
+
+	fs = diagnoseFiles(t, Options{}, "synthetic/lspci-vvv-switch-acs-directtrans-ats-on-synthetic.txt")
+	nicMustFind(t, fs, "host.pcie.ats", Info, "let translated requests go direct (DirectTrans+) (0000:16:01.0, 0000:16:02.0)")
+	nicMustNot(t, fs, "host.pcie.acs")
+	nicMustNot(t, fs, "host.numa.nic_far")
+}
+
+// GPUs on a NUMA node without an RDMA NIC. Synthetic: lspci's NUMA node
+// lines put the ConnectX-7 on node 0 and the H100 on node 1. Real, two
+// machines given together so that the one NIC-stating input is joined:
+// hwloc's DGX-2H XML (8 V100s on each of nodes 0 and 1) with the mst
+// status -v of NVIDIA/... sriov-network-device-plugin#601 (ConnectX-7s
+// on nodes 1 to 3) leaves node 0's GPUs without a NIC; with
+// sriov-network-operator#786's (NICs on nodes 0 and 1) every GPU has one.
+// nvidia-smi topo -m's NUMA Affinity (sglang#13973's H20, its six GPUs
+// shown on nodes 0 to 2) joins the same way: node 2's GPUs have no NIC
+// of #786's.
+func TestNUMANICFar(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "synthetic/lspci-vvv-switch-acs-ats-on-directtrans-off-numa-synthetic.txt")
+	nicMustFind(t, fs, "host.numa.nic_far", Warn, "1 of 1 GPUs (GPU 0000:18:00.0) sit on NUMA node 1, which has no RDMA NIC: the NICs are NIC 0000:17:00.0 on node 0")
+	// With numactl --hardware of a two-node host (open-mpi/hwloc#712's,
+	// real), the only one given, the distance between the nodes is named.
+	fs = diagnoseFiles(t, Options{}, "synthetic/lspci-vvv-switch-acs-ats-on-directtrans-off-numa-synthetic.txt", "corpus/numa/lscpu-grep-numa-numactl-hardware-kvm-2-nodes-hwloc712.txt")
+	f := nicMustFind(t, fs, "host.numa.nic_far", Warn, "GPU 0000:18:00.0")
+	if !strings.Contains(f.Mechanism, "numactl -H gives the distance from node 1 to node 0 20 against 10 within node 1") || !cites(f, "hwloc712.txt", 8) || !cites(f, "numa-synthetic.txt", 49) {
+		t.Errorf("mechanism %s\nevidence %v", f.Mechanism, f.Evidence)
+	}
+
+	const dgx2, far, near = "corpus/hwloc/hwloc-xml-dgx2h-16-v100-two-packages.xml", "corpus/mst/mst-status-v-cx7-ib-4-numa-blank-lines-cut-sriovdp601.txt", "corpus/mst/mst-status-v-cx7-ib-numa-0-1-h100-sriovop786.txt"
+	fs = diagnoseFiles(t, Options{}, dgx2, far)
+	f = nicMustFind(t, fs, "host.numa.nic_far", Warn, "8 of 16 GPUs (GPU 0000:34:00.0, GPU 0000:36:00.0, GPU 0000:39:00.0, GPU 0000:3b:00.0 and 4 more) sit on NUMA node 0, which has no RDMA NIC: the NICs are mlx5_3 on node 1; mlx5_6, mlx5_5, mlx5_4 on node 2; mlx5_10, mlx5_9 on node 3")
+	if !strings.Contains(f.Fix, "numa_node") {
+		t.Errorf("fix %s", f.Fix)
+	}
+	nicMustNot(t, diagnoseFiles(t, Options{}, dgx2, near), "host.numa.nic_far")
+
+	const h20 = "corpus/topo/nvidia-smi-topo-h20-gpu3-pix-nic4-numa-cut-sglang13973.txt"
+	nicMustFind(t, diagnoseFiles(t, Options{}, h20, far), "host.numa.nic_far", Warn, "sit on NUMA node 0, which has no RDMA NIC")
+	nicMustFind(t, diagnoseFiles(t, Options{}, h20, near), "host.numa.nic_far", Warn, "2 of 6 GPUs (GPU4, GPU5) sit on NUMA node 2, which has no RDMA NIC: the NICs are mlx5_1, mlx5_0 on node 0; mlx5_5, mlx5_4, mlx5_3, mlx5_2 on node 1")
+	// Two NIC-stating inputs of unknown hosts: neither is joined.
+	nicMustNot(t, diagnoseFiles(t, Options{}, h20, far, near), "host.numa.nic_far")
+}
+
+// Mixed GPU models. Real: nccl-tests on an A100 host (thanos) and on a
+// DGX H100 pair, given together: two models across the hosts the rank
+// lines name; ml-engineering's --query-gpu CSV (H100) with vLLM#12008's
+// collect_env (H20): two models in inputs that name no host. One model,
+// nvidia-smi's table or a cut paste shortening its name or not, is no
+// finding.
+func TestMixedGPUs(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-a100-1n-8g-232GBps-thanos.txt", "corpus/nccl-tests/allreduce-dgx-h100-2n-g2-148GBps.txt")
+	nicMustFind(t, fs, "host.gpu.mixed", Warn, "GPUs of 2 models across ", "NVIDIA A100-SXM4-80GB (8 GPUs on ", "NVIDIA H100 80GB HBM3 (")
+	fs = diagnoseFiles(t, Options{}, "corpus/nvsmi/nvidia-smi-query-gpu-name-busid-vbios-h100-cut-mlengineering.txt", "corpus/nvsmi/collect-env-gpu-models-h20x2-vllm12008.txt")
+	nicMustFind(t, fs, "host.gpu.mixed", Warn, "GPUs of 2 models in the inputs: NVIDIA H100 80GB HBM3 (2 GPUs), NVIDIA H20 (2 GPUs)")
+	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-dgx-h100-2n-g2-148GBps.txt"), "host.gpu.mixed")
+	nicMustNot(t, synthFindings(t, Options{}, "# synthetic", "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)", "name, pci.bus_id", "NVIDIA H100 80GB HB..., 00000000:04:00.0"), "host.gpu.mixed")
+	// NVIDIA/nccl#398's preamble is cut inside its last rank's GPU name
+	// ("Tes"): the same V100s. An A10 is no A100 (synthetic).
+	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/nccl-tests/preamble-v100-p3dn-2n-16rank-validation-0-rank-line-cut-in-gpu-name-nccl398.txt"), "host.gpu.mixed")
+	nicMustFind(t, synthFindings(t, Options{}, "# synthetic", "GPU 0: NVIDIA A10 (UUID: GPU-1)", "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-2)"), "host.gpu.mixed", Warn, "NVIDIA A10 (1 GPU), NVIDIA A100-SXM4-80GB (1 GPU)")
+}
+
+// A VM. Synthetic: lscpu's Hypervisor vendor and lspci's ATSCtl lines in
+// one paste of one host; systemd-detect-virt's word alone; a container's
+// lscpu (Virtualization type container) and bare metal's "none" are no VM.
+func TestVM(t *testing.T) {
+	fs := synthFindings(t, Options{}, "# synthetic", "[root@vm1 ~]# lscpu", "Model name:          Intel(R) Xeon(R) Platinum 8480+", "Hypervisor vendor:   KVM", "Virtualization type: full",
+		"[root@vm1 ~]# lspci -vvv | grep ATSCtl", "\t\tATSCtl:\tEnable+, Smallest Translation Unit: 00")
+	f := nicMustFind(t, fs, "host.virt.vm", Info, "vm1 is a virtual machine (lscpu's Hypervisor vendor KVM); lspci shows ATS enabled on 1 device")
+	if len(f.Evidence) != 2 || !strings.Contains(f.Fix, "NCCL_TOPO_FILE") || !strings.Contains(f.Fix, "DirectTrans+") {
+		t.Errorf("evidence %v fix %s", f.Evidence, f.Fix)
+	}
+	nicMustFind(t, synthFindings(t, Options{}, "kvm"), "host.virt.vm", Info, "is a virtual machine (systemd-detect-virt's kvm); no lspci of it says whether ATS is on")
+	nicMustNot(t, synthFindings(t, Options{}, "Hypervisor vendor:   KVM", "Virtualization type: container"), "host.virt.vm")
+	nicMustNot(t, synthFindings(t, Options{}, "none"), "host.virt.vm")
+}
