@@ -198,7 +198,15 @@ const RingQPRate = 21
 // 56-77: a barrier in each) and Simple (prims_simple.h genericOp: a
 // barrier and postPeer's fence per slice, lines 293-315) have the same
 // parts but are not charged it: no public run of theirs was checked
-// against it at sizes where it would bind.
+// against it at sizes where it would bind. On NVSwitch servers it is
+// scaled by the GPU's NVLink step factor (gpu.Model.NVLinkLat: B200 1.3,
+// from NVIDIA/nccl#1940's flag-synchronized 8-byte all_reduce), since its
+// barriers, fence (postSend's __threadfence_system on sm90 and later) and
+// flag posts are that kind of synchronization; it was not refitted: the
+// GKE A4 B200 and A3 Ultra H200 all_gather runs, one network, image and
+// NCCL 2.26.6, show a B200 LL128 ring 14-17 µs a call slower at 1-16 MiB
+// where the twin had them within 4% (docs/nccl.md, "A B200's LL128
+// step").
 const StepSync = 2500 * unit.Nanosecond
 
 // RingLLPost is how long after a Ring/LL step across servers is in the
@@ -478,8 +486,8 @@ func Calibration() []CalibrationEntry {
 		{"ring LL128 hop", "one round of the kernel's warps' 2 KiB LL128 slices (40 KiB on the wire at 640 threads), or the whole step when smaller, at the channel rate",
 			"each NVLink hop of a Ring/LL128 call: the next GPU sees a step's lines that long after the step starts (not trees, whose rate carries NCCL's tree correction)",
 			"NCCL prims_ll128.h GenericOp and recvReduceSendCopy (v2.28.3 lines 182-200, 292-320): a warp stores a slice to the next GPU only once every thread's flag of it is in; nothing fitted"},
-		{"ring LL128 step sync", StepSync.String(), "each step of a Ring/LL128 kernel on a channel, after its data and before the next step (and before a network send's post): overlapped with the wait for the previous GPU's lines, so it binds where a step's data outlasts the hop's latency and lag",
-			"NCCL prims_ll128.h GenericOp (v2.28.3 lines 292-324: waitSend, barrier, the slices, barrier, postSend's system fence and tail, postRecv's head) gives the parts, not their times; fitted on the public all_reduce runs' 1-16 MiB rows (0-3 µs in steps of 0.5: calibration 12 → 13 of 15, held out 23 → 25 of 35), checked on the all_gather runs (9 → 16 of 30)"},
+		{"ring LL128 step sync", StepSync.String() + "; × " + fmt.Sprintf("%g", b200.NVLinkLatScale()) + " on B200, as its NVLink step", "each step of a Ring/LL128 kernel on a channel, after its data and before the next step (and before a network send's post): overlapped with the wait for the previous GPU's lines, so it binds where a step's data outlasts the hop's latency and lag",
+			"NCCL prims_ll128.h GenericOp (v2.28.3 lines 292-324: waitSend, barrier, the slices, barrier, postSend's system fence and tail, postRecv's head) gives the parts, not their times; fitted on the public all_reduce runs' 1-16 MiB rows (0-3 µs in steps of 0.5: calibration 12 → 13 of 15, held out 23 → 25 of 35), checked on the all_gather runs (9 → 16 of 30); B200: the NVLink step's factor (NVIDIA/nccl#1940) for the same kind of synchronization, not fitted: the GKE A4 and A3 Ultra all_gather runs on one network and NCCL put a B200 LL128 ring 14-17 µs a call (15 steps) above an H200's at 1-16 MiB (docs/nccl.md, \"A B200's LL128 step\")"},
 		{"network step", "Tree " + f(hwLat[hwNet][Tree][LL]) + "/" + f(hwLat[hwNet][Tree][LL128]) + "/" + f(hwLat[hwNet][Tree][Simple]) +
 			", Ring " + f(hwLat[hwNet][Ring][LL]) + "/" + f(hwLat[hwNet][Ring][LL128]) + "/" + f(hwLat[hwNet][Ring][Simple]) +
 			", NVLSTree " + f(hwLat[hwNet][NVLSTree][Simple]) + " µs, less " + NominalFabricLatency.String() + " of fabric",

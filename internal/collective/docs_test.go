@@ -69,6 +69,7 @@ var resultGroups = []struct {
 	{9, "Held out, group 9 (added after group 8, compared before any change)", "group 9"},
 	{13, "Held out, group 13 (added 2026-12-05, compared before any change)", "group 13"},
 	{14, "Held out, group 14 (added 2026-12-05 after group 13, compared before any change)", "group 14"},
+	{16, "Held out, group 16 (added 2026-12-06, compared before any change)", "group 16"},
 }
 
 // TestResultGroupsCoverRuns: every public all_reduce result's group is

@@ -365,7 +365,10 @@ func (e *engine) setTiming() {
 		tm.wireNum, tm.wireDen, tm.nvNum, tm.nvDen, tm.stream = 128, 120, 9, 7, true
 		if a == Ring && !e.call.Func.p2p() {
 			tm.sliceRound = int64(max(e.choice.Threads/32, 1)) * ll128SliceWire
-			tm.stepSync = StepSync
+			// The step's barriers, system-wide fence and flag posts
+			// are synchronization of the kind an NVLink step is, and
+			// take the GPU generation's time as it does (StepSync).
+			tm.stepSync = unit.Time(float64(StepSync) * intraScale)
 		}
 	case Simple:
 		// The receiver's proxy must see the completion (and flush

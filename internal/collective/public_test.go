@@ -305,6 +305,16 @@ var publicRuns = []publicRun{
 		srv: h100x8, servers: 2, ppn: 8, version: "2.23.4", heldOut: 14, iters: 10, maxSize: 8 << 30},
 	{file: "h100-2n-ib-nebius-vm-nvlstree-skypilot.txt", host: "VM", label: "Nebius VMs, 2 × 8 H100, InfiniBand, NCCL_ALGO=NVLSTree (8 × 400G and Intel hosts assumed; SkyPilot's example)", fabric: "IB",
 		srv: h100x8, servers: 2, ppn: 8, env: map[string]string{"NCCL_ALGO": "NVLSTree", "NCCL_COLLNET_ENABLE": "0"}, version: "2.23.4", heldOut: 14, maxSize: 8 << 30},
+	// Held out, group 16: three all_reduce results of H100 clusters,
+	// added and compared before any change (docs/nccl.md, "Held out,
+	// group 16").
+	{file: "h100-2n-ib400g-nccltests309-gjaion.txt", label: "2 × 8 H100, 8 × 400G IB, NCCL defaults (nccl-tests#309, 2 of gj-aion's 8 nodes; version not printed)", fabric: "IB",
+		srv: h100x8, servers: 2, ppn: 8, version: "2.26.2", heldOut: 16, maxSize: 8 << 30},
+	{file: "h100-2x1-ib400g-4nic-tree-nccltests232.txt", label: "2 × 1 H100 (one GPU of an 8-GPU server, its PIX NIC of four 400G IB), NCCL_ALGO=Tree, 2 QPs (nccl-tests#232; version not printed)", fabric: "IB",
+		srv: serverOf("H100", 1, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel), servers: 2, ppn: 1,
+		env: map[string]string{"NCCL_ALGO": "Tree", "NCCL_IB_QPS_PER_CONNECTION": "2"}, version: "2.21.5", heldOut: 16, iters: 10},
+	{file: "h100-4n-nccl2.19.3-nccl1222.txt", label: "4 × 8 H100, NCCL 2.19.3 (NVIDIA/nccl#1222; OCI BM.GPU.H100.8's 16 × 200G RoCE assumed)", fabric: "RoCE",
+		srv: ociCards(serverOf("H100", 16, 200*unit.Gbps, 5, gpu.PXB, gpu.Intel)), servers: 4, ppn: 8, version: "2.19.3", heldOut: 16, maxSize: 16 << 30},
 	// Held out, group 3: the other collectives (all_gather, reduce_scatter,
 	// alltoall, sendrecv), added and compared before anything was changed
 	// on them (docs/nccl.md, "Other collectives").
@@ -671,6 +681,16 @@ var knownMisses = map[string]string{
 	"Together AI B200 report 2026-04-17 (all_reduce, NVLSTree, 4 nodes)@2G": "NVLSTree forced on 4 × 8 B200: the run 258-266 GB/s, below the same cluster's NCCL-chosen run with NVLS on (311-315) and its Ring (329-333), where the twin's NVLSTree gives what its own choice gives (NVLSTree/Simple/32, 312-316, in band against the NVLS-on run); the report's own delta table has this configuration moving by up to 29% between runs at 16-64 servers, and NCCL's choice with NVLS on is not printed (docs/nccl.md, \"Held out, group 13\")",
 	"Together AI B200 report 2026-04-17 (all_reduce, NVLSTree, 4 nodes)@4G": "as 2G",
 	"Together AI B200 report 2026-04-17 (all_reduce, NVLSTree, 4 nodes)@8G": "as 2G",
+	// Held out, group 16.
+	"h100-2x1-ib400g-4nic-tree-nccltests232.txt@2M":  "Tree forced with one H100 a server on its PIX NIC (nccl-tests#232): NCCL's model takes Tree/LL128 on 4 channels from 2 to 32 MiB (the run does not print its protocol); the twin 215-1143 µs (9.7-29.4 GB/s), the run 113-812 µs (18.5-41.3 GB/s, one 400G NIC's worth from 16 MiB); the twin's 4 MiB (399 µs) is as slow as its 8 MiB (406) (docs/nccl.md, \"Held out, group 16\")",
+	"h100-2x1-ib400g-4nic-tree-nccltests232.txt@4M":  "as 2M",
+	"h100-2x1-ib400g-4nic-tree-nccltests232.txt@8M":  "as 2M",
+	"h100-2x1-ib400g-4nic-tree-nccltests232.txt@16M": "as 2M",
+	"h100-4n-nccl2.19.3-nccl1222.txt@1G":             "4 × 8 H100 on NCCL 2.19.3 (NVIDIA/nccl#1222), the system not printed and taken as OCI BM.GPU.H100.8 (16 × 200G RoCE ports, before NCCL 2.20 merged a card's ports): the twin's Ring/Simple on 30 channels gives 358-367 GB/s at 1-16 GiB, the run 385-391 (×0.92-×0.95); what the run's 16 ports, settings or algorithm were is not printed (docs/nccl.md, \"Held out, group 16\")",
+	"h100-4n-nccl2.19.3-nccl1222.txt@2G":             "as 1G",
+	"h100-4n-nccl2.19.3-nccl1222.txt@4G":             "as 1G",
+	"h100-4n-nccl2.19.3-nccl1222.txt@8G":             "as 1G",
+	"h100-4n-nccl2.19.3-nccl1222.txt@16G":            "as 1G",
 	// Out since the comparison times nccl-tests' loop from 64 MiB.
 	"h100-8n-ib400g-minctas24-nccltests309.txt@256M": "NVLSTree on 8 servers with 24 channels at 256 MiB: the twin's first call of the timed loop takes 2282 µs (its proxies take up every channel's tree operations at its start), its later calls 1991, so nccl-tests' mean over 20 calls is 2005 against the run's 2199 (×1.10; ×0.96 when the first call alone was timed); the same cluster with NCCL's 16 channels is within 1% at 256 MiB (1969 against 1955 µs)",
 	"b200-2n-ib-lambda1cc-dstack.txt@1G":             "NVLSTree on B200 at 1 GiB: the twin's later calls are slower than its first (3150 against 3079 µs; the proxy thread's load, docs/nccl.md \"Held out, group 5\"), so its mean over the run's 100 calls is 3150 µs against the run's 2972 (×0.94; ×0.97 with the first call alone); the Vultr and GCP A4 runs' 1 GiB stay in band (×0.96, ×1.03)",
