@@ -23,11 +23,22 @@ func TestLintJinjaTemplate(t *testing.T) {
 	if _, err := Lint([]string{ok}, nil); err != nil {
 		t.Errorf("JSON with {%% in a value: %v", err)
 	}
+	// Synthetic NCCL launch script: bash's ${#array[@]} and ${#var} are
+	// lengths, not Jinja2 comments, even with a "#}" further down.
+	script := tempFile(t, "launch-synthetic.sh", "#!/bin/bash\nHOSTS=(gpu1 gpu2)\nNP=$(( ${#HOSTS[@]} * 8 ))\nN=${#NP}\necho \"{#}\"\nmpirun -np $NP all_reduce_perf -b 8 -e 8G\n")
+	if _, err := Lint([]string{script}, nil); err != nil && strings.Contains(err.Error(), "Jinja2") {
+		t.Errorf("shell script with ${#: %v", err)
+	}
+	for in, want := range map[string]bool{"a {# open only": false, "x ${# y #}": false, "a {% if x %}": true, "{#\n c\n#}": true, "{% x": false} {
+		if _, _, got := jinjaAt([]byte(in)); got != want {
+			t.Errorf("jinjaAt(%q) = %v, want %v", in, got, want)
+		}
+	}
 }
 
 // FuzzJinjaAt: any input gives a position inside it, or none.
 func FuzzJinjaAt(f *testing.F) {
-	for _, s := range []string{"{%- set x = 1 %}\n{}", "{\n  \"A\": {}\n}\n{# c #}", `{"a": "{%"}`, "", "{%", "\n\n  {#"} {
+	for _, s := range []string{"{%- set x = 1 %}\n{}", "{\n  \"A\": {}\n}\n{# c #}", `{"a": "{%"}`, "", "{%", "\n\n  {#", "N=${#HOSTS[@]} #}", "x {# a\n b #}"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -501,13 +501,22 @@ func pastedCommand(data, blanked []byte) bool {
 	return false
 }
 
-// jinjaAt finds the first Jinja2 statement or comment ("{%", "{#") of an
-// input that is not JSON (a string value may hold the characters), and
-// where it is, 1-based.
+// jinjaAt finds the first Jinja2 statement or comment of an input that is
+// not JSON (a string value may hold the characters), and where it is,
+// 1-based: a "{%" or "{#" closed by its "%}" or "#}" on the same or a later
+// line and not preceded by "$", so that a shell script's ${#HOSTS[@]} or
+// ${#var} is not taken for a template.
 func jinjaAt(data []byte) (line, col int, ok bool) {
-	i := bytes.Index(data, []byte("{%"))
-	if j := bytes.Index(data, []byte("{#")); j >= 0 && (i < 0 || j < i) {
-		i = j
+	closeAt := map[byte]int{'%': bytes.LastIndex(data, []byte("%}")), '#': bytes.LastIndex(data, []byte("#}"))}
+	i := -1
+	for k := 0; k+1 < len(data); k++ {
+		if data[k] != '{' || data[k+1] != '%' && data[k+1] != '#' || k > 0 && data[k-1] == '$' {
+			continue
+		}
+		if closeAt[data[k+1]] >= k+2 {
+			i = k
+			break
+		}
 	}
 	if i < 0 || json.Valid(data) {
 		return 0, 0, false
