@@ -108,7 +108,7 @@ func portRules(m *Model) []doctor.Finding {
 				// Each row keyed by one port: name the ports once.
 				title = fmt.Sprintf("%s: %s rows of %s, ports PORT does not hold", db.File, table, list(names, 4))
 			}
-			others := otherNamespaces(m, db, names)
+			others, nowhere := otherNamespaces(m, db, names)
 			if others != "" {
 				title += " (" + others + ")"
 			}
@@ -123,6 +123,9 @@ func portRules(m *Model) []doctor.Finding {
 			}
 			if others != "" {
 				f.Fix = fmt.Sprintf("Move the rows into the namespace whose PORT holds the port (%s): each ASIC's orchagent reads its own CONFIG_DB (`config load` writes the file's asicN object to that ASIC's database), so a row under another ASIC is dropped there and missing where the port is.", others)
+				if len(nowhere) > 0 {
+					f.Fix = fmt.Sprintf("For %s, in no namespace's PORT: name ports PORT holds (%s), one by one, comma-separated. %s", list(nowhere, 4), list(db.Tables["PORT"].Keys(), 4), strings.Replace(f.Fix, "Move the rows", "Move the other rows", 1))
+				}
 			}
 			if table != "PORT_QOS_MAP" {
 				f.Severity = doctor.Warn
@@ -139,22 +142,27 @@ func portRules(m *Model) []doctor.Finding {
 
 // otherNamespaces says which other ASIC namespaces of the same multi-ASIC
 // config_db hold the ports in their PORT tables ("Ethernet0 is asic0's"),
-// or "" when none does; the host's (localhost) PORT, which may list every
-// front-panel port, says nothing of where orchagent knows one.
-func otherNamespaces(m *Model, db *sonic.ConfigDB, ports []string) string {
-	var said []string
+// or "" when none does, and lists the ports no other namespace holds; the
+// host's (localhost) PORT, which may list every front-panel port, says
+// nothing of where orchagent knows one.
+func otherNamespaces(m *Model, db *sonic.ConfigDB, ports []string) (string, []string) {
+	var said, nowhere []string
 	for _, p := range slices.Compact(slices.Sorted(slices.Values(ports))) {
-		for _, o := range m.Sonic {
+		held := slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool {
 			if o == db || o.Path != db.Path || o.Namespace == "" || o.Namespace == "localhost" {
-				continue
+				return false
 			}
 			if _, ok := o.Tables["PORT"][p]; ok {
 				said = append(said, fmt.Sprintf("%s is %s's", p, o.Namespace))
-				break
+				return true
 			}
+			return false
+		})
+		if !held {
+			nowhere = append(nowhere, p)
 		}
 	}
-	return list(said, 3)
+	return list(said, 3), nowhere
 }
 
 // unheldDecides is, by the table a name points into, what lint cannot

@@ -20,8 +20,9 @@ var classTables = []string{"DSCP_TO_TC_MAP", "TC_TO_PRIORITY_GROUP_MAP", "TC_TO_
 // sonic-cfggen renders when no port is active (qos_config.j2 binds the maps,
 // pfc_enable and the WRED profiles only to the ports DEVICE_NEIGHBOR
 // names). No port has PFC or ECN then. A table held empty is the config's
-// statement, not a fragment's silence (fragmentNotJudged's); a port row
-// another SONiC input of the run holds binds the ports, and a PORT_QOS_MAP
+// statement, not a fragment's silence (fragmentNotJudged's); a row of
+// another SONiC file of the run naming one of this config's ports binds the
+// ports (another namespace of the same dump does not), and a PORT_QOS_MAP
 // port row or QUEUE row of this one leaves the judging to the rules that
 // follow the ports, and to connectedUnbound for the connected ports that
 // lack them.
@@ -36,7 +37,8 @@ func unboundPorts(m *Model) []doctor.Finding {
 		if db.Vendor != "" || !ok || !db.Has("QUEUE") {
 			continue
 		}
-		if slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool { return o != db && o.Vendor == "" && bindsPorts(o) }) {
+		ports, from := configPorts(db)
+		if slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool { return bindsPortsOf(o, db, ports) }) {
 			continue
 		}
 		var defined []string
@@ -54,15 +56,18 @@ func unboundPorts(m *Model) []doctor.Finding {
 				ev = append(ev, sonicEv(db, v))
 			}
 		}
-		ports, from := configPorts(db)
 		if len(defined) == 0 || len(ports) == 0 {
 			continue
+		}
+		lacks := "pfc_enable, the DSCP map or a WRED profile"
+		if g, ok := db.Tables["PORT_QOS_MAP"]["global"]; ok && g["dscp_to_tc_map"].Text != "" {
+			lacks = "pfc_enable or a WRED profile (the global row's DSCP map classifies)"
 		}
 		subject := db.File
 		fs = append(fs, doctor.Finding{
 			ID: "qos.ports.unbound", Severity: doctor.Error, Layer: doctor.LayerFabric,
-			Title: fmt.Sprintf("%s: PORT_QOS_MAP and QUEUE hold no port's row, though the config defines %s for its %d ports (%s): no port has pfc_enable, the DSCP map or a WRED profile, so PFC and ECN are off on every port",
-				subject, list(defined, 2), len(ports), strings.Join(from, ", ")),
+			Title: fmt.Sprintf("%s: PORT_QOS_MAP and QUEUE hold no port's row, though the config defines %s for its %d ports (%s): no port has %s, so PFC and ECN are off on every port",
+				subject, list(defined, 2), len(ports), strings.Join(from, ", "), lacks),
 			Subject:  subject,
 			Evidence: evs(ev...),
 			Mechanism: "orchagent applies the QoS maps and PFC per port, from the port's PORT_QOS_MAP row (dscp_to_tc_map, tc_to_pg_map, pfc_enable), and ECN per queue, from QUEUE's wred_profile; a map or WRED profile no row names is programmed into the ASIC and used by no port. " +
@@ -77,6 +82,27 @@ func unboundPorts(m *Model) []doctor.Finding {
 // PORT_QOS_MAP row other than global, or a QUEUE row.
 func bindsPorts(db *sonic.ConfigDB) bool {
 	return len(db.Queues()) > 0 || slices.ContainsFunc(db.PortQoSMaps(), func(pq sonic.PortQoS) bool { return pq.Port != "global" })
+}
+
+// bindsPortsOf reports whether another input, o, binds QoS to some of a
+// config's ports: a PORT_QOS_MAP port row or a QUEUE row naming one of
+// them. The namespaces of one multi-ASIC dump (one Path) hold separate
+// ASICs' configs and never bind each other's ports.
+func bindsPortsOf(o, db *sonic.ConfigDB, ports []string) bool {
+	if o.Path == db.Path || o.Vendor != "" {
+		return false
+	}
+	for _, pq := range o.PortQoSMaps() {
+		if slices.Contains(ports, pq.Port) {
+			return true
+		}
+	}
+	for _, q := range o.Queues() {
+		if slices.ContainsFunc(q.Ports, func(p string) bool { return slices.Contains(ports, p) }) {
+			return true
+		}
+	}
+	return false
 }
 
 // configPorts lists the ports a config names, and the tables it found

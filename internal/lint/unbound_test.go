@@ -26,15 +26,24 @@ func TestPortsUnbound(t *testing.T) {
 	}
 	bound := strings.Replace(text, empty, `"PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "AZURE", "tc_to_pg_map": "AZURE", "tc_to_queue_map": "AZURE", "pfc_to_queue_map": "AZURE", "pfc_enable": "3,4"}},`, 1)
 	patch := `{"PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3,4"}}}`
+	elsewhere := `{"PORT_QOS_MAP": {"Ethernet999": {"pfc_enable": "3,4"}}}`
+	global := strings.Replace(text, empty, `"PORT_QOS_MAP": {"global": {"dscp_to_tc_map": "AZURE"}},`, 1)
+	// Two ASICs of one dump: asic0 bound, asic1 as rendered.
+	asics := "{\n\"asic0\": " + bound + ",\n\"asic1\": " + text + "\n}\n"
 
 	for _, c := range []struct {
 		what  string
 		files []string
 		want  bool
+		// title is in the finding's title when want.
+		title string
 	}{
-		{"as rendered", []string{tempFile(t, "config_qos.json", text)}, true},
-		{"a port bound", []string{tempFile(t, "config_qos.json", bound)}, false},
-		{"bound by another input", []string{tempFile(t, "config_qos.json", text), tempFile(t, "ports.json", patch)}, false},
+		{"as rendered", []string{tempFile(t, "config_qos.json", text)}, true, "no port has pfc_enable, the DSCP map or a WRED profile"},
+		{"a port bound", []string{tempFile(t, "config_qos.json", bound)}, false, ""},
+		{"bound by another input", []string{tempFile(t, "config_qos.json", text), tempFile(t, "ports.json", patch)}, false, ""},
+		{"another input binds other ports", []string{tempFile(t, "config_qos.json", text), tempFile(t, "ports.json", elsewhere)}, true, ""},
+		{"asic0 bound, asic1 not", []string{tempFile(t, "running.json", asics)}, true, "running.json asic1:"},
+		{"global DSCP map", []string{tempFile(t, "config_qos.json", global)}, true, "no port has pfc_enable or a WRED profile (the global row's DSCP map classifies)"},
 	} {
 		var got []string
 		for _, fd := range lintFiles(t, c.files...).Findings {
@@ -42,7 +51,7 @@ func TestPortsUnbound(t *testing.T) {
 				got = append(got, fd.Title)
 			}
 		}
-		if c.want && (len(got) != 1 || !strings.Contains(got[0], "for its 32 ports (CABLE_LENGTH)")) || !c.want && len(got) > 0 {
+		if c.want && (len(got) != 1 || !strings.Contains(got[0], "for its 32 ports (CABLE_LENGTH)") || !strings.Contains(got[0], c.title)) || !c.want && len(got) > 0 {
 			t.Errorf("%s: got %q, want a finding: %v", c.what, got, c.want)
 		}
 	}
@@ -52,7 +61,8 @@ func TestPortsUnbound(t *testing.T) {
 // config_dbs of asic0 and asic1 (real) joined into one dump as `show
 // runningconfiguration all` prints it: each ASIC's PORT_QOS_MAP holds rows
 // for the other's ports, and config.port.unknown names whose they are and
-// says to move them, while Ethernet8, in neither PORT, is only unknown.
+// says to move them, while Ethernet8, in neither PORT, is only unknown: the
+// fix names the ports PORT holds for it.
 func TestLintMultiASICOtherNamespace(t *testing.T) {
 	var parts []string
 	for _, f := range []string{filepath.Join("testdata", "util-mock-asic0-config_db.json"), filepath.Join("..", "..", "testdata", "corpus", "sonic", "utilities-mock_tables-asic1-config_db.json")} {
@@ -73,7 +83,7 @@ func TestLintMultiASICOtherNamespace(t *testing.T) {
 		}
 		for ns, w := range want {
 			if strings.HasPrefix(fd.Title, dump+" "+ns+":") {
-				if !strings.HasSuffix(fd.Title, w) || !strings.Contains(fd.Fix, "Move the rows") {
+				if !strings.HasSuffix(fd.Title, w) || !strings.Contains(fd.Fix, "Move the other rows") || !strings.HasPrefix(fd.Fix, "For Ethernet8, in no namespace's PORT: name ports PORT holds (") {
 					t.Errorf("%s: %q / %q, want the title to end %q", ns, fd.Title, fd.Fix, w)
 				}
 				delete(want, ns)
