@@ -103,8 +103,9 @@ func compareCmd(args []string, w io.Writer) error {
 		return err
 	}
 	// A run that -end cuts short leaves flows unfinished in either: htsim
-	// prints none for them, and each side's statistics are then of the
-	// flows it completed.
+	// prints none for them. The statistics are then of the first k
+	// completions of each side, k the smaller count, so that both cover
+	// as many flows.
 	var r []float64
 	for _, f := range o.Flows {
 		if f.FCTUS != nil {
@@ -112,7 +113,7 @@ func compareCmd(args []string, w io.Writer) error {
 		}
 	}
 	if len(r) != len(o.Flows) {
-		fmt.Fprintf(w, "warning: rocelab completed %d of the scenario's %d flows by its end (%v, htsim's -end); the statistics are of the completed flows\n", len(r), len(o.Flows), s.Duration)
+		fmt.Fprintf(w, "warning: rocelab completed %d of the scenario's %d flows by its end (%v, htsim's -end)\n", len(r), len(o.Flows), s.Duration)
 	}
 	if len(h) != len(o.Flows) {
 		fmt.Fprintf(w, "warning: htsim completed %d flows, the scenario has %d: not the same run, or htsim's -end cut it short\n", len(h), len(o.Flows))
@@ -120,8 +121,11 @@ func compareCmd(args []string, w io.Writer) error {
 	if len(r) == 0 {
 		return fmt.Errorf("compare: rocelab completed none of the %d flows by the scenario's end (%v): nothing to compare", len(o.Flows), s.Duration)
 	}
-	hs, rs := agree.Summarise(h), agree.Summarise(r)
-	fmt.Fprintf(w, "%s: %d flows; completion times from the start of the run\n%-24s %12s %12s %8s\n", s.Name, len(o.Flows), "statistic", "htsim", "rocelab", "diff")
+	k := min(len(h), len(r))
+	first := func(x []float64) []float64 { return slices.Sorted(slices.Values(x))[:k] }
+	hs, rs := agree.Summarise(first(h)), agree.Summarise(first(r))
+	fmt.Fprintf(w, "%s: %d of %d flows (the first to complete on each side); completion times from the start of the run\n%-24s %12s %12s %8s\n", s.Name, k, len(o.Flows), "statistic", "htsim", "rocelab", "diff")
+	fmt.Fprintf(w, "%-24s %12d %12d\n", "flows completed", len(h), len(r))
 	for _, m := range []struct {
 		name string
 		a, b float64
