@@ -190,8 +190,13 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 	if _, err := r.loadBalancing(); err != nil {
 		return nil, err
 	}
-	if _, ok := htsimARMethods[r.arMethod]; !ok {
-		return nil, fmt.Errorf("-ar_method %s: %s exits with its usage; expected one of pause, queue, bandwidth, flowcount, pqb, pq, pb, qb", r.arMethod, r.program)
+	if _, ok := htsimARMethods[r.arMethod]; !ok || r.program == "htsim_hpcc" && r.arMethod == "flowcount" {
+		known := "pause, queue, bandwidth, flowcount, pqb, pq, pb, qb"
+		if r.program == "htsim_hpcc" {
+			// main_hpcc.cpp knows no flowcount: main_roce.cpp alone does.
+			known = "pause, queue, bandwidth, pqb, pq, pb, qb"
+		}
+		return nil, fmt.Errorf("-ar_method %s: %s exits (\"Unknown AR method\"); expected one of %s", r.arMethod, r.program, known)
 	}
 	if r.paths > htsimMaxPaths {
 		given := "without -paths"
@@ -211,8 +216,10 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 // htsimARMethods says what each of htsim's -ar_method compares between
 // two egress ports (FatTreeSwitch::compare_*, fat_tree_switch.cpp);
 // queue, htsim's default, is what rocelab's adaptive routing compares.
+// flowcount, htsim_roce's only, counts the flows this switch placed on
+// each port (compare_flow_count).
 var htsimARMethods = map[string]string{
-	"queue": "", "pause": "whether a port is paused", "bandwidth": "bytes sent lately", "flowcount": "bytes sent lately",
+	"queue": "", "pause": "whether a port is paused", "bandwidth": "bytes sent lately", "flowcount": "the flows this switch placed on each port",
 	"pqb": "pause, then queue size, then bytes sent lately", "pq": "pause, then queue size",
 	"pb": "pause, then bytes sent lately", "qb": "queue size, then bytes sent lately",
 }
@@ -227,8 +234,9 @@ const htsimNoPaths, htsimMaxPaths = 10000000, 10000
 // FatTreeSwitch::_ar_sticky to PER_FLOWLET): a flow keeps its egress
 // until it pauses longer than -ar_sticky_delta (10 us by default), and
 // then may move to the emptier queue (fat_tree_switch.cpp, getNextHop);
-// ecmp_host_ar decides per packet (ECMP_ADAPTIVE: the hash's port or,
-// every other packet, a less full one).
+// ecmp_host_ar decides per packet (ECMP_ADAPTIVE: the hash's port, or on
+// about half the packets, at random (random()%100 < 50), a less full one;
+// replace_worst_choice swaps the hash's port only when it is the worst).
 func (r *htsimRun) loadBalancing() (string, error) {
 	switch r.strategy {
 	case "ecmp_host":

@@ -147,6 +147,7 @@ func TestImportAdaptiveRouting(t *testing.T) {
 		{[]string{"-strat", "ecmp_ar", "-ar_method", "queue"}, "adaptive: flowlet", "-ar_method queue:"},
 		{[]string{"-strat", "ecmp_ar", "-ar_method", "pause"}, "# -ar_method pause: htsim's adaptive routing compares whether a port is paused", "Not converted"},
 		{[]string{"-strat", "ecmp_host", "-ar_method", "bandwidth"}, "name:", "-ar_method bandwidth:"},
+		{[]string{"-strat", "ecmp_ar", "-ar_method", "flowcount"}, "compares the flows this switch placed on each port", "bytes sent lately"},
 	} {
 		out, err := importMatrix(t, "Nodes 16\nConnections 1\n0->5 id 1 start 0 size 10000\n", append([]string{"-nodes", "16"}, c.args...)...)
 		if err != nil {
@@ -162,8 +163,12 @@ func TestImportAdaptiveRouting(t *testing.T) {
 			t.Errorf("%v: the head's per-packet note is %v, expected %v:\n%s", c.args, !perPacket, perPacket, out)
 		}
 	}
-	if _, err := parseHtsimArgs([]string{"-tm", "m.cm", "-strat", "ecmp_ar", "-ar_method", "random"}); err == nil || !strings.Contains(err.Error(), "-ar_method random: htsim_roce exits with its usage") {
+	if _, err := parseHtsimArgs([]string{"-tm", "m.cm", "-strat", "ecmp_ar", "-ar_method", "random"}); err == nil || !strings.Contains(err.Error(), "-ar_method random: htsim_roce exits") {
 		t.Errorf("-ar_method random: %v, expected htsim's exit", err)
+	}
+	// main_hpcc.cpp knows no flowcount (main_roce.cpp alone does).
+	if _, err := parseHtsimArgs([]string{"htsim_hpcc", "-tm", "m.cm", "-strat", "ecmp_ar", "-ar_method", "flowcount"}); err == nil || !strings.Contains(err.Error(), "-ar_method flowcount: htsim_hpcc exits (\"Unknown AR method\"); expected one of pause, queue, bandwidth, pqb") {
+		t.Errorf("htsim_hpcc -ar_method flowcount: %v, expected htsim_hpcc's exit", err)
 	}
 	for _, bad := range []string{"0", "x"} {
 		if _, err := parseHtsimArgs([]string{"-tm", "m.cm", "-strat", "ecmp_ar", "-ar_sticky_delta", bad}); err == nil || !strings.Contains(err.Error(), "-ar_sticky_delta") {
