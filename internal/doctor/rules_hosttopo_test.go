@@ -17,7 +17,7 @@ func TestATSWithACS(t *testing.T) {
 	nicMustFind(t, fs, "host.pcie.ats", Info, "ATS enabled on 7 devices; the input has no ACSCtl line")
 
 	fs = diagnoseFiles(t, Options{}, "synthetic/lspci-vvv-switch-acs-ats-on-directtrans-off-numa-synthetic.txt")
-	f := nicMustFind(t, fs, "host.pcie.ats", Warn, "ATS enabled on 1 device (0000:17:00.0), but 2 bridges redirect peer-to-peer traffic without Direct Translated P2P (DirectTrans-) (0000:16:01.0, 0000:16:02.0)")
+	f := nicMustFind(t, fs, "host.pcie.ats", Warn, "ATS enabled on 1 RDMA NIC (0000:17:00.0), but 2 bridges redirect peer-to-peer traffic without Direct Translated P2P (DirectTrans-) (0000:16:01.0, 0000:16:02.0)")
 	if !strings.Contains(f.Fix, "setpci -s 0000:16:01.0 1f6.w=005d; setpci -s 0000:16:02.0 1f6.w=005d") {
 		t.Errorf("fix %s", f.Fix)
 	}
@@ -27,6 +27,53 @@ func TestATSWithACS(t *testing.T) {
 	nicMustFind(t, fs, "host.pcie.ats", Info, "let translated requests go direct (DirectTrans+) (0000:16:01.0, 0000:16:02.0)")
 	nicMustNot(t, fs, "host.pcie.acs")
 	nicMustNot(t, fs, "host.numa.nic_far")
+}
+
+// atsLspci is a synthetic lspci -vvv in pciutils' shape: a CPU root port,
+// a switch's downstream port above a ConnectX-7 and an NVMe drive, with
+// the given ACSCap/ACSCtl of the ports and ATSCtl of the NIC and drive.
+func atsLspci(rootCap, rootCtl, swCap, swCtl, nicATS, nvmeATS string) []string {
+	return []string{"# synthetic: lspci -vvv of a root port, a switch port, a NIC and a drive",
+		"0000:14:01.0 PCI bridge: Intel Corporation Device 352a (rev 04) (prog-if 00 [Normal decode])",
+		"\tCapabilities: [40] Express (v2) Root Port (Slot+), MSI 00",
+		"\tCapabilities: [220 v1] Access Control Services",
+		"\t\tACSCap:\t" + rootCap, "\t\tACSCtl:\t" + rootCtl, "",
+		"0000:16:01.0 PCI bridge: Broadcom / LSI PEX890xx PCIe Gen 5 Switch (rev b0) (prog-if 00 [Normal decode])",
+		"\tCapabilities: [68] Express (v2) Downstream Port (Slot+), MSI 00",
+		"\tCapabilities: [1f0 v1] Access Control Services",
+		"\t\tACSCap:\t" + swCap, "\t\tACSCtl:\t" + swCtl, "",
+		"0000:17:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]",
+		"\tCapabilities: [60] Express (v2) Endpoint, MSI 00",
+		"\tCapabilities: [480 v1] Address Translation Service (ATS)",
+		"\t\tATSCtl:\t" + nicATS + ", Smallest Translation Unit: 00", "",
+		"0000:18:00.0 Non-Volatile memory controller [0108]: Samsung Electronics Co Ltd NVMe SSD Controller PM174X [144d:a826]",
+		"\tCapabilities: [70] Express (v2) Endpoint, MSI 00",
+		"\tCapabilities: [178 v1] Address Translation Service (ATS)",
+		"\t\tATSCtl:\t" + nvmeATS + ", Smallest Translation Unit: 00"}
+}
+
+// ATS is the RDMA NIC's (a drive's is none of GPUDirect RDMA's), judged
+// against switch ports, not CPU root ports; bit 6 is proposed only where
+// the port's ACSCap has DirectTrans (synthetic).
+func TestATSNICAndSwitchPorts(t *testing.T) {
+	const all, off = "SrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl+ DirectTrans+", "SrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-"
+	const noDT, redir, direct = "SrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl+ DirectTrans-", "SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-", "SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans+"
+	// The drive's ATS, the NIC's off: no ATS finding, host.pcie.acs warns.
+	fs := synthFindings(t, Options{}, atsLspci(all, off, all, redir, "Enable-", "Enable+")...)
+	nicMustNot(t, fs, "host.pcie.ats")
+	nicMustFind(t, fs, "host.pcie.acs", Warn, "on 1 port of PCIe switches")
+	nicMustFind(t, synthFindings(t, Options{}, append([]string{"[root@vm1 ~]# lscpu", "Hypervisor vendor:   KVM", "[root@vm1 ~]# lspci -vvv"}, atsLspci(all, off, all, redir, "Enable-", "Enable+")[1:]...)...), "host.virt.vm", Info, "lspci shows ATS disabled on the RDMA NICs")
+	// A root port redirecting without DirectTrans above a switch port
+	// set right: the VM setup, the switch port not blamed.
+	fs = synthFindings(t, Options{}, atsLspci(noDT, redir, all, direct, "Enable+", "Enable-")...)
+	nicMustFind(t, fs, "host.pcie.ats", Info, "ATS enabled on 1 RDMA NIC (0000:17:00.0), and the 1 bridge that redirect")
+	nicMustNot(t, fs, "host.pcie.acs")
+	// A switch port whose ACSCap lacks DirectTrans gets no bit 6.
+	fs = synthFindings(t, Options{}, atsLspci(noDT, off, noDT, redir, "Enable+", "Enable-")...)
+	f := nicMustFind(t, fs, "host.pcie.ats", Warn, "but 1 bridge redirect")
+	if strings.Contains(f.Fix, "setpci -s 0000:16:01.0") || !strings.Contains(f.Fix, "ACSCap of 1 bridge (0000:16:01.0) has no DirectTrans") {
+		t.Errorf("fix %s", f.Fix)
+	}
 }
 
 // GPUs on a NUMA node without an RDMA NIC. Synthetic: lspci's NUMA node

@@ -88,8 +88,9 @@ type PCIDevice struct {
 	Port string
 	// Cap and Sta are the link's capability and negotiated state.
 	Cap, Sta PCIeLinkState
-	// ACS is the ACS control register, when printed.
-	ACS *ACSControl
+	// ACS is the ACS control register, when printed; ACSCap the ACS
+	// capability register (the controls the port has), in the same shape.
+	ACS, ACSCap *ACSControl
 	// ACSOffset is the ACS capability's offset in configuration space
 	// ("2a0"), "" when not printed.
 	ACSOffset string
@@ -306,8 +307,8 @@ func (p *lspciParser) Feed(l Line) {
 		p.capability(rest, l)
 	case "LnkCap", "LnkSta":
 		p.link(key, rest, l)
-	case "ACSCtl":
-		p.acs(rest, l)
+	case "ACSCtl", "ACSCap":
+		p.acs(key, rest, l)
 	case "ATSCtl":
 		p.ats(rest, l)
 	case "Bus":
@@ -556,8 +557,9 @@ func parseLinkState(rest string) (PCIeLinkState, int, bool) {
 	return st, 0, true
 }
 
-// acs reads "ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ ...".
-func (p *lspciParser) acs(rest string, l Line) {
+// acs reads "ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ ..." and
+// the ACSCap line of the same flags.
+func (p *lspciParser) acs(key, rest string, l Line) {
 	var a ACSControl
 	flags := map[string]*bool{
 		"SrcValid": &a.SrcValid, "TransBlk": &a.TransBlk, "ReqRedir": &a.ReqRedir, "CmpltRedir": &a.CmpltRedir,
@@ -574,12 +576,20 @@ func (p *lspciParser) acs(rest string, l Line) {
 		}
 	}
 	if seen == 0 {
-		p.garble(l, "ACSCtl", len(rest)-len(strings.TrimLeft(rest, " \t")), "ACS control flags (SrcValid+/- ReqRedir+/- CmpltRedir+/- ...) after ACSCtl:")
+		what := "control"
+		if key == "ACSCap" {
+			what = "capability"
+		}
+		p.garble(l, key, len(rest)-len(strings.TrimLeft(rest, " \t")), "ACS "+what+" flags (SrcValid+/- ReqRedir+/- CmpltRedir+/- ...) after "+key+":")
 		return
 	}
 	p.out.lines.add(l)
 	p.block = "ACSCtl"
-	d := p.device(func(d *PCIDevice) bool { return d.ACS != nil })
+	reg := func(d *PCIDevice) **ACSControl { return &d.ACS }
+	if key == "ACSCap" {
+		reg = func(d *PCIDevice) **ACSControl { return &d.ACSCap }
+	}
+	d := p.device(func(d *PCIDevice) bool { return *reg(d) != nil })
 	if d == nil {
 		return
 	}
@@ -587,7 +597,7 @@ func (p *lspciParser) acs(rest string, l Line) {
 	if d.Evidence.Line == 0 {
 		d.Evidence = a.Evidence
 	}
-	d.ACS = &a
+	*reg(d) = &a
 }
 
 // garble records a line that starts as lspci's key but does not go on as
