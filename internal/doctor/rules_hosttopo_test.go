@@ -120,7 +120,7 @@ func TestNUMANICFar(t *testing.T) {
 // finding.
 func TestMixedGPUs(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-a100-1n-8g-232GBps-thanos.txt", "corpus/nccl-tests/allreduce-dgx-h100-2n-g2-148GBps.txt")
-	nicMustFind(t, fs, "host.gpu.mixed", Warn, "GPUs of 2 models across ", "NVIDIA A100-SXM4-80GB (8 GPUs on ", "NVIDIA H100 80GB HBM3 (")
+	nicMustFind(t, fs, "host.gpu.mixed", Warn, "GPUs of 2 models across 3 hosts of 2 inputs: ", "NVIDIA A100-SXM4-80GB (8 GPUs on ", "NVIDIA H100 80GB HBM3 (")
 	fs = diagnoseFiles(t, Options{}, "corpus/nvsmi/nvidia-smi-query-gpu-name-busid-vbios-h100-cut-mlengineering.txt", "corpus/nvsmi/collect-env-gpu-models-h20x2-vllm12008.txt")
 	nicMustFind(t, fs, "host.gpu.mixed", Warn, "GPUs of 2 models in the inputs: NVIDIA H100 80GB HBM3 (2 GPUs), NVIDIA H20 (2 GPUs)")
 	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-dgx-h100-2n-g2-148GBps.txt"), "host.gpu.mixed")
@@ -129,6 +129,19 @@ func TestMixedGPUs(t *testing.T) {
 	// ("Tes"): the same V100s. An A10 is no A100 (synthetic).
 	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/nccl-tests/preamble-v100-p3dn-2n-16rank-validation-0-rank-line-cut-in-gpu-name-nccl398.txt"), "host.gpu.mixed")
 	nicMustFind(t, synthFindings(t, Options{}, "# synthetic", "GPU 0: NVIDIA A10 (UUID: GPU-1)", "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-2)"), "host.gpu.mixed", Warn, "NVIDIA A10 (1 GPU), NVIDIA A100-SXM4-80GB (1 GPU)")
+	// nvidia-smi's table cuts "NVIDIA A100-SXM4-80GB" to "NVIDIA A100-SXM...":
+	// the cut name goes on with any character (synthetic).
+	nicMustNot(t, synthFindings(t, Options{}, "# synthetic", "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-1)", "name, pci.bus_id", "NVIDIA A100-SXM..., 00000000:07:00.0"), "host.gpu.mixed")
+	// The same GPUs read twice count once: nvidia-smi nvlink -s (a GPU
+	// listing and NVLink status at once), nccl-tests' rank lines with
+	// nvidia-smi -L of the same host (synthetic).
+	nicMustFind(t, synthFindings(t, Options{}, "# synthetic", "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)", "\t Link 0: 26.562 GB/s", "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-2)", "\t Link 0: 25 GB/s"),
+		"host.gpu.mixed", Warn, "NVIDIA H100 80GB HBM3 (1 GPU), NVIDIA A100-SXM4-80GB (1 GPU)")
+	nicMustFind(t, synthFindings(t, Options{}, "# synthetic",
+		"#  Rank  0 Group  0 Pid  11 on      node1 device  0 [0x1b] NVIDIA H100 80GB HBM3",
+		"#  Rank  1 Group  0 Pid  12 on      node1 device  1 [0x2b] NVIDIA A100-SXM4-80GB",
+		"[root@node1 ~]# nvidia-smi -L", "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)", "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-2)"),
+		"host.gpu.mixed", Warn, "in one host, node1: NVIDIA H100 80GB HBM3 (1 GPU on node1), NVIDIA A100-SXM4-80GB (1 GPU on node1)")
 }
 
 // A VM. Synthetic: lscpu's Hypervisor vendor and lspci's ATSCtl lines in
