@@ -84,8 +84,8 @@ func TestATSNICAndSwitchPorts(t *testing.T) {
 // on nodes 1 to 3) leaves node 0's GPUs without a NIC; with
 // sriov-network-operator#786's (NICs on nodes 0 and 1) every GPU has one.
 // nvidia-smi topo -m's NUMA Affinity (sglang#13973's H20, its six GPUs
-// shown on nodes 0 to 2) joins the same way: node 2's GPUs have no NIC
-// of #786's.
+// shown on nodes 0 to 2) joins the same way, but its matrix puts a NIC
+// beside every GPU: none is far.
 func TestNUMANICFar(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "synthetic/lspci-vvv-switch-acs-ats-on-directtrans-off-numa-synthetic.txt")
 	nicMustFind(t, fs, "host.numa.nic_far", Warn, "1 of 1 GPUs (GPU 0000:18:00.0) sit on NUMA node 1, which has no RDMA NIC: the NICs are NIC 0000:17:00.0 on node 0")
@@ -105,11 +105,35 @@ func TestNUMANICFar(t *testing.T) {
 	}
 	nicMustNot(t, diagnoseFiles(t, Options{}, dgx2, near), "host.numa.nic_far")
 
+	// The H20's topo -m puts a NIC beside every GPU it shows (PIX): none
+	// is far, whatever NICs another input lists.
 	const h20 = "corpus/topo/nvidia-smi-topo-h20-gpu3-pix-nic4-numa-cut-sglang13973.txt"
-	nicMustFind(t, diagnoseFiles(t, Options{}, h20, far), "host.numa.nic_far", Warn, "sit on NUMA node 0, which has no RDMA NIC")
-	nicMustFind(t, diagnoseFiles(t, Options{}, h20, near), "host.numa.nic_far", Warn, "2 of 6 GPUs (GPU4, GPU5) sit on NUMA node 2, which has no RDMA NIC: the NICs are mlx5_1, mlx5_0 on node 0; mlx5_5, mlx5_4, mlx5_3, mlx5_2 on node 1")
-	// Two NIC-stating inputs of unknown hosts: neither is joined.
-	nicMustNot(t, diagnoseFiles(t, Options{}, h20, far, near), "host.numa.nic_far")
+	nicMustNot(t, diagnoseFiles(t, Options{}, h20, far), "host.numa.nic_far")
+	nicMustNot(t, diagnoseFiles(t, Options{}, h20, near), "host.numa.nic_far")
+}
+
+// topoNUMA is a synthetic nvidia-smi topo -m of two GPUs on nodes 0 and
+// 1 and two NICs, GPU1's row to them given, then lspci of one NIC on
+// node 0 by the given command.
+func topoNUMA(gpu1, lspci string) []string {
+	return []string{"# synthetic: nvidia-smi topo -m and lspci of one host",
+		"[root@gpu1 ~]# nvidia-smi topo -m",
+		"\tGPU0\tGPU1\tNIC0\tNIC1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID",
+		"GPU0\t X \tSYS\tPIX\tSYS\t0-31\t0\t\tN/A",
+		"GPU1\tSYS\t X \t" + gpu1 + "\t32-63\t1\t\tN/A",
+		"", "NIC Legend:", "", "  NIC0: mlx5_0", "  NIC1: mlx5_1", "",
+		"[root@gpu1 ~]# " + lspci,
+		"0000:17:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]",
+		"\tNUMA node: 0"}
+}
+
+// A partial NIC listing is not all the host's NICs: a GPU topo -m puts
+// near a NIC is not far, and lspci -s of one NIC says nothing of the
+// others; lspci of every device does (synthetic).
+func TestNUMANICFarPartial(t *testing.T) {
+	nicMustNot(t, synthFindings(t, Options{}, topoNUMA("SYS\tPIX", "lspci -vvv -s 17:00.0")...), "host.numa.nic_far")
+	nicMustNot(t, synthFindings(t, Options{}, topoNUMA("SYS\tSYS", "lspci -vvv -s 17:00.0")...), "host.numa.nic_far")
+	nicMustFind(t, synthFindings(t, Options{}, topoNUMA("SYS\tSYS", "lspci -vvv")...), "host.numa.nic_far", Warn, "1 of 2 GPUs (GPU1) sit on NUMA node 1")
 }
 
 // Mixed GPU models. Real: nccl-tests on an A100 host (thanos) and on a

@@ -34,6 +34,11 @@ type Lspci struct {
 	// Garbled are the lines that began as lspci prints a link or ACS
 	// line but did not go on as it does.
 	Garbled []Garble
+	// Whole is set when the input echoes lspci commands and none picks
+	// devices (-s, -d): the listing is every device of the host.
+	Whole bool
+	// picked is set once an echoed lspci command had -s or -d.
+	picked bool
 }
 
 // A Garble is an input line a parser took for its format and could not
@@ -291,6 +296,10 @@ func (p *lspciParser) Feed(l Line) {
 		p.start(d, l)
 		return
 	}
+	if c, ok := findCommand(t, "lspci"); ok && shellPrompted(t, "lspci") {
+		p.echoed(c)
+		return
+	}
 	if v, ok := strings.CutPrefix(t, "NUMA node:"); ok {
 		p.numa(v, l)
 		return
@@ -318,6 +327,28 @@ func (p *lspciParser) Feed(l Line) {
 			p.block = key
 		}
 	}
+}
+
+// shellPrompted reports whether tool follows a shell prompt in t ("# ",
+// "$ ", "[root@h ~]# ", with sudo), not a comment that names it.
+func shellPrompted(t, tool string) bool {
+	i := strings.Index(t, tool)
+	if i < 0 {
+		return false
+	}
+	pre := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t[:i]), "sudo"))
+	return strings.HasSuffix(pre, "#") || strings.HasSuffix(pre, "$")
+}
+
+// echoed notes an lspci command line above the output: one that picks
+// devices (-s BUS, -d VENDOR:DEVICE) makes the listing partial.
+func (p *lspciParser) echoed(c shellCommand) {
+	for _, a := range c.Args {
+		if strings.HasPrefix(a, "-s") || strings.HasPrefix(a, "-d") || a == "--slot" {
+			p.out.picked = true
+		}
+	}
+	p.out.Whole = !p.out.picked
 }
 
 // lspciHeader reads a device line: "[dddd:]bb:dd.f Class[ [cccc]]: Name".
