@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -21,31 +22,47 @@ func atsRules() []Rule {
 	return []Rule{{IDs: []string{"host.pcie.ats"}, Check: checkATS}}
 }
 
-// atsOn returns the devices of p whose ATSCtl says Enable+.
+// atsOn returns the RDMA NICs of p whose ATSCtl says Enable+, and the
+// devices a grep of ATSCtl lines leaves without their header: ATS on a
+// drive or a GPU is no NIC's translated DMA.
 func atsOn(p *ingest.Lspci) []ingest.PCIDevice {
 	var on []ingest.PCIDevice
 	for _, d := range p.Devices {
-		if d.ATS != nil && d.ATS.Enable {
+		if d.ATS != nil && d.ATS.Enable && (d.RDMA() || d.BDF == "" && d.Class == "") {
 			on = append(on, d)
 		}
 	}
 	return on
 }
 
-// atsDirect reports whether p enables ATS on some device and every
-// bridge that redirects peer-to-peer traffic lets translated requests go
+// atsBridges sorts p's bridges other than CPU root ports (a switch's
+// ports, or ACS lines a grep leaves without their device) whose ACS
+// redirects peer-to-peer traffic by whether they let translated requests
+// go direct. Root ports are host.pcie.acs's: what a GPU and its NIC
+// under one switch exchange never reaches them.
+func atsBridges(p *ingest.Lspci) (blocked, direct []ingest.PCIDevice) {
+	for _, d := range p.Devices {
+		switch {
+		case d.ACS == nil || !d.ACS.Redirects() || d.Role == ingest.RoleRoot:
+		case d.ACS.DirectTrans:
+			direct = append(direct, d)
+		default:
+			blocked = append(blocked, d)
+		}
+	}
+	return blocked, direct
+}
+
+// atsDirect reports whether p enables ATS on an RDMA NIC and every switch
+// port that redirects peer-to-peer traffic lets translated requests go
 // direct: the VM setup NCCL advises, which host.pcie.ats reports in
 // host.pcie.acs's place.
 func atsDirect(p *ingest.Lspci) bool {
 	if len(atsOn(p)) == 0 {
 		return false
 	}
-	for _, d := range p.Devices {
-		if d.ACS != nil && d.ACS.Redirects() && !d.ACS.DirectTrans {
-			return false
-		}
-	}
-	return true
+	blocked, _ := atsBridges(p)
+	return len(blocked) == 0
 }
 
 // checkATS reports lspci's ATS settings against its ACS redirection.
@@ -56,23 +73,14 @@ func checkATS(inc *Incident) []Finding {
 		if len(on) == 0 {
 			continue
 		}
-		var blocked, direct []ingest.PCIDevice
-		for _, d := range p.Devices {
-			switch {
-			case d.ACS == nil || !d.ACS.Redirects():
-			case d.ACS.DirectTrans:
-				direct = append(direct, d)
-			default:
-				blocked = append(blocked, d)
-			}
-		}
+		blocked, direct := atsBridges(p)
 		ev := []Evidence{on[0].ATS.Evidence}
 		for _, d := range append(blocked, direct...) {
 			if len(ev) < 6 {
 				ev = append(ev, d.ACS.Evidence)
 			}
 		}
-		what := fmt.Sprintf("%s: ATS enabled on %s%s", p.Source(), plural(len(on), "device", "devices"), labels(on))
+		what := fmt.Sprintf("%s: ATS enabled on %s%s", p.Source(), atsDevices(on), labels(on))
 		f := Finding{ID: "host.pcie.ats", Severity: Info, Layer: LayerNCCL, Evidence: evidenceInOrder(ev),
 			Mechanism: "With ATS (Address Translation Service) on, a NIC asks the IOMMU to translate its DMA addresses ahead and marks its requests translated. PCIe ACS redirects peer-to-peer requests up to the root complex (ReqRedir+, CmpltRedir+), which a VM's host needs to keep its passed-through devices isolated; a switch port with ACS Direct Translated P2P (DirectTrans+) still forwards the translated ones straight to the peer, so GPUDirect RDMA between a GPU and the NIC under one switch crosses the switch, not the root complex. This is the setup NCCL's guide asks for in VMs (ACS on, ATS on the NIC); there PCIe relaxed ordering matters too (NCCL_IB_PCI_RELAXED_ORDERING, on by default where the NIC and kernel support it).",
 		}
@@ -94,10 +102,28 @@ func checkATS(inc *Incident) []Finding {
 	return fs
 }
 
+// atsDevices counts the devices atsOn returns: RDMA NICs, or devices
+// when a grep left them unnamed.
+func atsDevices(on []ingest.PCIDevice) string {
+	if unnamed(on) {
+		return plural(len(on), "device", "devices")
+	}
+	return plural(len(on), "RDMA NIC", "RDMA NICs")
+}
+
 // directTransFix gives the setpci commands that set DirectTrans on each
-// bridge, keeping its other ACS controls.
+// bridge whose ACSCap has it, keeping its other ACS controls; a bridge
+// whose ACSCap lacks it cannot take bit 6.
 func directTransFix(ds []ingest.PCIDevice) string {
-	cmds := setpciACS(ds, func(a ingest.ACSControl) int {
+	var can, cannot []ingest.PCIDevice
+	for _, d := range ds {
+		if d.ACSCap != nil && !d.ACSCap.DirectTrans {
+			cannot = append(cannot, d)
+		} else {
+			can = append(can, d)
+		}
+	}
+	cmds := setpciACS(can, func(a ingest.ACSControl) int {
 		v := 0
 		for i, b := range []bool{a.SrcValid, a.TransBlk, a.ReqRedir, a.CmpltRedir, a.UpstreamFwd, a.EgressCtrl, a.DirectTrans} {
 			if b {
@@ -106,11 +132,18 @@ func directTransFix(ds []ingest.PCIDevice) string {
 		}
 		return v | acsDirectTrans
 	})
-	fix := "Enable ACS Direct Translated P2P on the redirecting switch ports (the hypervisor host's BIOS or kernel ACS setting, or as root until reboot"
-	if len(cmds) > 0 {
-		fix += ": `" + strings.Join(cmds, "; ") + "`"
-	} else {
-		fix += ": `setpci -s <bdf> ECAP_ACS+0x6.w=<ACSCtl with bit 6 set>` per bridge"
+	var fix string
+	if len(can) > 0 {
+		fix = "Enable ACS Direct Translated P2P on the redirecting switch ports (the hypervisor host's BIOS or kernel ACS setting, or as root until reboot"
+		if len(cmds) > 0 && !slices.ContainsFunc(can, func(d ingest.PCIDevice) bool { return d.ACSCap == nil }) {
+			fix += ": `" + strings.Join(cmds, "; ") + "`"
+		} else {
+			fix += ": `setpci -s <bdf> ECAP_ACS+0x6.w=<ACSCtl with bit 6 set>` per bridge whose `lspci -vvv -s <bdf>` shows ACSCap with DirectTrans+"
+		}
+		fix += "). "
 	}
-	return fix + "), keeping ATS on the NIC (mlxconfig -d <dev> set ATS_ENABLED=true); on bare metal, turn ACS off instead. Check with `lspci -vvv | grep -E 'ACSCtl|ATSCtl'`."
+	if len(cannot) > 0 {
+		fix += fmt.Sprintf("The ACSCap of %s%s has no DirectTrans: there translated requests cannot go direct, so turn ACS's redirection off on those ports (if the host's isolation allows) or place the GPU and NIC under ports that have it. ", plural(len(cannot), "bridge", "bridges"), labels(cannot))
+	}
+	return fix + "Keep ATS on the NIC (mlxconfig -d <dev> set ATS_ENABLED=true); on bare metal, turn ACS off instead. Check with `lspci -vvv | grep -E 'ACSCap|ACSCtl|ATSCtl'`."
 }

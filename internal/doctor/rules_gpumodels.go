@@ -3,6 +3,7 @@ package doctor
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -18,10 +19,29 @@ func gpuModelRules() []Rule {
 }
 
 // namedGPU is one GPU model an input names, with the host it is on ("" when
-// unknown) and where.
+// unknown), its index (-1 when unknown) and PCI bus (-1 when unknown),
+// and where.
 type namedGPU struct {
 	host, model string
+	index, bus  int
 	ev          Evidence
+}
+
+// pciBus is the bus number of a PCI address as nvidia-smi ("00000000:1B:00.0")
+// or nccl-tests ("0x1b") print it, -1 when s is none.
+func pciBus(s string) int {
+	if h, ok := strings.CutPrefix(s, "0x"); ok {
+		s = h
+	} else if f := strings.Split(s, ":"); len(f) >= 2 {
+		s = f[len(f)-2]
+	} else {
+		return -1
+	}
+	n, err := strconv.ParseUint(s, 16, 8)
+	if err != nil {
+		return -1
+	}
+	return int(n)
 }
 
 // incidentGPUs are the GPUs the incident's inputs name with their model:
@@ -38,50 +58,74 @@ func incidentGPUs(inc *Incident) []namedGPU {
 	}
 	for _, a := range All[*ingest.GPUList](inc) {
 		for _, g := range a.GPUs {
-			out = append(out, namedGPU{host(g.Host, a), g.Model, g.Evidence})
+			out = append(out, namedGPU{host(g.Host, a), g.Model, g.Index, pciBus(g.BusID), g.Evidence})
 		}
 	}
 	for _, a := range All[*ingest.NVSMI](inc) {
 		for _, g := range a.GPUs {
-			out = append(out, namedGPU{host(g.Host, a), g.Model, g.Evidence})
+			out = append(out, namedGPU{host(g.Host, a), g.Model, -1, pciBus(g.BusID), g.Evidence})
 		}
 	}
 	for _, a := range All[*ingest.NVLinkStatus](inc) {
 		for _, g := range a.GPUs {
-			out = append(out, namedGPU{host("", a), g.Model, g.Evidence})
+			n, err := strconv.Atoi(strings.TrimPrefix(g.Name, "GPU "))
+			if err != nil {
+				n = -1
+			}
+			out = append(out, namedGPU{host("", a), g.Model, n, -1, g.Evidence})
 		}
 	}
 	for _, a := range All[*ingest.NCCLTests](inc) {
 		for _, r := range a.Runs {
 			for _, k := range r.Ranks {
-				out = append(out, namedGPU{host(k.Host, a), k.GPU, k.Evidence})
+				out = append(out, namedGPU{host(k.Host, a), k.GPU, k.Device, pciBus(k.BusID), k.Evidence})
 			}
 		}
 	}
 	return out
 }
 
-// modelKey is a model's name for comparison: NVIDIA's prefix, a table's
-// "..." and case aside.
-func modelKey(m string) string {
-	m = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(m), "..."))
-	m = strings.TrimPrefix(m, "NVIDIA ")
-	return strings.ToUpper(strings.Join(strings.Fields(m), " "))
+// gpuIDs are the names a GPU goes by for de-duplication: its host (the
+// input's file when no host is known) with its index, and with its bus.
+func gpuIDs(g namedGPU) []string {
+	at := g.host
+	if at == "" {
+		at = "file " + g.ev.File
+	}
+	var ids []string
+	if g.index >= 0 {
+		ids = append(ids, fmt.Sprintf("%s\x00index %d", at, g.index))
+	}
+	if g.bus >= 0 {
+		ids = append(ids, fmt.Sprintf("%s\x00bus %d", at, g.bus))
+	}
+	return ids
+}
+
+// modelKey is a model's name for comparison, NVIDIA's prefix, a table's
+// "..." and case aside, and whether the name was cut with "...".
+func modelKey(m string) (key string, cut bool) {
+	m, cut = strings.CutSuffix(strings.TrimSpace(m), "...")
+	m = strings.TrimPrefix(strings.TrimSpace(m), "NVIDIA ")
+	return strings.ToUpper(strings.Join(strings.Fields(m), " ")), cut
 }
 
 // sameModel reports whether two keys name one model: equal, or one the
-// other cut short (nvidia-smi's table cuts long names, a paste ends inside
-// one), but not where the longer goes on with a digit: an A10 is no A100.
-func sameModel(a, b string) bool {
+// other cut short: a name nvidia-smi's table cut ("A100-SXM...") goes on
+// any way, a paste that ends inside one not with a digit (an A10 is no
+// A100).
+func sameModel(a string, aCut bool, b string, bCut bool) bool {
 	if len(a) > len(b) {
-		a, b = b, a
+		a, aCut, b = b, bCut, a
 	}
-	return a == b || strings.HasPrefix(b, a) && (b[len(a)] < '0' || b[len(a)] > '9')
+	return a == b || strings.HasPrefix(b, a) && (aCut || b[len(a)] < '0' || b[len(a)] > '9')
 }
 
-// modelGroup is one model and the hosts it is on.
+// modelGroup is one model and the hosts it is on; cut is set while its
+// key is a name cut with "...".
 type modelGroup struct {
 	key, name string
+	cut       bool
 	hosts     []string
 	gpus      int
 	ev        []Evidence
@@ -91,21 +135,39 @@ type modelGroup struct {
 // the hosts of the incident.
 func checkMixedGPUs(inc *Incident) []Finding {
 	var groups []*modelGroup
+	// seen are the GPUs counted so far by gpuIDs, to their group: the
+	// same GPUs read from two inputs (nccl-tests' rank lines and nvidia-smi
+	// -L of the host) or as two kinds (nvidia-smi nvlink -s) count once.
+	seen := map[string]*modelGroup{}
+	var files []string // the inputs the GPUs come from
+next:
 	for _, g := range incidentGPUs(inc) {
-		k := modelKey(g.model)
+		k, cut := modelKey(g.model)
 		if k == "" {
 			continue
 		}
-		i := slices.IndexFunc(groups, func(m *modelGroup) bool { return sameModel(m.key, k) })
+		i := slices.IndexFunc(groups, func(m *modelGroup) bool { return sameModel(m.key, m.cut, k, cut) })
 		if i < 0 {
-			groups = append(groups, &modelGroup{key: k, name: strings.TrimSpace(g.model)})
+			groups = append(groups, &modelGroup{key: k, cut: cut, name: strings.TrimSpace(g.model)})
 			i = len(groups) - 1
 		}
 		m := groups[i]
 		if len(k) > len(m.key) {
-			m.key, m.name = k, strings.TrimSpace(g.model) // the full name over a cut one
+			m.key, m.cut, m.name = k, cut, strings.TrimSpace(g.model) // the full name over a cut one
+		}
+		ids := gpuIDs(g)
+		for _, id := range ids {
+			if seen[id] == m {
+				continue next
+			}
+		}
+		for _, id := range ids {
+			seen[id] = m
 		}
 		m.gpus++
+		if !slices.Contains(files, g.ev.File) {
+			files = append(files, g.ev.File)
+		}
 		if g.host != "" && !slices.Contains(m.hosts, g.host) {
 			m.hosts = append(m.hosts, g.host)
 		}
@@ -127,19 +189,22 @@ func checkMixedGPUs(inc *Incident) []Finding {
 		ev = append(ev, m.ev...)
 		hosts = append(hosts, m.hosts...)
 	}
-	scope := "in the inputs"
+	scope, apart := "in the inputs", ""
 	switch hosts = distinct(hosts); {
 	case len(hosts) == 1:
 		scope = "in one host, " + hosts[0]
 	case len(hosts) > 1:
-		scope = fmt.Sprintf("across %d hosts", len(hosts))
+		// Hosts given together are compared whether or not they ran one
+		// job: the title says how many inputs that was.
+		scope = fmt.Sprintf("across %d hosts of %s", len(hosts), plural(len(files), "input", "inputs"))
+		apart = " The hosts are compared because they were given together: if they did not run one job, this is no finding."
 	}
 	return []Finding{{
 		ID: "host.gpu.mixed", Severity: Warn, Layer: LayerNCCL,
 		Title:    fmt.Sprintf("GPUs of %d models %s: %s", len(groups), scope, strings.Join(parts, ", ")),
 		Evidence: evidenceInOrder(ev),
 		Mechanism: "A collective moves in lockstep: each step of a ring or tree waits for every rank's reduction kernel and copy, so one communicator over GPUs of different models runs at the slowest model's compute, memory and PCIe/NVLink speed, and NCCL tunes its channels and algorithms for the weakest GPU's links. " +
-			"Different models also mean different NVLink generations (or none), so the fast GPUs' NVLink bandwidth is idle while their peers cross PCIe; a mixed host can even lack peer access between the models. The busbw nccl-tests reports is the slowest member's.",
+			"Different models also mean different NVLink generations (or none), so the fast GPUs' NVLink bandwidth is idle while their peers cross PCIe; a mixed host can even lack peer access between the models. The busbw nccl-tests reports is the slowest member's." + apart,
 		Fix: "Run one communicator per GPU model: schedule the job on nodes of one model (Kubernetes node labels nvidia.com/gpu.product, Slurm --constraint or a GRES type), or set CUDA_VISIBLE_DEVICES so a host's ranks use one model; if the mix is deliberate, expect the slowest model's bandwidth and compare against it, not the fast GPUs' datasheet.",
 	}}
 }

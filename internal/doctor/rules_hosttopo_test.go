@@ -17,7 +17,7 @@ func TestATSWithACS(t *testing.T) {
 	nicMustFind(t, fs, "host.pcie.ats", Info, "ATS enabled on 7 devices; the input has no ACSCtl line")
 
 	fs = diagnoseFiles(t, Options{}, "synthetic/lspci-vvv-switch-acs-ats-on-directtrans-off-numa-synthetic.txt")
-	f := nicMustFind(t, fs, "host.pcie.ats", Warn, "ATS enabled on 1 device (0000:17:00.0), but 2 bridges redirect peer-to-peer traffic without Direct Translated P2P (DirectTrans-) (0000:16:01.0, 0000:16:02.0)")
+	f := nicMustFind(t, fs, "host.pcie.ats", Warn, "ATS enabled on 1 RDMA NIC (0000:17:00.0), but 2 bridges redirect peer-to-peer traffic without Direct Translated P2P (DirectTrans-) (0000:16:01.0, 0000:16:02.0)")
 	if !strings.Contains(f.Fix, "setpci -s 0000:16:01.0 1f6.w=005d; setpci -s 0000:16:02.0 1f6.w=005d") {
 		t.Errorf("fix %s", f.Fix)
 	}
@@ -29,6 +29,53 @@ func TestATSWithACS(t *testing.T) {
 	nicMustNot(t, fs, "host.numa.nic_far")
 }
 
+// atsLspci is a synthetic lspci -vvv in pciutils' shape: a CPU root port,
+// a switch's downstream port above a ConnectX-7 and an NVMe drive, with
+// the given ACSCap/ACSCtl of the ports and ATSCtl of the NIC and drive.
+func atsLspci(rootCap, rootCtl, swCap, swCtl, nicATS, nvmeATS string) []string {
+	return []string{"# synthetic: lspci -vvv of a root port, a switch port, a NIC and a drive",
+		"0000:14:01.0 PCI bridge: Intel Corporation Device 352a (rev 04) (prog-if 00 [Normal decode])",
+		"\tCapabilities: [40] Express (v2) Root Port (Slot+), MSI 00",
+		"\tCapabilities: [220 v1] Access Control Services",
+		"\t\tACSCap:\t" + rootCap, "\t\tACSCtl:\t" + rootCtl, "",
+		"0000:16:01.0 PCI bridge: Broadcom / LSI PEX890xx PCIe Gen 5 Switch (rev b0) (prog-if 00 [Normal decode])",
+		"\tCapabilities: [68] Express (v2) Downstream Port (Slot+), MSI 00",
+		"\tCapabilities: [1f0 v1] Access Control Services",
+		"\t\tACSCap:\t" + swCap, "\t\tACSCtl:\t" + swCtl, "",
+		"0000:17:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]",
+		"\tCapabilities: [60] Express (v2) Endpoint, MSI 00",
+		"\tCapabilities: [480 v1] Address Translation Service (ATS)",
+		"\t\tATSCtl:\t" + nicATS + ", Smallest Translation Unit: 00", "",
+		"0000:18:00.0 Non-Volatile memory controller [0108]: Samsung Electronics Co Ltd NVMe SSD Controller PM174X [144d:a826]",
+		"\tCapabilities: [70] Express (v2) Endpoint, MSI 00",
+		"\tCapabilities: [178 v1] Address Translation Service (ATS)",
+		"\t\tATSCtl:\t" + nvmeATS + ", Smallest Translation Unit: 00"}
+}
+
+// ATS is the RDMA NIC's (a drive's is none of GPUDirect RDMA's), judged
+// against switch ports, not CPU root ports; bit 6 is proposed only where
+// the port's ACSCap has DirectTrans (synthetic).
+func TestATSNICAndSwitchPorts(t *testing.T) {
+	const all, off = "SrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl+ DirectTrans+", "SrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-"
+	const noDT, redir, direct = "SrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl+ DirectTrans-", "SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-", "SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans+"
+	// The drive's ATS, the NIC's off: no ATS finding, host.pcie.acs warns.
+	fs := synthFindings(t, Options{}, atsLspci(all, off, all, redir, "Enable-", "Enable+")...)
+	nicMustNot(t, fs, "host.pcie.ats")
+	nicMustFind(t, fs, "host.pcie.acs", Warn, "on 1 port of PCIe switches")
+	nicMustFind(t, synthFindings(t, Options{}, append([]string{"[root@vm1 ~]# lscpu", "Hypervisor vendor:   KVM", "[root@vm1 ~]# lspci -vvv"}, atsLspci(all, off, all, redir, "Enable-", "Enable+")[1:]...)...), "host.virt.vm", Info, "lspci shows ATS disabled on the RDMA NICs")
+	// A root port redirecting without DirectTrans above a switch port
+	// set right: the VM setup, the switch port not blamed.
+	fs = synthFindings(t, Options{}, atsLspci(noDT, redir, all, direct, "Enable+", "Enable-")...)
+	nicMustFind(t, fs, "host.pcie.ats", Info, "ATS enabled on 1 RDMA NIC (0000:17:00.0), and the 1 bridge that redirect")
+	nicMustNot(t, fs, "host.pcie.acs")
+	// A switch port whose ACSCap lacks DirectTrans gets no bit 6.
+	fs = synthFindings(t, Options{}, atsLspci(noDT, off, noDT, redir, "Enable+", "Enable-")...)
+	f := nicMustFind(t, fs, "host.pcie.ats", Warn, "but 1 bridge redirect")
+	if strings.Contains(f.Fix, "setpci -s 0000:16:01.0") || !strings.Contains(f.Fix, "ACSCap of 1 bridge (0000:16:01.0) has no DirectTrans") {
+		t.Errorf("fix %s", f.Fix)
+	}
+}
+
 // GPUs on a NUMA node without an RDMA NIC. Synthetic: lspci's NUMA node
 // lines put the ConnectX-7 on node 0 and the H100 on node 1. Real, two
 // machines given together so that the one NIC-stating input is joined:
@@ -37,8 +84,8 @@ func TestATSWithACS(t *testing.T) {
 // on nodes 1 to 3) leaves node 0's GPUs without a NIC; with
 // sriov-network-operator#786's (NICs on nodes 0 and 1) every GPU has one.
 // nvidia-smi topo -m's NUMA Affinity (sglang#13973's H20, its six GPUs
-// shown on nodes 0 to 2) joins the same way: node 2's GPUs have no NIC
-// of #786's.
+// shown on nodes 0 to 2) joins the same way, but its matrix puts a NIC
+// beside every GPU: none is far.
 func TestNUMANICFar(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "synthetic/lspci-vvv-switch-acs-ats-on-directtrans-off-numa-synthetic.txt")
 	nicMustFind(t, fs, "host.numa.nic_far", Warn, "1 of 1 GPUs (GPU 0000:18:00.0) sit on NUMA node 1, which has no RDMA NIC: the NICs are NIC 0000:17:00.0 on node 0")
@@ -58,11 +105,35 @@ func TestNUMANICFar(t *testing.T) {
 	}
 	nicMustNot(t, diagnoseFiles(t, Options{}, dgx2, near), "host.numa.nic_far")
 
+	// The H20's topo -m puts a NIC beside every GPU it shows (PIX): none
+	// is far, whatever NICs another input lists.
 	const h20 = "corpus/topo/nvidia-smi-topo-h20-gpu3-pix-nic4-numa-cut-sglang13973.txt"
-	nicMustFind(t, diagnoseFiles(t, Options{}, h20, far), "host.numa.nic_far", Warn, "sit on NUMA node 0, which has no RDMA NIC")
-	nicMustFind(t, diagnoseFiles(t, Options{}, h20, near), "host.numa.nic_far", Warn, "2 of 6 GPUs (GPU4, GPU5) sit on NUMA node 2, which has no RDMA NIC: the NICs are mlx5_1, mlx5_0 on node 0; mlx5_5, mlx5_4, mlx5_3, mlx5_2 on node 1")
-	// Two NIC-stating inputs of unknown hosts: neither is joined.
-	nicMustNot(t, diagnoseFiles(t, Options{}, h20, far, near), "host.numa.nic_far")
+	nicMustNot(t, diagnoseFiles(t, Options{}, h20, far), "host.numa.nic_far")
+	nicMustNot(t, diagnoseFiles(t, Options{}, h20, near), "host.numa.nic_far")
+}
+
+// topoNUMA is a synthetic nvidia-smi topo -m of two GPUs on nodes 0 and
+// 1 and two NICs, GPU1's row to them given, then lspci of one NIC on
+// node 0 by the given command.
+func topoNUMA(gpu1, lspci string) []string {
+	return []string{"# synthetic: nvidia-smi topo -m and lspci of one host",
+		"[root@gpu1 ~]# nvidia-smi topo -m",
+		"\tGPU0\tGPU1\tNIC0\tNIC1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID",
+		"GPU0\t X \tSYS\tPIX\tSYS\t0-31\t0\t\tN/A",
+		"GPU1\tSYS\t X \t" + gpu1 + "\t32-63\t1\t\tN/A",
+		"", "NIC Legend:", "", "  NIC0: mlx5_0", "  NIC1: mlx5_1", "",
+		"[root@gpu1 ~]# " + lspci,
+		"0000:17:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]",
+		"\tNUMA node: 0"}
+}
+
+// A partial NIC listing is not all the host's NICs: a GPU topo -m puts
+// near a NIC is not far, and lspci -s of one NIC says nothing of the
+// others; lspci of every device does (synthetic).
+func TestNUMANICFarPartial(t *testing.T) {
+	nicMustNot(t, synthFindings(t, Options{}, topoNUMA("SYS\tPIX", "lspci -vvv -s 17:00.0")...), "host.numa.nic_far")
+	nicMustNot(t, synthFindings(t, Options{}, topoNUMA("SYS\tSYS", "lspci -vvv -s 17:00.0")...), "host.numa.nic_far")
+	nicMustFind(t, synthFindings(t, Options{}, topoNUMA("SYS\tSYS", "lspci -vvv")...), "host.numa.nic_far", Warn, "1 of 2 GPUs (GPU1) sit on NUMA node 1")
 }
 
 // Mixed GPU models. Real: nccl-tests on an A100 host (thanos) and on a
@@ -73,7 +144,7 @@ func TestNUMANICFar(t *testing.T) {
 // finding.
 func TestMixedGPUs(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-a100-1n-8g-232GBps-thanos.txt", "corpus/nccl-tests/allreduce-dgx-h100-2n-g2-148GBps.txt")
-	nicMustFind(t, fs, "host.gpu.mixed", Warn, "GPUs of 2 models across ", "NVIDIA A100-SXM4-80GB (8 GPUs on ", "NVIDIA H100 80GB HBM3 (")
+	nicMustFind(t, fs, "host.gpu.mixed", Warn, "GPUs of 2 models across 3 hosts of 2 inputs: ", "NVIDIA A100-SXM4-80GB (8 GPUs on ", "NVIDIA H100 80GB HBM3 (")
 	fs = diagnoseFiles(t, Options{}, "corpus/nvsmi/nvidia-smi-query-gpu-name-busid-vbios-h100-cut-mlengineering.txt", "corpus/nvsmi/collect-env-gpu-models-h20x2-vllm12008.txt")
 	nicMustFind(t, fs, "host.gpu.mixed", Warn, "GPUs of 2 models in the inputs: NVIDIA H100 80GB HBM3 (2 GPUs), NVIDIA H20 (2 GPUs)")
 	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-dgx-h100-2n-g2-148GBps.txt"), "host.gpu.mixed")
@@ -82,6 +153,19 @@ func TestMixedGPUs(t *testing.T) {
 	// ("Tes"): the same V100s. An A10 is no A100 (synthetic).
 	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/nccl-tests/preamble-v100-p3dn-2n-16rank-validation-0-rank-line-cut-in-gpu-name-nccl398.txt"), "host.gpu.mixed")
 	nicMustFind(t, synthFindings(t, Options{}, "# synthetic", "GPU 0: NVIDIA A10 (UUID: GPU-1)", "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-2)"), "host.gpu.mixed", Warn, "NVIDIA A10 (1 GPU), NVIDIA A100-SXM4-80GB (1 GPU)")
+	// nvidia-smi's table cuts "NVIDIA A100-SXM4-80GB" to "NVIDIA A100-SXM...":
+	// the cut name goes on with any character (synthetic).
+	nicMustNot(t, synthFindings(t, Options{}, "# synthetic", "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-1)", "name, pci.bus_id", "NVIDIA A100-SXM..., 00000000:07:00.0"), "host.gpu.mixed")
+	// The same GPUs read twice count once: nvidia-smi nvlink -s (a GPU
+	// listing and NVLink status at once), nccl-tests' rank lines with
+	// nvidia-smi -L of the same host (synthetic).
+	nicMustFind(t, synthFindings(t, Options{}, "# synthetic", "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)", "\t Link 0: 26.562 GB/s", "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-2)", "\t Link 0: 25 GB/s"),
+		"host.gpu.mixed", Warn, "NVIDIA H100 80GB HBM3 (1 GPU), NVIDIA A100-SXM4-80GB (1 GPU)")
+	nicMustFind(t, synthFindings(t, Options{}, "# synthetic",
+		"#  Rank  0 Group  0 Pid  11 on      node1 device  0 [0x1b] NVIDIA H100 80GB HBM3",
+		"#  Rank  1 Group  0 Pid  12 on      node1 device  1 [0x2b] NVIDIA A100-SXM4-80GB",
+		"[root@node1 ~]# nvidia-smi -L", "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)", "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-2)"),
+		"host.gpu.mixed", Warn, "in one host, node1: NVIDIA H100 80GB HBM3 (1 GPU on node1), NVIDIA A100-SXM4-80GB (1 GPU on node1)")
 }
 
 // A VM. Synthetic: lscpu's Hypervisor vendor and lspci's ATSCtl lines in

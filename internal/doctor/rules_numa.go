@@ -17,11 +17,26 @@ func numaRules() []Rule {
 }
 
 // numaDev is a GPU or RDMA NIC with the NUMA node an input gives it.
+// For a NIC, whole is set when its input lists every NIC of the host
+// (mst status, lstopo or hwloc, lspci without -s); for a GPU of nvidia-smi
+// topo -m, near is set when a NIC column says PIX, PXB, PHB, NODE (or
+// the XML's P2C): a NIC on its node, whatever other inputs list, and
+// legend is how many NICs the matrix names.
 type numaDev struct {
-	name, node string
-	gpu        bool
-	ev         Evidence
-	scope      ingest.Scope
+	name, node  string
+	gpu         bool
+	whole, near bool
+	legend      int
+	ev          Evidence
+	scope       ingest.Scope
+}
+
+// nearNIC reports whether a topo -m row relates its GPU to a NIC on its
+// own NUMA node.
+func nearNIC(g ingest.TopoGPU) bool {
+	return slices.ContainsFunc(g.ToNIC, func(c string) bool {
+		return c == "PIX" || c == "PXB" || c == "PHB" || c == "NODE" || c == "P2C"
+	})
 }
 
 // numaDevices are the GPUs and RDMA NICs whose NUMA node the incident's
@@ -32,28 +47,28 @@ func numaDevices(inc *Incident) []numaDev {
 	for _, t := range All[*ingest.GPUTopo](inc) {
 		for _, g := range t.GPUs {
 			if g.NUMA != "" {
-				out = append(out, numaDev{g.Name, g.NUMA, true, g.Evidence, t.Scope()})
+				out = append(out, numaDev{name: g.Name, node: g.NUMA, gpu: true, near: nearNIC(g), legend: len(t.NICs), ev: g.Evidence, scope: t.Scope()})
 			}
 		}
 	}
 	for _, m := range All[*ingest.MSTStatus](inc) {
 		for _, d := range m.Devices {
 			if d.NUMA >= 0 {
-				out = append(out, numaDev{nameOr(d.RDMA, d.PCI), fmt.Sprint(d.NUMA), false, d.Evidence, m.Scope()})
+				out = append(out, numaDev{name: nameOr(d.RDMA, d.PCI), node: fmt.Sprint(d.NUMA), whole: true, ev: d.Evidence, scope: m.Scope()})
 			}
 		}
 	}
 	for _, p := range All[*ingest.Lspci](inc) {
 		for _, d := range p.Devices {
 			if d.NUMA != "" && (d.Role == ingest.RoleGPU || d.RDMA()) {
-				out = append(out, numaDev{d.Role + " " + d.BDF, d.NUMA, d.Role == ingest.RoleGPU, d.NUMAEvidence, p.Scope()})
+				out = append(out, numaDev{name: d.Role + " " + d.BDF, node: d.NUMA, gpu: d.Role == ingest.RoleGPU, whole: p.Whole, ev: d.NUMAEvidence, scope: p.Scope()})
 			}
 		}
 	}
 	for _, h := range All[*ingest.HostTopology](inc) {
 		for _, d := range h.Devices {
 			if d.NUMA != "" && (d.GPU || d.RDMA != "") {
-				out = append(out, numaDev{h.DeviceName(d), d.NUMA, d.GPU, d.Evidence, h.Scope()})
+				out = append(out, numaDev{name: h.DeviceName(d), node: d.NUMA, gpu: d.GPU, whole: true, ev: d.Evidence, scope: h.Scope()})
 			}
 		}
 	}
@@ -99,9 +114,25 @@ func checkNUMANICs(inc *Incident) []Finding {
 	return fs
 }
 
-// numaFinding reports the GPUs whose NUMA node has none of nics.
+// numaFinding reports the GPUs whose NUMA node has none of nics, when
+// nics are all the host's: some come from a whole-host listing, or they
+// are as many as the NICs topo -m's legend names. A GPU topo -m puts near
+// a NIC is never far.
 func numaFinding(src string, gpus, nics []numaDev) (Finding, bool) {
 	if len(nics) == 0 {
+		return Finding{}, false
+	}
+	legend := 0
+	for _, g := range gpus {
+		legend = max(legend, g.legend)
+	}
+	var names []string
+	for _, n := range nics {
+		if !slices.Contains(names, n.name) {
+			names = append(names, n.name)
+		}
+	}
+	if !slices.ContainsFunc(nics, func(n numaDev) bool { return n.whole }) && (legend == 0 || len(names) < legend) {
 		return Finding{}, false
 	}
 	nicAt := map[string][]string{}
@@ -121,7 +152,7 @@ func numaFinding(src string, gpus, nics []numaDev) (Finding, bool) {
 	var ev []Evidence
 	farNodes := map[string]bool{}
 	for _, g := range gpus {
-		if _, ok := nicAt[g.node]; ok {
+		if _, ok := nicAt[g.node]; ok || g.near {
 			continue
 		}
 		far = append(far, g.name)

@@ -63,10 +63,10 @@ func checkVM(inc *Incident) []Finding {
 			on := atsOn(p)
 			switch {
 			case len(on) > 0:
-				ats = fmt.Sprintf("lspci shows ATS enabled on %s", plural(len(on), "device", "devices"))
+				ats = "lspci shows ATS enabled on " + atsDevices(on)
 				ev = append(ev, on[0].ATS.Evidence)
-			case slices.ContainsFunc(p.Devices, func(d ingest.PCIDevice) bool { return d.ATS != nil }):
-				ats = "lspci shows ATS disabled (ATSCtl Enable-)"
+			case slices.ContainsFunc(p.Devices, func(d ingest.PCIDevice) bool { return d.ATS != nil && d.RDMA() }):
+				ats = "lspci shows ATS disabled on the RDMA NICs (ATSCtl Enable-)"
 			}
 		}
 		fs = append(fs, Finding{

@@ -34,6 +34,11 @@ type Lspci struct {
 	// Garbled are the lines that began as lspci prints a link or ACS
 	// line but did not go on as it does.
 	Garbled []Garble
+	// Whole is set when the input echoes lspci commands and none picks
+	// devices (-s, -d): the listing is every device of the host.
+	Whole bool
+	// picked is set once an echoed lspci command had -s or -d.
+	picked bool
 }
 
 // A Garble is an input line a parser took for its format and could not
@@ -88,8 +93,9 @@ type PCIDevice struct {
 	Port string
 	// Cap and Sta are the link's capability and negotiated state.
 	Cap, Sta PCIeLinkState
-	// ACS is the ACS control register, when printed.
-	ACS *ACSControl
+	// ACS is the ACS control register, when printed; ACSCap the ACS
+	// capability register (the controls the port has), in the same shape.
+	ACS, ACSCap *ACSControl
 	// ACSOffset is the ACS capability's offset in configuration space
 	// ("2a0"), "" when not printed.
 	ACSOffset string
@@ -290,6 +296,10 @@ func (p *lspciParser) Feed(l Line) {
 		p.start(d, l)
 		return
 	}
+	if c, ok := findCommand(t, "lspci"); ok && shellPrompted(t, "lspci") {
+		p.echoed(c)
+		return
+	}
 	if v, ok := strings.CutPrefix(t, "NUMA node:"); ok {
 		p.numa(v, l)
 		return
@@ -306,8 +316,8 @@ func (p *lspciParser) Feed(l Line) {
 		p.capability(rest, l)
 	case "LnkCap", "LnkSta":
 		p.link(key, rest, l)
-	case "ACSCtl":
-		p.acs(rest, l)
+	case "ACSCtl", "ACSCap":
+		p.acs(key, rest, l)
 	case "ATSCtl":
 		p.ats(rest, l)
 	case "Bus":
@@ -317,6 +327,28 @@ func (p *lspciParser) Feed(l Line) {
 			p.block = key
 		}
 	}
+}
+
+// shellPrompted reports whether tool follows a shell prompt in t ("# ",
+// "$ ", "[root@h ~]# ", with sudo), not a comment that names it.
+func shellPrompted(t, tool string) bool {
+	i := strings.Index(t, tool)
+	if i < 0 {
+		return false
+	}
+	pre := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t[:i]), "sudo"))
+	return strings.HasSuffix(pre, "#") || strings.HasSuffix(pre, "$")
+}
+
+// echoed notes an lspci command line above the output: one that picks
+// devices (-s BUS, -d VENDOR:DEVICE) makes the listing partial.
+func (p *lspciParser) echoed(c shellCommand) {
+	for _, a := range c.Args {
+		if strings.HasPrefix(a, "-s") || strings.HasPrefix(a, "-d") || a == "--slot" {
+			p.out.picked = true
+		}
+	}
+	p.out.Whole = !p.out.picked
 }
 
 // lspciHeader reads a device line: "[dddd:]bb:dd.f Class[ [cccc]]: Name".
@@ -556,8 +588,9 @@ func parseLinkState(rest string) (PCIeLinkState, int, bool) {
 	return st, 0, true
 }
 
-// acs reads "ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ ...".
-func (p *lspciParser) acs(rest string, l Line) {
+// acs reads "ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ ..." and
+// the ACSCap line of the same flags.
+func (p *lspciParser) acs(key, rest string, l Line) {
 	var a ACSControl
 	flags := map[string]*bool{
 		"SrcValid": &a.SrcValid, "TransBlk": &a.TransBlk, "ReqRedir": &a.ReqRedir, "CmpltRedir": &a.CmpltRedir,
@@ -574,12 +607,20 @@ func (p *lspciParser) acs(rest string, l Line) {
 		}
 	}
 	if seen == 0 {
-		p.garble(l, "ACSCtl", len(rest)-len(strings.TrimLeft(rest, " \t")), "ACS control flags (SrcValid+/- ReqRedir+/- CmpltRedir+/- ...) after ACSCtl:")
+		what := "control"
+		if key == "ACSCap" {
+			what = "capability"
+		}
+		p.garble(l, key, len(rest)-len(strings.TrimLeft(rest, " \t")), "ACS "+what+" flags (SrcValid+/- ReqRedir+/- CmpltRedir+/- ...) after "+key+":")
 		return
 	}
 	p.out.lines.add(l)
 	p.block = "ACSCtl"
-	d := p.device(func(d *PCIDevice) bool { return d.ACS != nil })
+	reg := func(d *PCIDevice) **ACSControl { return &d.ACS }
+	if key == "ACSCap" {
+		reg = func(d *PCIDevice) **ACSControl { return &d.ACSCap }
+	}
+	d := p.device(func(d *PCIDevice) bool { return *reg(d) != nil })
 	if d == nil {
 		return
 	}
@@ -587,7 +628,7 @@ func (p *lspciParser) acs(rest string, l Line) {
 	if d.Evidence.Line == 0 {
 		d.Evidence = a.Evidence
 	}
-	d.ACS = &a
+	*reg(d) = &a
 }
 
 // garble records a line that starts as lspci's key but does not go on as

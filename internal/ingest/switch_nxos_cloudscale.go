@@ -37,7 +37,9 @@ import (
 // frames per priority. A grep that keeps only some of these lines is read
 // too, its port from the echoed command ("show queuing interface e1/51").
 // Q Depth Byts, WD & Tail Drop Pkts, the per-slice counters and the
-// Hi/Low Priority Drop Pkts are not read.
+// Hi/Low Priority Drop Pkts are not read, nor the CONTROL QOS GROUP and
+// SPAN QOS GROUP blocks after the numbered ones (the switch's control
+// plane and mirrored traffic: no data class).
 
 // nxosCloud follows the output being read.
 type nxosCloud struct {
@@ -48,6 +50,10 @@ type nxosCloud struct {
 	cols  []string
 	// at are the group's QueueCounts in p.out.Queues, column by column.
 	at []int
+	// system is set inside the CONTROL QOS GROUP or SPAN QOS GROUP block
+	// that closes the egress side: the switch's own and mirrored traffic,
+	// no data class's, so its rows are read and not judged.
+	system bool
 	// pause is set inside the ingress pause table, perPort inside "Per
 	// Port Ingress Statistics", pfc under the PFC table's header.
 	pause, perPort, pfc bool
@@ -143,11 +149,15 @@ func (n *nxosCloud) cell(p *switchParser, l Line, t string) bool {
 		if err != nil || q < 0 || q > 7 {
 			return false
 		}
-		n.group, n.cols, n.at = q, nil, nil
+		n.group, n.cols, n.at, n.system = q, nil, nil, false
+		return true
+	}
+	if len(cells) == 1 && (strings.HasPrefix(cells[0], "CONTROL QOS GROUP") || strings.HasPrefix(cells[0], "SPAN QOS GROUP")) {
+		n.group, n.cols, n.at, n.system = -1, nil, nil, true
 		return true
 	}
 	if n.group < 0 {
-		return false
+		return n.system
 	}
 	if cells[0] == "" {
 		n.cols = append(n.cols[:0], cells[1:]...)

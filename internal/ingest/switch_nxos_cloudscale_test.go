@@ -96,3 +96,44 @@ func TestSwitchNXOSCloudScaleShapes(t *testing.T) {
 		t.Errorf("cut rows %+v", s.CutRows)
 	}
 }
+
+// Synthetic Nexus 9000 egress side in full: the numbered groups end with
+// the CONTROL and SPAN QOS GROUP blocks, read without being taken for a
+// data class (their drops are no qos-group 7's) or for cut rows.
+func TestSwitchNXOSCloudScaleControlSpan(t *testing.T) {
+	s := readSwitchText(t,
+		"# synthetic: NX-OS show queuing interface, the egress side's last blocks",
+		"Egress Queuing for Ethernet1/2 [System]",
+		"+-------------------------------------------------------------+",
+		"|                              QOS GROUP 7                    |",
+		"+-------------------------------------------------------------+",
+		"|                           |  Unicast       |Multicast       |",
+		"+-------------------------------------------------------------+",
+		"|                   Tx Pkts |              10|               0|",
+		"| WRED/AFD & Tail Drop Pkts |               1|               0|",
+		"+-------------------------------------------------------------+",
+		"|                      CONTROL QOS GROUP                      |",
+		"+-------------------------------------------------------------+",
+		"|                           |  Unicast       |Multicast       |",
+		"+-------------------------------------------------------------+",
+		"|                   Tx Pkts |            4208|               0|",
+		"| WRED/AFD & Tail Drop Pkts |               0|               0|",
+		"+-------------------------------------------------------------+",
+		"|                         SPAN QOS GROUP                      |",
+		"+-------------------------------------------------------------+",
+		"|                           |  Unicast       |Multicast       |",
+		"+-------------------------------------------------------------+",
+		"|                   Tx Pkts |               0|            9000|",
+		"| WRED/AFD & Tail Drop Pkts |               0|            5000|",
+		"+-------------------------------------------------------------+",
+		"Ingress Queuing for Ethernet1/2",
+		"QoS-Group#                 Pause",
+		"           Buff Size       Pause Th      Resume Th",
+		"      7         348608        77376        75712")
+	if len(s.Queues) != 2 || s.Queues[0].Queue != 7 || s.Queues[0].Packets != 10 || s.Queues[0].DropPkts != 1 || s.Queues[1].DropPkts != 0 || s.Queues[1].Packets != 0 {
+		t.Errorf("queues %+v, want only qos-group 7's", s.Queues)
+	}
+	if len(s.CutRows) != 0 {
+		t.Errorf("cut rows %+v", s.CutRows)
+	}
+}
