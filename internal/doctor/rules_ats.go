@@ -123,15 +123,7 @@ func directTransFix(ds []ingest.PCIDevice) string {
 			can = append(can, d)
 		}
 	}
-	cmds := setpciACS(can, func(a ingest.ACSControl) int {
-		v := 0
-		for i, b := range []bool{a.SrcValid, a.TransBlk, a.ReqRedir, a.CmpltRedir, a.UpstreamFwd, a.EgressCtrl, a.DirectTrans} {
-			if b {
-				v |= 1 << i
-			}
-		}
-		return v | acsDirectTrans
-	})
+	cmds := setpciACS(can, func(a ingest.ACSControl) int { return a.Register() | acsDirectTrans })
 	var fix string
 	if len(can) > 0 {
 		fix = "Enable ACS Direct Translated P2P on the redirecting switch ports (the hypervisor host's BIOS or kernel ACS setting, or as root until reboot"

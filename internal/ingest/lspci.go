@@ -227,6 +227,18 @@ type ACSControl struct {
 // CmpltRedir, EgressCtrl).
 func (a ACSControl) Redirects() bool { return a.ReqRedir || a.CmpltRedir || a.EgressCtrl }
 
+// Register is the ACS control register's value these bits make (PCIe
+// ACS Control: bit 0 SrcValid to bit 6 DirectTrans), as setpci writes it.
+func (a ACSControl) Register() int {
+	v := 0
+	for i, b := range []bool{a.SrcValid, a.TransBlk, a.ReqRedir, a.CmpltRedir, a.UpstreamFwd, a.EgressCtrl, a.DirectTrans} {
+		if b {
+			v |= 1 << i
+		}
+	}
+	return v
+}
+
 // Any reports whether any ACS control is on.
 func (a ACSControl) Any() bool {
 	return a.SrcValid || a.TransBlk || a.UpstreamFwd || a.DirectTrans || a.Redirects()
