@@ -76,7 +76,7 @@ func TestImportRoundTrip(t *testing.T) {
 // with the thresholds in htsim's packets; a size, to whole packets.
 func TestImportLeafSpine(t *testing.T) {
 	out, err := importMatrix(t, "Nodes 32\nConnections 2\n0->31 id 7 start 1500000 size 9000000\n5->6 id 8 start 0 size 1000\n",
-		"-nodes", "32", "-tiers", "2", "-pfc_thresholds", "10", "20", "-strat", "ecmp_rr", "-end", "5000")
+		"-nodes", "32", "-tiers", "2", "-pfc_thresholds", "10", "20", "-strat", "ecmp_ar", "-end", "5000")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestImportLeafSpine(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	for _, want := range []string{"leaves: 8, spines: 4, hosts_per_leaf: 4, uplinks_per_leaf: 4", "static_th: 180000B", "xon_offset: 90000B",
-		"mtu: 4096", "spray: round-robin", "name: f7", "duration: 5ms",
+		"mtu: 4096", "adaptive: flowlet", "name: f7", "duration: 5ms",
 		"name: f8, src: h5, dst: h6, bytes: 9000}", "# Sizes rounded up to whole packets of 9000 B"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("scenario lacks %q:\n%s", want, out)
@@ -142,7 +142,6 @@ func TestImportAdaptiveRouting(t *testing.T) {
 		{[]string{"-strat", "ecmp_ar"}, "load_balancing: {mode: adaptive, adaptive: flowlet, flowlet_gap: 10us}", "per packet"},
 		{[]string{"-strat", "ecmp_ar", "-ar_sticky_delta", "2.5"}, "flowlet_gap: 2.5us}", "per packet"},
 		{[]string{"-strat", "ecmp_host_ar", "50"}, "load_balancing: {mode: adaptive}", "flowlet"},
-		{[]string{"-strat", "ecmp_rr"}, "# htsim's ecmp_rr turns one counter", "adaptive"},
 		// htsim's default -ar_method, queue, is what rocelab compares.
 		{[]string{"-strat", "ecmp_ar", "-ar_method", "queue"}, "adaptive: flowlet", "-ar_method queue:"},
 		{[]string{"-strat", "ecmp_ar", "-ar_method", "pause"}, "# -ar_method pause: htsim's adaptive routing compares whether a port is paused", "Not converted"},
@@ -159,7 +158,7 @@ func TestImportAdaptiveRouting(t *testing.T) {
 		if !strings.Contains(out, c.want) || strings.Contains(out, c.lack) {
 			t.Errorf("%v: expected %q and no %q:\n%s", c.args, c.want, c.lack, out)
 		}
-		if perPacket := c.args[1] == "ecmp_host_ar" || c.args[1] == "ecmp_rr"; perPacket != strings.Contains(out, "chooses a path per packet") {
+		if perPacket := c.args[1] == "ecmp_host_ar"; perPacket != strings.Contains(out, "chooses a path per packet") {
 			t.Errorf("%v: the head's per-packet note is %v, expected %v:\n%s", c.args, !perPacket, perPacket, out)
 		}
 	}
@@ -284,6 +283,10 @@ func TestImportRefuses(t *testing.T) {
 		{"switch latency", "", []string{"-switch_latency", "-1"}, "-switch_latency -1: expected 0 to 100us"},
 		{"flag", "", []string{"-colour", "red"}, "\"-colour\" is not an htsim_roce flag"},
 		{"strategy", "", []string{"-strat", "perm"}, "-strat perm: htsim_roce runs only"},
+		// htsim's round robin is one counter a switch over every packet and
+		// its sender goes back at every NACK: refused with why, past the
+		// path count ecmp_rr sets.
+		{"round robin", "", []string{"-paths", "20000", "-strat", "ecmp_rr"}, "-strat ecmp_rr: not imported, rocelab's round robin runs unlike htsim's: htsim's switch turns one counter over every packet"},
 		// htsim_roce and htsim_hpcc exit at once when an ECMP strategy has
 		// no path count (-paths, or the 1 ecmp_ar and ecmp_rr set).
 		{"path count", "", []string{"-paths", "20000"}, "-strat ecmp_host with -paths 20000: htsim_roce exits at once"},
@@ -348,9 +351,9 @@ func TestImportRefusesOtherPrograms(t *testing.T) {
 			t.Errorf("%v without -paths: %v, expected htsim's exit", args, err)
 		}
 	}
-	for _, args := range [][]string{{"-strat", "ecmp_ar"}, {"-paths", "20000", "-strat", "ecmp_rr"}} {
+	for _, args := range [][]string{{"-strat", "ecmp_ar"}, {"-paths", "20000", "-strat", "ecmp_ar"}} {
 		if _, err := parseHtsimArgs(append([]string{"-tm", "m.cm"}, args...)); err != nil {
-			t.Errorf("%v: %v (ecmp_ar and ecmp_rr set the path count)", args, err)
+			t.Errorf("%v: %v (ecmp_ar sets the path count)", args, err)
 		}
 	}
 }
