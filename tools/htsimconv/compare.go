@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -65,13 +66,14 @@ func readFlowLines(file string, r io.Reader) ([]htsimFinish, error) {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
 	if len(x) == 0 {
-		return nil, fmt.Errorf("%s: no \"Flow ... finished at T\" lines: htsim_roce and htsim_hpcc print one per completed flow on their standard output", file)
+		return nil, fmt.Errorf("%s: no \"Flow ... finished at T\" lines: htsim_roce and htsim_hpcc print one per completed flow on their standard output; for connections without a size, which run until -end, give the run's sink samples (htsim with -log sink, then parse_output LOGFILE -ascii)", file)
 	}
 	return x, nil
 }
 
 // compareCmd runs a scenario on rocelab and prints its completion times
-// beside those of htsim's output for the same run.
+// beside those of htsim's output for the same run, or, given htsim's sink
+// samples (parse_output -ascii), the goodputs by the last of them.
 func compareCmd(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("htsimconv compare", flag.ContinueOnError)
 	seed := fs.Uint64("seed", 0, "rocelab's seed (0: the scenario's)")
@@ -79,7 +81,7 @@ func compareCmd(args []string, w io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 2 {
-		return errors.New("compare: expected a scenario file and htsim_roce's standard output")
+		return errors.New("compare: expected a scenario file and htsim_roce's standard output (or its sink samples: parse_output LOGFILE -ascii)")
 	}
 	s, err := scenario.LoadFile(fs.Arg(0))
 	if err != nil {
@@ -88,12 +90,18 @@ func compareCmd(args []string, w io.Writer) error {
 	if *seed != 0 {
 		s.Seed = *seed
 	}
-	f, err := os.Open(fs.Arg(1))
+	out, err := os.ReadFile(fs.Arg(1))
 	if err != nil {
 		return err
 	}
-	hf, err := readFlowLines(fs.Arg(1), f)
-	f.Close()
+	samples, err := readSinkSamples(fs.Arg(1), bytes.NewReader(out))
+	if err != nil {
+		return err
+	}
+	if len(samples) > 0 {
+		return compareGoodput(w, fs.Arg(1), samples, s)
+	}
+	hf, err := readFlowLines(fs.Arg(1), bytes.NewReader(out))
 	if err != nil {
 		return err
 	}

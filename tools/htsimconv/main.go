@@ -42,7 +42,9 @@
 // compare runs the scenario on rocelab and prints its flows' completion
 // times (mean, median, p99, last) beside those of htsim_roce's or
 // htsim_hpcc's standard output for the same run ("Flow ... finished at T"
-// lines).
+// lines); given htsim's sink samples instead (-log sink, then
+// parse_output LOGFILE -ascii), as for connections without a size, which
+// run until -end, the flows' goodputs by htsim's last sample.
 //
 //	go run ./tools/htsimconv paths -clock SECONDS [htsim_roce|htsim_hpcc] -tm FILE.cm -nodes N -strat ecmp_host -paths 1 -seed S ...
 //
