@@ -66,20 +66,39 @@ var ns3Whole = map[string]bool{
 // them in Mb/s.
 var ns3RateKeys = map[string]bool{"RATE_AI": true, "RATE_HAI": true, "MIN_RATE": true, "DCTCP_RATE_AI": true}
 
-// ns3ForkKeys names a simulator that reads each key third.cc does not,
-// for the refusal: its configs run another program. Forks share keys
-// (ENABLE_PFC, ENABLE_IRN in ConWeave's, ns3-PB-FS's and LIBRA's), so the
-// refusal names one that reads it, not the one that wrote the file.
+// ns3Forks says what each simulator descended from HPCC's ns-3 runs that
+// third.cc does not, for the refusal of its config (its keys are in
+// ns3ForkKeys).
+var ns3Forks = map[string]string{
+	"ns3-rdma":   "(the DCQCN paper's simulator, bobzhuyb/ns3-rdma: its third.cc reads KMAX, KMIN, PMAX instead of the *_MAP keys, and flows as SRC DST PG PACKETS START STOP)",
+	"ConWeave":   "(conweave-project/conweave-ns3, scratch/network-load-balance.cc: load balancing other than ECMP by LB_MODE, PFC and IRN switched by ENABLE_PFC and ENABLE_IRN)",
+	"Hawkeye":    "(its telemetry agents, and hosts without congestion control by NO_CC_NODE)",
+	"SimAI":      "(its ns-3-alibabacloud, run by astra-sim-alibabacloud, whose flows come from the AI workload and not FLOW_FILE, its topology from the command line)",
+	"Floodgate":  "(NASA-NJU/Floodgate-NS3: with USE_FLOODGATE its switches hold each destination's packets to a credit window, set by the SWTICH_* and SWITCH_* keys and FLOODGATE_CONFIG_FILE; with FLOW_FROM_FILE 0 its third.cc draws the flows from FLOW_CDF, LOAD and INCAST_* and reads no FLOW_FILE; ROUTING_MODE 1 is DRILL's per-packet routing)",
+	"HPCC-Plus":  "(ItamarMeir/High-Precision-Congestion-Control-Plus: its NICs hold what they receive in a buffer (RX_BUFFER_SIZE, RX_BUFFER_PER_QUEUE) that the host drains at once or at a fixed rate (RX_PULL_MODE, RX_PULL_RATE, per node by RX_PULL_MODE_NODE), and it traces each QP's window (CWND_OUTPUT_FILE))",
+	"ocs-mprdma": "(renyue0411/ocs-mprdma-ns3: optical circuit switches whose port map OCS_MAP_FILE gives, under multipath RDMA)",
+	"ns3-PB-FS":  "(DanAaronson/ns3-PB-FS: a packet-buffer threshold marking, ENABLE_PBT and the PBT_* keys, PFC switched off by ENABLE_PFC 0, and response timeouts LOW_RESP_TIMEOUT and HIGH_RESP_TIMEOUT)",
+}
+
+// ns3ForkKeys names the simulator (ns3Forks) that reads each key third.cc
+// does not, for the refusal: its configs run another program. Forks share
+// keys (ENABLE_PFC, ENABLE_IRN in ConWeave's, ns3-PB-FS's and LIBRA's),
+// so the refusal names one that reads the first such key, not always the
+// one that wrote the file.
 var ns3ForkKeys = map[string]string{
-	"KMAX": "ns3-rdma's (the DCQCN paper's simulator, third.cc there reads KMAX, KMIN, PMAX instead of the *_MAP keys)",
-	"KMIN": "ns3-rdma's", "PMAX": "ns3-rdma's", "CNP_INTERVAL": "ns3-rdma's", "BYTE_COUNTER": "ns3-rdma's",
-	"SEND_IN_CHUNKS": "ns3-rdma's", "APP_START_TIME": "ns3-rdma's", "TCP_FLOW_FILE": "ns3-rdma's",
-	"LB_MODE": "ConWeave's (scratch/network-load-balance.cc: load balancing other than ECMP)", "ENABLE_PFC": "ConWeave's",
-	"ENABLE_IRN": "ConWeave's", "FLOWGEN_START_TIME": "ConWeave's", "FLOWGEN_STOP_TIME": "ConWeave's",
-	"AGENT_NODE": "Hawkeye's (its telemetry agents)", "AGENT_THRESHOLD": "Hawkeye's", "NO_CC_NODE": "Hawkeye's (hosts without congestion control)",
-	"BW_MON_FILE":   "SimAI's (its ns-3-alibabacloud, run by astra-sim-alibabacloud, whose flows come from the AI workload and not FLOW_FILE, its topology from the command line)",
-	"RATE_MON_FILE": "SimAI's", "CNP_MON_FILE": "SimAI's", "MON_START": "SimAI's", "MON_END": "SimAI's",
-	"QP_MON_INTERVAL": "SimAI's", "QLEN_MON_INTERVAL": "SimAI's", "BW_MON_INTERVAL": "SimAI's",
+	"KMAX": "ns3-rdma", "KMIN": "ns3-rdma", "PMAX": "ns3-rdma", "CNP_INTERVAL": "ns3-rdma", "BYTE_COUNTER": "ns3-rdma",
+	"SEND_IN_CHUNKS": "ns3-rdma", "APP_START_TIME": "ns3-rdma", "TCP_FLOW_FILE": "ns3-rdma",
+	"LB_MODE": "ConWeave", "ENABLE_PFC": "ConWeave", "ENABLE_IRN": "ConWeave", "FLOWGEN_START_TIME": "ConWeave", "FLOWGEN_STOP_TIME": "ConWeave",
+	"AGENT_NODE": "Hawkeye", "AGENT_THRESHOLD": "Hawkeye", "NO_CC_NODE": "Hawkeye",
+	"BW_MON_FILE": "SimAI", "RATE_MON_FILE": "SimAI", "CNP_MON_FILE": "SimAI", "MON_START": "SimAI", "MON_END": "SimAI",
+	"QP_MON_INTERVAL": "SimAI", "QLEN_MON_INTERVAL": "SimAI", "BW_MON_INTERVAL": "SimAI",
+	"USE_FLOODGATE": "Floodgate", "SRCTOR_DST_PFC": "Floodgate", "SWTICH_ACK_MODE": "Floodgate", "SWITCH_WIN_M": "Floodgate",
+	"SWITCH_ACK_TH_M": "Floodgate", "SWTICH_BYTE_COUNTER": "Floodgate", "SWTICH_CREDIT_INTERVAL": "Floodgate",
+	"FLOODGATE_CONFIG_FILE": "Floodgate", "FLOW_FROM_FILE": "Floodgate", "FLOW_CDF": "Floodgate", "ROUTING_MODE": "Floodgate",
+	"RX_BUFFER_SIZE": "HPCC-Plus", "RX_BUFFER_PER_QUEUE": "HPCC-Plus", "RX_PULL_MODE": "HPCC-Plus", "RX_PULL_RATE": "HPCC-Plus",
+	"RX_PULL_MODE_NODE": "HPCC-Plus", "CWND_OUTPUT_FILE": "HPCC-Plus", "ENABLE_CWND_TRACE": "HPCC-Plus", "RXBUF_OUTPUT_FILE": "HPCC-Plus",
+	"OCS_MAP_FILE": "ocs-mprdma",
+	"ENABLE_PBT":   "ns3-PB-FS", "PBT_MARKING_INTERVAL": "ns3-PB-FS", "PBT_MIN": "ns3-PB-FS", "PBT_MAX": "ns3-PB-FS", "LOW_RESP_TIMEOUT": "ns3-PB-FS",
 }
 
 // ns3Config is what rocelab reads of an HPCC ns-3 config.txt: each key's
@@ -134,7 +153,9 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 			if first == "" {
 				first = fmt.Sprintf("%s:%d:%d: %s", file, n, cols[0], f[0])
 			}
-			unknown = append(unknown, f[0])
+			if !slices.Contains(unknown, f[0]) {
+				unknown = append(unknown, f[0])
+			}
 			continue
 		}
 		c.kv[f[0]], c.line[f[0]], c.col[f[0]] = f[1:], n, cols[0]
@@ -152,7 +173,7 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 		fork := ""
 		for _, k := range unknown {
 			if name, ok := ns3ForkKeys[k]; ok {
-				fork = fmt.Sprintf("; a fork known to read %s: %s", k, name)
+				fork = fmt.Sprintf("; a fork known to read %s: %s's %s", k, name, ns3Forks[name])
 				break
 			}
 		}
