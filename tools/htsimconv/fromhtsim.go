@@ -248,11 +248,18 @@ func (r *htsimRun) loadBalancing() (string, error) {
 		return "load_balancing: {mode: adaptive}", nil
 	case "ecmp_rr":
 		return "", fmt.Errorf("-strat ecmp_rr: not imported, rocelab's round robin runs unlike htsim's: %s", htsimRR)
+	case "single":
+		return "", fmt.Errorf("-strat single: %s fails an assertion as it sends its first packet (network.cpp:73, _nexthop<_route->size(): the source route it draws per connection lacks the host's own hop), a run showed; give -strat ecmp_host -paths 1, a path per flow by hash", r.program)
+	case "perm", "rand", "pull", "ecmp":
+		return "", fmt.Errorf("-strat %s: %s aborts at its first connection (%s calls abort() for a source-routed strategy other than single; ecmp without -paths exits first, asking for it), a run showed; give -strat ecmp_host -paths 1, ecmp_ar or ecmp_host_ar", r.strategy, r.program, mainFile[r.program])
 	case "":
-		return "", fmt.Errorf("expected -strat (ecmp_host, ecmp_ar, ecmp_host_ar or ecmp_rr), as %s does", r.program)
+		return "", fmt.Errorf("expected -strat (ecmp_host, ecmp_ar or ecmp_host_ar), as %s exits without one (\"Route Strategy not set\")", r.program)
 	}
-	return "", fmt.Errorf("-strat %s: %s runs only ecmp_host, ecmp_ar, ecmp_host_ar and ecmp_rr", r.strategy, r.program)
+	return "", fmt.Errorf("-strat %s: not a strategy of %s, which exits without one it knows (\"Route Strategy not set\"); it runs ecmp_host, ecmp_ar and ecmp_host_ar, which are imported, and ecmp_rr, which is refused", r.strategy, r.program)
 }
+
+// mainFile is the source file of each program's main.
+var mainFile = map[string]string{"htsim_roce": "main_roce.cpp", "htsim_hpcc": "main_hpcc.cpp"}
 
 // htsimRR says why -strat ecmp_rr is refused. Measured on
 // gen_permutation.py's 54 hosts of 1 MB (testdata/htsim/rr-perm54-*, 3

@@ -282,7 +282,11 @@ func TestImportRefuses(t *testing.T) {
 		{"start infinite", "Nodes 16\nConnections 1\n0->1 start Inf size 5\n", nil, "m.cm:3:12: start \"Inf\": expected a number that is not negative"},
 		{"switch latency", "", []string{"-switch_latency", "-1"}, "-switch_latency -1: expected 0 to 100us"},
 		{"flag", "", []string{"-colour", "red"}, "\"-colour\" is not an htsim_roce flag"},
-		{"strategy", "", []string{"-strat", "perm"}, "-strat perm: htsim_roce runs only"},
+		{"strategy", "", []string{"-strat", "foo"}, "-strat foo: not a strategy of htsim_roce, which exits without one it knows"},
+		// htsim's source-routed strategies abort (a run of each showed)
+		{"strategy single", "", []string{"-strat", "single"}, "-strat single: htsim_roce fails an assertion as it sends its first packet"},
+		{"strategy perm", "", []string{"-strat", "perm"}, "-strat perm: htsim_roce aborts at its first connection (main_roce.cpp calls abort()"},
+		{"strategy ecmp", "", []string{"-strat", "ecmp"}, "-strat ecmp: htsim_roce aborts at its first connection"},
 		// htsim's round robin is one counter a switch over every packet and
 		// its sender goes back at every NACK: refused with why, past the
 		// path count ecmp_rr sets.
@@ -394,7 +398,7 @@ func TestImportHPCC(t *testing.T) {
 		want string
 	}{
 		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-paths", "1", "-tiers", "2"}, `argument 7: "-tiers" is not an htsim_hpcc flag`},
-		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "perm"}, "-strat perm: htsim_hpcc runs only"},
+		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "perm"}, "-strat perm: htsim_hpcc aborts at its first connection (main_hpcc.cpp calls abort()"},
 		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-paths", "1", "-mtu", "2000000"}, "-mtu 2000000 -linkspeed 100000: htsim's HPCC: cc: ai_rate = 1333333 out of range"},
 		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-paths", "1", "-queue_type", "composite"}, "-queue_type composite: only htsim's default lossless_input"},
 	} {
