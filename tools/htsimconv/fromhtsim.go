@@ -31,7 +31,7 @@ type htsimRun struct {
 	strategy        string
 	startDelta      bool
 	arStickyUS      float64 // -ar_sticky_delta: the flowlet gap of ecmp_ar
-	paths           int     // -paths, or 1 where -strat ecmp_ar or ecmp_rr set it after
+	paths           int     // -paths, or 1 where -strat ecmp_ar set it after
 	arMethod        string  // -ar_method: what htsim's adaptive routing compares
 	queueType       string
 	hostQueue       string // -host_queue_type
@@ -145,8 +145,8 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 			}
 		case "-strat":
 			r.strategy = v[0]
-			if r.strategy == "ecmp_ar" || r.strategy == "ecmp_rr" {
-				r.paths = 1 // main_roce.cpp and main_hpcc.cpp set path_entropy_size so
+			if r.strategy == "ecmp_ar" {
+				r.paths = 1 // main_roce.cpp and main_hpcc.cpp set path_entropy_size so (and for ecmp_rr, refused)
 			}
 		case "-paths":
 			num(&r.paths)

@@ -292,7 +292,7 @@ func TestImportRefuses(t *testing.T) {
 		// path count ecmp_rr sets.
 		{"round robin", "", []string{"-paths", "20000", "-strat", "ecmp_rr"}, "-strat ecmp_rr: not imported, rocelab's round robin runs unlike htsim's: htsim's switch turns one counter over every packet"},
 		// htsim_roce and htsim_hpcc exit at once when an ECMP strategy has
-		// no path count (-paths, or the 1 ecmp_ar and ecmp_rr set).
+		// no path count (-paths, or the 1 ecmp_ar sets).
 		{"path count", "", []string{"-paths", "20000"}, "-strat ecmp_host with -paths 20000: htsim_roce exits at once"},
 		{"path count after ecmp_ar", "", []string{"-strat", "ecmp_ar", "-paths", "10001"}, "-strat ecmp_ar with -paths 10001: htsim_roce exits"},
 		{"host queue swift", "", []string{"-host_queue_type", "swift"}, "-host_queue_type swift: htsim_roce crashes with it"},
