@@ -1,17 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"rocelab/internal/scenario"
 	"rocelab/internal/unit"
 	"rocelab/tools/internal/agree"
+	"rocelab/tools/internal/fields"
 )
 
 // A connection without a size runs until -end and never completes, so
@@ -42,17 +41,12 @@ type sinkSample struct {
 // it cannot read is an error at its line and column.
 func readSinkSamples(file string, r io.Reader) ([]sinkSample, error) {
 	var x []sinkSample
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		text := sc.Text()
-		fs := strings.Fields(text)
+	err := fields.Lines(file, r, func(line int, fs []string, cols []int) error {
 		if len(fs) < 3 || fs[1] != "Type" || fs[2] != "ROCE_SINK" && fs[2] != "HPCC_SINK" {
-			continue
+			return nil
 		}
-		cols := fieldCols(text)
 		bad := func(k int, what string) error {
-			at, got := len(text)+1, "the line's end"
+			at, got := cols[len(cols)-1]+len(fs[len(fs)-1]), "the line's end"
 			if k < len(fs) {
 				at, got = cols[k], strconv.Quote(fs[k])
 			}
@@ -60,41 +54,28 @@ func readSinkSamples(file string, r io.Reader) ([]sinkSample, error) {
 		}
 		for k, want := range map[int]string{3: "ID", 5: "Ev", 6: "RATE", 7: "CAck"} {
 			if k >= len(fs) || fs[k] != want {
-				return nil, bad(k, strconv.Quote(want))
+				return bad(k, strconv.Quote(want))
 			}
 		}
 		sec, err := strconv.ParseFloat(fs[0], 64)
 		if err != nil || sec < 0 || math.IsNaN(sec) || math.IsInf(sec, 0) {
-			return nil, bad(0, "the sample's time in seconds")
+			return bad(0, "the sample's time in seconds")
 		}
 		id, err := strconv.Atoi(fs[4])
 		if err != nil || id < 0 {
-			return nil, bad(4, "the sink's id, a whole number")
+			return bad(4, "the sink's id, a whole number")
 		}
-		if len(fs) < 9 {
-			return nil, bad(8, "the bytes received, a whole number")
+		n, err := int64(0), error(nil)
+		if len(fs) > 8 {
+			n, err = strconv.ParseInt(fs[8], 10, 64)
 		}
-		n, err := strconv.ParseInt(fs[8], 10, 64)
-		if err != nil || n < 0 {
-			return nil, bad(8, "the bytes received, a whole number")
+		if len(fs) <= 8 || err != nil || n < 0 {
+			return bad(8, "the bytes received, a whole number")
 		}
 		x = append(x, sinkSample{sec * 1e6, id, n})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
-	}
-	return x, nil
-}
-
-// fieldCols is the column (from 1) at which each of text's fields starts.
-func fieldCols(text string) []int {
-	var cols []int
-	for i := range len(text) {
-		if text[i] != ' ' && text[i] != '\t' && (i == 0 || text[i-1] == ' ' || text[i-1] == '\t') {
-			cols = append(cols, i+1)
-		}
-	}
-	return cols
+		return nil
+	})
+	return x, err
 }
 
 // lastSamples is each sink's bytes at the latest sampling time, in the
