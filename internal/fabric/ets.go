@@ -62,7 +62,7 @@ func (e *ETS) Pick(ready uint8, hs HeadSizer) int {
 	if sp := ready & e.strict; sp != 0 {
 		return bits.Len8(sp) - 1
 	}
-	c := int(e.rr)
+	c := int(e.rr & 7) // a class, so that its mask needs no shift guard
 	if ready&(1<<c) == 0 {
 		c = nextReady(ready, c)
 		e.rr, e.credited = uint8(c), false
@@ -110,7 +110,7 @@ func (e *ETS) alone(c int) {
 // nextReady returns the first ready class after c, round robin: the round
 // robin skips the classes with nothing to send in one step.
 func nextReady(ready uint8, c int) int {
-	m := uint(ready) &^ (2<<c - 1)
+	m := uint(ready) &^ (2<<(c&7) - 1) // c is a class
 	if m == 0 {
 		m = uint(ready)
 	}

@@ -250,8 +250,15 @@ func (pt *Port) InFlight(f func(p *packet.Packet)) {
 }
 
 // Kick tells the port that something may have become sendable: an idle
-// port starts sending now, a busy one when its frame has left.
-func (pt *Port) Kick() { pt.startTx(pt.dom.Sched.Now()) }
+// port starts sending now, a busy one when its frame has left. A port
+// whose line is busy with its look queued has nothing to do (startTx
+// would find the same), and returns without the call: a frame queued
+// behind others at a congested port kicks it so.
+func (pt *Port) Kick() {
+	if now := pt.dom.Sched.Now(); !pt.txQueued || now >= pt.busyUntil {
+		pt.startTx(now)
+	}
+}
 
 // Handle serves the port's events.
 func (pt *Port) Handle(now unit.Time, tag uint64) {

@@ -391,12 +391,12 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 		return
 	}
 	prio := int(p.Prio)
+	e := s.egressOf(out)
+	q := &e.cls[prio].q // prio < 8 from here: its masks need no shift guard
 	if out.stormed(prio) {
 		s.dom.Drop(p, DropWatchdog, out)
 		return
 	}
-	e := s.egressOf(out)
-	q := &e.cls[prio].q
 	size := int64(p.Frame)
 	lossless := s.lossless&(1<<prio) != 0
 	g := &in.rxPrio[prio].pg
@@ -478,9 +478,9 @@ func (s *Switch) markECN(p *packet.Packet, e *switchEgress, out *Port, qlen int6
 // bytes the port sent before it.
 func (s *Switch) departed(p *packet.Packet, e *switchEgress, out *Port, qlen int64) {
 	prio := int(p.Prio)
-	lossless := s.lossless&(1<<prio) != 0
 	in := &s.port[p.InPort]
-	g := &in.rxPrio[prio].pg
+	g := &in.rxPrio[prio].pg // prio < 8 from here: its mask needs no shift guard
+	lossless := s.lossless&(1<<prio) != 0
 	s.buf.release(g, int64(p.Frame), lossless)
 	if lossless && g.xoff && s.buf.wantXON(g, int(in.index)) {
 		in.SendXON(prio)

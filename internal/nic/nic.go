@@ -204,7 +204,7 @@ func (n *NIC) makeReady(q *qp) {
 	q.where = inRing
 	c := &n.cls[q.prio]
 	c.ready.push(q)
-	n.busy |= 1 << q.prio
+	n.busy |= 1 << (q.prio & 7) // a class: its mask needs no shift guard
 	n.port.Kick()
 }
 

@@ -33,7 +33,8 @@ type Scheduler struct {
 	now        unit.Time
 	q          queue
 	st         slotTable
-	live       int // pending events
+	queued     uint64 // events ever queued: those pending, run or cancelled
+	cancelled  uint64
 	dead       int // cancelled events still queued
 	minCompact int
 	executed   uint64
@@ -52,7 +53,7 @@ func (s *Scheduler) Now() unit.Time { return s.now }
 
 // Pending returns the number of events scheduled and neither run nor
 // cancelled.
-func (s *Scheduler) Pending() int { return s.live }
+func (s *Scheduler) Pending() int { return int(s.queued - s.executed - s.cancelled) }
 
 // Executed returns the number of events run so far; cancelled events do not
 // count.
@@ -70,7 +71,7 @@ func (s *Scheduler) At(t unit.Time, k Key, h Handler, tag uint64) EventID {
 	}
 	id := s.st.alloc()
 	s.q.push(t, k, h, tag, id, 0)
-	s.live++
+	s.queued++
 	return id
 }
 
@@ -91,7 +92,7 @@ func (s *Scheduler) SendHint(t unit.Time, k Key, h Handler, tag uint64, hint uin
 		panic((*pastSend)(s))
 	}
 	s.q.push(t, k, h, tag, 0, hint)
-	s.live++
+	s.queued++
 }
 
 // pastSend is the panic of a Send before Now(). It holds the scheduler
@@ -126,9 +127,9 @@ func (s *Scheduler) Cancel(id EventID) bool {
 		return false
 	}
 	s.st.kill(id.slot())
-	s.live--
+	s.cancelled++
 	s.dead++
-	if s.dead > s.minCompact && s.dead > s.live {
+	if s.dead > s.minCompact && s.dead > s.Pending() {
 		s.q.compact(&s.st)
 		s.dead = 0
 	}
@@ -316,7 +317,6 @@ func (s *Scheduler) ran(t unit.Time, id EventID) {
 		s.st.kill(id.slot())
 		s.st.release(id)
 	}
-	s.live--
 	s.now = t
-	s.executed++
+	s.executed++ // and no longer pending
 }
