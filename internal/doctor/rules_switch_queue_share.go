@@ -19,6 +19,11 @@ const minQueueSharePackets = 1_000_000
 // counterpart of checkRoCEPriority on a host's per-priority counters.
 func checkQueueShare(inc *Incident) []Finding {
 	lossless, from := switchLossless(inc)
+	if len(lossless) == 0 {
+		// No queue known lossless (Dell OS10's, unconfigured): no share
+		// to weigh.
+		return nil
+	}
 	samples, _ := ctrSamples(inc)
 	roce, roceEv := roceInUse(inc, samples)
 	var fs []Finding
