@@ -96,17 +96,16 @@ func switchLossless(inc *Incident) ([]int, string) {
 			return distinctInts(prios), "the priorities the switch enables PFC on"
 		}
 	}
-	if queuesAll(inc, func(q ingest.QueueCount) bool { return strings.HasPrefix(q.Port, "swp") }) {
+	if cumulusOnly(inc) {
 		return cumulusLossless, "Cumulus Linux's RoCE default: PFC on switch priority 3, which leaves by traffic class 3"
-	}
-	if queuesAll(inc, func(q ingest.QueueCount) bool { return q.OS10 }) {
-		return nil, os10NoLossless
 	}
 	return sonicLossless, "SONiC's default lossless queues"
 }
 
-// os10NoLossless says why no queue of Dell OS10's is taken as lossless
-// when no input names one.
+// os10NoLossless says why no queue of Dell OS10's is taken as lossless:
+// none of switchLossless's sources speaks of them (the SONiC watchdog's
+// queues, a switch's PFC priorities, which are no OS10 queue numbers, the
+// defaults of SONiC and Cumulus Linux).
 const os10NoLossless = "no input says which queue is lossless, and Dell OS10 keeps none lossless unless a network-qos policy pauses its qos-group (`pause`, `pfc-cos`) and the port runs `priority-flow-control mode on`"
 
 // cumulusLossless is the lossless traffic class of Cumulus Linux's RoCE
@@ -114,14 +113,13 @@ const os10NoLossless = "no input says which queue is lossless, and Dell OS10 kee
 // traffic class 3); traffic class 4 is lossy there.
 var cumulusLossless = []int{3}
 
-// queuesAll reports whether the incident holds switch queues and every
-// one is what it asks: all NVIDIA Cumulus Linux's (swpN ports, as NVUE names
-// them), all Dell OS10's.
-func queuesAll(inc *Incident, is func(ingest.QueueCount) bool) bool {
+// cumulusOnly reports whether the switch queues of the incident are all
+// NVIDIA Cumulus Linux's (swpN ports, as NVUE names them).
+func cumulusOnly(inc *Incident) bool {
 	seen := false
 	for _, s := range All[*ingest.SwitchCounters](inc) {
 		for _, q := range s.Queues {
-			if !is(q) {
+			if !strings.HasPrefix(q.Port, "swp") {
 				return false
 			}
 			seen = true
@@ -270,7 +268,7 @@ func checkQueueDrops(inc *Incident) []Finding {
 			if q.DropPkts <= 0 {
 				continue
 			}
-			isLossless := q.Type != "MC" && hasPrio(lossless, q.Queue)
+			isLossless := q.Type != "MC" && !q.OS10 && hasPrio(lossless, q.Queue)
 			sev, class := Warn, "lossy"
 			mech := "A lossy queue drops when its share of the buffer fills: TCP and other lossy traffic recovers, but RoCE carried here is lossy too."
 			fix := "For RoCE on a lossless queue: check PFC on the priority end to end (`show pfc counters`, the peer NIC's mlnx_qos), the PG headroom (`show priority-group watermark headroom`, `mmuconfig -l`) against the cable length, and `show pfcwd stats`. For RoCE on a lossy queue: map its DSCP (26 by default) to a lossless queue."
@@ -290,28 +288,23 @@ func checkQueueDrops(inc *Incident) []Finding {
 				mech = "A multicast queue carries flooded, broadcast and multicast frames (ARP, unknown unicast in a VLAN, routing protocols); RoCE's connected queue pairs send unicast, which the unicast queues (UC) count, so these drops are not RoCE's."
 				fix = "Nothing for RoCE. If they matter: what floods (unknown unicast while MAC tables age out, an ARP or broadcast storm) and the multicast queue's buffer share."
 			}
-			unknown := len(lossless) == 0 && q.Type != "MC"
-			if unknown {
-				// Dell OS10's queues, no input saying which is lossless.
-				mech = "A queue drops when its share of the buffer fills, and " + from + ". If PFC was meant to protect this queue's traffic (RoCE), it did not (PFC off on the port or its priority, or headroom short); if the queue is lossy, RoCE carried here is dropped instead of paused and recovers by go-back-N and timeouts, and TCP by its own congestion control (an ECN-marking WRED profile on the queue keeps drops down for ECN-capable senders)."
-				fix = "See whether this queue's qos-group is paused: `show running-configuration policy-map`, `show qos interface " + q.Port + "` (its network-qos policy with `pause` and `pfc-cos`, `priority-flow-control mode on`), or pass the running-configuration to `rocelab lint`. For RoCE: a lossless class end to end (pause on its qos-group, PFC on the NICs' priority) with ECN marking on its queue."
-			}
 			port := q.Port
 			if q.Type == "VOQ" && q.Namespace != "" {
 				port = q.Namespace + " " + port // each ASIC of a linecard has its own VOQ toward the port
 			}
 			name := fmt.Sprintf("%s %s%d", swName(s, port), q.Type, q.Queue)
-			if q.OS10 {
-				name = fmt.Sprintf("%s queue %d", swName(s, port), q.Queue)
-			}
 			count := plural(int(q.DropPkts), "packet", "packets")
 			if q.DropsApprox {
 				count = "about " + count
 				mech += " NVUE prints tx-uc-buffer-discards, a frame count, with a byte unit (76993 frames as \"75.19 KB\"): the count is read back from it to the digits shown; `nv show interface " + q.Port + " counters qos -o json` gives it exact."
 			}
 			title := fmt.Sprintf("%s: %s dropped on %s queue %d (of %d sent)", name, count, class, q.Queue, q.Packets)
-			if unknown {
+			if q.OS10 {
+				// Dell OS10's queues: no input says which is lossless.
+				name = fmt.Sprintf("%s queue %d", swName(s, port), q.Queue)
 				title = fmt.Sprintf("%s: %s dropped, %.1f%% of the %d it took; lossless or not, no input says", name, count, 100*float64(q.DropPkts)/float64(q.Packets+uint64(q.DropPkts)), q.Packets+uint64(q.DropPkts))
+				mech = "A queue drops when its share of the buffer fills, and " + os10NoLossless + ". If PFC was meant to protect this queue's traffic (RoCE), it did not (PFC off on the port or its priority, or headroom short); if the queue is lossy, RoCE carried here is dropped instead of paused and recovers by go-back-N and timeouts, and TCP by its own congestion control (an ECN-marking WRED profile on the queue keeps drops down for ECN-capable senders)."
+				fix = "See whether this queue's qos-group is paused: `show running-configuration policy-map`, `show qos interface " + q.Port + "` (its network-qos policy with `pause` and `pfc-cos`, `priority-flow-control mode on`), or pass the running-configuration to `rocelab lint`. For RoCE: a lossless class end to end (pause on its qos-group, PFC on the NICs' priority) with ECN marking on its queue."
 			}
 			fs = append(fs, Finding{
 				ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,

@@ -1,6 +1,9 @@
 package doctor
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Dell OS10 `show queuing statistics` (real, a netdev thread's DCTCP runs
 // through OS10 switches): queue 5's drops are reported with what no input
@@ -16,5 +19,14 @@ func TestOS10QueuingDrops(t *testing.T) {
 	nicMustNot(t, fs, "switch.queue.lossy_traffic")
 	if fs := diagnoseFiles(t, Options{}, "corpus/switch/os10-show-queuing-statistics-q5-22m-no-drops-netdev-dctcp-ecn-on.txt"); len(fs) != 0 {
 		t.Errorf("no drops: findings %+v", fs)
+	}
+	// Beside a SONiC switch's queues, whose lossless queues are SONiC's
+	// default, OS10's are still not judged by it.
+	fs = diagnoseFiles(t, Options{}, "corpus/switch/os10-show-queuing-statistics-q5-22m-no-drops-netdev-dctcp-ecn-on.txt", "corpus/switch/os10-show-queuing-statistics-q5-drops-953632-netdev-dctcp-ecn-off.txt", "corpus/switch/sonic-queue-counters-sonic-utilities.txt")
+	nicMustFind(t, fs, "switch.queue.drops", Warn, "hound-dirt ethernet1/1/4 queue 5:", "lossless or not, no input says")
+	for _, f := range fs {
+		if f.ID == "switch.queue.lossy_traffic" && strings.Contains(f.Title, "ethernet1/1/4") {
+			t.Errorf("OS10 port judged by SONiC's lossless queues: %s", f.Title)
+		}
 	}
 }

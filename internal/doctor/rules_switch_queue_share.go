@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 
 	"rocelab/internal/ingest"
 	"rocelab/internal/unit"
@@ -19,16 +20,14 @@ const minQueueSharePackets = 1_000_000
 // counterpart of checkRoCEPriority on a host's per-priority counters.
 func checkQueueShare(inc *Incident) []Finding {
 	lossless, from := switchLossless(inc)
-	if len(lossless) == 0 {
-		// No queue known lossless (Dell OS10's, unconfigured): no share
-		// to weigh.
-		return nil
-	}
 	samples, _ := ctrSamples(inc)
 	roce, roceEv := roceInUse(inc, samples)
 	var fs []Finding
 	for _, s := range All[*ingest.SwitchCounters](inc) {
-		for _, p := range portQueueShares(s.Queues, lossless) {
+		// Dell OS10's queues, which no input says are lossless or not
+		// (os10NoLossless), have no lossless share to weigh.
+		qs := slices.DeleteFunc(slices.Clone(s.Queues), func(q ingest.QueueCount) bool { return q.OS10 })
+		for _, p := range portQueueShares(qs, lossless) {
 			if p.packets < minQueueSharePackets || p.top.Bytes == 0 || hasPrio(lossless, p.top.Queue) || p.losslessBytes*100 >= p.bytes {
 				continue
 			}
