@@ -132,3 +132,15 @@ func TestLossyByDesignGreenModes(t *testing.T) {
 		}
 	}
 }
+
+// TestLossyByDesignFixOwnCommands: the "if RoCE was meant lossless" fix of
+// a switch OS's lossy-by-design configuration names that OS's commands.
+// Before, AOS-CX, NX-OS, OS10 and FTOS were told "PFC on class 3 on every
+// port" in no OS's words.
+func TestLossyByDesignFixOwnCommands(t *testing.T) {
+	for _, fd := range lintFiles(t, "testdata/aoscx-ecn-only-global-synthetic.cfg").Findings {
+		if fd.ID == "qos.lossy.by_design" && !strings.Contains(fd.Fix, "If RoCE was meant lossless: `flow-control priority rxtx 3` on these interfaces") {
+			t.Errorf("fix %q, want AOS-CX's flow-control command", fd.Fix)
+		}
+	}
+}
