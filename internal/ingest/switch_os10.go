@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -48,7 +49,7 @@ func (o *os10Queuing) feed(p *switchParser, l Line, t string) bool {
 	switch {
 	case len(f) == 2 && f[0] == "Interface" && os10Port(f[1]):
 		o.port, o.cols = strings.Clone(f[1]), nil
-	case len(f) >= 3 && f[0] == "Queue" && os10Has(f, "Dropped-Packets") && os10Has(f, "Packets"):
+	case len(f) >= 3 && f[0] == "Queue" && slices.Contains(f, "Dropped-Packets") && slices.Contains(f, "Packets"):
 		o.cols = f
 	case o.cols != nil && len(f) > 0 && os10QueueNum(f[0]) >= 0:
 		o.row(p, l, f)
@@ -100,16 +101,6 @@ func os10FieldCol(line string, f []string, i int) int {
 		}
 	}
 	return at + 1
-}
-
-// os10Has reports whether the header fields f name column c.
-func os10Has(f []string, c string) bool {
-	for _, x := range f {
-		if x == c {
-			return true
-		}
-	}
-	return false
 }
 
 // os10QueueNum reads a queue number, 0-15, or -1.
