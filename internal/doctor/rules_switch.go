@@ -102,6 +102,12 @@ func switchLossless(inc *Incident) ([]int, string) {
 	return sonicLossless, "SONiC's default lossless queues"
 }
 
+// os10NoLossless says why no queue of Dell OS10's is taken as lossless:
+// none of switchLossless's sources speaks of them (the SONiC watchdog's
+// queues, a switch's PFC priorities, which are no OS10 queue numbers, the
+// defaults of SONiC and Cumulus Linux).
+const os10NoLossless = "no input says which queue is lossless, and Dell OS10 keeps none lossless unless a network-qos policy pauses its qos-group (`pause`, `pfc-cos`) and the port runs `priority-flow-control mode on`"
+
 // cumulusLossless is the lossless traffic class of Cumulus Linux's RoCE
 // mode (`nv set qos roce`: PFC and ECN on switch priority 3, mapped to
 // traffic class 3); traffic class 4 is lossy there.
@@ -262,7 +268,7 @@ func checkQueueDrops(inc *Incident) []Finding {
 			if q.DropPkts <= 0 {
 				continue
 			}
-			isLossless := q.Type != "MC" && hasPrio(lossless, q.Queue)
+			isLossless := q.Type != "MC" && !q.OS10 && hasPrio(lossless, q.Queue)
 			sev, class := Warn, "lossy"
 			mech := "A lossy queue drops when its share of the buffer fills: TCP and other lossy traffic recovers, but RoCE carried here is lossy too."
 			fix := "For RoCE on a lossless queue: check PFC on the priority end to end (`show pfc counters`, the peer NIC's mlnx_qos), the PG headroom (`show priority-group watermark headroom`, `mmuconfig -l`) against the cable length, and `show pfcwd stats`. For RoCE on a lossy queue: map its DSCP (26 by default) to a lossless queue."
@@ -292,9 +298,17 @@ func checkQueueDrops(inc *Incident) []Finding {
 				count = "about " + count
 				mech += " NVUE prints tx-uc-buffer-discards, a frame count, with a byte unit (76993 frames as \"75.19 KB\"): the count is read back from it to the digits shown; `nv show interface " + q.Port + " counters qos -o json` gives it exact."
 			}
+			title := fmt.Sprintf("%s: %s dropped on %s queue %d (of %d sent)", name, count, class, q.Queue, q.Packets)
+			if q.OS10 {
+				// Dell OS10's queues: no input says which is lossless.
+				name = fmt.Sprintf("%s queue %d", swName(s, port), q.Queue)
+				title = fmt.Sprintf("%s: %s dropped, %.1f%% of the %d it took; lossless or not, no input says", name, count, 100*float64(q.DropPkts)/float64(q.Packets+uint64(q.DropPkts)), q.Packets+uint64(q.DropPkts))
+				mech = "A queue drops when its share of the buffer fills, and " + os10NoLossless + ". If PFC was meant to protect this queue's traffic (RoCE), it did not (PFC off on the port or its priority, or headroom short); if the queue is lossy, RoCE carried here is dropped instead of paused and recovers by go-back-N and timeouts, and TCP by its own congestion control (an ECN-marking WRED profile on the queue keeps drops down for ECN-capable senders)."
+				fix = "See whether this queue's qos-group is paused: `show running-configuration policy-map`, `show qos interface " + q.Port + "` (its network-qos policy with `pause` and `pfc-cos`, `priority-flow-control mode on`), or pass the running-configuration to `rocelab lint`. For RoCE: a lossless class end to end (pause on its qos-group, PFC on the NICs' priority) with ECN marking on its queue."
+			}
 			fs = append(fs, Finding{
 				ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,
-				Title:     fmt.Sprintf("%s: %s dropped on %s queue %d (of %d sent)", name, count, class, q.Queue, q.Packets),
+				Title:     title,
 				Evidence:  []Evidence{q.Evidence},
 				Mechanism: mech + " Counted since the counters were last cleared.",
 				Fix:       fix,

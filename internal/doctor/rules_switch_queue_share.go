@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 
 	"rocelab/internal/ingest"
 	"rocelab/internal/unit"
@@ -23,7 +24,10 @@ func checkQueueShare(inc *Incident) []Finding {
 	roce, roceEv := roceInUse(inc, samples)
 	var fs []Finding
 	for _, s := range All[*ingest.SwitchCounters](inc) {
-		for _, p := range portQueueShares(s.Queues, lossless) {
+		// Dell OS10's queues, which no input says are lossless or not
+		// (os10NoLossless), have no lossless share to weigh.
+		qs := slices.DeleteFunc(slices.Clone(s.Queues), func(q ingest.QueueCount) bool { return q.OS10 })
+		for _, p := range portQueueShares(qs, lossless) {
 			if p.packets < minQueueSharePackets || p.top.Bytes == 0 || hasPrio(lossless, p.top.Queue) || p.losslessBytes*100 >= p.bytes {
 				continue
 			}

@@ -198,7 +198,11 @@ type QueueCount struct {
 	// with a unit (NVUE's tx-uc-buffer-discards, "75.19 KB" for 76993
 	// frames): exact only to the digits shown.
 	DropsApprox bool
-	Evidence    Evidence
+	// OS10 is set for Dell OS10's `show queuing statistics` rows
+	// (switch_os10.go): OS10 keeps no queue lossless unless configured, so
+	// SONiC's default lossless queues say nothing of them.
+	OS10     bool
+	Evidence Evidence
 }
 
 // PGWatermark is the peak occupancy of one ingress priority group.

@@ -23,6 +23,11 @@ func TestLossyByDesignECNOnly(t *testing.T) {
 		{"testdata/junos-ecn-only-synthetic.conf",
 			[2]string{"explicit-congestion-notification;", ""},
 			[2]string{"class ROCE queue-num 3;", "class ROCE queue-num 3 no-loss pfc-priority 3;"}},
+		// Global QoS only: before, written as SONiC's "global" key, which
+		// no per-port rule judges, it gave no finding at all.
+		{"testdata/aoscx-ecn-only-global-synthetic.cfg",
+			[2]string{"apply qos threshold-profile ROCE\n", ""},
+			[2]string{"    mtu 9198\n", "    mtu 9198\n    flow-control priority rx 3\n"}},
 		{"testdata/eos-ecn-only-synthetic.txt",
 			[2]string{"random-detect ecn", "random-detect drop"},
 			[2]string{"   mtu 9214\n", "   mtu 9214\n   priority-flow-control priority 3 no-drop\n"}},
@@ -124,6 +129,18 @@ func TestLossyByDesignGreenModes(t *testing.T) {
 		}
 		if !ok {
 			t.Errorf("%s: no qos.lossy.by_design error naming DCQCN off on priority 4", mode)
+		}
+	}
+}
+
+// TestLossyByDesignFixOwnCommands: the "if RoCE was meant lossless" fix of
+// a switch OS's lossy-by-design configuration names that OS's commands.
+// Before, AOS-CX, NX-OS, OS10 and FTOS were told "PFC on class 3 on every
+// port" in no OS's words.
+func TestLossyByDesignFixOwnCommands(t *testing.T) {
+	for _, fd := range lintFiles(t, "testdata/aoscx-ecn-only-global-synthetic.cfg").Findings {
+		if fd.ID == "qos.lossy.by_design" && !strings.Contains(fd.Fix, "If RoCE was meant lossless: `flow-control priority rxtx 3` on these interfaces") {
+			t.Errorf("fix %q, want AOS-CX's flow-control command", fd.Fix)
 		}
 	}
 }

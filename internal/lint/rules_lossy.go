@@ -114,7 +114,7 @@ func (m *Model) lossyByDesign(db *sonic.ConfigDB, d sonic.LossyDesign, s switchS
 			// choice to state, not a fault.
 			f.Severity = doctor.Info
 			f.Mechanism = "No priority is paused and no class is lossless: the switch drops when RoCE's queue overflows, and ECN marking on that queue is what slows senders first. " +
-				"That is RoCE over a lossy network by design (NVIDIA's Resilient RoCE, ConnectX-4 Lx and later; Spectrum-X), and it holds only while: DCQCN runs on every NIC for RoCE's priority (the NICs answer marks with CNPs and slow down); the queue marks early enough that senders slow before it overflows; and the NICs recover a drop fast (ConnectX adaptive retransmission and slow restart, mlxreg ROCE_ACCL roce_adp_retrans_en / roce_slow_restart_en, tuned to the fabric's round trip). " +
+				"That is RoCE over a lossy network by design (NVIDIA's Resilient RoCE, ConnectX-4 Lx and later; Spectrum-X; the lossy RoCE mode NVIDIA's switches set with `roce lossy` on Onyx and `nv set qos roce mode lossy` on Cumulus Linux), and it holds only while: DCQCN runs on every NIC for RoCE's priority (the NICs answer marks with CNPs and slow down); the queue marks early enough that senders slow before it overflows; and the NICs recover a drop fast (ConnectX adaptive retransmission and slow restart, mlxreg ROCE_ACCL roce_adp_retrans_en / roce_slow_restart_en, tuned to the fabric's round trip). " +
 				"Each drop still costs a go-back-N retransmission on NICs without selective repeat, so incast beyond what the marks absorb shows as retransmissions and lower bandwidth than a lossless class gives."
 			f.Fix = fmt.Sprintf("Nothing if lossy is the design: check DCQCN on RoCE's priority on every NIC (/sys/class/net/<if>/ecn/roce_rp/enable/%d and roce_np = 1) and PFC off there too (mlnx_qos -i <if> --pfc 0,0,0,0,0,0,0,0), and watch out-of-sequence and retransmission counters. "+
 				"If RoCE was meant lossless: %s", max(s.TC, 0), losslessFix(m, db, s))
@@ -247,11 +247,13 @@ func losslessFix(m *Model, db *sonic.ConfigDB, s switchSide) string {
 	switch db.Vendor {
 	case sonic.VendorJunos:
 		return m.junosPFCFix(m.roce.DSCP, s)
-	case sonic.VendorEOS:
-		return fmt.Sprintf("`priority-flow-control on` and `priority-flow-control priority %d no-drop` on these interfaces, ECN kept on its queue, and PFC on the NICs' priority %d.", tc, tc)
 	}
 	if isNVUE(db) {
 		return "nv set qos roce mode lossless (PFC on switch priority 3 and ECN marking on its traffic class), and PFC on the same priority on the NICs."
+	}
+	if cmd := pfcOnCommand(db, tc); cmd != "" {
+		// The switch OS's own commands (EOS, NX-OS, OS10, AOS-CX, FTOS).
+		return fmt.Sprintf("%s, ECN kept on its queue, and PFC on the NICs' priority %d.", cmd, tc)
 	}
 	return fmt.Sprintf("PFC on class %d on every port (a priority the NICs put RoCE on, with headroom for it), ECN kept on its queue, and PFC on the same priority on the NICs.", tc)
 }

@@ -43,6 +43,9 @@ type Interface struct {
 	// choice, when not written); QoSInput the `service-policy type qos
 	// input` policy.
 	PFC, QoSInput, MTU, Speed Value
+	// Channel is the `channel-group N` number: the interface is a member
+	// of port-channelN.
+	Channel Value
 }
 
 // Config is what an NX-OS configuration says of QoS.
@@ -240,7 +243,31 @@ func Parse(name string, data []byte) (*Config, error) {
 	if at, ok := cutOnly(c); ok && !c.Excerpt.Given() {
 		c.Excerpt = at
 	}
+	inheritChannel(c)
 	return c, nil
+}
+
+// inheritChannel gives a port channel's members its classification
+// policy: NX-OS applies a service policy attached to a port channel to the
+// member interfaces, which take none of their own (Cisco Nexus 9000 NX-OS
+// Quality of Service Configuration Guide, "Attaching and Detaching a QoS
+// Policy Action": a policy on a port channel applies to its members).
+// Microsoft's Azure Local switch generator writes its P2P and MLAG links
+// so: `service-policy type qos input` on port-channel50, `channel-group
+// 50` alone on Ethernet1/41-42.
+func inheritChannel(c *Config) {
+	byName := map[string]*Interface{}
+	for _, it := range c.Interfaces {
+		byName[it.Name] = it
+	}
+	for _, it := range c.Interfaces {
+		if !it.Channel.Given() || it.QoSInput.Given() {
+			continue
+		}
+		if pc, ok := byName["port-channel"+it.Channel.Text]; ok && pc.QoSInput.Given() {
+			it.QoSInput = pc.QoSInput
+		}
+	}
 }
 
 // pause is a network-qos class's `pause pfc-cos` line, placed at the end.
@@ -368,6 +395,11 @@ func (p *parser) line(w []Value, indent int) error {
 				it.PFC = w[2]
 			case len(w) == 5 && text == "service-policy type qos input "+w[4].Text:
 				it.QoSInput = w[4]
+			case len(w) >= 2 && w[0].Text == "channel-group":
+				if _, err := swcfg.Num(p.c.File, w[1], 4096, "a port-channel number"); err != nil {
+					return err
+				}
+				it.Channel = w[1]
 			case len(w) == 2 && w[0].Text == "mtu":
 				it.MTU = w[1]
 			case len(w) == 2 && w[0].Text == "speed":

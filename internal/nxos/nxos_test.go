@@ -128,6 +128,7 @@ func TestParseErrors(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
 		{"class-map type qos match-any R\n  match dscp 64\n", "2:14: \"64\": expected DSCP values"},
 		{"policy-map type queuing Q\n  class type queuing c-out-8q-q3\n    random-detect minimum-threshold 10 kb maximum-threshold 20 kbytes ecn\n", "3:37: \"10\" \"kb\": expected a threshold"},
+		{"interface Ethernet1/41\n  channel-group po50 mode active\n", "2:17: \"po50\": expected a port-channel number"},
 	} {
 		_, err := Parse("x.cfg", []byte(c.text))
 		var pe *pos.Error
@@ -143,6 +144,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("class-map type qos match-any R\n  match dscp 26\npolicy-map type qos P\n  class R\n    set qos-group 3\ninterface Ethernet1/1 - 4\n  priority-flow-control mode on\n  service-policy type qos input P\n"))
 	f.Add([]byte("policy-map type network-qos N\n  class type network-qos c-out-8q-q3\n    pause pfc-cos 3\n"))
 	f.Add([]byte("policy-map type qos M\nclass R\n    set qos-group 3\npolicy-map type network-qos N\n  class type network-qos R\n    pause no-drop pfc-cos 3\n"))
+	f.Add([]byte("interface port-channel50\n  service-policy type qos input AZS\ninterface Ethernet1/41\n  priority-flow-control mode on\n  channel-group 50 mode active\n"))
 	f.Add([]byte("vlan 711\n\ninterface Ethernet1/15\n  priority-flow-control mode on send-tlv\n  spanning-tree port type edge trunk\n  service-policy type qos input AZS\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if _, err := Parse("f.cfg", data); !pos.Placed(err) {
@@ -269,5 +271,39 @@ func TestIsConfigOS10Cut(t *testing.T) {
 		if IsConfig([]byte(cut)) {
 			t.Errorf("%s: taken as NX-OS:\n%s", name, cut)
 		}
+	}
+}
+
+// TestParseChannelMembers: a port channel's member interfaces take its
+// classification policy (NX-OS applies it to them), as the Azure Local
+// generator's Nexus 93180 writes its P2P link; a member's own policy and
+// a port channel without one leave a member as it is.
+func TestParseChannelMembers(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/nxos/azurelocal-switchgen-gotmpl-n93180-portchannel-members.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse("tor.cfg", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, it := range c.Interfaces {
+		got[it.Name] = it.QoSInput.Text
+		if it.Name == "Ethernet1/41" && (it.Channel.Text != "50" || it.QoSInput.Line != 478) {
+			t.Errorf("Ethernet1/41: channel %q, policy at line %d, want 50 and port-channel50's line 478", it.Channel.Text, it.QoSInput.Line)
+		}
+	}
+	for name, want := range map[string]string{"Ethernet1/41": "AZS_SERVICES", "Ethernet1/42": "AZS_SERVICES", "Ethernet1/1": "AZS_SERVICES", "Ethernet1/49": "", "port-channel101": ""} {
+		if got[name] != want {
+			t.Errorf("%s: policy %q, want %q", name, got[name], want)
+		}
+	}
+	own, err := Parse("x.cfg", []byte("interface port-channel5\n  service-policy type qos input A\ninterface Ethernet1/1\n  channel-group 5\n  service-policy type qos input B\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := own.Interfaces[1].QoSInput.Text; p != "B" {
+		t.Errorf("member with its own policy: %q, want B", p)
 	}
 }

@@ -15,6 +15,10 @@ import (
 // (AOS-CX) configuration.
 const VendorAOSCX = "aruba-aoscx"
 
+// aoscxAll is the port an AOS-CX configuration's global QoS is written
+// for when no interface sets its own.
+const aoscxAll = "all interfaces"
+
 // FromAOSCX writes what an AOS-CX configuration says of QoS as the
 // CONFIG_DB rows lint judges a SONiC switch by, each value at its place in
 // the AOS-CX text. A local priority is SONiC's traffic class; an
@@ -36,8 +40,10 @@ const VendorAOSCX = "aruba-aoscx"
 // A profile applied but not defined in the input is named as not judged,
 // as is a threshold profile that neither `apply qos threshold-profile`
 // line applies. Ports are the interfaces that set trust, PFC or a
-// threshold profile; when none does, the global settings are written for
-// one port named "global".
+// threshold profile; when none does, the global settings, which every
+// interface takes, are written for one port named "all interfaces" (not
+// "global": that is SONiC's own PORT_QOS_MAP key for switch-wide maps,
+// which no per-port rule judges).
 func FromAOSCX(c *aoscx.Config) *ConfigDB {
 	db := newDB(c.File, "")
 	db.lines, db.Vendor = c.Lines, VendorAOSCX
@@ -45,7 +51,7 @@ func FromAOSCX(c *aoscx.Config) *ConfigDB {
 		return !it.Trust.Given() && len(it.PFC) == 0 && !it.Threshold.Given()
 	})
 	if len(ports) == 0 && (c.Trust.Given() || c.Threshold.Given() || c.QueueProfile.Given()) {
-		ports = []*aoscx.Interface{{Name: "global"}}
+		ports = []*aoscx.Interface{{Name: aoscxAll}}
 	}
 	cut := false
 	skip := func(v Value, text string) {

@@ -89,3 +89,19 @@ func TestFromAOSCXTrustNone(t *testing.T) {
 		t.Errorf("DSCP map %v", db.Tables["DSCP_TO_TC_MAP"])
 	}
 }
+
+// TestFromAOSCXGlobalOnly (synthetic): a configuration whose QoS is all
+// global (trust and threshold profile applied to every interface, none
+// setting its own) is one port the rules judge, not SONiC's "global" key,
+// which every per-port rule passes over: so written, lint said nothing of
+// it, PFC left off everywhere included.
+func TestFromAOSCXGlobalOnly(t *testing.T) {
+	db := fromAOSCX(t, "!Version ArubaOS-CX GL.10.13.1000\nqos trust dscp\nqos threshold-profile T\n    queue 3 action ecn min-threshold 100 kbytes max-threshold 1000 kbytes\napply qos threshold-profile T\ninterface 1/1/1\n    mtu 9198\n")
+	pqs := db.PortQoSMaps()
+	if len(pqs) != 1 || pqs[0].Port == "global" || pqs[0].DSCPToTC.Text != "qos dscp-map" || !pqs[0].HasPFCEnable {
+		t.Fatalf("ports %+v, want one judged port with the dscp-map and pfc_enable", pqs)
+	}
+	if _, lossy := db.LossyByDesign(); !lossy {
+		t.Error("a whole configuration naming no PFC, with ECN on queue 3: not read as lossy by design")
+	}
+}
