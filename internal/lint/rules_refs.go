@@ -98,7 +98,9 @@ func portRules(m *Model) []doctor.Finding {
 			var names, keys []string
 			var ev []Evidence
 			for _, u := range us {
-				names = append(names, u.Port)
+				if !slices.Contains(names, u.Port) {
+					names = append(names, u.Port) // a port's rows of several priority groups name it once
+				}
 				keys = append(keys, u.Key)
 				ev = append(ev, sonicEv(db, u.At))
 			}
