@@ -33,6 +33,8 @@ type parser struct {
 	// inDump is set while a row's sonic-db-dump "value" object is read:
 	// that object is the row's fields, never another wrapper.
 	inDump bool
+	// unwrapped is set once a wrapped config was read (configdb_wrapped.go).
+	unwrapped bool
 }
 
 func (p *parser) index() {
