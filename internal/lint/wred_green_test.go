@@ -51,3 +51,32 @@ func TestWREDGreenUnset(t *testing.T) {
 		}
 	}
 }
+
+// TestUnmappedCutNotJudged: a SYNTHETIC cut as RoCE how-tos write it
+// (PORT_QOS_MAP rows with pfc_enable alone, QUEUE rows and a WRED profile,
+// no DSCP_TO_TC_MAP anywhere) said "No findings", as if RoCE's class had
+// been judged; it now says which class RoCE lands in is not judged. With a
+// DSCP_TO_TC_MAP beside it, or a PORT table (a whole config), it does not.
+func TestUnmappedCutNotJudged(t *testing.T) {
+	const cut = `{"PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3,4"}, "Ethernet4": {"pfc_enable": "3,4"}},
+"QUEUE": {"Ethernet0|3": {"wred_profile": "AZURE_LOSSLESS"}},
+"WRED_PROFILE": {"AZURE_LOSSLESS": {"ecn": "ecn_all", "wred_green_enable": "true", "green_min_threshold": "150000", "green_max_threshold": "1500000", "green_drop_probability": "5"}}}`
+	count := func(text string) int {
+		n := 0
+		for _, fd := range lintFiles(t, tempFile(t, "qos.json", text)).Findings {
+			if fd.ID == "config.not_judged" && strings.Contains(fd.Title, "Ethernet0,Ethernet4: PORT_QOS_MAP sets pfc_enable but names no dscp_to_tc_map") {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count(cut); n != 1 {
+		t.Errorf("cut: %d findings, want 1", n)
+	}
+	if n := count(strings.Replace(cut, `"QUEUE"`, `"DSCP_TO_TC_MAP": {"AZURE": {"26": "3"}}, "QUEUE"`, 1)); n != 0 {
+		t.Errorf("with a DSCP_TO_TC_MAP: %d findings, want 0", n)
+	}
+	if n := count(strings.Replace(cut, `"QUEUE"`, `"PORT": {"Ethernet0": {"speed": "100000"}, "Ethernet4": {"speed": "100000"}}, "QUEUE"`, 1)); n != 0 {
+		t.Errorf("whole config: %d findings, want 0", n)
+	}
+}
