@@ -223,7 +223,7 @@ func hostOfASICs(m *Model, db *sonic.ConfigDB) bool {
 		return false
 	}
 	return slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool {
-		return o.Path == db.Path && o.Namespace != "localhost" && slices.ContainsFunc(attachTables, o.Has)
+		return db.SameDump(o) && o.Namespace != "localhost" && slices.ContainsFunc(attachTables, o.Has)
 	})
 }
 

@@ -89,7 +89,7 @@ func bindsPorts(db *sonic.ConfigDB) bool {
 // them. The namespaces of one multi-ASIC dump (one Path) hold separate
 // ASICs' configs and never bind each other's ports.
 func bindsPortsOf(o, db *sonic.ConfigDB, ports []string) bool {
-	if o.Path == db.Path || o.Vendor != "" {
+	if db.SameDump(o) || o.Vendor != "" {
 		return false
 	}
 	for _, pq := range o.PortQoSMaps() {

@@ -3,6 +3,7 @@ package sonic
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 )
 
 // A config wrapped under one key: test harnesses and tools keep a whole
@@ -14,12 +15,12 @@ import (
 
 // wrapper reports whether the value of the top-level key name, about to
 // be read, is a wrapped config rather than a table: name is no table lint
-// reads, and the object holds tables lint reads, each an object of rows
-// (objects). A table's rows named like tables (FLEX_COUNTER_TABLE's
-// "PORT" and "QUEUE") hold fields, plain values, and a tool's settings
-// keyed by table (generic_config_updater's validators: "PFC_WD": {"…":
-// [...]}) hold lists: neither is a wrapper. It returns the offset just past
-// the object.
+// reads, and the object holds tables lint reads (or multi-ASIC namespaces
+// that do), each an object of rows (objects). A table's rows named like
+// tables (FLEX_COUNTER_TABLE's "PORT" and "QUEUE") hold fields, plain
+// values, and a tool's settings keyed by table (generic_config_updater's
+// validators: "PFC_WD": {"…": [...]}) hold lists: neither is a wrapper.
+// It returns the offset just past the object.
 func (p *parser) wrapper(name string) (int, bool) {
 	if readTables[name] || p.peek() != '{' {
 		return 0, false
@@ -30,25 +31,42 @@ func (p *parser) wrapper(name string) (int, bool) {
 	if dec.Decode(&inner) != nil {
 		return 0, false
 	}
+	if !holdsTables(inner, true) {
+		return 0, false
+	}
+	return start + int(dec.InputOffset()), true
+}
+
+// holdsTables reports whether an object holds at least one table lint
+// reads with rows, and no such table with anything but rows; with
+// namespaces, a multi-ASIC namespace's object counts as its tables do.
+func holdsTables(obj map[string]json.RawMessage, namespaces bool) bool {
 	tables := 0
-	for table, raw := range inner {
-		if !readTables[table] {
+	for key, raw := range obj {
+		if namespaces && isNamespace(key) {
+			var ns map[string]json.RawMessage
+			if json.Unmarshal(raw, &ns) == nil && holdsTables(ns, false) {
+				tables++
+			}
+			continue
+		}
+		if !readTables[key] {
 			continue
 		}
 		var rows map[string]json.RawMessage
 		if json.Unmarshal(raw, &rows) != nil {
-			return 0, false
+			return false
 		}
 		for _, row := range rows {
 			if t := bytes.TrimLeft(row, " \t\r\n"); len(t) == 0 || t[0] != '{' {
-				return 0, false
+				return false
 			}
 		}
 		if len(rows) > 0 {
 			tables++
 		}
 	}
-	return start + int(dec.InputOffset()), tables > 0
+	return tables > 0
 }
 
 // unwrap reads the wrapped config that starts at the next token and ends
@@ -70,11 +88,7 @@ func (p *parser) unwrap(name string, end int) ([]*ConfigDB, error) {
 		return nil, err
 	}
 	for _, db := range dbs {
-		ns := name
-		if db.Namespace != "" {
-			ns += " " + db.Namespace
-		}
-		db.Namespace, db.File = ns, p.name+" "+ns
+		db.Wrapper, db.File = name, strings.TrimSpace(p.name+" "+name+" "+db.Namespace)
 	}
 	if _, err := p.open(name); err != nil {
 		return nil, err

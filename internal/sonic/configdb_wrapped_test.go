@@ -29,7 +29,7 @@ func TestWrappedConfig(t *testing.T) {
 	dbs, text := read("buildimage-yang-models-sample_config_db-wrapped.json")
 	var sample *ConfigDB
 	for _, db := range dbs {
-		if db.Namespace == "SAMPLE_CONFIG_DB_JSON" {
+		if db.Wrapper == "SAMPLE_CONFIG_DB_JSON" {
 			sample = db
 		}
 	}
@@ -45,14 +45,27 @@ func TestWrappedConfig(t *testing.T) {
 	}
 
 	dbs, _ = read("utilities-gcu-change_applier_test.data-running_data.json")
-	if len(dbs) != 1 || dbs[0].Namespace != "running_data" || len(dbs[0].PGs()) == 0 {
+	if len(dbs) != 1 || dbs[0].Wrapper != "running_data" || len(dbs[0].PGs()) == 0 {
 		t.Fatalf("%d configs, want running_data's alone with its BUFFER_PG rows", len(dbs))
 	}
 
 	flex := `{"FLEX_COUNTER_TABLE": {"PORT": {"FLEX_COUNTER_STATUS": "enable"}, "QUEUE": {"FLEX_COUNTER_STATUS": "enable"}}, "PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3,4"}}}`
 	dbs, err := ParseAll("flex.json", []byte(flex))
-	if err != nil || len(dbs) != 1 || dbs[0].Namespace != "" || dbs[0].Tables["FLEX_COUNTER_TABLE"]["QUEUE"]["FLEX_COUNTER_STATUS"].Text != "enable" {
+	if err != nil || len(dbs) != 1 || dbs[0].Wrapper != "" || dbs[0].Tables["FLEX_COUNTER_TABLE"]["QUEUE"]["FLEX_COUNTER_STATUS"].Text != "enable" {
 		t.Errorf("FLEX_COUNTER_TABLE: %d configs (%v)", len(dbs), err)
+	}
+
+	// A wrapped multi-ASIC config keeps its namespaces, each named after
+	// the wrapper, one dump apart from a config under another wrapper.
+	ns := `{"golden_config": {"localhost": {"DEVICE_METADATA": {"localhost": {"hostname": "h"}}}, "asic0": {"BUFFER_PG": {"Ethernet0|3-4": {"profile": "p"}}}},
+"running_config": {"PORT": {"Ethernet0": {"speed": "100000"}}}}`
+	dbs, err = ParseAll("ov.json", []byte(ns))
+	if err != nil || len(dbs) != 3 || dbs[1].Namespace != "asic0" || dbs[1].Wrapper != "golden_config" || dbs[1].File != "ov.json golden_config asic0" ||
+		!dbs[0].SameDump(dbs[1]) || dbs[1].SameDump(dbs[2]) || dbs[2].File != "ov.json running_config" {
+		for _, db := range dbs {
+			t.Logf("%q wrapper %q namespace %q", db.File, db.Wrapper, db.Namespace)
+		}
+		t.Errorf("namespaces in a wrapper: %d configs (%v)", len(dbs), err)
 	}
 
 	// A wrapped config's own shape errors keep their place in the file.
