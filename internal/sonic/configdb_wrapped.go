@@ -15,7 +15,7 @@ import (
 
 // wrapper reports whether the value of the top-level key name, about to
 // be read, is a wrapped config rather than a table: name is no table lint
-// reads, and the object holds tables lint reads (or multi-ASIC namespaces
+// reads, and the object holds CONFIG_DB tables (or multi-ASIC namespaces
 // that do), each an object of rows (objects). A table's rows named like
 // tables (FLEX_COUNTER_TABLE's "PORT" and "QUEUE") hold fields, plain
 // values, and a tool's settings keyed by table (generic_config_updater's
@@ -37,9 +37,10 @@ func (p *parser) wrapper(name string) (int, bool) {
 	return start + int(dec.InputOffset()), true
 }
 
-// holdsTables reports whether an object holds at least one table lint
-// reads with rows, and no such table with anything but rows; with
-// namespaces, a multi-ASIC namespace's object counts as its tables do.
+// holdsTables reports whether an object holds at least one CONFIG_DB
+// table (an upper-case name) of rows, and no table lint reads with
+// anything but rows; with namespaces, a multi-ASIC namespace's object
+// counts as its tables do.
 func holdsTables(obj map[string]json.RawMessage, namespaces bool) bool {
 	tables := 0
 	for key, raw := range obj {
@@ -50,19 +51,20 @@ func holdsTables(obj map[string]json.RawMessage, namespaces bool) bool {
 			}
 			continue
 		}
-		if !readTables[key] {
+		if !tableName(key) {
 			continue
 		}
 		var rows map[string]json.RawMessage
-		if json.Unmarshal(raw, &rows) != nil {
-			return false
-		}
+		ok := json.Unmarshal(raw, &rows) == nil
 		for _, row := range rows {
 			if t := bytes.TrimLeft(row, " \t\r\n"); len(t) == 0 || t[0] != '{' {
-				return false
+				ok = false
 			}
 		}
-		if len(rows) > 0 {
+		switch {
+		case !ok && readTables[key]:
+			return false
+		case ok && len(rows) > 0:
 			tables++
 		}
 	}
