@@ -10,7 +10,8 @@ import (
 )
 
 // TestPortUnknown lints a SYNTHETIC config_db.json whose PORT_QOS_MAP key
-// is a range (SONiC expands none), whose BUFFER_PG list has a typo and
+// is a range (SONiC expands none), whose BUFFER_PG list has a typo (in two
+// rows, the port named once) and
 // whose CABLE_LENGTH names a port PORT lacks: one config.port.unknown per
 // table, an error where the port meant loses pfc_enable, a warning for
 // the buffer and cable tables; PortChannels and the global row are ports.
@@ -18,7 +19,7 @@ func TestPortUnknown(t *testing.T) {
 	fs := lintText(t, `{
 "PORT": {"Ethernet0": {}, "Ethernet4": {}},
 "PORT_QOS_MAP": {"global": {"dscp_to_tc_map": "AZURE"}, "Ethernet0-Ethernet4": {"pfc_enable": "3,4"}},
-"BUFFER_PG": {"Ethernet0,Ethernet1|3-4": {"profile": "p"}, "PortChannel01|0": {"profile": "p"}},
+"BUFFER_PG": {"Ethernet0,Ethernet1|3-4": {"profile": "p"}, "Ethernet1|0": {"profile": "p"}, "PortChannel01|0": {"profile": "p"}},
 "BUFFER_PROFILE": {"p": {"pool": "ingress_lossless_pool", "size": "0"}},
 "CABLE_LENGTH": {"AZURE": {"Ethernet0": "5m", "Ethernet8": "5m"}}
 }`, "config.port.unknown")
@@ -29,7 +30,7 @@ func TestPortUnknown(t *testing.T) {
 	}
 	want := []string{
 		fmt.Sprintf("%s PORT_QOS_MAP rows of Ethernet0-Ethernet4, ports PORT does not hold", doctor.Error),
-		fmt.Sprintf("%s BUFFER_PG|Ethernet0,Ethernet1|3-4 names Ethernet1, which PORT does not hold", doctor.Warn),
+		fmt.Sprintf("%s BUFFER_PG|Ethernet0,Ethernet1|3-4, Ethernet1|0 names Ethernet1, which PORT does not hold", doctor.Warn),
 		fmt.Sprintf("%s CABLE_LENGTH|AZURE names Ethernet8, which PORT does not hold", doctor.Warn),
 	}
 	if !slices.Equal(got, want) {

@@ -20,6 +20,7 @@ func configRules(m *Model) []doctor.Finding {
 	fs := uncheckedConfigs(m)
 	fs = append(fs, notJudged(m)...)
 	fs = append(fs, fragmentNotJudged(m)...)
+	fs = append(fs, unmappedNotJudged(m)...)
 	fs = append(fs, m.dynamicNotJudged()...)
 	fs = append(fs, pfcEnableFormat(m)...)
 	for _, db := range m.Sonic {
@@ -222,7 +223,7 @@ func hostOfASICs(m *Model, db *sonic.ConfigDB) bool {
 		return false
 	}
 	return slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool {
-		return o.Path == db.Path && o.Namespace != "localhost" && slices.ContainsFunc(attachTables, o.Has)
+		return db.SameDump(o) && o.Namespace != "localhost" && slices.ContainsFunc(attachTables, o.Has)
 	})
 }
 
@@ -466,4 +467,51 @@ func pfcMeant(s string) string {
 	}
 	slices.Sort(ps)
 	return textout.Ints(ps)
+}
+
+// unmappedNotJudged names, for a SONiC cut whose PORT_QOS_MAP rows set
+// pfc_enable but name no dscp_to_tc_map (nor dot1p_to_tc_map, nor a global
+// row) while no input of the run holds a DSCP_TO_TC_MAP, which class RoCE
+// lands in as not judged: merged into the switch's rows (`config load`,
+// `sonic-cfggen --write-to-db`), the rows keep the maps they had, so the
+// cut does not say the port has none; but no finding on RoCE's class is no
+// clean bill either. A whole config (with PORT rows) is the port's own
+// statement and left to the class rules; PORT_QOS_MAP alone is what `show
+// pfc priority` and EOS's `show priority-flow-control` give, PFC only.
+func unmappedNotJudged(m *Model) []doctor.Finding {
+	if slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool { return o.Vendor == "" && o.Has("DSCP_TO_TC_MAP") }) {
+		return nil
+	}
+	var fs []doctor.Finding
+	for _, db := range m.Sonic {
+		if db.Vendor != "" || len(db.Tables["PORT"]) > 0 || len(db.Tables) < 2 {
+			continue
+		}
+		var ports []string
+		var ev []Evidence
+		for _, pq := range db.PortQoSMaps() {
+			if pq.Port == "global" && pq.DSCPToTC.Text != "" {
+				ports = nil
+				break
+			}
+			if pq.Port != "global" && pq.HasPFCEnable && pq.DSCPToTC.Text == "" && pq.DOT1PToTC.Text == "" {
+				ports = append(ports, pq.Port)
+				if len(ev) == 0 {
+					ev = append(ev, sonicEv(db, pq.PFCEnableAt))
+				}
+			}
+		}
+		if len(ports) == 0 {
+			continue
+		}
+		fs = append(fs, doctor.Finding{
+			ID: "config.not_judged", Severity: doctor.Info, Layer: doctor.LayerInput,
+			Title:     fmt.Sprintf("%s %s: PORT_QOS_MAP sets pfc_enable but names no dscp_to_tc_map, and no input holds a DSCP_TO_TC_MAP: not judged: which class RoCE's DSCP lands in, so whether PFC and ECN cover it", db.File, portList(ports)),
+			Subject:   db.File,
+			Evidence:  evs(ev...),
+			Mechanism: "orchagent classifies a port's packets by the dscp_to_tc_map its PORT_QOS_MAP row names (else the global row's); a port with none keeps the ASIC's default class, 0, for every packet. Loaded over a running switch (`config load`, `sonic-cfggen --write-to-db`), a cut's rows are merged into the rows the switch holds and keep the maps they had; alone, the cut says neither.",
+			Fix:       "Give lint the switch's whole CONFIG_DB (`show runningconfiguration all`) or the qos.json beside the cut; writing the rows yourself, name \"dscp_to_tc_map\" (and tc_to_pg_map, tc_to_queue_map) in each port's PORT_QOS_MAP row beside pfc_enable.",
+		})
+	}
+	return fs
 }

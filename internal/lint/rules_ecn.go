@@ -169,6 +169,8 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 				Mechanism: "Without a marking mode that covers green, a WRED profile is a drop profile: between its thresholds the switch discards RoCE packets on a queue meant to be lossless, each loss costs a go-back-N retransmission, and no CNP ever reaches the senders.",
 				Fix:       ecnFix(db, name, fmt.Sprintf("WRED_PROFILE|%s ecn ecn_all (SONiC's AZURE_LOSSLESS), or remove wred_profile from RoCE's queue.", name)),
 			})
+		case marks && (green || db.Spectrum()) && (w.MinAt.Text == "" || w.MaxAt.Text == ""):
+			fs = append(fs, unsetGreenThresholds(db, subject, name, w, ev))
 		case !green && marks && db.Spectrum():
 			// NVIDIA's SAI marks under the ECN mode with WRED's dropping off
 			// (its own SKUs ship so): nothing to say.
@@ -319,6 +321,14 @@ func (m *Model) sonicECN(db *sonic.ConfigDB) []ecnProfile {
 	var out []ecnProfile
 	for _, name := range names {
 		w, ok := db.WREDProfile(name)
+		if ok && !w.OK && w.ProbAt.Text == "" && w.MinAt.Text != "" && w.MaxAt.Text != "" {
+			// No green_drop_probability: SAI's default, 100 %
+			// (SAI_WRED_ATTR_GREEN_DROP_PROBABILITY).
+			w.Prob = 100
+			_, e1 := strconv.ParseInt(w.MinAt.Text, 10, 64)
+			_, e2 := strconv.ParseInt(w.MaxAt.Text, 10, 64)
+			w.OK = e1 == nil && e2 == nil
+		}
 		if !ok || !w.OK {
 			continue
 		}
@@ -478,4 +488,40 @@ func (m *Model) fastestPort() (unit.BitRate, string) {
 		}
 	}
 	return best, how
+}
+
+// unsetGreenThresholds reports a WRED profile that marks RoCE's queue
+// (green packets) without a green threshold: orchagent passes SAI only the
+// fields CONFIG_DB gives, so the ASIC keeps its own (SAI's default for
+// SAI_WRED_ATTR_GREEN_MIN_THRESHOLD and _MAX_THRESHOLD is 0: with both 0
+// every ECN-capable packet is marked at any queue depth). Red and yellow
+// thresholds apply to other colours; RoCE's packets are green.
+func unsetGreenThresholds(db *sonic.ConfigDB, subject, name string, w *sonic.WRED, ev []doctor.Evidence) doctor.Finding {
+	var unset, other []string
+	for _, f := range []struct {
+		field string
+		at    sonic.Value
+	}{{"green_min_threshold", w.MinAt}, {"green_max_threshold", w.MaxAt}} {
+		if f.at.Text == "" {
+			unset = append(unset, f.field)
+		}
+	}
+	row := db.Tables["WRED_PROFILE"][name]
+	for _, c := range []string{"yellow", "red"} {
+		if row[c+"_min_threshold"].Text != "" || row[c+"_max_threshold"].Text != "" {
+			other = append(other, c)
+		}
+	}
+	also := ""
+	if len(other) > 0 {
+		also = fmt.Sprintf(" (it sets %s thresholds, which act on other colours)", strings.Join(other, " and "))
+	}
+	return doctor.Finding{
+		ID: "switch.ecn.thresholds", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+		Title:     fmt.Sprintf("%s: marks RoCE's green packets but sets no %s%s: where ECN marks is the ASIC's default, not this config's", subject, strings.Join(unset, " or "), also),
+		Subject:   subject,
+		Evidence:  ev,
+		Mechanism: "orchagent programs a WRED profile with the fields its row gives; a green threshold left out keeps the ASIC's value (SAI's default for SAI_WRED_ATTR_GREEN_MIN_THRESHOLD and GREEN_MAX_THRESHOLD is 0, at which every ECN-capable packet is marked whatever the queue depth, so DCQCN cuts rates without congestion; other SAIs keep thresholds of their own). RoCE's packets are green: red_* and yellow_* thresholds do not apply to them.",
+		Fix:       fmt.Sprintf("WRED_PROFILE|%s green_min_threshold and green_max_threshold in bytes, sized from the BDP (`rocelab calc ecn`; SONiC's AZURE_LOSSLESS writes 1048576 and 2097152), with green_drop_probability.", name),
+	}
 }

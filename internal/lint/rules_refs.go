@@ -98,7 +98,9 @@ func portRules(m *Model) []doctor.Finding {
 			var names, keys []string
 			var ev []Evidence
 			for _, u := range us {
-				names = append(names, u.Port)
+				if !slices.Contains(names, u.Port) {
+					names = append(names, u.Port) // a port's rows of several priority groups name it once
+				}
 				keys = append(keys, u.Key)
 				ev = append(ev, sonicEv(db, u.At))
 			}
@@ -149,7 +151,7 @@ func otherNamespaces(m *Model, db *sonic.ConfigDB, ports []string) (string, []st
 	var said, nowhere []string
 	for _, p := range slices.Compact(slices.Sorted(slices.Values(ports))) {
 		held := slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool {
-			if o == db || o.Path != db.Path || o.Namespace == "" || o.Namespace == "localhost" {
+			if o == db || !db.SameDump(o) || o.Namespace == "" || o.Namespace == "localhost" {
 				return false
 			}
 			if _, ok := o.Tables["PORT"][p]; ok {
@@ -192,7 +194,7 @@ func unheldRefs(m *Model) []doctor.Finding {
 	held := func(db *sonic.ConfigDB, to, name string) bool {
 		return slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool {
 			_, ok := o.Tables[to][name]
-			return o.Vendor == "" && ok && (o.Path != db.Path || o.Namespace == db.Namespace)
+			return o.Vendor == "" && ok && (!db.SameDump(o) || o.Namespace == db.Namespace)
 		})
 	}
 	var fs []doctor.Finding

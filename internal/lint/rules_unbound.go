@@ -89,7 +89,7 @@ func bindsPorts(db *sonic.ConfigDB) bool {
 // them. The namespaces of one multi-ASIC dump (one Path) hold separate
 // ASICs' configs and never bind each other's ports.
 func bindsPortsOf(o, db *sonic.ConfigDB, ports []string) bool {
-	if o.Path == db.Path || o.Vendor != "" {
+	if db.SameDump(o) || o.Vendor != "" {
 		return false
 	}
 	for _, pq := range o.PortQoSMaps() {
@@ -139,7 +139,8 @@ func configPorts(db *sonic.ConfigDB) ([]string, []string) {
 
 // connectedUnbound reports, in a config that binds QoS to some ports, the
 // ports DEVICE_NEIGHBOR names (those connected, which qos_config.j2 gives
-// rows) that lack what the other connected ports have: a PORT_QOS_MAP row,
+// rows; a VOQ chassis's inband port, connected to another linecard's, is
+// none of them) that lack what the other connected ports have: a PORT_QOS_MAP row,
 // or, on a port with PFC, a QUEUE row binding a WRED profile to a
 // lossless queue. The rows of a port added or recabled after `config qos
 // reload` are not written for it: the port runs lossy, or paused without
@@ -148,7 +149,9 @@ func connectedUnbound(db *sonic.ConfigDB) []doctor.Finding {
 	var connected []string
 	for _, p := range db.Tables["DEVICE_NEIGHBOR"].Keys() {
 		if _, ok := db.Tables["PORT"][p]; ok {
-			connected = append(connected, p)
+			if _, skip := db.NotDataPort(p); !skip {
+				connected = append(connected, p)
+			}
 		}
 	}
 	if len(connected) < 2 {

@@ -143,3 +143,35 @@ func TestConnectedUnbound(t *testing.T) {
 		}
 	}
 }
+
+// TestInbandPortNotUnbound: sonic-mgmt's virtual VOQ chassis linecard
+// (real, testdata/corpus/sonic-stock) names Ethernet120 in DEVICE_NEIGHBOR
+// (the other linecard's inband port) and gives it no PORT_QOS_MAP row, as
+// qos_config.j2 does not: VOQ_INBAND_INTERFACE makes it the inband port,
+// which carries the linecards' control traffic, so it is no unbound RoCE
+// port. The same file without VOQ_INBAND_INTERFACE names it.
+func TestInbandPortNotUnbound(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(stockDir, "mgmt-voq-vlab-t2-01_config_db.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	const inband = `"VOQ_INBAND_INTERFACE"`
+	if strings.Count(text, inband) != 1 {
+		t.Fatal("the file changed: no VOQ_INBAND_INTERFACE")
+	}
+	for _, c := range []struct{ what, text, want string }{
+		{"as given", text, ""},
+		{"without VOQ_INBAND_INTERFACE", strings.Replace(text, inband, `"NOT_INBAND"`, 1), "Ethernet120, connected (DEVICE_NEIGHBOR), has no PORT_QOS_MAP row"},
+	} {
+		var got []string
+		for _, fd := range lintFiles(t, tempFile(t, "config_db.json", c.text)).Findings {
+			if fd.ID == "qos.ports.unbound" {
+				got = append(got, fd.Title)
+			}
+		}
+		if c.want == "" && len(got) > 0 || c.want != "" && (len(got) != 1 || !strings.Contains(got[0], c.want)) {
+			t.Errorf("%s: got %q, want %q", c.what, got, c.want)
+		}
+	}
+}

@@ -32,8 +32,10 @@ type ConfigDB struct {
 	// the namespace in a multi-ASIC dump ("config.json asic0").
 	File string
 	// Path is the file as given (positions are in it); Namespace the
-	// multi-ASIC namespace ("localhost", "asic0"), "" for a single config.
-	Path, Namespace string
+	// multi-ASIC namespace ("localhost", "asic0"), "" for a single config;
+	// Wrapper the key a wrapped config was under ("running_config"), ""
+	// for a config at the top level.
+	Path, Namespace, Wrapper string
 	// Tables maps a table name to its rows.
 	Tables map[string]Table
 	// Duplicates are keys the file gives twice: a table, a row or a
@@ -310,6 +312,12 @@ func tableName(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// SameDump reports whether o is db or another namespace of the same
+// multi-ASIC dump: the same file, under the same wrapper key.
+func (db *ConfigDB) SameDump(o *ConfigDB) bool {
+	return o.Path == db.Path && o.Wrapper == db.Wrapper
 }
 
 // Source is the file the config's positions are in.

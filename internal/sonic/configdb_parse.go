@@ -3,6 +3,8 @@ package sonic
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -35,14 +37,18 @@ func (p *parser) top() ([]*ConfigDB, error) {
 	if off := p.next(); off < len(p.data) {
 		return nil, p.errAt(off, "unexpected data after the top-level object")
 	}
-	if len(dbs) == 0 || len(main.Tables) > 0 {
+	// Beside wrapped configs, the top level's other keys (a test's
+	// parameters, a patch) are a config only if they hold a table lint
+	// reads.
+	if len(dbs) == 0 || len(main.Tables) > 0 && (!p.unwrapped || slices.ContainsFunc(slices.Collect(maps.Keys(main.Tables)), func(t string) bool { return readTables[t] })) {
 		dbs = append([]*ConfigDB{main}, dbs...)
 	}
 	return dbs, nil
 }
 
 // objectTop reads the top-level object after its '{': the tables of main,
-// and each namespace of a multi-ASIC dump into a ConfigDB of its own.
+// each namespace of a multi-ASIC dump into a ConfigDB of its own, and so
+// each config a wrapper key holds.
 func (p *parser) objectTop(main *ConfigDB) ([]*ConfigDB, error) {
 	var dbs []*ConfigDB
 	for {
@@ -64,6 +70,14 @@ func (p *parser) objectTop(main *ConfigDB) ([]*ConfigDB, error) {
 			if len(ns.Tables) > 0 {
 				dbs = append(dbs, ns)
 			}
+			continue
+		}
+		if end, ok := p.wrapper(name); ok {
+			inner, err := p.unwrap(name, end)
+			if err != nil {
+				return nil, err
+			}
+			dbs = append(dbs, inner...)
 			continue
 		}
 		if err := p.entry(main, name, off, false); err != nil {

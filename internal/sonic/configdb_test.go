@@ -87,6 +87,12 @@ func TestErrors(t *testing.T) {
 		{"{\"PORT\": {\"E\": {\"lanes\": [\"1\", ]}}}", "comma before ]", 1, 30},
 		{"{\"SCHEDULER\": {\"s\": {\"type\": \"WRR\"\n \"weight\": \"1\"}}}", "a comma is missing before \"", 2, 2},
 		{"{\"PORT\": {\"E\": {\"mtu\": \"9100\" // jumbo\n}}}", "a comment (JSON has none)", 1, 31},
+		// A malformed value is placed at its first bad byte (the decoder's
+		// offset for it counted from elsewhere: 1:2 and 2:15 here, 1:8 for
+		// the first through lint).
+		{"{\"PORT\": x}", "invalid character 'x'", 1, 10},
+		{"qos-arista7260-t1.json", "invalid character 'q'", 1, 1},
+		{"{\"PORT\": {\"E\": {\"mtu\": \"9100\"}},\n \"QUEUE\": {\"E|3\": {\"scheduler\": tru}}}", "in literal true", 2, 36},
 	} {
 		_, err := Parse("c.json", []byte(c.text))
 		var e *pos.Error

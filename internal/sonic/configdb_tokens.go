@@ -33,6 +33,8 @@ type parser struct {
 	// inDump is set while a row's sonic-db-dump "value" object is read:
 	// that object is the row's fields, never another wrapper.
 	inDump bool
+	// unwrapped is set once a wrapped config was read (configdb_wrapped.go).
+	unwrapped bool
 }
 
 func (p *parser) index() {
@@ -83,7 +85,7 @@ func (p *parser) token() (json.Token, int, error) {
 	if err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			return nil, off, p.syntaxErr(int(se.Offset), se)
+			return nil, off, p.syntaxErr(p.syntaxAt(se))
 		}
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, off, p.errAt(len(p.data), "invalid JSON: unexpected end of input")
@@ -91,6 +93,19 @@ func (p *parser) token() (json.Token, int, error) {
 		return nil, off, p.errAt(off, "invalid JSON: %v", err)
 	}
 	return t, off, nil
+}
+
+// syntaxAt returns where a syntax error the token reader met is: the
+// decoder's offset is the byte's only for errors between tokens; for a
+// malformed value ({"PORT": x}, a bare word) it counts from elsewhere.
+// Validating the whole text gives the first bad byte's offset, plus one.
+func (p *parser) syntaxAt(se *json.SyntaxError) (int, *json.SyntaxError) {
+	var v any
+	var whole *json.SyntaxError
+	if err := json.Unmarshal(p.data, &v); errors.As(err, &whole) && whole.Offset > 0 {
+		return int(whole.Offset) - 1, whole
+	}
+	return int(se.Offset), se
 }
 
 // syntaxErr positions a JSON syntax error at off, the offending byte, and

@@ -1,0 +1,100 @@
+package sonic
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// A config wrapped under one key: test harnesses and tools keep a whole
+// CONFIG_DB below a key of their own (sonic-yang-models' sample config
+// under "SAMPLE_CONFIG_DB_JSON", generic_config_updater's "running_data",
+// config override tests' "running_config" and "golden_config", Ansible's
+// "ansible_facts"). Read as a table, its tables would be rows whose
+// fields are objects, skipped: the config would look empty of QoS.
+
+// wrapper reports whether the value of the top-level key name, about to
+// be read, is a wrapped config rather than a table: name is no table lint
+// reads, and the object holds CONFIG_DB tables (or multi-ASIC namespaces
+// that do), each an object of rows (objects). A table's rows named like
+// tables (FLEX_COUNTER_TABLE's "PORT" and "QUEUE") hold fields, plain
+// values, and a tool's settings keyed by table (generic_config_updater's
+// validators: "PFC_WD": {"…": [...]}) hold lists: neither is a wrapper.
+// It returns the offset just past the object.
+func (p *parser) wrapper(name string) (int, bool) {
+	if readTables[name] || p.peek() != '{' {
+		return 0, false
+	}
+	start := p.next()
+	dec := json.NewDecoder(bytes.NewReader(p.data[start:]))
+	var inner map[string]json.RawMessage
+	if dec.Decode(&inner) != nil {
+		return 0, false
+	}
+	if !holdsTables(inner, true) {
+		return 0, false
+	}
+	return start + int(dec.InputOffset()), true
+}
+
+// holdsTables reports whether an object holds at least one CONFIG_DB
+// table (an upper-case name) of rows, and no table lint reads with
+// anything but rows; with namespaces, a multi-ASIC namespace's object
+// counts as its tables do.
+func holdsTables(obj map[string]json.RawMessage, namespaces bool) bool {
+	tables := 0
+	for key, raw := range obj {
+		if namespaces && isNamespace(key) {
+			var ns map[string]json.RawMessage
+			if json.Unmarshal(raw, &ns) == nil && holdsTables(ns, false) {
+				tables++
+			}
+			continue
+		}
+		if !tableName(key) {
+			continue
+		}
+		var rows map[string]json.RawMessage
+		ok := json.Unmarshal(raw, &rows) == nil
+		for _, row := range rows {
+			if t := bytes.TrimLeft(row, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+				ok = false
+			}
+		}
+		switch {
+		case !ok && readTables[key]:
+			return false
+		case ok && len(rows) > 0:
+			tables++
+		}
+	}
+	return tables > 0
+}
+
+// unwrap reads the wrapped config that starts at the next token and ends
+// at end as a config of its own (or the namespaces it holds), named for
+// its key as a namespace is ("config_db.json running_config"), with
+// positions in the whole file; the outer reader then skips it.
+func (p *parser) unwrap(name string, end int) ([]*ConfigDB, error) {
+	start := p.next()
+	blank := bytes.Clone(p.data)
+	for i := range blank {
+		if (i < start || i >= end) && blank[i] != '\n' {
+			blank[i] = ' '
+		}
+	}
+	in := &parser{name: p.name, data: blank, shift: p.shift, starts: p.starts, dec: json.NewDecoder(bytes.NewReader(blank))}
+	in.dec.UseNumber()
+	dbs, err := in.top()
+	if err != nil {
+		return nil, err
+	}
+	for _, db := range dbs {
+		db.Wrapper, db.File = name, strings.TrimSpace(p.name+" "+name+" "+db.Namespace)
+	}
+	if _, err := p.open(name); err != nil {
+		return nil, err
+	}
+	p.unwrapped = true
+	return dbs, p.skipRest(nil)
+}

@@ -1,0 +1,76 @@
+package sonic
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestWrappedConfig: a whole config kept below a key of a tool's own is
+// read as a config named for that key, positions in the whole file.
+// sonic-yang-models' sample config (real, SAMPLE_CONFIG_DB_JSON beside two
+// smaller wrapped configs) holds PORT_QOS_MAP Ethernet0 with pfc_enable
+// 3,4; generic_config_updater's test data (real) keeps the running config
+// under "running_data" beside the patches, which are no config. A table
+// whose rows are named like tables but hold fields (FLEX_COUNTER_TABLE's
+// PORT and QUEUE) stays a table.
+func TestWrappedConfig(t *testing.T) {
+	read := func(name string) ([]*ConfigDB, string) {
+		data, err := os.ReadFile("../../testdata/corpus/sonic/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dbs, err := ParseAll(name, data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return dbs, string(data)
+	}
+	dbs, text := read("buildimage-yang-models-sample_config_db-wrapped.json")
+	var sample *ConfigDB
+	for _, db := range dbs {
+		if db.Wrapper == "SAMPLE_CONFIG_DB_JSON" {
+			sample = db
+		}
+	}
+	if sample == nil {
+		t.Fatalf("no config named SAMPLE_CONFIG_DB_JSON among %d", len(dbs))
+	}
+	v, ok := sample.Field("PORT_QOS_MAP", "Ethernet0", "pfc_enable")
+	if !ok || v.Text != "3,4" || !strings.Contains(strings.Split(text, "\n")[v.Line-1], `"pfc_enable"`) {
+		t.Errorf("SAMPLE_CONFIG_DB_JSON PORT_QOS_MAP|Ethernet0 pfc_enable %+v", v)
+	}
+	if sample.File != "buildimage-yang-models-sample_config_db-wrapped.json SAMPLE_CONFIG_DB_JSON" || len(sample.Tables["WRED_PROFILE"]) == 0 {
+		t.Errorf("file %q, WRED_PROFILE %v", sample.File, sample.Tables["WRED_PROFILE"])
+	}
+
+	dbs, _ = read("utilities-gcu-change_applier_test.data-running_data.json")
+	if len(dbs) != 1 || dbs[0].Wrapper != "running_data" || len(dbs[0].PGs()) == 0 {
+		t.Fatalf("%d configs, want running_data's alone with its BUFFER_PG rows", len(dbs))
+	}
+
+	flex := `{"FLEX_COUNTER_TABLE": {"PORT": {"FLEX_COUNTER_STATUS": "enable"}, "QUEUE": {"FLEX_COUNTER_STATUS": "enable"}}, "PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3,4"}}}`
+	dbs, err := ParseAll("flex.json", []byte(flex))
+	if err != nil || len(dbs) != 1 || dbs[0].Wrapper != "" || dbs[0].Tables["FLEX_COUNTER_TABLE"]["QUEUE"]["FLEX_COUNTER_STATUS"].Text != "enable" {
+		t.Errorf("FLEX_COUNTER_TABLE: %d configs (%v)", len(dbs), err)
+	}
+
+	// A wrapped multi-ASIC config keeps its namespaces, each named after
+	// the wrapper, one dump apart from a config under another wrapper.
+	ns := `{"golden_config": {"localhost": {"DEVICE_METADATA": {"localhost": {"hostname": "h"}}}, "asic0": {"BUFFER_PG": {"Ethernet0|3-4": {"profile": "p"}}}},
+"running_config": {"PORT": {"Ethernet0": {"speed": "100000"}}}}`
+	dbs, err = ParseAll("ov.json", []byte(ns))
+	if err != nil || len(dbs) != 3 || dbs[1].Namespace != "asic0" || dbs[1].Wrapper != "golden_config" || dbs[1].File != "ov.json golden_config asic0" ||
+		!dbs[0].SameDump(dbs[1]) || dbs[1].SameDump(dbs[2]) || dbs[2].File != "ov.json running_config" {
+		for _, db := range dbs {
+			t.Logf("%q wrapper %q namespace %q", db.File, db.Wrapper, db.Namespace)
+		}
+		t.Errorf("namespaces in a wrapper: %d configs (%v)", len(dbs), err)
+	}
+
+	// A wrapped config's own shape errors keep their place in the file.
+	_, err = ParseAll("bad.json", []byte("{\"running_config\": {\n\"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3\"}},\n\"BUFFER_PG\": {\"Ethernet0|3\": {\"profile\": {\"a\": 1}}}}}"))
+	if err == nil || !strings.HasPrefix(err.Error(), "bad.json:3:42: BUFFER_PG|Ethernet0|3.profile: expected") {
+		t.Errorf("bad wrapped config: %v", err)
+	}
+}
