@@ -36,6 +36,13 @@ type sinkSample struct {
 	bytes int64
 }
 
+// sinkFields are a sink line's fixed words by field index, in the line's
+// order, so that a line wrong in several is told of its first.
+var sinkFields = []struct {
+	k    int
+	want string
+}{{3, "ID"}, {5, "Ev"}, {6, "RATE"}, {7, "CAck"}}
+
 // readSinkSamples reads the ROCE_SINK and HPCC_SINK lines of
 // parse_output -ascii; other records and lines are skipped. A sink line
 // it cannot read is an error at its line and column.
@@ -52,9 +59,9 @@ func readSinkSamples(file string, r io.Reader) ([]sinkSample, error) {
 			}
 			return fmt.Errorf("%s:%d:%d: %s: expected %s (parse_output -ascii's \"T Type %s ID N Ev RATE CAck BYTES Rate R\")", file, line, at, got, what, fs[2])
 		}
-		for k, want := range map[int]string{3: "ID", 5: "Ev", 6: "RATE", 7: "CAck"} {
-			if k >= len(fs) || fs[k] != want {
-				return bad(k, strconv.Quote(want))
+		for _, f := range sinkFields {
+			if f.k >= len(fs) || fs[f.k] != f.want {
+				return bad(f.k, strconv.Quote(f.want))
 			}
 		}
 		sec, err := strconv.ParseFloat(fs[0], 64)

@@ -37,6 +37,17 @@ func TestReadSinkSamples(t *testing.T) {
 	}
 }
 
+// A sink line wrong in several fixed words is told of its first, the
+// same every run.
+func TestReadSinkSamplesFirstWrongWord(t *testing.T) {
+	for range 40 {
+		_, err := readSinkSamples("s.txt", strings.NewReader("0.0001 Type ROCE_SINK IX 1 Xv RATE Seq 1 Rate 1\n"))
+		if err == nil || !strings.Contains(err.Error(), "s.txt:1:23: \"IX\": expected \"ID\"") {
+			t.Fatalf("%v, expected the first wrong word, ID at column 23", err)
+		}
+	}
+}
+
 // Each sink's bytes are taken at the last sampling time, in the order of
 // the sinks' ids; a sink the last sampling lacks is an error.
 func TestLastSamples(t *testing.T) {
