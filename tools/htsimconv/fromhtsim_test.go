@@ -411,7 +411,7 @@ func TestImportHPCC(t *testing.T) {
 // htsim_hpcc prints no flow id in its completion lines (hpcc.cpp:211).
 func TestReadHPCCFinishes(t *testing.T) {
 	x, err := readFlowLines("h.txt", strings.NewReader("CWND1 154096 ACKNO 4096 at 5.00544 src HPCCsrc 123\nFlow HPCC_1_0 finished at 964.471 total bytes 1003520\nFlow Roce_2_0 2983 finished at 560.119 total bytes 1003520\n"))
-	if err != nil || len(x) != 2 || x[0] != (htsimFinish{"HPCC_1_0", 964.471}) || x[1] != (htsimFinish{"Roce_2_0", 560.119}) {
+	if err != nil || len(x) != 2 || x[0] != (htsimFinish{"HPCC_1_0", 964.471, 2, 1}) || x[1] != (htsimFinish{"Roce_2_0", 560.119, 3, 1}) {
 		t.Errorf("read %+v, %v", x, err)
 	}
 	if _, err := readFlowLines("h.txt", strings.NewReader("Flow HPCC_1_0 finished at soon\n")); err == nil || !strings.Contains(err.Error(), `h.txt:1: finished at "soon"`) {
