@@ -16,6 +16,7 @@ import (
 	"rocelab/internal/scenario"
 	"rocelab/internal/twin"
 	"rocelab/tools/internal/agree"
+	"rocelab/tools/internal/fields"
 )
 
 // readFinishes reads the completion times, in microseconds, of htsim's
@@ -40,16 +41,20 @@ func finishTimes(fs []htsimFinish) []float64 {
 // (htsim_roce's Roce_SRC_DST, htsim_hpcc's HPCC_SRC_DST) and its
 // completion time in microseconds.
 type htsimFinish struct {
-	name string
-	us   float64
+	name      string
+	us        float64
+	line, col int
 }
+
+// errNoFinishes is readFlowLines' error for a file without a flow line.
+var errNoFinishes = errors.New("no \"Flow ... finished at T\" lines")
 
 func readFlowLines(file string, r io.Reader) ([]htsimFinish, error) {
 	var x []htsimFinish
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for line := 1; sc.Scan(); line++ {
-		fs := strings.Fields(sc.Text())
+		fs, cols := fields.At(sc.Text())
 		if len(fs) > 0 && fs[0] == "Flow" && len(fs) >= 5 && fs[2] == "finished" && fs[3] == "at" {
 			fs = slices.Insert(fs, 2, "") // htsim_hpcc prints no id
 		}
@@ -60,13 +65,13 @@ func readFlowLines(file string, r io.Reader) ([]htsimFinish, error) {
 		if err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("%s:%d: finished at %q: expected microseconds", file, line, fs[5])
 		}
-		x = append(x, htsimFinish{fs[1], v})
+		x = append(x, htsimFinish{fs[1], v, line, cols[0]})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
 	if len(x) == 0 {
-		return nil, fmt.Errorf("%s: no \"Flow ... finished at T\" lines: htsim_roce and htsim_hpcc print one per completed flow on their standard output; for connections without a size, which run until -end, give the run's sink samples (htsim with -log sink, then parse_output LOGFILE -ascii)", file)
+		return nil, fmt.Errorf("%s: %w: htsim_roce and htsim_hpcc print one per completed flow on their standard output; for connections without a size, which run until -end, give the run's sink samples (htsim with -log sink, then parse_output LOGFILE -ascii)", file, errNoFinishes)
 	}
 	return x, nil
 }
@@ -98,12 +103,16 @@ func compareCmd(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(samples) > 0 {
+	hf, ferr := readFlowLines(fs.Arg(1), bytes.NewReader(out))
+	switch {
+	case len(samples.samples) > 0 && len(hf) > 0:
+		return fmt.Errorf("%s:%d:%d: a \"finished at\" line among %s samples: expected one of htsim's standard output (its \"finished at\" lines) or the sink samples of parse_output -ascii, not both", fs.Arg(1), hf[0].line, hf[0].col, samples.kind)
+	case ferr != nil && !errors.Is(ferr, errNoFinishes):
+		return ferr
+	case len(samples.samples) > 0:
 		return compareGoodput(w, fs.Arg(1), samples, s)
-	}
-	hf, err := readFlowLines(fs.Arg(1), bytes.NewReader(out))
-	if err != nil {
-		return err
+	case ferr != nil:
+		return fmt.Errorf("%s: no \"Flow ... finished at T\" lines and no ROCE_SINK/HPCC_SINK lines: expected htsim_roce's or htsim_hpcc's standard output, or, for connections without a size (run until -end), the sink samples of a run with -log sink (parse_output LOGFILE -ascii)", fs.Arg(1))
 	}
 	h := finishTimes(hf)
 	o, err := agree.RunToEnd(s)

@@ -20,7 +20,7 @@ func TestByFlow(t *testing.T) {
 		{Src: "h1", Dst: "h2", Bytes: 100, StartUS: 5, FCTUS: fct(20)},
 		{Src: "h3", Dst: "h2", Bytes: 300, FCTUS: fct(40)},
 	}
-	hf := []htsimFinish{{"HPCC_3_2", 42}, {"Roce_1_2", 30}}
+	hf := []htsimFinish{{name: "HPCC_3_2", us: 42}, {name: "Roce_1_2", us: 30}}
 	got, ok := byFlow(hf, twin.Observation{Flows: flows})
 	if !ok || len(got) != 2 {
 		t.Fatalf("got %v, %v", got, ok)
@@ -35,9 +35,9 @@ func TestByFlow(t *testing.T) {
 		hf    []htsimFinish
 		flows []twin.Flow
 	}{
-		"pair twice":   {[]htsimFinish{{"Roce_1_2", 30}, {"Roce_1_2", 31}}, []twin.Flow{flows[0], flows[0]}},
-		"other flow":   {[]htsimFinish{{"Roce_1_2", 30}, {"Roce_4_2", 31}}, flows},
-		"line twice":   {[]htsimFinish{{"Roce_1_2", 30}, {"Roce_1_2", 31}}, flows},
+		"pair twice":   {[]htsimFinish{{name: "Roce_1_2", us: 30}, {name: "Roce_1_2", us: 31}}, []twin.Flow{flows[0], flows[0]}},
+		"other flow":   {[]htsimFinish{{name: "Roce_1_2", us: 30}, {name: "Roce_4_2", us: 31}}, flows},
+		"line twice":   {[]htsimFinish{{name: "Roce_1_2", us: 30}, {name: "Roce_1_2", us: 31}}, flows},
 		"line missing": {hf[:1], flows},
 	} {
 		if got, ok := byFlow(c.hf, twin.Observation{Flows: c.flows}); ok {

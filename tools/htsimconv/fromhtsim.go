@@ -249,6 +249,9 @@ func (r *htsimRun) loadBalancing() (string, error) {
 	case "ecmp_rr":
 		return "", fmt.Errorf("-strat ecmp_rr: not imported, rocelab's round robin runs unlike htsim's: %s", htsimRR)
 	case "single":
+		if r.paths > 1 && r.paths < htsimMaxPaths {
+			return "", fmt.Errorf("-strat single with -paths %d: %s exits at start-up (\"Route Strategy is SINGLE_PATH, but multiple paths are specifiec using -paths\", %s); give -strat ecmp_host -paths 1, a path per flow by hash", r.paths, r.program, mainFile[r.program])
+		}
 		return "", fmt.Errorf("-strat single: %s fails an assertion as it sends its first packet (network.cpp:73, _nexthop<_route->size(): the source route it draws per connection lacks the host's own hop), a run showed; give -strat ecmp_host -paths 1, a path per flow by hash", r.program)
 	case "perm", "rand", "pull", "ecmp":
 		return "", fmt.Errorf("-strat %s: %s aborts at its first connection (%s calls abort() for a source-routed strategy other than single; ecmp without -paths exits first, asking for it), a run showed; give -strat ecmp_host -paths 1, ecmp_ar or ecmp_host_ar", r.strategy, r.program, mainFile[r.program])
@@ -261,13 +264,17 @@ func (r *htsimRun) loadBalancing() (string, error) {
 // mainFile is the source file of each program's main.
 var mainFile = map[string]string{"htsim_roce": "main_roce.cpp", "htsim_hpcc": "main_hpcc.cpp"}
 
-// htsimRR says why -strat ecmp_rr is refused. Measured on
+// htsimRR says why -strat ecmp_rr is refused; docs/engine.md ("Adaptive
+// routing against htsim") has the detail. htsim's switch turns one
+// counter over every packet it routes up, whatever its destination, and
+// permutes its port order every 5 rounds (FatTreeSwitch::getNextHop, RR),
+// and its sink NACKs every packet past a hole (roce.cpp). Measured on
 // gen_permutation.py's 54 hosts of 1 MB (testdata/htsim/rr-perm54-*, 3
 // pinned seeds, htsim's closing "Rtx:" line in bytes): htsim went back
 // over 778-817 MB to deliver 54 MB and its mean completion was 1369-1418
 // us; rocelab's import, round robin per destination, resent 222 MB and
-// finished at a mean of 442 us (-68 %).
-const htsimRR = "htsim's switch turns one counter over every packet it routes up, whatever its destination, and permutes its port order at random every 5 rounds (FatTreeSwitch::getNextHop, RR, fat_tree_switch.cpp), so a flow's packets take paths of unlike depth and arrive out of order; its sink NACKs every packet past a hole and its sender goes back to the NACK at each one (roce.cpp), where rocelab's switch turns a counter per destination and its responder NAKs a hole once, as RC does (on a 54-host permutation htsim resent about 15 times the bytes it delivered, rocelab 4 times, and htsim's flows finished 3 times later); give -strat ecmp_host or ecmp_ar, which both run alike"
+// finished at a mean of 442 us (-68 %; TestHtsimRecordedNotHeld).
+const htsimRR = "htsim's switches turn one counter over all packets, so a flow's packets cross queues of unlike depth and arrive out of order, and its sink NACKs every packet past a hole, where rocelab's round robin is per destination and its responder NAKs a hole once (docs/engine.md, \"Adaptive routing against htsim\"); give -strat ecmp_host or ecmp_ar"
 
 // htsimHPCCBaseRTT is htsim's HPCCSrc::_T (hpcc.cpp:29), the "known
 // baseline RTT" of every sender whatever the fabric.

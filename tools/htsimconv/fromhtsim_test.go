@@ -285,12 +285,14 @@ func TestImportRefuses(t *testing.T) {
 		{"strategy", "", []string{"-strat", "foo"}, "-strat foo: not a strategy of htsim_roce, which exits without one it knows"},
 		// htsim's source-routed strategies abort (a run of each showed)
 		{"strategy single", "", []string{"-strat", "single"}, "-strat single: htsim_roce fails an assertion as it sends its first packet"},
+		{"strategy single, paths", "", []string{"-strat", "single", "-paths", "4"}, "-strat single with -paths 4: htsim_roce exits at start-up (\"Route Strategy is SINGLE_PATH, but multiple paths are specifiec using -paths\", main_roce.cpp)"},
+		{"strategy single, paths 1", "", []string{"-strat", "single", "-paths", "1"}, "-strat single: htsim_roce fails an assertion"},
 		{"strategy perm", "", []string{"-strat", "perm"}, "-strat perm: htsim_roce aborts at its first connection (main_roce.cpp calls abort()"},
 		{"strategy ecmp", "", []string{"-strat", "ecmp"}, "-strat ecmp: htsim_roce aborts at its first connection"},
 		// htsim's round robin is one counter a switch over every packet and
 		// its sender goes back at every NACK: refused with why, past the
 		// path count ecmp_rr sets.
-		{"round robin", "", []string{"-paths", "20000", "-strat", "ecmp_rr"}, "-strat ecmp_rr: not imported, rocelab's round robin runs unlike htsim's: htsim's switch turns one counter over every packet"},
+		{"round robin", "", []string{"-paths", "20000", "-strat", "ecmp_rr"}, "-strat ecmp_rr: not imported, rocelab's round robin runs unlike htsim's: htsim's switches turn one counter over all packets"},
 		// htsim_roce and htsim_hpcc exit at once when an ECMP strategy has
 		// no path count (-paths, or the 1 ecmp_ar sets).
 		{"path count", "", []string{"-paths", "20000"}, "-strat ecmp_host with -paths 20000: htsim_roce exits at once"},
@@ -411,7 +413,7 @@ func TestImportHPCC(t *testing.T) {
 // htsim_hpcc prints no flow id in its completion lines (hpcc.cpp:211).
 func TestReadHPCCFinishes(t *testing.T) {
 	x, err := readFlowLines("h.txt", strings.NewReader("CWND1 154096 ACKNO 4096 at 5.00544 src HPCCsrc 123\nFlow HPCC_1_0 finished at 964.471 total bytes 1003520\nFlow Roce_2_0 2983 finished at 560.119 total bytes 1003520\n"))
-	if err != nil || len(x) != 2 || x[0] != (htsimFinish{"HPCC_1_0", 964.471}) || x[1] != (htsimFinish{"Roce_2_0", 560.119}) {
+	if err != nil || len(x) != 2 || x[0] != (htsimFinish{"HPCC_1_0", 964.471, 2, 1}) || x[1] != (htsimFinish{"Roce_2_0", 560.119, 3, 1}) {
 		t.Errorf("read %+v, %v", x, err)
 	}
 	if _, err := readFlowLines("h.txt", strings.NewReader("Flow HPCC_1_0 finished at soon\n")); err == nil || !strings.Contains(err.Error(), `h.txt:1: finished at "soon"`) {

@@ -17,11 +17,11 @@ import (
 func TestReadSinkSamples(t *testing.T) {
 	const good = "# a comment\n0.000100000 Type ROCE_SINK ID 9870 Ev RATE CAck 12288 Rate 122880000\n" +
 		"0.000100000 Type QUEUE_RECORD ID 4 Ev CUM_TRAFFIC 1 2 3\n0.000200000 Type HPCC_SINK ID 9873 Ev RATE CAck 57344 Rate 1\n"
-	x, err := readSinkSamples("s.txt", strings.NewReader(good))
+	x, err := readSinkSamples("s.txt", strings.NewReader(strings.ReplaceAll(good, "HPCC_SINK", "ROCE_SINK")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []sinkSample{{100, 9870, 12288}, {200, 9873, 57344}}; fmt.Sprint(x) != fmt.Sprint(want) {
+	if want := []sinkSample{{100, 9870, 12288}, {200, 9873, 57344}}; fmt.Sprint(x.samples) != fmt.Sprint(want) || x.kind != "ROCE_SINK" {
 		t.Errorf("read %v, expected %v", x, want)
 	}
 	for _, c := range []struct{ text, want string }{
@@ -37,17 +37,28 @@ func TestReadSinkSamples(t *testing.T) {
 	}
 }
 
+// A sink line wrong in several fixed words is told of its first, the
+// same every run.
+func TestReadSinkSamplesFirstWrongWord(t *testing.T) {
+	for range 40 {
+		_, err := readSinkSamples("s.txt", strings.NewReader("0.0001 Type ROCE_SINK IX 1 Xv RATE Seq 1 Rate 1\n"))
+		if err == nil || !strings.Contains(err.Error(), "s.txt:1:23: \"IX\": expected \"ID\"") {
+			t.Fatalf("%v, expected the first wrong word, ID at column 23", err)
+		}
+	}
+}
+
 // Each sink's bytes are taken at the last sampling time, in the order of
 // the sinks' ids; a sink the last sampling lacks is an error.
 func TestLastSamples(t *testing.T) {
-	b, us, err := lastSamples("s.txt", []sinkSample{{100, 9, 1}, {100, 6, 2}, {200, 9, 30}, {200, 6, 40}})
-	if err != nil || us != 200 || fmt.Sprint(b) != "[40 30]" {
+	ids, b, us, err := lastSamples("s.txt", []sinkSample{{100, 9, 1}, {100, 6, 2}, {200, 9, 30}, {200, 6, 40}})
+	if err != nil || us != 200 || fmt.Sprint(b) != "[40 30]" || fmt.Sprint(ids) != "[6 9]" {
 		t.Errorf("got %v at %v us (%v), expected [40 30] at 200", b, us, err)
 	}
-	if _, _, err := lastSamples("s.txt", []sinkSample{{100, 9, 1}, {100, 6, 2}, {200, 9, 30}}); err == nil || !strings.Contains(err.Error(), "sink 6 has no sample at 200.000 us") {
+	if _, _, _, err := lastSamples("s.txt", []sinkSample{{100, 9, 1}, {100, 6, 2}, {200, 9, 30}}); err == nil || !strings.Contains(err.Error(), "sink 6 has no sample at 200.000 us") {
 		t.Errorf("a sink missing at the last time: %v", err)
 	}
-	if _, _, err := lastSamples("s.txt", []sinkSample{{200, 9, 1}, {200, 9, 2}}); err == nil || !strings.Contains(err.Error(), "sink 9 sampled twice") {
+	if _, _, _, err := lastSamples("s.txt", []sinkSample{{200, 9, 1}, {200, 9, 2}}); err == nil || !strings.Contains(err.Error(), "sink 9 sampled twice") {
 		t.Errorf("a sink twice: %v", err)
 	}
 }
@@ -75,7 +86,7 @@ func TestCompareUntilEnd(t *testing.T) {
 		if err := compareCmd([]string{yaml, rec}, &out); err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{"collateral-incast: 64 flows, goodput by 200.0 us", "goodput mean (Gb/s)              1.48         1.47    -0.3%", most} {
+		for _, want := range []string{"collateral-incast: 64 flows, goodput by 200.0 us", "goodput mean (Gb/s)              1.48         1.47    -0.3%", most, "flow by flow (64 flows htsim delivered to): |diff| mean "} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("%s: compare lacks %q:\n%s", rec, want, out.String())
 			}
@@ -85,6 +96,64 @@ func TestCompareUntilEnd(t *testing.T) {
 	err := compareCmd([]string{yaml, "testdata/htsim/until-perm432-seed1.txt"}, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "432 sinks sampled, the scenario has 64 flows") {
 		t.Errorf("another run's samples: %v", err)
+	}
+}
+
+// The sink samples must be of the run the scenario was imported from:
+// of its program (ROCE_SINK for htsim_roce's cc none, HPCC_SINK for
+// htsim_hpcc's cc hpcc, never both) and, where the logfile preamble's
+// sink names are given, each sink ending its flow's endpoints; a file of
+// both sink samples and "finished at" lines, or of neither, is refused.
+func TestCompareSinksOfTheRun(t *testing.T) {
+	const rec = "testdata/htsim/until-coll432-seed1.txt"
+	var y bytes.Buffer
+	if err := fromHtsim(recordedArgs(t, rec, "testdata/matrices/collateral-incast.cm"), nil, &y); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	yaml := filepath.Join(dir, "coll.yaml")
+	if err := os.WriteFile(yaml, y.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unnamed strings.Builder
+	for l := range strings.Lines(string(text)) {
+		if !strings.HasPrefix(l, ": ") {
+			unnamed.WriteString(l)
+		}
+	}
+	const flowLine = "Flow Roce_368_0 9869 finished at 100 total bytes 4096\n"
+	for _, c := range []struct{ name, file, text, want string }{
+		{"another program's sinks", "testdata/htsim/until-coll432-hpcc-seed1.txt", "", "HPCC_SINK samples, the scenario's host.cc is none: expected hpcc"},
+		{"sinks of other flows", "", strings.Replace(string(text), ": Roce_sink_369_0=9873", ": Roce_sink_370_0=9873", 1), "s.txt:133: sink 9873 carries 370->0, the scenario's flow c2 (2 of 64) h369->h0"},
+		{"a sink unnamed", "", strings.Replace(string(text), ": Roce_sink_369_0=9873\n", "", 1), "s.txt: 63 sinks named, 64 sampled"},
+		{"both sink kinds", "", string(text) + "0.0002 Type HPCC_SINK ID 1 Ev RATE CAck 1 Rate 1\n", "s.txt:196:13: a HPCC_SINK sink: expected ROCE_SINK, as line 4's"},
+		{"both sink names", "", string(text) + ": HPCC_sink_1_0=5\n", "s.txt:196:3: a HPCC_SINK sink: expected ROCE_SINK, as line 4's"},
+		{"finished among samples", "", string(text) + flowLine, "s.txt:196:1: a \"finished at\" line among ROCE_SINK samples"},
+		{"no sink lines", "", "0.0001 Type QUEUE_RECORD ID 4 Ev CUM_TRAFFIC 1 2 3\n", "no \"Flow ... finished at T\" lines and no ROCE_SINK/HPCC_SINK lines"},
+		{"unnamed", "", unnamed.String(), ""},
+	} {
+		file := c.file
+		if file == "" {
+			file = filepath.Join(dir, "s.txt")
+			if err := os.WriteFile(file, []byte(c.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var out bytes.Buffer
+		err := compareCmd([]string{yaml, file}, &out)
+		if c.want == "" {
+			if err != nil || !strings.Contains(out.String(), "flow by flow: not compared (no sink names") {
+				t.Errorf("%s: %v, expected the statistics alone:\n%s", c.name, err, out.String())
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, expected %q", c.name, err, c.want)
+		}
 	}
 }
 
@@ -122,7 +191,7 @@ func TestAgreesWithHtsimUntilEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			hg, rg, _, err := goodputRun(file, x, importRecorded(t, file, "testdata/matrices/"+c.matrix))
+			hg, rg, _, _, err := goodputRun(file, x, importRecorded(t, file, "testdata/matrices/"+c.matrix))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,17 +217,24 @@ func FuzzReadSinkSamples(f *testing.F) {
 	f.Add("0.0002 Type HPCC_SINK ID 1 Ev RATE CAck 99999999999999999999 Rate 1\n")
 	f.Add("1e400 Type ROCE_SINK ID 1 Ev RATE CAck 1 Rate 1\n0 Type ROCE_SINK\n")
 	f.Add("-0 Type ROCE_SINK ID -3 Ev RATE CAck 5\n")
+	f.Add(": Roce_sink_368_0=9870\n: Roce_368_0=9869\n: HPCC_sink_1_2=3\n")
+	f.Add(": Roce_sink_1=2\n: Roce_sink_1_2=x\n: Roce_sink_1_2=3\n: Roce_sink_2_1=3\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		x, err := readSinkSamples("s.txt", strings.NewReader(text))
 		if err != nil {
 			return
 		}
-		for _, s := range x {
+		for _, s := range x.samples {
 			if s.us < 0 || math.IsNaN(s.us) || math.IsInf(s.us, 0) || s.id < 0 || s.bytes < 0 {
 				t.Fatalf("read %+v", s)
 			}
 		}
-		if b, us, err := lastSamples("s.txt", x); err == nil && len(x) > 0 && (len(b) == 0 || us < 0) {
+		for id, n := range x.names {
+			if id < 0 || n.src < 0 || n.dst < 0 {
+				t.Fatalf("read name %d %+v", id, n)
+			}
+		}
+		if _, b, us, err := lastSamples("s.txt", x.samples); err == nil && len(x.samples) > 0 && (len(b) == 0 || us < 0) {
 			t.Fatalf("last samples %v at %v us", b, us)
 		}
 	})

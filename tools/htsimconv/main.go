@@ -44,7 +44,10 @@
 // htsim_hpcc's standard output for the same run ("Flow ... finished at T"
 // lines); given htsim's sink samples instead (-log sink, then
 // parse_output LOGFILE -ascii), as for connections without a size, which
-// run until -end, the flows' goodputs by htsim's last sample.
+// run until -end, the flows' goodputs by htsim's last sample; with the
+// logfile's sink names appended (grep -a '^: .*_sink_' LOGFILE), each
+// sink is checked against its flow and the goodputs compared flow by
+// flow too.
 //
 //	go run ./tools/htsimconv paths -clock SECONDS [htsim_roce|htsim_hpcc] -tm FILE.cm -nodes N -strat ecmp_host -paths 1 -seed S ...
 //

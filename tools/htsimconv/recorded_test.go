@@ -24,7 +24,9 @@ import (
 // after one local ACK timeout (17.3 and 17.5 ms), the other 126 within
 // 769 us. rr-perm54 (ecmp_rr, 54 hosts of 1 MB, 3 seeds) is refused
 // (htsimRR): htsim's mean completion 1368.8-1418.3 us, 778-817 MB gone
-// back over for 54 MB delivered. Every htsim run
+// back over for 54 MB delivered; rocelab, imported with ecmp_host and
+// its per-destination round robin swapped in, 442.4 us and 222 MB
+// resent. Every htsim run
 // of the 128-host permutation (6 seeds, and 3 with -ar_sticky_delta 2)
 // completes; rocelab stalls 0 to 3 flows of each.
 func TestHtsimRecordedNotHeld(t *testing.T) {
@@ -114,9 +116,37 @@ func TestHtsimRecordedNotHeld(t *testing.T) {
 			t.Errorf("%s: htsim's Rtx %q, htsimRR says 778-817 MB", file, rtx)
 		}
 		var y bytes.Buffer
-		err = fromHtsim(recordedArgs(t, file, "testdata/htsim/gen-perm54.cm"), nil, &y)
+		args := recordedArgs(t, file, "testdata/htsim/gen-perm54.cm")
+		err = fromHtsim(args, nil, &y)
 		if err == nil || !strings.Contains(err.Error(), "-strat ecmp_rr: not imported") || y.Len() != 0 {
 			t.Errorf("%s: import %v, wrote %d B; expected the -strat ecmp_rr refusal and nothing written", file, err, y.Len())
+		}
+		// rocelab's side: the run imported with ecmp_host and rocelab's
+		// round robin (per destination) in its place.
+		args[slices.Index(args, "ecmp_rr")] = "ecmp_host"
+		if err := fromHtsim(args, nil, &y); err != nil {
+			t.Fatal(err)
+		}
+		const sw = "switch: {"
+		if strings.Count(y.String(), sw) != 1 {
+			t.Fatalf("the import's switch line changed, no %q:\n%s", sw, y.String())
+		}
+		s, err := scenario.Load(file+".yaml", []byte(strings.Replace(y.String(), sw, sw+"load_balancing: {mode: spray, spray: round-robin}, ", 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := agree.RunToEnd(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resent := int64(0)
+		for _, f := range o.Flows {
+			resent += f.Retransmitted
+		}
+		r := agree.Summarise(agree.Finishes(o))
+		t.Logf("%s: rocelab's round robin: mean %.1f us (htsim %.1f), %d B resent", file, r.Mean, h.Mean, resent)
+		if r.Mean < 400 || r.Mean > 490 || resent < 190e6 || resent > 255e6 {
+			t.Errorf("%s: rocelab's round robin: mean %.1f us, %d B resent; htsimRR says about 442 us and 222 MB", file, r.Mean, resent)
 		}
 	}
 }

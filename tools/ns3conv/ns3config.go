@@ -74,17 +74,19 @@ var ns3Forks = map[string]string{
 	"ConWeave":   "(conweave-project/conweave-ns3, scratch/network-load-balance.cc: load balancing other than ECMP by LB_MODE, PFC and IRN switched by ENABLE_PFC and ENABLE_IRN)",
 	"Hawkeye":    "(its telemetry agents, and hosts without congestion control by NO_CC_NODE)",
 	"SimAI":      "(its ns-3-alibabacloud, run by astra-sim-alibabacloud, whose flows come from the AI workload and not FLOW_FILE, its topology from the command line)",
-	"Floodgate":  "(NASA-NJU/Floodgate-NS3: with USE_FLOODGATE its switches hold each destination's packets to a credit window, set by the SWTICH_* and SWITCH_* keys and FLOODGATE_CONFIG_FILE; with FLOW_FROM_FILE 0 its third.cc draws the flows from FLOW_CDF, LOAD and INCAST_* and reads no FLOW_FILE; ROUTING_MODE 1 is DRILL's per-packet routing)",
+	"Floodgate":  "(NASA-NJU/Floodgate-NS3: with USE_FLOODGATE its switches hold each destination's packets to a credit window, set by the SWTICH_* and SWITCH_* keys, RESET_ONLY_TOR_SWITCH_WIN and FLOODGATE_CONFIG_FILE; with FLOW_FROM_FILE 0 its third.cc draws the flows from FLOW_CDF, LOAD and INCAST_* and reads no FLOW_FILE; ROUTING_MODE 1 is DRILL's per-packet routing, DRILL_LOAD_MODE its load measure)",
 	"HPCC-Plus":  "(ItamarMeir/High-Precision-Congestion-Control-Plus: its NICs hold what they receive in a buffer (RX_BUFFER_SIZE, RX_BUFFER_PER_QUEUE) that the host drains at once or at a fixed rate (RX_PULL_MODE, RX_PULL_RATE, per node by RX_PULL_MODE_NODE), and it traces each QP's window (CWND_OUTPUT_FILE))",
 	"ocs-mprdma": "(renyue0411/ocs-mprdma-ns3: optical circuit switches whose port map OCS_MAP_FILE gives, under multipath RDMA)",
-	"ns3-PB-FS":  "(DanAaronson/ns3-PB-FS: a packet-buffer threshold marking, ENABLE_PBT and the PBT_* keys, PFC switched off by ENABLE_PFC 0, and response timeouts LOW_RESP_TIMEOUT and HIGH_RESP_TIMEOUT)",
+	"ns3-PB-FS":  "(DanAaronson/ns3-PB-FS: a packet-buffer threshold marking, ENABLE_PBT and the PBT_* keys (PBT_OUTPUT_FILE its trace), PFC switched off by ENABLE_PFC 0, and response timeouts LOW_RESP_TIMEOUT and HIGH_RESP_TIMEOUT)",
 }
 
 // ns3ForkKeys names the simulator (ns3Forks) that reads each key third.cc
 // does not, for the refusal: its configs run another program. Forks share
 // keys (ENABLE_PFC, ENABLE_IRN in ConWeave's, ns3-PB-FS's and LIBRA's),
 // so the refusal names one that reads the first such key, not always the
-// one that wrote the file.
+// one that wrote the file. Floodgate's and ns3-PB-FS's keys are the
+// ones their third.cc compares at the commits testdata/public's SOURCE
+// files name (b0e6108, 233f0ed).
 var ns3ForkKeys = map[string]string{
 	"KMAX": "ns3-rdma", "KMIN": "ns3-rdma", "PMAX": "ns3-rdma", "CNP_INTERVAL": "ns3-rdma", "BYTE_COUNTER": "ns3-rdma",
 	"SEND_IN_CHUNKS": "ns3-rdma", "APP_START_TIME": "ns3-rdma", "TCP_FLOW_FILE": "ns3-rdma",
@@ -95,10 +97,14 @@ var ns3ForkKeys = map[string]string{
 	"USE_FLOODGATE": "Floodgate", "SRCTOR_DST_PFC": "Floodgate", "SWTICH_ACK_MODE": "Floodgate", "SWITCH_WIN_M": "Floodgate",
 	"SWITCH_ACK_TH_M": "Floodgate", "SWTICH_BYTE_COUNTER": "Floodgate", "SWTICH_CREDIT_INTERVAL": "Floodgate",
 	"FLOODGATE_CONFIG_FILE": "Floodgate", "FLOW_FROM_FILE": "Floodgate", "FLOW_CDF": "Floodgate", "ROUTING_MODE": "Floodgate",
+	"LOAD": "Floodgate", "INCAST_MIX": "Floodgate", "INCAST_INTERVAL": "Floodgate", "INCAST_CDF": "Floodgate", "INCAST_LOAD": "Floodgate",
+	"INCAST_TIME": "Floodgate", "INCAST_FLOW_SIZE": "Floodgate", "INCAST_SCALE": "Floodgate", "RESET_ONLY_TOR_SWITCH_WIN": "Floodgate",
+	"DRILL_LOAD_MODE": "Floodgate", "SWITCH_ABSOLUTE_PSN": "Floodgate", "SWITCH_SYN_TIMEOUT_US": "Floodgate",
 	"RX_BUFFER_SIZE": "HPCC-Plus", "RX_BUFFER_PER_QUEUE": "HPCC-Plus", "RX_PULL_MODE": "HPCC-Plus", "RX_PULL_RATE": "HPCC-Plus",
 	"RX_PULL_MODE_NODE": "HPCC-Plus", "CWND_OUTPUT_FILE": "HPCC-Plus", "ENABLE_CWND_TRACE": "HPCC-Plus", "RXBUF_OUTPUT_FILE": "HPCC-Plus",
 	"OCS_MAP_FILE": "ocs-mprdma",
-	"ENABLE_PBT":   "ns3-PB-FS", "PBT_MARKING_INTERVAL": "ns3-PB-FS", "PBT_MIN": "ns3-PB-FS", "PBT_MAX": "ns3-PB-FS", "LOW_RESP_TIMEOUT": "ns3-PB-FS",
+	"ENABLE_PBT":   "ns3-PB-FS", "PBT_MARKING_INTERVAL": "ns3-PB-FS", "PBT_MARKING_OFFSET": "ns3-PB-FS", "PBT_MIN": "ns3-PB-FS", "PBT_MAX": "ns3-PB-FS",
+	"PBT_OUTPUT_FILE": "ns3-PB-FS", "LOW_RESP_TIMEOUT": "ns3-PB-FS", "HIGH_RESP_TIMEOUT": "ns3-PB-FS",
 }
 
 // ns3Config is what rocelab reads of an HPCC ns-3 config.txt: each key's

@@ -94,6 +94,19 @@ func TestImportsPublicInputs(t *testing.T) {
 // first guess in a directory of them), are named for what they are; the
 // converter once read each as a config of third.cc's defaults and
 // refused it for a window (HAS_WIN) none of them sets.
+// Every fork key names a fork the refusal can describe, and none is a
+// key of HPCC's third.cc.
+func TestForkKeysNameForks(t *testing.T) {
+	for k, fork := range ns3ForkKeys {
+		if _, ok := ns3Forks[fork]; !ok {
+			t.Errorf("%s: fork %q has no description in ns3Forks", k, fork)
+		}
+		if isNs3Key(k) {
+			t.Errorf("%s: a key of HPCC's third.cc, listed as %s's", k, fork)
+		}
+	}
+}
+
 func TestRefusesFilesThatAreNotConfigs(t *testing.T) {
 	for file, want := range map[string]string{
 		"testdata/mix/topology.txt":                                     "topology.txt:1:1: no key of HPCC's third.cc: its first line reads as a topology's NODES SWITCHES LINKS (TOPOLOGY_FILE)",
@@ -155,6 +168,8 @@ func TestImportShapes(t *testing.T) {
 		{name: "note left open", cfg: edit(cfg, "BUFFER_SIZE 32", "BUFFER_SIZE 32 {MiB")},
 		{name: "stop time", cfg: edit(cfg, "SIMULATOR_STOP_TIME 4.00", "SIMULATOR_STOP_TIME 1.5"), want: "config.txt:13:21: SIMULATOR_STOP_TIME 1.5: the run stops before its first flow starts"},
 		{name: "fork key", cfg: cfg + "LB_MODE 9\n", want: "config.txt:59:1: LB_MODE: not a key of HPCC's third.cc: from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read LB_MODE: ConWeave's"},
+		{name: "fork key, ns3-PB-FS's", cfg: cfg + "HIGH_RESP_TIMEOUT 9\n", want: "a fork known to read HIGH_RESP_TIMEOUT: ns3-PB-FS's"},
+		{name: "fork key, Floodgate's", cfg: cfg + "DRILL_LOAD_MODE 1\nLOAD 0.5\n", want: "a fork known to read DRILL_LOAD_MODE: Floodgate's"},
 		{name: "link down", cfg: edit(cfg, "LINK_DOWN 0 0 0", "LINK_DOWN 1000 0 1"), want: "config.txt:48:11: LINK_DOWN 1000: a link taken down during the run is not converted"},
 		{name: "rate lower case", top: edit(top, link, "0 1 100gbps 0.001ms 0\n"), want: "topology.txt:3:5: rate \"100gbps\": expected a number and one of ns-3's rate units"},
 		{name: "delay exponent", top: edit(top, link, "0 1 100Gbps 1e-6s 0\n"), want: "topology.txt:3:13: delay \"1e-6s\""},
