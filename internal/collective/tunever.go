@@ -81,19 +81,46 @@ var (
 // release the version has reached.
 var tunerModels = func() []tunerModel {
 	cur := tunerModel{
-		since:   Version{2, 29, 0},
+		since:   Version{2, 30, 0},
 		baseLat: baseLat, hwLat: hwLat2_30, llMaxBws: llMaxBws,
 		perChMaxRingLL128: perChMaxRingLL128Bw, perChMaxTreeLL128: perChMaxTreeLL128Bw,
 		perChMaxTree: perChMaxTreeBw, perChNVT: perChMaxNVLSTreeBw, nvlsEff: nvlsEfficiency,
 		netOverhead: true, ppn1TreeLat: true, plateau: 3, nvls: 4, hopperDouble: 2, maxArch: 3,
 	}
-	// 2.28: NVLSTree at 14 µs across the network.
-	v228 := cur
+	// Blackwell's per-channel limits moved within releases (index
+	// blackwell; v2.26.2 src/graph/tuning.cc:162-174, v2.28.3 :179-197,
+	// v2.28.7 :179, v2.28.9 :197, v2.29.2 :179, v2.29.7 :180-198, v2.30.3
+	// :184-205). 2.29.7-2.29.x: NVLSTree at 43.8 GB/s a channel on 4 or
+	// more nodes (80 from 2.30).
+	v2297 := cur
+	v2297.since = Version{2, 29, 7}
+	v2297.perChNVT[blackwell] = [3]float32{0, 96, 43.8}
+	// 2.29.0-2.29.6: Blackwell's Ring/LL128 at 34.5/34.6/34.5 (40 from
+	// 2.29.7).
+	v229 := v2297
+	v229.since = Version{2, 29, 0}
+	v229.perChMaxRingLL128[blackwell] = [3]float32{34.5, 34.6, 34.5}
+	// 2.28.9: NVLSTree at 14 µs across the network; Blackwell's Ring/LL128
+	// at 2·36.7 but 34.6 on two nodes.
+	v2289 := v229
+	v2289.since = Version{2, 28, 9}
+	v2289.hwLat[hwNet][NVLSTree][Simple] = 14
+	v2289.perChMaxRingLL128[blackwell] = [3]float32{2 * 36.7, 34.6, 2 * 36.7}
+	// 2.28.7-2.28.8: Blackwell's NVLSTree at 43.1 on 4 or more nodes.
+	v2287 := v2289
+	v2287.since = Version{2, 28, 7}
+	v2287.perChNVT[blackwell] = [3]float32{0, 96, 43.1}
+	// 2.28.0-2.28.6: Blackwell's Ring/LL128 at 2·36.7 on any node count.
+	v228 := v2287
 	v228.since = Version{2, 28, 0}
-	v228.hwLat[hwNet][NVLSTree][Simple] = 14
-	// 2.25-2.27: NVLS at 5/6 of the NVLS graph.
+	v228.perChMaxRingLL128[blackwell] = [3]float32{2 * 36.7, 2 * 36.7, 2 * 36.7}
+	// 2.25-2.27: NVLS at 5/6 of the NVLS graph; Blackwell's tree limits
+	// twice Hopper's (Tree/LL128 2·36.7, 2·36.7, 2·29; Tree 2·38.7,
+	// 2·41.4, 2·36).
 	v225 := v228
 	v225.since, v225.nvls = Version{2, 25, 0}, 3
+	v225.perChMaxTreeLL128[blackwell] = [3]float32{2 * 36.7, 2 * 36.7, 2 * 29.0}
+	v225.perChMaxTree[blackwell] = [3]float32{2 * 38.7, 2 * 41.4, 2 * 36.0}
 	// 2.23-2.24: Blackwell unknown.
 	v223 := v225
 	v223.since, v223.maxArch = Version{2, 23, 0}, 2
@@ -158,7 +185,7 @@ var tunerModels = func() []tunerModel {
 	// rated as Volta).
 	v212 := v215
 	v212.since, v212.strictCompCap = Version{2, 12, 0}, 2
-	return []tunerModel{v212, v215, v217, v218, v219, v220, v221, v223, v225, v228, cur}
+	return []tunerModel{v212, v215, v217, v218, v219, v220, v221, v223, v225, v228, v2287, v2289, v229, v2297, cur}
 }()
 
 // modelFor returns the tuning model of NCCL version v (releases before

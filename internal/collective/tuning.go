@@ -86,12 +86,15 @@ type Tuning struct {
 	version Version
 }
 
+// blackwell is Blackwell's architecture index (compCapIndex).
+const blackwell = 3
+
 // compCapIndex is NCCL's architecture index: Volta, Ampere, Hopper,
 // Blackwell.
 func compCapIndex(cc int) int {
 	switch {
 	case cc >= 100:
-		return 3
+		return blackwell
 	case cc >= 90:
 		return 2
 	case cc >= 80:

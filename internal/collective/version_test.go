@@ -303,3 +303,48 @@ func TestTreeLayout219(t *testing.T) {
 		}
 	}
 }
+
+// TestBlackwellLimitsByRelease: Blackwell's per-channel bus limits of
+// NCCL's tuning model as each release's src/graph/tuning.cc has them
+// (index 3 of perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws
+// and perChMaxNVLSTreeBws, for 1, 2 and more nodes): twice Hopper's from
+// 2.25 to 2.27, the trees cut in 2.28, Ring/LL128 cut on two nodes in
+// 2.28.7 and everywhere in 2.29, then set to 40 in 2.29.7, NVLSTree on 4
+// or more nodes at 43.1, 43.8 from 2.28.9 and 80 from 2.30 (no such
+// limit before 2.28: a zero want is not checked). A model that
+// gave every release since 2.25 the 2.30 limits put the 2.26 runs' trees
+// at 31.67 and 42.8 GB/s a channel on two nodes instead of 73.4 and 82.8,
+// and 2.29.7's NVLSTree on four nodes at 80 instead of 43.8.
+func TestBlackwellLimitsByRelease(t *testing.T) {
+	type limits struct{ ringLL128, treeLL128, tree, nvlsTree [3]float32 }
+	for _, c := range []struct {
+		version string
+		want    limits
+	}{
+		{"2.26.2", limits{[3]float32{73.4, 73.4, 73.4}, [3]float32{73.4, 73.4, 58}, [3]float32{77.4, 82.8, 72}, [3]float32{}}},
+		{"2.28.3", limits{[3]float32{73.4, 73.4, 73.4}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 43.1}}},
+		{"2.28.7", limits{[3]float32{73.4, 34.6, 73.4}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 43.1}}},
+		{"2.28.9", limits{[3]float32{73.4, 34.6, 73.4}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 43.8}}},
+		{"2.29.2", limits{[3]float32{34.5, 34.6, 34.5}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 43.8}}},
+		{"2.29.7", limits{[3]float32{40, 40, 40}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 43.8}}},
+		{"2.30.3", limits{[3]float32{40, 40, 40}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 80}}},
+	} {
+		v, err := ParseVersion(c.version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := modelFor(v)
+		got := limits{m.perChMaxRingLL128[blackwell], m.perChMaxTreeLL128[blackwell], m.perChMaxTree[blackwell], m.perChNVT[blackwell]}
+		for i, pair := range [][2][3]float32{{got.ringLL128, c.want.ringLL128}, {got.treeLL128, c.want.treeLL128}, {got.tree, c.want.tree}, {got.nvlsTree, c.want.nvlsTree}} {
+			if pair[1] == [3]float32{} {
+				continue
+			}
+			for j := range pair[0] {
+				if math.Abs(float64(pair[0][j]-pair[1][j])) > 1e-3 {
+					t.Errorf("NCCL %s: %s limit %v, want %v", c.version, []string{"Ring/LL128", "Tree/LL128", "Tree", "NVLSTree"}[i], pair[0], pair[1])
+					break
+				}
+			}
+		}
+	}
+}
