@@ -133,7 +133,38 @@ func topoNUMA(gpu1, lspci string) []string {
 func TestNUMANICFarPartial(t *testing.T) {
 	nicMustNot(t, synthFindings(t, Options{}, topoNUMA("SYS\tPIX", "lspci -vvv -s 17:00.0")...), "host.numa.nic_far")
 	nicMustNot(t, synthFindings(t, Options{}, topoNUMA("SYS\tSYS", "lspci -vvv -s 17:00.0")...), "host.numa.nic_far")
-	nicMustFind(t, synthFindings(t, Options{}, topoNUMA("SYS\tSYS", "lspci -vvv")...), "host.numa.nic_far", Warn, "1 of 2 GPUs (GPU1) sit on NUMA node 1")
+}
+
+// One cause, one finding: a GPU topo -m relates to NICs (SYS to both) is
+// topo.gpu_nic.far's, however a whole-host NIC listing places the NICs;
+// so are the GPUs another input of that host places (lspci's). Without
+// NIC columns the matrix says nothing of the NICs, and the NUMA nodes
+// judge (synthetic).
+func TestNUMANICFarOnceWithTopo(t *testing.T) {
+	fs := synthFindings(t, Options{}, topoNUMA("SYS\tSYS", "lspci -vvv")...)
+	nicMustFind(t, fs, "topo.gpu_nic.far", Warn, "1 of 2 GPUs have no NIC within one PCIe switch")
+	nicMustNot(t, fs, "host.numa.nic_far")
+	noNICs := []string{"# synthetic: nvidia-smi topo -m without NICs, and lspci of one host",
+		"[root@gpu1 ~]# nvidia-smi topo -m",
+		"\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID",
+		"GPU0\t X \tSYS\t0-31\t0\t\tN/A",
+		"GPU1\tSYS\t X \t32-63\t1\t\tN/A", "",
+		"[root@gpu1 ~]# lspci -vvv",
+		"0000:17:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]",
+		"\tNUMA node: 0"}
+	fs = synthFindings(t, Options{}, noNICs...)
+	nicMustFind(t, fs, "host.numa.nic_far", Warn, "1 of 2 GPUs (GPU1) sit on NUMA node 1")
+	nicMustNot(t, fs, "topo.gpu_nic.far")
+	lspciGPU := []string{"[root@gpu1 ~]# lspci -vvv",
+		"0000:17:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]",
+		"\tNUMA node: 0",
+		"0000:b8:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330] (rev a1)",
+		"\tNUMA node: 1"}
+	fs = synthFindings(t, Options{}, append(topoNUMA("SYS\tSYS", "hostname")[:11], lspciGPU...)...)
+	nicMustFind(t, fs, "topo.gpu_nic.far", Warn, "GPU1 SYS (mlx5_0)")
+	nicMustNot(t, fs, "host.numa.nic_far")
+	fs = synthFindings(t, Options{}, append([]string{"# synthetic"}, lspciGPU...)...)
+	nicMustFind(t, fs, "host.numa.nic_far", Warn, "1 of 1 GPUs (GPU 0000:b8:00.0) sit on NUMA node 1")
 }
 
 // Mixed GPU models. Real: nccl-tests on an A100 host (thanos) and on a
