@@ -3,6 +3,8 @@ package doctor
 import (
 	"strings"
 	"testing"
+
+	"rocelab/internal/unit"
 )
 
 // An ibv_devinfo -v paste cut before its hca_id named the port " port 1".
@@ -133,4 +135,19 @@ func TestMlxconfigSetOnly(t *testing.T) {
 	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "mlxconfig" || len(rep.Inputs[0].Contains) != 0 {
 		t.Errorf("inputs %+v, want mlxconfig alone", rep.Inputs)
 	}
+}
+
+// perftest's --out_json report is judged as its table is. Real:
+// linux-rdma/perftest#216's latency report on rxe0 at MTU 1024. Synthetic:
+// a bidirectional report in Gb/sec, judged per direction.
+func TestPerftestJSONJudged(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/perftest/perftest-json-write-lat-rxe0-unquoted-keys-percentiles-perftest216.txt")
+	f := nicMustFind(t, fs, "perftest.mtu.small", Warn, "ib_write_lat on rxe0: RoCE MTU 1024")
+	if !cites(f, "perftest216.txt", 15) {
+		t.Errorf("evidence %v", f.Evidence)
+	}
+	bidir := "# synthetic\n{\n\"test_info\": {\n\"test\": \"RDMA_Write_Bidirectional_BW_Test\",\n\"Device\": \"mlx5_0\",\n\"Mtu\": 4096,\n\"Link_type\": \"Ethernet\"\n},\n" +
+		"\"results\": {\n\"MsgSize\": 65536,\n\"n_iterations\": 5000,\n\"BW_peak\": 0.00,\n\"BW_average\": 196.13,\n\"MsgRate\": 0.374088\n}\n}\n"
+	fs = Diagnose([]string{"-"}, strings.NewReader(bidir), Options{NICSpeed: 200 * unit.Gbps}).Findings
+	nicMustFind(t, fs, "perftest.bw.low", Error, "ib_write_bw on mlx5_0: best 196.1 Gb/s at 64KiB messages (bidirectional: 98.1 Gb/s each way) = 49% of the 200.0 Gb/s link rate")
 }

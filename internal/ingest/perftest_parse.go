@@ -41,6 +41,8 @@ type perftestParser struct {
 	md *mdTable
 	// warnings printed before the banner of the run they belong to
 	preWarn []Evidence
+	// js is the JSON report being read (--out_json), nil outside one
+	js *ptJSON
 }
 
 // NewPerftestParser returns a parser for perftest output in the input src.
@@ -87,6 +89,10 @@ func (p *perftestParser) Feed(l Line) {
 			return
 		}
 		p.md = nil
+	}
+	if (p.js != nil || strings.Contains(t, "test_info")) && p.jsonLine(l, t) {
+		p.out.lines.add(l)
+		return
 	}
 	if p.command(t, ev) {
 		p.out.lines.add(l)
@@ -178,43 +184,46 @@ func (p *perftestParser) banner(t string, ev Evidence) bool {
 		p.applyCommand(r)
 	}
 	for _, kv := range pairs {
-		k, v := kv[0], kv[1]
-		if !perftestBannerKeys[k] {
-			continue
-		}
-		if k == "Gid index" {
-			k = "GID index"
-		}
-		r.Fields[k] = ev
-		n := atoiPrefix(v)
-		switch k {
-		case "Device":
-			r.Device = v
-		case "Number of qps":
-			r.QPs = n
-		case "Transport type":
-			r.Transport = v
-		case "Connection type":
-			r.Connection = v
-		case "Mtu":
-			r.MTU = n
-		case "Link type":
-			r.LinkType = v
-		case "GID index":
-			if _, err := strconv.Atoi(v); err == nil {
-				r.GIDIndex = n
-			}
-		case "TX depth":
-			r.TXDepth = n
-		case "Outstand reads":
-			r.OutstandReads = n
-		case "rdma_cm QPs":
-			r.RDMACM = v == "ON"
-		case "TOS":
-			r.TOS = n
+		if perftestBannerKeys[kv[0]] {
+			p.bannerField(r, kv[0], kv[1], ev)
 		}
 	}
 	return true
+}
+
+// bannerField records banner field k with value v, printed at ev.
+func (p *perftestParser) bannerField(r *PerftestRun, k, v string, ev Evidence) {
+	if k == "Gid index" {
+		k = "GID index"
+	}
+	r.Fields[k] = ev
+	n := atoiPrefix(v)
+	switch k {
+	case "Device":
+		r.Device = v
+	case "Number of qps":
+		r.QPs = n
+	case "Transport type":
+		r.Transport = v
+	case "Connection type":
+		r.Connection = v
+	case "Mtu":
+		r.MTU = n
+	case "Link type":
+		r.LinkType = v
+	case "GID index":
+		if _, err := strconv.Atoi(v); err == nil {
+			r.GIDIndex = n
+		}
+	case "TX depth":
+		r.TXDepth = n
+	case "Outstand reads":
+		r.OutstandReads = n
+	case "rdma_cm QPs":
+		r.RDMACM = v == "ON"
+	case "TOS":
+		r.TOS = n
+	}
 }
 
 // bannerPairs splits "Dual-port       : OFF\t\tDevice         : mlx5_0" into
