@@ -541,7 +541,7 @@ var book = []Spec{
 		Text: "no line rate is known, or no message of 64 KiB or more was run",
 		Fix:  "Rerun with -a (all sizes) or -s 1048576 to measure bandwidth at large messages."},
 	{ID: "perftest.mtu.small", Layer: LayerNCCL, Severities: []Severity{Warn}, Front: Doctor,
-		Text: "a RoCE perftest ran with an MTU below 4096 (RoCE: Link type Ethernet, or a device rdma-core names as RoCE, rocep…/roceP…, that --force-link IB made perftest print as IB)",
+		Text: "a RoCE perftest ran with an MTU below 4096 (RoCE: Link type Ethernet, or a device rdma-core names as RoCE, rocep…/roceP…, that --force-link IB made perftest print as IB; not iWARP, Transport type IW, which perftest prints as Link type Ethernet but runs over TCP)",
 		Fix:  "ip link set <if> mtu 9000 on both hosts (and jumbo frames on every switch port in the path)."},
 	{ID: "devinfo.mtu.small", Layer: LayerNCCL, Severities: []Severity{Warn}, Front: Doctor,
 		Text: "ibv_devinfo shows an active RoCE port with active_mtu below 4096: RoCE from link_layer, else inferred (rxe is Soft-RoCE; an active port with port_lid 0 is Ethernet; NCCL names the device /RoCE)",

@@ -151,3 +151,12 @@ func TestPerftestJSONJudged(t *testing.T) {
 	fs = Diagnose([]string{"-"}, strings.NewReader(bidir), Options{NICSpeed: 200 * unit.Gbps}).Findings
 	nicMustFind(t, fs, "perftest.bw.low", Error, "ib_write_bw on mlx5_0: best 196.1 Gb/s at 64KiB messages (bidirectional: 98.1 Gb/s each way) = 49% of the 200.0 Gb/s link rate")
 }
+
+// iWARP is no RoCE. Real: perftest#121's server on a Chelsio cxgb4_0
+// (Transport type IW, Link type Ethernet, Mtu 1024): iWARP runs over TCP,
+// so the MTU perftest prints says nothing of RoCE's path MTU.
+func TestPerftestIWARPNoRoCEMTU(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/perftest/perftest-write-bw-iwarp-cxgb4-rdma-cm-server-mtu1024-cut-perftest121.txt")
+	nicMustNot(t, fs, "perftest.mtu.small")
+	nicMustFind(t, fs, "perftest.rows.none", Info, "ib_write_bw on cxgb4_0: no result row")
+}

@@ -112,8 +112,14 @@ func (p *Perftest) Kind() Kind { return KindPerftest }
 // RoCE reports whether the run went over RoCE: perftest printed Link type
 // Ethernet, or the device carries rdma-core's name for a RoCE device
 // ("rocep1s0f0", "roceP2p1s0f0"; InfiniBand ports are "ibp...", iWARP
-// "iwp...") whatever link type --force-link made perftest print.
+// "iwp...") whatever link type --force-link made perftest print. An iWARP
+// run (Transport type IW: Chelsio cxgb4, Intel irdma in iWARP mode) is
+// no RoCE, though perftest prints its link type Ethernet: it runs over
+// TCP, whose segments the netdev MTU sizes, not the Mtu perftest prints.
 func (r *PerftestRun) RoCE() bool {
+	if r.Transport == "IW" {
+		return false
+	}
 	return r.LinkType == "Ethernet" || r.LinkType != "" && RDMANameLinkLayer(r.Device) == "RoCE"
 }
 
