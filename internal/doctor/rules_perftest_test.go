@@ -160,3 +160,34 @@ func TestPerftestIWARPNoRoCEMTU(t *testing.T) {
 	nicMustNot(t, fs, "perftest.mtu.small")
 	nicMustFind(t, fs, "perftest.rows.none", Info, "ib_write_bw on cxgb4_0: no result row")
 }
+
+// perftest's failures by kind. Real: Soft-iWARP's memory registration
+// failing (zrlio/softiwarp#23): the MR cause, and no GID index judged for
+// an iWARP device; EFA's QP creation failing on both ends
+// (linux-rdma/perftest#105): no banner, so its -x 0 is no RoCE GID use.
+// Synthetic: the lines perftest's source prints for an address handle, GID
+// types of different versions and rdma_cm.
+func TestPerftestFailureKinds(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/perftest/perftest-send-bw-siw-iwarp-couldnt-allocate-mr-segfault-softiwarp23.txt")
+	f := nicMustFind(t, fs, "perftest.connect.failed", Error, "ib_send_bw on siw_ens33: memory registration failed (Couldn't allocate MR)")
+	if !strings.Contains(f.Fix, "ulimit -l") || !cites(f, "softiwarp23.txt", 19) {
+		t.Errorf("fix %s evidence %v", f.Fix, f.Evidence)
+	}
+	nicMustNot(t, fs, "perftest.rows.none")
+	nicMustNot(t, fs, "gid.index.default_zero")
+	fs = diagnoseFiles(t, Options{}, "corpus/perftest/perftest-send-lat-ud-efa-unable-to-create-qp-both-ends-perftest105.txt")
+	nicMustFind(t, fs, "perftest.connect.failed", Error, "ib_send_lat: RDMA device or resources unavailable")
+	nicMustNot(t, fs, "gid.index.default_zero")
+	for _, c := range []struct{ line, title string }{
+		{"Failed to create AH", "address handle could not be created for the peer"},
+		{"Unable to create AH from WC", "address handle could not be created"},
+		{" Found Incompatibility issue with GID types.", "the two ends' GIDs are of different types (RoCE v1 and v2)"},
+		{" rdma_resolve_addr failed", "rdma_cm could not resolve or bind the address"},
+		{" Unable to perform rdma_client function", "rdma_cm could not resolve or bind"},
+		{" Unable to init the socket connection", "out-of-band exchange failed"},
+		{"Failed to resolve gpu02: Name or service not known", "out-of-band exchange failed"},
+	} {
+		fs := synthFindings(t, Options{}, "# synthetic", "[root@gpu01 ~]# ib_send_bw -d mlx5_0 -x 3 -c UD gpu02", c.line)
+		nicMustFind(t, fs, "perftest.connect.failed", Error, "gpu01: ib_send_bw on mlx5_0: "+c.title)
+	}
+}

@@ -1,6 +1,10 @@
 package ingest
 
-import "rocelab/internal/unit"
+import (
+	"slices"
+
+	"rocelab/internal/unit"
+)
 
 // Perftest is the output of perftest's ib_write_bw, ib_read_bw, ib_send_bw,
 // ib_atomic_bw and ib_*_lat: per run the test, the banner (device, QPs,
@@ -132,11 +136,27 @@ func (r *PerftestRun) RoCE() bool {
 func (p *Perftest) GIDUses() []GIDUse {
 	var out []GIDUse
 	for _, r := range p.Runs {
-		if r.GIDIndex >= 0 && r.LinkType != "IB" && !r.cmDefaultIndex() {
+		if r.GIDIndex >= 0 && r.roceOrUnknown() && !r.cmDefaultIndex() {
 			out = append(out, GIDUse{Host: r.Host, Device: r.Device, Index: r.GIDIndex, Evidence: r.Fields["GID index"]})
 		}
 	}
 	return out
+}
+
+// roceOrUnknown reports whether a run may be RoCE, whose GID index names a
+// row of the GID table: not InfiniBand, not iWARP (Transport type IW,
+// whose GIDs are its MAC address), and, for a run without a banner (only
+// its command's -x), not one that failed before connecting.
+func (r *PerftestRun) roceOrUnknown() bool {
+	switch {
+	case r.LinkType == "IB", r.Transport == "IW":
+		return false
+	case r.LinkType == "" && r.Transport == "" && RDMANameLinkLayer(r.Device) != "RoCE":
+		// A run that failed setting up, before any banner, never used
+		// its -x.
+		return !slices.ContainsFunc(r.Failures, func(f PerftestFailure) bool { return f.Kind == FailSetup || f.Kind == FailMR })
+	}
+	return true
 }
 
 // cmDefaultIndex reports a run over rdma_cm whose banner shows index 0,
@@ -148,7 +168,7 @@ func (r *PerftestRun) cmDefaultIndex() bool { return r.RDMACM && r.GIDIndex == 0
 func (p *Perftest) GIDEntries() []GIDEntry {
 	var out []GIDEntry
 	for _, r := range p.Runs {
-		if r.GIDIndex < 0 || r.cmDefaultIndex() || r.Local == nil || r.Local.GID == "" {
+		if r.GIDIndex < 0 || !r.roceOrUnknown() || r.cmDefaultIndex() || r.Local == nil || r.Local.GID == "" {
 			continue
 		}
 		if c, _ := ClassifyGID(r.Local.GID); c == GIDZero {
