@@ -111,6 +111,9 @@ func checkPerftestFailures(inc *Incident) []Finding {
 				ev = append(ev, e)
 			}
 		}
+		if kinds[ingest.FailMR] && r.GPUBuffer.Line > 0 {
+			ev = append(ev, r.GPUBuffer)
+		}
 		title, mech, fix := perftestFailureText(r, kinds, status, vendor)
 		return []Finding{perPerftest(Finding{
 			ID: "perftest.connect.failed", Severity: Error, Layer: LayerRDMA,
@@ -170,6 +173,15 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 		return "port not active",
 			"The port is not in ACTIVE state: the link is down (cable, switch port, speed/FEC mismatch) or, on InfiniBand, no subnet manager has configured it.",
 			"Check ibv_devinfo state and ip link on the RoCE netdev; bring the link up (and on IB start opensm)."
+	}
+	if kinds[ingest.FailMR] && r.GPUBuffer.Line > 0 {
+		errno := ""
+		if status >= 0 {
+			errno = fmt.Sprintf(", errno %d", status)
+		}
+		return "registering the GPU buffer failed (Couldn't allocate MR" + errno + ")",
+			"perftest put its buffers in GPU memory (--use_cuda) and the NIC could not register them: GPUDirect RDMA needs nvidia-peermem loaded, or DMA-BUF (--use_cuda_dmabuf, an open GPU kernel module and a kernel and NIC driver with dma-buf support). Without either, ibv_reg_mr of device memory fails with EFAULT (errno 14); with --use_cuda_dmabuf on a stack without dma-buf it fails with EOPNOTSUPP or EPROTONOSUPPORT (95, 93). NCCL's GPUDirect RDMA fails the same way and falls back to host staging.",
+			"Load nvidia-peermem (`modprobe nvidia-peermem`; lsmod shows it) or, with the open GPU kernel module, pass --use_cuda_dmabuf; then rerun and check NCCL's log for /GDRDMA."
 	}
 	if kinds[ingest.FailMR] {
 		return "memory registration failed (Couldn't allocate MR)",

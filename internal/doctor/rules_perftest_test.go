@@ -165,6 +165,8 @@ func TestPerftestIWARPNoRoCEMTU(t *testing.T) {
 // failing (zrlio/softiwarp#23): the MR cause, and no GID index judged for
 // an iWARP device; EFA's QP creation failing on both ends
 // (linux-rdma/perftest#105): no banner, so its -x 0 is no RoCE GID use.
+// perftest's CUDA setup lines before a memory registration failure
+// (linux-rdma/perftest#346) make it the GPU buffer's.
 // Synthetic: the lines perftest's source prints for an address handle, GID
 // types of different versions and rdma_cm.
 func TestPerftestFailureKinds(t *testing.T) {
@@ -178,6 +180,13 @@ func TestPerftestFailureKinds(t *testing.T) {
 	fs = diagnoseFiles(t, Options{}, "corpus/perftest/perftest-send-lat-ud-efa-unable-to-create-qp-both-ends-perftest105.txt")
 	nicMustFind(t, fs, "perftest.connect.failed", Error, "ib_send_lat: RDMA device or resources unavailable")
 	nicMustNot(t, fs, "gid.index.default_zero")
+	// perftest#346: the buffer perftest could not register is GPU memory
+	// (--use_cuda without nvidia-peermem or --use_cuda_dmabuf): errno 14.
+	fs = diagnoseFiles(t, Options{}, "corpus/perftest/perftest-cuda-mr-error14-no-dmabuf-couldnt-create-resources-perftest346.txt")
+	f = nicMustFind(t, fs, "perftest.connect.failed", Error, "perftest: registering the GPU buffer failed (Couldn't allocate MR, errno 14)")
+	if !strings.Contains(f.Fix, "--use_cuda_dmabuf") || !strings.Contains(f.Fix, "nvidia-peermem") || !cites(f, "perftest346.txt", 6) {
+		t.Errorf("fix %s evidence %v", f.Fix, f.Evidence)
+	}
 	for _, c := range []struct{ line, title string }{
 		{"Failed to create AH", "address handle could not be created for the peer"},
 		{"Unable to create AH from WC", "address handle could not be created"},

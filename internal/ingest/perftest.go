@@ -75,6 +75,10 @@ type PerftestRun struct {
 	Failures      []PerftestFailure
 	// Warnings are noise lines perftest printed (CPU frequency, SQ size).
 	Warnings []Evidence
+	// GPUBuffer is the first line saying perftest put its buffers in GPU
+	// memory (--use_cuda: "cuMemAlloc() of a ... bytes GPU buffer",
+	// "allocated GPU buffer ..."), zero when none did.
+	GPUBuffer Evidence
 	// Fields holds the banner lines by field name ("Device", "Mtu",
 	// "Link type", "GID index", "Number of qps", ...).
 	Fields map[string]Evidence

@@ -44,7 +44,8 @@ const (
 type PerftestFailure struct {
 	Kind FailureKind
 	// Status is the work-completion status of a "Failed status" line (12 =
-	// IBV_WC_RETRY_EXC_ERR), else -1.
+	// IBV_WC_RETRY_EXC_ERR), or the errno of "Couldn't allocate MR with
+	// error=N"; else -1.
 	Status   int
 	Vendor   string // the "syndrom" (vendor error) value, e.g. "0x81"
 	Evidence Evidence
@@ -74,6 +75,9 @@ func (p *perftestParser) failure(t string, ev Evidence) bool {
 		f.Kind = FailExchange
 	case strings.HasPrefix(t, "Couldn't allocate MR"), strings.EqualFold(t, "Failed to create MR"), strings.HasPrefix(t, "Couldn't create null MR"):
 		f.Kind = FailMR
+		if _, e, ok := strings.Cut(t, "error="); ok {
+			f.Status = atoiPrefixOr(e, -1)
+		}
 	case strings.HasPrefix(t, "Failed to create AH"), strings.HasPrefix(t, "Unable to create AH from WC"),
 		strings.HasPrefix(t, "Bad wc status when trying to create AH"):
 		f.Kind = FailAH

@@ -68,3 +68,21 @@ func TestPerftestJSONBandwidthUnit(t *testing.T) {
 		t.Errorf("rows %+v garbled %+v", bad.Runs[0].Rows, bad.Garbled)
 	}
 }
+
+// perftest's CUDA setup lines (--use_cuda) are read as its own, the GPU
+// buffer line marking the run whose banner follows them. Real:
+// linux-rdma/perftest#21's server on mlx5_2 with a V100.
+func TestPerftestCUDALines(t *testing.T) {
+	res := nicReadCorpus(t, "perftest/perftest-write-bw-use-cuda-v100-roce-mtu1024-server-cut-perftest21.txt")
+	p := nicArtifact[*Perftest](t, res)
+	if len(p.Runs) != 1 {
+		t.Fatalf("%d runs", len(p.Runs))
+	}
+	r := p.Runs[0]
+	if r.GPUBuffer.Line != 13 || r.Device != "mlx5_2" || r.MTU != 1024 || r.GIDIndex != 3 || r.Local == nil || r.Local.IPv4 != "10.0.21.3" {
+		t.Errorf("run %+v", r)
+	}
+	if len(res.Artifacts) != 1 {
+		t.Errorf("artifacts %d: the CUDA lines read as another format", len(res.Artifacts))
+	}
+}
