@@ -146,22 +146,20 @@ func TestNUMANICFarOnceWithTopo(t *testing.T) {
 	fs := synthFindings(t, Options{}, topoNUMA("SYS\tSYS", "lspci -vvv")...)
 	nicMustFind(t, fs, "topo.gpu_nic.far", Warn, "1 of 2 GPUs have no NIC within one PCIe switch")
 	nicMustNot(t, fs, "host.numa.nic_far")
-	noNICs := []string{"# synthetic: nvidia-smi topo -m without NICs, and lspci of one host",
+	lspciNIC := []string{"[root@gpu1 ~]# lspci -vvv",
+		"0000:17:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]",
+		"\tNUMA node: 0"}
+	noNICs := append([]string{"# synthetic: nvidia-smi topo -m without NICs, and lspci of one host",
 		"[root@gpu1 ~]# nvidia-smi topo -m",
 		"\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID",
 		"GPU0\t X \tSYS\t0-31\t0\t\tN/A",
-		"GPU1\tSYS\t X \t32-63\t1\t\tN/A", "",
-		"[root@gpu1 ~]# lspci -vvv",
-		"0000:17:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]",
-		"\tNUMA node: 0"}
+		"GPU1\tSYS\t X \t32-63\t1\t\tN/A", ""}, lspciNIC...)
 	fs = synthFindings(t, Options{}, noNICs...)
 	nicMustFind(t, fs, "host.numa.nic_far", Warn, "1 of 2 GPUs (GPU1) sit on NUMA node 1")
 	nicMustNot(t, fs, "topo.gpu_nic.far")
-	lspciGPU := []string{"[root@gpu1 ~]# lspci -vvv",
-		"0000:17:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]",
-		"\tNUMA node: 0",
+	lspciGPU := append(lspciNIC,
 		"0000:b8:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330] (rev a1)",
-		"\tNUMA node: 1"}
+		"\tNUMA node: 1")
 	fs = synthFindings(t, Options{}, append(topoNUMA("SYS\tSYS", "hostname")[:11], lspciGPU...)...)
 	nicMustFind(t, fs, "topo.gpu_nic.far", Warn, "GPU1 SYS (mlx5_0)")
 	nicMustNot(t, fs, "host.numa.nic_far")

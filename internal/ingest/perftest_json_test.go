@@ -86,3 +86,12 @@ func TestPerftestCUDALines(t *testing.T) {
 		t.Errorf("artifacts %d: the CUDA lines read as another format", len(res.Artifacts))
 	}
 }
+
+// -c takes the connection type and -Q the CQ moderation: the peer is the
+// argument after them (synthetic).
+func TestPerftestPeerAfterValueFlags(t *testing.T) {
+	p := nicArtifact[*Perftest](t, nicReadText(t, "c.txt", "# synthetic\n[root@gpu01 ~]# ib_send_bw -d mlx5_0 -c UD -Q 8 gpu02\nFailed to create AH\n"))
+	if r := p.Runs[0]; r.Peer != "gpu02" || r.Host != "gpu01" {
+		t.Errorf("peer %q host %q", r.Peer, r.Host)
+	}
+}
