@@ -12,13 +12,18 @@ import (
 // be one job (an engineer's directory of several clusters' dumps), so a
 // rule that compares hosts compares only those a job names together: the
 // hosts that print lines of one NCCL log, or the rank lines of one
-// nccl-tests run. Hosts named together by two jobs are one group.
+// nccl-tests run. The jobs of one input (an NCCL log with its nccl-tests
+// table) are one; jobs of different inputs stay apart even when they
+// name a host alike, since generic names (node0, node1) recur across
+// clusters.
 
-// A hostGroup is a set of hosts judged together: the hosts of one or more
-// jobs that share a host, or one host alone. A host is its name, or
-// "file F" for an input that names none.
+// A hostGroup is a set of hosts judged together: the hosts of one input's
+// jobs, or one host alone. A host is its name, or "file F" for an input
+// that names none.
 type hostGroup struct {
 	hosts []string
+	// source is the input whose jobs name the hosts, "" for a host alone.
+	source string
 	// jobs says what names the hosts together ("the NCCL log a.log",
 	// "the nccl-tests run in b.txt"), none for a host alone.
 	jobs []string
@@ -39,37 +44,31 @@ func hostKey(h string) string {
 // unhosted is the host key of an input that names no host.
 func unhosted(file string) string { return "file " + file }
 
-// jobGroups groups the hosts of the incident's jobs (NCCL logs, nccl-tests
-// runs) with each other where jobs share a host, and adds each of the
-// hosts given, not in a job, as a group of its own. The inputs that name
-// no host (keys from unhosted) join the jobs' group when the jobs form one
-// group, as scope.go's unknown-host facts join the only host they can
-// belong to; otherwise each is a group of its own.
+// jobGroups returns a group per input whose NCCL logs or nccl-tests runs
+// name hosts, and a group of its own for each of hosts no job names. The
+// inputs that name no host (keys from unhosted) join the job's group when
+// there is one, as scope.go's unknown-host facts join the only host they
+// can belong to; otherwise each is a group of its own.
 func jobGroups(inc *Incident, hosts []string) []hostGroup {
 	var groups []*hostGroup
-	at := map[string]*hostGroup{}
-	join := func(hs []string, job string, ev Evidence) {
-		g := &hostGroup{}
-		for _, h := range hs {
-			if o := at[h]; o != nil && o != g {
-				g.hosts = append(g.hosts, o.hosts...)
-				g.jobs = append(g.jobs, o.jobs...)
-				g.ev = append(g.ev, o.ev...)
-				groups = slices.DeleteFunc(groups, func(x *hostGroup) bool { return x == o })
-				for _, oh := range o.hosts {
-					at[oh] = g
-				}
-			}
-			if at[h] != g {
-				g.hosts = append(g.hosts, h)
-				at[h] = g
-			}
+	named := map[string]bool{}
+	join := func(src string, hs []string, job string, ev Evidence) {
+		i := slices.IndexFunc(groups, func(g *hostGroup) bool { return g.source == src })
+		if i < 0 {
+			groups = append(groups, &hostGroup{source: src})
+			i = len(groups) - 1
 		}
-		if job != "" && !slices.Contains(g.jobs, job) {
+		g := groups[i]
+		for _, h := range hs {
+			if !slices.Contains(g.hosts, h) {
+				g.hosts = append(g.hosts, h)
+			}
+			named[h] = true
+		}
+		if !slices.Contains(g.jobs, job) {
 			g.jobs = append(g.jobs, job)
 			g.ev = append(g.ev, ev)
 		}
-		groups = append(groups, g)
 	}
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		var hs []string
@@ -77,7 +76,7 @@ func jobGroups(inc *Incident, hosts []string) []hostGroup {
 			hs = append(hs, hostKey(h))
 		}
 		if len(hs) > 0 {
-			join(hs, "the NCCL log "+l.Source(), l.HostEvidence(l.Hosts()[0]))
+			join(l.Source(), hs, "the NCCL log "+l.Source(), l.HostEvidence(l.Hosts()[0]))
 		}
 	}
 	for _, t := range All[*ingest.NCCLTests](inc) {
@@ -89,27 +88,23 @@ func jobGroups(inc *Incident, hosts []string) []hostGroup {
 				}
 			}
 			if len(hs) > 0 {
-				join(distinct(hs), "the nccl-tests run in "+t.Source(), r.Ranks[0].Evidence)
+				join(t.Source(), distinct(hs), "the nccl-tests run in "+t.Source(), r.Ranks[0].Evidence)
 			}
 		}
 	}
 	jobs := len(groups)
-	var loose []string
+	out := make([]hostGroup, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, *g)
+	}
 	for _, h := range distinct(hosts) {
 		switch {
-		case at[h] != nil:
+		case named[h]:
 		case strings.HasPrefix(h, "file ") && jobs == 1:
-			loose = append(loose, h)
+			out[0].hosts = append(out[0].hosts, h)
 		default:
-			join([]string{h}, "", Evidence{})
+			out = append(out, hostGroup{hosts: []string{h}})
 		}
-	}
-	if len(loose) > 0 {
-		join(append(loose, groups[0].hosts[0]), "", Evidence{})
-	}
-	out := make([]hostGroup, len(groups))
-	for i, g := range groups {
-		out[i] = *g
 	}
 	return out
 }

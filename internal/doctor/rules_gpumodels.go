@@ -25,6 +25,9 @@ type namedGPU struct {
 	host, model string
 	index, bus  int
 	ev          Evidence
+	// run is the input of the nccl-tests run whose rank line names the
+	// GPU: that job's GPU, not its host name's in other jobs.
+	run string
 }
 
 // pciBus is the bus number of a PCI address as nvidia-smi ("00000000:1B:00.0")
@@ -58,12 +61,12 @@ func incidentGPUs(inc *Incident) []namedGPU {
 	}
 	for _, a := range All[*ingest.GPUList](inc) {
 		for _, g := range a.GPUs {
-			out = append(out, namedGPU{host(g.Host, a), g.Model, g.Index, pciBus(g.BusID), g.Evidence})
+			out = append(out, namedGPU{host(g.Host, a), g.Model, g.Index, pciBus(g.BusID), g.Evidence, ""})
 		}
 	}
 	for _, a := range All[*ingest.NVSMI](inc) {
 		for _, g := range a.GPUs {
-			out = append(out, namedGPU{host(g.Host, a), g.Model, -1, pciBus(g.BusID), g.Evidence})
+			out = append(out, namedGPU{host(g.Host, a), g.Model, -1, pciBus(g.BusID), g.Evidence, ""})
 		}
 	}
 	for _, a := range All[*ingest.NVLinkStatus](inc) {
@@ -72,13 +75,13 @@ func incidentGPUs(inc *Incident) []namedGPU {
 			if err != nil {
 				n = -1
 			}
-			out = append(out, namedGPU{host("", a), g.Model, n, -1, g.Evidence})
+			out = append(out, namedGPU{host("", a), g.Model, n, -1, g.Evidence, ""})
 		}
 	}
 	for _, a := range All[*ingest.NCCLTests](inc) {
 		for _, r := range a.Runs {
 			for _, k := range r.Ranks {
-				out = append(out, namedGPU{host(k.Host, a), k.GPU, k.Device, pciBus(k.BusID), k.Evidence})
+				out = append(out, namedGPU{host(k.Host, a), k.GPU, k.Device, pciBus(k.BusID), k.Evidence, a.Source()})
 			}
 		}
 	}
@@ -147,11 +150,11 @@ func checkMixedGPUs(inc *Incident) []Finding {
 	for _, grp := range jobGroups(inc, keys) {
 		var in []namedGPU
 		for i, g := range gpus {
-			if slices.Contains(grp.hosts, keys[i]) {
+			if slices.Contains(grp.hosts, keys[i]) && (g.run == "" || g.run == grp.source) {
 				in = append(in, g)
 			}
 		}
-		if f, ok := mixedGPUs(in, grp); ok {
+		if f, ok := mixedGPUs(in, grp); ok && !slices.ContainsFunc(fs, func(o Finding) bool { return o.Title == f.Title }) {
 			fs = append(fs, f)
 		}
 	}

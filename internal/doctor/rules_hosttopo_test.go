@@ -231,6 +231,13 @@ func TestMixedGPUsOneJob(t *testing.T) {
 	}
 	// Without the log, no job names the hosts together.
 	nicMustNot(t, diagnose(t, Options{}, node1, node2, other).Findings, "host.gpu.mixed")
+	// Two runs of different inputs whose rank lines name node0 and node1
+	// alike are two clusters' jobs: a rank line's GPU is its run's.
+	runA := write("run-a.txt", "#  Rank  0 Group  0 Pid  11 on      node0 device  0 [0x1b] NVIDIA H100 80GB HBM3",
+		"#  Rank  1 Group  0 Pid  12 on      node1 device  0 [0x1b] NVIDIA H100 80GB HBM3")
+	runB := write("run-b.txt", "#  Rank  0 Group  0 Pid  11 on      node0 device  0 [0x1b] AMD Instinct MI300X",
+		"#  Rank  1 Group  0 Pid  12 on      node1 device  0 [0x1b] AMD Instinct MI300X")
+	nicMustNot(t, diagnose(t, Options{}, runA, runB).Findings, "host.gpu.mixed")
 	// A listing that names no host joins the only job.
 	bare := write("bare-gpus.txt", "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-6)")
 	nicMustFind(t, diagnose(t, Options{}, ncclLog, node1, bare).Findings, "host.gpu.mixed", Warn, "NVIDIA A100-SXM4-80GB (1 GPU)", "bare-gpus.txt")
