@@ -25,6 +25,9 @@ type namedGPU struct {
 	host, model string
 	index, bus  int
 	ev          Evidence
+	// run is the input of the nccl-tests run whose rank line names the
+	// GPU: that job's GPU, not its host name's in other jobs.
+	run string
 }
 
 // pciBus is the bus number of a PCI address as nvidia-smi ("00000000:1B:00.0")
@@ -58,12 +61,12 @@ func incidentGPUs(inc *Incident) []namedGPU {
 	}
 	for _, a := range All[*ingest.GPUList](inc) {
 		for _, g := range a.GPUs {
-			out = append(out, namedGPU{host(g.Host, a), g.Model, g.Index, pciBus(g.BusID), g.Evidence})
+			out = append(out, namedGPU{host(g.Host, a), g.Model, g.Index, pciBus(g.BusID), g.Evidence, ""})
 		}
 	}
 	for _, a := range All[*ingest.NVSMI](inc) {
 		for _, g := range a.GPUs {
-			out = append(out, namedGPU{host(g.Host, a), g.Model, -1, pciBus(g.BusID), g.Evidence})
+			out = append(out, namedGPU{host(g.Host, a), g.Model, -1, pciBus(g.BusID), g.Evidence, ""})
 		}
 	}
 	for _, a := range All[*ingest.NVLinkStatus](inc) {
@@ -72,13 +75,13 @@ func incidentGPUs(inc *Incident) []namedGPU {
 			if err != nil {
 				n = -1
 			}
-			out = append(out, namedGPU{host("", a), g.Model, n, -1, g.Evidence})
+			out = append(out, namedGPU{host("", a), g.Model, n, -1, g.Evidence, ""})
 		}
 	}
 	for _, a := range All[*ingest.NCCLTests](inc) {
 		for _, r := range a.Runs {
 			for _, k := range r.Ranks {
-				out = append(out, namedGPU{host(k.Host, a), k.GPU, k.Device, pciBus(k.BusID), k.Evidence})
+				out = append(out, namedGPU{host(k.Host, a), k.GPU, k.Device, pciBus(k.BusID), k.Evidence, a.Source()})
 			}
 		}
 	}
@@ -131,17 +134,45 @@ type modelGroup struct {
 	ev        []Evidence
 }
 
-// checkMixedGPUs reports GPUs of different models in one host or across
-// the hosts of the incident.
+// checkMixedGPUs reports GPUs of different models in one host, or across
+// the hosts of one job (see jobGroups): hosts diagnosed together without a
+// job that names them together are not compared.
 func checkMixedGPUs(inc *Incident) []Finding {
+	gpus := incidentGPUs(inc)
+	keys := make([]string, len(gpus))
+	for i, g := range gpus {
+		keys[i] = hostKey(g.host)
+		if keys[i] == "" {
+			keys[i] = unhosted(g.ev.File)
+		}
+	}
+	var fs []Finding
+	for _, grp := range jobGroups(inc, keys) {
+		var in []namedGPU
+		for i, g := range gpus {
+			if slices.Contains(grp.hosts, keys[i]) && (g.run == "" || g.run == grp.source) {
+				in = append(in, g)
+			}
+		}
+		if f, ok := mixedGPUs(in, grp); ok && !slices.ContainsFunc(fs, func(o Finding) bool { return o.Title == f.Title }) {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
+// mixedGPUs reports the GPUs of a group of hosts when they are of
+// different models, naming the inputs compared.
+func mixedGPUs(gpus []namedGPU, grp hostGroup) (Finding, bool) {
 	var groups []*modelGroup
 	// seen are the GPUs counted so far by gpuIDs, to their group: the
 	// same GPUs read from two inputs (nccl-tests' rank lines and nvidia-smi
 	// -L of the host) or as two kinds (nvidia-smi nvlink -s) count once.
 	seen := map[string]*modelGroup{}
-	var files []string // the inputs the GPUs come from
+	var files []string  // the inputs the GPUs come from
+	var fileEv evidence // the first GPU line of each
 next:
-	for _, g := range incidentGPUs(inc) {
+	for _, g := range gpus {
 		k, cut := modelKey(g.model)
 		if k == "" {
 			continue
@@ -167,6 +198,7 @@ next:
 		m.gpus++
 		if !slices.Contains(files, g.ev.File) {
 			files = append(files, g.ev.File)
+			fileEv.add(g.ev)
 		}
 		if g.host != "" && !slices.Contains(m.hosts, g.host) {
 			m.hosts = append(m.hosts, g.host)
@@ -176,35 +208,40 @@ next:
 		}
 	}
 	if len(groups) < 2 {
-		return nil
+		return Finding{}, false
 	}
 	var parts, hosts []string
-	var ev []Evidence
+	ev := fileEv
+	ev.add(grp.ev...)
 	for _, m := range groups {
 		where := ""
 		if len(m.hosts) > 0 {
 			where = " on " + list(m.hosts, 3)
 		}
 		parts = append(parts, fmt.Sprintf("%s (%s%s)", m.name, plural(m.gpus, "GPU", "GPUs"), where))
-		ev = append(ev, m.ev...)
+		ev.add(m.ev...)
 		hosts = append(hosts, m.hosts...)
 	}
-	scope, apart := "in the inputs", ""
+	scope, subject := "in "+files[0], files[0]
 	switch hosts = distinct(hosts); {
-	case len(hosts) == 1:
-		scope = "in one host, " + hosts[0]
 	case len(hosts) > 1:
-		// Hosts given together are compared whether or not they ran one
-		// job: the title says how many inputs that was.
-		scope = fmt.Sprintf("across %d hosts of %s", len(hosts), plural(len(files), "input", "inputs"))
-		apart = " The hosts are compared because they were given together: if they did not run one job, this is no finding."
+		scope, subject = fmt.Sprintf("across %d hosts of %s", len(hosts), grp.how()), strings.Join(grp.jobs, ", ")
+	case len(hosts) == 1:
+		scope, subject = "in one host, "+hosts[0], hosts[0]
+	case len(files) > 1:
+		scope = fmt.Sprintf("in %d inputs of %s", len(files), grp.how())
 	}
-	return []Finding{{
+	compared := ""
+	if len(files) > 1 {
+		compared = fmt.Sprintf(" (inputs compared: %s)", list(files, 4))
+	}
+	return Finding{
 		ID: "host.gpu.mixed", Severity: Warn, Layer: LayerNCCL,
-		Title:    fmt.Sprintf("GPUs of %d models %s: %s", len(groups), scope, strings.Join(parts, ", ")),
-		Evidence: evidenceInOrder(ev),
+		Title:    fmt.Sprintf("GPUs of %d models %s: %s%s", len(groups), scope, strings.Join(parts, ", "), compared),
+		Evidence: ev.sorted(),
 		Mechanism: "A collective moves in lockstep: each step of a ring or tree waits for every rank's reduction kernel and copy, so one communicator over GPUs of different models runs at the slowest model's compute, memory and PCIe/NVLink speed, and NCCL tunes its channels and algorithms for the weakest GPU's links. " +
-			"Different models also mean different NVLink generations (or none), so the fast GPUs' NVLink bandwidth is idle while their peers cross PCIe; a mixed host can even lack peer access between the models. The busbw nccl-tests reports is the slowest member's." + apart,
+			"Different models also mean different NVLink generations (or none), so the fast GPUs' NVLink bandwidth is idle while their peers cross PCIe; a mixed host can even lack peer access between the models. The busbw nccl-tests reports is the slowest member's. " +
+			"Hosts are compared only within one job, as an NCCL log or an nccl-tests run names its hosts together; hosts diagnosed side by side without one are not.",
 		Fix: "Run one communicator per GPU model: schedule the job on nodes of one model (Kubernetes node labels nvidia.com/gpu.product, Slurm --constraint or a GRES type), or set CUDA_VISIBLE_DEVICES so a host's ranks use one model; if the mix is deliberate, expect the slowest model's bandwidth and compare against it, not the fast GPUs' datasheet.",
-	}}
+	}.per(subject, "host group", "GPUs of different models"), true
 }

@@ -1,6 +1,8 @@
 package doctor
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -133,20 +135,49 @@ func topoNUMA(gpu1, lspci string) []string {
 func TestNUMANICFarPartial(t *testing.T) {
 	nicMustNot(t, synthFindings(t, Options{}, topoNUMA("SYS\tPIX", "lspci -vvv -s 17:00.0")...), "host.numa.nic_far")
 	nicMustNot(t, synthFindings(t, Options{}, topoNUMA("SYS\tSYS", "lspci -vvv -s 17:00.0")...), "host.numa.nic_far")
-	nicMustFind(t, synthFindings(t, Options{}, topoNUMA("SYS\tSYS", "lspci -vvv")...), "host.numa.nic_far", Warn, "1 of 2 GPUs (GPU1) sit on NUMA node 1")
+}
+
+// One cause, one finding: a GPU topo -m relates to NICs (SYS to both) is
+// topo.gpu_nic.far's, however a whole-host NIC listing places the NICs;
+// so are the GPUs another input of that host places (lspci's). Without
+// NIC columns the matrix says nothing of the NICs, and the NUMA nodes
+// judge (synthetic).
+func TestNUMANICFarOnceWithTopo(t *testing.T) {
+	fs := synthFindings(t, Options{}, topoNUMA("SYS\tSYS", "lspci -vvv")...)
+	nicMustFind(t, fs, "topo.gpu_nic.far", Warn, "1 of 2 GPUs have no NIC within one PCIe switch")
+	nicMustNot(t, fs, "host.numa.nic_far")
+	lspciNIC := []string{"[root@gpu1 ~]# lspci -vvv",
+		"0000:17:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]",
+		"\tNUMA node: 0"}
+	noNICs := append([]string{"# synthetic: nvidia-smi topo -m without NICs, and lspci of one host",
+		"[root@gpu1 ~]# nvidia-smi topo -m",
+		"\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID",
+		"GPU0\t X \tSYS\t0-31\t0\t\tN/A",
+		"GPU1\tSYS\t X \t32-63\t1\t\tN/A", ""}, lspciNIC...)
+	fs = synthFindings(t, Options{}, noNICs...)
+	nicMustFind(t, fs, "host.numa.nic_far", Warn, "1 of 2 GPUs (GPU1) sit on NUMA node 1")
+	nicMustNot(t, fs, "topo.gpu_nic.far")
+	lspciGPU := append(lspciNIC,
+		"0000:b8:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330] (rev a1)",
+		"\tNUMA node: 1")
+	fs = synthFindings(t, Options{}, append(topoNUMA("SYS\tSYS", "hostname")[:11], lspciGPU...)...)
+	nicMustFind(t, fs, "topo.gpu_nic.far", Warn, "GPU1 SYS (mlx5_0)")
+	nicMustNot(t, fs, "host.numa.nic_far")
+	fs = synthFindings(t, Options{}, append([]string{"# synthetic"}, lspciGPU...)...)
+	nicMustFind(t, fs, "host.numa.nic_far", Warn, "1 of 1 GPUs (GPU 0000:b8:00.0) sit on NUMA node 1")
 }
 
 // Mixed GPU models. Real: nccl-tests on an A100 host (thanos) and on a
-// DGX H100 pair, given together: two models across the hosts the rank
-// lines name; ml-engineering's --query-gpu CSV (H100) with vLLM#12008's
-// collect_env (H20): two models in inputs that name no host. One model,
+// DGX H100 pair, given together, are two jobs; ml-engineering's
+// --query-gpu CSV (H100) with vLLM#12008's collect_env (H20) two inputs
+// that name no host and no job: neither pair is compared. One model,
 // nvidia-smi's table or a cut paste shortening its name or not, is no
 // finding.
 func TestMixedGPUs(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-a100-1n-8g-232GBps-thanos.txt", "corpus/nccl-tests/allreduce-dgx-h100-2n-g2-148GBps.txt")
-	nicMustFind(t, fs, "host.gpu.mixed", Warn, "GPUs of 2 models across 3 hosts of 2 inputs: ", "NVIDIA A100-SXM4-80GB (8 GPUs on ", "NVIDIA H100 80GB HBM3 (")
-	fs = diagnoseFiles(t, Options{}, "corpus/nvsmi/nvidia-smi-query-gpu-name-busid-vbios-h100-cut-mlengineering.txt", "corpus/nvsmi/collect-env-gpu-models-h20x2-vllm12008.txt")
-	nicMustFind(t, fs, "host.gpu.mixed", Warn, "GPUs of 2 models in the inputs: NVIDIA H100 80GB HBM3 (2 GPUs), NVIDIA H20 (2 GPUs)")
+	// Two clusters' runs (thanos's A100s, a DGX H100 pair) and two
+	// unrelated hosts' listings diagnosed together are no one job.
+	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-a100-1n-8g-232GBps-thanos.txt", "corpus/nccl-tests/allreduce-dgx-h100-2n-g2-148GBps.txt"), "host.gpu.mixed")
+	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/nvsmi/nvidia-smi-query-gpu-name-busid-vbios-h100-cut-mlengineering.txt", "corpus/nvsmi/collect-env-gpu-models-h20x2-vllm12008.txt"), "host.gpu.mixed")
 	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-dgx-h100-2n-g2-148GBps.txt"), "host.gpu.mixed")
 	nicMustNot(t, synthFindings(t, Options{}, "# synthetic", "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)", "name, pci.bus_id", "NVIDIA H100 80GB HB..., 00000000:04:00.0"), "host.gpu.mixed")
 	// NVIDIA/nccl#398's preamble is cut inside its last rank's GPU name
@@ -166,6 +197,50 @@ func TestMixedGPUs(t *testing.T) {
 		"#  Rank  1 Group  0 Pid  12 on      node1 device  1 [0x2b] NVIDIA A100-SXM4-80GB",
 		"[root@node1 ~]# nvidia-smi -L", "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)", "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-2)"),
 		"host.gpu.mixed", Warn, "in one host, node1: NVIDIA H100 80GB HBM3 (1 GPU on node1), NVIDIA A100-SXM4-80GB (1 GPU on node1)")
+}
+
+// Hosts are compared within one job: the hosts one NCCL log (or one
+// nccl-tests run) names together, whatever files their GPU listings sit
+// in; a listing of a host no job names is compared with nothing but
+// itself, and one that names no host joins the only job. The finding
+// names the inputs compared and cites each, and the job's line
+// (synthetic).
+func TestMixedGPUsOneJob(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, lines ...string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(strings.Join(append([]string{"# synthetic"}, lines...), "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ncclLog := write("nccl.log",
+		"node1:100:100 [0] NCCL INFO NCCL version 2.21.5+cuda12.4",
+		"node1:100:100 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
+		"node2:200:200 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>")
+	node1 := write("node1-gpus.txt", "[root@node1 ~]# nvidia-smi -L", "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)", "GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-2)")
+	node2 := write("node2-gpus.txt", "[root@node2 ~]# nvidia-smi -L", "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-3)", "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-4)")
+	other := write("other-gpus.txt", "[root@other9 ~]# nvidia-smi -L", "GPU 0: NVIDIA L40S (UUID: GPU-5)")
+	fs := diagnose(t, Options{}, ncclLog, node1, node2, other).Findings
+	f := nicMustFind(t, fs, "host.gpu.mixed", Warn, "GPUs of 2 models across 2 hosts of one job (the hosts the NCCL log ", "nccl.log names): NVIDIA H100 80GB HBM3 (2 GPUs on node1), NVIDIA A100-SXM4-80GB (2 GPUs on node2) (inputs compared: ")
+	if strings.Contains(f.Title, "L40S") || strings.Contains(f.Title, "other-gpus") || !cites(f, "nccl.log", 2) || !cites(f, "node1-gpus.txt", 3) || !cites(f, "node2-gpus.txt", 3) {
+		t.Errorf("title %s\nevidence %v", f.Title, f.Evidence)
+	}
+	if n := len(nicFind(fs, "host.gpu.mixed")); n != 1 {
+		t.Errorf("%d host.gpu.mixed findings, want 1", n)
+	}
+	// Without the log, no job names the hosts together.
+	nicMustNot(t, diagnose(t, Options{}, node1, node2, other).Findings, "host.gpu.mixed")
+	// Two runs of different inputs whose rank lines name node0 and node1
+	// alike are two clusters' jobs: a rank line's GPU is its run's.
+	runA := write("run-a.txt", "#  Rank  0 Group  0 Pid  11 on      node0 device  0 [0x1b] NVIDIA H100 80GB HBM3",
+		"#  Rank  1 Group  0 Pid  12 on      node1 device  0 [0x1b] NVIDIA H100 80GB HBM3")
+	runB := write("run-b.txt", "#  Rank  0 Group  0 Pid  11 on      node0 device  0 [0x1b] AMD Instinct MI300X",
+		"#  Rank  1 Group  0 Pid  12 on      node1 device  0 [0x1b] AMD Instinct MI300X")
+	nicMustNot(t, diagnose(t, Options{}, runA, runB).Findings, "host.gpu.mixed")
+	// A listing that names no host joins the only job.
+	bare := write("bare-gpus.txt", "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-6)")
+	nicMustFind(t, diagnose(t, Options{}, ncclLog, node1, bare).Findings, "host.gpu.mixed", Warn, "NVIDIA A100-SXM4-80GB (1 GPU)", "bare-gpus.txt")
 }
 
 // A VM. Synthetic: lscpu's Hypervisor vendor and lspci's ATSCtl lines in

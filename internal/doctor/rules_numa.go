@@ -19,24 +19,43 @@ func numaRules() []Rule {
 // numaDev is a GPU or RDMA NIC with the NUMA node an input gives it.
 // For a NIC, whole is set when its input lists every NIC of the host
 // (mst status, lstopo or hwloc, lspci without -s); for a GPU of nvidia-smi
-// topo -m, near is set when a NIC column says PIX, PXB, PHB, NODE (or
-// the XML's P2C): a NIC on its node, whatever other inputs list, and
-// legend is how many NICs the matrix names.
+// topo -m (or NCCL's topology XML), judged is set when its row gives its
+// path to a NIC, and for a GPU of another input when such a matrix speaks
+// for its host (see topoJudged): topo.gpu_nic.* judge that GPU's distance
+// to its NICs. legend is how many NICs the matrix names.
 type numaDev struct {
-	name, node  string
-	gpu         bool
-	whole, near bool
-	legend      int
-	ev          Evidence
-	scope       ingest.Scope
+	name, node    string
+	gpu, topo     bool
+	whole, judged bool
+	legend        int
+	ev            Evidence
+	scope         ingest.Scope
 }
 
-// nearNIC reports whether a topo -m row relates its GPU to a NIC on its
-// own NUMA node.
-func nearNIC(g ingest.TopoGPU) bool {
-	return slices.ContainsFunc(g.ToNIC, func(c string) bool {
-		return c == "PIX" || c == "PXB" || c == "PHB" || c == "NODE" || c == "P2C"
-	})
+// relatesNIC reports whether a row of t gives its GPU's path to one of the
+// NICs t names, as checkGPUNICDistance reads it.
+func relatesNIC(t *ingest.GPUTopo, g ingest.TopoGPU) bool {
+	for i, c := range g.ToNIC {
+		if i < len(t.NICs) && topoRank(c) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// topoJudged reports whether a topology matrix that relates GPUs to NICs
+// speaks for the host of an input in scope at: its own or its host's, or
+// the only such matrix of the incident when neither says its host. The
+// GPUs of that input are then topo.gpu_nic.*'s to judge, by their PCIe
+// path, which a NUMA node only approximates.
+func topoJudged(inc *Incident, at ingest.Scope) bool {
+	var rs []reach
+	for _, t := range All[*ingest.GPUTopo](inc) {
+		if slices.ContainsFunc(t.GPUs, func(g ingest.TopoGPU) bool { return relatesNIC(t, g) }) {
+			rs = append(rs, reachOf(at, t.Scope()))
+		}
+	}
+	return slices.ContainsFunc(rs, func(r reach) bool { return r >= sameHost || r == unknownHost && len(rs) == 1 })
 }
 
 // numaDevices are the GPUs and RDMA NICs whose NUMA node the incident's
@@ -47,7 +66,7 @@ func numaDevices(inc *Incident) []numaDev {
 	for _, t := range All[*ingest.GPUTopo](inc) {
 		for _, g := range t.GPUs {
 			if g.NUMA != "" {
-				out = append(out, numaDev{name: g.Name, node: g.NUMA, gpu: true, near: nearNIC(g), legend: len(t.NICs), ev: g.Evidence, scope: t.Scope()})
+				out = append(out, numaDev{name: g.Name, node: g.NUMA, gpu: true, topo: true, judged: relatesNIC(t, g), legend: len(t.NICs), ev: g.Evidence, scope: t.Scope()})
 			}
 		}
 	}
@@ -78,9 +97,15 @@ func numaDevices(inc *Incident) []numaDev {
 // checkNUMANICs reports, per input that places GPUs on NUMA nodes, the
 // GPUs whose node has none of the host's RDMA NICs, the NICs read from
 // the same input or host, or from the one input that states NICs when
-// no input says its host.
+// no input says its host. GPUs a topology matrix relates to NICs are
+// left to topo.gpu_nic.*: one cause, one finding.
 func checkNUMANICs(inc *Incident) []Finding {
 	devs := numaDevices(inc)
+	for i, d := range devs {
+		if d.gpu && !d.topo && topoJudged(inc, d.scope) {
+			devs[i].judged = true
+		}
+	}
 	var nicSources []string
 	for _, d := range devs {
 		if !d.gpu && !slices.Contains(nicSources, d.scope.Source) {
@@ -116,8 +141,8 @@ func checkNUMANICs(inc *Incident) []Finding {
 
 // numaFinding reports the GPUs whose NUMA node has none of nics, when
 // nics are all the host's: some come from a whole-host listing, or they
-// are as many as the NICs topo -m's legend names. A GPU topo -m puts near
-// a NIC is never far.
+// are as many as the NICs topo -m's legend names. A GPU whose topo -m row
+// gives its path to a NIC is topo.gpu_nic.*'s, never far here.
 func numaFinding(src string, gpus, nics []numaDev) (Finding, bool) {
 	if len(nics) == 0 {
 		return Finding{}, false
@@ -152,7 +177,7 @@ func numaFinding(src string, gpus, nics []numaDev) (Finding, bool) {
 	var ev []Evidence
 	farNodes := map[string]bool{}
 	for _, g := range gpus {
-		if _, ok := nicAt[g.node]; ok || g.near {
+		if _, ok := nicAt[g.node]; ok || g.judged {
 			continue
 		}
 		far = append(far, g.name)

@@ -111,6 +111,9 @@ func checkPerftestFailures(inc *Incident) []Finding {
 				ev = append(ev, e)
 			}
 		}
+		if kinds[ingest.FailMR] && r.GPUBuffer.Line > 0 {
+			ev = append(ev, r.GPUBuffer)
+		}
 		title, mech, fix := perftestFailureText(r, kinds, status, vendor)
 		return []Finding{perPerftest(Finding{
 			ID: "perftest.connect.failed", Severity: Error, Layer: LayerRDMA,
@@ -150,6 +153,18 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 		return "QP could not be connected (modify QP to RTR/RTS failed)",
 			"ibv_modify_qp to RTR fails when the remote address cannot be turned into a path: the GID index points at an empty, link-local or other-family entry, the two ends use different RoCE versions, or the MTU asked for exceeds the port's active MTU. perftest then prints \"Unable to Connect the HCA's through the link\".",
 			"Use " + gid + "; make both ends use the same RoCE version; do not pass -m above ibv_devinfo's active_mtu."
+	case kinds[ingest.FailGIDType]:
+		return "the two ends' GIDs are of different types (RoCE v1 and v2)",
+			"Each end exchanges the GID at its -x index; perftest refuses to connect when one is a RoCE v1 entry and the other a RoCE v2 one (show_gids' VER column): the default index, or the same -x number, points at rows of different versions on two hosts whose GID tables differ (an IPv6 address or a VLAN more on one of them).",
+			"Pass each end the -x index of its own RoCE v2 row for the address it should use (show_gids on each host; the same number need not be the same row), or use -R to let rdma_cm pick it."
+	case kinds[ingest.FailAH]:
+		return "address handle could not be created for the peer",
+			"UD, DC and rdma_cm tests address each message by an address handle built from the peer's GID and the local GID index; creating it fails when that index holds no GID (an empty or deleted row), when the peer's GID is of another family or not routable from that entry, or on InfiniBand with no path to the LID.",
+			"Use " + gid + "; check that show_gids lists that index on the device and port, and for rdma_cm that the address given is the peer's RoCE or IPoIB interface address."
+	case kinds[ingest.FailCM]:
+		return "rdma_cm could not resolve or bind the address",
+			"With -R (rdma_cm) perftest resolves the server address to an RDMA device and a path through the kernel's routing table: rdma_resolve_addr or rdma_resolve_route fails when the address is not reachable through an RDMA netdev (an address of a management or TCP-only interface, no route, a link down), and rdma_bind_addr when the local address is taken or belongs to no RDMA device (a previous run's listener still on the port).",
+			"Give the server's address on its RoCE or IPoIB interface (ibdev2netdev, rdma link), check `ip route get <addr>` leaves through that interface, and start each server on a free port (-p)."
 	case kinds[ingest.FailExchange]:
 		return "out-of-band exchange failed",
 			"Before any RDMA, perftest exchanges QP numbers, PSNs and GIDs over a TCP socket (port 18515 unless -p is given); this failed, so the problem is TCP reachability, not RDMA: the server was not listening yet, a firewall, or the wrong address or port.",
@@ -158,6 +173,20 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 		return "port not active",
 			"The port is not in ACTIVE state: the link is down (cable, switch port, speed/FEC mismatch) or, on InfiniBand, no subnet manager has configured it.",
 			"Check ibv_devinfo state and ip link on the RoCE netdev; bring the link up (and on IB start opensm)."
+	}
+	if kinds[ingest.FailMR] && r.GPUBuffer.Line > 0 {
+		errno := ""
+		if status >= 0 {
+			errno = fmt.Sprintf(", errno %d", status)
+		}
+		return "registering the GPU buffer failed (Couldn't allocate MR" + errno + ")",
+			"perftest put its buffers in GPU memory (--use_cuda) and the NIC could not register them: GPUDirect RDMA needs nvidia-peermem loaded, or DMA-BUF (--use_cuda_dmabuf, an open GPU kernel module and a kernel and NIC driver with dma-buf support). Without either, ibv_reg_mr of device memory fails with EFAULT (errno 14); with --use_cuda_dmabuf on a stack without dma-buf it fails with EOPNOTSUPP or EPROTONOSUPPORT (95, 93). NCCL's GPUDirect RDMA fails the same way and falls back to host staging.",
+			"Load nvidia-peermem (`modprobe nvidia-peermem`; lsmod shows it) or, with the open GPU kernel module, pass --use_cuda_dmabuf; then rerun and check NCCL's log for /GDRDMA."
+	}
+	if kinds[ingest.FailMR] {
+		return "memory registration failed (Couldn't allocate MR)",
+			"perftest registers its buffers with the device (ibv_reg_mr) before any exchange; that fails when the locked-memory limit is below the buffers (ulimit -l, a container's default 64 KiB, a systemd unit's LimitMEMLOCK), when the device cannot register that memory (GPU memory with --use_cuda needs nvidia-peermem or DMA-BUF), or on a software device (siw, rxe) short of memory.",
+			"Raise the locked-memory limit (`ulimit -l unlimited`, LimitMEMLOCK=infinity, or the container's memlock ulimit), use a smaller -s or fewer -q, and for GPU buffers load nvidia-peermem or pass --use_cuda_dmabuf."
 	}
 	return "RDMA device or resources unavailable",
 		"perftest could not open the device or create its queues: the RDMA driver is not loaded (mlx5_ib), the -d name is wrong, or the memory-lock limit is too low.",

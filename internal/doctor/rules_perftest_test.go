@@ -3,6 +3,8 @@ package doctor
 import (
 	"strings"
 	"testing"
+
+	"rocelab/internal/unit"
 )
 
 // An ibv_devinfo -v paste cut before its hca_id named the port " port 1".
@@ -132,5 +134,69 @@ func TestMlxconfigSetOnly(t *testing.T) {
 	rep := Diagnose([]string{nicTestdata("corpus/mlxconfig/mlxconfig-set-next-boot-new-confirm-cx6-maas2.txt")}, nil, Options{})
 	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "mlxconfig" || len(rep.Inputs[0].Contains) != 0 {
 		t.Errorf("inputs %+v, want mlxconfig alone", rep.Inputs)
+	}
+}
+
+// perftest's --out_json report is judged as its table is. Real:
+// linux-rdma/perftest#216's latency report on rxe0 at MTU 1024. Synthetic:
+// a bidirectional report in Gb/sec, judged per direction.
+func TestPerftestJSONJudged(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/perftest/perftest-json-write-lat-rxe0-unquoted-keys-percentiles-perftest216.txt")
+	f := nicMustFind(t, fs, "perftest.mtu.small", Warn, "ib_write_lat on rxe0: RoCE MTU 1024")
+	if !cites(f, "perftest216.txt", 15) {
+		t.Errorf("evidence %v", f.Evidence)
+	}
+	bidir := "# synthetic\n{\n\"test_info\": {\n\"test\": \"RDMA_Write_Bidirectional_BW_Test\",\n\"Device\": \"mlx5_0\",\n\"Mtu\": 4096,\n\"Link_type\": \"Ethernet\"\n},\n" +
+		"\"results\": {\n\"MsgSize\": 65536,\n\"n_iterations\": 5000,\n\"BW_peak\": 0.00,\n\"BW_average\": 196.13,\n\"MsgRate\": 0.374088\n}\n}\n"
+	fs = Diagnose([]string{"-"}, strings.NewReader(bidir), Options{NICSpeed: 200 * unit.Gbps}).Findings
+	nicMustFind(t, fs, "perftest.bw.low", Error, "ib_write_bw on mlx5_0: best 196.1 Gb/s at 64KiB messages (bidirectional: 98.1 Gb/s each way) = 49% of the 200.0 Gb/s link rate")
+}
+
+// iWARP is no RoCE. Real: perftest#121's server on a Chelsio cxgb4_0
+// (Transport type IW, Link type Ethernet, Mtu 1024): iWARP runs over TCP,
+// so the MTU perftest prints says nothing of RoCE's path MTU.
+func TestPerftestIWARPNoRoCEMTU(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/perftest/perftest-write-bw-iwarp-cxgb4-rdma-cm-server-mtu1024-cut-perftest121.txt")
+	nicMustNot(t, fs, "perftest.mtu.small")
+	nicMustFind(t, fs, "perftest.rows.none", Info, "ib_write_bw on cxgb4_0: no result row")
+}
+
+// perftest's failures by kind. Real: Soft-iWARP's memory registration
+// failing (zrlio/softiwarp#23): the MR cause, and no GID index judged for
+// an iWARP device; EFA's QP creation failing on both ends
+// (linux-rdma/perftest#105): no banner, so its -x 0 is no RoCE GID use.
+// perftest's CUDA setup lines before a memory registration failure
+// (linux-rdma/perftest#346) make it the GPU buffer's.
+// Synthetic: the lines perftest's source prints for an address handle, GID
+// types of different versions and rdma_cm.
+func TestPerftestFailureKinds(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/perftest/perftest-send-bw-siw-iwarp-couldnt-allocate-mr-segfault-softiwarp23.txt")
+	f := nicMustFind(t, fs, "perftest.connect.failed", Error, "ib_send_bw on siw_ens33: memory registration failed (Couldn't allocate MR)")
+	if !strings.Contains(f.Fix, "ulimit -l") || !cites(f, "softiwarp23.txt", 19) {
+		t.Errorf("fix %s evidence %v", f.Fix, f.Evidence)
+	}
+	nicMustNot(t, fs, "perftest.rows.none")
+	nicMustNot(t, fs, "gid.index.default_zero")
+	fs = diagnoseFiles(t, Options{}, "corpus/perftest/perftest-send-lat-ud-efa-unable-to-create-qp-both-ends-perftest105.txt")
+	nicMustFind(t, fs, "perftest.connect.failed", Error, "ib_send_lat: RDMA device or resources unavailable")
+	nicMustNot(t, fs, "gid.index.default_zero")
+	// perftest#346: the buffer perftest could not register is GPU memory
+	// (--use_cuda without nvidia-peermem or --use_cuda_dmabuf): errno 14.
+	fs = diagnoseFiles(t, Options{}, "corpus/perftest/perftest-cuda-mr-error14-no-dmabuf-couldnt-create-resources-perftest346.txt")
+	f = nicMustFind(t, fs, "perftest.connect.failed", Error, "perftest: registering the GPU buffer failed (Couldn't allocate MR, errno 14)")
+	if !strings.Contains(f.Fix, "--use_cuda_dmabuf") || !strings.Contains(f.Fix, "nvidia-peermem") || !cites(f, "perftest346.txt", 6) {
+		t.Errorf("fix %s evidence %v", f.Fix, f.Evidence)
+	}
+	for _, c := range []struct{ line, title string }{
+		{"Failed to create AH", "address handle could not be created for the peer"},
+		{"Unable to create AH from WC", "address handle could not be created"},
+		{" Found Incompatibility issue with GID types.", "the two ends' GIDs are of different types (RoCE v1 and v2)"},
+		{" rdma_resolve_addr failed", "rdma_cm could not resolve or bind the address"},
+		{" Unable to perform rdma_client function", "rdma_cm could not resolve or bind"},
+		{" Unable to init the socket connection", "out-of-band exchange failed"},
+		{"Failed to resolve gpu02: Name or service not known", "out-of-band exchange failed"},
+	} {
+		fs := synthFindings(t, Options{}, "# synthetic", "[root@gpu01 ~]# ib_send_bw -d mlx5_0 -x 3 -c UD gpu02", c.line)
+		nicMustFind(t, fs, "perftest.connect.failed", Error, "gpu01: ib_send_bw on mlx5_0: "+c.title)
 	}
 }

@@ -1,6 +1,10 @@
 package ingest
 
-import "rocelab/internal/unit"
+import (
+	"slices"
+
+	"rocelab/internal/unit"
+)
 
 // Perftest is the output of perftest's ib_write_bw, ib_read_bw, ib_send_bw,
 // ib_atomic_bw and ib_*_lat: per run the test, the banner (device, QPs,
@@ -71,6 +75,10 @@ type PerftestRun struct {
 	Failures      []PerftestFailure
 	// Warnings are noise lines perftest printed (CPU frequency, SQ size).
 	Warnings []Evidence
+	// GPUBuffer is the first line saying perftest put its buffers in GPU
+	// memory (--use_cuda: "cuMemAlloc() of a ... bytes GPU buffer",
+	// "allocated GPU buffer ..."), zero when none did.
+	GPUBuffer Evidence
 	// Fields holds the banner lines by field name ("Device", "Mtu",
 	// "Link type", "GID index", "Number of qps", ...).
 	Fields map[string]Evidence
@@ -112,8 +120,14 @@ func (p *Perftest) Kind() Kind { return KindPerftest }
 // RoCE reports whether the run went over RoCE: perftest printed Link type
 // Ethernet, or the device carries rdma-core's name for a RoCE device
 // ("rocep1s0f0", "roceP2p1s0f0"; InfiniBand ports are "ibp...", iWARP
-// "iwp...") whatever link type --force-link made perftest print.
+// "iwp...") whatever link type --force-link made perftest print. An iWARP
+// run (Transport type IW: Chelsio cxgb4, Intel irdma in iWARP mode) is
+// no RoCE, though perftest prints its link type Ethernet: it runs over
+// TCP, whose segments the netdev MTU sizes, not the Mtu perftest prints.
 func (r *PerftestRun) RoCE() bool {
+	if r.Transport == "IW" {
+		return false
+	}
 	return r.LinkType == "Ethernet" || r.LinkType != "" && RDMANameLinkLayer(r.Device) == "RoCE"
 }
 
@@ -126,11 +140,27 @@ func (r *PerftestRun) RoCE() bool {
 func (p *Perftest) GIDUses() []GIDUse {
 	var out []GIDUse
 	for _, r := range p.Runs {
-		if r.GIDIndex >= 0 && r.LinkType != "IB" && !r.cmDefaultIndex() {
+		if r.GIDIndex >= 0 && r.roceOrUnknown() && !r.cmDefaultIndex() {
 			out = append(out, GIDUse{Host: r.Host, Device: r.Device, Index: r.GIDIndex, Evidence: r.Fields["GID index"]})
 		}
 	}
 	return out
+}
+
+// roceOrUnknown reports whether a run may be RoCE, whose GID index names a
+// row of the GID table: not InfiniBand, not iWARP (Transport type IW,
+// whose GIDs are its MAC address), and, for a run without a banner (only
+// its command's -x), not one that failed before connecting.
+func (r *PerftestRun) roceOrUnknown() bool {
+	switch {
+	case r.LinkType == "IB", r.Transport == "IW":
+		return false
+	case r.LinkType == "" && r.Transport == "" && RDMANameLinkLayer(r.Device) != "RoCE":
+		// A run that failed setting up, before any banner, never used
+		// its -x.
+		return !slices.ContainsFunc(r.Failures, func(f PerftestFailure) bool { return f.Kind == FailSetup || f.Kind == FailMR })
+	}
+	return true
 }
 
 // cmDefaultIndex reports a run over rdma_cm whose banner shows index 0,
@@ -142,7 +172,7 @@ func (r *PerftestRun) cmDefaultIndex() bool { return r.RDMACM && r.GIDIndex == 0
 func (p *Perftest) GIDEntries() []GIDEntry {
 	var out []GIDEntry
 	for _, r := range p.Runs {
-		if r.GIDIndex < 0 || r.cmDefaultIndex() || r.Local == nil || r.Local.GID == "" {
+		if r.GIDIndex < 0 || !r.roceOrUnknown() || r.cmDefaultIndex() || r.Local == nil || r.Local.GID == "" {
 			continue
 		}
 		if c, _ := ClassifyGID(r.Local.GID); c == GIDZero {

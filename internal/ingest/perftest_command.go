@@ -93,10 +93,11 @@ func commandFacts(r *PerftestRun, pc *ptCommand) {
 	}
 }
 
-// perftestFlagTakesValue reports whether a perftest flag takes an argument.
+// perftestFlagTakesValue reports whether a perftest flag takes an argument
+// (-c, the connection type, and -Q, the CQ moderation, do).
 func perftestFlagTakesValue(f string) bool {
 	switch f {
-	case "-a", "-b", "-F", "-R", "-z", "-H", "-V", "-h", "-e", "-N", "-C", "-U", "-c", "-Q",
+	case "-a", "-b", "-F", "-R", "-z", "-H", "-V", "-h", "-e", "-N", "-C", "-U",
 		"--all", "--bidirectional", "--report_gbits", "--run_infinitely", "--report-both", "--use_old_post_send":
 		return false
 	}

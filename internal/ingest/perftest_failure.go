@@ -25,13 +25,27 @@ const (
 	FailPort FailureKind = "port"
 	// FailSetup is a device or resource failure before the test.
 	FailSetup FailureKind = "setup"
+	// FailMR is a memory registration that failed ("Couldn't allocate
+	// MR", "Failed to create MR").
+	FailMR FailureKind = "mr"
+	// FailAH is an address handle that could not be made for a UD, DC or
+	// rdma_cm peer ("Failed to create AH", "Unable to create AH from WC").
+	FailAH FailureKind = "ah"
+	// FailGIDType is "Found Incompatibility issue with GID types": the
+	// two ends' GIDs are of different RoCE versions.
+	FailGIDType FailureKind = "gid-type"
+	// FailCM is rdma_cm failing to resolve or bind the address given
+	// ("rdma_resolve_addr failed", "rdma_bind_addr failed", "Unable to
+	// perform rdma_client function").
+	FailCM FailureKind = "rdma-cm"
 )
 
 // A PerftestFailure is one failure line.
 type PerftestFailure struct {
 	Kind FailureKind
 	// Status is the work-completion status of a "Failed status" line (12 =
-	// IBV_WC_RETRY_EXC_ERR), else -1.
+	// IBV_WC_RETRY_EXC_ERR), or the errno of "Couldn't allocate MR with
+	// error=N"; else -1.
 	Status   int
 	Vendor   string // the "syndrom" (vendor error) value, e.g. "0x81"
 	Evidence Evidence
@@ -56,8 +70,23 @@ func (p *perftestParser) failure(t string, ev Evidence) bool {
 		f.Status, f.Vendor = parseFailedStatus(t)
 	case strings.Contains(t, "Couldn't read remote address"), strings.HasPrefix(t, "Unable to read to socket/rd"),
 		strings.HasPrefix(t, "Couldn't connect to "), strings.HasPrefix(t, "Unable to open file descriptor for socket connection"),
-		strings.HasPrefix(t, "Couldn't send local address"):
+		strings.HasPrefix(t, "Couldn't send local address"), strings.HasPrefix(t, "Unable to init the socket connection"),
+		strings.HasPrefix(t, "Unable to set up socket connection"), strings.HasPrefix(t, "Failed to resolve "):
 		f.Kind = FailExchange
+	case strings.HasPrefix(t, "Couldn't allocate MR"), strings.EqualFold(t, "Failed to create MR"), strings.HasPrefix(t, "Couldn't create null MR"):
+		f.Kind = FailMR
+		if _, e, ok := strings.Cut(t, "error="); ok {
+			f.Status = atoiPrefixOr(e, -1)
+		}
+	case strings.HasPrefix(t, "Failed to create AH"), strings.HasPrefix(t, "Unable to create AH from WC"),
+		strings.HasPrefix(t, "Bad wc status when trying to create AH"):
+		f.Kind = FailAH
+	case strings.HasPrefix(t, "Found Incompatibility issue with GID types"):
+		f.Kind = FailGIDType
+	case t == "rdma_resolve_addr failed", t == "rdma_resolve_route failed", t == "rdma_bind_addr failed",
+		strings.HasPrefix(t, "Unable to perform rdma_client function"), strings.HasPrefix(t, "Unable to perform rdma_server function"),
+		strings.HasPrefix(t, "Unable to create RDMA_CM resources"):
+		f.Kind = FailCM
 	case strings.HasPrefix(t, "Port number ") && strings.Contains(t, " state is "):
 		f.Kind = FailPort
 	case t == "No IB devices found", strings.HasPrefix(t, "Couldn't create IB resources"),

@@ -41,6 +41,10 @@ type perftestParser struct {
 	md *mdTable
 	// warnings printed before the banner of the run they belong to
 	preWarn []Evidence
+	// preGPU is a GPU buffer line printed before its run's banner
+	preGPU Evidence
+	// js is the JSON report being read (--out_json), nil outside one
+	js *ptJSON
 }
 
 // NewPerftestParser returns a parser for perftest output in the input src.
@@ -63,8 +67,8 @@ func (p *perftestParser) newRun(start Evidence) *PerftestRun {
 		p.run = -1
 		return nil
 	}
-	p.out.Runs = append(p.out.Runs, PerftestRun{GIDIndex: -1, TOS: -1, Fields: map[string]Evidence{}, Start: start, Warnings: p.preWarn})
-	p.preWarn = nil
+	p.out.Runs = append(p.out.Runs, PerftestRun{GIDIndex: -1, TOS: -1, Fields: map[string]Evidence{}, Start: start, Warnings: p.preWarn, GPUBuffer: p.preGPU})
+	p.preWarn, p.preGPU = nil, Evidence{}
 	p.run = len(p.out.Runs) - 1
 	return &p.out.Runs[p.run]
 }
@@ -88,6 +92,10 @@ func (p *perftestParser) Feed(l Line) {
 		}
 		p.md = nil
 	}
+	if (p.js != nil || strings.Contains(t, "test_info")) && p.jsonLine(l, t) {
+		p.out.lines.add(l)
+		return
+	}
 	if p.command(t, ev) {
 		p.out.lines.add(l)
 		return
@@ -104,7 +112,7 @@ func (p *perftestParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if p.failure(t, ev) || p.address(t, ev) || p.header(t) || p.row(l, t, ev) || p.banner(t, ev) || p.noise(t, ev) {
+	if p.failure(t, ev) || p.address(t, ev) || p.header(t) || p.row(l, t, ev) || p.banner(t, ev) || p.noise(t, ev) || p.cuda(t, ev) {
 		p.out.lines.add(l)
 		return
 	}
@@ -178,43 +186,46 @@ func (p *perftestParser) banner(t string, ev Evidence) bool {
 		p.applyCommand(r)
 	}
 	for _, kv := range pairs {
-		k, v := kv[0], kv[1]
-		if !perftestBannerKeys[k] {
-			continue
-		}
-		if k == "Gid index" {
-			k = "GID index"
-		}
-		r.Fields[k] = ev
-		n := atoiPrefix(v)
-		switch k {
-		case "Device":
-			r.Device = v
-		case "Number of qps":
-			r.QPs = n
-		case "Transport type":
-			r.Transport = v
-		case "Connection type":
-			r.Connection = v
-		case "Mtu":
-			r.MTU = n
-		case "Link type":
-			r.LinkType = v
-		case "GID index":
-			if _, err := strconv.Atoi(v); err == nil {
-				r.GIDIndex = n
-			}
-		case "TX depth":
-			r.TXDepth = n
-		case "Outstand reads":
-			r.OutstandReads = n
-		case "rdma_cm QPs":
-			r.RDMACM = v == "ON"
-		case "TOS":
-			r.TOS = n
+		if perftestBannerKeys[kv[0]] {
+			p.bannerField(r, kv[0], kv[1], ev)
 		}
 	}
 	return true
+}
+
+// bannerField records banner field k with value v, printed at ev.
+func (p *perftestParser) bannerField(r *PerftestRun, k, v string, ev Evidence) {
+	if k == "Gid index" {
+		k = "GID index"
+	}
+	r.Fields[k] = ev
+	n := atoiPrefix(v)
+	switch k {
+	case "Device":
+		r.Device = v
+	case "Number of qps":
+		r.QPs = n
+	case "Transport type":
+		r.Transport = v
+	case "Connection type":
+		r.Connection = v
+	case "Mtu":
+		r.MTU = n
+	case "Link type":
+		r.LinkType = v
+	case "GID index":
+		if _, err := strconv.Atoi(v); err == nil {
+			r.GIDIndex = n
+		}
+	case "TX depth":
+		r.TXDepth = n
+	case "Outstand reads":
+		r.OutstandReads = n
+	case "rdma_cm QPs":
+		r.RDMACM = v == "ON"
+	case "TOS":
+		r.TOS = n
+	}
 }
 
 // bannerPairs splits "Dual-port       : OFF\t\tDevice         : mlx5_0" into
@@ -310,6 +321,39 @@ func perftestGID(s string) string {
 	}
 	a := addrFrom16(b)
 	return a
+}
+
+// perftestCUDALines begin the lines perftest prints setting up GPU
+// memory (--use_cuda).
+var perftestCUDALines = []string{
+	"initializing CUDA", "Listing all CUDA devices in system", "CUDA device ", "Picking device No.", "creating CUDA Ctx",
+	"making it the current CUDA Ctx", "destroying current CUDA Ctx", "There are ", "Perftest doesn't supports CUDA tests",
+}
+
+// cuda recognises the lines of perftest's GPU memory setup; a GPU buffer
+// line marks the run, or the next run when none has started or the
+// current one has its table.
+func (p *perftestParser) cuda(t string, ev Evidence) bool {
+	gpuBuf := strings.HasPrefix(t, "allocated GPU buffer") || strings.HasPrefix(t, "cuMemAlloc() of a ") ||
+		strings.HasPrefix(t, "using DMA-BUF for GPU buffer")
+	if !gpuBuf {
+		for _, pre := range perftestCUDALines {
+			if strings.HasPrefix(t, pre) && (pre != "There are " || strings.Contains(t, "supporting CUDA")) &&
+				(pre != "CUDA device " || strings.Contains(t, "PCIe address") || strings.Contains(t, "integrated")) {
+				return true
+			}
+		}
+		return strings.HasPrefix(t, "[pid = ") && strings.Contains(t, "device name = [")
+	}
+	switch r := p.cur(); {
+	case r == nil || len(r.Rows) > 0 || len(r.Failures) > 0:
+		if p.preGPU.Line == 0 {
+			p.preGPU = ev
+		}
+	case r.GPUBuffer.Line == 0:
+		r.GPUBuffer = ev
+	}
+	return true
 }
 
 // noise recognises perftest's warnings, which can sit inside the table.

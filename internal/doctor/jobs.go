@@ -1,0 +1,123 @@
+package doctor
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"rocelab/internal/ingest"
+)
+
+// Which hosts of an incident ran one job. Inputs given together need not
+// be one job (an engineer's directory of several clusters' dumps), so a
+// rule that compares hosts compares only those a job names together: the
+// hosts that print lines of one NCCL log, or the rank lines of one
+// nccl-tests run. The jobs of one input (an NCCL log with its nccl-tests
+// table) are one; jobs of different inputs stay apart even when they
+// name a host alike, since generic names (node0, node1) recur across
+// clusters.
+
+// A hostGroup is a set of hosts judged together: the hosts of one input's
+// jobs, or one host alone. A host is its name, or "file F" for an input
+// that names none.
+type hostGroup struct {
+	hosts []string
+	// source is the input whose jobs name the hosts, "" for a host alone.
+	source string
+	// jobs says what names the hosts together ("the NCCL log a.log",
+	// "the nccl-tests run in b.txt"), none for a host alone.
+	jobs []string
+	// ev is the first line of each job.
+	ev []Evidence
+}
+
+// hostKey is how hosts are compared: the name in lower case, a domain
+// after the first label dropped (gpu01.cluster.local is gpu01).
+func hostKey(h string) string {
+	h = strings.ToLower(strings.TrimSpace(h))
+	if i := strings.IndexByte(h, '.'); i > 0 && strings.Trim(h[:i], "0123456789") != "" {
+		h = h[:i]
+	}
+	return h
+}
+
+// unhosted is the host key of an input that names no host.
+func unhosted(file string) string { return "file " + file }
+
+// jobGroups returns a group per input whose NCCL logs or nccl-tests runs
+// name hosts, and a group of its own for each of hosts no job names. The
+// inputs that name no host (keys from unhosted) join the job's group when
+// there is one, as scope.go's unknown-host facts join the only host they
+// can belong to; otherwise each is a group of its own.
+func jobGroups(inc *Incident, hosts []string) []hostGroup {
+	var groups []*hostGroup
+	named := map[string]bool{}
+	join := func(src string, hs []string, job string, ev Evidence) {
+		i := slices.IndexFunc(groups, func(g *hostGroup) bool { return g.source == src })
+		if i < 0 {
+			groups = append(groups, &hostGroup{source: src})
+			i = len(groups) - 1
+		}
+		g := groups[i]
+		for _, h := range hs {
+			if !slices.Contains(g.hosts, h) {
+				g.hosts = append(g.hosts, h)
+			}
+			named[h] = true
+		}
+		if !slices.Contains(g.jobs, job) {
+			g.jobs = append(g.jobs, job)
+			g.ev = append(g.ev, ev)
+		}
+	}
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		var hs []string
+		for _, h := range l.Hosts() {
+			hs = append(hs, hostKey(h))
+		}
+		if len(hs) > 0 {
+			join(l.Source(), hs, "the NCCL log "+l.Source(), l.HostEvidence(l.Hosts()[0]))
+		}
+	}
+	for _, t := range All[*ingest.NCCLTests](inc) {
+		for _, r := range t.Runs {
+			var hs []string
+			for _, k := range r.Ranks {
+				if ingest.RealHost(k.Host) {
+					hs = append(hs, hostKey(k.Host))
+				}
+			}
+			if len(hs) > 0 {
+				join(t.Source(), distinct(hs), "the nccl-tests run in "+t.Source(), r.Ranks[0].Evidence)
+			}
+		}
+	}
+	jobs := len(groups)
+	out := make([]hostGroup, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, *g)
+	}
+	for _, h := range distinct(hosts) {
+		switch {
+		case named[h]:
+		case strings.HasPrefix(h, "file ") && jobs == 1:
+			out[0].hosts = append(out[0].hosts, h)
+		default:
+			out = append(out, hostGroup{hosts: []string{h}})
+		}
+	}
+	return out
+}
+
+// how says what names a group's hosts as one job: "", or "one job (the
+// hosts the NCCL log a.log names)".
+func (g hostGroup) how() string {
+	if len(g.jobs) == 0 {
+		return ""
+	}
+	verb := "name"
+	if len(g.jobs) == 1 {
+		verb = "names"
+	}
+	return fmt.Sprintf("one job (the hosts %s %s)", strings.Join(g.jobs, " and "), verb)
+}

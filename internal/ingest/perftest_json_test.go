@@ -1,0 +1,97 @@
+package ingest
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"rocelab/internal/unit"
+)
+
+// perftest's --out_json report. Real: linux-rdma/perftest#216's latency
+// report as the 2023 releases wrote it (unquoted keys, trailing commas):
+// the banner fields and one latency row with its percentiles.
+func TestPerftestJSONUnquotedLatency(t *testing.T) {
+	p := nicArtifact[*Perftest](t, nicReadCorpus(t, "perftest/perftest-json-write-lat-rxe0-unquoted-keys-percentiles-perftest216.txt"))
+	if len(p.Runs) != 1 {
+		t.Fatalf("%d runs", len(p.Runs))
+	}
+	r := p.Runs[0]
+	if r.Test != "ib_write_lat" || !r.Latency || r.Device != "rxe0" || r.MTU != 1024 || r.LinkType != "Ethernet" || r.GIDIndex != 1 || r.TXDepth != 1 || r.QPs != 1 || r.Connection != "RC" {
+		t.Errorf("banner %+v", r)
+	}
+	if r.Fields["Mtu"].Line != 15 || r.Start.Line != 5 {
+		t.Errorf("fields %+v start %+v", r.Fields, r.Start)
+	}
+	if len(r.Rows) != 1 {
+		t.Fatalf("rows %+v", r.Rows)
+	}
+	row := r.Rows[0]
+	if row.Bytes != 128 || row.Iterations != 5000 || row.TMin != 2.37 || row.TTypical != 2.42 || row.TAvg != 2.42 || row.P99 != 2.47 || row.P999 != 4.03 || row.LatUnit != "usec" || row.Evidence.Line != 29 {
+		t.Errorf("row %+v", row)
+	}
+}
+
+// perftestJSON is a SYNTHETIC report in the shape perftest's
+// write_test_info_to_file and REPORT_FMT_JSON print (one quoted key a line),
+// with the given results.
+func perftestJSON(test, results string) string {
+	return "# synthetic\n{\n\"test_info\": {\n\"test\": \"" + test + "\",\n\"Dual_port\": \"OFF\",\n\"Device\": \"mlx5_0\",\n\"Number_of_qps\": 1,\n" +
+		"\"Transport_type\": \"IB\",\n\"Connection_type\": \"RC\",\n\"Mtu\": 4096,\n\"Link_type\": \"Ethernet\",\n\"GID_index\": 3,\n" +
+		"\"rdma_cm_QPs\": \"OFF\",\n\"Data_ex_method\": \"Ethernet\"\n},\n\"results\": {\n" + results + "\n}\n}\n"
+}
+
+// The bandwidth's unit is the one MsgRate × MsgSize gives: MB/sec
+// (2^20 bytes/s) by default, Gb/sec with --report_gbits; neither is a
+// garbled row, with file:line:col. jq -c's one line reads the same
+// (synthetic).
+func TestPerftestJSONBandwidthUnit(t *testing.T) {
+	mb := nicArtifact[*Perftest](t, nicReadText(t, "mb.json", perftestJSON("RDMA_Write_BW_Test",
+		"\"MsgSize\": 65536,\n\"n_iterations\": 5000,\n\"BW_peak\": 11700.52,\n\"BW_average\": 11691.27,\n\"MsgRate\": 0.187060")))
+	r := mb.Runs[0]
+	if r.Test != "ib_write_bw" || r.Latency || r.GIDIndex != 3 || len(r.Rows) != 1 || r.Rows[0].Bytes != 65536 ||
+		!nicNear(r.Rows[0].BWAvg, unit.BitRate(math.Round(11691.27*8*1048576))) || r.Rows[0].Evidence.Line != 20 {
+		t.Errorf("MB/sec run %+v", r)
+	}
+	gb := nicArtifact[*Perftest](t, nicReadText(t, "gb.json", perftestJSON("RDMA_Write_Bidirectional_BW_Test",
+		"\"MsgSize\": 65536,\n\"n_iterations\": 5000,\n\"BW_peak\": 0.00,\n\"BW_average\": 196.13,\n\"MsgRate\": 0.374088")))
+	if r := gb.Runs[0]; !r.Bidirectional || len(r.Rows) != 1 || !nicNear(r.Rows[0].BWAvg, 196130000000) {
+		t.Errorf("Gb/sec run %+v", r)
+	}
+	one := `{"test_info":{"test":"Send_BW_Test","Device":"mlx5_2","Mtu":4096,"Link_type":"Ethernet"},"results":{"MsgSize":1048576,"n_iterations":1000,"BW_peak":97.5,"BW_average":97.41,"MsgRate":0.011612}}`
+	if r := nicArtifact[*Perftest](t, nicReadText(t, "c.json", one)).Runs[0]; r.Test != "ib_send_bw" || r.Device != "mlx5_2" || len(r.Rows) != 1 || !nicNear(r.Rows[0].BWAvg, 97410000000) {
+		t.Errorf("one-line run %+v", r)
+	}
+	bad := nicArtifact[*Perftest](t, nicReadText(t, "bad.json", perftestJSON("RDMA_Write_BW_Test",
+		"\"MsgSize\": 65536,\n\"n_iterations\": 5000,\n\"BW_peak\": 500,\n\"BW_average\": 500,\n\"MsgRate\": 0.187060")))
+	if len(bad.Runs[0].Rows) != 0 || len(bad.Garbled) != 1 || !strings.HasPrefix(bad.Garbled[0].Error("bad.json"), "bad.json:20:2: expected a BW_average that MsgRate") {
+		t.Errorf("rows %+v garbled %+v", bad.Runs[0].Rows, bad.Garbled)
+	}
+}
+
+// perftest's CUDA setup lines (--use_cuda) are read as its own, the GPU
+// buffer line marking the run whose banner follows them. Real:
+// linux-rdma/perftest#21's server on mlx5_2 with a V100.
+func TestPerftestCUDALines(t *testing.T) {
+	res := nicReadCorpus(t, "perftest/perftest-write-bw-use-cuda-v100-roce-mtu1024-server-cut-perftest21.txt")
+	p := nicArtifact[*Perftest](t, res)
+	if len(p.Runs) != 1 {
+		t.Fatalf("%d runs", len(p.Runs))
+	}
+	r := p.Runs[0]
+	if r.GPUBuffer.Line != 13 || r.Device != "mlx5_2" || r.MTU != 1024 || r.GIDIndex != 3 || r.Local == nil || r.Local.IPv4 != "10.0.21.3" {
+		t.Errorf("run %+v", r)
+	}
+	if len(res.Artifacts) != 1 {
+		t.Errorf("artifacts %d: the CUDA lines read as another format", len(res.Artifacts))
+	}
+}
+
+// -c takes the connection type and -Q the CQ moderation: the peer is the
+// argument after them (synthetic).
+func TestPerftestPeerAfterValueFlags(t *testing.T) {
+	p := nicArtifact[*Perftest](t, nicReadText(t, "c.txt", "# synthetic\n[root@gpu01 ~]# ib_send_bw -d mlx5_0 -c UD -Q 8 gpu02\nFailed to create AH\n"))
+	if r := p.Runs[0]; r.Peer != "gpu02" || r.Host != "gpu01" {
+		t.Errorf("peer %q host %q", r.Peer, r.Host)
+	}
+}
