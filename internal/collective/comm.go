@@ -127,6 +127,11 @@ func NewComm(cfg *Config, sys System, servers []int, gpus []int) (*Comm, error) 
 	c := &Comm{Cfg: cfg, Sys: sys, Servers: servers, GPUs: gpus, PPN: ppn, NRanks: len(servers) * ppn, GID: -1}
 	c.dev = srv
 	c.dev.NICs, c.dev.NICRate, c.dev.Bond = srv.Devices(), srv.DeviceRate(), 0
+	if srv.TopoNICRate > 0 {
+		// A topology file's speed is what NCCL's search and tuning see;
+		// the wire keeps the port's rate (Sys).
+		c.dev.NICRate = srv.TopoNICRate
+	}
 	c.ports = max(srv.Bond, 1)
 	if srv.CardPorts > 1 && cfg.MergeNICs {
 		// NCCL from 2.20 merges the ports of one PCI device (the same

@@ -231,3 +231,29 @@ func TestMergedNICs(t *testing.T) {
 		t.Errorf("merged %.1f GB/s with ports %.2f:1, apart %.1f with %.2f:1: want both ports evenly used and faster when merged", merged, mShare, apart, aShare)
 	}
 }
+
+// TestTopoNICRate: a topology file's NIC speed is what NCCL's search
+// counts. On OCI BM.GPU.H100.8 (16 × 200G RoCE ports on 8 dual-port
+// cards) NCCL 2.19.3, which does not merge a card's ports, finds 15 ring
+// channels at 24 GB/s from the ports' 25 GB/s (NVLink carries 15 of
+// them), 30 once duplicated, and leaves a port idle; with OCI's
+// H100-topology.xml, whose net elements say speed="180000" (22.5 GB/s),
+// the ladder's next speed, 22, fits one channel on each of the 16 ports:
+// 32 channels, every port used (NVIDIA/nccl#1222's 4-server 2.19.3 run
+// moves 385-391 GB/s of busbw, above 15 ports' line rate).
+func TestTopoNICRate(t *testing.T) {
+	v, _ := ParseVersion("2.19.3")
+	srv := ociCards(serverOf("H100", 16, 200*unit.Gbps, 5, gpu.PXB, gpu.Intel))
+	env := map[string]string{"NCCL_IB_GID_INDEX": "3"}
+	for _, tc := range []struct {
+		topo        unit.BitRate
+		graph, plan int
+	}{{0, 15, 30}, {180 * unit.Gbps, 16, 32}} {
+		srv.TopoNICRate = tc.topo
+		cm := mustCommOf(t, v, srv, 4, 8, env)
+		ch, _ := cm.Plan(Call{Func: AllReduce, Bytes: 1 << 30})
+		if g := cm.Tuning.Ring.NChannels; g != tc.graph || ch.Algo != Ring || ch.Channels != tc.plan {
+			t.Errorf("topology file speed %v: ring graph of %d channels, %s on %d channels at 1 GiB; want %d, Ring on %d", tc.topo, g, ch.Algo, ch.Channels, tc.graph, tc.plan)
+		}
+	}
+}

@@ -229,6 +229,8 @@ func (s Server) Validate() error {
 		return fmt.Errorf("nics: want 1 to 32 NICs per server, got %d", s.NICs)
 	case s.NICRate <= 0:
 		return fmt.Errorf("nic rate: must be positive")
+	case s.TopoNICRate < 0:
+		return fmt.Errorf("topology nic rate: must be positive, or 0 for the NIC's own")
 	case s.GPU.CompCap == 0:
 		return fmt.Errorf("gpu: model not set")
 	case s.GPUNIC < PIX || s.GPUNIC > SYS || s.GPUNIC == P2C || s.GPUNIC == PXN:

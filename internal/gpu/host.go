@@ -34,6 +34,14 @@ type Host struct {
 	// device, which NCCL from 2.20 merges into one net device
 	// (NCCL_IB_MERGE_NICS).
 	CardPorts int
+	// TopoNICRate is the speed a topology file (NCCL_TOPO_FILE) gives each
+	// device, its net element's speed attribute in Mb/s, which NCCL reads
+	// in place of the speed the device reports (src/graph/topo.cc
+	// ncclTopoAddNet: bw = speed / 8000 GB/s); 0 when NCCL reads the
+	// device. OCI's H100-topology.xml (oracle-quickstart/oci-hpc
+	// samples/gpu, NCCL_TOPO_FILE in its H100 NCCL scripts before NCCL
+	// 2.20.3) gives each 200G port 180000.
+	TopoNICRate unit.BitRate
 	// StepOverhead is host time added to every network operation of
 	// NCCL's proxy thread: a hypervisor's exits, a slow driver stack.
 	StepOverhead unit.Time
