@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -42,12 +43,29 @@ func switchRules() []Rule {
 }
 
 // checkSwitchCutRows reports rows of switch counter tables (SONiC's,
-// NX-OS's, Junos's) that end short of their columns or hold what the
-// table cannot, so that no rule judged them.
+// NX-OS's, Junos's, Dell OS10's) that end short of their columns or hold
+// what the table cannot, so that no rule judged them. The fix names the
+// command of the tables cut: OS10's rows say `show queuing statistics`.
 func checkSwitchCutRows(inc *Incident) []Finding {
-	return garbledOf(inc, "switch counters", func(a *ingest.SwitchCounters) []ingest.Garble { return a.CutRows },
-		"These lines begin as rows of the switch table above them (a port, a queue or a priority, then its counters) but do not go on as the switch prints them: short of the table's columns, or a cell that is no count; the paste was cut or edited there or a long line wrapped, so their counters were judged by no rule.",
-		"Pass the command's whole output, unwrapped: run it into a file on the switch (`show queue counters > q.txt`) and copy the file.")
+	var fs []Finding
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		var cmds []string
+		for _, g := range s.CutRows {
+			cmd := "run it into a file on the switch (`show queue counters > q.txt`) and copy the file"
+			if strings.Contains(g.Expected, "`show queuing statistics`") {
+				cmd = "on Dell OS10, run `terminal length 0`, then `show queuing statistics interface ethernet 1/1/1` (the port's), and copy all it prints"
+			}
+			if !slices.Contains(cmds, cmd) {
+				cmds = append(cmds, cmd)
+			}
+		}
+		if f, ok := garbledLines(s.Source(), "switch counters", s.CutRows,
+			"These lines begin as rows of the switch table above them (a port, a queue or a priority, then its counters) but do not go on as the switch prints them: short of the table's columns, or a cell that is no count; the paste was cut or edited there or a long line wrapped, so their counters were judged by no rule.",
+			"Pass the command's whole output, unwrapped: "+strings.Join(cmds, "; ")+"."); ok {
+			fs = append(fs, f)
+		}
+	}
+	return fs
 }
 
 // checkSwitchGarbled says which switch tables began as their tool prints
@@ -301,8 +319,15 @@ func checkQueueDrops(inc *Incident) []Finding {
 			title := fmt.Sprintf("%s: %s dropped on %s queue %d (of %d sent)", name, count, class, q.Queue, q.Packets)
 			if q.OS10 {
 				// Dell OS10's queues: no input says which is lossless.
-				name = fmt.Sprintf("%s queue %d", swName(s, port), q.Queue)
-				title = fmt.Sprintf("%s: %s dropped, %.1f%% of the %d it took; lossless or not, no input says", name, count, 100*float64(q.DropPkts)/float64(q.Packets+uint64(q.DropPkts)), q.Packets+uint64(q.DropPkts))
+				// A paste may hold a second switch's tables: each row
+				// names the switch of its own prompt.
+				sw := swName(s, port)
+				if q.Host != "" && q.Host != s.Switch {
+					sw = q.Host + " " + port
+				}
+				took := q.Packets + uint64(q.DropPkts)
+				name = fmt.Sprintf("%s queue %d", sw, q.Queue)
+				title = fmt.Sprintf("%s: %s dropped, %.1f%% of the %d it took (%d sent, which OS10's Packets counts, and the drops); lossless or not, no input says", name, count, 100*float64(q.DropPkts)/float64(took), took, q.Packets)
 				mech = "A queue drops when its share of the buffer fills, and " + os10NoLossless + ". If PFC was meant to protect this queue's traffic (RoCE), it did not (PFC off on the port or its priority, or headroom short); if the queue is lossy, RoCE carried here is dropped instead of paused and recovers by go-back-N and timeouts, and TCP by its own congestion control (an ECN-marking WRED profile on the queue keeps drops down for ECN-capable senders)."
 				fix = "See whether this queue's qos-group is paused: `show running-configuration policy-map`, `show qos interface " + q.Port + "` (its network-qos policy with `pause` and `pfc-cos`, `priority-flow-control mode on`), or pass the running-configuration to `rocelab lint`. For RoCE: a lossless class end to end (pause on its qos-group, PFC on the NICs' priority) with ECN marking on its queue."
 			}
@@ -341,7 +366,7 @@ func checkHeadroom(inc *Incident) []Finding {
 			}
 		}
 		for _, q := range s.Queues {
-			if q.DropPkts > 0 && hasPrio(lossless, q.Queue) {
+			if q.DropPkts > 0 && !q.OS10 && hasPrio(lossless, q.Queue) {
 				dropped[swName(s, q.Port)] = q.Evidence
 			}
 		}

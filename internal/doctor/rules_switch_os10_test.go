@@ -12,9 +12,14 @@ import (
 // 4 the switch does not have; the run with ECN on, no drops, gives none.
 func TestOS10QueuingDrops(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/switch/os10-show-queuing-statistics-q5-drops-953632-netdev-dctcp-ecn-off.txt")
-	f := nicMustFind(t, fs, "switch.queue.drops", Warn, "hound-dirt ethernet1/1/4 queue 5: 953632 packets dropped, 4.3% of the 21990993 it took; lossless or not, no input says")
+	f := nicMustFind(t, fs, "switch.queue.drops", Warn, "hound-dirt ethernet1/1/4 queue 5: 953632 packets dropped, 4.3% of the 21990993 it took (21037361 sent, which OS10's Packets counts, and the drops); lossless or not, no input says")
 	if len(f.Evidence) != 1 || f.Evidence[0].Line != 11 {
 		t.Errorf("evidence %+v, want the queue 5 row, line 11", f.Evidence)
+	}
+	// The same paste's second switch, fox-dirt, same port: its own finding.
+	f = nicMustFind(t, fs, "switch.queue.drops", Warn, "fox-dirt ethernet1/1/4 queue 5: 962777 packets dropped, 4.4% of the 21988973 it took")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 24 {
+		t.Errorf("evidence %+v, want fox-dirt's queue 5 row, line 24", f.Evidence)
 	}
 	nicMustNot(t, fs, "switch.queue.lossy_traffic")
 	if fs := diagnoseFiles(t, Options{}, "corpus/switch/os10-show-queuing-statistics-q5-22m-no-drops-netdev-dctcp-ecn-on.txt"); len(fs) != 0 {

@@ -201,7 +201,11 @@ type QueueCount struct {
 	// OS10 is set for Dell OS10's `show queuing statistics` rows
 	// (switch_os10.go): OS10 keeps no queue lossless unless configured, so
 	// SONiC's default lossless queues say nothing of them.
-	OS10     bool
+	OS10 bool
+	// Host is the switch the prompt above an OS10 table names: a paste
+	// may hold two switches' tables for the same port (`hound-dirt#`,
+	// then `fox-dirt#`).
+	Host     string
 	Evidence Evidence
 }
 
@@ -322,7 +326,7 @@ func (o *SwitchCounters) latestSnapshots() {
 	})
 	o.WD = lastBy(o.WD, func(r WatchdogQueue) string { return r.Port + "|" + strconv.Itoa(r.Queue) })
 	o.Queues = lastBy(o.Queues, func(r QueueCount) string {
-		return r.Namespace + "|" + r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue)
+		return r.Host + "|" + r.Namespace + "|" + r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue)
 	})
 	o.PGs = lastBy(o.PGs, func(r PGWatermark) string {
 		return r.Port + "|" + strconv.Itoa(r.PG) + "|" + strconv.FormatBool(r.Headroom) + strconv.FormatBool(r.Untitled)

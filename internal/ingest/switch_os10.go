@@ -27,6 +27,8 @@ type os10Queuing struct {
 	port string
 	// cols are the header's column names while rows are read.
 	cols []string
+	// host is the switch the last echoed command's prompt names.
+	host string
 }
 
 // os10QueueCmd is the OS10 command whose output this reads.
@@ -38,9 +40,12 @@ func (o *os10Queuing) feed(p *switchParser, l Line, t string) bool {
 	if host, cmd, ok := strings.Cut(t, "# "); ok && strings.HasPrefix(strings.TrimSpace(cmd), os10QueueCmd) {
 		// The echoed command: its prompt names the switch, its argument
 		// the interface when one is given.
-		o.cols, o.port = nil, os10CmdPort(strings.TrimSpace(cmd)[len(os10QueueCmd):])
-		if isIdentName(host) && p.out.Switch == "" {
-			p.out.Switch = strings.Clone(host)
+		o.cols, o.port, o.host = nil, os10CmdPort(strings.TrimSpace(cmd)[len(os10QueueCmd):]), ""
+		if isIdentName(host) {
+			o.host = strings.Clone(host)
+			if p.out.Switch == "" {
+				p.out.Switch = o.host
+			}
 		}
 		p.out.lines.add(l)
 		return true
@@ -51,7 +56,7 @@ func (o *os10Queuing) feed(p *switchParser, l Line, t string) bool {
 		o.port, o.cols = strings.Clone(f[1]), nil
 	case len(f) >= 3 && f[0] == "Queue" && slices.Contains(f, "Dropped-Packets") && slices.Contains(f, "Packets"):
 		o.cols = f
-	case o.cols != nil && len(f) > 0 && os10QueueNum(f[0]) >= 0:
+	case o.cols != nil && len(f) > 0 && isDigits(f[0]):
 		o.row(p, l, f)
 	default:
 		o.cols = nil
@@ -63,18 +68,22 @@ func (o *os10Queuing) feed(p *switchParser, l Line, t string) bool {
 
 // row reads one queue's counters under the header's columns.
 func (o *os10Queuing) row(p *switchParser, l Line, f []string) {
+	if os10QueueNum(f[0]) < 0 {
+		p.cut(l, strings.Index(l.Text, f[0])+1, "a `show queuing statistics` queue number, 0-15")
+		return
+	}
 	if len(f) != len(o.cols) {
 		p.cut(l, strings.Index(l.Text, f[0])+1, "a `show queuing statistics` row of "+itoa(len(o.cols))+" columns (this one has "+itoa(len(f))+")")
 		return
 	}
-	q := QueueCount{Port: o.port, Queue: os10QueueNum(f[0]), Type: "ALL", OS10: true, DropPkts: -1, DropBytes: -1, Evidence: At(p.out.src, l)}
+	q := QueueCount{Port: o.port, Queue: os10QueueNum(f[0]), Type: "ALL", OS10: true, Host: o.host, DropPkts: -1, DropBytes: -1, Evidence: At(p.out.src, l)}
 	if q.Port == "" {
 		q.Port = "?"
 	}
 	for i, c := range o.cols[1:] {
 		v, ok := switchNum(f[i+1])
 		if !ok {
-			p.cut(l, os10FieldCol(l.Text, f, i+1), "a count under "+c)
+			p.cut(l, os10FieldCol(l.Text, f, i+1), "a count under "+c+" (`show queuing statistics`)")
 			return
 		}
 		switch c {
@@ -124,13 +133,18 @@ func os10Port(s string) bool {
 }
 
 // os10CmdPort is the interface an echoed `show queuing statistics
-// interface ethernet 1/1/4` names (ethernet1/1/4), or "".
+// interface ethernet 1/1/4` names (ethernet1/1/4), or "": the word or
+// two after `interface`, so that what follows (`queue 5`, `| no-more`)
+// is not taken for the port.
 func os10CmdPort(args string) string {
 	f := strings.Fields(args)
 	if len(f) < 2 || f[0] != "interface" {
 		return ""
 	}
-	name := strings.Join(f[1:], "")
+	if os10Port(f[1]) {
+		return f[1]
+	}
+	name := strings.Join(f[1:min(3, len(f))], "")
 	if os10Port(name) {
 		return name
 	}

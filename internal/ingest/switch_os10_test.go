@@ -14,16 +14,20 @@ func TestSwitchOS10Queuing(t *testing.T) {
 	if !ok {
 		t.Fatal("no switch counters")
 	}
-	if len(s.Queues) != 8 || s.Switch != "hound-dirt" {
+	// The paste holds two switches' tables for the same port, hound-dirt's
+	// then fox-dirt's: each row keeps the switch of its own prompt.
+	if len(s.Queues) != 16 || s.Switch != "hound-dirt" {
 		t.Fatalf("switch %q, queues %+v", s.Switch, s.Queues)
 	}
-	q := s.Queues[5]
-	q.Evidence = Evidence{}
-	if want := (QueueCount{Port: "ethernet1/1/4", Queue: 5, Type: "ALL", OS10: true, Packets: 21037361, Bytes: 189283361906, DropPkts: 953632, DropBytes: 8583259654}); q != want {
-		t.Errorf("queue 5 = %+v, want %+v", q, want)
-	}
-	if s.Queues[5].Evidence.Line != 11 {
-		t.Errorf("evidence %+v, want line 11", s.Queues[5].Evidence)
+	for i, want := range []QueueCount{
+		{Port: "ethernet1/1/4", Queue: 5, Type: "ALL", OS10: true, Host: "hound-dirt", Packets: 21037361, Bytes: 189283361906, DropPkts: 953632, DropBytes: 8583259654, Evidence: Evidence{Line: 11}},
+		{Port: "ethernet1/1/4", Queue: 5, Type: "ALL", OS10: true, Host: "fox-dirt", Packets: 21026196, Bytes: 189216241992, DropPkts: 962777, DropBytes: 8667910211, Evidence: Evidence{Line: 24}},
+	} {
+		q := s.Queues[5+8*i]
+		q.Evidence = Evidence{Line: q.Evidence.Line}
+		if q != want {
+			t.Errorf("queue 5 = %+v, want %+v", q, want)
+		}
 	}
 }
 
@@ -43,5 +47,35 @@ func TestSwitchOS10QueuingRows(t *testing.T) {
 	}
 	if len(s.CutRows) != 2 || s.CutRows[0].Line != 4 || s.CutRows[0].Col != 1 || s.CutRows[1].Line != 5 || s.CutRows[1].Col != 57 || !strings.Contains(s.CutRows[1].Expected, "a count under Dropped-Packets") {
 		t.Errorf("cut rows %+v", s.CutRows)
+	}
+}
+
+// SYNTHETIC: a row whose queue number OS10 does not have (past 15) is
+// reported at its place, and the rows after it are still read; the echoed
+// command's port is the words after `interface` alone, whatever follows
+// (`| no-more`, `queue 5`).
+func TestSwitchOS10QueuingNumberAndCommand(t *testing.T) {
+	s := readSwitchText(t,
+		"leaf1# show queuing statistics interface ethernet 1/1/4 | no-more",
+		"Queue Packets                  Bytes                    Dropped-Packets          Dropped-Bytes",
+		"16    10                       1000                     0                        0",
+		"5     20                       2000                     3                        300",
+	)
+	if len(s.Queues) != 1 || s.Queues[0].Queue != 5 || s.Queues[0].Port != "ethernet1/1/4" {
+		t.Errorf("queues %+v", s.Queues)
+	}
+	if len(s.CutRows) != 1 || s.CutRows[0].Line != 3 || s.CutRows[0].Col != 1 || !strings.Contains(s.CutRows[0].Expected, "queue number, 0-15") {
+		t.Errorf("cut rows %+v", s.CutRows)
+	}
+	for args, want := range map[string]string{
+		" interface ethernet 1/1/4 | no-more": "ethernet1/1/4",
+		" interface ethernet 1/1/4 queue 5":   "ethernet1/1/4",
+		" interface ethernet1/1/4 queue 5":    "ethernet1/1/4",
+		" interface port-channel 10":          "port-channel10",
+		" interface ethernet":                 "",
+	} {
+		if got := os10CmdPort(args); got != want {
+			t.Errorf("os10CmdPort(%q) = %q, want %q", args, got, want)
+		}
 	}
 }

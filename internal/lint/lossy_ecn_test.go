@@ -138,9 +138,17 @@ func TestLossyByDesignGreenModes(t *testing.T) {
 // Before, AOS-CX, NX-OS, OS10 and FTOS were told "PFC on class 3 on every
 // port" in no OS's words.
 func TestLossyByDesignFixOwnCommands(t *testing.T) {
+	found := false
 	for _, fd := range lintFiles(t, "testdata/aoscx-ecn-only-global-synthetic.cfg").Findings {
-		if fd.ID == "qos.lossy.by_design" && !strings.Contains(fd.Fix, "If RoCE was meant lossless: `flow-control priority rxtx 3` on these interfaces") {
+		if fd.ID != "qos.lossy.by_design" {
+			continue
+		}
+		found = true
+		if !strings.Contains(fd.Fix, "If RoCE was meant lossless: `flow-control priority rxtx 3` on these interfaces") {
 			t.Errorf("fix %q, want AOS-CX's flow-control command", fd.Fix)
 		}
+	}
+	if !found {
+		t.Error("no qos.lossy.by_design finding")
 	}
 }

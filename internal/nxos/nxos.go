@@ -46,6 +46,10 @@ type Interface struct {
 	// Channel is the `channel-group N` number: the interface is a member
 	// of port-channelN.
 	Channel Value
+	// ChannelMissing is set when port-channelN is not in the input (a
+	// cut of the config): the member takes that port channel's
+	// classification, which the input does not show.
+	ChannelMissing bool
 }
 
 // Config is what an NX-OS configuration says of QoS.
@@ -248,25 +252,43 @@ func Parse(name string, data []byte) (*Config, error) {
 }
 
 // inheritChannel gives a port channel's members its classification
-// policy: NX-OS applies a service policy attached to a port channel to the
-// member interfaces, which take none of their own (Cisco Nexus 9000 NX-OS
-// Quality of Service Configuration Guide, "Attaching and Detaching a QoS
-// Policy Action": a policy on a port channel applies to its members).
-// Microsoft's Azure Local switch generator writes its P2P and MLAG links
-// so: `service-policy type qos input` on port-channel50, `channel-group
-// 50` alone on Ethernet1/41-42.
+// policy, none when it has none: "A QoS policy attached to a port channel
+// takes effect even when policies are attached to member ports", and a
+// physical port's own policy takes effect only when the port is no member
+// (Cisco Nexus 9000 NX-OS Quality of Service Configuration Guide). A
+// member's own `service-policy type qos input` is named as not judged;
+// a member whose port channel the input does not hold is marked
+// ChannelMissing and named too. Microsoft's Azure Local switch generator
+// writes its P2P and MLAG links so: `service-policy type qos input` on
+// port-channel50, `channel-group 50` alone on Ethernet1/41-42.
 func inheritChannel(c *Config) {
 	byName := map[string]*Interface{}
 	for _, it := range c.Interfaces {
 		byName[it.Name] = it
 	}
 	for _, it := range c.Interfaces {
-		if !it.Channel.Given() || it.QoSInput.Given() {
+		if !it.Channel.Given() {
 			continue
 		}
-		if pc, ok := byName["port-channel"+it.Channel.Text]; ok && pc.QoSInput.Given() {
-			it.QoSInput = pc.QoSInput
+		pcName := "port-channel" + it.Channel.Text
+		pc, ok := byName[pcName]
+		if !ok {
+			it.ChannelMissing = true
+			at := it.Channel
+			at.Text = fmt.Sprintf("channel-group %s on %s (%s not in the input: the member takes its service-policy type qos input, which is not known)", it.Channel.Text, it.Name, pcName)
+			c.NotJudged = append(c.NotJudged, at)
+			continue
 		}
+		if it.QoSInput.Given() && it.QoSInput.Text != pc.QoSInput.Text {
+			at := it.QoSInput
+			at.Text = fmt.Sprintf("service-policy type qos input %s on %s (a member of %s: NX-OS applies the port channel's policy, not the member's", it.QoSInput.Text, it.Name, pcName)
+			if !pc.QoSInput.Given() {
+				at.Text += ", and " + pcName + " has none"
+			}
+			at.Text += ")"
+			c.NotJudged = append(c.NotJudged, at)
+		}
+		it.QoSInput = pc.QoSInput
 	}
 }
 

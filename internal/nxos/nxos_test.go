@@ -2,6 +2,7 @@ package nxos
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -299,11 +300,31 @@ func TestParseChannelMembers(t *testing.T) {
 			t.Errorf("%s: policy %q, want %q", name, got[name], want)
 		}
 	}
-	own, err := Parse("x.cfg", []byte("interface port-channel5\n  service-policy type qos input A\ninterface Ethernet1/1\n  channel-group 5\n  service-policy type qos input B\n"))
+	// SYNTHETIC: a member's own policy gives way to its port channel's
+	// (Cisco: "A QoS policy attached to a port channel takes effect even
+	// when policies are attached to member ports"), none when the port
+	// channel has none; the member's line is named as not judged. A member
+	// of a port channel the input does not hold is marked and named.
+	own, err := Parse("x.cfg", []byte("interface port-channel5\n  service-policy type qos input A\ninterface Ethernet1/1\n  channel-group 5\n  service-policy type qos input B\n"+
+		"interface port-channel6\ninterface Ethernet1/2\n  channel-group 6\n  service-policy type qos input B\ninterface Ethernet1/3\n  channel-group 7\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := own.Interfaces[1].QoSInput.Text; p != "B" {
-		t.Errorf("member with its own policy: %q, want B", p)
+	if p := own.Interfaces[1].QoSInput.Text; p != "A" {
+		t.Errorf("member with its own policy: %q, want port-channel5's A", p)
+	}
+	if p := own.Interfaces[3].QoSInput; p.Given() {
+		t.Errorf("member of a port channel without a policy: %+v, want none", p)
+	}
+	if !own.Interfaces[4].ChannelMissing || own.Interfaces[1].ChannelMissing {
+		t.Errorf("channel missing: %+v", own.Interfaces)
+	}
+	var nj []string
+	for _, v := range own.NotJudged {
+		nj = append(nj, fmt.Sprintf("%d:%d %s", v.Line, v.Col, v.Text))
+	}
+	if len(nj) != 3 || !strings.HasPrefix(nj[0], "5:33 service-policy type qos input B on Ethernet1/1 (a member of port-channel5") ||
+		nj[1] != "9:33 service-policy type qos input B on Ethernet1/2 (a member of port-channel6: NX-OS applies the port channel's policy, not the member's, and port-channel6 has none)" || !strings.HasPrefix(nj[2], "11:17 channel-group 7 on Ethernet1/3 (port-channel7 not in the input") {
+		t.Errorf("not judged %q", nj)
 	}
 }

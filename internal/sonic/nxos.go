@@ -102,7 +102,9 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 		}
 		// A policy that sorts by CoS has no DSCP map: the class is the
 		// frame's 802.1p priority, judged against the NICs' priority.
-		if !c.ByCoS(policy.Text) && !missing(policy) && (policy.Given() || !c.Excerpt.Given()) {
+		// A member of a port channel the input does not hold takes that
+		// port channel's policy, which is not known (named by nxos).
+		if !it.ChannelMissing && !c.ByCoS(policy.Text) && !missing(policy) && (policy.Given() || !c.Excerpt.Given()) {
 			if db.table("DSCP_TO_TC_MAP")[name] == nil {
 				m := map[string]Value{}
 				for d := range 64 {
