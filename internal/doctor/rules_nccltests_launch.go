@@ -149,15 +149,38 @@ func checkTestsFailed(inc *Incident) []Finding {
 			}
 			fs = append(fs, Finding{
 				ID: "nccltests.failed", Severity: Error, Layer: LayerNCCL,
-				Title:     fmt.Sprintf("%s stopped: %s call failed at %s with '%s'%s", fileTool(t), map[string]string{"NCCL": "an NCCL", "CUDA": "a CUDA"}[f.Call], f.Where, f.Message, where),
+				Title:     fmt.Sprintf("%s stopped: %s%s", fileTool(t), failureWhat(f), where),
 				Evidence:  g.ev.sorted(),
-				Mechanism: "nccl-tests checks every NCCL and CUDA call and stops the whole test at the first one that fails: the sizes printed before the failure were measured, the rest never ran. " + failureCause(f),
+				Mechanism: failureMechanism(f),
 				Fix:       failureFix(f, warned(inc, t.Source())),
 			}.per(t.Source(), "file", "nccl-tests stopped on a failed call"))
 		}
 	}
 	return fs
 }
+
+// failureWhat says what stopped the test: the failed call and its error,
+// or the -T limit a collective ran past.
+func failureWhat(f ingest.TestFailure) string {
+	if f.Timeout > 0 {
+		return fmt.Sprintf("a collective did not complete within its -T %d s timeout (%s)", f.Timeout, f.Where)
+	}
+	return fmt.Sprintf("%s call failed at %s with '%s'", map[string]string{"NCCL": "an NCCL", "CUDA": "a CUDA"}[f.Call], f.Where, f.Message)
+}
+
+// failureMechanism says how the test stopped and what the cause means.
+func failureMechanism(f ingest.TestFailure) string {
+	if f.Timeout > 0 {
+		return timeoutCause
+	}
+	return "nccl-tests checks every NCCL and CUDA call and stops the whole test at the first one that fails: the sizes printed before the failure were measured, the rest never ran. " + failureCause(f)
+}
+
+// timeoutCause and timeoutFix explain the -T watchdog's line.
+const (
+	timeoutCause = "With -T N, nccl-tests polls each collective's completion and, when one has not completed after N seconds and NCCL reported no asynchronous error, aborts the communicators (ncclCommAbort) and ends the test: the sizes printed before were measured, the rest never ran, and the collective hung without an error NCCL noticed. A peer that never entered the collective (a rank that died, or hung in setup), a queue pair that keeps retrying on a lossy or misrouted RoCE path (the NET/IB retry-exceeded WARN appears only when the retries run out, about 30 s at NCCL's defaults, or never when the timeout is shorter), a proxy thread stuck on a socket, or a GPU hang (dmesg Xid) all look like this."
+	timeoutFix   = "Find the rank that stalled: rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and the same -T and read the last lines and WARNs of every rank (the host named printed the timeout; the culprit is often its peer); then test the path between the hosts with ib_write_bw -x <gid-index>, check PFC/ECN on the RoCE priority and dmesg for Xid lines. Raise -T only if the largest sizes legitimately take longer than it."
+)
 
 // cudaFailures are CUDA runtime errors nccl-tests' own CUDACHECK reports,
 // with what each means at a benchmark's start and what to do.
@@ -218,6 +241,9 @@ func warned(inc *Incident, src string) bool {
 // failureFix says how to find the cause of a failed call; warn says the
 // same output holds NCCL's WARN lines, which name it.
 func failureFix(f ingest.TestFailure, warn bool) string {
+	if f.Timeout > 0 {
+		return timeoutFix
+	}
 	if _, fix, ok := cudaFailure(f); ok {
 		return fix
 	}

@@ -6,11 +6,16 @@ import "strings"
 // test stops: NCCLCHECK's "host: Test NCCL failure common.cu:1204
 // 'unhandled cuda error / detail'", CUDACHECK's "host: Test CUDA failure
 // ...", or the first versions' "NCCL failure all_reduce.cu:95 'unhandled
-// cuda error'" without a host.
+// cuda error'" without a host; or the line of its -T watchdog (since
+// 2022), "host: Test timeout (300s) common.cu:523", printed after it
+// aborted the communicators of a collective that did not complete in time.
 type TestFailure struct {
 	Host string // "" when the line names none
-	// Call is "NCCL" or "CUDA": which library returned the error.
+	// Call is "NCCL" or "CUDA": which library returned the error; "" for
+	// a timeout.
 	Call string
+	// Timeout is -T's limit in seconds when the line is the watchdog's.
+	Timeout int
 	// Where is the source location of the failed check, "common.cu:1204".
 	Where string
 	// Message is the error string without NCCL's empty " / " detail,
@@ -23,6 +28,9 @@ type TestFailure struct {
 // common.cu:915" trace each process prints under it (counted, not kept).
 func (t *NCCLTests) failure(ln Line, s string) bool {
 	if strings.HasPrefix(s, ".. ") && strings.Contains(s, ": Test failure ") {
+		return true
+	}
+	if t.timeout(ln, s) {
 		return true
 	}
 	var call string
@@ -63,9 +71,37 @@ func (t *NCCLTests) failure(ln Line, s string) bool {
 	msg = strings.TrimSpace(msg)
 	msg = strings.TrimSuffix(strings.TrimPrefix(msg, "'"), "'")
 	msg = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(msg), "/"))
+	t.keepFailure(TestFailure{Host: strings.Clone(host), Call: call, Where: strings.Clone(where), Message: strings.Clone(msg), Evidence: At(t.src, ln)})
+	return true
+}
+
+// timeout reads the -T watchdog's line, common.cu's
+// printf("%s: Test timeout (%ds) %s:%d\n", hostname, timeout, __FILE__,
+// __LINE__): "node-1: Test timeout (300s) common.cu:523".
+func (t *NCCLTests) timeout(ln Line, s string) bool {
+	const mark = "Test timeout ("
+	i := strings.Index(s, mark)
+	if i < 0 {
+		return false
+	}
+	host, ok := strings.CutSuffix(s[:i], ": ")
+	if i > 0 && (!ok || host == "" || strings.ContainsAny(host, " \t")) {
+		return false
+	}
+	secs, rest, ok := strings.Cut(s[i+len(mark):], "s) ")
+	where := strings.TrimSpace(rest)
+	n := atoiOr(secs, 0) // 0 for digits past an int: not a line -T printed
+	if !ok || !isDigits(secs) || n <= 0 || !strings.Contains(where, ":") || strings.ContainsAny(where, " \t") {
+		return false
+	}
+	t.keepFailure(TestFailure{Host: strings.Clone(host), Timeout: n, Where: strings.Clone(where), Evidence: At(t.src, ln)})
+	return true
+}
+
+// keepFailure counts f and keeps it within the bound.
+func (t *NCCLTests) keepFailure(f TestFailure) {
 	t.FailureCount++
 	if len(t.Failures) < maxKept {
-		t.Failures = append(t.Failures, TestFailure{Host: strings.Clone(host), Call: call, Where: strings.Clone(where), Message: strings.Clone(msg), Evidence: At(t.src, ln)})
+		t.Failures = append(t.Failures, f)
 	}
-	return true
 }

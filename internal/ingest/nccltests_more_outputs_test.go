@@ -121,3 +121,29 @@ func TestNCCLTestsRankLineCutInHost(t *testing.T) {
 		t.Errorf("nccl#398: hosts %v with %v ranks; want 1 host with 8", hosts, counts)
 	}
 }
+
+// The -T watchdog's line (NVIDIA/nccl-tests src/common.cu,
+// printf("%s: Test timeout (%ds) %s:%d\n", hostname, timeout, __FILE__,
+// __LINE__)) is the test's failure: host, seconds and place. Lines that
+// only look like it are not. SYNTHETIC lines built from that printf.
+func TestNCCLTestsTimeoutLine(t *testing.T) {
+	x := parseTests(t, strings.Join([]string{
+		"#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong ",
+		"gpu-a17: Test timeout (300s) /opt/nccl-tests/src/common.cu:523",
+		"Test timeout (5s) common.cu:523",
+		"two words: Test timeout (300s) common.cu:523",
+		"gpu-b2: Test timeout (300) common.cu:523",
+		"gpu-c3: Test timeout (xs) common.cu:523",
+		"gpu-d4: Test timeout (99999999999999999999s) common.cu:523",
+	}, "\n")+"\n")
+	want := []TestFailure{{Host: "gpu-a17", Timeout: 300, Where: "/opt/nccl-tests/src/common.cu:523"}, {Timeout: 5, Where: "common.cu:523"}}
+	if x.FailureCount != len(want) || len(x.Failures) != len(want) {
+		t.Fatalf("failures %+v, want %+v", x.Failures, want)
+	}
+	for i, w := range want {
+		g := x.Failures[i]
+		if g.Host != w.Host || g.Timeout != w.Timeout || g.Where != w.Where || g.Call != "" || g.Evidence.Line != i+2 {
+			t.Errorf("failure %d %+v, want %+v", i, g, w)
+		}
+	}
+}
