@@ -165,6 +165,9 @@ func failureWhat(f ingest.TestFailure) string {
 	if f.Timeout > 0 {
 		return fmt.Sprintf("a collective did not complete within its -T %d s timeout (%s)", f.Timeout, f.Where)
 	}
+	if f.GPUsWanted > 0 {
+		return fmt.Sprintf("a process needed GPU index %d but sees only %s", f.GPUsWanted-1, plural(f.GPUsFound, "GPU", "GPUs"))
+	}
 	return fmt.Sprintf("%s call failed at %s with '%s'", map[string]string{"NCCL": "an NCCL", "CUDA": "a CUDA"}[f.Call], f.Where, f.Message)
 }
 
@@ -213,13 +216,18 @@ var cudaFailures = []struct{ text, cause, fix string }{
 		"'system has unsupported display driver / cuda driver combination' (cudaErrorSystemDriverMismatch) is the user-space CUDA driver (libcuda.so) of another version than the loaded kernel module: a driver upgraded without a reboot, or a container that brought its own libcuda.",
 		"Compare `cat /proc/driver/nvidia/version` with the libcuda.so the process loads; reboot after a driver upgrade, and let the container runtime inject the host's driver libraries instead of shipping them in the image."},
 	{"invalid device ordinal",
-		"'invalid device ordinal' is a rank asking for a GPU index its node does not have: more ranks (or -g GPUs per rank) on a node than it has visible GPUs.",
-		"Launch at most as many ranks × -g as each node has GPUs (`mpirun -N <gpus per node>`, srun --ntasks-per-node), and check CUDA_VISIBLE_DEVICES."},
+		"'invalid device ordinal' (or, since nccl-tests' own check of September 2025, 'Invalid number of GPUs: N requested but only M were found') is a rank asking for a GPU index its node does not have: each process takes the GPUs from local rank × -t × -g on, so more ranks (or -g GPUs per rank) on a node than it has visible GPUs, or a launcher that shows each process only its own GPU (srun --gpus-per-task=1, CUDA_VISIBLE_DEVICES per rank) while nccl-tests still counts from the local rank.",
+		"Launch at most as many ranks × -g as each node has GPUs (`mpirun -N <gpus per node>`, srun --ntasks-per-node), and check CUDA_VISIBLE_DEVICES; when the launcher gives each process one GPU of its own, set NCCL_TESTS_DEVICE=0 so each uses the first (only) GPU it sees, or let every process see all of the node's GPUs (--gres=gpu:N)."},
 }
 
 // cudaFailure returns the entry of cudaFailures that f's message names.
 func cudaFailure(f ingest.TestFailure) (cause, fix string, ok bool) {
 	m := strings.ToLower(f.Message)
+	if f.GPUsWanted > 0 {
+		// nccl-tests' own check of what CUDA would refuse as an invalid
+		// device ordinal.
+		m = "invalid device ordinal"
+	}
 	for _, c := range cudaFailures {
 		if strings.Contains(m, c.text) {
 			return c.cause, c.fix, true

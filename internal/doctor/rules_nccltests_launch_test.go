@@ -199,3 +199,16 @@ func TestNCCLTestsTimeout(t *testing.T) {
 	}
 	nicMustNot(t, fs, "nccltests.rows.none")
 }
+
+// nccl-tests 2.19.7 under mpirun with -g 99 on an 8-GPU node
+// (Azure/cluster-health-monitor's captured output): each process prints
+// "Invalid number of GPUs: N requested but only 8 were found." in place of
+// its rank lines. Before, the output read as cut in its banner (info).
+func TestNCCLTestsTooFewGPUs(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-2.19.7-invalid-number-of-gpus-mpirun-ppr8-h100-ndv5-clusterhealthmonitor.txt")
+	f := nicMustFind(t, fs, "nccltests.failed", Error, "a process needed GPU index 296 but sees only 8 GPUs (5 processes)")
+	if len(f.Evidence) != 3 || f.Evidence[0].Line != 8 || !strings.Contains(f.Mechanism, "local rank") || !strings.Contains(f.Fix, "NCCL_TESTS_DEVICE=0") {
+		t.Errorf("evidence %+v\nmechanism %s\nfix %s", f.Evidence, f.Mechanism, f.Fix)
+	}
+	nicMustNot(t, fs, "nccltests.rows.none")
+}

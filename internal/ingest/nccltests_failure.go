@@ -1,6 +1,9 @@
 package ingest
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // A TestFailure is one line nccl-tests prints when a call fails and the
 // test stops: NCCLCHECK's "host: Test NCCL failure common.cu:1204
@@ -16,6 +19,14 @@ type TestFailure struct {
 	Call string
 	// Timeout is -T's limit in seconds when the line is the watchdog's.
 	Timeout int
+	// GPUsWanted and GPUsFound are set by the device check nccl-tests has
+	// had since September 2025 (af68bc5; stderr, in place of the rank
+	// lines; before it the same launch failed with CUDA's 'invalid device
+	// ordinal'): "Invalid number of GPUs: 16 requested but only 8 were
+	// found." GPUsWanted is one past
+	// the highest device index the process needed (local rank x -t x -g,
+	// plus -t x -g), GPUsFound the devices it could see.
+	GPUsWanted, GPUsFound int
 	// Where is the source location of the failed check, "common.cu:1204".
 	Where string
 	// Message is the error string without NCCL's empty " / " detail,
@@ -30,7 +41,7 @@ func (t *NCCLTests) failure(ln Line, s string) bool {
 	if strings.HasPrefix(s, ".. ") && strings.Contains(s, ": Test failure ") {
 		return true
 	}
-	if t.timeout(ln, s) {
+	if t.timeout(ln, s) || t.tooFewGPUs(ln, s) {
 		return true
 	}
 	var call string
@@ -95,6 +106,23 @@ func (t *NCCLTests) timeout(ln Line, s string) bool {
 		return false
 	}
 	t.keepFailure(TestFailure{Host: strings.Clone(host), Timeout: n, Where: strings.Clone(where), Evidence: At(t.src, ln)})
+	return true
+}
+
+// tooFewGPUs reads util.cu's fprintf(stderr, "Invalid number of GPUs: %d
+// requested but only %d were found.\n", ...).
+func (t *NCCLTests) tooFewGPUs(ln Line, s string) bool {
+	rest, ok := strings.CutPrefix(s, "Invalid number of GPUs: ")
+	if !ok {
+		return false
+	}
+	wanted, rest, ok1 := strings.Cut(rest, " requested but only ")
+	found, _, ok2 := strings.Cut(rest, " were found")
+	w, f := atoiOr(wanted, 0), atoiOr(found, -1)
+	if !ok1 || !ok2 || w <= 0 || f < 0 {
+		return false
+	}
+	t.keepFailure(TestFailure{GPUsWanted: w, GPUsFound: f, Message: fmt.Sprintf("only %d GPUs found", f), Evidence: At(t.src, ln)})
 	return true
 }
 

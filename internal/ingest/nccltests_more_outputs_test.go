@@ -147,3 +147,22 @@ func TestNCCLTestsTimeoutLine(t *testing.T) {
 		}
 	}
 }
+
+// nccl-tests' device check (common.cu since af68bc5, September 2025):
+// "Invalid number of GPUs: 297 requested but only 8 were found." is the
+// test's failure; its SYNTHETIC variants that are not the line are not.
+func TestNCCLTestsTooFewGPUsLine(t *testing.T) {
+	x := parseTests(t, strings.Join([]string{
+		"# Using devices",
+		"Invalid number of GPUs: 297 requested but only 8 were found.",
+		"Invalid number of GPUs: 0 requested but only 8 were found.",
+		"Invalid number of GPUs: 16 requested but only eight were found.",
+		"Invalid number of GPUs: 16 requested",
+	}, "\n")+"\n")
+	if x == nil || x.FailureCount != 1 || len(x.Failures) != 1 {
+		t.Fatalf("got %+v", x)
+	}
+	if f := x.Failures[0]; f.GPUsWanted != 297 || f.GPUsFound != 8 || f.Evidence.Line != 2 {
+		t.Errorf("failure %+v", f)
+	}
+}
