@@ -59,20 +59,11 @@ func (t *NCCLTests) failure(ln Line, s string) bool {
 	if pre := s[:i]; pre != "" && pre != "Test " {
 		// "Test NCCL failure ..." alone is the line with its host cut off
 		// (a paste that dropped "host: ").
-		h, ok := strings.CutSuffix(pre, ": Test ")
-		if !ok || h == "" {
+		h, cut := strings.CutSuffix(pre, ": Test ")
+		var ok bool
+		if host, ok = failureHost(h); !cut || !ok {
 			return false
 		}
-		if f := strings.Fields(h); len(f) > 1 {
-			// The size's row was being printed when the check failed, and
-			// the failure line continues it: "2097152 32768 float none -1
-			// node0: Test CUDA failure ..." (nccl-tests#355).
-			if !isDigits(f[0]) {
-				return false
-			}
-			h = f[len(f)-1]
-		}
-		host = h
 	}
 	rest := s[i+len(call)+len(" failure "):]
 	where, msg, _ := strings.Cut(rest, " ")
@@ -95,9 +86,13 @@ func (t *NCCLTests) timeout(ln Line, s string) bool {
 	if i < 0 {
 		return false
 	}
-	host, ok := strings.CutSuffix(s[:i], ": ")
-	if i > 0 && (!ok || host == "" || strings.ContainsAny(host, " \t")) {
-		return false
+	host := ""
+	if i > 0 {
+		h, cut := strings.CutSuffix(s[:i], ": ")
+		var ok bool
+		if host, ok = failureHost(h); !cut || !ok {
+			return false
+		}
 	}
 	secs, rest, ok := strings.Cut(s[i+len(mark):], "s) ")
 	where := strings.TrimSpace(rest)
@@ -124,6 +119,21 @@ func (t *NCCLTests) tooFewGPUs(ln Line, s string) bool {
 	}
 	t.keepFailure(TestFailure{GPUsWanted: w, GPUsFound: f, Message: fmt.Sprintf("only %d GPUs found", f), Evidence: At(t.src, ln)})
 	return true
+}
+
+// failureHost returns the host an abort line names before its ": Test ",
+// h; ok is false when h is no host. When the check failed while the size's
+// row was being printed, the line continues that row: "2097152 32768
+// float none -1 node0: Test CUDA failure ..." (nccl-tests#355).
+func failureHost(h string) (host string, ok bool) {
+	f := strings.Fields(h)
+	switch {
+	case len(f) == 1:
+		return f[0], true
+	case len(f) > 1 && isDigits(f[0]):
+		return f[len(f)-1], true
+	}
+	return "", false
 }
 
 // keepFailure counts f and keeps it within the bound.

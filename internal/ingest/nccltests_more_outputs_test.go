@@ -131,12 +131,13 @@ func TestNCCLTestsTimeoutLine(t *testing.T) {
 		"#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong ",
 		"gpu-a17: Test timeout (300s) /opt/nccl-tests/src/common.cu:523",
 		"Test timeout (5s) common.cu:523",
+		"  1073741824     268435456     float     sum      -1   5000.1  214.74  375.80       0 gpu-e5: Test timeout (60s) common.cu:523",
 		"two words: Test timeout (300s) common.cu:523",
 		"gpu-b2: Test timeout (300) common.cu:523",
 		"gpu-c3: Test timeout (xs) common.cu:523",
 		"gpu-d4: Test timeout (99999999999999999999s) common.cu:523",
 	}, "\n")+"\n")
-	want := []TestFailure{{Host: "gpu-a17", Timeout: 300, Where: "/opt/nccl-tests/src/common.cu:523"}, {Timeout: 5, Where: "common.cu:523"}}
+	want := []TestFailure{{Host: "gpu-a17", Timeout: 300, Where: "/opt/nccl-tests/src/common.cu:523"}, {Timeout: 5, Where: "common.cu:523"}, {Host: "gpu-e5", Timeout: 60, Where: "common.cu:523"}}
 	if x.FailureCount != len(want) || len(x.Failures) != len(want) {
 		t.Fatalf("failures %+v, want %+v", x.Failures, want)
 	}
