@@ -165,6 +165,9 @@ func failureWhat(f ingest.TestFailure) string {
 	if f.Timeout > 0 {
 		return fmt.Sprintf("a collective did not complete within its -T %d s timeout (%s)", f.Timeout, f.Where)
 	}
+	if f.Usage {
+		return "it refused its command line: " + f.Message
+	}
 	if f.GPUsWanted > 0 {
 		return fmt.Sprintf("a process needed GPU index %d but sees only %s", f.GPUsWanted-1, plural(f.GPUsFound, "GPU", "GPUs"))
 	}
@@ -176,11 +179,17 @@ func failureMechanism(f ingest.TestFailure) string {
 	if f.Timeout > 0 {
 		return timeoutCause
 	}
+	if f.Usage {
+		return usageCause
+	}
 	return "nccl-tests checks every NCCL and CUDA call and stops the whole test at the first one that fails: the sizes printed before the failure were measured, the rest never ran. " + failureCause(f)
 }
 
-// timeoutCause and timeoutFix explain the -T watchdog's line.
+// timeoutCause and timeoutFix explain the -T watchdog's line; usageCause
+// and usageFix a refused command line.
 const (
+	usageCause   = "nccl-tests reads its arguments before anything else and every process exits on one it cannot use: -b (minbytes), -e (maxbytes) and -i (stepBytes) take a number with an optional K, M or G suffix (binary units: 8, 128M, 16G; no T, no other letters), and -b may not exceed -e. Nothing ran: no GPU, NCCL or network was touched, and the launcher reports the job as failed."
+	usageFix     = "Correct the flag the line names, e.g. `-b 8 -e 16G -f 2`; when a script or job template builds the command, check that the variable behind it expanded to such a size (not empty, not 1T or 1e9B)."
 	timeoutCause = "With -T N, nccl-tests polls each collective's completion and, when one has not completed after N seconds and NCCL reported no asynchronous error, aborts the communicators (ncclCommAbort) and ends the test: the sizes printed before were measured, the rest never ran, and the collective hung without an error NCCL noticed. A peer that never entered the collective (a rank that died, or hung in setup), a queue pair that keeps retrying on a lossy or misrouted RoCE path (the NET/IB retry-exceeded WARN appears only when the retries run out, about 30 s at NCCL's defaults, or never when the timeout is shorter), a proxy thread stuck on a socket, or a GPU hang (dmesg Xid) all look like this."
 	timeoutFix   = "Find the rank that stalled: rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and the same -T and read the last lines and WARNs of every rank (the host named printed the timeout; the culprit is often its peer); then test the path between the hosts with ib_write_bw -x <gid-index>, check PFC/ECN on the RoCE priority and dmesg for Xid lines. Raise -T only if the largest sizes legitimately take longer than it."
 )
@@ -251,6 +260,9 @@ func warned(inc *Incident, src string) bool {
 func failureFix(f ingest.TestFailure, warn bool) string {
 	if f.Timeout > 0 {
 		return timeoutFix
+	}
+	if f.Usage {
+		return usageFix
 	}
 	if _, fix, ok := cudaFailure(f); ok {
 		return fix

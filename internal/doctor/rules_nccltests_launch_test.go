@@ -212,3 +212,13 @@ func TestNCCLTestsTooFewGPUs(t *testing.T) {
 	}
 	nicMustNot(t, fs, "nccltests.rows.none")
 }
+
+// Every rank of an mpirun job refusing -b (Azure/cluster-health-monitor's
+// captured output): before, the file was no artifact at all (exit 2).
+func TestNCCLTestsBadSize(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/invalid-size-minbytes-mpirun-8-ranks-h100-ndv5-clusterhealthmonitor.txt")
+	f := nicMustFind(t, fs, "nccltests.failed", Error, "it refused its command line: invalid size specified for 'minbytes' (7 processes)")
+	if len(f.Evidence) != 3 || f.Evidence[0].Line != 2 || !strings.Contains(f.Mechanism, "K, M or G") || !strings.Contains(f.Fix, "-b 8 -e 16G") {
+		t.Errorf("evidence %+v\nmechanism %s\nfix %s", f.Evidence, f.Mechanism, f.Fix)
+	}
+}

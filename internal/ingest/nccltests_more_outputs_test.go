@@ -167,3 +167,12 @@ func TestNCCLTestsTooFewGPUsLine(t *testing.T) {
 		t.Errorf("failure %+v", f)
 	}
 }
+
+// nccl-tests' refusals of its size flags (common.cu) are failures;
+// SYNTHETIC lines after that source, and one that is not such a line.
+func TestNCCLTestsBadSizeLines(t *testing.T) {
+	x := parseTests(t, "invalid size specified for 'stepBytes'\ninvalid sizes for 'minbytes' and 'maxbytes': 9 > 8\ninvalid size specified for 'anything'\n")
+	if x == nil || x.FailureCount != 2 || !x.Failures[0].Usage || x.Failures[1].Message != "invalid sizes for 'minbytes' and 'maxbytes': 9 > 8" {
+		t.Fatalf("got %+v", x)
+	}
+}
