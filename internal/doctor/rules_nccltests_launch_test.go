@@ -200,25 +200,22 @@ func TestNCCLTestsTimeout(t *testing.T) {
 	nicMustNot(t, fs, "nccltests.rows.none")
 }
 
-// nccl-tests 2.19.7 under mpirun with -g 99 on an 8-GPU node
-// (Azure/cluster-health-monitor's captured output): each process prints
-// "Invalid number of GPUs: N requested but only 8 were found." in place of
-// its rank lines. Before, the output read as cut in its banner (info).
-func TestNCCLTestsTooFewGPUs(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-2.19.7-invalid-number-of-gpus-mpirun-ppr8-h100-ndv5-clusterhealthmonitor.txt")
-	f := nicMustFind(t, fs, "nccltests.failed", Error, "a process needed GPU index 296 but sees only 8 GPUs (5 processes)")
-	if len(f.Evidence) != 3 || f.Evidence[0].Line != 8 || !strings.Contains(f.Mechanism, "local rank") || !strings.Contains(f.Fix, "NCCL_TESTS_DEVICE=0") {
-		t.Errorf("evidence %+v\nmechanism %s\nfix %s", f.Evidence, f.Mechanism, f.Fix)
-	}
-	nicMustNot(t, fs, "nccltests.rows.none")
-}
-
-// Every rank of an mpirun job refusing -b (Azure/cluster-health-monitor's
-// captured output): before, the file was no artifact at all (exit 2).
-func TestNCCLTestsBadSize(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/invalid-size-minbytes-mpirun-8-ranks-h100-ndv5-clusterhealthmonitor.txt")
-	f := nicMustFind(t, fs, "nccltests.failed", Error, "it refused its command line: invalid size specified for 'minbytes' (7 processes)")
-	if len(f.Evidence) != 3 || f.Evidence[0].Line != 2 || !strings.Contains(f.Mechanism, "K, M or G") || !strings.Contains(f.Fix, "-b 8 -e 16G") {
-		t.Errorf("evidence %+v\nmechanism %s\nfix %s", f.Evidence, f.Mechanism, f.Fix)
+// nccl-tests refusing to start, from Azure/cluster-health-monitor's
+// captured outputs (ND H100 v5 under mpirun): 2.19.7 with -g 99 on an
+// 8-GPU node, each process printing "Invalid number of GPUs: N requested
+// but only 8 were found." in place of its rank lines (before: output cut in
+// its banner, info); and every rank refusing -b (before: no artifact at
+// all, exit 2).
+func TestNCCLTestsRefusedToStart(t *testing.T) {
+	for _, c := range []struct{ file, title, mechanism, fix string }{
+		{"allreduce-2.19.7-invalid-number-of-gpus-mpirun-ppr8-h100-ndv5-clusterhealthmonitor.txt", "a process needed GPU index 296 but sees only 8 GPUs (5 processes)", "local rank", "NCCL_TESTS_DEVICE=0"},
+		{"invalid-size-minbytes-mpirun-8-ranks-h100-ndv5-clusterhealthmonitor.txt", "it refused its command line: invalid size specified for 'minbytes' (7 processes)", "K, M or G", "-b 8 -e 16G"},
+	} {
+		fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/"+c.file)
+		f := nicMustFind(t, fs, "nccltests.failed", Error, c.title)
+		if len(f.Evidence) != 3 || !strings.Contains(f.Mechanism, c.mechanism) || !strings.Contains(f.Fix, c.fix) {
+			t.Errorf("%s: evidence %+v\nmechanism %s\nfix %s", c.file, f.Evidence, f.Mechanism, f.Fix)
+		}
+		nicMustNot(t, fs, "nccltests.rows.none")
 	}
 }
