@@ -149,15 +149,50 @@ func checkTestsFailed(inc *Incident) []Finding {
 			}
 			fs = append(fs, Finding{
 				ID: "nccltests.failed", Severity: Error, Layer: LayerNCCL,
-				Title:     fmt.Sprintf("%s stopped: %s call failed at %s with '%s'%s", fileTool(t), map[string]string{"NCCL": "an NCCL", "CUDA": "a CUDA"}[f.Call], f.Where, f.Message, where),
+				Title:     fmt.Sprintf("%s stopped: %s%s", fileTool(t), failureWhat(f), where),
 				Evidence:  g.ev.sorted(),
-				Mechanism: "nccl-tests checks every NCCL and CUDA call and stops the whole test at the first one that fails: the sizes printed before the failure were measured, the rest never ran. " + failureCause(f),
+				Mechanism: failureMechanism(f),
 				Fix:       failureFix(f, warned(inc, t.Source())),
 			}.per(t.Source(), "file", "nccl-tests stopped on a failed call"))
 		}
 	}
 	return fs
 }
+
+// failureWhat says what stopped the test: the failed call and its error,
+// or the -T limit a collective ran past.
+func failureWhat(f ingest.TestFailure) string {
+	if f.Timeout > 0 {
+		return fmt.Sprintf("a collective did not complete within its -T %d s timeout (%s)", f.Timeout, f.Where)
+	}
+	if f.Usage {
+		return "it refused its command line: " + f.Message
+	}
+	if f.GPUsWanted > 0 {
+		return fmt.Sprintf("a process needed GPU index %d but sees only %s", f.GPUsWanted-1, plural(f.GPUsFound, "GPU", "GPUs"))
+	}
+	return fmt.Sprintf("%s call failed at %s with '%s'", map[string]string{"NCCL": "an NCCL", "CUDA": "a CUDA"}[f.Call], f.Where, f.Message)
+}
+
+// failureMechanism says how the test stopped and what the cause means.
+func failureMechanism(f ingest.TestFailure) string {
+	if f.Timeout > 0 {
+		return timeoutCause
+	}
+	if f.Usage {
+		return usageCause
+	}
+	return "nccl-tests checks every NCCL and CUDA call and stops the whole test at the first one that fails: the sizes printed before the failure were measured, the rest never ran. " + failureCause(f)
+}
+
+// timeoutCause and timeoutFix explain the -T watchdog's line; usageCause
+// and usageFix a refused command line.
+const (
+	usageCause   = "nccl-tests reads its arguments before anything else and every process exits on one it cannot use: -b (minbytes), -e (maxbytes) and -i (stepBytes) take a number with an optional K, M or G suffix (binary units: 8, 128M, 16G; no T, no other letters), and -b may not exceed -e. Nothing ran: no GPU, NCCL or network was touched, and the launcher reports the job as failed."
+	usageFix     = "Correct the flag the line names, e.g. `-b 8 -e 16G -f 2`; when a script or job template builds the command, check that the variable behind it expanded to such a size (not empty, not 1T or 1e9B)."
+	timeoutCause = "With -T N, nccl-tests polls each collective's completion and, when one has not completed after N seconds and NCCL reported no asynchronous error, aborts the communicators (ncclCommAbort) and ends the test: the sizes printed before were measured, the rest never ran, and the collective hung without an error NCCL noticed. A peer that never entered the collective (a rank that died, or hung in setup), a queue pair that keeps retrying on a lossy or misrouted RoCE path (the NET/IB retry-exceeded WARN appears only when the retries run out, about 30 s at NCCL's defaults, or never when the timeout is shorter), a proxy thread stuck on a socket, or a GPU hang (dmesg Xid) all look like this."
+	timeoutFix   = "Find the rank that stalled: rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and the same -T and read the last lines and WARNs of every rank (the host named printed the timeout; the culprit is often its peer); then test the path between the hosts with ib_write_bw -x <gid-index>, check PFC/ECN on the RoCE priority and dmesg for Xid lines. Raise -T only if the largest sizes legitimately take longer than it."
+)
 
 // cudaFailures are CUDA runtime errors nccl-tests' own CUDACHECK reports,
 // with what each means at a benchmark's start and what to do.
@@ -190,13 +225,18 @@ var cudaFailures = []struct{ text, cause, fix string }{
 		"'system has unsupported display driver / cuda driver combination' (cudaErrorSystemDriverMismatch) is the user-space CUDA driver (libcuda.so) of another version than the loaded kernel module: a driver upgraded without a reboot, or a container that brought its own libcuda.",
 		"Compare `cat /proc/driver/nvidia/version` with the libcuda.so the process loads; reboot after a driver upgrade, and let the container runtime inject the host's driver libraries instead of shipping them in the image."},
 	{"invalid device ordinal",
-		"'invalid device ordinal' is a rank asking for a GPU index its node does not have: more ranks (or -g GPUs per rank) on a node than it has visible GPUs.",
-		"Launch at most as many ranks × -g as each node has GPUs (`mpirun -N <gpus per node>`, srun --ntasks-per-node), and check CUDA_VISIBLE_DEVICES."},
+		"'invalid device ordinal' (or, since nccl-tests' own check of September 2025, 'Invalid number of GPUs: N requested but only M were found') is a rank asking for a GPU index its node does not have: each process takes the GPUs from local rank × -t × -g on, so more ranks (or -g GPUs per rank) on a node than it has visible GPUs, or a launcher that shows each process only its own GPU (srun --gpus-per-task=1, CUDA_VISIBLE_DEVICES per rank) while nccl-tests still counts from the local rank.",
+		"Launch at most as many ranks × -g as each node has GPUs (`mpirun -N <gpus per node>`, srun --ntasks-per-node), and check CUDA_VISIBLE_DEVICES; when the launcher gives each process one GPU of its own, set NCCL_TESTS_DEVICE=0 so each uses the first (only) GPU it sees, or let every process see all of the node's GPUs (--gres=gpu:N)."},
 }
 
 // cudaFailure returns the entry of cudaFailures that f's message names.
 func cudaFailure(f ingest.TestFailure) (cause, fix string, ok bool) {
 	m := strings.ToLower(f.Message)
+	if f.GPUsWanted > 0 {
+		// nccl-tests' own check of what CUDA would refuse as an invalid
+		// device ordinal.
+		m = "invalid device ordinal"
+	}
 	for _, c := range cudaFailures {
 		if strings.Contains(m, c.text) {
 			return c.cause, c.fix, true
@@ -218,6 +258,12 @@ func warned(inc *Incident, src string) bool {
 // failureFix says how to find the cause of a failed call; warn says the
 // same output holds NCCL's WARN lines, which name it.
 func failureFix(f ingest.TestFailure, warn bool) string {
+	if f.Timeout > 0 {
+		return timeoutFix
+	}
+	if f.Usage {
+		return usageFix
+	}
 	if _, fix, ok := cudaFailure(f); ok {
 		return fix
 	}

@@ -170,3 +170,52 @@ func TestInitWarnsNVMLMissingAndNetNotFound(t *testing.T) {
 		t.Errorf("why %q", f.Mechanism)
 	}
 }
+
+// nccl-tests' -T watchdog (src/common.cu of NVIDIA/nccl-tests a0b82b2,
+// printf("%s: Test timeout (%ds) %s:%d\n", ...)) ends a test whose
+// collective hung past N seconds. SYNTHETIC text built from that printf:
+// no public paste of the line was found. Before, the line was not read and
+// the run was told as "no size printed: hung or cut" (a warning).
+func TestNCCLTestsTimeout(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# nccl-tests version 2.19.6 nccl-headers=22907 nccl-library=22907",
+		"# Collective test starting: all_reduce_perf",
+		"# nThread 1 nGpus 1 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0",
+		"#",
+		"# Using devices",
+		"#  Rank  0 Group  0 Pid   4242 on     node-0 device  0 [0000:18:00] NVIDIA H100 80GB HBM3",
+		"#  Rank  1 Group  0 Pid   5151 on     node-1 device  0 [0000:18:00] NVIDIA H100 80GB HBM3",
+		"#",
+		"#                                                              out-of-place                       in-place          ",
+		"#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong ",
+		"#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)         ",
+		"[1,0]<stdout>:node-0: Test timeout (60s) common.cu:523",
+		"[1,1]<stdout>:node-1: Test timeout (60s) common.cu:523",
+		"[1,0]<stdout>: .. node-0 pid 4242: Test failure common.cu:664",
+	)
+	f := nicMustFind(t, fs, "nccltests.failed", Error, "a collective did not complete within its -T 60 s timeout (common.cu:523) on node-0, node-1 (2 processes)")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 12 || !strings.Contains(f.Mechanism, "ncclCommAbort") || !strings.Contains(f.Fix, "ib_write_bw") {
+		t.Errorf("evidence %+v\nmechanism %s\nfix %s", f.Evidence, f.Mechanism, f.Fix)
+	}
+	nicMustNot(t, fs, "nccltests.rows.none")
+}
+
+// nccl-tests refusing to start, from Azure/cluster-health-monitor's
+// captured outputs (ND H100 v5 under mpirun): 2.19.7 with -g 99 on an
+// 8-GPU node, each process printing "Invalid number of GPUs: N requested
+// but only 8 were found." in place of its rank lines (before: output cut in
+// its banner, info); and every rank refusing -b (before: no artifact at
+// all, exit 2).
+func TestNCCLTestsRefusedToStart(t *testing.T) {
+	for _, c := range []struct{ file, title, mechanism, fix string }{
+		{"allreduce-2.19.7-invalid-number-of-gpus-mpirun-ppr8-h100-ndv5-clusterhealthmonitor.txt", "a process needed GPU index 296 but sees only 8 GPUs (5 processes)", "local rank", "NCCL_TESTS_DEVICE=0"},
+		{"invalid-size-minbytes-mpirun-8-ranks-h100-ndv5-clusterhealthmonitor.txt", "it refused its command line: invalid size specified for 'minbytes' (7 processes)", "K, M or G", "-b 8 -e 16G"},
+	} {
+		fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/"+c.file)
+		f := nicMustFind(t, fs, "nccltests.failed", Error, c.title)
+		if len(f.Evidence) != 3 || !strings.Contains(f.Mechanism, c.mechanism) || !strings.Contains(f.Fix, c.fix) {
+			t.Errorf("%s: evidence %+v\nmechanism %s\nfix %s", c.file, f.Evidence, f.Mechanism, f.Fix)
+		}
+		nicMustNot(t, fs, "nccltests.rows.none")
+	}
+}

@@ -1,16 +1,36 @@
 package ingest
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // A TestFailure is one line nccl-tests prints when a call fails and the
 // test stops: NCCLCHECK's "host: Test NCCL failure common.cu:1204
 // 'unhandled cuda error / detail'", CUDACHECK's "host: Test CUDA failure
 // ...", or the first versions' "NCCL failure all_reduce.cu:95 'unhandled
-// cuda error'" without a host.
+// cuda error'" without a host; or the line of its -T watchdog (since
+// 2022), "host: Test timeout (300s) common.cu:523", printed after it
+// aborted the communicators of a collective that did not complete in time.
 type TestFailure struct {
 	Host string // "" when the line names none
-	// Call is "NCCL" or "CUDA": which library returned the error.
+	// Call is "NCCL" or "CUDA": which library returned the error; "" for
+	// a timeout.
 	Call string
+	// Timeout is -T's limit in seconds when the line is the watchdog's.
+	Timeout int
+	// GPUsWanted and GPUsFound are set by the device check nccl-tests has
+	// had since September 2025 (af68bc5; stderr, in place of the rank
+	// lines; before it the same launch failed with CUDA's 'invalid device
+	// ordinal'): "Invalid number of GPUs: 16 requested but only 8 were
+	// found." GPUsWanted is one past
+	// the highest device index the process needed (local rank x -t x -g,
+	// plus -t x -g), GPUsFound the devices it could see.
+	GPUsWanted, GPUsFound int
+	// Usage is set when nccl-tests refused its command line before it
+	// started (Message holds the line): "invalid size specified for
+	// 'minbytes'", "invalid sizes for 'minbytes' and 'maxbytes': 9 > 8".
+	Usage bool
 	// Where is the source location of the failed check, "common.cu:1204".
 	Where string
 	// Message is the error string without NCCL's empty " / " detail,
@@ -23,6 +43,9 @@ type TestFailure struct {
 // common.cu:915" trace each process prints under it (counted, not kept).
 func (t *NCCLTests) failure(ln Line, s string) bool {
 	if strings.HasPrefix(s, ".. ") && strings.Contains(s, ": Test failure ") {
+		return true
+	}
+	if t.timeout(ln, s) || t.tooFewGPUs(ln, s) || t.badSize(ln, s) {
 		return true
 	}
 	var call string
@@ -40,20 +63,11 @@ func (t *NCCLTests) failure(ln Line, s string) bool {
 	if pre := s[:i]; pre != "" && pre != "Test " {
 		// "Test NCCL failure ..." alone is the line with its host cut off
 		// (a paste that dropped "host: ").
-		h, ok := strings.CutSuffix(pre, ": Test ")
-		if !ok || h == "" {
+		h, cut := strings.CutSuffix(pre, ": Test ")
+		var ok bool
+		if host, ok = failureHost(h); !cut || !ok {
 			return false
 		}
-		if f := strings.Fields(h); len(f) > 1 {
-			// The size's row was being printed when the check failed, and
-			// the failure line continues it: "2097152 32768 float none -1
-			// node0: Test CUDA failure ..." (nccl-tests#355).
-			if !isDigits(f[0]) {
-				return false
-			}
-			h = f[len(f)-1]
-		}
-		host = h
 	}
 	rest := s[i+len(call)+len(" failure "):]
 	where, msg, _ := strings.Cut(rest, " ")
@@ -63,9 +77,88 @@ func (t *NCCLTests) failure(ln Line, s string) bool {
 	msg = strings.TrimSpace(msg)
 	msg = strings.TrimSuffix(strings.TrimPrefix(msg, "'"), "'")
 	msg = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(msg), "/"))
+	t.keepFailure(TestFailure{Host: strings.Clone(host), Call: call, Where: strings.Clone(where), Message: strings.Clone(msg), Evidence: At(t.src, ln)})
+	return true
+}
+
+// timeout reads the -T watchdog's line, common.cu's
+// printf("%s: Test timeout (%ds) %s:%d\n", hostname, timeout, __FILE__,
+// __LINE__): "node-1: Test timeout (300s) common.cu:523".
+func (t *NCCLTests) timeout(ln Line, s string) bool {
+	const mark = "Test timeout ("
+	i := strings.Index(s, mark)
+	if i < 0 {
+		return false
+	}
+	host := ""
+	if i > 0 {
+		h, cut := strings.CutSuffix(s[:i], ": ")
+		var ok bool
+		if host, ok = failureHost(h); !cut || !ok {
+			return false
+		}
+	}
+	secs, rest, ok := strings.Cut(s[i+len(mark):], "s) ")
+	where := strings.TrimSpace(rest)
+	n := atoiOr(secs, 0) // 0 for digits past an int: not a line -T printed
+	if !ok || !isDigits(secs) || n <= 0 || !strings.Contains(where, ":") || strings.ContainsAny(where, " \t") {
+		return false
+	}
+	t.keepFailure(TestFailure{Host: strings.Clone(host), Timeout: n, Where: strings.Clone(where), Evidence: At(t.src, ln)})
+	return true
+}
+
+// tooFewGPUs reads util.cu's fprintf(stderr, "Invalid number of GPUs: %d
+// requested but only %d were found.\n", ...).
+func (t *NCCLTests) tooFewGPUs(ln Line, s string) bool {
+	rest, ok := strings.CutPrefix(s, "Invalid number of GPUs: ")
+	if !ok {
+		return false
+	}
+	wanted, rest, ok1 := strings.Cut(rest, " requested but only ")
+	found, _, ok2 := strings.Cut(rest, " were found")
+	w, f := atoiOr(wanted, 0), atoiOr(found, -1)
+	if !ok1 || !ok2 || w <= 0 || f < 0 {
+		return false
+	}
+	t.keepFailure(TestFailure{GPUsWanted: w, GPUsFound: f, Message: fmt.Sprintf("only %d GPUs found", f), Evidence: At(t.src, ln)})
+	return true
+}
+
+// badSize reads common.cu's refusals of -b, -e and -i (parsesize takes a
+// number with an optional K, M or G) and of -b above -e.
+func (t *NCCLTests) badSize(ln Line, s string) bool {
+	s = strings.TrimSpace(s)
+	switch s {
+	case "invalid size specified for 'minbytes'", "invalid size specified for 'maxbytes'", "invalid size specified for 'stepBytes'":
+	default:
+		if !strings.HasPrefix(s, "invalid sizes for 'minbytes' and 'maxbytes': ") {
+			return false
+		}
+	}
+	t.keepFailure(TestFailure{Usage: true, Message: strings.Clone(s), Evidence: At(t.src, ln)})
+	return true
+}
+
+// failureHost returns the host an abort line names before its ": Test ",
+// h; ok is false when h is no host. When the check failed while the size's
+// row was being printed, the line continues that row: "2097152 32768
+// float none -1 node0: Test CUDA failure ..." (nccl-tests#355).
+func failureHost(h string) (host string, ok bool) {
+	f := strings.Fields(h)
+	switch {
+	case len(f) == 1:
+		return f[0], true
+	case len(f) > 1 && isDigits(f[0]):
+		return f[len(f)-1], true
+	}
+	return "", false
+}
+
+// keepFailure counts f and keeps it within the bound.
+func (t *NCCLTests) keepFailure(f TestFailure) {
 	t.FailureCount++
 	if len(t.Failures) < maxKept {
-		t.Failures = append(t.Failures, TestFailure{Host: strings.Clone(host), Call: call, Where: strings.Clone(where), Message: strings.Clone(msg), Evidence: At(t.src, ln)})
+		t.Failures = append(t.Failures, f)
 	}
-	return true
 }

@@ -121,3 +121,58 @@ func TestNCCLTestsRankLineCutInHost(t *testing.T) {
 		t.Errorf("nccl#398: hosts %v with %v ranks; want 1 host with 8", hosts, counts)
 	}
 }
+
+// The -T watchdog's line (NVIDIA/nccl-tests src/common.cu,
+// printf("%s: Test timeout (%ds) %s:%d\n", hostname, timeout, __FILE__,
+// __LINE__)) is the test's failure: host, seconds and place. Lines that
+// only look like it are not. SYNTHETIC lines built from that printf.
+func TestNCCLTestsTimeoutLine(t *testing.T) {
+	x := parseTests(t, strings.Join([]string{
+		"#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong ",
+		"gpu-a17: Test timeout (300s) /opt/nccl-tests/src/common.cu:523",
+		"Test timeout (5s) common.cu:523",
+		"  1073741824     268435456     float     sum      -1   5000.1  214.74  375.80       0 gpu-e5: Test timeout (60s) common.cu:523",
+		"two words: Test timeout (300s) common.cu:523",
+		"gpu-b2: Test timeout (300) common.cu:523",
+		"gpu-c3: Test timeout (xs) common.cu:523",
+		"gpu-d4: Test timeout (99999999999999999999s) common.cu:523",
+	}, "\n")+"\n")
+	want := []TestFailure{{Host: "gpu-a17", Timeout: 300, Where: "/opt/nccl-tests/src/common.cu:523"}, {Timeout: 5, Where: "common.cu:523"}, {Host: "gpu-e5", Timeout: 60, Where: "common.cu:523"}}
+	if x.FailureCount != len(want) || len(x.Failures) != len(want) {
+		t.Fatalf("failures %+v, want %+v", x.Failures, want)
+	}
+	for i, w := range want {
+		g := x.Failures[i]
+		if g.Host != w.Host || g.Timeout != w.Timeout || g.Where != w.Where || g.Call != "" || g.Evidence.Line != i+2 {
+			t.Errorf("failure %d %+v, want %+v", i, g, w)
+		}
+	}
+}
+
+// nccl-tests' device check (common.cu since af68bc5, September 2025):
+// "Invalid number of GPUs: 297 requested but only 8 were found." is the
+// test's failure; its SYNTHETIC variants that are not the line are not.
+func TestNCCLTestsTooFewGPUsLine(t *testing.T) {
+	x := parseTests(t, strings.Join([]string{
+		"# Using devices",
+		"Invalid number of GPUs: 297 requested but only 8 were found.",
+		"Invalid number of GPUs: 0 requested but only 8 were found.",
+		"Invalid number of GPUs: 16 requested but only eight were found.",
+		"Invalid number of GPUs: 16 requested",
+	}, "\n")+"\n")
+	if x == nil || x.FailureCount != 1 || len(x.Failures) != 1 {
+		t.Fatalf("got %+v", x)
+	}
+	if f := x.Failures[0]; f.GPUsWanted != 297 || f.GPUsFound != 8 || f.Evidence.Line != 2 {
+		t.Errorf("failure %+v", f)
+	}
+}
+
+// nccl-tests' refusals of its size flags (common.cu) are failures;
+// SYNTHETIC lines after that source, and one that is not such a line.
+func TestNCCLTestsBadSizeLines(t *testing.T) {
+	x := parseTests(t, "invalid size specified for 'stepBytes'\ninvalid sizes for 'minbytes' and 'maxbytes': 9 > 8\ninvalid size specified for 'anything'\n")
+	if x == nil || x.FailureCount != 2 || !x.Failures[0].Usage || x.Failures[1].Message != "invalid sizes for 'minbytes' and 'maxbytes': 9 > 8" {
+		t.Fatalf("got %+v", x)
+	}
+}
