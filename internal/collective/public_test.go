@@ -507,7 +507,10 @@ func runPublic(t testing.TB, r *publicRun, maxSize int64) []publicCheck {
 	if rows == nil {
 		rows = readPublic(t, r.file)
 	}
-	v, _ := ParseVersion(r.version)
+	v, err := ParseVersion(r.version)
+	if err != nil {
+		t.Fatalf("%s: %v", r.file, err)
+	}
 	env := map[string]string{}
 	for k, x := range r.env {
 		env[k] = x
