@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"rocelab/internal/gpu"
 )
@@ -16,11 +17,24 @@ type Version struct{ Major, Minor, Patch int }
 // search.cc, enqueue.cc, transport/net_ib.cc) this package models.
 var DefaultVersion = Version{2, 30, 7}
 
-// ParseVersion reads "2.18.3" (the patch may be omitted).
+// ParseVersion reads "2.18.3" (the patch may be omitted), also as NCCL
+// and its packages print it: the banner's "2.26.2+cuda12.8", a tag's
+// "v2.28.9-1", a package's "2.26.2-1+cuda12.8". Only the numbers count.
 func ParseVersion(s string) (Version, error) {
-	parts := strings.Split(strings.TrimSpace(s), ".")
+	const want = "want MAJOR.MINOR[.PATCH], optionally with a leading v, a -BUILD number and a +cudaX.Y suffix, e.g. 2.30.7 or 2.26.2-1+cuda12.8"
+	num, build, hasBuild := strings.Cut(strings.TrimPrefix(strings.TrimSpace(s), "v"), "+")
+	if hasBuild && (build == "" || strings.ContainsFunc(build, unicode.IsSpace)) {
+		return Version{}, fmt.Errorf("NCCL version %q: %s", s, want)
+	}
+	num, rel, hasRel := strings.Cut(num, "-")
+	if hasRel {
+		if _, err := strconv.ParseUint(rel, 10, 16); err != nil {
+			return Version{}, fmt.Errorf("NCCL version %q: %s", s, want)
+		}
+	}
+	parts := strings.Split(num, ".")
 	if len(parts) < 2 || len(parts) > 3 {
-		return Version{}, fmt.Errorf("NCCL version %q: want MAJOR.MINOR[.PATCH], e.g. 2.30.7", s)
+		return Version{}, fmt.Errorf("NCCL version %q: %s", s, want)
 	}
 	var n [3]int
 	for i, p := range parts {

@@ -184,9 +184,16 @@ func TestHCAFilter(t *testing.T) {
 }
 
 func TestVersionParse(t *testing.T) {
-	for _, s := range []string{"2", "3.1.0", "2.x.1", "2.1.2.3", "", "2.-1"} {
+	for _, s := range []string{"2", "3.1.0", "2.x.1", "2.1.2.3", "", "2.-1", "2.26.2+", "2.28.9-", "2.28.9-rc1", "2.26.2+cuda 12", "2.26.2cuda12.8", "vv2.28.9"} {
 		if _, err := ParseVersion(s); err == nil {
 			t.Errorf("ParseVersion(%q): want an error", s)
+		}
+	}
+	// As NCCL prints it (the "NCCL version" banner), as a release tag and
+	// as a package version.
+	for s, want := range map[string]Version{"2.26.2+cuda12.8": {2, 26, 2}, "2.28.9-1": {2, 28, 9}, "v2.28.9-1": {2, 28, 9}, "2.26.2-1+cuda12.8": {2, 26, 2}} {
+		if v, err := ParseVersion(s); err != nil || v != want {
+			t.Errorf("ParseVersion(%q) = %v, %v; want %v", s, v, err, want)
 		}
 	}
 	v, err := ParseVersion("2.18")

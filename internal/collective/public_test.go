@@ -531,7 +531,10 @@ func runPublic(t testing.TB, r *publicRun, maxSize int64) []publicCheck {
 	if rows == nil {
 		rows = readPublic(t, r.file)
 	}
-	v, _ := ParseVersion(r.version)
+	v, err := ParseVersion(r.version)
+	if err != nil {
+		t.Fatalf("%s: %v", r.file, err)
+	}
 	env := map[string]string{}
 	for k, x := range r.env {
 		env[k] = x
@@ -683,8 +686,8 @@ var knownMisses = map[string]string{
 	"b200-2n-ib-lambda1cc-dstack.txt@16K": "as 512: the run 43.7-45.4 µs at 16-32 KiB, the twin 31.9-32.6 (×0.72-×0.73)",
 	"b200-2n-ib-lambda1cc-dstack.txt@32K": "as 512: the run 43.7-45.4 µs at 16-32 KiB, the twin 31.9-32.6 (×0.72-×0.73)",
 	"b200-2n-ib-lambda1cc-dstack.txt@1M":  "NCCL 2.26.2's model with that release's Blackwell tree limits (twice Hopper's, tuning.cc 162-174) takes Tree/LL128 on 16 channels at 512 KiB-1 MiB, where the twin is ×1.47 (it was ×0.80 on NVLSTree with 2.30's limits); the run is flat at 114-118 µs from 1 to 4 MiB, as an NVLSTree call: NCCL 2.26.2's choice at 1 MiB is not printed (docs/nccl.md, \"Blackwell's tuning limits by release\")",
-	"b200-2n-ib-lambda1cc-dstack.txt@2M":  "as 1M",
-	"b200-2n-ib-lambda1cc-dstack.txt@4M":  "as 1M",
+	"b200-2n-ib-lambda1cc-dstack.txt@2M":  "as b200-2n-ib400g-vultr-all_reduce.txt@1M (NVLSTree on B200, 32 channels, 64 network operations per GPU's proxy and call: NCCL 2.26.2 and 2.28.3 post them all, proxy.cc ncclPatternNvlsTree on every NVLS channel): the run 114-118 µs flat from 1 to 4 MiB, the twin 143.8-149.6 at 2-4 MiB (×0.79-×0.80)",
+	"b200-2n-ib-lambda1cc-dstack.txt@4M":  "as 2M",
 	"h100-2n-ib-nebius-dstack.txt@8":      "the run's first row: out-of-place 45.7 µs, in-place 29.8 (the twin 27.9)",
 	"h100-2n-ib-nebius-dstack.txt@32K":    "out-of-place 43.8 µs against in-place 35.6 and its own 64K 37.9 (the twin 30.4)",
 	// Held out, group 8.
@@ -794,4 +797,41 @@ func TestLoopMean(t *testing.T) {
 			t.Errorf("n %d: %v, want %v", c.n, got, c.want)
 		}
 	}
+}
+
+// TestMissAsSameChoice: a known miss told "as S" (another size of the
+// same run) shares S's algorithm and protocol, so the reason it borrows
+// is the one that row's call has. On the Lambda B200 run (NCCL 2.26.2)
+// Blackwell's tree limits of that release move 1 MiB to Tree/LL128 while
+// 2-4 MiB stay NVLSTree: 2M and 4M cannot be "as 1M".
+func TestMissAsSameChoice(t *testing.T) {
+	for i := range publicRuns {
+		r := &publicRuns[i]
+		if r.file != "b200-2n-ib-lambda1cc-dstack.txt" {
+			continue
+		}
+		checks := runPublic(t, r, 4<<20)
+		choice := map[string]Choice{}
+		for _, c := range checks {
+			choice[sizeName(c.row.size)] = c.choice
+		}
+		for _, c := range checks {
+			name := sizeName(c.row.size)
+			ref, ok := strings.CutPrefix(knownMisses[missKey(r, c.row.size)], "as ")
+			if !ok {
+				continue
+			}
+			ref, _, _ = strings.Cut(ref, " ")
+			ref = strings.TrimRight(ref, ":,;")
+			want, ok := choice[ref]
+			if !ok {
+				continue
+			}
+			if c.choice.Algo != want.Algo || c.choice.Proto != want.Proto {
+				t.Errorf("%s@%s is told as %s: %s/%s there, %s/%s here", r.file, name, ref, want.Algo, want.Proto, c.choice.Algo, c.choice.Proto)
+			}
+		}
+		return
+	}
+	t.Fatal("the Lambda B200 run is not among the public runs")
 }

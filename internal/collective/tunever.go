@@ -66,7 +66,7 @@ type tunerModel struct {
 }
 
 var (
-	// hwLat2_30 is the current table (2.29 onwards: NVLSTree 20.9 µs
+	// hwLat2_30 is the current table (2.28.9 onwards: NVLSTree 20.9 µs
 	// across the network).
 	hwLat2_30 = [3][nAlgos][nProtos]float32{
 		{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
@@ -100,15 +100,15 @@ var tunerModels = func() []tunerModel {
 	v229 := v2297
 	v229.since = Version{2, 29, 0}
 	v229.perChMaxRingLL128[blackwell] = [3]float32{34.5, 34.6, 34.5}
-	// 2.28.9: NVLSTree at 14 µs across the network; Blackwell's Ring/LL128
-	// at 2·36.7 but 34.6 on two nodes.
+	// 2.28.9: Blackwell's Ring/LL128 at 2·36.7 but 34.6 on two nodes.
 	v2289 := v229
 	v2289.since = Version{2, 28, 9}
-	v2289.hwLat[hwNet][NVLSTree][Simple] = 14
 	v2289.perChMaxRingLL128[blackwell] = [3]float32{2 * 36.7, 34.6, 2 * 36.7}
-	// 2.28.7-2.28.8: Blackwell's NVLSTree at 43.1 on 4 or more nodes.
+	// 2.28.7-2.28.8: NVLSTree at 14 µs across the network (20.9 from
+	// 2.28.9); Blackwell's NVLSTree at 43.1 on 4 or more nodes.
 	v2287 := v2289
 	v2287.since = Version{2, 28, 7}
+	v2287.hwLat[hwNet][NVLSTree][Simple] = 14
 	v2287.perChNVT[blackwell] = [3]float32{0, 96, 43.1}
 	// 2.28.0-2.28.6: Blackwell's Ring/LL128 at 2·36.7 on any node count.
 	v228 := v2287

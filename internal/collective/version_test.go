@@ -4,6 +4,9 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"rocelab/internal/gpu"
+	"rocelab/internal/unit"
 )
 
 func commAt(t *testing.T, name string, servers int, version string, env map[string]string) *Comm {
@@ -314,26 +317,38 @@ func TestTreeLayout219(t *testing.T) {
 // limit before 2.28: a zero want is not checked). A model that
 // gave every release since 2.25 the 2.30 limits put the 2.26 runs' trees
 // at 31.67 and 42.8 GB/s a channel on two nodes instead of 73.4 and 82.8,
-// and 2.29.7's NVLSTree on four nodes at 80 instead of 43.8.
+// and 2.29.7's NVLSTree on four nodes at 80 instead of 43.8. The rows on
+// either side of an era's edge (2.28.6/2.28.7, 2.28.8/2.28.9,
+// 2.29.6/2.29.7) pin where each change starts, and NVLSTree's network
+// latency is 14 µs up to 2.28.8 and 20.9 from 2.28.9 (tuning.cc
+// hwLatencies NET). Choice only: a 2.26.2 communicator's Tree/LL128 kernel
+// still moves at most the newest limit, 31.67 GB/s a channel on two nodes.
 func TestBlackwellLimitsByRelease(t *testing.T) {
 	type limits struct{ ringLL128, treeLL128, tree, nvlsTree [3]float32 }
 	for _, c := range []struct {
 		version string
 		want    limits
+		netLat  float32 // NVLSTree/Simple network latency, µs
 	}{
-		{"2.26.2", limits{[3]float32{73.4, 73.4, 73.4}, [3]float32{73.4, 73.4, 58}, [3]float32{77.4, 82.8, 72}, [3]float32{}}},
-		{"2.28.3", limits{[3]float32{73.4, 73.4, 73.4}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 43.1}}},
-		{"2.28.7", limits{[3]float32{73.4, 34.6, 73.4}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 43.1}}},
-		{"2.28.9", limits{[3]float32{73.4, 34.6, 73.4}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 43.8}}},
-		{"2.29.2", limits{[3]float32{34.5, 34.6, 34.5}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 43.8}}},
-		{"2.29.7", limits{[3]float32{40, 40, 40}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 43.8}}},
-		{"2.30.3", limits{[3]float32{40, 40, 40}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 80}}},
+		{"2.26.2", limits{[3]float32{73.4, 73.4, 73.4}, [3]float32{73.4, 73.4, 58}, [3]float32{77.4, 82.8, 72}, [3]float32{}}, 14},
+		{"2.28.3", limits{[3]float32{73.4, 73.4, 73.4}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 43.1}}, 14},
+		{"2.28.6", limits{[3]float32{73.4, 73.4, 73.4}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 43.1}}, 14},
+		{"2.28.7", limits{[3]float32{73.4, 34.6, 73.4}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 43.1}}, 14},
+		{"2.28.8", limits{[3]float32{73.4, 34.6, 73.4}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 43.1}}, 14},
+		{"2.28.9", limits{[3]float32{73.4, 34.6, 73.4}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 43.8}}, 20.9},
+		{"2.29.2", limits{[3]float32{34.5, 34.6, 34.5}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 43.8}}, 20.9},
+		{"2.29.6", limits{[3]float32{34.5, 34.6, 34.5}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 43.8}}, 20.9},
+		{"2.29.7", limits{[3]float32{40, 40, 40}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 43.8}}, 20.9},
+		{"2.30.3", limits{[3]float32{40, 40, 40}, [3]float32{55.6, 31.67, 20}, [3]float32{70, 42.8, 24}, [3]float32{0, 96, 80}}, 20.9},
 	} {
 		v, err := ParseVersion(c.version)
 		if err != nil {
 			t.Fatal(err)
 		}
 		m := modelFor(v)
+		if got := m.hwLat[hwNet][NVLSTree][Simple]; math.Abs(float64(got-c.netLat)) > 1e-3 {
+			t.Errorf("NCCL %s: NVLSTree/Simple network latency %v µs, want %v", c.version, got, c.netLat)
+		}
 		got := limits{m.perChMaxRingLL128[blackwell], m.perChMaxTreeLL128[blackwell], m.perChMaxTree[blackwell], m.perChNVT[blackwell]}
 		for i, pair := range [][2][3]float32{{got.ringLL128, c.want.ringLL128}, {got.treeLL128, c.want.treeLL128}, {got.tree, c.want.tree}, {got.nvlsTree, c.want.nvlsTree}} {
 			if pair[1] == [3]float32{} {
@@ -346,5 +361,17 @@ func TestBlackwellLimitsByRelease(t *testing.T) {
 				}
 			}
 		}
+	}
+	v, err := ParseVersion("2.26.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel)
+	c := mustCommOf(t, v, srv, 2, 8, nil)
+	const used = 16
+	ctas := float64(c.Tuning.Ring.NChannels) / float64(max(c.Tuning.builtChannels, 1))
+	want := min(srv.GPU.ChannelBW*120/128, ctas*31.67/2)
+	if got := c.channelCap(AllReduce, Tree, LL128, used); math.Abs(got-want) > 1e-3 {
+		t.Errorf("NCCL 2.26.2 on 2 × 8 B200: Tree/LL128 kernel channel rate %.2f GB/s, want %.2f (the newest limit, 31.67 a channel on two nodes; 2.26.2's 73.4 picks the algorithm only)", got, want)
 	}
 }

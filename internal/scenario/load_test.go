@@ -275,6 +275,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("topology: {kind: graph, hosts: 3, switches: 2, links: [{a: h0, b: s0}, {a: h1, b: s0}, {a: h2, b: s1, cable: 1m}, {a: s0, b: s1, rate: 400G, count: 2}]}\ntraffic: {generators: [{kind: incast, senders: 2, receiver: h2, bytes: 1MiB}]}"))
 	f.Add([]byte("topology: {kind: leaf-spine, fabric_link: {rate: 400G}}\nswitch: {ecn: {kmin: 100KB, by_rate: {400G: {kmax: 6MB, pmax: 0.1}, 100G: {kmin: 0}}}}\ntraffic: {generators: [{kind: permutation, bytes: 1MiB}]}"))
 	f.Add([]byte("a: &x {b: *x}"))
+	f.Add([]byte("topology: {kind: leaf-spine, leaves: 1, spines: 1, hosts_per_leaf: 2, uplinks_per_leaf: 1, servers: {gpus: 1, nics: 1}}\nworkload: {nccl_version: 2.26.2-1+cuda12.8, nccl_tests: all_reduce_perf -b 1M -e 1M -g 1}"))
 	f.Add([]byte("x-p: &p {enabled: true, priorities: [3]}\nx-l: &l {rate: 400G, cable: 30m}\ntopology: {kind: dumbbell, left: 2, right: 1, host_link: *l}\nswitch: {pfc: {<<: *p, quanta: 100}, ecn: {<<: [{kmin: 1KB}, {kmax: 9KB}]}}\ntraffic: {flows: [&f {src: h0, dst: h2, bytes: 1MiB, name: a}, {<<: *f, name: b}]}"))
 	f.Add([]byte("duration: 1h\ntopology: {kind: fat-tree, k: 8}\ntraffic: {generators: [{kind: all-to-all, bytes: 1e30, rate: 400G, start: 2h}]}"))
 	f.Add([]byte("topology: {kind: fat-tree, k: 4}\nswitch: {load_balancing: {mode: adaptive, core: spray, adaptive: flowlet, flowlet_gap: 1ns}}\nhost: {cc: hpcc, hpcc: {preset: paper, window: 1}, qp: {retransmission: selective-repeat, nak_threshold: 9, reorder_window: 1}}\ntraffic: {generators: [{kind: permutation, bytes: 1MiB}]}"))

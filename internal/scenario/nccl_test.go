@@ -305,3 +305,21 @@ func TestNCCLTraining(t *testing.T) {
 	}
 	t.Logf("%s", r)
 }
+
+// TestNCCLVersionAsPrinted: workload.nccl_version takes the version as
+// NCCL prints it (the "NCCL version 2.26.2+cuda12.8" banner) and as a
+// release tag or package names it (2.28.9-1); anything else is refused at
+// its file:line:col with what is expected.
+func TestNCCLVersionAsPrinted(t *testing.T) {
+	const topo = "topology: {kind: leaf-spine, leaves: 1, spines: 1, hosts_per_leaf: 2, uplinks_per_leaf: 1, servers: {gpus: 1, nics: 1}}\n"
+	for text, want := range map[string]collective.Version{"2.26.2+cuda12.8": {Major: 2, Minor: 26, Patch: 2}, "2.28.9-1": {Major: 2, Minor: 28, Patch: 9}} {
+		s := mustLoad(t, "v.yaml", topo+"workload: {nccl_version: "+text+", nccl_tests: all_reduce_perf -b 1M -e 1M -g 1}\n")
+		if got := s.Workload.NCCL.Version; got != want {
+			t.Errorf("nccl_version %s: %v, want %v", text, got, want)
+		}
+	}
+	_, err := Load("v.yaml", []byte(topo+"workload: {nccl_version: 2.28.9-rc1, nccl_tests: all_reduce_perf -b 1M -e 1M -g 1}\n"))
+	if err == nil || !strings.Contains(err.Error(), "v.yaml:2:26: workload.nccl_version: ") || !strings.Contains(err.Error(), "want MAJOR.MINOR[.PATCH]") {
+		t.Errorf("nccl_version 2.28.9-rc1: %v", err)
+	}
+}
