@@ -127,20 +127,28 @@ func NewComm(cfg *Config, sys System, servers []int, gpus []int) (*Comm, error) 
 	c := &Comm{Cfg: cfg, Sys: sys, Servers: servers, GPUs: gpus, PPN: ppn, NRanks: len(servers) * ppn, GID: -1}
 	c.dev = srv
 	c.dev.NICs, c.dev.NICRate, c.dev.Bond = srv.Devices(), srv.DeviceRate(), 0
-	if srv.TopoNICRate > 0 {
-		// A topology file's speed is what NCCL's search and tuning see;
-		// the wire keeps the port's rate (Sys).
-		c.dev.NICRate = srv.TopoNICRate
-	}
 	c.ports = max(srv.Bond, 1)
-	if srv.CardPorts > 1 && cfg.MergeNICs {
+	switch {
+	case srv.CardPorts > 1 && cfg.MergeNICs:
 		// NCCL from 2.20 merges the ports of one PCI device (the same
 		// path but for the function, the same system GUID and link
 		// layer) into one net device of their summed speed (net_ib.cc
 		// ncclIbGetPciPath, ncclIbFindMatchingDev; NCCL_IB_MERGE_NICS).
+		// The merged device is named mlx5_0+mlx5_1, a name a topology
+		// file of ports does not carry: NCCL adds it with the speed its
+		// plugin reports (topo.cc ncclTopoFillNet finds nets by name).
 		c.ports, c.merged = srv.CardPorts, true
 		c.dev.NICs /= srv.CardPorts
 		c.dev.NICRate *= unit.BitRate(srv.CardPorts)
+		if srv.TopoNICRate > 0 {
+			c.Notes = append(c.Notes, fmt.Sprintf("the topology file's NIC speed (%v) names ports NCCL merges into one device per card: NCCL searches with the merged devices' %v", srv.TopoNICRate, c.dev.NICRate))
+		}
+	case srv.TopoNICRate > 0:
+		// A topology file's speed is what NCCL's search and tuning see
+		// (topo.cc: the probed speed only fills a net the file leaves
+		// without one, xmlInitAttrInt); the wire keeps the port's rate
+		// (Sys).
+		c.dev.NICRate = srv.TopoNICRate
 	}
 	c.dev.GPUNIC = srv.WorstPath()
 	c.Notes = append(c.Notes, cfg.Notes...)

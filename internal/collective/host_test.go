@@ -1,6 +1,7 @@
 package collective
 
 import (
+	"strings"
 	"testing"
 
 	"rocelab/internal/gpu"
@@ -255,5 +256,21 @@ func TestTopoNICRate(t *testing.T) {
 		if g := cm.Tuning.Ring.NChannels; g != tc.graph || ch.Algo != Ring || ch.Channels != tc.plan {
 			t.Errorf("topology file speed %v: ring graph of %d channels, %s on %d channels at 1 GiB; want %d, Ring on %d", tc.topo, g, ch.Algo, ch.Channels, tc.graph, tc.plan)
 		}
+	}
+	// From 2.20 NCCL merges each card's two ports into a device named
+	// mlx5_0+mlx5_1, which the file's per-port nets do not name: the
+	// merged device keeps its plugin's 400G and the search does not move.
+	v, _ = ParseVersion("2.20.3")
+	graphs := map[unit.BitRate]int{}
+	for _, topo := range []unit.BitRate{0, 180 * unit.Gbps} {
+		srv.TopoNICRate = topo
+		cm := mustCommOf(t, v, srv, 4, 8, env)
+		graphs[topo] = cm.Tuning.Ring.NChannels
+		if noted := strings.Contains(strings.Join(cm.Notes, "\n"), "topology file's NIC speed"); noted != (topo > 0) {
+			t.Errorf("2.20.3, topology file speed %v: notes %q", topo, cm.Notes)
+		}
+	}
+	if graphs[0] != graphs[180*unit.Gbps] {
+		t.Errorf("2.20.3 merged ports: ring graph of %d channels with the file's speed, %d without; want the same", graphs[180*unit.Gbps], graphs[0])
 	}
 }

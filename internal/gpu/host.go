@@ -40,7 +40,9 @@ type Host struct {
 	// ncclTopoAddNet: bw = speed / 8000 GB/s); 0 when NCCL reads the
 	// device. OCI's H100-topology.xml (oracle-quickstart/oci-hpc
 	// samples/gpu, NCCL_TOPO_FILE in its H100 NCCL scripts before NCCL
-	// 2.20.3) gives each 200G port 180000.
+	// 2.20.3) gives each 200G port 180000. It names ports: NCCL from
+	// 2.20 merging a card's ports (CardPorts) adds the merged device at
+	// its plugin's summed speed instead.
 	TopoNICRate unit.BitRate
 	// StepOverhead is host time added to every network operation of
 	// NCCL's proxy thread: a hypervisor's exits, a slow driver stack.

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"rocelab/internal/collective"
 	"rocelab/internal/gpu"
 	"rocelab/internal/unit"
 )
@@ -107,5 +108,63 @@ workload:
 	}
 	if d := row.Out.BusBW/430 - 1; d < -0.10 || d > 0.10 {
 		t.Errorf("busbw %.1f GB/s, more than 10%% from the 430 GB/s of NVIDIA/nccl#1221", row.Out.BusBW)
+	}
+}
+
+// TestTopoNICSpeedKey: topology.servers.nccl_topo_nic_speed is the net
+// speed of an NCCL_TOPO_FILE, what NCCL's search counts channels with.
+// On four OCI BM.GPU.H100.8 (16 × 200G ports, 2 a card) under NCCL
+// 2.19.3, OCI's H100-topology.xml (speed="180000") fits 16 ring channels
+// where the ports' own 25 GB/s fits 15: the explain output's 1 GiB line
+// goes from 30 channels to 32. A value out of range fails at its line.
+func TestTopoNICSpeedKey(t *testing.T) {
+	y := `name: oci-h100
+duration: 1s
+topology:
+  kind: leaf-spine
+  leaves: 1
+  spines: 1
+  hosts_per_leaf: 64
+  uplinks_per_leaf: 1
+  host_link: {rate: 200G, cable: 3m}
+  servers:
+    gpus: 8
+    nics: 16
+    gpu: H100
+    cpu: intel
+    nic_pcie: 5
+    nic_ports: 2
+    nccl_topo_nic_speed: SPEED
+nccl: {NCCL_IB_GID_INDEX: 3}
+workload:
+  nccl_version: 2.19.3
+  nccl_tests: all_reduce_perf -b 1G -e 1G -g 8
+`
+	explain := func(speed string) string {
+		s, err := Load("oci.yaml", []byte(strings.Replace(y, "SPEED", speed, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tw, err := Build(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tw.Jobs.Sweep.Comm.Explain(collective.AllReduce, []int64{1 << 30})
+	}
+	for _, c := range []struct{ speed, want string }{{"200G", "{0..29}"}, {"180G", "{0..31}"}} {
+		if out := explain(c.speed); !strings.Contains(out, "1073741824 Bytes -> Algo Ring proto Simple channel{Lo..Hi}="+c.want) {
+			t.Errorf("nccl_topo_nic_speed %s: want Ring on channels %s:\n%s", c.speed, c.want, out)
+		}
+	}
+	for _, c := range []struct{ speed, want string }{
+		{"0G", "topology.servers.nccl_topo_nic_speed"},
+		{"500M", "want 1Gbps to 3200Gbps"},
+		{"4T", "want 1Gbps to 3200Gbps"},
+		{"fast", "expected a positive bit rate"},
+	} {
+		_, err := Load("oci.yaml", []byte(strings.Replace(y, "SPEED", c.speed, 1)))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "oci.yaml:17:26") {
+			t.Errorf("nccl_topo_nic_speed %s: %v, want %q at oci.yaml:17:26", c.speed, err, c.want)
+		}
 	}
 }

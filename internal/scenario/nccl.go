@@ -183,6 +183,14 @@ func (c *conv) ncclError(s *Scenario, err error) {
 // GPU's path to its NIC (one, or one per GPU), the CPU, GPUDirect RDMA's
 // module, and the host-side details NCCL's speed depends on (docs/nccl.md,
 // "Host-side causes").
+// topoNICMin and topoNICMax bound nccl_topo_nic_speed: NCCL reads a
+// topology file's net speed as whole Mb/s, and no NCCL net device, a
+// merged card of four 800G ports included, is faster than 3.2 Tb/s.
+const (
+	topoNICMin = unit.Gbps
+	topoNICMax = 3200 * unit.Gbps
+)
+
 func (c *conv) gpuServer(s *Scenario, r *rawServers) (gpu.Server, []gpu.Model) {
 	t := s.Topo
 	gpus, nics := t.GPUsPerServer, t.NICsPerServer
@@ -257,6 +265,10 @@ func (c *conv) gpuServer(s *Scenario, r *rawServers) (gpu.Server, []gpu.Model) {
 		c.fail(r.NICPorts, "topology.servers.nic_ports", "a bond of a card's ports is one port to NCCL: give nic_ports or nic_bond, not both")
 	}
 	srv.StepOverhead = c.duration(r.StepOverhead, "topology.servers.step_overhead", 0)
+	srv.TopoNICRate = c.rate(r.NCCLTopoNICSpeed, "topology.servers.nccl_topo_nic_speed", 0)
+	if srv.TopoNICRate != 0 && (srv.TopoNICRate < topoNICMin || srv.TopoNICRate > topoNICMax) {
+		c.fail(r.NCCLTopoNICSpeed, "topology.servers.nccl_topo_nic_speed", "want %v to %v per NCCL net device (a topology file's speed in Mb/s ÷ 1000), got %v", topoNICMin, topoNICMax, srv.TopoNICRate)
+	}
 	return srv, perServer
 }
 

@@ -54,6 +54,8 @@ type rawServers struct {
 	NICBond      ast.Node `yaml:"nic_bond"`
 	NICPorts     ast.Node `yaml:"nic_ports"`
 	StepOverhead ast.Node `yaml:"step_overhead"`
+	// NCCLTopoNICSpeed is the net speed of an NCCL_TOPO_FILE.
+	NCCLTopoNICSpeed ast.Node `yaml:"nccl_topo_nic_speed"`
 }
 
 type rawTopology struct {
