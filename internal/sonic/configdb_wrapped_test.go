@@ -1,6 +1,7 @@
 package sonic
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -72,5 +73,37 @@ func TestWrappedConfig(t *testing.T) {
 	_, err = ParseAll("bad.json", []byte("{\"running_config\": {\n\"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3\"}},\n\"BUFFER_PG\": {\"Ethernet0|3\": {\"profile\": {\"a\": 1}}}}}"))
 	if err == nil || !strings.HasPrefix(err.Error(), "bad.json:3:42: BUFFER_PG|Ethernet0|3.profile: expected") {
 		t.Errorf("bad wrapped config: %v", err)
+	}
+}
+
+// wrapperShapes are the two shapes that made wrapped configs cost the
+// square of their size: many sibling wrapper keys (each copied the whole
+// file) and wrappers nested in wrappers (each level decoded its subtree
+// again).
+func wrapperShapes(n int) map[string][]byte {
+	var sib, nest strings.Builder
+	sib.WriteString("{")
+	for i := range n {
+		if i > 0 {
+			sib.WriteString(",\n")
+		}
+		fmt.Fprintf(&sib, `"w%d": {"AAA": {"r": {"f": "v"}}}`, i)
+	}
+	sib.WriteString("}")
+	nest.WriteString(strings.Repeat(`{"A": `, n) + `{"r": {"f": "v"}}` + strings.Repeat("}", n))
+	return map[string][]byte{"siblings": []byte(sib.String()), "nested": []byte(nest.String())}
+}
+
+// TestWrappedConfigLinear: the bytes decoded beside the token reader's
+// pass grow with the input, not with its square, for both shapes.
+func TestWrappedConfigLinear(t *testing.T) {
+	for shape, data := range wrapperShapes(2000) {
+		dbs, scanned, err := parseAll(shape+".json", data)
+		if err != nil || len(dbs) == 0 {
+			t.Fatalf("%s: %d configs, %v", shape, len(dbs), err)
+		}
+		if scanned > 4*len(data) {
+			t.Errorf("%s: %d bytes decoded for a %d-byte input", shape, scanned, len(data))
+		}
 	}
 }
