@@ -38,11 +38,12 @@ func (p *parser) wrapper(name string) (int, bool) {
 }
 
 // holdsTables reports whether an object holds at least one CONFIG_DB
-// table (an upper-case name) of rows, and no table lint reads with
-// anything but rows; with namespaces, a multi-ASIC namespace's object
-// counts as its tables do.
+// table (an upper-case name) of rows, and, when it names tables lint
+// reads, at least one of them holds rows alone (a malformed row in one is
+// then the config's error to report, at its place); with namespaces, a
+// multi-ASIC namespace's object counts as its tables do.
 func holdsTables(obj map[string]json.RawMessage, namespaces bool) bool {
-	tables := 0
+	tables, goodRead, badRead := 0, 0, 0
 	for key, raw := range obj {
 		if namespaces && isNamespace(key) {
 			var ns map[string]json.RawMessage
@@ -63,12 +64,15 @@ func holdsTables(obj map[string]json.RawMessage, namespaces bool) bool {
 		}
 		switch {
 		case !ok && readTables[key]:
-			return false
-		case ok && len(rows) > 0:
+			badRead++
+		case ok && readTables[key]:
+			goodRead++
+		}
+		if ok && len(rows) > 0 {
 			tables++
 		}
 	}
-	return tables > 0
+	return tables > 0 && (badRead == 0 || goodRead > 0)
 }
 
 // unwrap reads the wrapped config that starts at the next token and ends

@@ -74,6 +74,19 @@ func TestWrappedConfig(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "bad.json:3:42: BUFFER_PG|Ethernet0|3.profile: expected") {
 		t.Errorf("bad wrapped config: %v", err)
 	}
+	// One malformed row in a table lint reads, beside a well-formed one,
+	// is that config's error at its place, not the wrapper taken for a
+	// table; tables that hold lists alone (generic_config_updater's
+	// validators) make no wrapper.
+	_, err = ParseAll("row.json", []byte(`{"running_config": {"PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3"}},
+"BUFFER_PG": {"Ethernet0|3": "p"}}}`))
+	if err == nil || !strings.HasPrefix(err.Error(), "row.json:2:30: BUFFER_PG|Ethernet0|3: expected an object") {
+		t.Errorf("malformed row in a wrapped config: %v", err)
+	}
+	dbs, err = ParseAll("val.json", []byte(`{"validators": {"PFC_WD": {"a": ["x"]}, "BUFFER_PG": {"b": ["y"]}}, "PORT": {"Ethernet0": {"speed": "1"}}}`))
+	if err != nil || len(dbs) != 1 || dbs[0].Wrapper != "" {
+		t.Errorf("validators: %d configs (%v)", len(dbs), err)
+	}
 }
 
 // wrapperShapes are the two shapes that made wrapped configs cost the
