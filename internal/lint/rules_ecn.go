@@ -493,9 +493,10 @@ func (m *Model) fastestPort() (unit.BitRate, string) {
 // unsetGreenThresholds reports a WRED profile that marks RoCE's queue
 // (green packets) without a green threshold: orchagent passes SAI only the
 // fields CONFIG_DB gives, so the ASIC keeps its own (SAI's default for
-// SAI_WRED_ATTR_GREEN_MIN_THRESHOLD and _MAX_THRESHOLD is 0: with both 0
-// every ECN-capable packet is marked at any queue depth). Red and yellow
-// thresholds apply to other colours; RoCE's packets are green.
+// SAI_WRED_ATTR_GREEN_MIN_THRESHOLD and _MAX_THRESHOLD is 0, which
+// saiwred.h defines as the maximum buffer size: marks come only with a
+// full buffer, after PFC has paused). Red and yellow thresholds apply to
+// other colours; RoCE's packets are green.
 func unsetGreenThresholds(db *sonic.ConfigDB, subject, name string, w *sonic.WRED, ev []doctor.Evidence) doctor.Finding {
 	var unset, other []string
 	for _, f := range []struct {
@@ -518,10 +519,10 @@ func unsetGreenThresholds(db *sonic.ConfigDB, subject, name string, w *sonic.WRE
 	}
 	return doctor.Finding{
 		ID: "switch.ecn.thresholds", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-		Title:     fmt.Sprintf("%s: marks RoCE's green packets but sets no %s%s: where ECN marks is the ASIC's default, not this config's", subject, strings.Join(unset, " or "), also),
+		Title:     fmt.Sprintf("%s: marks RoCE's green packets but sets no %s%s: the ASIC keeps SAI's default 0, which marks only at the maximum buffer size, after PFC has paused: ECN is effectively off for RoCE", subject, strings.Join(unset, " or "), also),
 		Subject:   subject,
 		Evidence:  ev,
-		Mechanism: "orchagent programs a WRED profile with the fields its row gives; a green threshold left out keeps the ASIC's value (SAI's default for SAI_WRED_ATTR_GREEN_MIN_THRESHOLD and GREEN_MAX_THRESHOLD is 0, at which every ECN-capable packet is marked whatever the queue depth, so DCQCN cuts rates without congestion; other SAIs keep thresholds of their own). RoCE's packets are green: red_* and yellow_* thresholds do not apply to them.",
+		Mechanism: "orchagent programs a WRED profile with the fields its row gives; a green threshold left out keeps the ASIC's value (SAI's default for SAI_WRED_ATTR_GREEN_MIN_THRESHOLD and GREEN_MAX_THRESHOLD is 0, which saiwred.h defines as the maximum buffer size: the queue marks only at the maximum buffer size, after PFC has paused, so DCQCN never gets a mark in time and ECN is effectively off for RoCE; sonic-swss qosorch passes SAI only the fields the row gives). RoCE's packets are green: red_* and yellow_* thresholds do not apply to them.",
 		Fix:       fmt.Sprintf("WRED_PROFILE|%s green_min_threshold and green_max_threshold in bytes, sized from the BDP (`rocelab calc ecn`; SONiC's AZURE_LOSSLESS writes 1048576 and 2097152), with green_drop_probability.", name),
 	}
 }
