@@ -320,21 +320,19 @@ func (m *Model) sonicECN(db *sonic.ConfigDB) []ecnProfile {
 	sort.Strings(names)
 	var out []ecnProfile
 	for _, name := range names {
+		// A profile that does not mark green packets, RoCE's, has no
+		// marking thresholds to judge (ecn.disabled names it).
 		w, ok := db.WREDProfile(name)
-		if ok && !w.OK && w.ProbAt.Text == "" && w.MinAt.Text != "" && w.MaxAt.Text != "" {
-			// No green_drop_probability: SAI's default, 100 %
-			// (SAI_WRED_ATTR_GREEN_DROP_PROBABILITY).
-			w.Prob = 100
-			_, e1 := strconv.ParseInt(w.MinAt.Text, 10, 64)
-			_, e2 := strconv.ParseInt(w.MaxAt.Text, 10, 64)
-			w.OK = e1 == nil && e2 == nil
-		}
-		if !ok || !w.OK {
+		if !ok || !w.OK || !marksGreen(w) {
 			continue
+		}
+		defaulted := ""
+		if w.Defaulted {
+			defaulted = " (Pmax 100 %, SAI's default)"
 		}
 		u := uses[name]
 		p := ecnProfile{
-			Subject: fmt.Sprintf("%s %s (on %s)", db.File, ecnName(db, name), portList(u.ports)),
+			Subject: fmt.Sprintf("%s %s (on %s)%s", db.File, ecnName(db, name), portList(u.ports), defaulted),
 			Kmin:    unit.Bytes(w.Min), Kmax: unit.Bytes(w.Max), Pmax: float64(w.Prob) / 100,
 			Rate: u.rate, RateEv: u.rateEv, RTT: scenario.DefaultECNRTT,
 			KminEv: sonicEv(db, w.MinAt), KmaxEv: sonicEv(db, w.MaxAt), PmaxEv: sonicEv(db, w.ProbAt),

@@ -39,7 +39,7 @@ func TestWREDGreenUnset(t *testing.T) {
 	for _, c := range []struct{ what, text, want string }{
 		{"as given", string(data), "Kmin 1MiB is 10.5 BDPs"},
 		{"no green thresholds", without("green_min_threshold", "green_max_threshold", "green_drop_probability"), "marks RoCE's green packets but sets no green_min_threshold or green_max_threshold (it sets yellow and red thresholds, which act on other colours): the ASIC keeps SAI's default 0, which marks only at the maximum buffer size, after PFC has paused"},
-		{"no green_drop_probability", without("green_drop_probability"), "Kmin 1MiB is 10.5 BDPs"},
+		{"no green_drop_probability", without("green_drop_probability"), "(Pmax 100 %, SAI's default): Kmin 1MiB is 10.5 BDPs"},
 	} {
 		var got []string
 		for _, fd := range lintFiles(t, tempFile(t, "config_db.json", c.text)).Findings {
