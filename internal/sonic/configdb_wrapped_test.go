@@ -83,6 +83,13 @@ func TestWrappedConfig(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "row.json:2:30: BUFFER_PG|Ethernet0|3: expected an object") {
 		t.Errorf("malformed row in a wrapped config: %v", err)
 	}
+	// A wrapper given twice: the later replaces the earlier, named as a
+	// duplicate at its key.
+	dbs, err = ParseAll("dup.json", []byte(`{"running_config": {"PORT": {"Ethernet0": {"speed": "1"}}},
+"running_config": {"PORT": {"Ethernet4": {"speed": "2"}}}}`))
+	if err != nil || len(dbs) != 1 || dbs[0].Tables["PORT"]["Ethernet4"] == nil || len(dbs[0].Duplicates) != 1 || dbs[0].Duplicates[0] != (Value{Text: "running_config", Line: 2, Col: 1}) {
+		t.Errorf("wrapper given twice: %d configs (%v)", len(dbs), err)
+	}
 	dbs, err = ParseAll("val.json", []byte(`{"validators": {"PFC_WD": {"a": ["x"]}, "BUFFER_PG": {"b": ["y"]}}, "PORT": {"Ethernet0": {"speed": "1"}}}`))
 	if err != nil || len(dbs) != 1 || dbs[0].Wrapper != "" {
 		t.Errorf("validators: %d configs (%v)", len(dbs), err)
