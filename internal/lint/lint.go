@@ -129,6 +129,9 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 	if err != nil {
 		return doctor.InputInfo{}, err
 	}
+	// A byte order mark, as Windows editors write one, is no part of the
+	// text: every reader below gets it without.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	info := doctor.InputInfo{Path: name, Type: "unknown"}
 	ext := strings.ToLower(filepath.Ext(path))
 	if db, line, ok := sonic.RedisDB(data); ok {

@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -29,6 +31,28 @@ func TestLossyByDesign(t *testing.T) {
 	}
 	if !strings.Contains(f.Mechanism, "Spectrum-X") || !strings.Contains(f.Fix, "--pfc 0,0,0,0,0,0,0,0") {
 		t.Errorf("mechanism %q fix %q", f.Mechanism, f.Fix)
+	}
+	// Without green_drop_probability the profile is judged at SAI's
+	// default, 100 %; without green thresholds it keeps SAI's default 0,
+	// the maximum buffer size, and marks in practice never.
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ drop, want string }{
+		{`(?m)^\s*"green_drop_probability": "\d+",\n`, "only above 158220288 bytes"},
+		{`(?m)^\s*"green_m(in|ax)_threshold": "\d+",\n`, "whose queue 4 marks ECN only at the maximum buffer size (WRED_PROFILE AZURE_LOSSY_DOWNLINK_Q4 sets no green thresholds"},
+	} {
+		text := regexp.MustCompile(c.drop).ReplaceAllString(string(data), "")
+		var title string
+		for _, f := range lintFiles(t, tempFile(t, "qos.json", text)).Findings {
+			if f.ID == "qos.lossy.by_design" {
+				title = f.Title
+			}
+		}
+		if !strings.Contains(title, c.want) {
+			t.Errorf("without %s: %q, want %q", c.drop, title, c.want)
+		}
 	}
 	// With NICs that run PFC on priority 3 (a real mlnx_qos), the lossy
 	// switch is a mistake.

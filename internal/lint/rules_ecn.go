@@ -320,21 +320,19 @@ func (m *Model) sonicECN(db *sonic.ConfigDB) []ecnProfile {
 	sort.Strings(names)
 	var out []ecnProfile
 	for _, name := range names {
+		// A profile that does not mark green packets, RoCE's, has no
+		// marking thresholds to judge (ecn.disabled names it).
 		w, ok := db.WREDProfile(name)
-		if ok && !w.OK && w.ProbAt.Text == "" && w.MinAt.Text != "" && w.MaxAt.Text != "" {
-			// No green_drop_probability: SAI's default, 100 %
-			// (SAI_WRED_ATTR_GREEN_DROP_PROBABILITY).
-			w.Prob = 100
-			_, e1 := strconv.ParseInt(w.MinAt.Text, 10, 64)
-			_, e2 := strconv.ParseInt(w.MaxAt.Text, 10, 64)
-			w.OK = e1 == nil && e2 == nil
-		}
-		if !ok || !w.OK {
+		if !ok || !w.OK || !marksGreen(w) {
 			continue
+		}
+		defaulted := ""
+		if w.Defaulted {
+			defaulted = " (Pmax 100 %, SAI's default)"
 		}
 		u := uses[name]
 		p := ecnProfile{
-			Subject: fmt.Sprintf("%s %s (on %s)", db.File, ecnName(db, name), portList(u.ports)),
+			Subject: fmt.Sprintf("%s %s (on %s)%s", db.File, ecnName(db, name), portList(u.ports), defaulted),
 			Kmin:    unit.Bytes(w.Min), Kmax: unit.Bytes(w.Max), Pmax: float64(w.Prob) / 100,
 			Rate: u.rate, RateEv: u.rateEv, RTT: scenario.DefaultECNRTT,
 			KminEv: sonicEv(db, w.MinAt), KmaxEv: sonicEv(db, w.MaxAt), PmaxEv: sonicEv(db, w.ProbAt),
@@ -493,9 +491,10 @@ func (m *Model) fastestPort() (unit.BitRate, string) {
 // unsetGreenThresholds reports a WRED profile that marks RoCE's queue
 // (green packets) without a green threshold: orchagent passes SAI only the
 // fields CONFIG_DB gives, so the ASIC keeps its own (SAI's default for
-// SAI_WRED_ATTR_GREEN_MIN_THRESHOLD and _MAX_THRESHOLD is 0: with both 0
-// every ECN-capable packet is marked at any queue depth). Red and yellow
-// thresholds apply to other colours; RoCE's packets are green.
+// SAI_WRED_ATTR_GREEN_MIN_THRESHOLD and _MAX_THRESHOLD is 0, which
+// saiwred.h defines as the maximum buffer size: marks come only with a
+// full buffer, after PFC has paused). Red and yellow thresholds apply to
+// other colours; RoCE's packets are green.
 func unsetGreenThresholds(db *sonic.ConfigDB, subject, name string, w *sonic.WRED, ev []doctor.Evidence) doctor.Finding {
 	var unset, other []string
 	for _, f := range []struct {
@@ -518,10 +517,10 @@ func unsetGreenThresholds(db *sonic.ConfigDB, subject, name string, w *sonic.WRE
 	}
 	return doctor.Finding{
 		ID: "switch.ecn.thresholds", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-		Title:     fmt.Sprintf("%s: marks RoCE's green packets but sets no %s%s: where ECN marks is the ASIC's default, not this config's", subject, strings.Join(unset, " or "), also),
+		Title:     fmt.Sprintf("%s: marks RoCE's green packets but sets no %s%s: the ASIC keeps SAI's default 0, which marks only at the maximum buffer size, after PFC has paused: ECN is effectively off for RoCE", subject, strings.Join(unset, " or "), also),
 		Subject:   subject,
 		Evidence:  ev,
-		Mechanism: "orchagent programs a WRED profile with the fields its row gives; a green threshold left out keeps the ASIC's value (SAI's default for SAI_WRED_ATTR_GREEN_MIN_THRESHOLD and GREEN_MAX_THRESHOLD is 0, at which every ECN-capable packet is marked whatever the queue depth, so DCQCN cuts rates without congestion; other SAIs keep thresholds of their own). RoCE's packets are green: red_* and yellow_* thresholds do not apply to them.",
+		Mechanism: "orchagent programs a WRED profile with the fields its row gives; a green threshold left out keeps the ASIC's value (SAI's default for SAI_WRED_ATTR_GREEN_MIN_THRESHOLD and GREEN_MAX_THRESHOLD is 0, which saiwred.h defines as the maximum buffer size: the queue marks only at the maximum buffer size, after PFC has paused, so DCQCN never gets a mark in time and ECN is effectively off for RoCE; sonic-swss qosorch passes SAI only the fields the row gives). RoCE's packets are green: red_* and yellow_* thresholds do not apply to them.",
 		Fix:       fmt.Sprintf("WRED_PROFILE|%s green_min_threshold and green_max_threshold in bytes, sized from the BDP (`rocelab calc ecn`; SONiC's AZURE_LOSSLESS writes 1048576 and 2097152), with green_drop_probability.", name),
 	}
 }

@@ -198,6 +198,11 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 			if !marks {
 				return lossyECNState{}
 			}
+			if w.MinAt.Text == "" || w.MaxAt.Text == "" {
+				// SAI's default green thresholds, 0, are the maximum
+				// buffer size.
+				return lossyECNState{text: fmt.Sprintf("whose %s marks ECN only at the maximum buffer size (%s sets no green thresholds: SAI's default): in practice never", queue, ecnName(db, w.Name)), ev: []Evidence{sonicEv(db, q.WREDProfile), sonicEv(db, w.ECN)}}
+			}
 			// Thresholds not in bytes (Junos's fill levels): it marks,
 			// where is not judged.
 			return lossyECNState{text: fmt.Sprintf("whose %s marks ECN (%s, thresholds in %s: not judged)", queue, ecnName(db, w.Name), w.MinAt.Text), ev: []Evidence{sonicEv(db, q.WREDProfile), sonicEv(db, w.ECN)}, marks: true}

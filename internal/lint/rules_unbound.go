@@ -139,8 +139,9 @@ func configPorts(db *sonic.ConfigDB) ([]string, []string) {
 
 // connectedUnbound reports, in a config that binds QoS to some ports, the
 // ports DEVICE_NEIGHBOR names (those connected, which qos_config.j2 gives
-// rows; a VOQ chassis's inband port, connected to another linecard's, is
-// none of them) that lack what the other connected ports have: a PORT_QOS_MAP row,
+// rows; a VOQ chassis's inband and recirculation ports are skipped: they
+// carry control traffic, not RoCE) that lack what the other connected
+// ports have: a PORT_QOS_MAP row,
 // or, on a port with PFC, a QUEUE row binding a WRED profile to a
 // lossless queue. The rows of a port added or recabled after `config qos
 // reload` are not written for it: the port runs lossy, or paused without
@@ -149,7 +150,7 @@ func connectedUnbound(db *sonic.ConfigDB) []doctor.Finding {
 	var connected []string
 	for _, p := range db.Tables["DEVICE_NEIGHBOR"].Keys() {
 		if _, ok := db.Tables["PORT"][p]; ok {
-			if _, skip := db.NotDataPort(p); !skip {
+			if !db.NotDataPort(p) {
 				connected = append(connected, p)
 			}
 		}

@@ -146,10 +146,9 @@ func TestConnectedUnbound(t *testing.T) {
 
 // TestInbandPortNotUnbound: sonic-mgmt's virtual VOQ chassis linecard
 // (real, testdata/corpus/sonic-stock) names Ethernet120 in DEVICE_NEIGHBOR
-// (the other linecard's inband port) and gives it no PORT_QOS_MAP row, as
-// qos_config.j2 does not: VOQ_INBAND_INTERFACE makes it the inband port,
-// which carries the linecards' control traffic, so it is no unbound RoCE
-// port. The same file without VOQ_INBAND_INTERFACE names it.
+// (the other linecard's inband port) and gives it no PORT_QOS_MAP row:
+// VOQ_INBAND_INTERFACE makes it the inband port, which carries the
+// linecards' control traffic, not RoCE, so it is no unbound RoCE port. The same file without VOQ_INBAND_INTERFACE names it.
 func TestInbandPortNotUnbound(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(stockDir, "mgmt-voq-vlab-t2-01_config_db.json"))
 	if err != nil {

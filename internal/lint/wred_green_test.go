@@ -12,8 +12,9 @@ import (
 // AZURE_LOSSLESS (green 1 MiB to 2 MiB, 5 %) to the lossless queues, and
 // lint judges its Kmin against the BDP. With the green thresholds taken
 // out (red and yellow kept, as RoCE how-tos write them), the profile still
-// marks RoCE's green packets at the ASIC's own thresholds: lint said
-// nothing and now names the missing fields. With green_drop_probability
+// keeps SAI's default green thresholds, 0, the maximum buffer size: it
+// marks only once PFC has paused. Lint said nothing and now names the
+// missing fields. With green_drop_probability
 // alone taken out, the thresholds are judged at SAI's default
 // probability, 100 %, where lint skipped the profile.
 func TestWREDGreenUnset(t *testing.T) {
@@ -37,8 +38,8 @@ func TestWREDGreenUnset(t *testing.T) {
 	}
 	for _, c := range []struct{ what, text, want string }{
 		{"as given", string(data), "Kmin 1MiB is 10.5 BDPs"},
-		{"no green thresholds", without("green_min_threshold", "green_max_threshold", "green_drop_probability"), "marks RoCE's green packets but sets no green_min_threshold or green_max_threshold (it sets yellow and red thresholds"},
-		{"no green_drop_probability", without("green_drop_probability"), "Kmin 1MiB is 10.5 BDPs"},
+		{"no green thresholds", without("green_min_threshold", "green_max_threshold", "green_drop_probability"), "marks RoCE's green packets but sets no green_min_threshold or green_max_threshold (it sets yellow and red thresholds, which act on other colours): the ASIC keeps SAI's default 0, which marks only at the maximum buffer size, after PFC has paused"},
+		{"no green_drop_probability", without("green_drop_probability"), "(Pmax 100 %, SAI's default): Kmin 1MiB is 10.5 BDPs"},
 	} {
 		var got []string
 		for _, fd := range lintFiles(t, tempFile(t, "config_db.json", c.text)).Findings {

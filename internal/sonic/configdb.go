@@ -170,6 +170,13 @@ func Parse(name string, data []byte) (*ConfigDB, error) {
 //     of the ones before, as configlet does;
 //   - anything Parse reads: one ConfigDB.
 func ParseAll(name string, data []byte) ([]*ConfigDB, error) {
+	dbs, _, err := parseAll(name, data)
+	return dbs, err
+}
+
+// parseAll is ParseAll that also says how many bytes were decoded beside
+// the one pass over data.
+func parseAll(name string, data []byte) ([]*ConfigDB, int, error) {
 	body, shift := data, 0
 	if IsFragment(data) {
 		body = make([]byte, 0, len(data)+2)
@@ -181,18 +188,18 @@ func ParseAll(name string, data []byte) ([]*ConfigDB, error) {
 			body[len(t)] = ' '
 		}
 	}
-	p := &parser{name: name, data: body, shift: shift, dec: json.NewDecoder(bytes.NewReader(body))}
+	p := &parser{name: name, data: body, shift: shift, scanned: new(int), dec: json.NewDecoder(bytes.NewReader(body))}
 	p.dec.UseNumber()
 	p.index()
 	dbs, err := p.top()
 	if err != nil {
-		return nil, err
+		return nil, *p.scanned, err
 	}
 	lines := strings.Split(string(data), "\n")
 	for _, db := range dbs {
 		db.lines = lines
 	}
-	return dbs, nil
+	return dbs, *p.scanned, nil
 }
 
 func newDB(name, ns string) *ConfigDB {

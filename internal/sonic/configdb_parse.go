@@ -51,6 +51,7 @@ func (p *parser) top() ([]*ConfigDB, error) {
 // each config a wrapper key holds.
 func (p *parser) objectTop(main *ConfigDB) ([]*ConfigDB, error) {
 	var dbs []*ConfigDB
+	wrapped := map[string]bool{}
 	for {
 		name, off, ok, err := p.key()
 		if err != nil {
@@ -77,6 +78,14 @@ func (p *parser) objectTop(main *ConfigDB) ([]*ConfigDB, error) {
 			if err != nil {
 				return nil, err
 			}
+			if wrapped[name] && len(inner) > 0 {
+				// Given twice: the later replaces the earlier, as
+				// JSON readers keep the last value.
+				dbs = slices.DeleteFunc(dbs, func(db *ConfigDB) bool { return db.Wrapper == name })
+				l, c := p.pos(off)
+				inner[0].Duplicates = append(inner[0].Duplicates, Value{Text: name, Line: l, Col: c})
+			}
+			wrapped[name] = true
 			dbs = append(dbs, inner...)
 			continue
 		}

@@ -193,6 +193,9 @@ func FuzzParse(f *testing.F) {
 			f.Add(data)
 		}
 	}
+	for _, data := range wrapperShapes(40) {
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 64<<10 {
 			return

@@ -35,10 +35,19 @@ type parser struct {
 	inDump bool
 	// unwrapped is set once a wrapped config was read (configdb_wrapped.go).
 	unwrapped bool
+	// A wrapped config's parser reads the wrapper's object alone: base is
+	// that object's offset in the whole data, textLen the length of the
+	// text as given, and wrapped stops wrappers being looked for again.
+	base, textLen int
+	wrapped       bool
+	// scanned counts the bytes handed to decoders beside the token
+	// reader's one pass (wrapper checks, wrapped configs), shared with
+	// a wrapped config's parser.
+	scanned *int
 }
 
 func (p *parser) index() {
-	p.starts = []int{0}
+	p.starts, p.textLen = []int{0}, len(p.data)-2*p.shift
 	for i, c := range p.data[p.shift : len(p.data)-p.shift] {
 		if c == '\n' {
 			p.starts = append(p.starts, i+1)
@@ -49,8 +58,8 @@ func (p *parser) index() {
 // pos converts a byte offset into data into a 1-based line and column (in
 // bytes) of the text as given.
 func (p *parser) pos(off int) (int, int) {
-	off -= p.shift
-	off = max(0, min(off, len(p.data)-2*p.shift))
+	off += p.base - p.shift
+	off = max(0, min(off, p.textLen))
 	l := sort.Search(len(p.starts), func(i int) bool { return p.starts[i] > off }) - 1
 	return l + 1, off - p.starts[l] + 1
 }

@@ -22,27 +22,28 @@ import (
 // validators: "PFC_WD": {"…": [...]}) hold lists: neither is a wrapper.
 // It returns the offset just past the object.
 func (p *parser) wrapper(name string) (int, bool) {
-	if readTables[name] || p.peek() != '{' {
+	if p.wrapped || readTables[name] || p.peek() != '{' {
 		return 0, false
 	}
 	start := p.next()
 	dec := json.NewDecoder(bytes.NewReader(p.data[start:]))
 	var inner map[string]json.RawMessage
-	if dec.Decode(&inner) != nil {
+	err := dec.Decode(&inner)
+	end := start + int(dec.InputOffset())
+	*p.scanned += 2 * (end - start) // the object, then its tables again
+	if err != nil || !holdsTables(inner, true) {
 		return 0, false
 	}
-	if !holdsTables(inner, true) {
-		return 0, false
-	}
-	return start + int(dec.InputOffset()), true
+	return end, true
 }
 
 // holdsTables reports whether an object holds at least one CONFIG_DB
-// table (an upper-case name) of rows, and no table lint reads with
-// anything but rows; with namespaces, a multi-ASIC namespace's object
-// counts as its tables do.
+// table (an upper-case name) of rows, and, when it names tables lint
+// reads, at least one of them holds rows alone (a malformed row in one is
+// then the config's error to report, at its place); with namespaces, a
+// multi-ASIC namespace's object counts as its tables do.
 func holdsTables(obj map[string]json.RawMessage, namespaces bool) bool {
-	tables := 0
+	tables, goodRead, badRead := 0, 0, 0
 	for key, raw := range obj {
 		if namespaces && isNamespace(key) {
 			var ns map[string]json.RawMessage
@@ -63,27 +64,29 @@ func holdsTables(obj map[string]json.RawMessage, namespaces bool) bool {
 		}
 		switch {
 		case !ok && readTables[key]:
-			return false
-		case ok && len(rows) > 0:
+			badRead++
+		case ok && readTables[key]:
+			goodRead++
+		}
+		if ok && len(rows) > 0 {
 			tables++
 		}
 	}
-	return tables > 0
+	return tables > 0 && (badRead == 0 || goodRead > 0)
 }
 
 // unwrap reads the wrapped config that starts at the next token and ends
 // at end as a config of its own (or the namespaces it holds), named for
 // its key as a namespace is ("config_db.json running_config"), with
-// positions in the whole file; the outer reader then skips it.
+// positions in the whole file; the outer reader then skips it. A wrapper
+// holds one config: keys in it are tables or namespaces, never wrappers
+// again.
 func (p *parser) unwrap(name string, end int) ([]*ConfigDB, error) {
 	start := p.next()
-	blank := bytes.Clone(p.data)
-	for i := range blank {
-		if (i < start || i >= end) && blank[i] != '\n' {
-			blank[i] = ' '
-		}
-	}
-	in := &parser{name: p.name, data: blank, shift: p.shift, starts: p.starts, dec: json.NewDecoder(bytes.NewReader(blank))}
+	obj := p.data[start:end]
+	*p.scanned += len(obj)
+	in := &parser{name: p.name, data: obj, shift: p.shift, starts: p.starts, base: p.base + start, textLen: p.textLen,
+		wrapped: true, scanned: p.scanned, dec: json.NewDecoder(bytes.NewReader(obj))}
 	in.dec.UseNumber()
 	dbs, err := in.top()
 	if err != nil {

@@ -1,6 +1,7 @@
 package sonic
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -72,5 +73,57 @@ func TestWrappedConfig(t *testing.T) {
 	_, err = ParseAll("bad.json", []byte("{\"running_config\": {\n\"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3\"}},\n\"BUFFER_PG\": {\"Ethernet0|3\": {\"profile\": {\"a\": 1}}}}}"))
 	if err == nil || !strings.HasPrefix(err.Error(), "bad.json:3:42: BUFFER_PG|Ethernet0|3.profile: expected") {
 		t.Errorf("bad wrapped config: %v", err)
+	}
+	// One malformed row in a table lint reads, beside a well-formed one,
+	// is that config's error at its place, not the wrapper taken for a
+	// table; tables that hold lists alone (generic_config_updater's
+	// validators) make no wrapper.
+	_, err = ParseAll("row.json", []byte(`{"running_config": {"PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3"}},
+"BUFFER_PG": {"Ethernet0|3": "p"}}}`))
+	if err == nil || !strings.HasPrefix(err.Error(), "row.json:2:30: BUFFER_PG|Ethernet0|3: expected an object") {
+		t.Errorf("malformed row in a wrapped config: %v", err)
+	}
+	// A wrapper given twice: the later replaces the earlier, named as a
+	// duplicate at its key.
+	dbs, err = ParseAll("dup.json", []byte(`{"running_config": {"PORT": {"Ethernet0": {"speed": "1"}}},
+"running_config": {"PORT": {"Ethernet4": {"speed": "2"}}}}`))
+	if err != nil || len(dbs) != 1 || dbs[0].Tables["PORT"]["Ethernet4"] == nil || len(dbs[0].Duplicates) != 1 || dbs[0].Duplicates[0] != (Value{Text: "running_config", Line: 2, Col: 1}) {
+		t.Errorf("wrapper given twice: %d configs (%v)", len(dbs), err)
+	}
+	dbs, err = ParseAll("val.json", []byte(`{"validators": {"PFC_WD": {"a": ["x"]}, "BUFFER_PG": {"b": ["y"]}}, "PORT": {"Ethernet0": {"speed": "1"}}}`))
+	if err != nil || len(dbs) != 1 || dbs[0].Wrapper != "" {
+		t.Errorf("validators: %d configs (%v)", len(dbs), err)
+	}
+}
+
+// wrapperShapes are the two shapes that made wrapped configs cost the
+// square of their size: many sibling wrapper keys (each copied the whole
+// file) and wrappers nested in wrappers (each level decoded its subtree
+// again).
+func wrapperShapes(n int) map[string][]byte {
+	var sib, nest strings.Builder
+	sib.WriteString("{")
+	for i := range n {
+		if i > 0 {
+			sib.WriteString(",\n")
+		}
+		fmt.Fprintf(&sib, `"w%d": {"AAA": {"r": {"f": "v"}}}`, i)
+	}
+	sib.WriteString("}")
+	nest.WriteString(strings.Repeat(`{"A": `, n) + `{"r": {"f": "v"}}` + strings.Repeat("}", n))
+	return map[string][]byte{"siblings": []byte(sib.String()), "nested": []byte(nest.String())}
+}
+
+// TestWrappedConfigLinear: the bytes decoded beside the token reader's
+// pass grow with the input, not with its square, for both shapes.
+func TestWrappedConfigLinear(t *testing.T) {
+	for shape, data := range wrapperShapes(2000) {
+		dbs, scanned, err := parseAll(shape+".json", data)
+		if err != nil || len(dbs) == 0 {
+			t.Fatalf("%s: %d configs, %v", shape, len(dbs), err)
+		}
+		if scanned > 4*len(data) {
+			t.Errorf("%s: %d bytes decoded for a %d-byte input", shape, scanned, len(data))
+		}
 	}
 }

@@ -161,11 +161,14 @@ type WRED struct {
 	ECN                  Value
 	GreenEnable          Value
 	// Min and Max are the green thresholds in bytes; Prob the green drop
-	// (mark) probability in percent. OK is false when a number is missing
-	// or malformed.
-	Min, Max int64
-	Prob     int64
-	OK       bool
+	// (mark) probability in percent, SAI's default 100 when the row gives
+	// none (orchagent then leaves SAI_WRED_ATTR_GREEN_DROP_PROBABILITY
+	// unset), and Defaulted says so. OK is false when a threshold is
+	// missing or a number malformed.
+	Min, Max  int64
+	Prob      int64
+	Defaulted bool
+	OK        bool
 }
 
 // WREDProfile returns the named WRED profile.
@@ -179,7 +182,11 @@ func (db *ConfigDB) WREDProfile(name string) (*WRED, bool) {
 	var e1, e2, e3 error
 	w.Min, e1 = strconv.ParseInt(w.MinAt.Text, 10, 64)
 	w.Max, e2 = strconv.ParseInt(w.MaxAt.Text, 10, 64)
-	w.Prob, e3 = strconv.ParseInt(w.ProbAt.Text, 10, 64)
+	if w.ProbAt.Text == "" {
+		w.Prob, w.Defaulted = 100, true
+	} else {
+		w.Prob, e3 = strconv.ParseInt(w.ProbAt.Text, 10, 64)
+	}
 	w.OK = e1 == nil && e2 == nil && e3 == nil
 	return w, true
 }

@@ -1,0 +1,36 @@
+package lint
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestByteOrderMark: a file a Windows editor saved with a UTF-8 byte order
+// mark (real configs with one prepended: a config_db, an EOS config, an
+// NVUE YAML) is read as without it, with the same findings; a syntax error
+// keeps its line:col on lines past the first.
+func TestByteOrderMark(t *testing.T) {
+	for _, file := range []string{"../../testdata/corpus/sonic/utilities-filter_fdb_input-config_db.json", "testdata/eos-ecn-only-synthetic.txt", "testdata/cl551-air-workshop-applied-qos.yaml"} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		titles := func(text string) string {
+			var out []string
+			p := tempFile(t, filepath.Base(file), text)
+			for _, f := range lintFiles(t, p).Findings {
+				out = append(out, f.ID+" "+strings.ReplaceAll(f.Title, filepath.Dir(p), ""))
+			}
+			return strings.Join(out, "\n")
+		}
+		if plain, bom := titles(string(data)), titles("\ufeff"+string(data)); plain != bom {
+			t.Errorf("%s with a BOM:\n%s\nwant\n%s", file, bom, plain)
+		}
+	}
+	_, err := Lint([]string{tempFile(t, "config_db.json", "\ufeff{\n\"PORT\": x}")}, nil)
+	if err == nil || !strings.Contains(err.Error(), "config_db.json:2:9: invalid JSON") {
+		t.Errorf("syntax error after a BOM: %v", err)
+	}
+}
