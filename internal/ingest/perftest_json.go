@@ -139,6 +139,10 @@ func (p *perftestParser) jsonSegment(l Line, seg string) {
 	switch js.section {
 	case "test_info":
 		if k == "test" {
+			if strings.TrimSpace(v) == "" {
+				p.garble(l, strings.Index(l.Text, seg), "a perftest test name")
+				return
+			}
 			r.Title = perftestJSONTitle(v)
 			r.Test = perftestTestName(r.Title)
 			r.Latency = strings.Contains(r.Title, "Latency")
@@ -188,10 +192,8 @@ func (p *perftestParser) jsonRow() {
 	if l, ok := lineOf("BW_average"); ok {
 		toRate, unitOK := jsonBWUnit(v["BW_average"], v["MsgRate"], v["MsgSize"])
 		if !unitOK {
-			if len(p.out.Garbled) < maxGarbled {
-				p.out.Garbled = append(p.out.Garbled, garbleAt(l, strings.Index(l.Text, "BW_average"),
-					"a BW_average that MsgRate × MsgSize gives in MB/sec or Gb/sec (perftest's JSON does not name its unit)"))
-			}
+			p.garble(l, strings.Index(l.Text, "BW_average"),
+				"a BW_average that MsgRate × MsgSize gives in MB/sec or Gb/sec (perftest's JSON does not name its unit)")
 			return
 		}
 		row.BWAvg, row.BWPeak, row.MsgRateMpps = toRate(v["BW_average"]), toRate(v["BW_peak"]), v["MsgRate"]

@@ -95,3 +95,12 @@ func TestPerftestPeerAfterValueFlags(t *testing.T) {
 		t.Errorf("peer %q host %q", r.Peer, r.Host)
 	}
 }
+
+// A report whose test name is empty is a garbled line, not a panic
+// (synthetic).
+func TestPerftestJSONEmptyTestName(t *testing.T) {
+	p := nicArtifact[*Perftest](t, nicReadText(t, "e.json", `{"test_info":{"test":"","Device":"mlx5_0"}}`))
+	if len(p.Garbled) != 1 || !strings.HasPrefix(p.Garbled[0].Error("e.json"), "e.json:1:15: expected a perftest test name") {
+		t.Errorf("garbled %+v", p.Garbled)
+	}
+}
