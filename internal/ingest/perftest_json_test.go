@@ -104,3 +104,23 @@ func TestPerftestJSONEmptyTestName(t *testing.T) {
 		t.Errorf("garbled %+v", p.Garbled)
 	}
 }
+
+// Flags without a value (perftest's getopt string and its has_arg = 0
+// long options) do not swallow the peer; an attached value ("-dmlx5_0")
+// is no separate argument (synthetic command lines).
+func TestPerftestPeerAfterFlagsWithoutValue(t *testing.T) {
+	for _, cmd := range []string{
+		"ib_write_bw -d mlx5_0 --out_json gpu02",
+		"ib_write_bw -d mlx5_0 -x 3 -O gpu02",
+		"ib_write_bw -g gpu02",
+		"ib_write_bw --use_cuda=0 --use_cuda_dmabuf gpu02",
+		"ib_write_bw --use_cuda 0 --use-srq --odp --ipv6 gpu02",
+		"ib_write_bw -dmlx5_0 -aF gpu02",
+		"ib_write_bw -aFd mlx5_0 gpu02",
+	} {
+		p := nicArtifact[*Perftest](t, nicReadText(t, "c.txt", "# synthetic\n[root@gpu01 ~]# "+cmd+"\nFailed to create AH\n"))
+		if r := p.Runs[0]; r.Peer != "gpu02" {
+			t.Errorf("%s: peer %q", cmd, r.Peer)
+		}
+	}
+}
