@@ -37,6 +37,7 @@ type ptJSON struct {
 	// vals are the results' numbers by key, with the line each is on.
 	vals map[string]float64
 	at   map[string]Line
+	open Line // the line that opened the results object
 }
 
 // jsonLine reads a line of a JSON report: it starts one at a "test_info"
@@ -53,6 +54,10 @@ func (p *perftestParser) jsonLine(l Line, t string) bool {
 		if strings.HasPrefix(t, "{") {
 			p.js.depth = 0
 		}
+	} else if !jsonShaped(t) {
+		// The report was cut: the line is another reader's.
+		p.jsonUnclosed()
+		return false
 	}
 	for _, seg := range jsonSegments(t) {
 		p.jsonSegment(l, seg)
@@ -61,6 +66,34 @@ func (p *perftestParser) jsonLine(l Line, t string) bool {
 		}
 	}
 	return true
+}
+
+// jsonShaped reports whether every segment of line t is a brace or a
+// "key: value" pair whose key is a JSON report's (letters, digits, "_",
+// "."): a perftest banner, title or shell prompt is not.
+func jsonShaped(t string) bool {
+	for _, seg := range jsonSegments(t) {
+		seg = strings.TrimSpace(seg)
+		if seg == "" || seg == "{" || seg == "}" {
+			continue
+		}
+		k, _, ok := jsonPair(seg)
+		if !ok || k == "" || strings.TrimFunc(k, func(r rune) bool {
+			return r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		}) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonUnclosed ends a report cut before its closing brace, recording an
+// unclosed results object as garbled at the line that opened it.
+func (p *perftestParser) jsonUnclosed() {
+	if p.js.section == "results" {
+		p.garble(p.js.open, 0, `a "results" object closed by "}" (perftest's JSON report was cut)`)
+	}
+	p.js = nil
 }
 
 // jsonSegments splits a line of the report at commas and braces: "{",
@@ -127,7 +160,7 @@ func (p *perftestParser) jsonSegment(l Line, seg string) {
 		case "test_info":
 			p.newRun(ev)
 		case "results":
-			js.vals, js.at = map[string]float64{}, map[string]Line{}
+			js.vals, js.at, js.open = map[string]float64{}, map[string]Line{}, l
 		}
 		return
 	}

@@ -124,3 +124,18 @@ func TestPerftestPeerAfterFlagsWithoutValue(t *testing.T) {
 		}
 	}
 }
+
+// A JSON report cut before its closing brace ends at the first line that
+// is neither a brace nor a "key: value" pair: the results object is
+// garbled at its line, and the ib_write_bw run after it is read
+// (synthetic).
+func TestPerftestJSONCutReport(t *testing.T) {
+	cut := strings.TrimSuffix(perftestJSON("RDMA_Write_BW_Test", "\"MsgSize\": 65536,\n\"n_iterations\": 5000"), "\n}\n}\n")
+	p := nicArtifact[*Perftest](t, nicReadText(t, "cut.txt", cut+"\n"+syntheticPerftestRuns))
+	if len(p.Garbled) != 1 || !strings.HasPrefix(p.Garbled[0].Error("cut.txt"), `cut.txt:16:1: expected a "results" object closed`) {
+		t.Errorf("garbled %+v", p.Garbled)
+	}
+	if len(p.Runs) < 2 || len(p.Runs[1].Rows) == 0 {
+		t.Errorf("runs after the cut report: %+v", p.Runs)
+	}
+}

@@ -384,6 +384,9 @@ func (p *perftestParser) noise(t string, ev Evidence) bool {
 
 // Result implements Parser.
 func (p *perftestParser) Result() Artifact {
+	if p.js != nil {
+		p.jsonUnclosed()
+	}
 	if p.out.lines.n == 0 || len(p.out.Runs) == 0 && len(p.out.Garbled) == 0 {
 		return nil
 	}
