@@ -194,7 +194,14 @@ func TestPerftestFailureKinds(t *testing.T) {
 		{" rdma_resolve_addr failed", "rdma_cm could not resolve or bind the address"},
 		{" Unable to perform rdma_client function", "rdma_cm could not resolve or bind"},
 		{" Unable to init the socket connection", "out-of-band exchange failed"},
-		{"Failed to resolve gpu02: Name or service not known", "out-of-band exchange failed"},
+		// Synthetic from perftest's source (00b55b6): perftest_resources.c's
+		// getaddrinfo failure, perftest_communication.c's lines.
+		{"Name or service not known for ai_family: 0 service: gpu02 port: 18515", "out-of-band exchange failed"},
+		{"Problem in resolving basic address and port", "out-of-band exchange failed"},
+		{"Failed to resolve RDMA CM route.", "rdma_cm could not resolve or bind"},
+		{"Failed to resolve RDMA CM address for cm node 0.", "rdma_cm could not resolve or bind"},
+		{"Failed to get RDMA CM address - Error: Name or service not known.", "rdma_cm could not resolve or bind"},
+		{"Failed to get RDMA CM address info - Error: Name or service not known", "rdma_cm could not resolve or bind"},
 	} {
 		fs := synthFindings(t, Options{}, "# synthetic", "[root@gpu01 ~]# ib_send_bw -d mlx5_0 -x 3 -c UD gpu02", c.line)
 		nicMustFind(t, fs, "perftest.connect.failed", Error, "gpu01: ib_send_bw on mlx5_0: "+c.title)
