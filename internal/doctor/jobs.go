@@ -45,10 +45,12 @@ func hostKey(h string) string {
 func unhosted(file string) string { return "file " + file }
 
 // jobGroups returns a group per input whose NCCL logs or nccl-tests runs
-// name hosts, and a group of its own for each of hosts no job names. The
-// inputs that name no host (keys from unhosted) join the job's group when
-// there is one, as scope.go's unknown-host facts join the only host they
-// can belong to; otherwise each is a group of its own.
+// name hosts, and a group of its own for each of hosts no job names. An
+// input that names no host (a key from unhosted) joins the job read from
+// that same input, or the only job when that job names hosts enough that
+// no host-named input covers for every such input to be one of them, as
+// scope.go's unknown-host facts join the only host they can belong to;
+// otherwise each is a group of its own.
 func jobGroups(inc *Incident, hosts []string) []hostGroup {
 	var groups []*hostGroup
 	named := map[string]bool{}
@@ -92,17 +94,44 @@ func jobGroups(inc *Incident, hosts []string) []hostGroup {
 			}
 		}
 	}
-	jobs := len(groups)
+	hosts = distinct(hosts)
+	// An input that names no host is its own job's when the job is read
+	// from that input.
+	for _, g := range groups {
+		if h := unhosted(g.source); slices.Contains(hosts, h) {
+			g.hosts = append(g.hosts, h)
+			named[h] = true
+		}
+	}
+	// The others join the only job when it names at least as many hosts
+	// no host-named input covers: an unrelated log is no job of theirs.
+	var bare []string
+	for _, h := range hosts {
+		if strings.HasPrefix(h, "file ") && !named[h] {
+			bare = append(bare, h)
+		}
+	}
+	if len(groups) == 1 && len(bare) > 0 {
+		g := groups[0]
+		uncovered := 0
+		for _, h := range g.hosts {
+			if !strings.HasPrefix(h, "file ") && !slices.Contains(hosts, h) {
+				uncovered++
+			}
+		}
+		if len(bare) <= uncovered {
+			g.hosts = append(g.hosts, bare...)
+			for _, h := range bare {
+				named[h] = true
+			}
+		}
+	}
 	out := make([]hostGroup, 0, len(groups))
 	for _, g := range groups {
 		out = append(out, *g)
 	}
-	for _, h := range distinct(hosts) {
-		switch {
-		case named[h]:
-		case strings.HasPrefix(h, "file ") && jobs == 1:
-			out[0].hosts = append(out[0].hosts, h)
-		default:
+	for _, h := range hosts {
+		if !named[h] {
 			out = append(out, hostGroup{hosts: []string{h}})
 		}
 	}

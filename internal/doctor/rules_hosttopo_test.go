@@ -240,7 +240,19 @@ func TestMixedGPUsOneJob(t *testing.T) {
 	nicMustNot(t, diagnose(t, Options{}, runA, runB).Findings, "host.gpu.mixed")
 	// A listing that names no host joins the only job.
 	bare := write("bare-gpus.txt", "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-6)")
-	nicMustFind(t, diagnose(t, Options{}, ncclLog, node1, bare).Findings, "host.gpu.mixed", Warn, "NVIDIA A100-SXM4-80GB (1 GPU)", "bare-gpus.txt")
+	// It is told as the job's, not as node1's alone.
+	nicMustFind(t, diagnose(t, Options{}, ncclLog, node1, bare).Findings, "host.gpu.mixed", Warn, "GPUs of 2 models in 2 inputs of one job", "NVIDIA A100-SXM4-80GB (1 GPU)", "bare-gpus.txt")
+	// Two listings without a host are no job of a log naming one host.
+	bareH := write("bare-h100.txt", "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-7)")
+	solo := write("solo.log", "node7:100:100 [0] NCCL INFO NCCL version 2.21.5+cuda12.4")
+	nicMustNot(t, diagnose(t, Options{}, solo, bare, bareH).Findings, "host.gpu.mixed")
+	// A listing without a host in the NCCL log's own input is that job's,
+	// though another job is diagnosed with it.
+	ownBare := write("own-bare.log", "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-9)",
+		"gpu05:100:100 [0] NCCL INFO NCCL version 2.21.5+cuda12.4", "gpu06:200:200 [0] NCCL INFO NCCL version 2.21.5+cuda12.4")
+	gpu05 := write("gpu05-gpus.txt", "[root@gpu05 ~]# nvidia-smi -L", "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-8)")
+	fs = diagnose(t, Options{}, ownBare, gpu05, solo).Findings
+	nicMustFind(t, fs, "host.gpu.mixed", Warn, "GPUs of 2 models in 2 inputs of one job (the hosts the NCCL log ", "own-bare.log")
 }
 
 // A VM. Synthetic: lscpu's Hypervisor vendor and lspci's ATSCtl lines in
