@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,8 +12,8 @@ import (
 // Which hosts of an incident ran one job. Inputs given together need not
 // be one job (an engineer's directory of several clusters' dumps), so a
 // rule that compares hosts compares only those a job names together: the
-// hosts that print lines of one NCCL log, or the rank lines of one
-// nccl-tests run. The jobs of one input (an NCCL log with its nccl-tests
+// hosts that print lines of one NCCL log (or of per-host logs sharing
+// NCCL's commId), or the rank lines of one nccl-tests run. The jobs of one input (an NCCL log with its nccl-tests
 // table) are one; jobs of different inputs stay apart even when they
 // name a host alike, since generic names (node0, node1) recur across
 // clusters.
@@ -22,8 +23,9 @@ import (
 // that names none.
 type hostGroup struct {
 	hosts []string
-	// source is the input whose jobs name the hosts, "" for a host alone.
-	source string
+	// sources are the inputs whose jobs name the hosts (several when
+	// per-host NCCL logs share a commId), none for a host alone.
+	sources []string
 	// jobs says what names the hosts together ("the NCCL log a.log",
 	// "the nccl-tests run in b.txt"), none for a host alone.
 	jobs []string
@@ -54,13 +56,21 @@ func unhosted(file string) string { return "file " + file }
 func jobGroups(inc *Incident, hosts []string) []hostGroup {
 	var groups []*hostGroup
 	named := map[string]bool{}
+	// into is the input whose group src joins: src itself, or the first
+	// NCCL log sharing a commId with it.
+	into := map[string]string{}
+	commOf := map[string]string{}
 	join := func(src string, hs []string, job string, ev Evidence) {
-		i := slices.IndexFunc(groups, func(g *hostGroup) bool { return g.source == src })
+		to := cmp.Or(into[src], src)
+		i := slices.IndexFunc(groups, func(g *hostGroup) bool { return g.sources[0] == to })
 		if i < 0 {
-			groups = append(groups, &hostGroup{source: src})
+			groups = append(groups, &hostGroup{sources: []string{to}})
 			i = len(groups) - 1
 		}
 		g := groups[i]
+		if !slices.Contains(g.sources, src) {
+			g.sources = append(g.sources, src)
+		}
 		for _, h := range hs {
 			if !slices.Contains(g.hosts, h) {
 				g.hosts = append(g.hosts, h)
@@ -73,6 +83,13 @@ func jobGroups(inc *Incident, hosts []string) []hostGroup {
 		}
 	}
 	for _, l := range All[*ingest.NCCLLog](inc) {
+		for _, id := range l.CommIDs {
+			if s, ok := commOf[id]; ok && into[l.Source()] == "" {
+				into[l.Source()] = cmp.Or(into[s], s)
+			} else if !ok {
+				commOf[id] = l.Source()
+			}
+		}
 		var hs []string
 		for _, h := range l.Hosts() {
 			hs = append(hs, hostKey(h))
@@ -98,9 +115,11 @@ func jobGroups(inc *Incident, hosts []string) []hostGroup {
 	// An input that names no host is its own job's when the job is read
 	// from that input.
 	for _, g := range groups {
-		if h := unhosted(g.source); slices.Contains(hosts, h) {
-			g.hosts = append(g.hosts, h)
-			named[h] = true
+		for _, src := range g.sources {
+			if h := unhosted(src); slices.Contains(hosts, h) {
+				g.hosts = append(g.hosts, h)
+				named[h] = true
+			}
 		}
 	}
 	// The others join the only job when it names at least as many hosts

@@ -150,7 +150,7 @@ func checkMixedGPUs(inc *Incident) []Finding {
 	for _, grp := range jobGroups(inc, keys) {
 		var in []namedGPU
 		for i, g := range gpus {
-			if slices.Contains(grp.hosts, keys[i]) && (g.run == "" || g.run == grp.source) {
+			if slices.Contains(grp.hosts, keys[i]) && (g.run == "" || slices.Contains(grp.sources, g.run)) {
 				in = append(in, g)
 			}
 		}

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -253,6 +254,12 @@ func TestMixedGPUsOneJob(t *testing.T) {
 	gpu05 := write("gpu05-gpus.txt", "[root@gpu05 ~]# nvidia-smi -L", "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-8)")
 	fs = diagnose(t, Options{}, ownBare, gpu05, solo).Findings
 	nicMustFind(t, fs, "host.gpu.mixed", Warn, "GPUs of 2 models in 2 inputs of one job (the hosts the NCCL log ", "own-bare.log")
+	// Per-host logs (NCCL_DEBUG_FILE) of one communicator share its commId.
+	perHost := func(h string, rank int) string {
+		return write(h+".log", fmt.Sprintf("%s:10%d:10%d [0] NCCL INFO ncclCommInitRank comm 0x55d0 rank %d nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x5c9a0e6b1f2d3c4e - Init COMPLETE", h, rank, rank, rank))
+	}
+	fs = diagnose(t, Options{}, perHost("node1", 0), perHost("node2", 1), node1, node2).Findings
+	nicMustFind(t, fs, "host.gpu.mixed", Warn, "GPUs of 2 models across 2 hosts of one job (the hosts the NCCL log ", "node1.log and the NCCL log ", "node2.log name)")
 }
 
 // A VM. Synthetic: lscpu's Hypervisor vendor and lspci's ATSCtl lines in
