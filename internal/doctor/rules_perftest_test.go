@@ -187,6 +187,15 @@ func TestPerftestFailureKinds(t *testing.T) {
 	if !strings.Contains(f.Fix, "--use_cuda_dmabuf") || !strings.Contains(f.Fix, "nvidia-peermem") || !cites(f, "perftest346.txt", 6) {
 		t.Errorf("fix %s evidence %v", f.Fix, f.Evidence)
 	}
+	// Synthetic from perftest's source (cuda_memory.c, perftest_resources.c):
+	// --cuda_mem_type malloc's buffer is host memory, so errno 12 is the
+	// locked-memory limit, not GPUDirect RDMA.
+	fs = synthFindings(t, Options{}, "# synthetic", "[root@gpu01 ~]# ib_write_bw -d mlx5_0 --use_cuda=0 --cuda_mem_type=4 gpu02",
+		"allocated GPU buffer of a 131072 address at 0x7f3a2c000000 for type CUDA_MEM_MALLOC", "Couldn't allocate MR with error=12")
+	f = nicMustFind(t, fs, "perftest.connect.failed", Error, "memory registration failed (Couldn't allocate MR, errno 12): the locked-memory limit")
+	if !strings.Contains(f.Fix, "ulimit -l") || strings.Contains(f.Fix, "nvidia-peermem") {
+		t.Errorf("fix %s", f.Fix)
+	}
 	for _, c := range []struct{ line, title string }{
 		{"Failed to create AH", "address handle could not be created for the peer"},
 		{"Unable to create AH from WC", "address handle could not be created"},
