@@ -166,6 +166,15 @@ func TestNUMANICFarOnceWithTopo(t *testing.T) {
 	nicMustNot(t, fs, "host.numa.nic_far")
 	fs = synthFindings(t, Options{}, append([]string{"# synthetic"}, lspciGPU...)...)
 	nicMustFind(t, fs, "host.numa.nic_far", Warn, "1 of 1 GPUs (GPU 0000:b8:00.0) sit on NUMA node 1")
+	// A cut matrix covering GPU0 and GPU1 of four leaves lspci's GPU 2
+	// and 3 (in bus order) to this rule.
+	lspci4 := append(append([]string{}, lspciNIC...),
+		"0000:1b:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330] (rev a1)", "\tNUMA node: 0",
+		"0000:3b:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330] (rev a1)", "\tNUMA node: 0",
+		"0000:b8:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330] (rev a1)", "\tNUMA node: 1",
+		"0000:d8:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330] (rev a1)", "\tNUMA node: 1")
+	fs = synthFindings(t, Options{}, append(topoNUMA("PIX\tSYS", "hostname")[:11], lspci4...)...)
+	nicMustFind(t, fs, "host.numa.nic_far", Warn, "GPU 0000:b8:00.0", "GPU 0000:d8:00.0")
 }
 
 // Mixed GPU models. Real: nccl-tests on an A100 host (thanos) and on a
