@@ -236,6 +236,12 @@ func (p *perftestParser) jsonRow() {
 		row.P99, row.P999, row.LatUnit = v["percentile_99"], v["percentile_99.9"], "usec"
 		row.Evidence = At(p.out.src, l)
 	} else {
+		// --output=bandwidth's lone bw_avg names no unit and no size.
+		l, ok := lineOf("bw_avg")
+		if !ok {
+			l = js.open
+		}
+		p.garble(l, 0, "a results object with BW_average, MsgRate and MsgSize, or t_avg (perftest's JSON rows)")
 		return
 	}
 	if len(r.Rows) >= maxPerftestRows {

@@ -139,3 +139,18 @@ func TestPerftestJSONCutReport(t *testing.T) {
 		t.Errorf("runs after the cut report: %+v", p.Runs)
 	}
 }
+
+// A results object read as neither a bandwidth nor a latency row (with
+// --output=bandwidth perftest writes bw_avg alone, no unit, no size) is
+// a garbled line, not a silently dropped row; duration mode's t_avg and
+// tps_average are a latency row (synthetic, from perftest_parameters.c).
+func TestPerftestJSONOtherResults(t *testing.T) {
+	bw := nicArtifact[*Perftest](t, nicReadText(t, "bw.json", perftestJSON("RDMA_Write_BW_Test", "\"bw_avg\": 11691.270000,")))
+	if len(bw.Runs[0].Rows) != 0 || len(bw.Garbled) != 1 || !strings.HasPrefix(bw.Garbled[0].Error("bw.json"), "bw.json:17:1: expected a results object with BW_average") {
+		t.Errorf("rows %+v garbled %+v", bw.Runs[0].Rows, bw.Garbled)
+	}
+	dur := nicArtifact[*Perftest](t, nicReadText(t, "d.json", perftestJSON("Send_Latency_Test", "\"MsgSize\": 2,\n\"n_iterations\": 1000,\n\"t_avg\": 2.10,\n\"tps_average\": 470000.0")))
+	if r := dur.Runs[0]; len(r.Rows) != 1 || r.Rows[0].TAvg != 2.10 || len(dur.Garbled) != 0 {
+		t.Errorf("duration run %+v garbled %+v", r, dur.Garbled)
+	}
+}
