@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -38,6 +39,8 @@ type ptJSON struct {
 	vals map[string]float64
 	at   map[string]Line
 	open Line // the line that opened the results object
+	// gbits is set when the report's command line asked for Gb/sec.
+	gbits bool
 }
 
 // jsonLine reads a line of a JSON report: it starts one at a "test_info"
@@ -181,6 +184,7 @@ func (p *perftestParser) jsonSegment(l Line, seg string) {
 			r.Latency = strings.Contains(r.Title, "Latency")
 			r.Bidirectional = strings.Contains(r.Title, "Bidirectional")
 			r.Start = ev
+			js.gbits = p.pending != nil && slices.Contains(p.pending.cmd.Args, "--report_gbits")
 			p.applyCommand(r)
 			return
 		}
@@ -224,6 +228,16 @@ func (p *perftestParser) jsonRow() {
 	}
 	if l, ok := lineOf("BW_average"); ok {
 		toRate, unitOK := jsonBWUnit(v["BW_average"], v["MsgRate"], v["MsgSize"])
+		if v["MsgRate"] < 1e-4 && v["BW_average"] > 0 {
+			// Messages of a GiB and more: %.6lf rounds MsgRate to
+			// nothing, so the command line tells the unit.
+			unitOK = true
+			if js.gbits {
+				toRate = func(x float64) unit.BitRate { return unit.BitRate(math.Round(x * 1e9)) }
+			} else {
+				toRate = mibPerSec
+			}
+		}
 		if !unitOK {
 			p.garble(l, strings.Index(l.Text, "BW_average"),
 				"a BW_average that MsgRate × MsgSize gives in MB/sec or Gb/sec (perftest's JSON does not name its unit)")

@@ -58,6 +58,14 @@ func TestPerftestJSONBandwidthUnit(t *testing.T) {
 	if r := gb.Runs[0]; !r.Bidirectional || len(r.Rows) != 1 || !nicNear(r.Rows[0].BWAvg, 196130000000) {
 		t.Errorf("Gb/sec run %+v", r)
 	}
+	// 2 GiB messages: MsgRate prints as 0.000001 (x MsgSize is no bandwidth), the unit is the
+	// command line's (synthetic).
+	big := nicArtifact[*Perftest](t, nicReadText(t, "big.json", "[root@gpu01 ~]# ib_write_bw --report_gbits --out_json -s 2147483648 gpu02\n"+strings.TrimPrefix(perftestJSON("RDMA_Write_BW_Test",
+		"\"MsgSize\": 2147483648,\n\"n_iterations\": 5000,\n\"BW_peak\": 97.50,\n\"BW_average\": 97.41,\n\"MsgRate\": 0.000001"), "# synthetic\n")))
+	if r := big.Runs[0]; len(r.Rows) != 1 || !nicNear(r.Rows[0].BWAvg, 97410000000) || len(big.Garbled) != 0 {
+		t.Errorf("2 GiB run %+v garbled %+v", r, big.Garbled)
+	}
+	// jq -c's one line (synthetic).
 	one := `{"test_info":{"test":"Send_BW_Test","Device":"mlx5_2","Mtu":4096,"Link_type":"Ethernet"},"results":{"MsgSize":1048576,"n_iterations":1000,"BW_peak":97.5,"BW_average":97.41,"MsgRate":0.011612}}`
 	if r := nicArtifact[*Perftest](t, nicReadText(t, "c.json", one)).Runs[0]; r.Test != "ib_send_bw" || r.Device != "mlx5_2" || len(r.Rows) != 1 || !nicNear(r.Rows[0].BWAvg, 97410000000) {
 		t.Errorf("one-line run %+v", r)
