@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,8 +12,8 @@ import (
 // Which hosts of an incident ran one job. Inputs given together need not
 // be one job (an engineer's directory of several clusters' dumps), so a
 // rule that compares hosts compares only those a job names together: the
-// hosts that print lines of one NCCL log, or the rank lines of one
-// nccl-tests run. The jobs of one input (an NCCL log with its nccl-tests
+// hosts that print lines of one NCCL log (or of per-host logs sharing
+// NCCL's commId), or the rank lines of one nccl-tests run. The jobs of one input (an NCCL log with its nccl-tests
 // table) are one; jobs of different inputs stay apart even when they
 // name a host alike, since generic names (node0, node1) recur across
 // clusters.
@@ -22,8 +23,9 @@ import (
 // that names none.
 type hostGroup struct {
 	hosts []string
-	// source is the input whose jobs name the hosts, "" for a host alone.
-	source string
+	// sources are the inputs whose jobs name the hosts (several when
+	// per-host NCCL logs share a commId), none for a host alone.
+	sources []string
 	// jobs says what names the hosts together ("the NCCL log a.log",
 	// "the nccl-tests run in b.txt"), none for a host alone.
 	jobs []string
@@ -45,20 +47,30 @@ func hostKey(h string) string {
 func unhosted(file string) string { return "file " + file }
 
 // jobGroups returns a group per input whose NCCL logs or nccl-tests runs
-// name hosts, and a group of its own for each of hosts no job names. The
-// inputs that name no host (keys from unhosted) join the job's group when
-// there is one, as scope.go's unknown-host facts join the only host they
-// can belong to; otherwise each is a group of its own.
+// name hosts, and a group of its own for each of hosts no job names. An
+// input that names no host (a key from unhosted) joins the job read from
+// that same input, or the only job when that job names hosts enough that
+// no host-named input covers for every such input to be one of them, as
+// scope.go's unknown-host facts join the only host they can belong to;
+// otherwise each is a group of its own.
 func jobGroups(inc *Incident, hosts []string) []hostGroup {
 	var groups []*hostGroup
 	named := map[string]bool{}
+	// into is the input whose group src joins: src itself, or the first
+	// NCCL log sharing a commId with it.
+	into := map[string]string{}
+	commOf := map[string]string{}
 	join := func(src string, hs []string, job string, ev Evidence) {
-		i := slices.IndexFunc(groups, func(g *hostGroup) bool { return g.source == src })
+		to := cmp.Or(into[src], src)
+		i := slices.IndexFunc(groups, func(g *hostGroup) bool { return g.sources[0] == to })
 		if i < 0 {
-			groups = append(groups, &hostGroup{source: src})
+			groups = append(groups, &hostGroup{sources: []string{to}})
 			i = len(groups) - 1
 		}
 		g := groups[i]
+		if !slices.Contains(g.sources, src) {
+			g.sources = append(g.sources, src)
+		}
 		for _, h := range hs {
 			if !slices.Contains(g.hosts, h) {
 				g.hosts = append(g.hosts, h)
@@ -71,6 +83,13 @@ func jobGroups(inc *Incident, hosts []string) []hostGroup {
 		}
 	}
 	for _, l := range All[*ingest.NCCLLog](inc) {
+		for _, id := range l.CommIDs {
+			if s, ok := commOf[id]; ok && into[l.Source()] == "" {
+				into[l.Source()] = cmp.Or(into[s], s)
+			} else if !ok {
+				commOf[id] = l.Source()
+			}
+		}
 		var hs []string
 		for _, h := range l.Hosts() {
 			hs = append(hs, hostKey(h))
@@ -92,17 +111,46 @@ func jobGroups(inc *Incident, hosts []string) []hostGroup {
 			}
 		}
 	}
-	jobs := len(groups)
+	hosts = distinct(hosts)
+	// An input that names no host is its own job's when the job is read
+	// from that input.
+	for _, g := range groups {
+		for _, src := range g.sources {
+			if h := unhosted(src); slices.Contains(hosts, h) {
+				g.hosts = append(g.hosts, h)
+				named[h] = true
+			}
+		}
+	}
+	// The others join the only job when it names at least as many hosts
+	// no host-named input covers: an unrelated log is no job of theirs.
+	var bare []string
+	for _, h := range hosts {
+		if strings.HasPrefix(h, "file ") && !named[h] {
+			bare = append(bare, h)
+		}
+	}
+	if len(groups) == 1 && len(bare) > 0 {
+		g := groups[0]
+		uncovered := 0
+		for _, h := range g.hosts {
+			if !strings.HasPrefix(h, "file ") && !slices.Contains(hosts, h) {
+				uncovered++
+			}
+		}
+		if len(bare) <= uncovered {
+			g.hosts = append(g.hosts, bare...)
+			for _, h := range bare {
+				named[h] = true
+			}
+		}
+	}
 	out := make([]hostGroup, 0, len(groups))
 	for _, g := range groups {
 		out = append(out, *g)
 	}
-	for _, h := range distinct(hosts) {
-		switch {
-		case named[h]:
-		case strings.HasPrefix(h, "file ") && jobs == 1:
-			out[0].hosts = append(out[0].hosts, h)
-		default:
+	for _, h := range hosts {
+		if !named[h] {
 			out = append(out, hostGroup{hosts: []string{h}})
 		}
 	}

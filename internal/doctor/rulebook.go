@@ -279,7 +279,7 @@ var book = []Spec{
 		Text: "the GID index in use is an IPv4-mapped GID but nothing shows its RoCE version (perftest's banner, older ibv_devinfo)",
 		Fix:  ""},
 	{ID: "perftest.connect.failed", Layer: LayerRDMA, Severities: []Severity{Error}, Front: Doctor,
-		Text: "a perftest run failed: QP to RTR, completion error, out-of-band exchange (socket init, name resolution), port down, device unavailable, memory registration (Couldn't allocate MR: the locked-memory limit, GPU memory without peer-memory), the peer's address handle (Failed to create AH), the two ends' GIDs of different RoCE versions, rdma_cm resolving or binding the address (-R); each told with its cause and fix",
+		Text: "a perftest run failed: QP to RTR, completion error, out-of-band exchange (socket init, getaddrinfo's name resolution), port down, device unavailable, memory registration (Couldn't allocate MR: errno 12 the locked-memory limit, a GPU buffer without peer-memory or DMA-BUF), the peer's address handle (Failed to create AH), the two ends' GIDs of different RoCE versions, rdma_cm resolving or binding the address (-R: Failed to resolve/get RDMA CM ...); each told with its cause and fix",
 		Fix:  ""},
 	{ID: "counters.roce.absent", Layer: LayerRDMA, Severities: []Severity{Info}, Front: Doctor,
 		Text: "a full mlx5 ethtool dump counts no RDMA traffic (rx/tx_vport_rdma_unicast_packets zero or absent)",

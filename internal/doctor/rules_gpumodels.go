@@ -150,7 +150,7 @@ func checkMixedGPUs(inc *Incident) []Finding {
 	for _, grp := range jobGroups(inc, keys) {
 		var in []namedGPU
 		for i, g := range gpus {
-			if slices.Contains(grp.hosts, keys[i]) && (g.run == "" || g.run == grp.source) {
+			if slices.Contains(grp.hosts, keys[i]) && (g.run == "" || slices.Contains(grp.sources, g.run)) {
 				in = append(in, g)
 			}
 		}
@@ -171,6 +171,7 @@ func mixedGPUs(gpus []namedGPU, grp hostGroup) (Finding, bool) {
 	seen := map[string]*modelGroup{}
 	var files []string  // the inputs the GPUs come from
 	var fileEv evidence // the first GPU line of each
+	hostless := false   // a GPU of an input that names no host
 next:
 	for _, g := range gpus {
 		k, cut := modelKey(g.model)
@@ -200,7 +201,9 @@ next:
 			files = append(files, g.ev.File)
 			fileEv.add(g.ev)
 		}
-		if g.host != "" && !slices.Contains(m.hosts, g.host) {
+		if g.host == "" {
+			hostless = true
+		} else if !slices.Contains(m.hosts, g.host) {
 			m.hosts = append(m.hosts, g.host)
 		}
 		if len(m.ev) < 2 {
@@ -226,7 +229,7 @@ next:
 	switch hosts = distinct(hosts); {
 	case len(hosts) > 1:
 		scope, subject = fmt.Sprintf("across %d hosts of %s", len(hosts), grp.how()), strings.Join(grp.jobs, ", ")
-	case len(hosts) == 1:
+	case len(hosts) == 1 && !hostless:
 		scope, subject = "in one host, "+hosts[0], hosts[0]
 	case len(files) > 1:
 		scope = fmt.Sprintf("in %d inputs of %s", len(files), grp.how())

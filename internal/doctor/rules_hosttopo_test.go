@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,6 +166,15 @@ func TestNUMANICFarOnceWithTopo(t *testing.T) {
 	nicMustNot(t, fs, "host.numa.nic_far")
 	fs = synthFindings(t, Options{}, append([]string{"# synthetic"}, lspciGPU...)...)
 	nicMustFind(t, fs, "host.numa.nic_far", Warn, "1 of 1 GPUs (GPU 0000:b8:00.0) sit on NUMA node 1")
+	// A cut matrix covering GPU0 and GPU1 of four leaves lspci's GPU 2
+	// and 3 (in bus order) to this rule.
+	lspci4 := append(append([]string{}, lspciNIC...),
+		"0000:1b:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330] (rev a1)", "\tNUMA node: 0",
+		"0000:3b:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330] (rev a1)", "\tNUMA node: 0",
+		"0000:b8:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330] (rev a1)", "\tNUMA node: 1",
+		"0000:d8:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330] (rev a1)", "\tNUMA node: 1")
+	fs = synthFindings(t, Options{}, append(topoNUMA("PIX\tSYS", "hostname")[:11], lspci4...)...)
+	nicMustFind(t, fs, "host.numa.nic_far", Warn, "GPU 0000:b8:00.0", "GPU 0000:d8:00.0")
 }
 
 // Mixed GPU models. Real: nccl-tests on an A100 host (thanos) and on a
@@ -240,7 +250,25 @@ func TestMixedGPUsOneJob(t *testing.T) {
 	nicMustNot(t, diagnose(t, Options{}, runA, runB).Findings, "host.gpu.mixed")
 	// A listing that names no host joins the only job.
 	bare := write("bare-gpus.txt", "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-6)")
-	nicMustFind(t, diagnose(t, Options{}, ncclLog, node1, bare).Findings, "host.gpu.mixed", Warn, "NVIDIA A100-SXM4-80GB (1 GPU)", "bare-gpus.txt")
+	// It is told as the job's, not as node1's alone.
+	nicMustFind(t, diagnose(t, Options{}, ncclLog, node1, bare).Findings, "host.gpu.mixed", Warn, "GPUs of 2 models in 2 inputs of one job", "NVIDIA A100-SXM4-80GB (1 GPU)", "bare-gpus.txt")
+	// Two listings without a host are no job of a log naming one host.
+	bareH := write("bare-h100.txt", "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-7)")
+	solo := write("solo.log", "node7:100:100 [0] NCCL INFO NCCL version 2.21.5+cuda12.4")
+	nicMustNot(t, diagnose(t, Options{}, solo, bare, bareH).Findings, "host.gpu.mixed")
+	// A listing without a host in the NCCL log's own input is that job's,
+	// though another job is diagnosed with it.
+	ownBare := write("own-bare.log", "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-9)",
+		"gpu05:100:100 [0] NCCL INFO NCCL version 2.21.5+cuda12.4", "gpu06:200:200 [0] NCCL INFO NCCL version 2.21.5+cuda12.4")
+	gpu05 := write("gpu05-gpus.txt", "[root@gpu05 ~]# nvidia-smi -L", "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-8)")
+	fs = diagnose(t, Options{}, ownBare, gpu05, solo).Findings
+	nicMustFind(t, fs, "host.gpu.mixed", Warn, "GPUs of 2 models in 2 inputs of one job (the hosts the NCCL log ", "own-bare.log")
+	// Per-host logs (NCCL_DEBUG_FILE) of one communicator share its commId.
+	perHost := func(h string, rank int) string {
+		return write(h+".log", fmt.Sprintf("%s:10%d:10%d [0] NCCL INFO ncclCommInitRank comm 0x55d0 rank %d nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x5c9a0e6b1f2d3c4e - Init COMPLETE", h, rank, rank, rank))
+	}
+	fs = diagnose(t, Options{}, perHost("node1", 0), perHost("node2", 1), node1, node2).Findings
+	nicMustFind(t, fs, "host.gpu.mixed", Warn, "GPUs of 2 models across 2 hosts of one job (the hosts the NCCL log ", "node1.log and the NCCL log ", "node2.log name)")
 }
 
 // A VM. Synthetic: lscpu's Hypervisor vendor and lspci's ATSCtl lines in

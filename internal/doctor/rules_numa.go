@@ -28,8 +28,11 @@ type numaDev struct {
 	gpu, topo     bool
 	whole, judged bool
 	legend        int
-	ev            Evidence
-	scope         ingest.Scope
+	// index is a listed GPU's place among its input's GPUs in PCI bus
+	// order, nvidia-smi's GPU index.
+	index int
+	ev    Evidence
+	scope ingest.Scope
 }
 
 // relatesNIC reports whether a row of t gives its GPU's path to one of the
@@ -43,19 +46,29 @@ func relatesNIC(t *ingest.GPUTopo, g ingest.TopoGPU) bool {
 	return false
 }
 
-// topoJudged reports whether a topology matrix that relates GPUs to NICs
-// speaks for the host of an input in scope at: its own or its host's, or
-// the only such matrix of the incident when neither says its host. The
-// GPUs of that input are then topo.gpu_nic.*'s to judge, by their PCIe
-// path, which a NUMA node only approximates.
-func topoJudged(inc *Incident, at ingest.Scope) bool {
+// topoJudged reports whether a topology matrix that speaks for the host
+// of an input in scope at (its own or its host's, or the only matrix of
+// the incident relating GPUs to NICs when neither says its host) relates
+// GPU index (any GPU for index -1, unknown) to a NIC. That GPU is then topo.gpu_nic.*'s to judge, by its
+// PCIe path, which a NUMA node only approximates; a GPU a cut matrix does
+// not cover is judged here.
+func topoJudged(inc *Incident, at ingest.Scope, index int) bool {
 	var rs []reach
+	var covers []bool
 	for _, t := range All[*ingest.GPUTopo](inc) {
 		if slices.ContainsFunc(t.GPUs, func(g ingest.TopoGPU) bool { return relatesNIC(t, g) }) {
 			rs = append(rs, reachOf(at, t.Scope()))
+			covers = append(covers, slices.ContainsFunc(t.GPUs, func(g ingest.TopoGPU) bool {
+				return (index < 0 || g.Name == fmt.Sprintf("GPU%d", index)) && relatesNIC(t, g)
+			}))
 		}
 	}
-	return slices.ContainsFunc(rs, func(r reach) bool { return r >= sameHost || r == unknownHost && len(rs) == 1 })
+	for i, r := range rs {
+		if covers[i] && (r >= sameHost || r == unknownHost && len(rs) == 1) {
+			return true
+		}
+	}
+	return false
 }
 
 // numaDevices are the GPUs and RDMA NICs whose NUMA node the incident's
@@ -78,16 +91,30 @@ func numaDevices(inc *Incident) []numaDev {
 		}
 	}
 	for _, p := range All[*ingest.Lspci](inc) {
+		gpus := 0
 		for _, d := range p.Devices {
+			// A listing of picked devices (lspci -s) does not tell a
+			// GPU's index.
+			index := -1
+			if p.Whole {
+				index = gpus
+			}
 			if d.NUMA != "" && (d.Role == ingest.RoleGPU || d.RDMA()) {
-				out = append(out, numaDev{name: d.Role + " " + d.BDF, node: d.NUMA, gpu: d.Role == ingest.RoleGPU, whole: p.Whole, ev: d.NUMAEvidence, scope: p.Scope()})
+				out = append(out, numaDev{name: d.Role + " " + d.BDF, node: d.NUMA, gpu: d.Role == ingest.RoleGPU, whole: p.Whole, index: index, ev: d.NUMAEvidence, scope: p.Scope()})
+			}
+			if d.Role == ingest.RoleGPU {
+				gpus++
 			}
 		}
 	}
 	for _, h := range All[*ingest.HostTopology](inc) {
+		gpus := 0
 		for _, d := range h.Devices {
 			if d.NUMA != "" && (d.GPU || d.RDMA != "") {
-				out = append(out, numaDev{name: h.DeviceName(d), node: d.NUMA, gpu: d.GPU, whole: true, ev: d.Evidence, scope: h.Scope()})
+				out = append(out, numaDev{name: h.DeviceName(d), node: d.NUMA, gpu: d.GPU, whole: true, index: gpus, ev: d.Evidence, scope: h.Scope()})
+			}
+			if d.GPU {
+				gpus++
 			}
 		}
 	}
@@ -102,7 +129,7 @@ func numaDevices(inc *Incident) []numaDev {
 func checkNUMANICs(inc *Incident) []Finding {
 	devs := numaDevices(inc)
 	for i, d := range devs {
-		if d.gpu && !d.topo && topoJudged(inc, d.scope) {
+		if d.gpu && !d.topo && topoJudged(inc, d.scope, d.index) {
 			devs[i].judged = true
 		}
 	}

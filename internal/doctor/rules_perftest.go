@@ -183,6 +183,11 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 			"perftest put its buffers in GPU memory (--use_cuda) and the NIC could not register them: GPUDirect RDMA needs nvidia-peermem loaded, or DMA-BUF (--use_cuda_dmabuf, an open GPU kernel module and a kernel and NIC driver with dma-buf support). Without either, ibv_reg_mr of device memory fails with EFAULT (errno 14); with --use_cuda_dmabuf on a stack without dma-buf it fails with EOPNOTSUPP or EPROTONOSUPPORT (95, 93). NCCL's GPUDirect RDMA fails the same way and falls back to host staging.",
 			"Load nvidia-peermem (`modprobe nvidia-peermem`; lsmod shows it) or, with the open GPU kernel module, pass --use_cuda_dmabuf; then rerun and check NCCL's log for /GDRDMA."
 	}
+	if kinds[ingest.FailMR] && status == 12 {
+		return "memory registration failed (Couldn't allocate MR, errno 12): the locked-memory limit",
+			"ibv_reg_mr pins the buffer's host pages, and the pinned total counts against the process's locked-memory limit (RLIMIT_MEMLOCK): ENOMEM (errno 12) is that limit below perftest's buffers (ulimit -l, a container's default 64 KiB, a systemd unit's LimitMEMLOCK).",
+			"Raise the locked-memory limit (`ulimit -l unlimited`, LimitMEMLOCK=infinity, or the container's memlock ulimit) where perftest runs, or use a smaller -s or fewer -q."
+	}
 	if kinds[ingest.FailMR] {
 		return "memory registration failed (Couldn't allocate MR)",
 			"perftest registers its buffers with the device (ibv_reg_mr) before any exchange; that fails when the locked-memory limit is below the buffers (ulimit -l, a container's default 64 KiB, a systemd unit's LimitMEMLOCK), when the device cannot register that memory (GPU memory with --use_cuda needs nvidia-peermem or DMA-BUF), or on a software device (siw, rxe) short of memory.",

@@ -187,6 +187,15 @@ func TestPerftestFailureKinds(t *testing.T) {
 	if !strings.Contains(f.Fix, "--use_cuda_dmabuf") || !strings.Contains(f.Fix, "nvidia-peermem") || !cites(f, "perftest346.txt", 6) {
 		t.Errorf("fix %s evidence %v", f.Fix, f.Evidence)
 	}
+	// Synthetic from perftest's source (cuda_memory.c, perftest_resources.c):
+	// --cuda_mem_type malloc's buffer is host memory, so errno 12 is the
+	// locked-memory limit, not GPUDirect RDMA.
+	fs = synthFindings(t, Options{}, "# synthetic", "[root@gpu01 ~]# ib_write_bw -d mlx5_0 --use_cuda=0 --cuda_mem_type=4 gpu02",
+		"allocated GPU buffer of a 131072 address at 0x7f3a2c000000 for type CUDA_MEM_MALLOC", "Couldn't allocate MR with error=12")
+	f = nicMustFind(t, fs, "perftest.connect.failed", Error, "memory registration failed (Couldn't allocate MR, errno 12): the locked-memory limit")
+	if !strings.Contains(f.Fix, "ulimit -l") || strings.Contains(f.Fix, "nvidia-peermem") {
+		t.Errorf("fix %s", f.Fix)
+	}
 	for _, c := range []struct{ line, title string }{
 		{"Failed to create AH", "address handle could not be created for the peer"},
 		{"Unable to create AH from WC", "address handle could not be created"},
@@ -194,7 +203,14 @@ func TestPerftestFailureKinds(t *testing.T) {
 		{" rdma_resolve_addr failed", "rdma_cm could not resolve or bind the address"},
 		{" Unable to perform rdma_client function", "rdma_cm could not resolve or bind"},
 		{" Unable to init the socket connection", "out-of-band exchange failed"},
-		{"Failed to resolve gpu02: Name or service not known", "out-of-band exchange failed"},
+		// Synthetic from perftest's source (00b55b6): perftest_resources.c's
+		// getaddrinfo failure, perftest_communication.c's lines.
+		{"Name or service not known for ai_family: 0 service: gpu02 port: 18515", "out-of-band exchange failed"},
+		{"Problem in resolving basic address and port", "out-of-band exchange failed"},
+		{"Failed to resolve RDMA CM route.", "rdma_cm could not resolve or bind"},
+		{"Failed to resolve RDMA CM address for cm node 0.", "rdma_cm could not resolve or bind"},
+		{"Failed to get RDMA CM address - Error: Name or service not known.", "rdma_cm could not resolve or bind"},
+		{"Failed to get RDMA CM address info - Error: Name or service not known", "rdma_cm could not resolve or bind"},
 	} {
 		fs := synthFindings(t, Options{}, "# synthetic", "[root@gpu01 ~]# ib_send_bw -d mlx5_0 -x 3 -c UD gpu02", c.line)
 		nicMustFind(t, fs, "perftest.connect.failed", Error, "gpu01: ib_send_bw on mlx5_0: "+c.title)

@@ -164,6 +164,10 @@ type NCCLLog struct {
 	// one per host and rank: how many of a host's ranks the channel lines
 	// cover, and so whether the NICs they name are all the host uses.
 	ConnRanks []HostRank
+	// CommIDs are the distinct "commId 0x..." of the init lines (NCCL
+	// 2.19 on): a hash of the communicator's unique id, alike in every
+	// rank's log, so per-host logs (NCCL_DEBUG_FILE) of one job share it.
+	CommIDs []string
 
 	// QPs are the queue pairs NCCL 2.3 to 2.18 describe with
 	// NCCL_DEBUG_SUBSYS=NET (NCCL 2.3: by default), one per host, device

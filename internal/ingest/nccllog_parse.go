@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -660,6 +661,11 @@ func (l *NCCLLog) rankGPU(host, msg string, ev Evidence) {
 		case "busId":
 			if isHex(f[i+1]) && len(f[i+1]) <= 12 {
 				g.BusID = strings.ToLower(f[i+1])
+			}
+		case "commId":
+			id := strings.ToLower(f[i+1])
+			if h, ok := strings.CutPrefix(id, "0x"); ok && isHex(h) && len(h) <= 16 && len(l.CommIDs) < maxDistinct && !slices.Contains(l.CommIDs, id) {
+				l.CommIDs = append(l.CommIDs, strings.Clone(id))
 			}
 		}
 	}

@@ -81,7 +81,7 @@ func commandFacts(r *PerftestRun, pc *ptCommand) {
 	for i := 1; i < len(c.Args); i++ {
 		a := c.Args[i]
 		if strings.HasPrefix(a, "-") {
-			if !strings.Contains(a, "=") && i+1 < len(c.Args) && !strings.HasPrefix(c.Args[i+1], "-") && perftestFlagTakesValue(a) {
+			if i+1 < len(c.Args) && perftestFlagTakesValue(a) {
 				i++
 			}
 			continue
@@ -93,13 +93,40 @@ func commandFacts(r *PerftestRun, pc *ptCommand) {
 	}
 }
 
-// perftestFlagTakesValue reports whether a perftest flag takes an argument
-// (-c, the connection type, and -Q, the CQ moderation, do).
-func perftestFlagTakesValue(f string) bool {
-	switch f {
-	case "-a", "-b", "-F", "-R", "-z", "-H", "-V", "-h", "-e", "-N", "-C", "-U",
-		"--all", "--bidirectional", "--report_gbits", "--run_infinitely", "--report-both", "--use_old_post_send":
-		return false
+// perftestShortValued are the short flags perftest's getopt string
+// (perftest_parameters.c) gives a value ("w:y:p:...").
+const perftestShortValued = "wypdimsntuSxcqIoMrQAlDfBTLEJjKkXW"
+
+// perftestLongValued are perftest's long options with has_arg = 1
+// (perftest_parameters.c, linux-rdma/perftest 00b55b6).
+var perftestLongValued = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range strings.Fields(`port ib-dev ib-port mtu size iters tx-depth qp-timeout sl gid-index connection qp
+		vector inline_size outs tos hop_limit MGID rx-depth cq-mod atomic_type post_list duration margin source_mac
+		dest_mac dest_ip source_ip dest_port source_port ethertype limit_bw limit_msgrate report-counters force-link
+		remote_mac local_mac remote_ip local_ip remote_port local_port pkey_index burst_size typical_pkt_size rate_limit
+		rate_limit_type rate_units output out_json_file latency_gap flow_label retry_count payload_file_path use_cuda
+		use_cuda_bus_id cuda_mem_type use_musa use_musa_bus_id use_rocm use_neuron use_hl use_mlu use_opencl
+		opencl_platform_id use_ib_dm_dmabuf gpu_touch mmap mmap-offset dlid tclass wait_destroy flows flows_burst
+		reply_every vlan_pcp recv_post_list log_dci_streams log_active_dci_streams congest_type bind_source_ip cqe_poll
+		tph_mem cpu_id ph pin_cores numa_node`) {
+		m[n] = true
 	}
-	return true
+	return m
+}()
+
+// perftestFlagTakesValue reports whether the argument after flag f is its
+// value: a long option with has_arg = 1 written without "=", or a cluster
+// of short flags ("-aF", "-d") whose last flag takes a value not attached
+// to it. An unknown long option takes none.
+func perftestFlagTakesValue(f string) bool {
+	if name, ok := strings.CutPrefix(f, "--"); ok {
+		return !strings.Contains(name, "=") && perftestLongValued[name]
+	}
+	for i := 1; i < len(f); i++ {
+		if strings.IndexByte(perftestShortValued, f[i]) >= 0 {
+			return i == len(f)-1
+		}
+	}
+	return false
 }

@@ -71,7 +71,8 @@ func (p *perftestParser) failure(t string, ev Evidence) bool {
 	case strings.Contains(t, "Couldn't read remote address"), strings.HasPrefix(t, "Unable to read to socket/rd"),
 		strings.HasPrefix(t, "Couldn't connect to "), strings.HasPrefix(t, "Unable to open file descriptor for socket connection"),
 		strings.HasPrefix(t, "Couldn't send local address"), strings.HasPrefix(t, "Unable to init the socket connection"),
-		strings.HasPrefix(t, "Unable to set up socket connection"), strings.HasPrefix(t, "Failed to resolve "):
+		strings.HasPrefix(t, "Unable to set up socket connection"), strings.HasPrefix(t, "Problem in resolving basic address and port"),
+		strings.Contains(t, " for ai_family: ") && strings.Contains(t, " service: "):
 		f.Kind = FailExchange
 	case strings.HasPrefix(t, "Couldn't allocate MR"), strings.EqualFold(t, "Failed to create MR"), strings.HasPrefix(t, "Couldn't create null MR"):
 		f.Kind = FailMR
@@ -85,7 +86,8 @@ func (p *perftestParser) failure(t string, ev Evidence) bool {
 		f.Kind = FailGIDType
 	case t == "rdma_resolve_addr failed", t == "rdma_resolve_route failed", t == "rdma_bind_addr failed",
 		strings.HasPrefix(t, "Unable to perform rdma_client function"), strings.HasPrefix(t, "Unable to perform rdma_server function"),
-		strings.HasPrefix(t, "Unable to create RDMA_CM resources"):
+		strings.HasPrefix(t, "Unable to create RDMA_CM resources"), strings.HasPrefix(t, "Failed to resolve RDMA CM "),
+		strings.HasPrefix(t, "Failed to get RDMA CM address"):
 		f.Kind = FailCM
 	case strings.HasPrefix(t, "Port number ") && strings.Contains(t, " state is "):
 		f.Kind = FailPort

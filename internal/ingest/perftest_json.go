@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,6 +38,9 @@ type ptJSON struct {
 	// vals are the results' numbers by key, with the line each is on.
 	vals map[string]float64
 	at   map[string]Line
+	open Line // the line that opened the results object
+	// gbits is set when the report's command line asked for Gb/sec.
+	gbits bool
 }
 
 // jsonLine reads a line of a JSON report: it starts one at a "test_info"
@@ -53,6 +57,10 @@ func (p *perftestParser) jsonLine(l Line, t string) bool {
 		if strings.HasPrefix(t, "{") {
 			p.js.depth = 0
 		}
+	} else if !jsonShaped(t) {
+		// The report was cut: the line is another reader's.
+		p.jsonUnclosed()
+		return false
 	}
 	for _, seg := range jsonSegments(t) {
 		p.jsonSegment(l, seg)
@@ -61,6 +69,34 @@ func (p *perftestParser) jsonLine(l Line, t string) bool {
 		}
 	}
 	return true
+}
+
+// jsonShaped reports whether every segment of line t is a brace or a
+// "key: value" pair whose key is a JSON report's (letters, digits, "_",
+// "."): a perftest banner, title or shell prompt is not.
+func jsonShaped(t string) bool {
+	for _, seg := range jsonSegments(t) {
+		seg = strings.TrimSpace(seg)
+		if seg == "" || seg == "{" || seg == "}" {
+			continue
+		}
+		k, _, ok := jsonPair(seg)
+		if !ok || k == "" || strings.TrimFunc(k, func(r rune) bool {
+			return r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		}) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonUnclosed ends a report cut before its closing brace, recording an
+// unclosed results object as garbled at the line that opened it.
+func (p *perftestParser) jsonUnclosed() {
+	if p.js.section == "results" {
+		p.garble(p.js.open, 0, `a "results" object closed by "}" (perftest's JSON report was cut)`)
+	}
+	p.js = nil
 }
 
 // jsonSegments splits a line of the report at commas and braces: "{",
@@ -127,7 +163,7 @@ func (p *perftestParser) jsonSegment(l Line, seg string) {
 		case "test_info":
 			p.newRun(ev)
 		case "results":
-			js.vals, js.at = map[string]float64{}, map[string]Line{}
+			js.vals, js.at, js.open = map[string]float64{}, map[string]Line{}, l
 		}
 		return
 	}
@@ -139,11 +175,16 @@ func (p *perftestParser) jsonSegment(l Line, seg string) {
 	switch js.section {
 	case "test_info":
 		if k == "test" {
+			if strings.TrimSpace(v) == "" {
+				p.garble(l, strings.Index(l.Text, seg), "a perftest test name")
+				return
+			}
 			r.Title = perftestJSONTitle(v)
 			r.Test = perftestTestName(r.Title)
 			r.Latency = strings.Contains(r.Title, "Latency")
 			r.Bidirectional = strings.Contains(r.Title, "Bidirectional")
 			r.Start = ev
+			js.gbits = p.pending != nil && slices.Contains(p.pending.cmd.Args, "--report_gbits")
 			p.applyCommand(r)
 			return
 		}
@@ -187,11 +228,19 @@ func (p *perftestParser) jsonRow() {
 	}
 	if l, ok := lineOf("BW_average"); ok {
 		toRate, unitOK := jsonBWUnit(v["BW_average"], v["MsgRate"], v["MsgSize"])
-		if !unitOK {
-			if len(p.out.Garbled) < maxGarbled {
-				p.out.Garbled = append(p.out.Garbled, garbleAt(l, strings.Index(l.Text, "BW_average"),
-					"a BW_average that MsgRate × MsgSize gives in MB/sec or Gb/sec (perftest's JSON does not name its unit)"))
+		if v["MsgRate"] < 1e-4 && v["BW_average"] > 0 {
+			// Messages of a GiB and more: %.6lf rounds MsgRate to
+			// nothing, so the command line tells the unit.
+			unitOK = true
+			if js.gbits {
+				toRate = func(x float64) unit.BitRate { return unit.BitRate(math.Round(x * 1e9)) }
+			} else {
+				toRate = mibPerSec
 			}
+		}
+		if !unitOK {
+			p.garble(l, strings.Index(l.Text, "BW_average"),
+				"a BW_average that MsgRate × MsgSize gives in MB/sec or Gb/sec (perftest's JSON does not name its unit)")
 			return
 		}
 		row.BWAvg, row.BWPeak, row.MsgRateMpps = toRate(v["BW_average"]), toRate(v["BW_peak"]), v["MsgRate"]
@@ -201,6 +250,12 @@ func (p *perftestParser) jsonRow() {
 		row.P99, row.P999, row.LatUnit = v["percentile_99"], v["percentile_99.9"], "usec"
 		row.Evidence = At(p.out.src, l)
 	} else {
+		// --output=bandwidth's lone bw_avg names no unit and no size.
+		l, ok := lineOf("bw_avg")
+		if !ok {
+			l = js.open
+		}
+		p.garble(l, 0, "a results object with BW_average, MsgRate and MsgSize, or t_avg (perftest's JSON rows)")
 		return
 	}
 	if len(r.Rows) >= maxPerftestRows {

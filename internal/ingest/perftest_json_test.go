@@ -58,6 +58,14 @@ func TestPerftestJSONBandwidthUnit(t *testing.T) {
 	if r := gb.Runs[0]; !r.Bidirectional || len(r.Rows) != 1 || !nicNear(r.Rows[0].BWAvg, 196130000000) {
 		t.Errorf("Gb/sec run %+v", r)
 	}
+	// 2 GiB messages: MsgRate prints as 0.000001 (x MsgSize is no bandwidth), the unit is the
+	// command line's (synthetic).
+	big := nicArtifact[*Perftest](t, nicReadText(t, "big.json", "[root@gpu01 ~]# ib_write_bw --report_gbits --out_json -s 2147483648 gpu02\n"+strings.TrimPrefix(perftestJSON("RDMA_Write_BW_Test",
+		"\"MsgSize\": 2147483648,\n\"n_iterations\": 5000,\n\"BW_peak\": 97.50,\n\"BW_average\": 97.41,\n\"MsgRate\": 0.000001"), "# synthetic\n")))
+	if r := big.Runs[0]; len(r.Rows) != 1 || !nicNear(r.Rows[0].BWAvg, 97410000000) || len(big.Garbled) != 0 {
+		t.Errorf("2 GiB run %+v garbled %+v", r, big.Garbled)
+	}
+	// jq -c's one line (synthetic).
 	one := `{"test_info":{"test":"Send_BW_Test","Device":"mlx5_2","Mtu":4096,"Link_type":"Ethernet"},"results":{"MsgSize":1048576,"n_iterations":1000,"BW_peak":97.5,"BW_average":97.41,"MsgRate":0.011612}}`
 	if r := nicArtifact[*Perftest](t, nicReadText(t, "c.json", one)).Runs[0]; r.Test != "ib_send_bw" || r.Device != "mlx5_2" || len(r.Rows) != 1 || !nicNear(r.Rows[0].BWAvg, 97410000000) {
 		t.Errorf("one-line run %+v", r)
@@ -93,5 +101,64 @@ func TestPerftestPeerAfterValueFlags(t *testing.T) {
 	p := nicArtifact[*Perftest](t, nicReadText(t, "c.txt", "# synthetic\n[root@gpu01 ~]# ib_send_bw -d mlx5_0 -c UD -Q 8 gpu02\nFailed to create AH\n"))
 	if r := p.Runs[0]; r.Peer != "gpu02" || r.Host != "gpu01" {
 		t.Errorf("peer %q host %q", r.Peer, r.Host)
+	}
+}
+
+// A report whose test name is empty is a garbled line, not a panic
+// (synthetic).
+func TestPerftestJSONEmptyTestName(t *testing.T) {
+	p := nicArtifact[*Perftest](t, nicReadText(t, "e.json", `{"test_info":{"test":"","Device":"mlx5_0"}}`))
+	if len(p.Garbled) != 1 || !strings.HasPrefix(p.Garbled[0].Error("e.json"), "e.json:1:15: expected a perftest test name") {
+		t.Errorf("garbled %+v", p.Garbled)
+	}
+}
+
+// Flags without a value (perftest's getopt string and its has_arg = 0
+// long options) do not swallow the peer; an attached value ("-dmlx5_0")
+// is no separate argument (synthetic command lines).
+func TestPerftestPeerAfterFlagsWithoutValue(t *testing.T) {
+	for _, cmd := range []string{
+		"ib_write_bw -d mlx5_0 --out_json gpu02",
+		"ib_write_bw -d mlx5_0 -x 3 -O gpu02",
+		"ib_write_bw -g gpu02",
+		"ib_write_bw --use_cuda=0 --use_cuda_dmabuf gpu02",
+		"ib_write_bw --use_cuda 0 --use-srq --odp --ipv6 gpu02",
+		"ib_write_bw -dmlx5_0 -aF gpu02",
+		"ib_write_bw -aFd mlx5_0 gpu02",
+	} {
+		p := nicArtifact[*Perftest](t, nicReadText(t, "c.txt", "# synthetic\n[root@gpu01 ~]# "+cmd+"\nFailed to create AH\n"))
+		if r := p.Runs[0]; r.Peer != "gpu02" {
+			t.Errorf("%s: peer %q", cmd, r.Peer)
+		}
+	}
+}
+
+// A JSON report cut before its closing brace ends at the first line that
+// is neither a brace nor a "key: value" pair: the results object is
+// garbled at its line, and the ib_write_bw run after it is read
+// (synthetic).
+func TestPerftestJSONCutReport(t *testing.T) {
+	cut := strings.TrimSuffix(perftestJSON("RDMA_Write_BW_Test", "\"MsgSize\": 65536,\n\"n_iterations\": 5000"), "\n}\n}\n")
+	p := nicArtifact[*Perftest](t, nicReadText(t, "cut.txt", cut+"\n"+syntheticPerftestRuns))
+	if len(p.Garbled) != 1 || !strings.HasPrefix(p.Garbled[0].Error("cut.txt"), `cut.txt:16:1: expected a "results" object closed`) {
+		t.Errorf("garbled %+v", p.Garbled)
+	}
+	if len(p.Runs) < 2 || len(p.Runs[1].Rows) == 0 {
+		t.Errorf("runs after the cut report: %+v", p.Runs)
+	}
+}
+
+// A results object read as neither a bandwidth nor a latency row (with
+// --output=bandwidth perftest writes bw_avg alone, no unit, no size) is
+// a garbled line, not a silently dropped row; duration mode's t_avg and
+// tps_average are a latency row (synthetic, from perftest_parameters.c).
+func TestPerftestJSONOtherResults(t *testing.T) {
+	bw := nicArtifact[*Perftest](t, nicReadText(t, "bw.json", perftestJSON("RDMA_Write_BW_Test", "\"bw_avg\": 11691.270000,")))
+	if len(bw.Runs[0].Rows) != 0 || len(bw.Garbled) != 1 || !strings.HasPrefix(bw.Garbled[0].Error("bw.json"), "bw.json:17:1: expected a results object with BW_average") {
+		t.Errorf("rows %+v garbled %+v", bw.Runs[0].Rows, bw.Garbled)
+	}
+	dur := nicArtifact[*Perftest](t, nicReadText(t, "d.json", perftestJSON("Send_Latency_Test", "\"MsgSize\": 2,\n\"n_iterations\": 1000,\n\"t_avg\": 2.10,\n\"tps_average\": 470000.0")))
+	if r := dur.Runs[0]; len(r.Rows) != 1 || r.Rows[0].TAvg != 2.10 || len(dur.Garbled) != 0 {
+		t.Errorf("duration run %+v garbled %+v", r, dur.Garbled)
 	}
 }

@@ -334,8 +334,13 @@ var perftestCUDALines = []string{
 // line marks the run, or the next run when none has started or the
 // current one has its table.
 func (p *perftestParser) cuda(t string, ev Evidence) bool {
-	gpuBuf := strings.HasPrefix(t, "allocated GPU buffer") || strings.HasPrefix(t, "cuMemAlloc() of a ") ||
-		strings.HasPrefix(t, "using DMA-BUF for GPU buffer")
+	// perftest names a host buffer (--cuda_mem_type of malloc) "GPU
+	// buffer" too (cuda_memory.c): it is set up, but no GPU memory.
+	gpuBuf := strings.HasPrefix(t, "allocated GPU buffer") && !strings.HasSuffix(t, "CUDA_MEM_MALLOC") ||
+		strings.HasPrefix(t, "cuMemAlloc() of a ") || strings.HasPrefix(t, "using DMA-BUF for GPU buffer")
+	if strings.HasPrefix(t, "allocated GPU buffer") && !gpuBuf {
+		return true
+	}
 	if !gpuBuf {
 		for _, pre := range perftestCUDALines {
 			if strings.HasPrefix(t, pre) && (pre != "There are " || strings.Contains(t, "supporting CUDA")) &&
@@ -384,6 +389,9 @@ func (p *perftestParser) noise(t string, ev Evidence) bool {
 
 // Result implements Parser.
 func (p *perftestParser) Result() Artifact {
+	if p.js != nil {
+		p.jsonUnclosed()
+	}
 	if p.out.lines.n == 0 || len(p.out.Runs) == 0 && len(p.out.Garbled) == 0 {
 		return nil
 	}

@@ -170,10 +170,14 @@ func perftestCell(s string) (float64, bool) {
 
 // garbleCell records row l as garbled at its field f[i].
 func (p *perftestParser) garbleCell(l Line, f []string, i int) {
-	if len(p.out.Garbled) >= maxGarbled {
-		return
+	p.garble(l, fieldOffset(l.Text, f, i), "a non-negative number in a perftest result row")
+}
+
+// garble records line l as garbled at byte i, up to maxGarbled lines.
+func (p *perftestParser) garble(l Line, i int, expected string) {
+	if len(p.out.Garbled) < maxGarbled {
+		p.out.Garbled = append(p.out.Garbled, garbleAt(l, max(i, 0), expected))
 	}
-	p.out.Garbled = append(p.out.Garbled, garbleAt(l, fieldOffset(l.Text, f, i), "a non-negative number in a perftest result row"))
 }
 
 // fieldOffset is the byte offset of field f[i] in text, f being its
