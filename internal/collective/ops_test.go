@@ -423,8 +423,8 @@ func TestGIBQueuePairs(t *testing.T) {
 			}
 		}
 	}
-	if runs != 5 {
-		t.Errorf("%d GKE all_gather runs, want the docs' 5 (3 A3 Ultra, 2 A4)", runs)
+	if runs != 6 {
+		t.Errorf("%d GKE all_gather runs, want the docs' 6 (4 A3 Ultra, 2 A4)", runs)
 	}
 }
 
