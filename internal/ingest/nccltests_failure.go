@@ -118,7 +118,7 @@ func (t *NCCLTests) tooFewGPUs(ln Line, s string) bool {
 	wanted, rest, ok1 := strings.Cut(rest, " requested but only ")
 	found, _, ok2 := strings.Cut(rest, " were found")
 	w, f := atoiOr(wanted, 0), atoiOr(found, -1)
-	if !ok1 || !ok2 || w <= 0 || f < 0 {
+	if !ok1 || !ok2 || !isDigits(wanted) || !isDigits(found) || w <= f {
 		return false
 	}
 	t.keepFailure(TestFailure{GPUsWanted: w, GPUsFound: f, Message: fmt.Sprintf("only %d GPUs found", f), Evidence: At(t.src, ln)})

@@ -178,11 +178,6 @@ func (c *conv) ncclError(s *Scenario, err error) {
 	c.errs = append(c.errs, &Error{File: c.file, Path: "nccl", Msg: err.Error()})
 }
 
-// gpuServer reads the GPU server model from topology.servers: the GPU
-// model (one, or one per server: a job mixing GPU generations), each
-// GPU's path to its NIC (one, or one per GPU), the CPU, GPUDirect RDMA's
-// module, and the host-side details NCCL's speed depends on (docs/nccl.md,
-// "Host-side causes").
 // topoNICMin and topoNICMax bound nccl_topo_nic_speed: NCCL reads a
 // topology file's net speed as whole Mb/s, and no NCCL net device, a
 // merged card of four 800G ports included, is faster than 3.2 Tb/s.
@@ -191,6 +186,11 @@ const (
 	topoNICMax = 3200 * unit.Gbps
 )
 
+// gpuServer reads the GPU server model from topology.servers: the GPU
+// model (one, or one per server: a job mixing GPU generations), each
+// GPU's path to its NIC (one, or one per GPU), the CPU, GPUDirect RDMA's
+// module, and the host-side details NCCL's speed depends on (docs/nccl.md,
+// "Host-side causes").
 func (c *conv) gpuServer(s *Scenario, r *rawServers) (gpu.Server, []gpu.Model) {
 	t := s.Topo
 	gpus, nics := t.GPUsPerServer, t.NICsPerServer
