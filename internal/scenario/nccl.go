@@ -267,7 +267,7 @@ func (c *conv) gpuServer(s *Scenario, r *rawServers) (gpu.Server, []gpu.Model) {
 	srv.StepOverhead = c.duration(r.StepOverhead, "topology.servers.step_overhead", 0)
 	srv.TopoNICRate = c.rate(r.NCCLTopoNICSpeed, "topology.servers.nccl_topo_nic_speed", 0)
 	if srv.TopoNICRate != 0 && (srv.TopoNICRate < topoNICMin || srv.TopoNICRate > topoNICMax) {
-		c.fail(r.NCCLTopoNICSpeed, "topology.servers.nccl_topo_nic_speed", "want %v to %v per NCCL net device (a topology file's speed in Mb/s ÷ 1000), got %v", topoNICMin, topoNICMax, srv.TopoNICRate)
+		c.fail(r.NCCLTopoNICSpeed, "topology.servers.nccl_topo_nic_speed", "want %v to %v per NCCL net device (a topology file's speed in Mb/s ÷ 1000: its speed=\"180000\" is 180G), got %v", topoNICMin, topoNICMax, srv.TopoNICRate)
 	}
 	return srv, perServer
 }
