@@ -46,6 +46,8 @@ type ptJSON struct {
 // jsonLine reads a line of a JSON report: it starts one at a "test_info"
 // object and reads on until the document closes.
 func (p *perftestParser) jsonLine(l Line, t string) bool {
+	// A UTF-8 byte order mark (an editor's save) precedes the report.
+	t = strings.TrimPrefix(t, "\ufeff")
 	if p.js == nil {
 		k, v, _ := jsonPair(strings.TrimLeft(t, "{ \t"))
 		if k != "test_info" || !strings.HasPrefix(v, "{") {

@@ -70,6 +70,10 @@ func TestPerftestJSONBandwidthUnit(t *testing.T) {
 	if r := nicArtifact[*Perftest](t, nicReadText(t, "c.json", one)).Runs[0]; r.Test != "ib_send_bw" || r.Device != "mlx5_2" || len(r.Rows) != 1 || !nicNear(r.Rows[0].BWAvg, 97410000000) {
 		t.Errorf("one-line run %+v", r)
 	}
+	// The same line after a UTF-8 byte order mark (synthetic).
+	if rs := nicArtifact[*Perftest](t, nicReadText(t, "bom.json", "\ufeff"+one)).Runs; len(rs) != 1 || len(rs[0].Rows) != 1 || !nicNear(rs[0].Rows[0].BWAvg, 97410000000) {
+		t.Errorf("BOM run %+v", rs)
+	}
 	bad := nicArtifact[*Perftest](t, nicReadText(t, "bad.json", perftestJSON("RDMA_Write_BW_Test",
 		"\"MsgSize\": 65536,\n\"n_iterations\": 5000,\n\"BW_peak\": 500,\n\"BW_average\": 500,\n\"MsgRate\": 0.187060")))
 	if len(bad.Runs[0].Rows) != 0 || len(bad.Garbled) != 1 || !strings.HasPrefix(bad.Garbled[0].Error("bad.json"), "bad.json:20:2: expected a BW_average that MsgRate") {
