@@ -35,6 +35,9 @@ var perftestJSONKeys = map[string]string{
 type ptJSON struct {
 	depth   int
 	section string // "test_info", "results", or "" between them
+	// secDepth is the depth inside the section's own braces: a "}" at
+	// it closes the section, one deeper closes an object nested in it.
+	secDepth int
 	// vals are the results' numbers by key, with the line each is on.
 	vals map[string]float64
 	at   map[string]Line
@@ -143,11 +146,13 @@ func (p *perftestParser) jsonSegment(l Line, seg string) {
 		js.depth++
 		return
 	case seg == "}":
-		js.depth--
-		if js.section == "results" {
-			p.jsonRow()
+		if js.section != "" && js.depth == js.secDepth {
+			if js.section == "results" {
+				p.jsonRow()
+			}
+			js.section = ""
 		}
-		js.section = ""
+		js.depth--
 		if js.depth <= 0 {
 			p.js = nil
 		}
@@ -160,13 +165,21 @@ func (p *perftestParser) jsonSegment(l Line, seg string) {
 	ev := At(p.out.src, l)
 	if v == "{" {
 		js.depth++
-		js.section = k
+		if js.section != "" {
+			// An object nested in the section's: its keys are not the
+			// section's.
+			return
+		}
+		js.section, js.secDepth = k, js.depth
 		switch k {
 		case "test_info":
 			p.newRun(ev)
 		case "results":
 			js.vals, js.at, js.open = map[string]float64{}, map[string]Line{}, l
 		}
+		return
+	}
+	if js.depth != js.secDepth {
 		return
 	}
 	v = strings.Trim(v, `"`)

@@ -70,6 +70,11 @@ func TestPerftestJSONBandwidthUnit(t *testing.T) {
 	if r := nicArtifact[*Perftest](t, nicReadText(t, "c.json", one)).Runs[0]; r.Test != "ib_send_bw" || r.Device != "mlx5_2" || len(r.Rows) != 1 || !nicNear(r.Rows[0].BWAvg, 97410000000) {
 		t.Errorf("one-line run %+v", r)
 	}
+	// An object nested in results and test_info does not end them (synthetic).
+	nested := `{"test_info":{"test":"Send_BW_Test","extra":{"a":1},"Device":"mlx5_2"},"results":{"MsgSize":1048576,"extra":{"n_iterations":7},"n_iterations":1000,"BW_peak":97.5,"BW_average":97.41,"MsgRate":0.011612}}`
+	if p := nicArtifact[*Perftest](t, nicReadText(t, "n.json", nested)); len(p.Runs) != 1 || p.Runs[0].Device != "mlx5_2" || len(p.Runs[0].Rows) != 1 || p.Runs[0].Rows[0].Iterations != 1000 || len(p.Garbled) != 0 {
+		t.Errorf("nested run %+v garbled %+v", p.Runs, p.Garbled)
+	}
 	// The same line after a UTF-8 byte order mark (synthetic).
 	if rs := nicArtifact[*Perftest](t, nicReadText(t, "bom.json", "\ufeff"+one)).Runs; len(rs) != 1 || len(rs[0].Rows) != 1 || !nicNear(rs[0].Rows[0].BWAvg, 97410000000) {
 		t.Errorf("BOM run %+v", rs)
