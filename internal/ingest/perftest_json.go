@@ -38,6 +38,10 @@ type ptJSON struct {
 	// secDepth is the depth inside the section's own braces: a "}" at
 	// it closes the section, one deeper closes an object nested in it.
 	secDepth int
+	// info is set once the document's test_info opened; late, when its
+	// results closed before that (jq -S sorts "results" first) and wait
+	// for test_info's run.
+	info, late bool
 	// vals are the results' numbers by key, with the line each is on.
 	vals map[string]float64
 	at   map[string]Line
@@ -53,7 +57,7 @@ func (p *perftestParser) jsonLine(l Line, t string) bool {
 	t = strings.TrimPrefix(t, "\ufeff")
 	if p.js == nil {
 		k, v, _ := jsonPair(strings.TrimLeft(t, "{ \t"))
-		if k != "test_info" || !strings.HasPrefix(v, "{") {
+		if k != "test_info" && k != "results" || !strings.HasPrefix(v, "{") {
 			return false
 		}
 		// The document's own brace opens this line (jq -c) or was on
@@ -100,6 +104,8 @@ func jsonShaped(t string) bool {
 func (p *perftestParser) jsonUnclosed() {
 	if p.js.section == "results" {
 		p.garble(p.js.open, 0, `a "results" object closed by "}" (perftest's JSON report was cut)`)
+	} else if p.js.late {
+		p.garble(p.js.open, 0, `a "test_info" object after the "results" one (perftest's JSON report was cut)`)
 	}
 	p.js = nil
 }
@@ -147,8 +153,12 @@ func (p *perftestParser) jsonSegment(l Line, seg string) {
 		return
 	case seg == "}":
 		if js.section != "" && js.depth == js.secDepth {
-			if js.section == "results" {
+			switch {
+			case js.section == "results" && !js.info:
+				js.late = true
+			case js.section == "results", js.section == "test_info" && js.late:
 				p.jsonRow()
+				js.late = false
 			}
 			js.section = ""
 		}
@@ -173,6 +183,7 @@ func (p *perftestParser) jsonSegment(l Line, seg string) {
 		js.section, js.secDepth = k, js.depth
 		switch k {
 		case "test_info":
+			js.info = true
 			p.newRun(ev)
 		case "results":
 			js.vals, js.at, js.open = map[string]float64{}, map[string]Line{}, l
@@ -184,11 +195,11 @@ func (p *perftestParser) jsonSegment(l Line, seg string) {
 	}
 	v = strings.Trim(v, `"`)
 	r := p.cur()
-	if r == nil {
-		return
-	}
 	switch js.section {
 	case "test_info":
+		if r == nil {
+			return
+		}
 		if k == "test" {
 			if strings.TrimSpace(v) == "" {
 				p.garble(l, strings.Index(l.Text, seg), "a perftest test name")

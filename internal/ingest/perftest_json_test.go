@@ -75,6 +75,13 @@ func TestPerftestJSONBandwidthUnit(t *testing.T) {
 	if p := nicArtifact[*Perftest](t, nicReadText(t, "n.json", nested)); len(p.Runs) != 1 || p.Runs[0].Device != "mlx5_2" || len(p.Runs[0].Rows) != 1 || p.Runs[0].Rows[0].Iterations != 1000 || len(p.Garbled) != 0 {
 		t.Errorf("nested run %+v garbled %+v", p.Runs, p.Garbled)
 	}
+	// jq -S's order: results before test_info, on one line and on many (synthetic).
+	sorted := `{"results":{"BW_average":97.41,"BW_peak":97.5,"MsgRate":0.011612,"MsgSize":1048576,"n_iterations":1000},"test_info":{"Device":"mlx5_2","test":"Send_BW_Test"}}`
+	for _, doc := range []string{sorted, strings.NewReplacer("{", "{\n", ",", ",\n", "}", "\n}").Replace(sorted)} {
+		if p := nicArtifact[*Perftest](t, nicReadText(t, "s.json", doc)); len(p.Runs) != 1 || p.Runs[0].Test != "ib_send_bw" || len(p.Runs[0].Rows) != 1 || !nicNear(p.Runs[0].Rows[0].BWAvg, 97410000000) || len(p.Garbled) != 0 {
+			t.Errorf("sorted run %+v garbled %+v", p.Runs, p.Garbled)
+		}
+	}
 	// The same line after a UTF-8 byte order mark (synthetic).
 	if rs := nicArtifact[*Perftest](t, nicReadText(t, "bom.json", "\ufeff"+one)).Runs; len(rs) != 1 || len(rs[0].Rows) != 1 || !nicNear(rs[0].Rows[0].BWAvg, 97410000000) {
 		t.Errorf("BOM run %+v", rs)
