@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -42,6 +43,8 @@ type ptJSON struct {
 	// results closed before that (jq -S sorts "results" first) and wait
 	// for test_info's run.
 	info, late bool
+	// bad is set when a number of the results was garbled: no row.
+	bad bool
 	// vals are the results' numbers by key, with the line each is on.
 	vals map[string]float64
 	at   map[string]Line
@@ -186,7 +189,7 @@ func (p *perftestParser) jsonSegment(l Line, seg string) {
 			js.info = true
 			p.newRun(ev)
 		case "results":
-			js.vals, js.at, js.open = map[string]float64{}, map[string]Line{}, l
+			js.vals, js.at, js.open, js.bad = map[string]float64{}, map[string]Line{}, l, false
 		}
 		return
 	}
@@ -218,8 +221,13 @@ func (p *perftestParser) jsonSegment(l Line, seg string) {
 			p.bannerField(r, f, v, ev)
 		}
 	case "results":
-		if n, err := strconv.ParseFloat(v, 64); err == nil && !math.IsNaN(n) && !math.IsInf(n, 0) {
+		n, err := strconv.ParseFloat(v, 64)
+		switch {
+		case err == nil && !math.IsNaN(n) && !math.IsInf(n, 0):
 			js.vals[k], js.at[k] = n, l
+		case err == nil || errors.Is(err, strconv.ErrRange):
+			js.bad = true
+			p.garble(l, strings.Index(l.Text, seg), "a finite number for "+k+" within float64's range")
 		}
 	}
 }
@@ -239,10 +247,25 @@ func perftestJSONTitle(s string) string {
 // MsgRate and MsgSize do not settle is recorded as garbled.
 func (p *perftestParser) jsonRow() {
 	js, r := p.js, p.cur()
-	if r == nil || len(js.vals) == 0 {
+	if r == nil || len(js.vals) == 0 || js.bad {
 		return
 	}
 	v := js.vals
+	for _, c := range []struct {
+		key      string
+		min, max float64
+		expected string
+	}{
+		{"MsgSize", 1, 1 << 40, "a MsgSize in bytes, a whole number from 1 to 2^40"},
+		{"n_iterations", 0, 1 << 62, "an n_iterations, a whole number from 0 to 2^62"},
+	} {
+		if l, ok := js.at[c.key]; ok {
+			if n := v[c.key]; n != math.Trunc(n) || n < c.min || n > c.max {
+				p.garble(l, strings.Index(l.Text, c.key), c.expected)
+				return
+			}
+		}
+	}
 	row := PerftestRow{Bytes: int64(v["MsgSize"]), Iterations: int64(v["n_iterations"])}
 	lineOf := func(keys ...string) (Line, bool) {
 		for _, k := range keys {

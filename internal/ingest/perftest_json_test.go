@@ -82,6 +82,20 @@ func TestPerftestJSONBandwidthUnit(t *testing.T) {
 			t.Errorf("sorted run %+v garbled %+v", p.Runs, p.Garbled)
 		}
 	}
+	// Numbers out of range are garbled at their line, no row (synthetic).
+	for _, c := range []struct{ results, want string }{
+		{`"MsgSize":1e30,"n_iterations":1000,"BW_average":97.41,"MsgRate":0.011612`, "r.json:1:50: expected a MsgSize in bytes"},
+		{`"MsgSize":1.5,"n_iterations":1000,"BW_average":97.41,"MsgRate":0.011612`, "r.json:1:50: expected a MsgSize in bytes"},
+		{`"MsgSize":1048576,"n_iterations":-1,"BW_average":97.41,"MsgRate":0.011612`, "r.json:1:68: expected an n_iterations"},
+		{`"MsgSize":1048576,"n_iterations":1e20,"BW_average":97.41,"MsgRate":0.011612`, "r.json:1:68: expected an n_iterations"},
+		{`"MsgSize":1048576,"n_iterations":1000,"BW_average":1e400,"MsgRate":0.011612`, "r.json:1:87: expected a finite number for BW_average"},
+		{`"MsgSize":1048576,"n_iterations":1000,"BW_average":97.41,"BW_peak":-Inf,"MsgRate":0.011612`, "r.json:1:106: expected a finite number for BW_peak"},
+	} {
+		p := nicArtifact[*Perftest](t, nicReadText(t, "r.json", `{"test_info":{"test":"Send_BW_Test"},"results":{`+c.results+`}}`))
+		if len(p.Runs) != 1 || len(p.Runs[0].Rows) != 0 || len(p.Garbled) != 1 || !strings.HasPrefix(p.Garbled[0].Error("r.json"), c.want) {
+			t.Errorf("%s: rows %+v garbled %+v", c.results, p.Runs[0].Rows, p.Garbled)
+		}
+	}
 	// The same line after a UTF-8 byte order mark (synthetic).
 	if rs := nicArtifact[*Perftest](t, nicReadText(t, "bom.json", "\ufeff"+one)).Runs; len(rs) != 1 || len(rs[0].Rows) != 1 || !nicNear(rs[0].Rows[0].BWAvg, 97410000000) {
 		t.Errorf("BOM run %+v", rs)
