@@ -57,9 +57,40 @@ func jobGroups(inc *Incident, hosts []string) []hostGroup {
 	var groups []*hostGroup
 	named := map[string]bool{}
 	// into is the input whose group src joins: src itself, or the first
-	// NCCL log sharing a commId with it.
+	// NCCL log sharing a commId with it, directly or through other logs
+	// (a union-find whose roots are the first of their logs).
 	into := map[string]string{}
 	commOf := map[string]string{}
+	order := map[string]int{}
+	find := func(s string) string {
+		for into[s] != "" && into[s] != s {
+			s = into[s]
+		}
+		return s
+	}
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		src := l.Source()
+		if _, ok := order[src]; !ok {
+			order[src] = len(order)
+		}
+		for _, id := range l.CommIDs {
+			s, ok := commOf[id]
+			if !ok {
+				commOf[id] = src
+				continue
+			}
+			a, b := find(s), find(src)
+			if order[b] < order[a] {
+				a, b = b, a
+			}
+			if a != b {
+				into[b] = a
+			}
+		}
+	}
+	for src := range order {
+		into[src] = find(src)
+	}
 	join := func(src string, hs []string, job string, ev Evidence) {
 		to := cmp.Or(into[src], src)
 		i := slices.IndexFunc(groups, func(g *hostGroup) bool { return g.sources[0] == to })
@@ -83,13 +114,6 @@ func jobGroups(inc *Incident, hosts []string) []hostGroup {
 		}
 	}
 	for _, l := range All[*ingest.NCCLLog](inc) {
-		for _, id := range l.CommIDs {
-			if s, ok := commOf[id]; ok && into[l.Source()] == "" {
-				into[l.Source()] = cmp.Or(into[s], s)
-			} else if !ok {
-				commOf[id] = l.Source()
-			}
-		}
 		var hs []string
 		for _, h := range l.Hosts() {
 			hs = append(hs, hostKey(h))

@@ -269,6 +269,16 @@ func TestMixedGPUsOneJob(t *testing.T) {
 	}
 	fs = diagnose(t, Options{}, perHost("node1", 0), perHost("node2", 1), node1, node2).Findings
 	nicMustFind(t, fs, "host.gpu.mixed", Warn, "GPUs of 2 models across 2 hosts of one job (the hosts the NCCL log ", "node1.log and the NCCL log ", "node2.log name)")
+	// commIds join logs transitively: a-{X}, b-{Y}, c-{X,Y} are one job.
+	withIDs := func(name, h string, ids ...string) string {
+		var ls []string
+		for _, id := range ids {
+			ls = append(ls, fmt.Sprintf("%s:100:100 [0] NCCL INFO ncclCommInitRank comm 0x55d0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId %s - Init COMPLETE", h, id))
+		}
+		return write(name, ls...)
+	}
+	fs = diagnose(t, Options{}, withIDs("a-comm.log", "node1", "0x1111"), withIDs("b-comm.log", "node2", "0x2222"), withIDs("c-comm.log", "node3", "0x1111", "0x2222"), node1, node2).Findings
+	nicMustFind(t, fs, "host.gpu.mixed", Warn, "GPUs of 2 models across 2 hosts of one job")
 }
 
 // A VM. Synthetic: lscpu's Hypervisor vendor and lspci's ATSCtl lines in

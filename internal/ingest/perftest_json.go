@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -35,6 +36,15 @@ var perftestJSONKeys = map[string]string{
 type ptJSON struct {
 	depth   int
 	section string // "test_info", "results", or "" between them
+	// secDepth is the depth inside the section's own braces: a "}" at
+	// it closes the section, one deeper closes an object nested in it.
+	secDepth int
+	// info is set once the document's test_info opened; late, when its
+	// results closed before that (jq -S sorts "results" first) and wait
+	// for test_info's run.
+	info, late bool
+	// bad is set when a number of the results was garbled: no row.
+	bad bool
 	// vals are the results' numbers by key, with the line each is on.
 	vals map[string]float64
 	at   map[string]Line
@@ -46,9 +56,11 @@ type ptJSON struct {
 // jsonLine reads a line of a JSON report: it starts one at a "test_info"
 // object and reads on until the document closes.
 func (p *perftestParser) jsonLine(l Line, t string) bool {
+	// A UTF-8 byte order mark (an editor's save) precedes the report.
+	t = strings.TrimPrefix(t, "\ufeff")
 	if p.js == nil {
 		k, v, _ := jsonPair(strings.TrimLeft(t, "{ \t"))
-		if k != "test_info" || !strings.HasPrefix(v, "{") {
+		if k != "test_info" && k != "results" || !strings.HasPrefix(v, "{") {
 			return false
 		}
 		// The document's own brace opens this line (jq -c) or was on
@@ -95,6 +107,8 @@ func jsonShaped(t string) bool {
 func (p *perftestParser) jsonUnclosed() {
 	if p.js.section == "results" {
 		p.garble(p.js.open, 0, `a "results" object closed by "}" (perftest's JSON report was cut)`)
+	} else if p.js.late {
+		p.garble(p.js.open, 0, `a "test_info" object after the "results" one (perftest's JSON report was cut)`)
 	}
 	p.js = nil
 }
@@ -141,11 +155,17 @@ func (p *perftestParser) jsonSegment(l Line, seg string) {
 		js.depth++
 		return
 	case seg == "}":
-		js.depth--
-		if js.section == "results" {
-			p.jsonRow()
+		if js.section != "" && js.depth == js.secDepth {
+			switch {
+			case js.section == "results" && !js.info:
+				js.late = true
+			case js.section == "results", js.section == "test_info" && js.late:
+				p.jsonRow()
+				js.late = false
+			}
+			js.section = ""
 		}
-		js.section = ""
+		js.depth--
 		if js.depth <= 0 {
 			p.js = nil
 		}
@@ -158,22 +178,31 @@ func (p *perftestParser) jsonSegment(l Line, seg string) {
 	ev := At(p.out.src, l)
 	if v == "{" {
 		js.depth++
-		js.section = k
+		if js.section != "" {
+			// An object nested in the section's: its keys are not the
+			// section's.
+			return
+		}
+		js.section, js.secDepth = k, js.depth
 		switch k {
 		case "test_info":
+			js.info = true
 			p.newRun(ev)
 		case "results":
-			js.vals, js.at, js.open = map[string]float64{}, map[string]Line{}, l
+			js.vals, js.at, js.open, js.bad = map[string]float64{}, map[string]Line{}, l, false
 		}
+		return
+	}
+	if js.depth != js.secDepth {
 		return
 	}
 	v = strings.Trim(v, `"`)
 	r := p.cur()
-	if r == nil {
-		return
-	}
 	switch js.section {
 	case "test_info":
+		if r == nil {
+			return
+		}
 		if k == "test" {
 			if strings.TrimSpace(v) == "" {
 				p.garble(l, strings.Index(l.Text, seg), "a perftest test name")
@@ -192,8 +221,13 @@ func (p *perftestParser) jsonSegment(l Line, seg string) {
 			p.bannerField(r, f, v, ev)
 		}
 	case "results":
-		if n, err := strconv.ParseFloat(v, 64); err == nil && !math.IsNaN(n) && !math.IsInf(n, 0) {
+		n, err := strconv.ParseFloat(v, 64)
+		switch {
+		case err == nil && !math.IsNaN(n) && !math.IsInf(n, 0):
 			js.vals[k], js.at[k] = n, l
+		case err == nil || errors.Is(err, strconv.ErrRange):
+			js.bad = true
+			p.garble(l, strings.Index(l.Text, seg), "a finite number for "+k+" within float64's range")
 		}
 	}
 }
@@ -213,10 +247,25 @@ func perftestJSONTitle(s string) string {
 // MsgRate and MsgSize do not settle is recorded as garbled.
 func (p *perftestParser) jsonRow() {
 	js, r := p.js, p.cur()
-	if r == nil || len(js.vals) == 0 {
+	if r == nil || len(js.vals) == 0 || js.bad {
 		return
 	}
 	v := js.vals
+	for _, c := range []struct {
+		key      string
+		min, max float64
+		expected string
+	}{
+		{"MsgSize", 1, 1 << 40, "a MsgSize in bytes, a whole number from 1 to 2^40"},
+		{"n_iterations", 0, 1 << 62, "an n_iterations, a whole number from 0 to 2^62"},
+	} {
+		if l, ok := js.at[c.key]; ok {
+			if n := v[c.key]; n != math.Trunc(n) || n < c.min || n > c.max {
+				p.garble(l, strings.Index(l.Text, c.key), c.expected)
+				return
+			}
+		}
+	}
 	row := PerftestRow{Bytes: int64(v["MsgSize"]), Iterations: int64(v["n_iterations"])}
 	lineOf := func(keys ...string) (Line, bool) {
 		for _, k := range keys {

@@ -70,6 +70,36 @@ func TestPerftestJSONBandwidthUnit(t *testing.T) {
 	if r := nicArtifact[*Perftest](t, nicReadText(t, "c.json", one)).Runs[0]; r.Test != "ib_send_bw" || r.Device != "mlx5_2" || len(r.Rows) != 1 || !nicNear(r.Rows[0].BWAvg, 97410000000) {
 		t.Errorf("one-line run %+v", r)
 	}
+	// An object nested in results and test_info does not end them (synthetic).
+	nested := `{"test_info":{"test":"Send_BW_Test","extra":{"a":1},"Device":"mlx5_2"},"results":{"MsgSize":1048576,"extra":{"n_iterations":7},"n_iterations":1000,"BW_peak":97.5,"BW_average":97.41,"MsgRate":0.011612}}`
+	if p := nicArtifact[*Perftest](t, nicReadText(t, "n.json", nested)); len(p.Runs) != 1 || p.Runs[0].Device != "mlx5_2" || len(p.Runs[0].Rows) != 1 || p.Runs[0].Rows[0].Iterations != 1000 || len(p.Garbled) != 0 {
+		t.Errorf("nested run %+v garbled %+v", p.Runs, p.Garbled)
+	}
+	// jq -S's order: results before test_info, on one line and on many (synthetic).
+	sorted := `{"results":{"BW_average":97.41,"BW_peak":97.5,"MsgRate":0.011612,"MsgSize":1048576,"n_iterations":1000},"test_info":{"Device":"mlx5_2","test":"Send_BW_Test"}}`
+	for _, doc := range []string{sorted, strings.NewReplacer("{", "{\n", ",", ",\n", "}", "\n}").Replace(sorted)} {
+		if p := nicArtifact[*Perftest](t, nicReadText(t, "s.json", doc)); len(p.Runs) != 1 || p.Runs[0].Test != "ib_send_bw" || len(p.Runs[0].Rows) != 1 || !nicNear(p.Runs[0].Rows[0].BWAvg, 97410000000) || len(p.Garbled) != 0 {
+			t.Errorf("sorted run %+v garbled %+v", p.Runs, p.Garbled)
+		}
+	}
+	// Numbers out of range are garbled at their line, no row (synthetic).
+	for _, c := range []struct{ results, want string }{
+		{`"MsgSize":1e30,"n_iterations":1000,"BW_average":97.41,"MsgRate":0.011612`, "r.json:1:50: expected a MsgSize in bytes"},
+		{`"MsgSize":1.5,"n_iterations":1000,"BW_average":97.41,"MsgRate":0.011612`, "r.json:1:50: expected a MsgSize in bytes"},
+		{`"MsgSize":1048576,"n_iterations":-1,"BW_average":97.41,"MsgRate":0.011612`, "r.json:1:68: expected an n_iterations"},
+		{`"MsgSize":1048576,"n_iterations":1e20,"BW_average":97.41,"MsgRate":0.011612`, "r.json:1:68: expected an n_iterations"},
+		{`"MsgSize":1048576,"n_iterations":1000,"BW_average":1e400,"MsgRate":0.011612`, "r.json:1:87: expected a finite number for BW_average"},
+		{`"MsgSize":1048576,"n_iterations":1000,"BW_average":97.41,"BW_peak":-Inf,"MsgRate":0.011612`, "r.json:1:106: expected a finite number for BW_peak"},
+	} {
+		p := nicArtifact[*Perftest](t, nicReadText(t, "r.json", `{"test_info":{"test":"Send_BW_Test"},"results":{`+c.results+`}}`))
+		if len(p.Runs) != 1 || len(p.Runs[0].Rows) != 0 || len(p.Garbled) != 1 || !strings.HasPrefix(p.Garbled[0].Error("r.json"), c.want) {
+			t.Errorf("%s: rows %+v garbled %+v", c.results, p.Runs[0].Rows, p.Garbled)
+		}
+	}
+	// The same line after a UTF-8 byte order mark (synthetic).
+	if rs := nicArtifact[*Perftest](t, nicReadText(t, "bom.json", "\ufeff"+one)).Runs; len(rs) != 1 || len(rs[0].Rows) != 1 || !nicNear(rs[0].Rows[0].BWAvg, 97410000000) {
+		t.Errorf("BOM run %+v", rs)
+	}
 	bad := nicArtifact[*Perftest](t, nicReadText(t, "bad.json", perftestJSON("RDMA_Write_BW_Test",
 		"\"MsgSize\": 65536,\n\"n_iterations\": 5000,\n\"BW_peak\": 500,\n\"BW_average\": 500,\n\"MsgRate\": 0.187060")))
 	if len(bad.Runs[0].Rows) != 0 || len(bad.Garbled) != 1 || !strings.HasPrefix(bad.Garbled[0].Error("bad.json"), "bad.json:20:2: expected a BW_average that MsgRate") {

@@ -92,7 +92,7 @@ func (p *perftestParser) Feed(l Line) {
 		}
 		p.md = nil
 	}
-	if (p.js != nil || strings.Contains(t, "test_info")) && p.jsonLine(l, t) {
+	if (p.js != nil || strings.Contains(t, "test_info") || strings.Contains(t, "results")) && p.jsonLine(l, t) {
 		p.out.lines.add(l)
 		return
 	}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -172,6 +173,11 @@ func (n *nxosCloud) cell(p *switchParser, l Line, t string) bool {
 		v, ok := switchNum(c)
 		if !ok {
 			p.cut(l, strings.Index(l.Text, c)+1, "a count under "+n.cols[i])
+			return true
+		}
+		if v > math.MaxInt64 && strings.Contains(cells[0], "Drop") {
+			// int64 would wrap it negative, -1 being "not shown".
+			p.cut(l, strings.Index(l.Text, c)+1, "a count under "+n.cols[i]+" below 2^63")
 			return true
 		}
 		vals[i] = v

@@ -137,3 +137,22 @@ func TestSwitchNXOSCloudScaleControlSpan(t *testing.T) {
 		t.Errorf("cut rows %+v", s.CutRows)
 	}
 }
+
+// Synthetic: an egress drop count of 2^63 and more is cut at its cell, not
+// wrapped to -1 ("not shown") by int64.
+func TestSwitchNXOSCloudScaleDropOverflow(t *testing.T) {
+	s := readSwitchText(t,
+		"leaf1# show queuing interface ethernet 1/2",
+		"Egress Queuing for Ethernet1/2 [System]",
+		"|                              QOS GROUP 3                          |",
+		"|                |  Unicast       |",
+		"|        Tx Pkts |              10|",
+		"|   Dropped Pkts |9223372036854775808|",
+		"|   Dropped Byts |18446744073709551615|")
+	if len(s.Queues) != 1 || s.Queues[0].DropPkts != -1 || s.Queues[0].DropBytes != -1 {
+		t.Errorf("queues %+v", s.Queues)
+	}
+	if len(s.CutRows) != 2 || s.CutRows[0].Line != 6 || s.CutRows[0].Col != 19 || s.CutRows[0].Expected != "a count under Unicast below 2^63" {
+		t.Errorf("cut rows %+v", s.CutRows)
+	}
+}

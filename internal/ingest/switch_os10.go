@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,6 +85,11 @@ func (o *os10Queuing) row(p *switchParser, l Line, f []string) {
 		v, ok := switchNum(f[i+1])
 		if !ok {
 			p.cut(l, os10FieldCol(l.Text, f, i+1), "a count under "+c+" (`show queuing statistics`)")
+			return
+		}
+		if v > math.MaxInt64 && (c == "Dropped-Packets" || c == "Dropped-Bytes") {
+			// int64 would wrap it negative, -1 being "not shown".
+			p.cut(l, os10FieldCol(l.Text, f, i+1), "a count under "+c+" below 2^63 (`show queuing statistics`)")
 			return
 		}
 		switch c {

@@ -79,3 +79,20 @@ func TestSwitchOS10QueuingNumberAndCommand(t *testing.T) {
 		}
 	}
 }
+
+// SYNTHETIC: a drop count of 2^63 and more (all ones here) is cut at its
+// column, not wrapped to -1 ("not shown") by int64.
+func TestSwitchOS10QueuingDropOverflow(t *testing.T) {
+	s := readSwitchText(t,
+		"leaf1# show queuing statistics interface ethernet 1/1/1",
+		"Queue Packets                  Bytes                    Dropped-Packets          Dropped-Bytes",
+		"0     10                       1000                     18446744073709551615     0",
+		"1     10                       1000                     9223372036854775807      0",
+	)
+	if len(s.Queues) != 1 || s.Queues[0].Queue != 1 || s.Queues[0].DropPkts != 9223372036854775807 {
+		t.Errorf("queues %+v", s.Queues)
+	}
+	if len(s.CutRows) != 1 || s.CutRows[0].Line != 3 || s.CutRows[0].Col != 57 || !strings.Contains(s.CutRows[0].Expected, "Dropped-Packets below 2^63") {
+		t.Errorf("cut rows %+v", s.CutRows)
+	}
+}

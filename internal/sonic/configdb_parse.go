@@ -40,7 +40,7 @@ func (p *parser) top() ([]*ConfigDB, error) {
 	// Beside wrapped configs, the top level's other keys (a test's
 	// parameters, a patch) are a config only if they hold a table lint
 	// reads.
-	if len(dbs) == 0 || len(main.Tables) > 0 && (!p.unwrapped || slices.ContainsFunc(slices.Collect(maps.Keys(main.Tables)), func(t string) bool { return readTables[t] })) {
+	if len(dbs) == 0 || len(main.Duplicates) > 0 || len(main.Tables) > 0 && (!p.unwrapped || slices.ContainsFunc(slices.Collect(maps.Keys(main.Tables)), func(t string) bool { return readTables[t] })) {
 		dbs = append([]*ConfigDB{main}, dbs...)
 	}
 	return dbs, nil
@@ -88,6 +88,14 @@ func (p *parser) objectTop(main *ConfigDB) ([]*ConfigDB, error) {
 			wrapped[name] = true
 			dbs = append(dbs, inner...)
 			continue
+		}
+		if wrapped[name] {
+			// A wrapper given again with a value that is no config:
+			// the later replaces the earlier, the value read below
+			// (and reported skipped) as main's.
+			dbs = slices.DeleteFunc(dbs, func(db *ConfigDB) bool { return db.Wrapper == name })
+			l, c := p.pos(off)
+			main.Duplicates = append(main.Duplicates, Value{Text: name, Line: l, Col: c})
 		}
 		if err := p.entry(main, name, off, false); err != nil {
 			return nil, err

@@ -90,6 +90,14 @@ func TestWrappedConfig(t *testing.T) {
 	if err != nil || len(dbs) != 1 || dbs[0].Tables["PORT"]["Ethernet4"] == nil || len(dbs[0].Duplicates) != 1 || dbs[0].Duplicates[0] != (Value{Text: "running_config", Line: 2, Col: 1}) {
 		t.Errorf("wrapper given twice: %d configs (%v)", len(dbs), err)
 	}
+	// Given again with a non-object: that later value wins, a duplicate
+	// and skipped at its place.
+	dbs, err = ParseAll("dup5.json", []byte(`{"running_config": {"PORT": {"Ethernet0": {"speed": "1"}}},
+"running_config": 5}`))
+	if err != nil || len(dbs) != 1 || dbs[0].Wrapper != "" || len(dbs[0].Duplicates) != 1 || dbs[0].Duplicates[0] != (Value{Text: "running_config", Line: 2, Col: 1}) ||
+		len(dbs[0].Skipped) != 1 || dbs[0].Skipped[0] != (Value{Text: "running_config", Line: 2, Col: 19}) {
+		t.Errorf("wrapper given again as 5: %+v (%v)", dbs, err)
+	}
 	dbs, err = ParseAll("val.json", []byte(`{"validators": {"PFC_WD": {"a": ["x"]}, "BUFFER_PG": {"b": ["y"]}}, "PORT": {"Ethernet0": {"speed": "1"}}}`))
 	if err != nil || len(dbs) != 1 || dbs[0].Wrapper != "" {
 		t.Errorf("validators: %d configs (%v)", len(dbs), err)
