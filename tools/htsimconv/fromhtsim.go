@@ -33,6 +33,7 @@ type htsimRun struct {
 	arStickyUS      float64 // -ar_sticky_delta: the flowlet gap of ecmp_ar
 	paths           int     // -paths, or 1 where -strat ecmp_ar set it after
 	arMethod        string  // -ar_method: what htsim's adaptive routing compares
+	arFraction      string  // ecmp_host_ar's value, as given
 	queueType       string
 	hostQueue       string // -host_queue_type
 	queueSize       string // -q, as given
@@ -100,10 +101,13 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 		if !ok || r.program == "htsim_hpcc" && hpccLacks[f] {
 			return nil, fmt.Errorf("argument %d: %q is not an %s flag", i+1, f, r.program)
 		}
-		if f == "-strat" && i+2 < len(args) && args[i+1] == "ecmp_host_ar" {
+		if f == "-strat" && i+1 < len(args) && args[i+1] == "ecmp_host_ar" {
 			n = 2 // ecmp_host_ar takes its AR fraction
 		}
 		if i+n >= len(args) {
+			if n == 2 && f == "-strat" {
+				return nil, fmt.Errorf("-strat ecmp_host_ar: expected its AR fraction after it (%s reads the next argument as one, and with none crashes, exit 139, a run showed)", r.program)
+			}
 			return nil, fmt.Errorf("%s: expected %d value(s)", f, n)
 		}
 		v := args[i+1 : i+1+n]
@@ -147,6 +151,12 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 			r.strategy = v[0]
 			if r.strategy == "ecmp_ar" {
 				r.paths = 1 // main_roce.cpp and main_hpcc.cpp set path_entropy_size so (and for ecmp_rr, refused)
+			}
+			if r.strategy == "ecmp_host_ar" {
+				r.arFraction = v[1]
+				if uint16(cAtoi(v[1])) == 0 {
+					return nil, fmt.Errorf("-strat ecmp_host_ar %s: %s fails an assertion at start-up (fat_tree_switch.h:124, set_ar_fraction: f>=1; it reads the fraction with atoi into 16 bits, which gives 0), a run showed; give a whole number from 1, as 50", v[1], r.program)
+				}
 			}
 		case "-paths":
 			num(&r.paths)
@@ -482,6 +492,7 @@ func fromHtsim(args []string, stdin io.Reader, w io.Writer) error {
 	}
 	if r.strategy == "ecmp_host_ar" {
 		fmt.Fprintf(&b, "# -strat %s chooses a path per packet, so packets arrive out of order: htsim's\n# receiver NACKs every packet past a hole and its sender goes back at each NACK\n# (%s), rocelab's responder NAKs a hole once, as RC does; the two recover\n# unlike (not alike, the same work only: docs/engine.md).\n", r.strategy, srcFile[r.program])
+		fmt.Fprintf(&b, "# Its fraction %s changes nothing: htsim's switch takes the hash's port, or on\n# half the packets (random()%%100 < 50, fat_tree_switch.cpp) the less full one,\n# whatever set_ar_fraction holds.\n", r.arFraction)
 	}
 	if why := htsimARMethods[r.arMethod]; why != "" && (r.strategy == "ecmp_ar" || r.strategy == "ecmp_host_ar") {
 		fmt.Fprintf(&b, "# -ar_method %s: htsim's adaptive routing compares %s; rocelab's the bytes\n# queued at each egress (htsim's queue): not alike, the same work only.\n", r.arMethod, why)
@@ -527,4 +538,32 @@ func fromHtsim(args []string, stdin io.Reader, w io.Writer) error {
 	}
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// cAtoi is C's atoi as glibc runs it (strtol cut to an int): leading
+// white space, a sign and the digits that follow; 0 where none do, and
+// strtol's bounds past its range.
+func cAtoi(s string) int32 {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	var v int64
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			break
+		}
+		if d := int64(c - '0'); v > (math.MaxInt64-d)/10 {
+			if neg {
+				return 0 // LONG_MIN's low 32 bits
+			}
+			return -1 // LONG_MAX's
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return int32(v)
 }

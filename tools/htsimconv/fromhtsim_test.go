@@ -176,6 +176,37 @@ func TestImportAdaptiveRouting(t *testing.T) {
 	}
 }
 
+// ecmp_host_ar's fraction is read with atoi into 16 bits and asserted to
+// be at least 1 (fat_tree_switch.h:124), then never used: htsim_roce
+// aborted at 0, "abc", 65536 and at "-paths" read as the fraction
+// (-strat ecmp_host_ar -paths 1), crashed (exit 139) with no argument
+// after it, and ran -1, 1 and 200 alike (a run of each). The import
+// refuses what htsim aborts at and says in the head that the fraction
+// changes nothing; it had taken every one of them.
+func TestImportHostARFraction(t *testing.T) {
+	for _, bad := range [][]string{{"0"}, {"abc"}, {"65536"}, {"-paths", "1"}, {" +0x5"}, {"-9223372036854775809"}} {
+		args := append([]string{"htsim_roce", "-tm", "m.cm", "-nodes", "16", "-strat", "ecmp_host_ar"}, bad...)
+		if _, err := parseHtsimArgs(args); err == nil || !strings.Contains(err.Error(), "fails an assertion at start-up (fat_tree_switch.h:124") {
+			t.Errorf("%v: %v, expected htsim's assertion", args, err)
+		}
+	}
+	for _, prog := range []string{"htsim_roce", "htsim_hpcc"} {
+		args := []string{prog, "-tm", "m.cm", "-paths", "1", "-strat", "ecmp_host_ar"}
+		if _, err := parseHtsimArgs(args); err == nil || !strings.Contains(err.Error(), "-strat ecmp_host_ar: expected its AR fraction after it ("+prog) {
+			t.Errorf("%v: %v, expected the missing fraction named", args, err)
+		}
+	}
+	for _, good := range []string{"-1", "1", "200", "12abc", "99999999999999999999"} {
+		out, err := importMatrix(t, "Nodes 16\nConnections 1\n0->5 id 1 start 0 size 10000\n", "-nodes", "16", "-strat", "ecmp_host_ar", good, "-paths", "1")
+		if err != nil {
+			t.Fatalf("-strat ecmp_host_ar %s: %v", good, err)
+		}
+		if want := "# Its fraction " + good + " changes nothing"; !strings.Contains(out, want) {
+			t.Errorf("-strat ecmp_host_ar %s: head lacks %q:\n%s", good, want, out)
+		}
+	}
+}
+
 // htsim's packets become the RoCE path MTU nearest them on a log scale:
 // htsim's 1500 B (an Ethernet MTU) agree as 2048 (+0.1 % on the incast's
 // mean), not as 1024, the largest it holds (+4.2 %), 1100 as 1024 and
@@ -428,6 +459,9 @@ func FuzzParseHtsimArgs(f *testing.F) {
 	f.Add("htsim_hpcc -nodes 128 -tm m.cm -strat ecmp_host -paths 1 -linkspeed 100000 -mtu 4096 -hop_latency 1 -q 1000 -end 1000000 -seed 3")
 	f.Add("htsim_hpcc -tm m.cm -strat ecmp_host_ar 50 -pfc_thresholds 10 20 -switch_latency 0.5")
 	f.Add("-nodes 16 -tm m.cm -strat ecmp_rr -tiers 2")
+	f.Add("htsim_roce -tm m.cm -strat ecmp_host_ar -paths 1")
+	f.Add("htsim_roce -tm m.cm -paths 1 -strat ecmp_host_ar")
+	f.Add("htsim_roce -tm m.cm -strat ecmp_host_ar -99999999999999999999 -paths 1")
 	f.Fuzz(func(t *testing.T, line string) {
 		r, err := parseHtsimArgs(strings.Fields(line))
 		if err != nil {
