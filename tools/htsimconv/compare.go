@@ -92,6 +92,7 @@ func compareCmd(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	imported := s.Seed // htsim's -seed, as from-htsim writes it
 	if *seed != 0 {
 		s.Seed = *seed
 	}
@@ -109,10 +110,14 @@ func compareCmd(args []string, w io.Writer) error {
 		return fmt.Errorf("%s:%d:%d: a \"finished at\" line among %s samples: expected one of htsim's standard output (its \"finished at\" lines) or the sink samples of parse_output -ascii, not both", fs.Arg(1), hf[0].line, hf[0].col, samples.kind)
 	case ferr != nil && !errors.Is(ferr, errNoFinishes):
 		return ferr
-	case len(samples.samples) > 0:
-		return compareGoodput(w, fs.Arg(1), samples, s)
-	case ferr != nil:
+	case len(samples.samples) == 0 && ferr != nil:
 		return fmt.Errorf("%s: no \"Flow ... finished at T\" lines and no ROCE_SINK/HPCC_SINK lines: expected htsim_roce's or htsim_hpcc's standard output, or, for connections without a size (run until -end), the sink samples of a run with -log sink (parse_output LOGFILE -ascii)", fs.Arg(1))
+	}
+	if err := checkSeed(w, fs.Arg(1), samples.seed, imported); err != nil {
+		return err
+	}
+	if len(samples.samples) > 0 {
+		return compareGoodput(w, fs.Arg(1), samples, s)
 	}
 	h := finishTimes(hf)
 	o, err := agree.RunToEnd(s)
@@ -153,6 +158,22 @@ func compareCmd(args []string, w io.Writer) error {
 	// the split would be the order of the flows.
 	if fl, ok := byFlow(hf, o); ok && len(fl) >= agree.MinSlowdownFlows && slices.ContainsFunc(fl, func(f agree.FlowResult) bool { return f.Size != fl[0].Size }) {
 		agree.PrintSlowdowns(w, "htsim", "FCT (us; htsim has no standalone FCT to divide by)", agree.Slowdowns(fl))
+	}
+	return nil
+}
+
+// checkSeed holds htsim's "random seed N" line, where the file has one,
+// to the seed of the scenario (from-htsim writes htsim's -seed there) and
+// says which: runs of one matrix under two seeds have the same flows,
+// sinks and endpoints, and only that line tells them apart.
+func checkSeed(w io.Writer, file string, x runSeed, scenarioSeed uint64) error {
+	switch {
+	case x.line == 0:
+		fmt.Fprintf(w, "seed: not checked (no \"random seed N\" line, which htsim prints on its standard output when given -seed: without it one seed's run of the matrix is not told from another's)\n")
+	case x.n != scenarioSeed:
+		return fmt.Errorf("%s:%d:%d: random seed %d, the scenario's seed is %d: expected the output of the run the scenario was imported from (from-htsim writes htsim's -seed as the scenario's; compare's -seed changes rocelab's alone)", file, x.line, x.col, x.n, scenarioSeed)
+	default:
+		fmt.Fprintf(w, "seed %d: htsim's (line %d) and the scenario's\n", x.n, x.line)
 	}
 	return nil
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,6 +71,77 @@ func TestCompareRunCutShort(t *testing.T) {
 	for _, want := range []string{"rocelab completed 2 of the scenario's 15 flows by its end (1ms", "htsim completed 1 flows, the scenario has 15", "incast: 1 of 15 flows", "flows completed                     1            2\n", "last completion (us)            484.6        490.4    +1.2%"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("compare lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// Runs of one matrix under two seeds have the same flows, sinks and
+// endpoints: only htsim's "random seed N" line (its standard output, given
+// -seed) tells them apart. Appended to the file compare reads, it is held
+// to the scenario's seed, a mismatch refused at its line and column
+// before anything runs (it had compared seed 2's sink samples with seed
+// 1's scenario as the same run); without it compare says the seed was not
+// checked; compare's own -seed changes rocelab's seed alone.
+func TestCompareSeedOfTheRun(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	imported := func(rec, matrix string) string {
+		var y bytes.Buffer
+		if err := fromHtsim(recordedArgs(t, rec, matrix), nil, &y); err != nil {
+			t.Fatal(err)
+		}
+		return write(filepath.Base(rec)+".yaml", y.Bytes())
+	}
+	read := func(rec string) []byte {
+		b, err := os.ReadFile(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	const sinks = "testdata/htsim/until-coll432-seed1.txt"
+	samples := read(sinks)
+	lines := bytes.Count(samples, []byte("\n"))
+	yaml := imported(sinks, "testdata/matrices/collateral-incast.cm")
+	other := write("seed2.txt", append(samples, "random seed 2\n"...))
+	err := compareCmd([]string{yaml, other}, &bytes.Buffer{})
+	if want := fmt.Sprintf("seed2.txt:%d:13: random seed 2, the scenario's seed is 1", lines+1); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("seed 2's samples against seed 1's scenario: %v, expected %q", err, want)
+	}
+
+	const rec = "testdata/htsim/end-incast16-seed1.txt"
+	out := read(rec)
+	n := bytes.Count(out, []byte("\n"))
+	yaml = imported(rec, "testdata/matrices/incast.cm")
+	for _, c := range []struct {
+		name, tail string
+		args       []string
+		want       string
+		fails      bool
+	}{
+		{"same seed", "random seed 1\n", nil, fmt.Sprintf("seed 1: htsim's (line %d) and the scenario's", n+1), false},
+		{"rocelab's own seed", "random seed 1\n", []string{"-seed", "7"}, "seed 1: htsim's", false},
+		{"no seed line", "", nil, "seed: not checked (no \"random seed N\" line", false},
+		{"two runs", "random seed 1\nrandom seed 4\n", nil, fmt.Sprintf(":%d:13: random seed 4, line %d's 1: expected one run's output", n+2, n+1), true},
+		{"not a number", "random seed x\n", nil, fmt.Sprintf(":%d:13: \"x\": expected the seed", n+1), true},
+		{"no number", "random seed\n", nil, fmt.Sprintf(":%d:12: the line's end: expected the seed", n+1), true},
+		{"other seed", "random seed 3\n", nil, "random seed 3, the scenario's seed is 1", true},
+	} {
+		file := write("out.txt", append(slices.Clone(out), c.tail...))
+		var w bytes.Buffer
+		err := compareCmd(append(slices.Clone(c.args), yaml, file), &w)
+		got := w.String()
+		if err != nil {
+			got = err.Error()
+		}
+		if (err != nil) != c.fails || !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q (error %v), expected %q", c.name, got, err, c.want)
 		}
 	}
 }

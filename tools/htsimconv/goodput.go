@@ -32,6 +32,13 @@ import (
 // the logfile's text preamble only (its name, Roce_sink_SRC_DST=ID):
 // given those lines too, each sink is checked against its flow and the
 // goodputs are compared flow by flow as well.
+//
+// Neither the samples nor the names tell one seed's run of a matrix from
+// another's (the sinks, their ids and their endpoints are the same): the
+// seed is only in htsim's standard output, "random seed N", printed when
+// -seed is given (main_roce.cpp:189, main_hpcc.cpp:177). Given that line
+// too, the seed is checked against the scenario's, which from-htsim
+// writes from -seed; without it, compare says the seed was not checked.
 
 // sinkSample is one sink-logger line: when (us), whose (the sink's id)
 // and the in-order bytes received by then.
@@ -56,6 +63,14 @@ type sinkLog struct {
 	samples []sinkSample
 	kind    string
 	names   map[int]sinkName
+	seed    runSeed
+}
+
+// runSeed is htsim's "random seed N" line: N, and where it was (line 0:
+// none read).
+type runSeed struct {
+	n         uint64
+	line, col int
 }
 
 // sinkKinds are the sink records by the prefix of their preamble names.
@@ -87,6 +102,9 @@ func readSinkSamples(file string, r io.Reader) (sinkLog, error) {
 	err := fields.Lines(file, r, func(line int, fs []string, cols []int) error {
 		if len(fs) == 2 && fs[0] == ":" {
 			return x.readName(file, line, fs[1], cols[1], kind)
+		}
+		if len(fs) >= 2 && fs[0] == "random" && fs[1] == "seed" {
+			return x.readSeed(file, line, fs, cols)
 		}
 		if len(fs) < 3 || fs[1] != "Type" || fs[2] != "ROCE_SINK" && fs[2] != "HPCC_SINK" {
 			return nil
@@ -125,6 +143,26 @@ func readSinkSamples(file string, r io.Reader) (sinkLog, error) {
 		return nil
 	})
 	return x, err
+}
+
+// readSeed reads htsim's "random seed N" line (N as htsim printed it, the
+// atoi of -seed); a second line of another seed is two runs' output.
+func (x *sinkLog) readSeed(file string, line int, fs []string, cols []int) error {
+	n, err := strconv.ParseUint(fs[len(fs)-1], 10, 64)
+	if len(fs) != 3 || err != nil {
+		at, got := cols[len(cols)-1]+len(fs[len(fs)-1]), "the line's end"
+		if len(fs) > 2 {
+			at, got = cols[2], strconv.Quote(fs[2])
+		}
+		return fmt.Errorf("%s:%d:%d: %s: expected the seed, a whole number alone (htsim's \"random seed N\")", file, line, at, got)
+	}
+	if x.seed.line != 0 && x.seed.n != n {
+		return fmt.Errorf("%s:%d:%d: random seed %d, line %d's %d: expected one run's output", file, line, cols[2], n, x.seed.line, x.seed.n)
+	}
+	if x.seed.line == 0 {
+		x.seed = runSeed{n, line, cols[2]}
+	}
+	return nil
 }
 
 // readName reads one preamble name, word at column col; a preamble name

@@ -219,6 +219,8 @@ func FuzzReadSinkSamples(f *testing.F) {
 	f.Add("-0 Type ROCE_SINK ID -3 Ev RATE CAck 5\n")
 	f.Add(": Roce_sink_368_0=9870\n: Roce_368_0=9869\n: HPCC_sink_1_2=3\n")
 	f.Add(": Roce_sink_1=2\n: Roce_sink_1_2=x\n: Roce_sink_1_2=3\n: Roce_sink_2_1=3\n")
+	f.Add("random seed 1\n0.0001 Type ROCE_SINK ID 1 Ev RATE CAck 5 Rate 1\nrandom seed 1\nrandom seed 18446744073709551616\n")
+	f.Add("random seed\nrandom seed -1\nrandom seed 2 3\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		x, err := readSinkSamples("s.txt", strings.NewReader(text))
 		if err != nil {

@@ -47,7 +47,10 @@
 // run until -end, the flows' goodputs by htsim's last sample; with the
 // logfile's sink names appended (grep -a '^: .*_sink_' LOGFILE), each
 // sink is checked against its flow and the goodputs compared flow by
-// flow too.
+// flow too. htsim's "random seed N" line (its standard output, given
+// -seed; grep '^random seed' HTSIM_STDOUT >> samples.txt) is held to the
+// scenario's seed: nothing else tells one seed's run of a matrix from
+// another's, and without it compare says the seed was not checked.
 //
 //	go run ./tools/htsimconv paths -clock SECONDS [htsim_roce|htsim_hpcc] -tm FILE.cm -nodes N -strat ecmp_host -paths 1 -seed S ...
 //
