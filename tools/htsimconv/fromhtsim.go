@@ -438,7 +438,7 @@ func fromHtsim(args []string, stdin io.Reader, w io.Writer) error {
 	} else if stdin == nil {
 		return fmt.Errorf("expected -tm FILE.cm or the connection matrix on standard input, as %s reads it without -tm", r.program)
 	}
-	conns, trigs, err := readMatrix(name, in, r.nodes)
+	conns, trigs, fails, err := readMatrix(name, in, r.nodes)
 	if err != nil {
 		return err
 	}
@@ -486,6 +486,9 @@ func fromHtsim(args []string, stdin io.Reader, w io.Writer) error {
 	}
 	if len(r.ignored) > 0 {
 		fmt.Fprintf(&b, "# Not converted (output, logging and connection-count options): %s.\n", strings.Join(r.ignored, " "))
+	}
+	if fails > 0 {
+		fmt.Fprintf(&b, "# The matrix's %d link failure(s) change nothing: %s reads them and never\n# applies them (only htsim_ndp and htsim_eqds call add_failed_link), so the run\n# is of the whole fabric. For a failed link in rocelab, give a faults: entry.\n", fails, r.program)
 	}
 	if slices.ContainsFunc(conns, func(c htsimConn) bool { return c.prio || c.recvDoneTrig != 0 }) {
 		fmt.Fprintf(&b, "# The matrix's prio and recv_done_trigger change nothing: %s reads them and\n# never uses them (every connection is served alike, no trigger fires at a receiver).\n", r.program)

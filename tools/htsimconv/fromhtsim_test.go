@@ -298,7 +298,15 @@ func TestImportRefuses(t *testing.T) {
 		{"trigger count", "Nodes 16\nConnections 2\nTriggers 2\n0->1 id 1 start 0 size 5 send_done_trigger 1\n2->3 id 2 trigger 1 size 5\ntrigger id 1 oneshot\n", nil, "Triggers 2, but the file holds 1, which htsim refuses too (\"Mismatch in trigger count\")"},
 		{"nodes", "Nodes 128\nConnections 1\n0->1 id 1 start 0 size 5\n", nil, "Nodes 128, but the command line's -nodes is 16"},
 		{"host", "Nodes 16\nConnections 1\n0->16 id 1 start 0 size 5\n", nil, "m.cm:3:1: \"0->16\": expected SRC->DST"},
-		{"failure", "Nodes 16\nConnections 0\nFailures 1\n", nil, "m.cm:3:1: link failures are not converted"},
+		// Link failures htsim_roce reads and never applies (TestImportFailures);
+		// what its reader exits or aborts at is refused (a run of each).
+		{"failure count", "Nodes 16\nConnections 0\nFailures 1\n", nil, "Failures 1, but the file holds 0, which htsim refuses too (\"Mismatch in failure count\")"},
+		{"failure past the count", "Nodes 16\nConnections 1\n0->1 id 1 start 0 size 5\nfailure link_id 3\n", nil, "m.cm:4:1: failure 1, past the header's Failures 0: htsim aborts here"},
+		{"failure attribute", "Nodes 16\nConnections 1\nFailures 1\n0->1 id 1 start 0 size 5\nfailure colour red\n", nil, "m.cm:5:9: \"colour\": expected switch_type, switch_id or link_id"},
+		{"failure switch type", "Nodes 16\nConnections 1\nFailures 1\n0->1 id 1 start 0 size 5\nfailure switch_type SPINE\n", nil, "m.cm:5:21: switch_type \"SPINE\": expected TOR, AGG or CORE"},
+		{"failure without a value", "Nodes 16\nConnections 1\nFailures 1\n0->1 id 1 start 0 size 5\nfailure switch_id\n", nil, "m.cm:5:18: switch_id: expected a value after it"},
+		{"failure not a number", "Nodes 16\nConnections 1\nFailures 1\n0->1 id 1 start 0 size 5\nfailure switch_type AGG switch_id x link_id 0\n", nil, "m.cm:5:35: switch_id \"x\": expected a number, as htsim reads it (stoi)"},
+		{"failure beyond an int", "Nodes 16\nConnections 1\nFailures 1\n0->1 id 1 start 0 size 5\nfailure link_id 99999999999\n", nil, "m.cm:5:17: link_id \"99999999999\": expected a number"},
 		{"fat-tree size", "Nodes 16\n", []string{"-nodes", "20"}, "-nodes 20: a 3-tier fat-tree has k³/4 hosts"},
 		{"two tiers", "Nodes 32\n", []string{"-nodes", "32"}, "1024 and on); with -tiers 2, a leaf-spine of 8 leaves, it has 32"},
 		{"id 0", "Nodes 16\nConnections 1\n0->1 id 0 start 0 size 5\n", nil, "m.cm:3:9: id 0: htsim refuses it"},
@@ -337,6 +345,39 @@ func TestImportRefuses(t *testing.T) {
 				t.Errorf("error %v, expected %q", err, c.want)
 			}
 		})
+	}
+}
+
+// htsim_roce and htsim_hpcc read a matrix's link failures and never apply
+// them: only main_ndp.cpp and main_eqds.cpp call add_failed_link, and a
+// 16-host run with an AGG and a CORE failure printed the same completions
+// as without, on each program. The import reads them as htsim does
+// (refusing what it exits or aborts at, TestImportRefuses), writes the
+// scenario of the run without them and says so in the head; it had
+// refused every matrix with a Failures line.
+func TestImportFailures(t *testing.T) {
+	const conns = "0->13 id 1 start 0 size 2000000\n5->13 id 2 start 0 size 2000000\n"
+	plain, err := importMatrix(t, "Nodes 16\nConnections 2\n"+conns, "-nodes", "16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ failures, head string }{
+		{"Failures 2\n" + conns + "failure switch_type AGG switch_id 0 link_id 0\nfailure switch_type CORE switch_id 1 link_id 1\n", "# The matrix's 2 link failure(s) change nothing: htsim_roce reads them and never"},
+		{"Failures 1\n" + conns + "failure\n", "# The matrix's 1 link failure(s)"},
+		{"Failures 0\n" + conns, ""},
+		{"Failures 1\n" + conns + "failure switch_id +5abc link_id -2\n", "# The matrix's 1 link failure(s)"},
+	} {
+		out, err := importMatrix(t, "Nodes 16\nConnections 2\n"+c.failures, "-nodes", "16")
+		if err != nil {
+			t.Fatalf("%q: %v", c.failures, err)
+		}
+		if c.head != "" && !strings.Contains(out, c.head) || c.head == "" && strings.Contains(out, "link failure") {
+			t.Errorf("%q: head, expected %q:\n%s", c.failures, c.head, out)
+		}
+		body := func(y string) string { _, b, _ := strings.Cut(y, "\nname: "); return b }
+		if body(out) != body(plain) {
+			t.Errorf("%q: the scenario differs from the run without failures:\n%s\n---\n%s", c.failures, out, plain)
+		}
 	}
 }
 
@@ -489,8 +530,10 @@ func FuzzReadMatrix(f *testing.F) {
 	f.Add("Nodes 16\nConnections 2\n0->13 id 99999999999999999999 start 0 size 1e19\n13->0 start Inf size 2147483647\n")
 	f.Add("# hand\r\nNodes 16\r\nConnections 2\r\n1->0 id 1 start 0 size 10 \n#x\n 2->0  id 2\tstart 0 size 10")
 	f.Add("Nodes 16\nConnections 4\nTriggers 1\n0->1 id 1 start 0 size 10 send_done_trigger 1\n0->2 id 2 start 0 size 10 send_done_trigger 1\n0->3 id 3 trigger 1 size 10\n0->4 id 4 trigger 1 size 10\ntrigger id 1 multishot\n")
+	f.Add("Nodes 16\nConnections 1\nFailures 3\n0->1 id 1 start 0 size 10\nfailure switch_type AGG switch_id 0 link_id 0\nfailure\nfailure link_id -+1 switch_type\n")
+	f.Add("Nodes 16\nConnections 1\nFailures 1\nfailure switch_id 2147483648\n0->1 id 1 start 0 size 10\nfailure link_id 1\n")
 	f.Fuzz(func(t *testing.T, m string) {
-		conns, trigs, err := readMatrix("f.cm", strings.NewReader(m), 16)
+		conns, trigs, _, err := readMatrix("f.cm", strings.NewReader(m), 16)
 		if err != nil {
 			return
 		}
@@ -666,7 +709,7 @@ func TestMatrixSplitAsHtsim(t *testing.T) {
 		{"Nodes  16\nConnections 2\n" + c1 + "\n" + c2 + "\n", "f.cm:1:7: an empty field"},
 		{head + c1 + "\n2->0\tid 2 start 0 size 100000\n", "f.cm:4:5: \"\\t\": htsim splits"},
 	} {
-		_, _, err := readMatrix("f.cm", strings.NewReader(c.m), 16)
+		_, _, _, err := readMatrix("f.cm", strings.NewReader(c.m), 16)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%q: %v", c.m, err)

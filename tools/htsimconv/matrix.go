@@ -54,19 +54,21 @@ func (file matrixErrs) at(line, col int, format string, a ...any) error {
 }
 
 // readMatrix reads an htsim connection matrix as htsim's
-// ConnectionMatrix::load does, refusing what rocelab cannot run alike.
-func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsimTrigger, error) {
+// ConnectionMatrix::load does, refusing what rocelab cannot run alike,
+// and counts its link failures, which htsim_roce and htsim_hpcc read and
+// never apply (readFailure).
+func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsimTrigger, int, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", file, err)
+		return nil, nil, 0, fmt.Errorf("%s: %v", file, err)
 	}
 	errs := matrixErrs(file)
 	if err := htsimTokens(string(data), errs); err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	var conns []htsimConn
 	trigs := map[int]htsimTrigger{}
-	n, nConns, nTrigs := -1, -1, 0
+	n, nConns, nTrigs, nFails, fails := -1, -1, 0, 0, 0
 	err = fields.Lines(file, bytes.NewReader(data), func(line int, f []string, col []int) error {
 		count := func(dst *int) error {
 			if len(f) != 2 {
@@ -87,8 +89,14 @@ func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsim
 			err = count(&nConns)
 		case f[0] == "Triggers":
 			err = count(&nTrigs)
-		case f[0] == "Failures", f[0] == "failure":
-			err = errs.at(line, col[0], "link failures are not converted: give rocelab a faults: entry instead (docs/scenario.md)")
+		case f[0] == "Failures":
+			err = count(&nFails)
+		case f[0] == "failure":
+			if fails++; fails > nFails {
+				err = errs.at(line, col[0], "failure %d, past the header's Failures %d: htsim aborts here (connection_matrix.cpp, assert(failures.size()<failures_size))", fails, nFails)
+			} else {
+				err = readFailure(f, col, line, errs)
+			}
 		case f[0] == "trigger":
 			err = readTrigger(f, col, line, trigs, errs)
 		case strings.Contains(f[0], "->"):
@@ -101,19 +109,67 @@ func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsim
 		return err
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	switch {
 	case n != nodes:
-		return nil, nil, fmt.Errorf("%s: Nodes %d, but the command line's -nodes is %d", file, n, nodes)
+		return nil, nil, 0, fmt.Errorf("%s: Nodes %d, but the command line's -nodes is %d", file, n, nodes)
 	case nConns != len(conns):
-		return nil, nil, fmt.Errorf("%s: Connections %d, but the file holds %d, which htsim refuses too (\"Mismatch in connection count\")", file, nConns, len(conns))
+		return nil, nil, 0, fmt.Errorf("%s: Connections %d, but the file holds %d, which htsim refuses too (\"Mismatch in connection count\")", file, nConns, len(conns))
 	case nTrigs != len(trigs):
 		// csg-htsim's gen_allreduce_butterfly.py writes one trigger fewer
 		// than its header counts.
-		return nil, nil, fmt.Errorf("%s: Triggers %d, but the file holds %d, which htsim refuses too (\"Mismatch in trigger count\")", file, nTrigs, len(trigs))
+		return nil, nil, 0, fmt.Errorf("%s: Triggers %d, but the file holds %d, which htsim refuses too (\"Mismatch in trigger count\")", file, nTrigs, len(trigs))
+	case nFails != fails:
+		return nil, nil, 0, fmt.Errorf("%s: Failures %d, but the file holds %d, which htsim refuses too (\"Mismatch in failure count\")", file, nFails, fails)
 	}
-	return conns, trigs, nil
+	return conns, trigs, fails, nil
+}
+
+// readFailure reads "failure [switch_type TOR|AGG|CORE] [switch_id N]
+// [link_id N]" as ConnectionMatrix::load does: htsim exits at another
+// attribute or switch type, aborts at a number stoi cannot read, and
+// reads past the line's end for an attribute without its value. Nothing
+// else is kept: htsim_roce and htsim_hpcc never apply a failure (only
+// main_ndp.cpp and main_eqds.cpp call add_failed_link), so a run with
+// failures is the run without them, byte for byte, a run showed.
+func readFailure(f []string, col []int, line int, errs matrixErrs) error {
+	for i := 1; i < len(f); i++ {
+		key := f[i]
+		if key != "switch_type" && key != "switch_id" && key != "link_id" {
+			return errs.at(line, col[i], "%q: expected switch_type, switch_id or link_id, as htsim exits at another (\"unknown failure attribute\")", key)
+		}
+		if i+1 >= len(f) {
+			return errs.at(line, col[i]+len(key), "%s: expected a value after it (htsim reads past the line's end)", key)
+		}
+		i++
+		if key == "switch_type" {
+			if v := f[i]; v != "TOR" && v != "AGG" && v != "CORE" {
+				return errs.at(line, col[i], "switch_type %q: expected TOR, AGG or CORE, as htsim exits at another", v)
+			}
+		} else if !stoiReads(f[i]) {
+			return errs.at(line, col[i], "%s %q: expected a number, as htsim reads it (stoi), which aborts without one", key, f[i])
+		}
+	}
+	return nil
+}
+
+// stoiReads says whether C++'s stoi reads a number from s: an optional
+// sign and a digit first, within an int.
+func stoiReads(s string) bool {
+	t := strings.TrimLeft(s, "+-")
+	if len(s)-len(t) > 1 {
+		return false
+	}
+	end := 0
+	for end < len(t) && t[end] >= '0' && t[end] <= '9' {
+		end++
+	}
+	if end == 0 {
+		return false
+	}
+	_, err := strconv.ParseInt(s[:len(s)-len(t)+end], 10, 32)
+	return err == nil
 }
 
 // htsimTokens refuses what htsim's ConnectionMatrix::load cannot read in

@@ -359,7 +359,7 @@ func pathsCmd(args []string, w io.Writer) error {
 		return err
 	}
 	defer tm.Close()
-	conns, _, err := readMatrix(r.tm, tm, r.nodes)
+	conns, _, _, err := readMatrix(r.tm, tm, r.nodes)
 	if err != nil {
 		return err
 	}

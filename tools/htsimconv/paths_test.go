@@ -97,7 +97,7 @@ func TestPredictPaths(t *testing.T) {
 					t.Fatalf("htsim's path id %s, predicted %s for every source", p, want)
 				}
 			}
-			conns, _, err := readMatrix(file, &cm, 128)
+			conns, _, _, err := readMatrix(file, &cm, 128)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +169,7 @@ var paths2Hop = regexp.MustCompile(`^PATH 1 (\d+) flow (\d+) dst \d+ choice \d+ 
 // clocks (testdata/htsim/paths2-s73-seed*.txt: htsim's own prints).
 func TestPredictPaths2Tiers(t *testing.T) {
 	c := newSweepCase(73)
-	conns, _, err := readMatrix("case 73", strings.NewReader(c.matrix), 32)
+	conns, _, _, err := readMatrix("case 73", strings.NewReader(c.matrix), 32)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +342,7 @@ func TestHtsimPathsCrowdRandomCase102(t *testing.T) {
 func sweepCasePaths(t *testing.T, i, nodes, k, tiers int) (sweepCase, func(seed, clock uint32) []htsimPath) {
 	t.Helper()
 	c := newSweepCase(i)
-	conns, _, err := readMatrix(fmt.Sprintf("case %d", i), strings.NewReader(c.matrix), nodes)
+	conns, _, _, err := readMatrix(fmt.Sprintf("case %d", i), strings.NewReader(c.matrix), nodes)
 	if err != nil {
 		t.Fatal(err)
 	}
