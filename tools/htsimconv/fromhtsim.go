@@ -490,8 +490,8 @@ func fromHtsim(args []string, stdin io.Reader, w io.Writer) error {
 	if fails > 0 {
 		fmt.Fprintf(&b, "# The matrix's %d link failure(s) change nothing: %s reads them and never\n# applies them (only htsim_ndp and htsim_eqds call add_failed_link), so the run\n# is of the whole fabric. For a failed link in rocelab, give a faults: entry.\n", fails, r.program)
 	}
-	if slices.ContainsFunc(conns, func(c htsimConn) bool { return c.prio || c.recvDoneTrig != 0 }) {
-		fmt.Fprintf(&b, "# The matrix's prio and recv_done_trigger change nothing: %s reads them and\n# never uses them (every connection is served alike, no trigger fires at a receiver).\n", r.program)
+	if slices.ContainsFunc(conns, func(c htsimConn) bool { return c.prio || c.recvDoneTrig != 0 || c.addon }) {
+		fmt.Fprintf(&b, "# The matrix's prio, recv_done_trigger and addon change nothing: %s reads them\n# and never uses them (every connection is served alike, no trigger fires at a\n# receiver, nothing reads addon's flag).\n", r.program)
 	}
 	if r.strategy == "ecmp_host_ar" {
 		fmt.Fprintf(&b, "# -strat %s chooses a path per packet, so packets arrive out of order: htsim's\n# receiver NACKs every packet past a hole and its sender goes back at each NACK\n# (%s), rocelab's responder NAKs a hole once, as RC does; the two recover\n# unlike (not alike, the same work only: docs/engine.md).\n", r.strategy, srcFile[r.program])

@@ -255,24 +255,30 @@ func TestImportStartsAtOnce(t *testing.T) {
 	}
 }
 
-// A matrix's prio and recv_done_trigger (csg-htsim's ConnectionMatrix
-// reads both) change nothing in htsim_roce and htsim_hpcc, whose mains
-// never use them: the flows import as without them, and the head says so.
+// A matrix's prio, recv_done_trigger and addon (csg-htsim's
+// ConnectionMatrix reads all three, addon a flag without a value) change
+// nothing in htsim_roce and htsim_hpcc, whose mains never use them (a run
+// with addon on both connections of a triggered pair printed the same
+// completions as without, on each program): the flows import as without
+// them, and the head says so. addon had been refused.
 func TestImportPriorities(t *testing.T) {
-	plain, err := importMatrix(t, "Nodes 16\nConnections 2\n0->5 id 1 start 0 size 4096\n3->4 id 2 start 0 size 4096\n", "-nodes", "16")
+	const m = "Nodes 16\nConnections 2\nTriggers 1\n0->5 id 1 start 0 size 4096 send_done_trigger 1\n3->4 id 2 trigger 1 size 4096\ntrigger id 1 oneshot\n"
+	plain, err := importMatrix(t, m, "-nodes", "16")
 	if err != nil {
 		t.Fatal(err)
 	}
-	withPrio, err := importMatrix(t, "Nodes 16\nConnections 2\n0->5 id 1 start 0 size 4096 prio 3\n3->4 id 2 start 0 size 4096 recv_done_trigger 7\n", "-nodes", "16")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := func(y string) string { return y[strings.Index(y, "\nname:"):] }
-	if body(plain) != body(withPrio) {
-		t.Errorf("prio and recv_done_trigger moved the scenario:\n%s\nagainst\n%s", body(withPrio), body(plain))
-	}
-	if !strings.Contains(withPrio, "# The matrix's prio and recv_done_trigger change nothing: htsim_roce reads them") {
-		t.Errorf("the head does not say the priorities are dropped:\n%s", withPrio)
+	for _, from := range [][2]string{{"size 4096 send", "size 4096 prio 3 send"}, {"4096\ntrigger", "4096 recv_done_trigger 7\ntrigger"}, {"start 0 size", "start 0 addon size"}, {"4096\ntrigger", "4096 addon\ntrigger"}} {
+		with, err := importMatrix(t, strings.Replace(m, from[0], from[1], 1), "-nodes", "16")
+		if err != nil {
+			t.Fatalf("%q: %v", from[1], err)
+		}
+		body := func(y string) string { return y[strings.Index(y, "\nname:"):] }
+		if body(plain) != body(with) {
+			t.Errorf("%q moved the scenario:\n%s\nagainst\n%s", from[1], body(with), body(plain))
+		}
+		if !strings.Contains(with, "# The matrix's prio, recv_done_trigger and addon change nothing: htsim_roce reads them") {
+			t.Errorf("%q: the head does not say it is dropped:\n%s", from[1], with)
+		}
 	}
 }
 
@@ -531,6 +537,7 @@ func FuzzReadMatrix(f *testing.F) {
 	f.Add("# hand\r\nNodes 16\r\nConnections 2\r\n1->0 id 1 start 0 size 10 \n#x\n 2->0  id 2\tstart 0 size 10")
 	f.Add("Nodes 16\nConnections 4\nTriggers 1\n0->1 id 1 start 0 size 10 send_done_trigger 1\n0->2 id 2 start 0 size 10 send_done_trigger 1\n0->3 id 3 trigger 1 size 10\n0->4 id 4 trigger 1 size 10\ntrigger id 1 multishot\n")
 	f.Add("Nodes 16\nConnections 1\nFailures 3\n0->1 id 1 start 0 size 10\nfailure switch_type AGG switch_id 0 link_id 0\nfailure\nfailure link_id -+1 switch_type\n")
+	f.Add("Nodes 16\nConnections 2\n0->1 id 1 start 0 addon size 10 addon\n1->0 addon\n")
 	f.Add("Nodes 16\nConnections 1\nFailures 1\nfailure switch_id 2147483648\n0->1 id 1 start 0 size 10\nfailure link_id 1\n")
 	f.Fuzz(func(t *testing.T, m string) {
 		conns, trigs, _, err := readMatrix("f.cm", strings.NewReader(m), 16)

@@ -23,11 +23,12 @@ type htsimConn struct {
 	start                 unit.Time
 	trigger, sendDoneTrig int
 	triggerCol            int // the column of the trigger's number
-	// recvDoneTrig and prio are read and never used by htsim_roce and
-	// htsim_hpcc (main_roce.cpp, main_hpcc.cpp): no trigger fires when a
-	// receiver is done, and every connection is served alike.
+	// recvDoneTrig, prio and addon are read and never used by htsim_roce
+	// and htsim_hpcc (main_roce.cpp, main_hpcc.cpp): no trigger fires when
+	// a receiver is done, every connection is served alike, and nothing
+	// reads addOnTriggerSignal, addon's flag (connection_matrix.cpp).
 	recvDoneTrig int
-	prio         bool
+	prio, addon  bool
 }
 
 // name is the rocelab flow's name: f and the connection's id, or c and
@@ -230,11 +231,12 @@ func readConn(f []string, col []int, line, nodes int, errs matrixErrs) (htsimCon
 	for i := 1; i < len(f); i++ {
 		key := f[i]
 		switch key {
-		case "addon":
-			return c, errs.at(line, col[i], "addon: not converted")
+		case "addon": // a flag, no value
+			c.addon = true
+			continue
 		case "start", "size", "id", "trigger", "send_done_trigger", "recv_done_trigger", "prio":
 		default:
-			return c, errs.at(line, col[i], "%q: expected start, size, id, trigger, send_done_trigger, recv_done_trigger or prio", key)
+			return c, errs.at(line, col[i], "%q: expected start, size, id, trigger, send_done_trigger, recv_done_trigger, prio or addon", key)
 		}
 		if i+1 >= len(f) {
 			return c, errs.at(line, col[i]+len(key), "%s: expected a value", key)
