@@ -155,6 +155,15 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 			}
 			f, cols = f[:i+1], cols[:i+1]
 		}
+		// A note after the value ("CC_MODE 3   # DCQCN:1 DCTCP:8", as
+		// configs written by hand carry) is words third.cc skips, unless
+		// one is a key: it reads that key and the value after it. Every
+		// value of a key is a number, a rate or a path, never a key.
+		for j := 2; j < len(f); j++ {
+			if isNs3Key(f[j]) && isNs3Key(f[0]) {
+				return nil, fmt.Errorf("%s:%d:%d: %s: third.cc has no comments and reads this key, with the word after it as its value, after %s's value on this line; give it a line of its own, or delete it from the note", file, n, cols[j], f[j], f[0])
+			}
+		}
 		if !isNs3Key(f[0]) {
 			if first == "" {
 				first = fmt.Sprintf("%s:%d:%d: %s", file, n, cols[0], f[0])

@@ -166,6 +166,12 @@ func TestImportShapes(t *testing.T) {
 		{name: "note after a value", cfg: edit(cfg, "KMIN_MAP 3 25000000000 100 50000000000 200 100000000000 400", "KMIN_MAP 3 25000000000 100 50000000000 200 100000000000 400 {a map from link bandwidth to kmin}")},
 		{name: "key in a note", cfg: edit(cfg, "CC_MODE 3", "CC_MODE 3 {or CC_MODE 1}"), want: "config.txt:15:15: CC_MODE: third.cc has no comments and reads this key inside the note after CC_MODE"},
 		{name: "note left open", cfg: edit(cfg, "BUFFER_SIZE 32", "BUFFER_SIZE 32 {MiB")},
+		// configs written by hand note a value after it with "#" (one
+		// seen with "CC_MODE 1   # DCQCN:1   DCTCP:8"): third.cc skips
+		// the words, but reads a key among them, and its value, there
+		{name: "# note after a value", cfg: edit(edit(cfg, "CC_MODE 3", "CC_MODE 3                       # DCQCN:1   DCTCP:8"), "HAS_WIN 1", "HAS_WIN 1           # 开启窗口")},
+		{name: "key in a # note", cfg: edit(cfg, "HAS_WIN 1", "HAS_WIN 1   # MIN_RATE 1000Mb/s below"), want: "config.txt:32:15: MIN_RATE: third.cc has no comments and reads this key, with the word after it as its value, after HAS_WIN's value on this line"},
+		{name: "two keys on a line", cfg: edit(cfg, "FAST_REACT 1", "FAST_REACT 1 RATE_AI 50Mb/s"), want: "config.txt:35:14: RATE_AI: third.cc has no comments and reads this key"},
 		{name: "stop time", cfg: edit(cfg, "SIMULATOR_STOP_TIME 4.00", "SIMULATOR_STOP_TIME 1.5"), want: "config.txt:13:21: SIMULATOR_STOP_TIME 1.5: the run stops before its first flow starts"},
 		{name: "fork key", cfg: cfg + "LB_MODE 9\n", want: "config.txt:59:1: LB_MODE: not a key of HPCC's third.cc: from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read LB_MODE: ConWeave's"},
 		{name: "fork key, ns3-PB-FS's", cfg: cfg + "HIGH_RESP_TIMEOUT 9\n", want: "a fork known to read HIGH_RESP_TIMEOUT: ns3-PB-FS's"},
