@@ -301,6 +301,8 @@ func TestImportRefuses(t *testing.T) {
 		{"no start", "Nodes 16\nConnections 1\n0->1 id 1 size 5\n", nil, "m.cm:3:17: expected start PS or trigger T"},
 		{"unknown key", "Nodes 16\nConnections 1\n0->1 id 1 start 0 size 5 colour red\n", nil, "m.cm:3:26: \"colour\": expected start"},
 		{"count", "Nodes 16\nConnections 2\n0->1 id 1 start 0 size 5\n", nil, "Connections 2, but the file holds 1, which htsim refuses too"},
+		// htsim counts 0 without a Connections line (a run showed)
+		{"no count", "Nodes 16\n0->1 id 1 start 0 size 5\n", nil, "m.cm: no Connections line, which htsim takes as 0, but the file holds 1"},
 		{"trigger count", "Nodes 16\nConnections 2\nTriggers 2\n0->1 id 1 start 0 size 5 send_done_trigger 1\n2->3 id 2 trigger 1 size 5\ntrigger id 1 oneshot\n", nil, "Triggers 2, but the file holds 1, which htsim refuses too (\"Mismatch in trigger count\")"},
 		{"nodes", "Nodes 128\nConnections 1\n0->1 id 1 start 0 size 5\n", nil, "Nodes 128, but the command line's -nodes is 16"},
 		{"host", "Nodes 16\nConnections 1\n0->16 id 1 start 0 size 5\n", nil, "m.cm:3:1: \"0->16\": expected SRC->DST"},
@@ -384,6 +386,20 @@ func TestImportFailures(t *testing.T) {
 		if body(out) != body(plain) {
 			t.Errorf("%q: the scenario differs from the run without failures:\n%s\n---\n%s", c.failures, out, plain)
 		}
+	}
+}
+
+// A matrix without a Nodes line runs on htsim_roce with -nodes's count
+// (ConnectionMatrix is made with it; a run showed), and one without
+// connections needs no Connections line (htsim counts 0). The import had
+// refused the first ("below Nodes -1").
+func TestImportMatrixWithoutHeader(t *testing.T) {
+	out, err := importMatrix(t, "Connections 1\n0->13 id 1 start 0 size 20000\n", "-nodes", "16")
+	if err != nil || !strings.Contains(out, "{name: f1, src: h0, dst: h13, bytes: 27000}") {
+		t.Errorf("no Nodes line: %v\n%s", err, out)
+	}
+	if _, err := importMatrix(t, "Nodes 16\nConnections 0\n", "-nodes", "16"); err != nil {
+		t.Errorf("no connections: %v", err)
 	}
 }
 

@@ -69,7 +69,10 @@ func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsim
 	}
 	var conns []htsimConn
 	trigs := map[int]htsimTrigger{}
-	n, nConns, nTrigs, nFails, fails := -1, -1, 0, 0, 0
+	// Without a Nodes line htsim keeps -nodes (new ConnectionMatrix(no_of_nodes)),
+	// without a Connections line it counts 0 (conns_size), as a run of each showed.
+	n, nConns, nTrigs, nFails, fails := nodes, 0, 0, 0, 0
+	connsAt := 0
 	err = fields.Lines(file, bytes.NewReader(data), func(line int, f []string, col []int) error {
 		count := func(dst *int) error {
 			if len(f) != 2 {
@@ -87,7 +90,7 @@ func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsim
 		case f[0] == "Nodes":
 			err = count(&n)
 		case f[0] == "Connections":
-			err = count(&nConns)
+			err, connsAt = count(&nConns), line
 		case f[0] == "Triggers":
 			err = count(&nTrigs)
 		case f[0] == "Failures":
@@ -115,6 +118,8 @@ func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsim
 	switch {
 	case n != nodes:
 		return nil, nil, 0, fmt.Errorf("%s: Nodes %d, but the command line's -nodes is %d", file, n, nodes)
+	case nConns != len(conns) && connsAt == 0:
+		return nil, nil, 0, fmt.Errorf("%s: no Connections line, which htsim takes as 0, but the file holds %d, which htsim refuses (\"Mismatch in connection count, specified: 0\"); give Connections %d before the first", file, len(conns), len(conns))
 	case nConns != len(conns):
 		return nil, nil, 0, fmt.Errorf("%s: Connections %d, but the file holds %d, which htsim refuses too (\"Mismatch in connection count\")", file, nConns, len(conns))
 	case nTrigs != len(trigs):
