@@ -67,12 +67,27 @@ var htsimOthers = map[string]string{
 	"htsim_tcp":   "TCP (tcp.cpp, mtcp.cpp) is NewReno's and MPTCP's loss-driven window with retransmission timers over drop-tail queues; rocelab's hosts run RoCE queue pairs",
 }
 
+// htsimOldTests says why each transport of csg-htsim's old_tests programs
+// (sim/datacenter/old_tests: htsim_ndp_permutation,
+// htsim_dctcp_incast_collateral_lossless, ..., not built by default; the
+// command lines of sim/EXAMPLES run them) is not imported, by the word
+// after htsim_ in the program's name. Each builds its own traffic from
+// -conns rather than reading a connection matrix.
+var htsimOldTests = map[string]string{
+	"ndp": htsimOthers["htsim_ndp"], "ndprts": htsimOthers["htsim_ndp"], "ndptunnel": htsimOthers["htsim_ndp"],
+	"tcp": htsimOthers["htsim_tcp"], "swift": htsimOthers["htsim_swift"],
+	"dctcp": "DCTCP (tcp.cpp with ECN-scaled windows) is TCP's loss- and mark-driven window over its own queues; rocelab's hosts run RoCE queue pairs",
+}
+
 // htsimProgram checks the program name a command line starts with: the
 // import reads htsim_roce's and htsim_hpcc's flags only.
 func htsimProgram(name string) (string, error) {
 	base := filepath.Base(name)
 	if why, ok := htsimOthers[base]; ok {
 		return "", fmt.Errorf("%s: only htsim_roce and htsim_hpcc runs are imported: %s", base, why)
+	}
+	if transport, rest, ok := strings.Cut(strings.TrimPrefix(base, "htsim_"), "_"); ok && rest != "" && strings.HasPrefix(base, "htsim_") && htsimOldTests[transport] != "" {
+		return "", fmt.Errorf("%s: one of csg-htsim's old_tests programs (sim/datacenter/old_tests, which sim/EXAMPLES runs; its traffic built from -conns, no connection matrix): only htsim_roce and htsim_hpcc runs are imported: %s", base, htsimOldTests[transport])
 	}
 	if base != "htsim_roce" && base != "htsim_hpcc" {
 		return "", fmt.Errorf("%q: expected htsim_roce, htsim_hpcc or htsim_roce's first flag", name)

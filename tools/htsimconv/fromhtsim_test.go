@@ -437,6 +437,15 @@ func TestImportRefusesOtherPrograms(t *testing.T) {
 		"htsim_eqds":                            "htsim_eqds: only htsim_roce and htsim_hpcc runs are imported: EQDS (eqds.cpp) is receiver-driven",
 		"htsim_tcp":                             "htsim_tcp: only htsim_roce and htsim_hpcc runs are imported: TCP",
 		"ls":                                    `"ls": expected htsim_roce, htsim_hpcc or htsim_roce's first flag`,
+		// sim/EXAMPLES' command lines run csg-htsim's old_tests programs
+		// (collateral/run_*.sh, permutation/run.sh); they had been told
+		// "expected htsim_roce, htsim_hpcc or htsim_roce's first flag"
+		"../../datacenter/old_tests/htsim_dctcp_incast_collateral_lossless": "htsim_dctcp_incast_collateral_lossless: one of csg-htsim's old_tests programs (sim/datacenter/old_tests, which sim/EXAMPLES runs; its traffic built from -conns, no connection matrix): only htsim_roce and htsim_hpcc runs are imported: DCTCP",
+		"htsim_ndp_permutation":  "htsim_ndp_permutation: one of csg-htsim's old_tests programs",
+		"htsim_ndprts_alltoall":  "only htsim_roce and htsim_hpcc runs are imported: NDP (ndp.cpp)",
+		"htsim_tcp_permutation":  "only htsim_roce and htsim_hpcc runs are imported: TCP (tcp.cpp, mtcp.cpp)",
+		"htsim_swift_incast2b":   "only htsim_roce and htsim_hpcc runs are imported: Swift",
+		"htsim_roce_permutation": `"htsim_roce_permutation": expected htsim_roce, htsim_hpcc`,
 	} {
 		err := fromHtsim([]string{prog, "-nodes", "16", "-strat", "ecmp_host", "-paths", "1"}, nil, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), want) {
