@@ -107,13 +107,8 @@ func TestHtsimRecordedNotHeld(t *testing.T) {
 		if h.Mean < 1360 || h.Mean > 1425 {
 			t.Errorf("%s: htsim's mean %.1f us, htsimRR says 1369-1418", file, h.Mean)
 		}
-		head, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, rtx, _ := strings.Cut(string(head), "\nNew: 0 Rtx: ")
-		if n, err := strconv.Atoi(strings.TrimSpace(rtx)); err != nil || n < 778e6 || n > 817e6 {
-			t.Errorf("%s: htsim's Rtx %q, htsimRR says 778-817 MB", file, rtx)
+		if n := htsimRtx(t, file); n < 778e6 || n > 817e6 {
+			t.Errorf("%s: htsim's Rtx %d, htsimRR says 778-817 MB", file, n)
 		}
 		var y bytes.Buffer
 		args := recordedArgs(t, file, "testdata/htsim/gen-perm54.cm")
@@ -151,6 +146,22 @@ func TestHtsimRecordedNotHeld(t *testing.T) {
 	}
 }
 
+// htsimRtx is a record's closing "New: 0 Rtx: B" line's B: the bytes
+// htsim's senders went back over (roce.cpp processNack).
+func htsimRtx(t *testing.T, file string) int {
+	t.Helper()
+	head, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rtx, _ := strings.Cut(string(head), "\nNew: 0 Rtx: ")
+	n, err := strconv.Atoi(strings.TrimSpace(rtx))
+	if err != nil {
+		t.Fatalf("%s: no closing Rtx line: %v", file, err)
+	}
+	return n
+}
+
 // TestHtsimHostARNotHeld holds what docs/engine.md says of -strat
 // ecmp_host_ar against htsim (testdata/htsim/hostar-perm54-*, htsim_roce
 // on gen_permutation.py's 54 hosts of 1 MB, 3 pinned seeds). Both choose
@@ -176,13 +187,8 @@ func TestHtsimHostARNotHeld(t *testing.T) {
 		if h := agree.Summarise(slices.Clone(hf)); h.Mean < 1650 || h.Mean > 1830 {
 			t.Errorf("%s: htsim's mean %.1f us, the docs say 1661-1820", file, h.Mean)
 		}
-		head, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, rtx, _ := strings.Cut(string(head), "\nNew: 0 Rtx: ")
-		if n, err := strconv.Atoi(strings.TrimSpace(rtx)); err != nil || n < 630e6 || n > 665e6 {
-			t.Errorf("%s: htsim's Rtx %q, the docs say 633-663 MB", file, rtx)
+		if n := htsimRtx(t, file); n < 630e6 || n > 665e6 {
+			t.Errorf("%s: htsim's Rtx %d, the docs say 633-663 MB", file, n)
 		}
 		o, err := agree.RunToEnd(importRecorded(t, file, "testdata/htsim/gen-perm54.cm"))
 		if err != nil {
