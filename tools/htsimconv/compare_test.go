@@ -81,7 +81,9 @@ func TestCompareRunCutShort(t *testing.T) {
 // to the scenario's seed, a mismatch refused at its line and column
 // before anything runs (it had compared seed 2's sink samples with seed
 // 1's scenario as the same run); without it compare says the seed was not
-// checked; compare's own -seed changes rocelab's seed alone.
+// checked; compare's own -seed changes rocelab's seed alone. htsim_roce's
+// whole standard output (testdata/htsim/gen-ar16s-seed1-stdout.txt) is
+// checked as it is.
 func TestCompareSeedOfTheRun(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, b []byte) string {
@@ -113,6 +115,22 @@ func TestCompareSeedOfTheRun(t *testing.T) {
 	err := compareCmd([]string{yaml, other}, &bytes.Buffer{})
 	if want := fmt.Sprintf("seed2.txt:%d:13: random seed 2, the scenario's seed is 1", lines+1); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("seed 2's samples against seed 1's scenario: %v, expected %q", err, want)
+	}
+
+	// htsim_roce's whole standard output (gen-ar16s, seed 1) carries the
+	// line itself, at line 12 of the record: compare checks it as is.
+	const whole = "testdata/htsim/gen-ar16s-seed1-stdout.txt"
+	for seed, want := range map[string]string{"1": "seed 1: htsim's (line 12) and the scenario's", "2": "gen-ar16s-seed1-stdout.txt:12:13: random seed 1, the scenario's seed is 2"} {
+		args := recordedArgs(t, "testdata/htsim/gen-ar16s-seed1.txt", "testdata/htsim/gen-ar16s.cm")
+		args[slices.Index(args, "-seed")+1] = seed
+		var y, w bytes.Buffer
+		if err := fromHtsim(args, nil, &y); err != nil {
+			t.Fatal(err)
+		}
+		err := compareCmd([]string{write("ar16s-"+seed+".yaml", y.Bytes()), whole}, &w)
+		if got := w.String() + fmt.Sprint(err); !strings.Contains(got, want) {
+			t.Errorf("htsim's whole output against the scenario of seed %s: %s, expected %q", seed, got, want)
+		}
 	}
 
 	const rec = "testdata/htsim/end-incast16-seed1.txt"
