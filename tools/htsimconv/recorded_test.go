@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"rocelab/internal/scenario"
+	"rocelab/internal/twin"
 	"rocelab/tools/internal/agree"
 )
 
@@ -37,22 +38,7 @@ func TestHtsimRecordedNotHeld(t *testing.T) {
 	if n := len(htsimFlows(t, rec)); n != 128 {
 		t.Fatalf("%s: htsim completed %d flows, the record says 128", rec, n)
 	}
-	var y bytes.Buffer
-	if err := fromHtsim(recordedArgs(t, rec, matrix), nil, &y); err != nil {
-		t.Fatal(err)
-	}
-	const qp = "qp: {ack_coalesce: 1, order: index}"
-	if strings.Count(y.String(), qp) != 1 {
-		t.Fatalf("the import's host line changed, no %q:\n%s", qp, y.String())
-	}
-	s, err := scenario.Load(rec+".yaml", []byte(strings.Replace(y.String(), qp, "qp: {ack_coalesce: 1, order: index, timeout: 12}", 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := agree.RunToEnd(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := runWithQPTimeout(t, rec, matrix)
 	finish := map[string]float64{}
 	last := 0.0
 	for _, f := range o.Flows {
@@ -112,7 +98,7 @@ func TestHtsimRecordedNotHeld(t *testing.T) {
 		}
 		var y bytes.Buffer
 		args := recordedArgs(t, file, "testdata/htsim/gen-perm54.cm")
-		err = fromHtsim(args, nil, &y)
+		err := fromHtsim(args, nil, &y)
 		if err == nil || !strings.Contains(err.Error(), "-strat ecmp_rr: not imported") || y.Len() != 0 {
 			t.Errorf("%s: import %v, wrote %d B; expected the -strat ecmp_rr refusal and nothing written", file, err, y.Len())
 		}
@@ -146,6 +132,29 @@ func TestHtsimRecordedNotHeld(t *testing.T) {
 	}
 }
 
+// runWithQPTimeout imports a recorded run with host.qp.timeout 12 (16.8
+// ms; htsim_roce's RTO starts at 20 ms) and runs it to its end.
+func runWithQPTimeout(t *testing.T, rec, matrix string) twin.Observation {
+	t.Helper()
+	var y bytes.Buffer
+	if err := fromHtsim(recordedArgs(t, rec, matrix), nil, &y); err != nil {
+		t.Fatal(err)
+	}
+	const qp = "qp: {ack_coalesce: 1, order: index}"
+	if strings.Count(y.String(), qp) != 1 {
+		t.Fatalf("the import's host line changed, no %q:\n%s", qp, y.String())
+	}
+	s, err := scenario.Load(rec+".yaml", []byte(strings.Replace(y.String(), qp, "qp: {ack_coalesce: 1, order: index, timeout: 12}", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := agree.RunToEnd(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
 // htsimRtx is a record's closing "New: 0 Rtx: B" line's B: the bytes
 // htsim's senders went back over (roce.cpp processNack).
 func htsimRtx(t *testing.T, file string) int {
@@ -173,7 +182,8 @@ func htsimRtx(t *testing.T, file string) int {
 // and 2 flows stall for the whole second (go-back-N's tail, as the
 // ar-perm128 runs above), and the others finish 20-36 % before htsim's
 // on the mean of the flows each side completed first, after resending
-// 544-565 MB (go-back-N from each hole it NAKs).
+// 544-565 MB (go-back-N from each hole it NAKs); with host.qp.timeout 12
+// every flow completes, the last at 17.1-18.2 ms.
 func TestHtsimHostARNotHeld(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the 54-host permutation three times for a simulated second")
@@ -213,6 +223,19 @@ func TestHtsimHostARNotHeld(t *testing.T) {
 		}
 		if resent < 530e6 || resent > 580e6 {
 			t.Errorf("%s: rocelab resent %d B, the docs say 544-565 MB", file, resent)
+		}
+		// With a local ACK timeout of 16.8 ms every flow completes, the
+		// stalled ones after one timeout.
+		o = runWithQPTimeout(t, file, "testdata/htsim/gen-perm54.cm")
+		last := 0.0
+		for _, f := range o.Flows {
+			if f.FCTUS == nil {
+				t.Fatalf("%s, host.qp.timeout 12: %s unfinished, the docs say every flow completes", file, f.Name)
+			}
+			last = max(last, f.StartUS+*f.FCTUS)
+		}
+		if last < 17000 || last > 18300 {
+			t.Errorf("%s, host.qp.timeout 12: the last flow finished at %.1f us, the docs say 17.1-18.2 ms (one timeout)", file, last)
 		}
 	}
 }
