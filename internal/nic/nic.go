@@ -251,6 +251,17 @@ func (n *NIC) Dequeue(pt *fabric.Port, paused uint8) (*packet.Packet, bool) {
 	p, retx := q.segment(now)
 	n.sent(q, p, retx, now)
 	if c.ready.len() == 0 && c.ctrl.Len() == 0 {
+		if q.hasData() && q.nextTx <= now {
+			// The class's only QP, ready again at once, goes straight
+			// back: emptied and makeReady would clear the class's busy
+			// bit and set it again, and kick the port, which is
+			// sending (startTx) and so does nothing. Only the deficit's
+			// reset is left to do.
+			c.dwrr.Emptied()
+			q.where = inRing
+			c.ready.push(q)
+			return p, n.busy&^paused != 0
+		}
 		n.emptied(prio)
 	}
 	n.makeReady(q)

@@ -166,8 +166,8 @@ func (q *qp) hasData() bool {
 	return q.win == 0 || int64(roce.PSNDiff(q.sndNxt, q.sndUna))*int64(q.mss) < q.win
 }
 
-// wqeAt returns the i-th outstanding WQE.
-func (q *qp) wqeAt(i int) *wqe { return &q.sq[(q.sqHead+i)%len(q.sq)] }
+// wqeAt returns the i-th outstanding WQE, i <= sqLen < len(sq).
+func (q *qp) wqeAt(i int) *wqe { return &q.sq[wrap(q.sqHead+i, len(q.sq))] }
 
 // post queues a work request.
 func (q *qp) post(m workload.Message) {
@@ -485,7 +485,7 @@ func (q *qp) pop() {
 	if q.wqeAt(0).op == workload.Read {
 		q.reads--
 	}
-	q.sqHead = (q.sqHead + 1) % len(q.sq)
+	q.sqHead = wrap(q.sqHead+1, len(q.sq))
 	q.sqLen--
 }
 

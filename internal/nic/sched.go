@@ -40,7 +40,16 @@ func (r *ring) push(q *qp) {
 		}
 		r.buf, r.first = buf, 0
 	}
-	r.buf[(r.first+r.size-1)%len(r.buf)] = q
+	r.buf[wrap(r.first+r.size-1, len(r.buf))] = q
+}
+
+// wrap returns i mod n for 0 <= i < 2n, the index of a ring's place i
+// from its array's start: a subtraction where % divides.
+func wrap(i, n int) int {
+	if i >= n {
+		i -= n
+	}
+	return i
 }
 
 func (r *ring) pop() *qp {
@@ -50,7 +59,7 @@ func (r *ring) pop() *qp {
 	}
 	q := r.buf[r.first]
 	r.buf[r.first] = nil
-	r.first = (r.first + 1) % len(r.buf)
+	r.first = wrap(r.first+1, len(r.buf))
 	return q
 }
 
