@@ -22,6 +22,10 @@ type queue struct {
 	// lone stands for the radix queue's event run outside bucket 0:
 	// never set, as single finds none.
 	lone *event
+	// head is a copy of the heap's first event, which front returns:
+	// the scheduler reads an event after popFront, which moves the
+	// heap's entries (the radix queue never moves an event).
+	head event
 }
 
 // noBucket is an empty bucket 0: RunUntil finds nothing in it to fetch.
@@ -82,7 +86,8 @@ func (q *queue) front() *event {
 	if len(q.h) == 0 {
 		return nil
 	}
-	return &q.h[0].event
+	q.head = q.h[0].event
+	return &q.head
 }
 
 func (q *queue) popFront() { heap.Pop(&q.h) }
