@@ -127,23 +127,7 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 	gid := "the RoCEv2 IPv4 GID index from show_gids (usually 3) on both ends, e.g. ib_write_bw -d <dev> -x 3"
 	switch {
 	case kinds[ingest.FailCompletion]:
-		t := "completion with error"
-		if status >= 0 {
-			t += fmt.Sprintf(" (status %d", status)
-			if status == 12 {
-				t += ", IBV_WC_RETRY_EXC_ERR"
-			}
-			if vendor != "" {
-				t += ", vendor syndrome " + vendor
-			}
-			t += ")"
-		}
-		mech := "The QPs connected (they reached RTS), but a work request failed. "
-		if status == 12 {
-			mech = "Status 12 is IBV_WC_RETRY_EXC_ERR: the requester retransmitted retry_cnt times without an ACK and moved the QP to error (mlx5 vendor syndrome 0x81 is this timeout). " +
-				"The QPs connected, so the addresses resolved; packets are lost or not routed back: a lossy fabric (RoCE on a priority without PFC), a GID the network cannot route (link-local across a router), or an MTU larger than the path."
-		}
-		return t, mech, "Check the path with the same GID index both ways (" + gid + "), ping over the RoCE netdev, PFC on the RoCE priority end to end, and hw_counters out_of_sequence / local_ack_timeout_err on both hosts."
+		return completionText(status, vendor, gid)
 	case (kinds[ingest.FailModifyQP] || kinds[ingest.FailConnect]) && zeroEnd(r) != "":
 		end := zeroEnd(r)
 		return "QP could not be connected: the " + end + " end's GID is all zeros (see gid.index.zero)",
@@ -165,6 +149,10 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 		return "rdma_cm could not resolve or bind the address",
 			"With -R (rdma_cm) perftest resolves the server address to an RDMA device and a path through the kernel's routing table: rdma_resolve_addr or rdma_resolve_route fails when the address is not reachable through an RDMA netdev (an address of a management or TCP-only interface, no route, a link down), and rdma_bind_addr when the local address is taken or belongs to no RDMA device (a previous run's listener still on the port).",
 			"Give the server's address on its RoCE or IPoIB interface (ibdev2netdev, rdma link), check `ip route get <addr>` leaves through that interface, and start each server on a free port (-p)."
+	case kinds[ingest.FailExchange] && exchangedFirst(r):
+		return "the other end quit before the end-of-test handshake",
+			"The two ends had exchanged their addresses over TCP (the remote address line comes first), so the socket and the address were good; perftest synchronises the ends again over the same socket between message sizes and when the test ends, and that read failed because the other end had gone: its own failure (a completion error, a crash, a timeout, a Ctrl-C) is the cause, and its output names it.",
+			"Read the other end's output for this run (its Completion with error / Failed status line names the cause) and fix that; run both ends with the same test and options."
 	case kinds[ingest.FailExchange]:
 		return "out-of-band exchange failed",
 			"Before any RDMA, perftest exchanges QP numbers, PSNs and GIDs over a TCP socket (port 18515 unless -p is given); this failed, so the problem is TCP reachability, not RDMA: the server was not listening yet, a firewall, or the wrong address or port.",
@@ -196,6 +184,17 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 	return "RDMA device or resources unavailable",
 		"perftest could not open the device or create its queues: the RDMA driver is not loaded (mlx5_ib), the -d name is wrong, or the memory-lock limit is too low.",
 		"ibv_devices to list devices, modprobe mlx5_ib, pass an existing -d, and ulimit -l unlimited."
+}
+
+// exchangedFirst reports that every failure of the run is an exchange
+// failure printed after the remote address: the end-of-test handshake.
+func exchangedFirst(r *ingest.PerftestRun) bool {
+	for _, f := range r.Failures {
+		if f.Kind != ingest.FailExchange || !f.Exchanged {
+			return false
+		}
+	}
+	return len(r.Failures) > 0
 }
 
 // zeroEnd names the end of a run ("local", "remote") that exchanged the

@@ -216,3 +216,26 @@ func TestPerftestFailureKinds(t *testing.T) {
 		nicMustFind(t, fs, "perftest.connect.failed", Error, "gpu01: ib_send_bw on mlx5_0: "+c.title)
 	}
 }
+
+// A completion error is told by its status's class: status 4 with GPU
+// buffers (linux-rdma/perftest#173) is this end's NIC failing to reach
+// its buffer, not the fabric; a server whose exchange fails after the
+// addresses (nminoru/pib#3) lost its peer, not TCP reachability.
+func TestPerftestFailureByStatus(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/perftest/perftest-write-bw-bidir-use-cuda-completion-status4-syndrom-0x51-perftest173.txt")
+	f := nicMustFind(t, fs, "perftest.connect.failed", Error, "completion with error (status 4, IBV_WC_LOC_PROT_ERR, vendor syndrome 0x51)")
+	if !strings.Contains(f.Mechanism, "GPU") || strings.Contains(f.Fix, "PFC") || !cites(f, "perftest173.txt", 5) {
+		t.Errorf("mechanism %s fix %s evidence %v", f.Mechanism, f.Fix, f.Evidence)
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/perftest/perftest-read-bw-pib-server-exchange-fails-after-addresses-pib3.txt")
+	f = nicMustFind(t, fs, "perftest.connect.failed", Error, "ib_read_bw on pib_0: the other end quit before the end-of-test handshake")
+	if strings.Contains(f.Mechanism, "TCP reachability") || !cites(f, "pib3.txt", 25) {
+		t.Errorf("mechanism %s evidence %v", f.Mechanism, f.Evidence)
+	}
+	// Status 12 keeps its fabric story (zrlio/softiwarp#27).
+	fs = diagnoseFiles(t, Options{}, "corpus/perftest/perftest-completion-error-status12-syndrom-softiwarp27.txt")
+	f = nicMustFind(t, fs, "perftest.connect.failed", Error, "status 12, IBV_WC_RETRY_EXC_ERR, vendor syndrome 0x81")
+	if !strings.Contains(f.Fix, "PFC") {
+		t.Errorf("fix %s", f.Fix)
+	}
+}
