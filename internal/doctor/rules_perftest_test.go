@@ -239,3 +239,38 @@ func TestPerftestFailureByStatus(t *testing.T) {
 		t.Errorf("fix %s", f.Fix)
 	}
 }
+
+// A perftest run that went to the end over a link-local GID (the default
+// index 0 on AMD's ionic and on rxe) shows the two hosts share one L2
+// segment: the link-local finding is a warning, with the last row as
+// evidence; the same run cut before its table stays an error. Synthetic,
+// in the layout perftest 25.x prints (real instances seen in public docs:
+// an MI355X/ionic_0 pair and an rxe pair in containers, both at
+// fe80:: GIDs, whose repositories could not be pinned).
+func TestPerftestLinkLocalMeasured(t *testing.T) {
+	run := []string{"# synthetic",
+		"[root@gpu01 ~]# ib_write_bw -d ionic_0 -a gpu02",
+		"                    RDMA_Write BW Test",
+		" Dual-port       : OFF          Device         : ionic_0",
+		" Number of qps   : 1            Transport type : IB",
+		" Mtu             : 4096[B]",
+		" Link type       : Ethernet",
+		" GID index       : 0",
+		" local address: LID 0000 QPN 0x0002 PSN 0x398b12 RKey 0x000184 VAddr 0x007fe939e00000",
+		" GID: 254:128:00:00:00:00:00:00:06:144:129:255:254:56:231:64",
+		" remote address: LID 0000 QPN 0x0002 PSN 0x9c4c2e RKey 0x000182 VAddr 0x007f042ac00000",
+		" GID: 254:128:00:00:00:00:00:00:06:144:129:255:254:54:91:176",
+	}
+	rows := []string{
+		" #bytes     #iterations    BW peak[MiB/sec]    BW average[MiB/sec]   MsgRate[Mpps]",
+		" 65536      5000             18683.01            18682.46                    0.298919",
+		" 8388608    5000             19044.44            19044.43                    0.002381",
+	}
+	fs := synthFindings(t, Options{}, append(run, rows...)...)
+	f := nicMustFind(t, fs, "gid.index.link_local", Warn, "gpu01 ionic_0: GID index 0 is the link-local GID")
+	if !cites(f, "<stdin>", 15) || !strings.Contains(f.Mechanism, "ran to the end over it (2 result rows") {
+		t.Errorf("evidence %v mechanism %s", f.Evidence, f.Mechanism)
+	}
+	fs = synthFindings(t, Options{}, run...)
+	nicMustFind(t, fs, "gid.index.link_local", Error, "gpu01 ionic_0: GID index 0 is the link-local GID")
+}
