@@ -162,6 +162,16 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 			"The port is not in ACTIVE state: the link is down (cable, switch port, speed/FEC mismatch) or, on InfiniBand, no subnet manager has configured it.",
 			"Check ibv_devinfo state and ip link on the RoCE netdev; bring the link up (and on IB start opensm)."
 	}
+	if kinds[ingest.FailGPU] {
+		return "the GPU for its buffers could not be set up (--use_cuda / --use_rocm)",
+			"perftest opens the GPU given to --use_cuda or --use_rocm before any RDMA: the index is past the GPUs this process sees (CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES, a container or Slurm allocation with fewer GPUs), or the GPU driver or runtime is not loaded.",
+			"List the GPUs the process sees (nvidia-smi -L, rocm-smi) in the same container or job step and pass an index among them; check the GPU driver is loaded (nvidia or amdgpu in lsmod)."
+	}
+	if kinds[ingest.FailGPU] {
+		return "the GPU for its buffers could not be set up (--use_cuda / --use_rocm)",
+			"perftest opens the GPU given to --use_cuda or --use_rocm before any RDMA: the index is past the GPUs this process sees (CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES, a container or Slurm allocation with fewer GPUs), or the GPU driver or runtime is not loaded.",
+			"List the GPUs the process sees (nvidia-smi -L, rocm-smi) in the same container or job step and pass an index among them; check the GPU driver is loaded (nvidia or amdgpu in lsmod)."
+	}
 	if kinds[ingest.FailMR] && r.GPUBuffer.Line > 0 {
 		errno := ""
 		if status >= 0 {
@@ -279,6 +289,10 @@ func checkPerftestBW(inc *Incident) []Finding {
 		if strings.Contains(r.Test, "read") {
 			mech += " ib_read_bw is also bounded by outstanding reads per QP (Outstand reads, max_qp_rd_atom)."
 		}
+		if r.GPUBuffer.Line > 0 {
+			mech += " Its buffers are GPU memory (--use_cuda, --use_rocm), so the NIC moves every byte to or from the GPU over PCIe peer-to-peer: a GPU and NIC under different root ports or sockets, ACS redirecting their traffic through the root complex, an IOMMU in translation mode, or a GPU BAR not mapped large caps the run below what host memory reaches."
+			ev = evidenceInOrder(append(ev, r.GPUBuffer))
+		}
 		if r.Summary {
 			mech += " These numbers come from an author-made summary table; MB/s is read as perftest's MB/sec (2^20 bytes/s)."
 		}
@@ -286,9 +300,19 @@ func checkPerftestBW(inc *Incident) []Finding {
 			ID: "perftest.bw.low", Severity: sev, Layer: LayerNCCL,
 			Title:    fmt.Sprintf("%s: best %s %s%s = %.0f%% of the %s link rate", r.Name(), rateText(best.BWAvg), size, eachWay(r, best.BWAvg), 100*frac, rateText(rate)),
 			Evidence: ev, Mechanism: mech,
-			Fix: "Check dmesg for the NIC's PCIe line (x16 at the card's generation), run perftest on the NIC's NUMA node (numactl -N <node> -m <node>), with --report_gbits -q 4 to rule out a single-QP limit, and read hw_counters before/after for out_of_sequence and CNPs; MTU must be 4096 on RoCE.",
+			Fix: bwLowFix(r),
 		}, r, "perftest bandwidth below line rate")}
 	})
+}
+
+// bwLowFix is perftest.bw.low's fix; a run from GPU memory first compares
+// against host memory.
+func bwLowFix(r *ingest.PerftestRun) string {
+	fix := "Check dmesg for the NIC's PCIe line (x16 at the card's generation), run perftest on the NIC's NUMA node (numactl -N <node> -m <node>), with --report_gbits -q 4 to rule out a single-QP limit, and read hw_counters before/after for out_of_sequence and CNPs; MTU must be 4096 on RoCE."
+	if r.GPUBuffer.Line > 0 {
+		fix = "Rerun the same test without --use_cuda/--use_rocm: if host memory reaches line rate, the GPU-NIC path is the limit (nvidia-smi topo -m or rocm-smi --showtopo: the pair should share a PCIe switch; disable ACS there, IOMMU passthrough, large BAR on). " + fix
+	}
+	return fix
 }
 
 // rateText formats a rate as "397.0 Gb/s".

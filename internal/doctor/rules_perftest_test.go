@@ -274,3 +274,35 @@ func TestPerftestLinkLocalMeasured(t *testing.T) {
 	fs = synthFindings(t, Options{}, run...)
 	nicMustFind(t, fs, "gid.index.link_local", Error, "gpu01 ionic_0: GID index 0 is the link-local GID")
 }
+
+// --use_rocm's buffer lines mark a run's buffers as GPU memory, so low
+// bandwidth is told with the GPU-NIC PCIe path first, and a ROCm device
+// that will not initialise is a setup failure. Synthetic: the lines
+// perftest's rocm_memory.c prints (perftest 00b55b6) around a row at 40%
+// of 400G, as a public MI355X/ionic_0 run showed (its repository could
+// not be pinned).
+func TestPerftestROCmBuffer(t *testing.T) {
+	fs := synthFindings(t, Options{NICSpeed: 400 * unit.Gbps}, "# synthetic",
+		"[root@gpu01 ~]# ib_write_bw -d ionic_0 --use_rocm=0 -x 1 -s 8388608 gpu02",
+		"Using ROCm Device with ID: 0, Name: AMD Instinct MI355X, PCI Bus ID: 0x5, GCN Arch: gfx950:sramecc+:xnack-",
+		"allocated 16777216 bytes of GPU buffer at 0x7fe939600000",
+		"                    RDMA_Write BW Test",
+		" Dual-port       : OFF          Device         : ionic_0",
+		" Mtu             : 4096[B]",
+		" Link type       : Ethernet",
+		" GID index       : 1",
+		" Use ROCm memory : ON",
+		" #bytes     #iterations    BW peak[MiB/sec]    BW average[MiB/sec]   MsgRate[Mpps]",
+		" 8388608    5000             19044.44            19044.43                    0.002381",
+		"deallocating GPU buffer 0x7fe939600000")
+	f := nicMustFind(t, fs, "perftest.bw.low", Error, "ib_write_bw on ionic_0: best 159.8 Gb/s", "40% of the 400.0 Gb/s link rate")
+	if !strings.Contains(f.Mechanism, "GPU memory") || !strings.HasPrefix(f.Fix, "Rerun the same test without --use_cuda/--use_rocm") || !cites(f, "<stdin>", 4) {
+		t.Errorf("mechanism %s fix %s evidence %v", f.Mechanism, f.Fix, f.Evidence)
+	}
+	fs = synthFindings(t, Options{}, "# synthetic", "[root@gpu01 ~]# ib_write_bw -d ionic_0 --use_rocm=9 gpu02",
+		"Requested ROCm device 9 but found only 8 device(s)", "Couldn't initialize ROCm device")
+	f = nicMustFind(t, fs, "perftest.connect.failed", Error, "gpu01: ib_write_bw on ionic_0: the GPU for its buffers could not be set up")
+	if !strings.Contains(f.Fix, "rocm-smi") || !cites(f, "<stdin>", 4) {
+		t.Errorf("fix %s evidence %v", f.Fix, f.Evidence)
+	}
+}
