@@ -141,3 +141,29 @@ func softenLinkLocalConnected(fs []Finding, hosts []string, logs []*ingest.NCCLL
 		fs[i].Mechanism += " Here " + hosts[i] + "'s rings connected and no queue pair failed (\"Connected all rings\", no completion or setup error): its peers share one L2 segment, where a link-local GID works; it fails once the traffic crosses a router."
 	}
 }
+
+// softenLinkLocalMeasured lowers a link-local finding to a warning when a
+// perftest run of the same host and device went over its link-local GID
+// to the end: result rows and no failure. The two hosts share one L2
+// segment, where a link-local GID works; it still breaks once the traffic
+// is routed.
+func softenLinkLocalMeasured(fs []Finding, hosts, devs []string, runs []*ingest.Perftest) {
+	for i := range hosts {
+		if fs[i].ID != "gid.index.link_local" || fs[i].Severity != Error {
+			continue
+		}
+		for _, pf := range runs {
+			for j := range pf.Runs {
+				r := &pf.Runs[j]
+				host := nameOr(r.Host, scopeHostName(pf))
+				if !r.RoCE() || len(r.Rows) == 0 || len(r.Failures) > 0 || r.Local == nil || !linkLocal(r.Local.GID) ||
+					!sameOrUnknown(hosts[i], host) || !sameOrUnknown(devs[i], r.Device) || fs[i].Severity != Error {
+					continue
+				}
+				fs[i].Severity = Warn
+				fs[i].Evidence = appendEvidence(fs[i].Evidence, r.Rows[len(r.Rows)-1].Evidence)
+				fs[i].Mechanism += fmt.Sprintf(" Here %s ran to the end over it (%d result rows, no failure): the two hosts share one L2 segment, where a link-local GID works; it fails once the traffic crosses a router.", r.Name(), len(r.Rows))
+			}
+		}
+	}
+}

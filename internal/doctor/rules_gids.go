@@ -89,14 +89,15 @@ func checkGIDs(inc *Incident) []Finding {
 	logs := All[*ingest.NCCLLog](inc)
 	timeouts := setupTimeouts(logs)
 	var fs []Finding
-	var hosts []string // the host of each finding's GID user
+	var hosts, devs []string // the host and device of each finding's GID user
 	for i := range uses {
 		for _, f := range checkGIDUse(&uses[i], entries, timeouts) {
-			fs, hosts = append(fs, f), append(hosts, uses[i].Host)
+			fs, hosts, devs = append(fs, f), append(hosts, uses[i].Host), append(devs, uses[i].Device)
 		}
 	}
 	fs = joinLinkLocalSeen(fs, hosts, logs)
 	softenLinkLocalConnected(fs, hosts, logs)
+	softenLinkLocalMeasured(fs, hosts, devs, All[*ingest.Perftest](inc))
 	fs = append(fs, perftestZeroGIDs(inc)...)
 	fs = append(fs, checkGIDMismatch(uses, entries)...)
 	if len(uses) == 0 {

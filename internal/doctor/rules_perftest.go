@@ -127,23 +127,7 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 	gid := "the RoCEv2 IPv4 GID index from show_gids (usually 3) on both ends, e.g. ib_write_bw -d <dev> -x 3"
 	switch {
 	case kinds[ingest.FailCompletion]:
-		t := "completion with error"
-		if status >= 0 {
-			t += fmt.Sprintf(" (status %d", status)
-			if status == 12 {
-				t += ", IBV_WC_RETRY_EXC_ERR"
-			}
-			if vendor != "" {
-				t += ", vendor syndrome " + vendor
-			}
-			t += ")"
-		}
-		mech := "The QPs connected (they reached RTS), but a work request failed. "
-		if status == 12 {
-			mech = "Status 12 is IBV_WC_RETRY_EXC_ERR: the requester retransmitted retry_cnt times without an ACK and moved the QP to error (mlx5 vendor syndrome 0x81 is this timeout). " +
-				"The QPs connected, so the addresses resolved; packets are lost or not routed back: a lossy fabric (RoCE on a priority without PFC), a GID the network cannot route (link-local across a router), or an MTU larger than the path."
-		}
-		return t, mech, "Check the path with the same GID index both ways (" + gid + "), ping over the RoCE netdev, PFC on the RoCE priority end to end, and hw_counters out_of_sequence / local_ack_timeout_err on both hosts."
+		return completionText(status, vendor, gid)
 	case (kinds[ingest.FailModifyQP] || kinds[ingest.FailConnect]) && zeroEnd(r) != "":
 		end := zeroEnd(r)
 		return "QP could not be connected: the " + end + " end's GID is all zeros (see gid.index.zero)",
@@ -165,6 +149,10 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 		return "rdma_cm could not resolve or bind the address",
 			"With -R (rdma_cm) perftest resolves the server address to an RDMA device and a path through the kernel's routing table: rdma_resolve_addr or rdma_resolve_route fails when the address is not reachable through an RDMA netdev (an address of a management or TCP-only interface, no route, a link down), and rdma_bind_addr when the local address is taken or belongs to no RDMA device (a previous run's listener still on the port).",
 			"Give the server's address on its RoCE or IPoIB interface (ibdev2netdev, rdma link), check `ip route get <addr>` leaves through that interface, and start each server on a free port (-p)."
+	case kinds[ingest.FailExchange] && exchangedFirst(r):
+		return "the other end quit before the end-of-test handshake",
+			"The two ends had exchanged their addresses over TCP (the remote address line comes first), so the socket and the address were good; perftest synchronises the ends again over the same socket between message sizes and when the test ends, and that read failed because the other end had gone: its own failure (a completion error, a crash, a timeout, a Ctrl-C) is the cause, and its output names it.",
+			"Read the other end's output for this run (its Completion with error / Failed status line names the cause) and fix that; run both ends with the same test and options."
 	case kinds[ingest.FailExchange]:
 		return "out-of-band exchange failed",
 			"Before any RDMA, perftest exchanges QP numbers, PSNs and GIDs over a TCP socket (port 18515 unless -p is given); this failed, so the problem is TCP reachability, not RDMA: the server was not listening yet, a firewall, or the wrong address or port.",
@@ -173,6 +161,16 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 		return "port not active",
 			"The port is not in ACTIVE state: the link is down (cable, switch port, speed/FEC mismatch) or, on InfiniBand, no subnet manager has configured it.",
 			"Check ibv_devinfo state and ip link on the RoCE netdev; bring the link up (and on IB start opensm)."
+	}
+	if kinds[ingest.FailGPU] {
+		return "the GPU for its buffers could not be set up (--use_cuda / --use_rocm)",
+			"perftest opens the GPU given to --use_cuda or --use_rocm before any RDMA: the index is past the GPUs this process sees (CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES, a container or Slurm allocation with fewer GPUs), or the GPU driver or runtime is not loaded.",
+			"List the GPUs the process sees (nvidia-smi -L, rocm-smi) in the same container or job step and pass an index among them; check the GPU driver is loaded (nvidia or amdgpu in lsmod)."
+	}
+	if kinds[ingest.FailGPU] {
+		return "the GPU for its buffers could not be set up (--use_cuda / --use_rocm)",
+			"perftest opens the GPU given to --use_cuda or --use_rocm before any RDMA: the index is past the GPUs this process sees (CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES, a container or Slurm allocation with fewer GPUs), or the GPU driver or runtime is not loaded.",
+			"List the GPUs the process sees (nvidia-smi -L, rocm-smi) in the same container or job step and pass an index among them; check the GPU driver is loaded (nvidia or amdgpu in lsmod)."
 	}
 	if kinds[ingest.FailMR] && r.GPUBuffer.Line > 0 {
 		errno := ""
@@ -196,6 +194,17 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 	return "RDMA device or resources unavailable",
 		"perftest could not open the device or create its queues: the RDMA driver is not loaded (mlx5_ib), the -d name is wrong, or the memory-lock limit is too low.",
 		"ibv_devices to list devices, modprobe mlx5_ib, pass an existing -d, and ulimit -l unlimited."
+}
+
+// exchangedFirst reports that every failure of the run is an exchange
+// failure printed after the remote address: the end-of-test handshake.
+func exchangedFirst(r *ingest.PerftestRun) bool {
+	for _, f := range r.Failures {
+		if f.Kind != ingest.FailExchange || !f.Exchanged {
+			return false
+		}
+	}
+	return len(r.Failures) > 0
 }
 
 // zeroEnd names the end of a run ("local", "remote") that exchanged the
@@ -280,6 +289,10 @@ func checkPerftestBW(inc *Incident) []Finding {
 		if strings.Contains(r.Test, "read") {
 			mech += " ib_read_bw is also bounded by outstanding reads per QP (Outstand reads, max_qp_rd_atom)."
 		}
+		if r.GPUBuffer.Line > 0 {
+			mech += " Its buffers are GPU memory (--use_cuda, --use_rocm), so the NIC moves every byte to or from the GPU over PCIe peer-to-peer: a GPU and NIC under different root ports or sockets, ACS redirecting their traffic through the root complex, an IOMMU in translation mode, or a GPU BAR not mapped large caps the run below what host memory reaches."
+			ev = evidenceInOrder(append(ev, r.GPUBuffer))
+		}
 		if r.Summary {
 			mech += " These numbers come from an author-made summary table; MB/s is read as perftest's MB/sec (2^20 bytes/s)."
 		}
@@ -287,9 +300,19 @@ func checkPerftestBW(inc *Incident) []Finding {
 			ID: "perftest.bw.low", Severity: sev, Layer: LayerNCCL,
 			Title:    fmt.Sprintf("%s: best %s %s%s = %.0f%% of the %s link rate", r.Name(), rateText(best.BWAvg), size, eachWay(r, best.BWAvg), 100*frac, rateText(rate)),
 			Evidence: ev, Mechanism: mech,
-			Fix: "Check dmesg for the NIC's PCIe line (x16 at the card's generation), run perftest on the NIC's NUMA node (numactl -N <node> -m <node>), with --report_gbits -q 4 to rule out a single-QP limit, and read hw_counters before/after for out_of_sequence and CNPs; MTU must be 4096 on RoCE.",
+			Fix: bwLowFix(r),
 		}, r, "perftest bandwidth below line rate")}
 	})
+}
+
+// bwLowFix is perftest.bw.low's fix; a run from GPU memory first compares
+// against host memory.
+func bwLowFix(r *ingest.PerftestRun) string {
+	fix := "Check dmesg for the NIC's PCIe line (x16 at the card's generation), run perftest on the NIC's NUMA node (numactl -N <node> -m <node>), with --report_gbits -q 4 to rule out a single-QP limit, and read hw_counters before/after for out_of_sequence and CNPs; MTU must be 4096 on RoCE."
+	if r.GPUBuffer.Line > 0 {
+		fix = "Rerun the same test without --use_cuda/--use_rocm: if host memory reaches line rate, the GPU-NIC path is the limit (nvidia-smi topo -m or rocm-smi --showtopo: the pair should share a PCIe switch; disable ACS there, IOMMU passthrough, large BAR on). " + fix
+	}
+	return fix
 }
 
 // rateText formats a rate as "397.0 Gb/s".

@@ -162,12 +162,10 @@ func (p *hwParser) Feed(l Line) {
 		p.section = false
 	}
 	if p.linkOpen {
-		if f := strings.Fields(t); len(f) == 2 && isCounterName(f[0]) {
-			if v, ok := parseCounterValue(f[1]); ok {
-				p.add(p.secKey, f[0], v, l)
-				p.out.lines.add(l)
-				return
-			}
+		if name, v, ok := nameThenValue(strings.Fields(t)); ok {
+			p.add(p.secKey, name, v, l)
+			p.out.lines.add(l)
+			return
 		}
 		p.linkOpen = false
 	}
@@ -340,13 +338,9 @@ func (p *hwParser) wrapped(l Line, t string) bool {
 	return p.rdmaPairs(p.secKey, l, f)+n > 0
 }
 
-func parseCounterValueOK(s string) bool {
-	_, ok := parseCounterValue(s)
-	return ok
-}
-
-// pairsOnly reports whether f is nothing but counter name/value pairs,
-// led by a lone value when value is set; a name may end it.
+// pairsOnly reports whether f is nothing but counter name/value pairs
+// (a name of up to maxNameWords words), led by a lone value when value is
+// set; a name may end it.
 func pairsOnly(f []string, value bool) bool {
 	if len(f) == 0 {
 		return false
@@ -358,15 +352,16 @@ func pairsOnly(f []string, value bool) bool {
 		}
 		i = 1
 	}
-	for ; i < len(f); i += 2 {
-		if !isCounterName(f[i]) {
+	words := 0
+	for ; i < len(f); i++ {
+		if _, ok := parseCounterValue(f[i]); ok && words > 0 {
+			words = 0
+			continue
+		}
+		if !isCounterName(f[i]) || words == maxNameWords {
 			return false
 		}
-		if i+1 < len(f) {
-			if _, ok := parseCounterValue(f[i+1]); !ok {
-				return false
-			}
-		}
+		words++
 	}
 	return true
 }
@@ -403,26 +398,52 @@ func qpObject(f []string) (string, []string) {
 	return name, f[i:]
 }
 
+// maxNameWords bounds a counter name of several words: irdma's GEN3
+// counters ("Nak Sequence Error Implied", "Rcvd Out of order packets")
+// are the only ones with spaces, and `rdma statistic` prints them as they
+// are, so a name is every word since the last value.
+const maxNameWords = 6
+
 // rdmaPairs adds the "name value" pairs of f to port k and returns how
-// many it read.
+// many it read; a name of several words is joined with single spaces.
 func (p *hwParser) rdmaPairs(k hwKey, l Line, f []string) int {
 	n := 0
-	if len(f)%2 == 1 && isCounterName(f[len(f)-1]) && (len(f) == 1 || parseCounterValueOK(f[len(f)-2])) {
-		p.pending = f[len(f)-1] // its value is on the next line
+	var words []string
+	for _, w := range f {
+		if v, ok := parseCounterValue(w); ok && len(words) > 0 {
+			p.add(k, strings.Join(words, " "), v, l)
+			n++
+			words = words[:0]
+			continue
+		}
+		if !isCounterName(w) || len(words) == maxNameWords {
+			words = words[:0]
+			continue
+		}
+		words = append(words, w)
 	}
-	for i := 0; i+1 < len(f); i++ {
-		if !isCounterName(f[i]) {
-			continue
-		}
-		v, ok := parseCounterValue(f[i+1])
-		if !ok {
-			continue
-		}
-		p.add(k, f[i], v, l)
-		n++
-		i++
+	if len(words) > 0 && (n > 0 || len(words) == len(f)) {
+		p.pending = strings.Join(words, " ") // its value is on the next line
 	}
 	return n
+}
+
+// nameThenValue reads a pretty-mode line "name value", the name of one or
+// more words.
+func nameThenValue(f []string) (string, uint64, bool) {
+	if len(f) < 2 || len(f)-1 > maxNameWords {
+		return "", 0, false
+	}
+	v, ok := parseCounterValue(f[len(f)-1])
+	if !ok {
+		return "", 0, false
+	}
+	for _, w := range f[:len(f)-1] {
+		if !isCounterName(w) {
+			return "", 0, false
+		}
+	}
+	return strings.Join(f[:len(f)-1], " "), v, true
 }
 
 // add records one counter of port k, starting a new dump when the name is

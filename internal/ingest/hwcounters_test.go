@@ -163,3 +163,35 @@ func TestHWCountersLoopBanners(t *testing.T) {
 		t.Errorf("no directory: %v", res.Artifacts)
 	}
 }
+
+// irdma's GEN3 counters have names of several words ("Nak Sequence Error
+// Implied"), which `rdma statistic` prints as they are; each is read whole,
+// in a line and in pretty mode, where before only its last word was taken
+// ("Error", "Implied"). Synthetic: the names are those of the GEN3
+// statistics patch to irdma's verbs.c (linux-rdma, 2025), the values
+// made up.
+func TestHWCountersNamesOfSeveralWords(t *testing.T) {
+	for _, text := range []string{
+		"# synthetic\nlink irdma0/1 cnpHandled 3 RNR sent 0 RNR received 4 Nak Sequence Error 7 Nak Sequence Error Implied 1 RTO 2 Rcvd Out of order packets 9\n",
+		"# synthetic\nlink irdma0/1\n    cnpHandled 3\n    RNR sent 0\n    RNR received 4\n    Nak Sequence Error 7\n    Nak Sequence Error Implied 1\n    RTO 2\n    Rcvd Out of order packets 9\n",
+	} {
+		h := nicArtifact[*HWCounters](t, nicReadText(t, "irdma.txt", text))
+		if len(h.Samples) != 1 {
+			t.Fatalf("samples %+v", h.Samples)
+		}
+		got := map[string]uint64{}
+		for _, c := range h.Samples[0].After.Counters {
+			got[c.Name] = c.Value
+		}
+		want := map[string]uint64{"cnpHandled": 3, "RNR sent": 0, "RNR received": 4, "Nak Sequence Error": 7,
+			"Nak Sequence Error Implied": 1, "RTO": 2, "Rcvd Out of order packets": 9}
+		if len(got) != len(want) {
+			t.Errorf("counters %v", got)
+		}
+		for k, v := range want {
+			if g, ok := got[k]; !ok || g != v {
+				t.Errorf("%q = %d, %v; want %d", k, g, ok, v)
+			}
+		}
+	}
+}

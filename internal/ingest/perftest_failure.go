@@ -16,15 +16,21 @@ const (
 	// FailConnect is "Unable to Connect the HCA's through the link".
 	FailConnect FailureKind = "connect"
 	// FailCompletion is "Completion with error" and its "Failed status"
-	// line.
+	// line, and the test loop's abort after it ("Failed to complete
+	// run_iter_bw function successfully", "Error occurred while running
+	// infinitely! aborting ...").
 	FailCompletion FailureKind = "completion"
 	// FailExchange is a failed out-of-band exchange ("Couldn't read remote
-	// address", "Unable to read to socket/rdma_cm", "Couldn't connect to").
+	// address", "Unable to read to socket/rdma_cm", "Couldn't connect to",
+	// "Failed to exchange data between server and clients").
 	FailExchange FailureKind = "exchange"
 	// FailPort is "Port number 1 state is Down".
 	FailPort FailureKind = "port"
 	// FailSetup is a device or resource failure before the test.
 	FailSetup FailureKind = "setup"
+	// FailGPU is the GPU of --use_cuda or --use_rocm failing to set up
+	// ("Couldn't initialize ROCm device", "Couldn't init GPU context").
+	FailGPU FailureKind = "gpu"
 	// FailMR is a memory registration that failed ("Couldn't allocate
 	// MR", "Failed to create MR").
 	FailMR FailureKind = "mr"
@@ -46,9 +52,13 @@ type PerftestFailure struct {
 	// Status is the work-completion status of a "Failed status" line (12 =
 	// IBV_WC_RETRY_EXC_ERR), or the errno of "Couldn't allocate MR with
 	// error=N"; else -1.
-	Status   int
-	Vendor   string // the "syndrom" (vendor error) value, e.g. "0x81"
-	Evidence Evidence
+	Status int
+	Vendor string // the "syndrom" (vendor error) value, e.g. "0x81"
+	// Exchanged is set when the run had printed the remote address before
+	// this line: the start-up exchange over TCP had worked, so a failed
+	// exchange is the end-of-test handshake with a peer that had quit.
+	Exchanged bool
+	Evidence  Evidence
 }
 
 // failure recognises perftest's failure lines.
@@ -68,10 +78,13 @@ func (p *perftestParser) failure(t string, ev Evidence) bool {
 	case strings.HasPrefix(t, "Failed status"):
 		f.Kind = FailCompletion
 		f.Status, f.Vendor = parseFailedStatus(t)
+	case strings.HasPrefix(t, "Failed to complete run_iter_"), strings.HasPrefix(t, "Error occurred while running infinitely"):
+		f.Kind = FailCompletion
 	case strings.Contains(t, "Couldn't read remote address"), strings.HasPrefix(t, "Unable to read to socket/rd"),
 		strings.HasPrefix(t, "Couldn't connect to "), strings.HasPrefix(t, "Unable to open file descriptor for socket connection"),
 		strings.HasPrefix(t, "Couldn't send local address"), strings.HasPrefix(t, "Unable to init the socket connection"),
 		strings.HasPrefix(t, "Unable to set up socket connection"), strings.HasPrefix(t, "Problem in resolving basic address and port"),
+		strings.HasPrefix(t, "Failed to exchange data between server and client"), strings.HasPrefix(t, "Failed to close connection between server and client"),
 		strings.Contains(t, " for ai_family: ") && strings.Contains(t, " service: "):
 		f.Kind = FailExchange
 	case strings.HasPrefix(t, "Couldn't allocate MR"), strings.EqualFold(t, "Failed to create MR"), strings.HasPrefix(t, "Couldn't create null MR"):
@@ -91,6 +104,9 @@ func (p *perftestParser) failure(t string, ev Evidence) bool {
 		f.Kind = FailCM
 	case strings.HasPrefix(t, "Port number ") && strings.Contains(t, " state is "):
 		f.Kind = FailPort
+	case t == "Couldn't initialize ROCm device", strings.HasPrefix(t, "Couldn't init GPU context"),
+		strings.HasPrefix(t, "There are no available device(s) that support CUDA"), strings.HasPrefix(t, "Requested ROCm device "):
+		f.Kind = FailGPU
 	case t == "No IB devices found", strings.HasPrefix(t, "Couldn't create IB resources"),
 		strings.HasPrefix(t, "Failed to create QP"), strings.HasPrefix(t, "Couldn't get context for"),
 		strings.HasPrefix(t, "IB device ") && strings.HasSuffix(t, "not found"):
@@ -105,6 +121,7 @@ func (p *perftestParser) failure(t string, ev Evidence) bool {
 		}
 		p.applyCommand(r)
 	}
+	f.Exchanged = r.Remote != nil
 	if len(r.Failures) < maxPerftestRows {
 		r.Failures = append(r.Failures, f)
 	}
@@ -125,7 +142,8 @@ func parseFailedStatus(t string) (int, string) {
 	if i := strings.Index(tail, "syndrom"); i >= 0 {
 		f := strings.Fields(tail[i:])
 		if len(f) >= 2 {
-			vendor = f[1]
+			// A one-line paste runs the next line on: "syndrom 0x88. scnt=1".
+			vendor = strings.TrimRight(f[1], ".,")
 		}
 	}
 	return status, vendor

@@ -324,10 +324,11 @@ func perftestGID(s string) string {
 }
 
 // perftestCUDALines begin the lines perftest prints setting up GPU
-// memory (--use_cuda).
+// memory (--use_cuda, --use_rocm).
 var perftestCUDALines = []string{
 	"initializing CUDA", "Listing all CUDA devices in system", "CUDA device ", "Picking device No.", "creating CUDA Ctx",
 	"making it the current CUDA Ctx", "destroying current CUDA Ctx", "There are ", "Perftest doesn't supports CUDA tests",
+	"Using ROCm Device with ID: ", "deallocating GPU buffer ",
 }
 
 // cuda recognises the lines of perftest's GPU memory setup; a GPU buffer
@@ -336,8 +337,11 @@ var perftestCUDALines = []string{
 func (p *perftestParser) cuda(t string, ev Evidence) bool {
 	// perftest names a host buffer (--cuda_mem_type of malloc) "GPU
 	// buffer" too (cuda_memory.c): it is set up, but no GPU memory.
+	// --use_rocm's buffer (rocm_memory.c) is "allocated <n> bytes of GPU
+	// buffer at <addr>".
 	gpuBuf := strings.HasPrefix(t, "allocated GPU buffer") && !strings.HasSuffix(t, "CUDA_MEM_MALLOC") ||
-		strings.HasPrefix(t, "cuMemAlloc() of a ") || strings.HasPrefix(t, "using DMA-BUF for GPU buffer")
+		strings.HasPrefix(t, "cuMemAlloc() of a ") || strings.HasPrefix(t, "using DMA-BUF for GPU buffer") ||
+		strings.HasPrefix(t, "allocated ") && strings.Contains(t, " bytes of GPU buffer at ")
 	if strings.HasPrefix(t, "allocated GPU buffer") && !gpuBuf {
 		return true
 	}
