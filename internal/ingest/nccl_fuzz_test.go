@@ -56,6 +56,8 @@ func FuzzNCCLLog(f *testing.F) {
 	f.Add([]byte("  | 2025-05-16T16:39:51.208-07:00 | h:79:79 [0] NCCL INFO cudaDriverVersion 12040\n  | 2025-05-16T16:39:51.208-07:00h:79:79 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0> | h:79:79 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n  | 2025-05-16T16:39:51.208-07:00 | NCCL version 2.21.5+cuda12.8\n  | 2025-05-16T16:39:51.208-07:00a | \n"))
 	f.Add([]byte("[0] tcpxResult_t tcpxCommProgress(tcpxComm*):1231 NCCL WARN 0x1:0x2, nic 0, enp12s0, 172.16.0.11<39187><-172.16.0.95<46723> rx rx ctrl timeout cnt 7, nanos 10\n\ntcpxResult_t tcpxCommProgress(tcpxComm*):1231 NCCL WARN x\n(tcpx):1 NCCL WARN y\n"))
 	f.Add([]byte("[1,7]<stdout>:h:1:2 [7] NCCL INFO Ring 00 : 7 -> 8 [send] via NET/AWS Libfabric/0\n[1,23]<stdout>:g:3:4 [7] create_nccl_ofi_component:459 NCCL WARN NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument\n"))
+	// NCCL 2.30.7's function after each location.
+	f.Add([]byte("h:1:2 [0] nccl/src/allocator.cc:229 (ncclSpaceAlloc) NCCL WARN x\nh:1:2 [0] NCCL INFO nccl/src/dev_runtime.cc:602 (symMemoryObtain) -> 3\n[0] a.cc:1 () NCCL WARN y\n[0] NCCL INFO (f) -> 2\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := checkArtifact(t, data)
 		for _, a := range res.Artifacts {

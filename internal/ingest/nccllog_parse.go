@@ -375,6 +375,7 @@ func unwindLine(msg string) bool {
 func (l *NCCLLog) propagation(o origin, host, msg string, ev Evidence) {
 	line := ev.Line
 	where, code, ok := strings.Cut(msg, " -> ")
+	where = cutFuncName(where)
 	if !ok || strings.ContainsRune(where, ' ') || !strings.ContainsRune(where, ':') {
 		return
 	}
