@@ -177,6 +177,9 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	if c, ok := reversePathClass(strings.TrimSpace(m)); ok {
 		return c, true
 	}
+	if c, ok := deviceAPIClass(w.Message); ok {
+		return c, true
+	}
 	// A bootstrap failure: the error returned through bootstrap.cc, or a
 	// connect that failed outright. A socket closed by its peer later in
 	// the run is fallout of the peer's own failure, not this.
@@ -500,6 +503,10 @@ func checkWarnErrors(inc *Incident) []Finding {
 			over := sharedMemOver(l, w)
 			if over != nil {
 				c, ok = sharedMemClass, true
+			}
+			if why := symmetricOffLines(l, w); why != nil {
+				c, ok = symmetricOffClass(why[0].Text), true
+				over = why
 			}
 			if !ok && w.Result <= 0 {
 				continue
