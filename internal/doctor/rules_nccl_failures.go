@@ -180,6 +180,9 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	if c, ok := deviceAPIClass(w.Message); ok {
 		return c, true
 	}
+	if c, ok := p2pPeerHiddenClass(w); ok {
+		return c, true
+	}
 	// A bootstrap failure: the error returned through bootstrap.cc, or a
 	// connect that failed outright. A socket closed by its peer later in
 	// the run is fallout of the peer's own failure, not this.
