@@ -145,6 +145,7 @@ func FuzzNCCLLog(f *testing.F) {
 
 func FuzzNCCLTests(f *testing.F) {
 	addCorpusSeeds(f, "nccl-tests")
+	f.Add([]byte("#  Rank  0 Group  0 Pid 1 on h device  0 [0000:08:00] NVIDIA H20\n[h:1:0:2] Caught signal 11 (Segmentation fault: addres\n[h:1] Caught signal x (y)\n[] Caught signal 7\n"))
 	f.Add([]byte("# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\nrccl-tests: Version develop:448c4c7\n#  Rank  0 Group  0 Pid 1 on h device  0 [0000:05:00] AMD Instinct MI300X\n# rccl-tests version \n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := checkArtifact(t, data)
