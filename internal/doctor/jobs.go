@@ -33,16 +33,6 @@ type hostGroup struct {
 	ev []Evidence
 }
 
-// hostKey is how hosts are compared: the name in lower case, a domain
-// after the first label dropped (gpu01.cluster.local is gpu01).
-func hostKey(h string) string {
-	h = strings.ToLower(strings.TrimSpace(h))
-	if i := strings.IndexByte(h, '.'); i > 0 && strings.Trim(h[:i], "0123456789") != "" {
-		h = h[:i]
-	}
-	return h
-}
-
 // unhosted is the host key of an input that names no host.
 func unhosted(file string) string { return "file " + file }
 
@@ -116,7 +106,7 @@ func jobGroups(inc *Incident, hosts []string) []hostGroup {
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		var hs []string
 		for _, h := range l.Hosts() {
-			hs = append(hs, hostKey(h))
+			hs = append(hs, ingest.HostKey(h))
 		}
 		if len(hs) > 0 {
 			join(l.Source(), hs, "the NCCL log "+l.Source(), l.HostEvidence(l.Hosts()[0]))
@@ -127,7 +117,7 @@ func jobGroups(inc *Incident, hosts []string) []hostGroup {
 			var hs []string
 			for _, k := range r.Ranks {
 				if ingest.RealHost(k.Host) {
-					hs = append(hs, hostKey(k.Host))
+					hs = append(hs, ingest.HostKey(k.Host))
 				}
 			}
 			if len(hs) > 0 {

@@ -141,7 +141,7 @@ func checkMixedGPUs(inc *Incident) []Finding {
 	gpus := incidentGPUs(inc)
 	keys := make([]string, len(gpus))
 	for i, g := range gpus {
-		keys[i] = hostKey(g.host)
+		keys[i] = ingest.HostKey(g.host)
 		if keys[i] == "" {
 			keys[i] = unhosted(g.ev.File)
 		}

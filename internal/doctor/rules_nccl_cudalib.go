@@ -1,6 +1,11 @@
 package doctor
 
-import "strings"
+import (
+	"path"
+	"strings"
+
+	"rocelab/internal/ingest"
+)
 
 // cudaLibraryClass is NCCL failing to load the CUDA driver library it
 // reaches the driver through (misc/cudawrap.cc, 2.13 to 2.18): dlopen of
@@ -24,4 +29,21 @@ func cudaLibraryClass(m string) (failureClass, bool) {
 	return failureClass{what,
 		"NCCL reaches the GPU driver through libcuda.so, which it opens itself with dlopen (misc/cudawrap.cc, looked up by the loader's path, or under NCCL_CUDA_PATH); when that fails, communicator creation returns a system error before any network is touched. The driver's libcuda.so is missing from the process's view in a container started without the NVIDIA runtime (no --gpus, no nvidia-container-toolkit), under WSL2, where the driver's library lives in /usr/lib/wsl/lib and only as libcuda.so.1 unless that directory is on the loader's path, and when the CUDA toolkit's stubs directory (lib64/stubs, a link-time stand-in without the driver's entry points) comes first on LD_LIBRARY_PATH.",
 		"Check which libcuda the process finds: `ldconfig -p | grep libcuda` and `ls -l $(dirname $(ldconfig -p | grep -m1 libcuda.so | awk '{print $NF}'))/libcuda.so*` on the host or in the container. Start containers with the NVIDIA runtime (`docker run --gpus all`); on WSL2 add /usr/lib/wsl/lib to LD_LIBRARY_PATH (or `ldconfig /usr/lib/wsl/lib`) so libcuda.so resolves; remove any .../stubs directory from LD_LIBRARY_PATH; or point NCCL_CUDA_PATH at the directory (with its trailing /) that holds the driver's libcuda.so."}, true
+}
+
+// p2pPeerHiddenClass is the P2P transport failing with CUDA error 101,
+// 'invalid device ordinal', in transport/p2p.cc: mapping the buffer of a
+// peer process on the same node (cuMemImportFromShareableHandle of its cuMem
+// handle, NCCL 2.19 and later) needs the peer's GPU visible to this process,
+// and a process that sees only its own GPU (Slurm's --gpus-per-task=1 with
+// ConstrainDevices, NVIDIA/nccl#1948; one GPU per container or pod,
+// NVIDIA/nccl#1647) cannot.
+func p2pPeerHiddenClass(w ingest.Warning) (failureClass, bool) {
+	m := strings.ToLower(w.Message)
+	if !strings.HasPrefix(path.Base(w.Where), "p2p.cc") || !strings.Contains(m, "'invalid device ordinal'") {
+		return failureClass{}, false
+	}
+	return failureClass{"the P2P transport could not map a peer process's GPU buffer ('invalid device ordinal' in p2p.cc): each process sees only its own GPU",
+		"Between GPUs of one node driven by different processes, NCCL's P2P transport imports the peer's buffer (a cuMem handle, or a legacy CUDA IPC handle) and maps it on this process's GPU; CUDA refuses with 'invalid device ordinal' when the peer's GPU does not exist for this process. That is what a per-process GPU restriction makes: Slurm's --gpus-per-task=1 (or --gpu-bind) with ConstrainDevices=yes (NVIDIA/nccl#1948), a container or Kubernetes pod given one GPU each (NVIDIA/nccl#1647), CUDA_VISIBLE_DEVICES set to one GPU per rank. NCCL's topology still sees the GPUs as peers and picks P2P. It is not the network.",
+		"Give every process of a node all the node's GPUs and let it select its own by local rank: srun --gpus-per-node=<n> (or --gpu-bind=none) rather than --gpus-per-task=1, one container or pod for the node's ranks, CUDA_VISIBLE_DEVICES unset; to confirm, rerun with NCCL_P2P_DISABLE=1 (shared memory between the processes instead): if that runs, the processes cannot see each other's GPUs."}, true
 }

@@ -177,6 +177,12 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	if c, ok := reversePathClass(strings.TrimSpace(m)); ok {
 		return c, true
 	}
+	if c, ok := deviceAPIClass(w.Message); ok {
+		return c, true
+	}
+	if c, ok := p2pPeerHiddenClass(w); ok {
+		return c, true
+	}
 	// A bootstrap failure: the error returned through bootstrap.cc, or a
 	// connect that failed outright. A socket closed by its peer later in
 	// the run is fallout of the peer's own failure, not this.
@@ -317,6 +323,13 @@ func netPluginSignature(where string) bool {
 	}
 	return strings.Contains(w, "ofi") || strings.Contains(w, "tcpx") || strings.Contains(w, "ucx") ||
 		strings.Contains(w, "net") || strings.Contains(w, "ib_plugin")
+}
+
+// reclaimFailed reports whether a WARN is NCCL's "commReclaim: cleanup
+// comm 0x.. rank N failed in destroy/abort, error E" (init.cc): destroying
+// or aborting a communicator failed.
+func reclaimFailed(msg string) bool {
+	return strings.Contains(msg, "commReclaim: cleanup comm") && strings.Contains(msg, "failed in destroy/abort")
 }
 
 // peerClosed reports whether a WARN's lowered message is a socket its
@@ -478,6 +491,7 @@ func checkWarnErrors(inc *Incident) []Finding {
 	result := map[*failureGroup]int{}
 	chain := map[*failureGroup][]string{}
 	fallout := map[*failureGroup]int{}
+	teardown := map[*failureGroup]bool{}
 	var perLog []map[*failureGroup]bool // the groups of each log's failures
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		cause := map[string]*failureGroup{} // the first failure of each process
@@ -496,10 +510,17 @@ func checkWarnErrors(inc *Incident) []Finding {
 			if _, plugin := pluginSource(w); plugin && slices.Contains(l.PluginInitFailures.Hosts, w.Host) {
 				continue // the plugin failing to start: the transport rules tell it
 			}
+			if g := cause[w.Host+"\x00"+strconv.Itoa(w.PID)]; g != nil && reclaimFailed(w.Message) {
+				teardown[g] = true
+			}
 			c, ok := warnClass(w)
 			over := sharedMemOver(l, w)
 			if over != nil {
 				c, ok = sharedMemClass, true
+			}
+			if why := symmetricOffLines(l, w); why != nil {
+				c, ok = symmetricOffClass(why[0].Text), true
+				over = why
 			}
 			if !ok && w.Result <= 0 {
 				continue
@@ -573,6 +594,11 @@ func checkWarnErrors(inc *Incident) []Finding {
 		}
 		if n := fallout[g]; n > 0 {
 			f.Mechanism += fmt.Sprintf(" The %s after it on the same processes are its fallout.", plural(n, "later WARN", "later WARNs"))
+		}
+		if teardown[g] {
+			returned += " while the communicator was destroyed or aborted (commReclaim)"
+			f.Mechanism += " The same process then reports 'commReclaim: cleanup comm … failed in destroy/abort': the failure came from ncclCommDestroy or ncclCommAbort freeing the communicator's resources (deregistering buffers, unmapping peers' memory), so the collectives before it had run. If the job was aborting after another error, that earlier error, on this or another rank, is the cause; a failure only at teardown fails the process's exit, and when it recurs with one NCCL release it is often that release's fault freeing registered memory."
+			f.Fix += " Since it happened at destroy or abort: look first for an earlier failure that made the job abort (another rank's WARN, a watchdog timeout); if there is none, try another NCCL release, or disable the buffer registration in use (NCCL_LOCAL_REGISTER=0, NCCL_CUMEM_ENABLE=0 or 1, the framework's symmetric memory off) to confirm."
 		}
 		if remoteFallout(g.class) {
 			returned += foldRemoteFallout(&f, tf, g.hosts)

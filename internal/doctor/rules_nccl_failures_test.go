@@ -321,3 +321,23 @@ func TestNCCLGPUOutOfMemory(t *testing.T) {
 		t.Errorf("the peer's closed connection is not told under the failure: %s", f.Mechanism)
 	}
 }
+
+// A failure the same process then reports as "commReclaim: cleanup comm …
+// failed in destroy/abort" (real lines: PyTorch's symmetric memory test at
+// exit, pytorch#155740; legacy CUDA registration, NVIDIA/nccl#1704) happened
+// while the communicator was torn down, and says so.
+func TestFailureAtDestroyIsNamed(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		sev  Severity
+	}{
+		{"nccl-2.27-pytorch-symm-mem-p2p-cuda-invalid-argument-commreclaim-glog-lines-pytorch155740.txt", Warn},
+		{"nccl-legacy-cuda-register-p2p-cuda-failure-1-mpirun-tag-timestamp-commreclaim-nccl1704.txt", Error},
+	} {
+		fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/"+c.file)
+		f := nicMustFind(t, fs, "nccl.warn.error", c.sev, "p2p.cc", "while the communicator was destroyed or aborted")
+		if !strings.Contains(f.Fix, "earlier failure") {
+			t.Errorf("%s: fix %q", c.file, f.Fix)
+		}
+	}
+}

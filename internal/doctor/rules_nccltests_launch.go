@@ -171,6 +171,9 @@ func failureWhat(f ingest.TestFailure) string {
 	if f.GPUsWanted > 0 {
 		return fmt.Sprintf("a process needed GPU index %d but sees only %s", f.GPUsWanted-1, plural(f.GPUsFound, "GPU", "GPUs"))
 	}
+	if f.Signal > 0 {
+		return fmt.Sprintf("a process died on signal %d (%s)", f.Signal, strings.TrimSpace(strings.SplitN(f.Message, ":", 2)[0]))
+	}
 	return fmt.Sprintf("%s call failed at %s with '%s'", map[string]string{"NCCL": "an NCCL", "CUDA": "a CUDA"}[f.Call], f.Where, f.Message)
 }
 
@@ -182,12 +185,19 @@ func failureMechanism(f ingest.TestFailure) string {
 	if f.Usage {
 		return usageCause
 	}
+	if f.Signal > 0 {
+		return signalCause
+	}
 	return "nccl-tests checks every NCCL and CUDA call and stops the whole test at the first one that fails: the sizes printed before the failure were measured, the rest never ran. " + failureCause(f)
 }
 
 // timeoutCause and timeoutFix explain the -T watchdog's line; usageCause
-// and usageFix a refused command line.
+// and usageFix a refused command line; signalCause and signalFix a process
+// that died on a signal.
 const (
+	signalCause = "A process of the test died on a signal (UCX's error handler, loaded with Open MPI or HPC-X, prints the line and a backtrace under it): nccl-tests did not stop on a failed call, the process crashed, and its peers then hang in or fail their next collective. A segmentation fault inside NCCL or a library it loaded at init (a profiler, tuner or net plugin; RAS) is the program's fault, not the network's: NVIDIA/nccl#2112 is NCCL 2.30.3 crashing with the example profiler plugin loaded. Signal 7 (bus error) in shared memory is often /dev/shm too small in a container."
+	signalFix   = "Read the backtrace under the line for the library it stops in (libnccl.so, libnccl-profiler*.so, libnccl-net*.so); rerun without the plugins (unset NCCL_PROFILER_PLUGIN, NCCL_TUNER_PLUGIN and NCCL_NET_PLUGIN) and with NCCL_RAS_ENABLE=0 to find the one that crashes, and try another NCCL release; for a bus error, give the container a larger /dev/shm (docker --shm-size, or --ipc=host)."
+
 	usageCause   = "nccl-tests reads its arguments before anything else and every process exits on one it cannot use: -b (minbytes), -e (maxbytes) and -i (stepBytes) take a number with an optional K, M or G suffix (binary units: 8, 128M, 16G; no T, no other letters), and -b may not exceed -e. Nothing ran: no GPU, NCCL or network was touched, and the launcher reports the job as failed."
 	usageFix     = "Correct the flag the line names, e.g. `-b 8 -e 16G -f 2`; when a script or job template builds the command, check that the variable behind it expanded to such a size (not empty, not 1T or 1e9B)."
 	timeoutCause = "With -T N, nccl-tests polls each collective's completion and, when one has not completed after N seconds and NCCL reported no asynchronous error, aborts the communicators (ncclCommAbort) and ends the test: the sizes printed before were measured, the rest never ran, and the collective hung without an error NCCL noticed. A peer that never entered the collective (a rank that died, or hung in setup), a queue pair that keeps retrying on a lossy or misrouted RoCE path (the NET/IB retry-exceeded WARN appears only when the retries run out, about 30 s at NCCL's defaults, or never when the timeout is shorter), a proxy thread stuck on a socket, or a GPU hang (dmesg Xid) all look like this."
@@ -263,6 +273,9 @@ func failureFix(f ingest.TestFailure, warn bool) string {
 	}
 	if f.Usage {
 		return usageFix
+	}
+	if f.Signal > 0 {
+		return signalFix
 	}
 	if _, fix, ok := cudaFailure(f); ok {
 		return fix

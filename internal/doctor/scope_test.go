@@ -3,6 +3,8 @@ package doctor
 import (
 	"strings"
 	"testing"
+
+	"rocelab/internal/ingest"
 )
 
 // Context stays in its host and file. SYNTHETIC: host
@@ -42,4 +44,18 @@ func TestContextAcrossFiles(t *testing.T) {
 		}
 	}
 	nicMustFind(t, rep.Findings, "perftest.bw.unjudged", Info, "line rate is not known")
+}
+
+// A fact of NODE-1.cluster.local (a collect archive's `hostname`) applies
+// to node-1 (NCCL's prefix, cut at the first dot): one rule compares host
+// names everywhere (ingest.HostKey), as the job grouping does.
+func TestReachHostNameForms(t *testing.T) {
+	subj := ingest.Scope{Source: "nccl.log", Host: ingest.Host{Name: "node-1"}}
+	fact := ingest.Scope{Source: "collect/ethtool.txt", Host: ingest.Host{Name: "NODE-1.cluster.local"}}
+	if r := reachOf(subj, fact); r != sameHost {
+		t.Errorf("reachOf(node-1, NODE-1.cluster.local) = %v, want sameHost", r)
+	}
+	if ingest.HostKey(fact.Host.Name) != ingest.HostKey(subj.Host.Name) {
+		t.Errorf("job grouping keys differ: %q, %q", ingest.HostKey(fact.Host.Name), ingest.HostKey(subj.Host.Name))
+	}
 }

@@ -56,6 +56,8 @@ func FuzzNCCLLog(f *testing.F) {
 	f.Add([]byte("  | 2025-05-16T16:39:51.208-07:00 | h:79:79 [0] NCCL INFO cudaDriverVersion 12040\n  | 2025-05-16T16:39:51.208-07:00h:79:79 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0> | h:79:79 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n  | 2025-05-16T16:39:51.208-07:00 | NCCL version 2.21.5+cuda12.8\n  | 2025-05-16T16:39:51.208-07:00a | \n"))
 	f.Add([]byte("[0] tcpxResult_t tcpxCommProgress(tcpxComm*):1231 NCCL WARN 0x1:0x2, nic 0, enp12s0, 172.16.0.11<39187><-172.16.0.95<46723> rx rx ctrl timeout cnt 7, nanos 10\n\ntcpxResult_t tcpxCommProgress(tcpxComm*):1231 NCCL WARN x\n(tcpx):1 NCCL WARN y\n"))
 	f.Add([]byte("[1,7]<stdout>:h:1:2 [7] NCCL INFO Ring 00 : 7 -> 8 [send] via NET/AWS Libfabric/0\n[1,23]<stdout>:g:3:4 [7] create_nccl_ofi_component:459 NCCL WARN NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument\n"))
+	// NCCL 2.30.7's function after each location.
+	f.Add([]byte("h:1:2 [0] nccl/src/allocator.cc:229 (ncclSpaceAlloc) NCCL WARN x\nh:1:2 [0] NCCL INFO nccl/src/dev_runtime.cc:602 (symMemoryObtain) -> 3\n[0] a.cc:1 () NCCL WARN y\n[0] NCCL INFO (f) -> 2\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := checkArtifact(t, data)
 		for _, a := range res.Artifacts {
@@ -143,6 +145,7 @@ func FuzzNCCLLog(f *testing.F) {
 
 func FuzzNCCLTests(f *testing.F) {
 	addCorpusSeeds(f, "nccl-tests")
+	f.Add([]byte("#  Rank  0 Group  0 Pid 1 on h device  0 [0000:08:00] NVIDIA H20\n[h:1:0:2] Caught signal 11 (Segmentation fault: addres\n[h:1] Caught signal x (y)\n[] Caught signal 7\n"))
 	f.Add([]byte("# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\nrccl-tests: Version develop:448c4c7\n#  Rank  0 Group  0 Pid 1 on h device  0 [0000:05:00] AMD Instinct MI300X\n# rccl-tests version \n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := checkArtifact(t, data)

@@ -56,6 +56,11 @@ type NCCLLog struct {
 	// build ask for more shared memory than the GPU gives a block, and
 	// their launch fails.
 	SharedMemOver HostLines
+	// SymmetricOff holds NCCL 2.29's "Symmetric memory is not supported.
+	// cuMemEnable 1, globalGinSupport 0, ..." (init.cc, at INFO): why a
+	// communicator has no symmetric memory, which the device API and
+	// window registration then refuse.
+	SymmetricOff HostLines
 	// Plugins holds the net plugin lines ("NET/Plugin ...", "Plugin Path",
 	// "P2P plugin IBext", "Using non-device net plugin").
 	Plugins HostLines

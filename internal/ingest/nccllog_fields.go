@@ -139,6 +139,7 @@ func isDevToken(tok string) bool {
 // in front (timestamps, "0: " labels).
 func parseOrigin(pre string) origin {
 	o := origin{pid: -1, tid: -1, dev: -1}
+	pre = cutFuncName(pre)
 	if loc, before, ok := signatureLoc(pre); ok {
 		// A C++ plugin's location is the function's signature, spaces
 		// and all: parse what comes before it, then keep "name:line".
@@ -569,4 +570,25 @@ func signatureLoc(pre string) (loc, before string, ok bool) {
 		return "", "", false
 	}
 	return name + ":" + line, t[:max(sp, 0)], true
+}
+
+// cutFuncName drops the function NCCL 2.30.7 and later print after a
+// source location ("nccl/src/allocator.cc:229 (ncclSpaceAlloc)" before
+// NCCL WARN, and before a return code: "dev_runtime.cc:602
+// (symMemoryObtain) -> 3"), leaving "file:line" as older releases print
+// it. Anything else is returned unchanged.
+func cutFuncName(s string) string {
+	t := strings.TrimRight(s, " ")
+	if !strings.HasSuffix(t, ")") {
+		return s
+	}
+	open := strings.LastIndex(t, " (")
+	if open < 0 || strings.ContainsAny(t[open+2:len(t)-1], " []") {
+		return s
+	}
+	loc, _ := lastField(t[:open])
+	if _, line, ok := cutLast(loc, ':'); !ok || !isDigits(line) {
+		return s
+	}
+	return t[:open]
 }

@@ -251,6 +251,8 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		l.ringSummary(host, msg, ev)
 	case strings.HasPrefix(msg, "ncclMaxSharedMem ") && strings.Contains(msg, " exceeds "):
 		l.SharedMemOver.add(host, ev)
+	case strings.HasPrefix(msg, "Symmetric memory is not supported."):
+		l.SymmetricOff.add(host, ev)
 	case strings.HasPrefix(msg, "comm ") || strings.HasPrefix(msg, "ncclComm") && strings.Contains(msg, " comm ") || strings.HasPrefix(msg, "rank ") && strings.Contains(msg, " nranks "):
 		// "comm 0x.. rank 0 nRanks 8 nNodes 2 ...", and the init lines of
 		// ncclCommInitRank, ncclCommInitRankConfig, ncclCommInitAll,
@@ -375,6 +377,7 @@ func unwindLine(msg string) bool {
 func (l *NCCLLog) propagation(o origin, host, msg string, ev Evidence) {
 	line := ev.Line
 	where, code, ok := strings.Cut(msg, " -> ")
+	where = cutFuncName(where)
 	if !ok || strings.ContainsRune(where, ' ') || !strings.ContainsRune(where, ':') {
 		return
 	}

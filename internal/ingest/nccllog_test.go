@@ -507,3 +507,25 @@ func TestWatchdogTimeoutRanksAndGroup(t *testing.T) {
 		t.Errorf("2.4 form: %+v", b)
 	}
 }
+
+// NCCL 2.30.7 prints the function after every source location: the WARN's
+// ("allocator.cc:229 (ncclSpaceAlloc) NCCL WARN") and the return codes'
+// ("dev_runtime.cc:602 (symMemoryObtain) -> 3"), NVIDIA/nccl#2331. The
+// location and the chain read as older releases print them.
+func TestNCCLFunctionAfterLocation(t *testing.T) {
+	for _, pre := range []string{"h1:11:12 [0] ", "[0] "} {
+		l := parseLog(t, pre+"nccl/src/allocator.cc:229 (ncclSpaceAlloc) NCCL WARN Allocation failed. No suitable space found to accommodate size=0x2171600000 within limit=0x2d00000000\n"+
+			pre+"NCCL INFO nccl/src/dev_runtime.cc:602 (symMemoryObtain) -> 3\n"+
+			pre+"NCCL INFO nccl/src/group.cc:79 (ncclAsyncJobMain) -> 3 [Async thread]\n")
+		if len(l.Warnings) != 1 {
+			t.Fatalf("%q: warnings %+v", pre, l.Warnings)
+		}
+		w := l.Warnings[0]
+		if w.Where != "nccl/src/allocator.cc:229" || w.Result != 3 || !slices.Equal(w.Chain, []string{"nccl/src/dev_runtime.cc:602", "nccl/src/group.cc:79"}) {
+			t.Errorf("%q: where %q result %d chain %q", pre, w.Where, w.Result, w.Chain)
+		}
+	}
+	if got := cutFuncName("h:1:2 [0] (ncclSpaceAlloc) "); got != "h:1:2 [0] (ncclSpaceAlloc) " {
+		t.Errorf("a function without a location was cut: %q", got)
+	}
+}

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -31,6 +32,11 @@ type TestFailure struct {
 	// started (Message holds the line): "invalid size specified for
 	// 'minbytes'", "invalid sizes for 'minbytes' and 'maxbytes': 9 > 8".
 	Usage bool
+	// Signal is set when a process died on a signal, as UCX's error
+	// handler prints it under Open MPI or HPC-X ("[h20-01:3765588:0:3767672]
+	// Caught signal 11 (Segmentation fault: address not mapped ...)");
+	// Message then holds the signal's description.
+	Signal int
 	// Where is the source location of the failed check, "common.cu:1204".
 	Where string
 	// Message is the error string without NCCL's empty " / " detail,
@@ -45,7 +51,7 @@ func (t *NCCLTests) failure(ln Line, s string) bool {
 	if strings.HasPrefix(s, ".. ") && strings.Contains(s, ": Test failure ") {
 		return true
 	}
-	if t.timeout(ln, s) || t.tooFewGPUs(ln, s) || t.badSize(ln, s) {
+	if t.timeout(ln, s) || t.tooFewGPUs(ln, s) || t.badSize(ln, s) || t.caughtSignal(ln, s) {
 		return true
 	}
 	var call string
@@ -153,6 +159,26 @@ func failureHost(h string) (host string, ok bool) {
 		return f[len(f)-1], true
 	}
 	return "", false
+}
+
+// caughtSignal reads UCX's error handler line for a process that died on
+// a signal (ucs_handle_error: "[host:pid:tid:thread] Caught signal 11
+// (Segmentation fault: address not mapped to object at address 0x48)"),
+// the description cut where the output was.
+func (t *NCCLTests) caughtSignal(ln Line, s string) bool {
+	pre, rest, ok := strings.Cut(s, "] Caught signal ")
+	if !ok || !strings.HasPrefix(pre, "[") {
+		return false
+	}
+	num, desc, _ := strings.Cut(rest, " ")
+	n, err := strconv.Atoi(num)
+	if err != nil || n <= 0 {
+		return false
+	}
+	host, _, _ := strings.Cut(pre[1:], ":")
+	desc = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(desc), "("), ")")
+	t.keepFailure(TestFailure{Host: strings.Clone(host), Signal: n, Message: strings.Clone(desc), Evidence: At(t.src, ln)})
+	return true
 }
 
 // keepFailure counts f and keeps it within the bound.

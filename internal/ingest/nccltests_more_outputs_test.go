@@ -176,3 +176,23 @@ func TestNCCLTestsBadSizeLines(t *testing.T) {
 		t.Fatalf("got %+v", x)
 	}
 }
+
+// UCX's error handler line for a process that died on a signal (NVIDIA/nccl#2112,
+// NCCL 2.30.3 with a profiler plugin; the paste cut it mid-word) is a failure
+// of the run, with its host and signal.
+func TestNCCLTestsCaughtSignal(t *testing.T) {
+	res, err := Read("t.txt", strings.NewReader("#  Rank  0 Group  0 Pid 3765587 on h20-01 device  0 [0000:08:00] NVIDIA H20\n"+
+		"[h20-01:3765588:0:3767672] Caught signal 11 (Segmentation fault: addres\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range res.Artifacts {
+		if r, ok := a.(*NCCLTests); ok {
+			if len(r.Failures) != 1 || r.Failures[0].Host != "h20-01" || r.Failures[0].Signal != 11 || r.Failures[0].Message != "Segmentation fault: addres" {
+				t.Errorf("failures %+v", r.Failures)
+			}
+			return
+		}
+	}
+	t.Fatal("no nccl-tests artifact")
+}

@@ -64,7 +64,7 @@ func (h Host) Label() string {
 // Same reports whether h and o are known to be one machine (same is
 // true), known to be two (same false, known true), or cannot be told
 // apart (known false). A shared GUID or routable address makes one
-// machine; otherwise two names decide. Addresses alone never make two
+// machine; otherwise two names decide, compared by HostKey. Addresses alone never make two
 // machines: one host is known by its bootstrap address in one input and
 // by its RoCE address in another. (Within one NCCL log, where every
 // process states the same kind of address, the parser tells apart hosts
@@ -77,9 +77,23 @@ func (h Host) Same(o Host) (same, known bool) {
 		return false, true
 	}
 	if h.Name != "" && o.Name != "" {
-		return h.Name == o.Name, true
+		return HostKey(h.Name) == HostKey(o.Name), true
 	}
 	return false, false
+}
+
+// HostKey is the one rule by which host names compare across inputs: the
+// name in lower case, a domain after the first label dropped. NCCL's line
+// prefix and nccl-tests' rank lines print gethostname() cut at its first
+// dot ("node-1"), while `hostname`, a prompt or a collect archive may give
+// the full name ("node-1.cluster.local"), and DNS names ignore case
+// ("NODE-1"). An IPv4 address used as a name keeps its dots.
+func HostKey(name string) string {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if i := strings.IndexByte(name, '.'); i > 0 && strings.Trim(name[:i], "0123456789") != "" {
+		name = name[:i]
+	}
+	return name
 }
 
 // Merge returns h with o's names, addresses and GUIDs added.
