@@ -226,7 +226,7 @@ func TestNCCLTestsRefusedToStart(t *testing.T) {
 // refused option exits 0 after printing its usage.
 func TestNCCLTestsRefusedOptions(t *testing.T) {
 	for _, c := range []struct {
-		lines                   []string
+		lines                 []string
 		title, mechanism, fix string
 	}{
 		{[]string{
