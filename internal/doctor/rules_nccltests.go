@@ -309,10 +309,14 @@ func mayBeAllReduce(r *ingest.TestRun) bool {
 	return false
 }
 
-// runNodes counts the hosts of the run's rank lines, else the job's span.
+// runNodes counts the hosts of the run's rank lines, else one for a run
+// its command line started without a launcher, else the job's span.
 func runNodes(r *ingest.TestRun, sp span) int {
 	if hs, _ := r.RanksPerHost(); len(hs) > 0 {
 		return len(hs)
+	}
+	if r.DirectRanks > 0 && r.CommRanks == 0 {
+		return 1
 	}
 	return sp.nodes
 }

@@ -60,8 +60,10 @@ type NCCLTests struct {
 	Garbled []Garble
 
 	pendingBinary string
-	// pendingMin and pendingMax are the sweep that command line gives.
+	// pendingMin and pendingMax are the sweep that command line gives,
+	// pendingDirect its DirectRanks.
 	pendingMin, pendingMax int64
+	pendingDirect          int
 	sink                   *TestRun // takes what lies beyond maxRuns
 	// commRanks is the largest communicator an NCCL "... nranks N ... -
 	// Init COMPLETE" line of the same input shows.
@@ -103,6 +105,10 @@ type TestRun struct {
 	// RankSpan is one more than the highest rank a rank line shows (0 if
 	// none).
 	RankSpan int
+	// DirectRanks is, when a pasted command line runs the binary itself
+	// with no launcher before it (no mpirun or srun: one process on one
+	// host), the ranks it runs, -t × -g (each 1 unless given); 0 otherwise.
+	DirectRanks int
 	// CommRanks is, for a table without rank lines, the size of the
 	// communicator NCCL's "Init COMPLETE" lines in the same input show (0
 	// if none).
@@ -261,6 +267,7 @@ func (t *NCCLTests) cur(fresh bool) *TestRun {
 	if t.pendingBinary != "" {
 		r.Collective, r.CollectiveFrom = t.pendingBinary, FromBinary
 		r.MinBytes, r.MaxBytes = t.pendingMin, t.pendingMax
+		r.DirectRanks = t.pendingDirect
 		t.pendingBinary = ""
 	}
 	t.Runs = append(t.Runs, r)

@@ -231,3 +231,34 @@ func TestNCCLTestsFailedHosts(t *testing.T) {
 		t.Fatalf("got %+v", x)
 	}
 }
+
+// A pasted command line that runs the binary itself, after nothing but a
+// prompt, environment assignments or sudo/env/time, is one process on one
+// host with -t × -g ranks; under a launcher it says nothing of them.
+// SYNTHETIC command lines.
+func TestNCCLTestsDirectCommandLine(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want int
+	}{
+		{"./build/sendrecv_perf -b 128M -e 1G -f 2 -g 8", 8},
+		{"root@dkh:~/nccl-tests# ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 8", 8},
+		{"$ NCCL_ALGO=Tree sudo ./all_reduce_perf -t 2 -g4", 8},
+		{"all_gather_perf --nthreads=2 --ngpus=2", 4},
+		{"all_reduce_perf -b 8 -e 1G", 1},
+		{"mpirun -np 16 ./build/all_reduce_perf -g 1", 0},
+		{"srun --mpi=pmix all_reduce_perf -g 1", 0},
+		{"python bench.py all_reduce_perf -g 8", 0},
+		{"./all_reduce_perf -g x", 0},
+		{"./all_reduce_perf -g 0", 0},
+		{"./all_reduce_perf -g", 0},
+	} {
+		x := parseTests(t, c.line+"\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n   134217728      33554432     float     sum      -1   1211.2  110.81  110.81      0   1211.8  110.76  110.76      0\n")
+		if x == nil || len(x.Runs) != 1 {
+			t.Fatalf("%s: got %+v", c.line, x)
+		}
+		if r := x.Runs[0]; r.DirectRanks != c.want || r.NRanks() != c.want {
+			t.Errorf("%s: direct ranks %d, NRanks %d, want %d", c.line, r.DirectRanks, r.NRanks(), c.want)
+		}
+	}
+}
