@@ -20,6 +20,7 @@ func ncclTestsLaunchRules() []Rule {
 		{IDs: []string{"nccltests.rows.unread"}, Check: checkRowsUnread},
 		{IDs: []string{"nccltests.ranks.shared_gpu"}, Check: checkSharedGPU},
 		{IDs: []string{"input.garbled"}, Check: checkTestsGarbled},
+		{IDs: []string{"nccltests.version.mismatch"}, Check: checkBuildMismatch},
 	}
 }
 

@@ -269,3 +269,23 @@ func TestNCCLTestsRefusedOptionOnce(t *testing.T) {
 		t.Errorf("%d nccltests.failed findings, want 1: %+v", n, fs)
 	}
 }
+
+// prasad-nair-amd/aion: rccl-tests built against RCCL 2.28.3 headers ran
+// the container's RCCL 2.27.7 ("rccl-headers=22803 rccl-library=22707");
+// before, nothing said so. A library newer than its headers is told as
+// info; matching ones are not told (SYNTHETIC version lines).
+func TestNCCLTestsBuildMismatch(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/rccl-2.17.9-headers-22803-library-22707-1n-g8-docker-pid1-radeon-allreduce-322GBps-aion.txt")
+	f := nicMustFind(t, fs, "nccltests.version.mismatch", Warn, "rccl-tests all_reduce ran RCCL 2.27.7, older than the 2.28.3 it was built against")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 3 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	row := "     1048576        262144     float     sum      -1    49.49   21.19   37.08       0    49.51   21.18   37.07       0"
+	hdr := "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong"
+	fs = synthFindings(t, Options{}, "# nccl-tests version 2.19.6 nccl-headers=22703 nccl-library=2708", "# Collective test starting: all_reduce_perf", hdr, row)
+	nicMustFind(t, fs, "nccltests.version.mismatch", Warn, "ran NCCL 2.7.8, older than the 2.27.3")
+	fs = synthFindings(t, Options{}, "# nccl-tests version 2.19.6 nccl-headers=22703 nccl-library=22903", "# Collective test starting: all_reduce_perf", hdr, row)
+	nicMustFind(t, fs, "nccltests.version.mismatch", Info, "ran NCCL 2.29.3, newer than the 2.27.3")
+	fs = synthFindings(t, Options{}, "# nccl-tests version 2.19.6 nccl-headers=22903 nccl-library=22903", "# Collective test starting: all_reduce_perf", hdr, row)
+	nicMustNot(t, fs, "nccltests.version.mismatch")
+}

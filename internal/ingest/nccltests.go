@@ -77,6 +77,8 @@ type TestRun struct {
 	// rccl-headers=22707 ..." or, from its older line, "rccl-tests develop:5272cd1"),
 	// or "".
 	Version string
+	// VersionLine is the "# nccl-tests version" line, if read.
+	VersionLine Evidence
 	// Collective is "all_reduce", "all_gather", "reduce_scatter",
 	// "alltoall", "alltoallv", "broadcast", "reduce", "sendrecv", "gather", "scatter",
 	// "hypercube", or "" when it cannot be told; CollectiveFrom says how it

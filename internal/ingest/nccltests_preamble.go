@@ -24,6 +24,7 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 		// 2.17.9-develop:4a65e8d rccl-headers=22707 rccl-library=22707".
 		r := t.cur(true)
 		r.Version = strings.Clone(strings.TrimSpace(s[len("nccl-tests version "):]))
+		r.VersionLine = ev
 		if s[0] == 'r' {
 			r.Tool = ToolRCCL
 		}
