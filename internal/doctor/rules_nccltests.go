@@ -352,7 +352,11 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		mech += " " + sh.note + "."
 	}
 	twoNodeNote := "On exactly 2 nodes the Tree and NVLS all_reduce algorithms can report busbw above the NIC rate (nccl-tests maintainers); judge the network with NCCL_ALGO=RING."
-	lim := limitFor(r, nodes, sh)
+	var line unit.BitRate
+	if speedKnown {
+		line = speed.rate
+	}
+	lim := limitFor(r, nodes, sh, line)
 	f := Finding{Layer: LayerNCCL}
 	if lim.offNode {
 		if m, ok := nvlinkJudged(r); ok {
@@ -378,10 +382,6 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		return f
 	}
 	perNIC := gbps(p.BusBW) / lim.m // Gb/s each NIC carries at the plateau
-	var line unit.BitRate
-	if speedKnown {
-		line = speed.rate
-	}
 	cs := bandwidthCauses(inc, unit.BitRate(perNIC*1e9), line)
 	if !speedKnown {
 		f.ID, f.Severity = "nccltests.busbw.unjudged", Info
