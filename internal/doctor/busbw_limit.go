@@ -99,7 +99,11 @@ func limitFor(r *ingest.TestRun, nodes int, sh share, line unit.BitRate) busbwLi
 	}
 	m, model := k, fmt.Sprintf("%s: each ring crosses every node boundary once and NCCL spreads the rings over the node's NICs, so busbw ≤ the node's NIC bandwidth, %s × L (the GPUs per node do not divide it)", name, kText)
 	if per, how := nicsPerGPU(r, line); sh.ranks > 0 && sh.ranks < k {
-		drive := fmt.Sprintf("%s per node, each driving about %s through its PCIe link%s", plural(sh.ranks, "GPU", "GPUs"), plural(per, "NIC's line rate", "NICs' line rate"), how)
+		rate := "one NIC's line rate"
+		if per > 1 {
+			rate = fmt.Sprintf("%d NICs' line rate", per)
+		}
+		drive := fmt.Sprintf("%s per node, each driving about %s through its PCIe link%s", plural(sh.ranks, "GPU", "GPUs"), rate, how)
 		if sh.ranks*per < k {
 			m = sh.ranks * per
 			model += fmt.Sprintf("; with %s, %d × L", drive, m)
