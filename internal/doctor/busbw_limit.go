@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"rocelab/internal/ingest"
+	"rocelab/internal/unit"
 )
 
 // What the network lets an nccl-tests busbw reach, per collective. busbw
@@ -49,7 +50,7 @@ func (l busbwLimit) unknown() bool { return l.m == 0 && !l.offNode }
 
 // limitFor returns the ceiling model of run r on nodes nodes, with the
 // ranks and NICs per host sh states.
-func limitFor(r *ingest.TestRun, nodes int, sh share) busbwLimit {
+func limitFor(r *ingest.TestRun, nodes int, sh share, line unit.BitRate) busbwLimit {
 	g, k := sh.ranks, sh.nics
 	n := r.NRanks()
 	if g <= 0 {
@@ -97,11 +98,37 @@ func limitFor(r *ingest.TestRun, nodes int, sh share) busbwLimit {
 		name = "collective not named; judged as a ring collective"
 	}
 	m, model := k, fmt.Sprintf("%s: each ring crosses every node boundary once and NCCL spreads the rings over the node's NICs, so busbw ≤ the node's NIC bandwidth, %s × L (the GPUs per node do not divide it)", name, kText)
-	if sh.ranks > 0 && sh.ranks < k {
-		m = sh.ranks
-		model += fmt.Sprintf("; with %s per node, each driving about one NIC's line rate through its PCIe link, %d × L", plural(sh.ranks, "GPU", "GPUs"), m)
+	if per, how := nicsPerGPU(r, line); sh.ranks > 0 && sh.ranks < k {
+		rate := "one NIC's line rate"
+		if per > 1 {
+			rate = fmt.Sprintf("%d NICs' line rate", per)
+		}
+		drive := fmt.Sprintf("%s per node, each driving about %s through its PCIe link%s", plural(sh.ranks, "GPU", "GPUs"), rate, how)
+		if sh.ranks*per < k {
+			m = sh.ranks * per
+			model += fmt.Sprintf("; with %s, %d × L", drive, m)
+		} else {
+			model += fmt.Sprintf("; the %s, keep all %d NICs busy", drive, k)
+		}
 	}
 	return busbwLimit{m: float64(m), lowerBound: (!known || sh.atLeast) && g > 1 && m < g, model: model}
+}
+
+// nicsPerGPU is how many NICs of line rate line one GPU of run r can keep
+// busy through its PCIe link: its link's usable bandwidth over the NIC's
+// (an A100's Gen4 x16, about 25 GB/s, drives two 100G NICs; an H100's
+// Gen5 x16, about 50 GB/s, two 200G ones), and one when the GPU model or
+// the line rate is not known; how names the link for the limit's text.
+func nicsPerGPU(r *ingest.TestRun, line unit.BitRate) (per int, how string) {
+	m, ok := nvlinkModel(r)
+	if !ok || m.pcie == 0 || line <= 0 {
+		return 1, ""
+	}
+	per = max(1, int(m.pcie/(line.Gbps()/8)))
+	if per == 1 {
+		return 1, ""
+	}
+	return per, fmt.Sprintf(" (%s: %s, about %.0f GB/s)", m.name, m.pcieLink, m.pcie)
 }
 
 // limitShort names the limit in a title: "4 NICs per node x 400Gbps".

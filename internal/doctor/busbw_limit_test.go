@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"rocelab/internal/ingest"
+	"rocelab/internal/unit"
 )
 
 // nccl-tests' busbw judged against the limit of its collective and topology,
@@ -25,7 +26,7 @@ func TestBusBWLimitOneNICPerHost(t *testing.T) {
 	// The model's numbers per collective.
 	two := func(coll string, ranks, nics, nodes int) busbwLimit {
 		r := &ingest.TestRun{Collective: coll, RankCount: ranks * nodes}
-		return limitFor(r, nodes, share{ranks: ranks, nics: nics})
+		return limitFor(r, nodes, share{ranks: ranks, nics: nics}, 0)
 	}
 	for _, c := range []struct {
 		coll               string
@@ -47,5 +48,34 @@ func TestBusBWLimitOneNICPerHost(t *testing.T) {
 		if l.offNode != c.off || !c.off && (math.Abs(l.m-c.m) > 1e-9 || l.lowerBound != c.lower || l.model == "") {
 			t.Errorf("%s %dx%d NICs %d: m %.4f lower %v off %v (%s), want %.4f %v %v", c.coll, c.nodes, c.ranks, c.nics, l.m, l.lowerBound, l.offNode, l.model, c.m, c.lower, c.off)
 		}
+	}
+}
+
+// More NICs than GPUs per node: a GPU keeps as many NICs busy as its PCIe
+// link carries. OCI's BM.GPU4.8 (ocitutorials) has 16 100G ports for 8
+// A100s, whose Gen4 x16 links each drive two: the limit is 16 × L, not the
+// 8 × L of one NIC per GPU. At 200G an A100 drives one; a GPU the model
+// does not know, or an unknown line rate, keeps one per GPU.
+func TestLimitNICsPerGPU(t *testing.T) {
+	a100 := &ingest.TestRun{Collective: "all_reduce", RankCount: 16}
+	for i := 0; i < 16; i++ {
+		a100.Ranks = append(a100.Ranks, ingest.TestRank{Rank: i, GPU: "NVIDIA A100-SXM4-40GB"})
+	}
+	other := &ingest.TestRun{Collective: "all_reduce", RankCount: 16, Ranks: []ingest.TestRank{{GPU: "NVIDIA L40S"}}}
+	for _, c := range []struct {
+		r    *ingest.TestRun
+		line unit.BitRate
+		m    float64
+	}{
+		{a100, 100e9, 16}, {a100, 200e9, 8}, {a100, 0, 8}, {other, 100e9, 8},
+	} {
+		if l := limitFor(c.r, 2, share{ranks: 8, nics: 16}, c.line); l.m != c.m {
+			t.Errorf("%s at %v: m %v, want %v (%s)", c.r.Ranks[0].GPU, c.line, l.m, c.m, l.model)
+		}
+	}
+	fs := diagnoseFiles(t, Options{NICSpeed: 100e9, NICsPerNode: 16}, "corpus/nccl-tests/allreduce-a100-2n-16g-oci-bm-gpu4.8-16x100g-roce-10g-one-size-mpirun-prompt-223GBps-ocitutorials.txt")
+	f := nicMustFind(t, fs, "nccltests.busbw.ok", Info, "222.88 GB/s", "(200.00 GB/s, 16 × one NIC's line rate)")
+	if !strings.Contains(f.Mechanism, "2 NICs' line rate") || !strings.Contains(f.Mechanism, "PCIe Gen4 x16") {
+		t.Errorf("mechanism %s", f.Mechanism)
 	}
 }

@@ -48,12 +48,16 @@ type nvlinkGPU struct {
 	// there is no usual one.
 	fabric     string
 	fabricRing float64
+	// pcie is the usable bandwidth of the GPU's PCIe link to its NICs,
+	// one direction (GB/s), and pcieLink names it; 0 when not given.
+	pcie     float64
+	pcieLink string
 }
 
 var nvlinkGPUs = []nvlinkGPU{
-	{match: []string{"A100-SXM"}, name: "A100 SXM (NVLink 3)", perDir: 300, ring: 230, fabric: "8 × 200G NICs, one per GPU", fabricRing: 188},
-	{match: []string{"H100 80GB HBM3", "H100-SXM", "H100 SXM"}, name: "H100 SXM (NVLink 4)", perDir: 450, ring: 360, fabric: "8 × 400G NICs, one per GPU", fabricRing: 380},
-	{exact: []string{"NVIDIA H200"}, match: []string{"H200 141GB HBM3e"}, name: "H200 SXM (NVLink 4)", perDir: 450, ring: 360, fabric: "8 × 400G NICs, one per GPU", fabricRing: 380},
+	{match: []string{"A100-SXM"}, name: "A100 SXM (NVLink 3)", perDir: 300, ring: 230, fabric: "8 × 200G NICs, one per GPU", fabricRing: 188, pcie: 25, pcieLink: "PCIe Gen4 x16"},
+	{match: []string{"H100 80GB HBM3", "H100-SXM", "H100 SXM"}, name: "H100 SXM (NVLink 4)", perDir: 450, ring: 360, fabric: "8 × 400G NICs, one per GPU", fabricRing: 380, pcie: 50, pcieLink: "PCIe Gen5 x16"},
+	{exact: []string{"NVIDIA H200"}, match: []string{"H200 141GB HBM3e"}, name: "H200 SXM (NVLink 4)", perDir: 450, ring: 360, fabric: "8 × 400G NICs, one per GPU", fabricRing: 380, pcie: 50, pcieLink: "PCIe Gen5 x16"},
 	{exact: []string{"NVIDIA H20"}, name: "H20 (NVLink 4)", perDir: 450, ring: 360},
 	{match: []string{"H800"}, name: "H800 (NVLink 4, 8 links)", perDir: 200, ring: 160},
 	// B200 (NVLink 5, 900 GB/s each way): no single-node reference figure
@@ -103,6 +107,11 @@ func modelOf(gpu string) *nvlinkGPU {
 	return nil
 }
 
+// aboveFabric is the fraction of the usual fabric's Ring plateau above
+// which a plateau is more than that fabric carries (run-to-run spread
+// stays within a few percent of it).
+const aboveFabric = 1.05
+
 // fabricNote puts a multi-node ring collective on 8-GPU SXM nodes whose
 // NIC speed is unknown beside the Ring busbw the usual compute fabric of
 // such nodes gives (8 NICs of line rate L carry about 8 × 0.96 L), and
@@ -131,12 +140,22 @@ func fabricNote(inc *Incident, r *ingest.TestRun, nodes int, p ingest.Plateau) (
 		return "", ""
 	}
 	frac := p.BusBW / m.fabricRing
-	verdict := "consistent with that fabric"
-	if frac < lowFraction {
+	verdict, above := "consistent with that fabric", ""
+	switch {
+	case frac < lowFraction:
 		verdict = "low if that is this fabric"
+	case frac > aboveFabric:
+		// A Ring plateau cannot pass what the NICs carry: these nodes have
+		// more or faster NICs (OCI's BM.GPU.H100.8: 16 × 200G), or all_reduce
+		// on two nodes ran Tree or NVLS.
+		verdict = "above what that fabric carries: the nodes have more or faster NICs than it"
+		if mayBeAllReduce(r) && nodes == 2 && !ringOnly(inc) {
+			verdict += ", or all_reduce on exactly 2 nodes ran Tree or NVLS, which report busbw above the NIC rate (judge the network with NCCL_ALGO=RING)"
+		}
+		above = ": above it"
 	}
 	note = fmt.Sprintf("For reference: 8-GPU %s nodes usually carry %s, whose healthy Ring plateau across nodes is about %.0f GB/s; this plateau is %.0f%% of it, %s. The file does not say which NICs the nodes have: pass --nic-speed and --nics-per-node to judge it.", m.name, m.fabric, m.fabricRing, 100*frac, verdict)
-	short = fmt.Sprintf(" (%.0f%% of the ~%.0f GB/s of the usual fabric, %s)", 100*frac, m.fabricRing, m.fabric)
+	short = fmt.Sprintf(" (%.0f%% of the ~%.0f GB/s of the usual fabric, %s%s)", 100*frac, m.fabricRing, m.fabric, above)
 	return note, short
 }
 

@@ -309,10 +309,14 @@ func mayBeAllReduce(r *ingest.TestRun) bool {
 	return false
 }
 
-// runNodes counts the hosts of the run's rank lines, else the job's span.
+// runNodes counts the hosts of the run's rank lines, else one for a run
+// its command line started without a launcher, else the job's span.
 func runNodes(r *ingest.TestRun, sp span) int {
 	if hs, _ := r.RanksPerHost(); len(hs) > 0 {
 		return len(hs)
+	}
+	if r.DirectRanks > 0 && r.CommRanks == 0 {
+		return 1
 	}
 	return sp.nodes
 }
@@ -348,7 +352,11 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		mech += " " + sh.note + "."
 	}
 	twoNodeNote := "On exactly 2 nodes the Tree and NVLS all_reduce algorithms can report busbw above the NIC rate (nccl-tests maintainers); judge the network with NCCL_ALGO=RING."
-	lim := limitFor(r, nodes, sh)
+	var line unit.BitRate
+	if speedKnown {
+		line = speed.rate
+	}
+	lim := limitFor(r, nodes, sh, line)
 	f := Finding{Layer: LayerNCCL}
 	if lim.offNode {
 		if m, ok := nvlinkJudged(r); ok {
@@ -374,10 +382,6 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		return f
 	}
 	perNIC := gbps(p.BusBW) / lim.m // Gb/s each NIC carries at the plateau
-	var line unit.BitRate
-	if speedKnown {
-		line = speed.rate
-	}
 	cs := bandwidthCauses(inc, unit.BitRate(perNIC*1e9), line)
 	if !speedKnown {
 		f.ID, f.Severity = "nccltests.busbw.unjudged", Info

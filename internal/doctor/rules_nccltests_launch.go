@@ -2,6 +2,8 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -18,6 +20,7 @@ func ncclTestsLaunchRules() []Rule {
 		{IDs: []string{"nccltests.rows.unread"}, Check: checkRowsUnread},
 		{IDs: []string{"nccltests.ranks.shared_gpu"}, Check: checkSharedGPU},
 		{IDs: []string{"input.garbled"}, Check: checkTestsGarbled},
+		{IDs: []string{"nccltests.version.mismatch"}, Check: checkBuildMismatch},
 	}
 }
 
@@ -135,21 +138,39 @@ func checkTestsFailed(inc *Incident) []Finding {
 	var fs []Finding
 	for _, t := range All[*ingest.NCCLTests](inc) {
 		var byError tally[ingest.TestFailure]
+		wanted := map[*tallied[ingest.TestFailure]][]int{}
 		for _, f := range t.Failures {
-			g := byError.add(f.Call+"\x00"+f.Where+"\x00"+f.Message, f, 1, f.Host)
+			key := f.Call + "\x00" + f.Where + "\x00" + f.Message
+			if f.Usage == ingest.UsageOption {
+				// getopt's line and nccl-tests' "invalid option 'x'" after
+				// it tell one refusal; the first, getopt's, names the option.
+				key = string(f.Usage)
+			}
+			g := byError.add(key, f, 1, f.Host)
 			if len(g.ev.list) < 3 {
 				g.ev.add(f.Evidence)
+			}
+			if f.GPUsWanted > 0 && !slices.Contains(wanted[g], f.GPUsWanted-1) {
+				wanted[g] = append(wanted[g], f.GPUsWanted-1)
 			}
 		}
 		for _, g := range byError.groups {
 			f := g.first
+			what := failureWhat(f)
 			where := g.onHosts(" on ")
-			if g.n > 1 {
+			if where == "" {
+				// The abort line names no host; the trace lines under it do.
+				where = onHosts(t.FailedHosts)
+			}
+			switch {
+			case len(wanted[g]) > 1:
+				what = tooFewGPUs(f, g.n, wanted[g])
+			case g.n > 1 && f.Usage != ingest.UsageOption:
 				where += fmt.Sprintf(" (%d processes)", g.n)
 			}
 			fs = append(fs, Finding{
 				ID: "nccltests.failed", Severity: Error, Layer: LayerNCCL,
-				Title:     fmt.Sprintf("%s stopped: %s%s", fileTool(t), failureWhat(f), where),
+				Title:     fmt.Sprintf("%s stopped: %s%s", fileTool(t), what, where),
 				Evidence:  g.ev.sorted(),
 				Mechanism: failureMechanism(f),
 				Fix:       failureFix(f, warned(inc, t.Source())),
@@ -159,13 +180,24 @@ func checkTestsFailed(inc *Incident) []Finding {
 	return fs
 }
 
+// tooFewGPUs says what n processes that each found fewer GPUs than they
+// needed asked for: every GPU index they needed, in order.
+func tooFewGPUs(f ingest.TestFailure, n int, indices []int) string {
+	slices.Sort(indices)
+	idx := make([]string, len(indices))
+	for i, x := range indices {
+		idx[i] = strconv.Itoa(x)
+	}
+	return fmt.Sprintf("%d processes needed GPU indices %s but each sees only %s", n, list(idx, 8), plural(f.GPUsFound, "GPU", "GPUs"))
+}
+
 // failureWhat says what stopped the test: the failed call and its error,
 // or the -T limit a collective ran past.
 func failureWhat(f ingest.TestFailure) string {
 	if f.Timeout > 0 {
 		return fmt.Sprintf("a collective did not complete within its -T %d s timeout (%s)", f.Timeout, f.Where)
 	}
-	if f.Usage {
+	if f.Usage != "" {
 		return "it refused its command line: " + f.Message
 	}
 	if f.GPUsWanted > 0 {
@@ -182,8 +214,8 @@ func failureMechanism(f ingest.TestFailure) string {
 	if f.Timeout > 0 {
 		return timeoutCause
 	}
-	if f.Usage {
-		return usageCause
+	if f.Usage != "" {
+		return usageText[f.Usage].cause
 	}
 	if f.Signal > 0 {
 		return signalCause
@@ -191,15 +223,28 @@ func failureMechanism(f ingest.TestFailure) string {
 	return "nccl-tests checks every NCCL and CUDA call and stops the whole test at the first one that fails: the sizes printed before the failure were measured, the rest never ran. " + failureCause(f)
 }
 
-// timeoutCause and timeoutFix explain the -T watchdog's line; usageCause
-// and usageFix a refused command line; signalCause and signalFix a process
-// that died on a signal.
+// usageText explains each kind of refused command line.
+var usageText = map[ingest.UsageKind]struct{ cause, fix string }{
+	ingest.UsageSize: {
+		"nccl-tests reads its arguments before anything else and every process exits on one it cannot use: -b (minbytes), -e (maxbytes) and -i (stepBytes) take a number with an optional K, M or G suffix (binary units: 8, 128M, 16G; no T, no other letters), and -b may not exceed -e. Nothing ran: no GPU, NCCL or network was touched, and the launcher reports the job as failed.",
+		"Correct the flag the line names, e.g. `-b 8 -e 16G -f 2`; when a script or job template builds the command, check that the variable behind it expanded to such a size (not empty, not 1T or 1e9B).",
+	},
+	ingest.UsageOption: {
+		"The binary does not have the option given: getopt names it (`invalid option -- 'x'`, `unrecognized option '--x'`, or one given without its value), and nccl-tests then prints `invalid option 'x'` and its usage and exits with status 0, so a launcher or script that checks only the exit status counts a run that measured nothing as passed. Options come with releases (the device-API -D and -V arrived in September 2025, with NCCL 2.28) and differ between nccl-tests, rccl-tests and vendor forks; nothing ran.",
+		"Compare the command with the usage the same binary prints (`all_reduce_perf -h`): drop the option, or build a release that has it (`nccl-tests version` in the banner of a run names the release). Make the job fail when the output holds no `# Avg bus bandwidth` line rather than trusting the exit status.",
+	},
+	ingest.UsageDevice: {
+		"nccl-tests' device-API runs (-D N: the collective written as a device kernel over NCCL's device communicator; -V its CTA count; -H the host RMA path) need NCCL 2.28 or later (-H: 2.29), symmetric buffer registration (-R 2), a test with an implementation of that number, and an NCCL of the same device-API generation as the one nccl-tests was built against (2.28 and 2.29 differ); the line names which was missing. The option checks exit before anything runs; the test's checks stop it after the communicators were created, before the first size.",
+		"Give -R 2 with -D or -H, and not -D and -H together; load NCCL 2.28+ (2.29+ for -H), the release nccl-tests was built against (`nccl-headers` and `nccl-library` in its version line must match); run a device kernel number the test has (all_reduce_perf and alltoall_perf have them; -D 1 and 2 stay inside one NVLink domain), or drop -D to measure NCCL's own implementation.",
+	},
+}
+
+// timeoutCause and timeoutFix explain the -T watchdog's line; signalCause
+// and signalFix a process that died on a signal.
 const (
 	signalCause = "A process of the test died on a signal (UCX's error handler, loaded with Open MPI or HPC-X, prints the line and a backtrace under it): nccl-tests did not stop on a failed call, the process crashed, and its peers then hang in or fail their next collective. A segmentation fault inside NCCL or a library it loaded at init (a profiler, tuner or net plugin; RAS) is the program's fault, not the network's: NVIDIA/nccl#2112 is NCCL 2.30.3 crashing with the example profiler plugin loaded. Signal 7 (bus error) in shared memory is often /dev/shm too small in a container."
 	signalFix   = "Read the backtrace under the line for the library it stops in (libnccl.so, libnccl-profiler*.so, libnccl-net*.so); rerun without the plugins (unset NCCL_PROFILER_PLUGIN, NCCL_TUNER_PLUGIN and NCCL_NET_PLUGIN) and with NCCL_RAS_ENABLE=0 to find the one that crashes, and try another NCCL release; for a bus error, give the container a larger /dev/shm (docker --shm-size, or --ipc=host)."
 
-	usageCause   = "nccl-tests reads its arguments before anything else and every process exits on one it cannot use: -b (minbytes), -e (maxbytes) and -i (stepBytes) take a number with an optional K, M or G suffix (binary units: 8, 128M, 16G; no T, no other letters), and -b may not exceed -e. Nothing ran: no GPU, NCCL or network was touched, and the launcher reports the job as failed."
-	usageFix     = "Correct the flag the line names, e.g. `-b 8 -e 16G -f 2`; when a script or job template builds the command, check that the variable behind it expanded to such a size (not empty, not 1T or 1e9B)."
 	timeoutCause = "With -T N, nccl-tests polls each collective's completion and, when one has not completed after N seconds and NCCL reported no asynchronous error, aborts the communicators (ncclCommAbort) and ends the test: the sizes printed before were measured, the rest never ran, and the collective hung without an error NCCL noticed. A peer that never entered the collective (a rank that died, or hung in setup), a queue pair that keeps retrying on a lossy or misrouted RoCE path (the NET/IB retry-exceeded WARN appears only when the retries run out, about 30 s at NCCL's defaults, or never when the timeout is shorter), a proxy thread stuck on a socket, or a GPU hang (dmesg Xid) all look like this."
 	timeoutFix   = "Find the rank that stalled: rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and the same -T and read the last lines and WARNs of every rank (the host named printed the timeout; the culprit is often its peer); then test the path between the hosts with ib_write_bw -x <gid-index>, check PFC/ECN on the RoCE priority and dmesg for Xid lines. Raise -T only if the largest sizes legitimately take longer than it."
 )
@@ -271,8 +316,8 @@ func failureFix(f ingest.TestFailure, warn bool) string {
 	if f.Timeout > 0 {
 		return timeoutFix
 	}
-	if f.Usage {
-		return usageFix
+	if f.Usage != "" {
+		return usageText[f.Usage].fix
 	}
 	if f.Signal > 0 {
 		return signalFix

@@ -208,7 +208,7 @@ func TestNCCLTestsTimeout(t *testing.T) {
 // all, exit 2).
 func TestNCCLTestsRefusedToStart(t *testing.T) {
 	for _, c := range []struct{ file, title, mechanism, fix string }{
-		{"allreduce-2.19.7-invalid-number-of-gpus-mpirun-ppr8-h100-ndv5-clusterhealthmonitor.txt", "a process needed GPU index 296 but sees only 8 GPUs (5 processes)", "local rank", "NCCL_TESTS_DEVICE=0"},
+		{"allreduce-2.19.7-invalid-number-of-gpus-mpirun-ppr8-h100-ndv5-clusterhealthmonitor.txt", "5 processes needed GPU indices 296, 395, 494, 593, 791 but each sees only 8 GPUs on nccl-badgpus", "local rank", "NCCL_TESTS_DEVICE=0"},
 		{"invalid-size-minbytes-mpirun-8-ranks-h100-ndv5-clusterhealthmonitor.txt", "it refused its command line: invalid size specified for 'minbytes' (7 processes)", "K, M or G", "-b 8 -e 16G"},
 	} {
 		fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/"+c.file)
@@ -230,4 +230,74 @@ func TestNCCLTestsCrashOnSignal(t *testing.T) {
 	if !strings.Contains(f.Fix, "NCCL_PROFILER_PLUGIN") {
 		t.Errorf("fix %q", f.Fix)
 	}
+}
+
+// nccl-tests refusing its device-API options and an option the binary
+// lacks: SYNTHETIC outputs after common.cu (2.17+) and glibc getopt_long,
+// each under mpirun with two ranks. Before, neither was a finding, and the
+// refused option exits 0 after printing its usage.
+func TestNCCLTestsRefusedOptions(t *testing.T) {
+	for _, c := range []struct {
+		lines                 []string
+		title, mechanism, fix string
+	}{
+		{[]string{
+			"# nccl-tests version 2.17.6 nccl-headers=22807 nccl-library=22807",
+			"device implementation (-D > 0) requires enabling symmetric memory registration (-R 2)",
+			"device implementation (-D > 0) requires enabling symmetric memory registration (-R 2)",
+		}, "it refused its command line: device implementation (-D > 0) requires enabling symmetric memory registration (-R 2) (2 processes)", "NCCL 2.28", "Give -R 2"},
+		{[]string{
+			"./build/all_reduce_perf: invalid option -- 'D'",
+			"invalid option 'D'",
+			"USAGE: all_reduce_perf ",
+			"\t[-t,--nthreads <num threads>] ",
+			"\t[-h,--help]",
+		}, "it refused its command line: ./build/all_reduce_perf: invalid option -- 'D'", "exits with status 0", "all_reduce_perf -h"},
+	} {
+		fs := synthFindings(t, Options{}, c.lines...)
+		f := nicMustFind(t, fs, "nccltests.failed", Error, c.title)
+		if !strings.Contains(f.Mechanism, c.mechanism) || !strings.Contains(f.Fix, c.fix) {
+			t.Errorf("%s:\nmechanism %s\nfix %s", c.title, f.Mechanism, f.Fix)
+		}
+		nicMustNot(t, fs, "nccltests.rows.none")
+		nicMustNot(t, fs, "input.garbled")
+	}
+}
+
+// getopt's complaint and nccl-tests' "invalid option 'x'" after it are one
+// refusal: one finding, citing both.
+func TestNCCLTestsRefusedOptionOnce(t *testing.T) {
+	fs := synthFindings(t, Options{}, "./build/all_reduce_perf: invalid option -- 'D'", "invalid option 'D'", "USAGE: all_reduce_perf ")
+	var n int
+	for _, f := range fs {
+		if f.ID == "nccltests.failed" {
+			n++
+			if len(f.Evidence) != 2 {
+				t.Errorf("evidence %+v", f.Evidence)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d nccltests.failed findings, want 1: %+v", n, fs)
+	}
+}
+
+// prasad-nair-amd/aion: rccl-tests built against RCCL 2.28.3 headers ran
+// the container's RCCL 2.27.7 ("rccl-headers=22803 rccl-library=22707");
+// before, nothing said so. A library newer than its headers is told as
+// info; matching ones are not told (SYNTHETIC version lines).
+func TestNCCLTestsBuildMismatch(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/rccl-2.17.9-headers-22803-library-22707-1n-g8-docker-pid1-radeon-allreduce-322GBps-aion.txt")
+	f := nicMustFind(t, fs, "nccltests.version.mismatch", Warn, "rccl-tests all_reduce ran RCCL 2.27.7, older than the 2.28.3 it was built against")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 3 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	row := "     1048576        262144     float     sum      -1    49.49   21.19   37.08       0    49.51   21.18   37.07       0"
+	hdr := "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong"
+	fs = synthFindings(t, Options{}, "# nccl-tests version 2.19.6 nccl-headers=22703 nccl-library=2708", "# Collective test starting: all_reduce_perf", hdr, row)
+	nicMustFind(t, fs, "nccltests.version.mismatch", Warn, "ran NCCL 2.7.8, older than the 2.27.3")
+	fs = synthFindings(t, Options{}, "# nccl-tests version 2.19.6 nccl-headers=22703 nccl-library=22903", "# Collective test starting: all_reduce_perf", hdr, row)
+	nicMustFind(t, fs, "nccltests.version.mismatch", Info, "ran NCCL 2.29.3, newer than the 2.27.3")
+	fs = synthFindings(t, Options{}, "# nccl-tests version 2.19.6 nccl-headers=22903 nccl-library=22903", "# Collective test starting: all_reduce_perf", hdr, row)
+	nicMustNot(t, fs, "nccltests.version.mismatch")
 }

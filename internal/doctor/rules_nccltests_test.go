@@ -175,3 +175,14 @@ func TestPartialRankListNotOneNode(t *testing.T) {
 		}
 	}
 }
+
+// li-plus/playground's note: "./build/sendrecv_perf ... -g 8" pasted above
+// the table, without rank lines, is one process driving eight GPUs of one
+// node. Before, the run was judged as if it crossed nodes ("no NIC speed
+// known to judge it", 1549 Gb/s per NIC).
+func TestNCCLTestsDirectCommandLineOneNode(t *testing.T) {
+	fs := diagnoseFiles(t, Options{NICSpeed: 400e9}, "corpus/nccl-tests/sendrecv-a100-1n-g8-command-line-then-header-rows-only-inplace-na-195GBps-liplus.txt")
+	nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "all 8 ranks on one node, so no NIC is on its path")
+	nicMustNot(t, fs, "nccltests.busbw.ok")
+	nicMustNot(t, fs, "nccltests.busbw.low")
+}

@@ -49,14 +49,21 @@ type NCCLTests struct {
 	// FailureCount counts them all.
 	Failures     []TestFailure
 	FailureCount int
+	// FailedHosts are the distinct hosts, the first maxKept, of the
+	// " .. host pid N: Test failure common.cu:915" lines each failing
+	// process prints under its abort line: the hosts of failures whose
+	// own line names none ("Invalid number of GPUs: ...").
+	FailedHosts []string
 	// Garbled are the table rows, the first maxKept, whose columns are
 	// all there but hold a time, algbw, busbw that is not a number of at
 	// least 0, or a #wrong that is neither a count nor N/A.
 	Garbled []Garble
 
 	pendingBinary string
-	// pendingMin and pendingMax are the sweep that command line gives.
+	// pendingMin and pendingMax are the sweep that command line gives,
+	// pendingDirect its DirectRanks.
 	pendingMin, pendingMax int64
+	pendingDirect          int
 	sink                   *TestRun // takes what lies beyond maxRuns
 	// commRanks is the largest communicator an NCCL "... nranks N ... -
 	// Init COMPLETE" line of the same input shows.
@@ -70,6 +77,8 @@ type TestRun struct {
 	// rccl-headers=22707 ..." or, from its older line, "rccl-tests develop:5272cd1"),
 	// or "".
 	Version string
+	// VersionLine is the "# nccl-tests version" line, if read.
+	VersionLine Evidence
 	// Collective is "all_reduce", "all_gather", "reduce_scatter",
 	// "alltoall", "alltoallv", "broadcast", "reduce", "sendrecv", "gather", "scatter",
 	// "hypercube", or "" when it cannot be told; CollectiveFrom says how it
@@ -98,6 +107,10 @@ type TestRun struct {
 	// RankSpan is one more than the highest rank a rank line shows (0 if
 	// none).
 	RankSpan int
+	// DirectRanks is, when a pasted command line runs the binary itself
+	// with no launcher before it (no mpirun or srun: one process on one
+	// host), the ranks it runs, -t × -g (each 1 unless given); 0 otherwise.
+	DirectRanks int
 	// CommRanks is, for a table without rank lines, the size of the
 	// communicator NCCL's "Init COMPLETE" lines in the same input show (0
 	// if none).
@@ -256,6 +269,7 @@ func (t *NCCLTests) cur(fresh bool) *TestRun {
 	if t.pendingBinary != "" {
 		r.Collective, r.CollectiveFrom = t.pendingBinary, FromBinary
 		r.MinBytes, r.MaxBytes = t.pendingMin, t.pendingMax
+		r.DirectRanks = t.pendingDirect
 		t.pendingBinary = ""
 	}
 	t.Runs = append(t.Runs, r)

@@ -21,9 +21,15 @@ func (r *TestRun) finish() {
 
 // NRanks is the number of ranks: the rank lines counted, or more when a
 // rank line shows a higher rank (an excerpt that starts mid-list), or,
-// without rank lines, the communicator size NCCL's init lines show; 0 if
-// none.
-func (r *TestRun) NRanks() int { return max(r.RankCount, r.RankSpan, r.CommRanks) }
+// without rank lines, the communicator size NCCL's init lines show, or
+// the ranks of a command line that runs the binary without a launcher; 0
+// if none.
+func (r *TestRun) NRanks() int {
+	if n := max(r.RankCount, r.RankSpan, r.CommRanks); n > 0 {
+		return n
+	}
+	return r.DirectRanks
+}
 
 // RanksPartial reports whether rank lines are missing: a rank line shows a
 // rank the lines counted do not reach (a paste that starts at "Rank 71").

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -28,10 +29,9 @@ type TestFailure struct {
 	// the highest device index the process needed (local rank x -t x -g,
 	// plus -t x -g), GPUsFound the devices it could see.
 	GPUsWanted, GPUsFound int
-	// Usage is set when nccl-tests refused its command line before it
-	// started (Message holds the line): "invalid size specified for
-	// 'minbytes'", "invalid sizes for 'minbytes' and 'maxbytes': 9 > 8".
-	Usage bool
+	// Usage says which check refused the test's command line (Message
+	// holds the line); "" for any other failure.
+	Usage UsageKind
 	// Signal is set when a process died on a signal, as UCX's error
 	// handler prints it under Open MPI or HPC-X ("[h20-01:3765588:0:3767672]
 	// Caught signal 11 (Segmentation fault: address not mapped ...)");
@@ -48,10 +48,14 @@ type TestFailure struct {
 // failure reads an abort line, or the " .. host pid N: Test failure
 // common.cu:915" trace each process prints under it (counted, not kept).
 func (t *NCCLTests) failure(ln Line, s string) bool {
-	if strings.HasPrefix(s, ".. ") && strings.Contains(s, ": Test failure ") {
+	if rest, ok := strings.CutPrefix(s, ".. "); ok && strings.Contains(rest, ": Test failure ") {
+		if host, _, ok := strings.Cut(rest, " pid "); ok && host != "" && !strings.ContainsAny(host, " \t") &&
+			!slices.Contains(t.FailedHosts, host) && len(t.FailedHosts) < maxKept {
+			t.FailedHosts = append(t.FailedHosts, strings.Clone(host))
+		}
 		return true
 	}
-	if t.timeout(ln, s) || t.tooFewGPUs(ln, s) || t.badSize(ln, s) || t.caughtSignal(ln, s) {
+	if t.timeout(ln, s) || t.tooFewGPUs(ln, s) || t.refused(ln, s) || t.caughtSignal(ln, s) {
 		return true
 	}
 	var call string
@@ -128,21 +132,6 @@ func (t *NCCLTests) tooFewGPUs(ln Line, s string) bool {
 		return false
 	}
 	t.keepFailure(TestFailure{GPUsWanted: w, GPUsFound: f, Message: fmt.Sprintf("only %d GPUs found", f), Evidence: At(t.src, ln)})
-	return true
-}
-
-// badSize reads common.cu's refusals of -b, -e and -i (parsesize takes a
-// number with an optional K, M or G) and of -b above -e.
-func (t *NCCLTests) badSize(ln Line, s string) bool {
-	s = strings.TrimSpace(s)
-	switch s {
-	case "invalid size specified for 'minbytes'", "invalid size specified for 'maxbytes'", "invalid size specified for 'stepBytes'":
-	default:
-		if !strings.HasPrefix(s, "invalid sizes for 'minbytes' and 'maxbytes': ") {
-			return false
-		}
-	}
-	t.keepFailure(TestFailure{Usage: true, Message: strings.Clone(s), Evidence: At(t.src, ln)})
 	return true
 }
 

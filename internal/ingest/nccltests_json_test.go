@@ -51,7 +51,7 @@ func stripEvidence(r TestRun) TestRun {
 		r.Ranks[i].BusID, r.Ranks[i].GPU = "", ""
 	}
 	r.RankZero = nil
-	r.Params, r.Banner, r.Header, r.AvgEvidence, r.OutOfBoundsEvidence = Evidence{}, Evidence{}, Evidence{}, Evidence{}, Evidence{}
+	r.Params, r.Banner, r.Header, r.AvgEvidence, r.OutOfBoundsEvidence, r.VersionLine = Evidence{}, Evidence{}, Evidence{}, Evidence{}, Evidence{}, Evidence{}
 	r.Version, r.CollectiveFrom = "", ""
 	r.JSON, r.JSONVersion, r.NCCLVersion, r.Args, r.Errors, r.Footer, r.Ended = false, 0, 0, nil, nil, false, false
 	return r

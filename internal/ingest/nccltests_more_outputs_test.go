@@ -172,7 +172,7 @@ func TestNCCLTestsTooFewGPUsLine(t *testing.T) {
 // SYNTHETIC lines after that source, and one that is not such a line.
 func TestNCCLTestsBadSizeLines(t *testing.T) {
 	x := parseTests(t, "invalid size specified for 'stepBytes'\ninvalid sizes for 'minbytes' and 'maxbytes': 9 > 8\ninvalid size specified for 'anything'\n")
-	if x == nil || x.FailureCount != 2 || !x.Failures[0].Usage || x.Failures[1].Message != "invalid sizes for 'minbytes' and 'maxbytes': 9 > 8" {
+	if x == nil || x.FailureCount != 2 || x.Failures[0].Usage != UsageSize || x.Failures[1].Message != "invalid sizes for 'minbytes' and 'maxbytes': 9 > 8" {
 		t.Fatalf("got %+v", x)
 	}
 }
@@ -195,4 +195,90 @@ func TestNCCLTestsCaughtSignal(t *testing.T) {
 		}
 	}
 	t.Fatal("no nccl-tests artifact")
+}
+
+// nccl-tests' refusals of what its command line asked for (common.cu of
+// 2.17 and later, glibc getopt_long), each line SYNTHETIC after that
+// source, are failures of their kind; lines that only look like them are
+// not.
+func TestNCCLTestsRefusalLines(t *testing.T) {
+	want := []struct {
+		line string
+		kind UsageKind
+	}{
+		{"Option -D (device implementation) requires NCCL >= 2.28.0", UsageDevice},
+		{"Option -V (device CTA count) requires NCCL >= 2.28.0", UsageDevice},
+		{"Option -H (host RMA implementation) requires NCCL >= 2.29.0", UsageDevice},
+		{"device implementation (-D > 0) requires enabling symmetric memory registration (-R 2)", UsageDevice},
+		{"host RMA implementation (-H) requires enabling symmetric memory registration (-R 2)", UsageDevice},
+		{"Cannot use both -H (host RMA implementation) and -D (device implementation) at the same time", UsageDevice},
+		{"Device implementation 3 is not supported by this test", UsageDevice},
+		{"Incompatible NCCL versions. nccl-tests was compiled with NCCL 22903, but is running with NCCL 22807. The 22903 Device API is not compatible with versions before 2.29.", UsageDevice},
+		{"./build/all_reduce_perf: invalid option -- 'Q'", UsageOption},
+		{"/opt/nccl-tests/build/alltoall_perf: unrecognized option '--device_impl=1'", UsageOption},
+		{"all_gather_perf: option requires an argument -- 'b'", UsageOption},
+		{"all_reduce_perf_mpi: option '--minbytes' requires an argument", UsageOption},
+		{"invalid option 'Q'", UsageOption},
+		{"invalid size specified for 'maxbytes'", UsageSize},
+	}
+	var lines []string
+	for _, w := range want {
+		lines = append(lines, w.line)
+	}
+	lines = append(lines,
+		"Device implementation x is not supported by this test",
+		"invalid option 'QQ'",
+		"mpirun: invalid option -- 'Q'",
+		"some tool: unrecognized option '--x'",
+		"Option -D (device implementation) requires NCCL >= ",
+	)
+	x := parseTests(t, strings.Join(lines, "\n")+"\n")
+	if x == nil || x.FailureCount != len(want) {
+		t.Fatalf("got %+v", x)
+	}
+	for i, w := range want {
+		if f := x.Failures[i]; f.Usage != w.kind || f.Message != w.line || f.Evidence.Line != i+1 {
+			t.Errorf("line %d: %+v, want %s", i+1, f, w.kind)
+		}
+	}
+}
+
+// The " .. host pid N: Test failure" lines under an abort name the hosts
+// that failed, once each.
+func TestNCCLTestsFailedHosts(t *testing.T) {
+	x := parseTests(t, "Invalid number of GPUs: 16 requested but only 8 were found.\n .. node-a pid 49: Test failure common.cu:1454\n .. node-b pid 50: Test failure common.cu:1454\n .. node-a pid 51: Test failure common.cu:1454\n .. two words pid 52: Test failure common.cu:1454\n")
+	if x == nil || strings.Join(x.FailedHosts, ",") != "node-a,node-b" {
+		t.Fatalf("got %+v", x)
+	}
+}
+
+// A pasted command line that runs the binary itself, after nothing but a
+// prompt, environment assignments or sudo/env/time, is one process on one
+// host with -t × -g ranks; under a launcher it says nothing of them.
+// SYNTHETIC command lines.
+func TestNCCLTestsDirectCommandLine(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want int
+	}{
+		{"./build/sendrecv_perf -b 128M -e 1G -f 2 -g 8", 8},
+		{"root@dkh:~/nccl-tests# ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 8", 8},
+		{"$ NCCL_ALGO=Tree sudo ./all_reduce_perf -t 2 -g4", 8},
+		{"all_gather_perf --nthreads=2 --ngpus=2", 4},
+		{"all_reduce_perf -b 8 -e 1G", 1},
+		{"mpirun -np 16 ./build/all_reduce_perf -g 1", 0},
+		{"srun --mpi=pmix all_reduce_perf -g 1", 0},
+		{"python bench.py all_reduce_perf -g 8", 0},
+		{"./all_reduce_perf -g x", 0},
+		{"./all_reduce_perf -g 0", 0},
+		{"./all_reduce_perf -g", 0},
+	} {
+		x := parseTests(t, c.line+"\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n   134217728      33554432     float     sum      -1   1211.2  110.81  110.81      0   1211.8  110.76  110.76      0\n")
+		if x == nil || len(x.Runs) != 1 {
+			t.Fatalf("%s: got %+v", c.line, x)
+		}
+		if r := x.Runs[0]; r.DirectRanks != c.want || r.NRanks() != c.want {
+			t.Errorf("%s: direct ranks %d, NRanks %d, want %d", c.line, r.DirectRanks, r.NRanks(), c.want)
+		}
+	}
 }

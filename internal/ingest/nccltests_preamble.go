@@ -24,6 +24,7 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 		// 2.17.9-develop:4a65e8d rccl-headers=22707 rccl-library=22707".
 		r := t.cur(true)
 		r.Version = strings.Clone(strings.TrimSpace(s[len("nccl-tests version "):]))
+		r.VersionLine = ev
 		if s[0] == 'r' {
 			r.Tool = ToolRCCL
 		}
@@ -165,19 +166,86 @@ func (t *NCCLTests) binary(s string) {
 		if len(base) < len(w) {
 			if name := collectiveName(base + "_perf"); name != "" {
 				lo, hi := sweepArgs(f[i+1:])
+				direct := 0
+				if launcherless(f[:i]) {
+					direct = processRanks(f[i+1:])
+				}
 				if n := len(t.Runs); n > 0 && len(t.Runs[n-1].Rows) == 0 && t.Runs[n-1].Collective == "" {
 					r := t.Runs[n-1]
 					r.Collective, r.CollectiveFrom = name, FromBinary
 					if r.MaxBytes == 0 {
 						r.MinBytes, r.MaxBytes = lo, hi
 					}
+					r.DirectRanks = direct
 				} else {
-					t.pendingBinary, t.pendingMin, t.pendingMax = name, lo, hi
+					t.pendingBinary, t.pendingMin, t.pendingMax, t.pendingDirect = name, lo, hi, direct
 				}
 				return
 			}
 		}
 	}
+}
+
+// launcherless reports whether the words before a command line's *_perf
+// binary start it without a launcher: nothing but a shell prompt ("$",
+// "root@node:~/nccl-tests#"), environment assignments (NCCL_ALGO=Ring),
+// and sudo, env or time. Under mpirun, srun or any other word the binary
+// may run as many processes on many hosts.
+func launcherless(pre []string) bool {
+	for i, w := range pre {
+		switch {
+		case i == 0 && (w == "$" || w == "#" || w == ">" || strings.HasSuffix(w, "$") || strings.HasSuffix(w, "#")):
+		case w == "sudo" || w == "env" || w == "time":
+		case envAssignment(w):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// envAssignment reports whether w is a shell environment assignment,
+// NAME=value with NAME of letters, digits and '_'.
+func envAssignment(w string) bool {
+	name, _, ok := strings.Cut(w, "=")
+	if !ok || name == "" || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for _, c := range name {
+		if c != '_' && (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// processRanks returns the ranks one nccl-tests process runs, -t
+// (--nthreads) × -g (--ngpus), each 1 unless given ("-g8" and "-g 8"
+// alike); 0 when one does not read as a positive count.
+func processRanks(args []string) int {
+	n := 1
+	for i, a := range args {
+		var v string
+		switch {
+		case a == "-t" || a == "-g" || a == "--nthreads" || a == "--ngpus":
+			if i+1 >= len(args) {
+				return 0
+			}
+			v = args[i+1]
+		case len(a) > 2 && (strings.HasPrefix(a, "-t") || strings.HasPrefix(a, "-g")) && isDigits(a[2:]):
+			v = a[2:]
+		case strings.HasPrefix(a, "--nthreads=") || strings.HasPrefix(a, "--ngpus="):
+			_, v, _ = strings.Cut(a, "=")
+		default:
+			continue
+		}
+		k := atoiOr(v, 0)
+		if !isDigits(v) || k <= 0 || k > 1024 {
+			return 0
+		}
+		n *= k
+	}
+	return n
 }
 
 // sweepArgs reads the sizes a command line's -b/--minbytes and

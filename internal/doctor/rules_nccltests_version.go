@@ -1,0 +1,71 @@
+package doctor
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/ingest"
+)
+
+// checkBuildMismatch reports a run whose version line says nccl-tests (or
+// rccl-tests) was compiled against one NCCL and ran with another:
+// "nccl-headers=22803 nccl-library=22707". The figures are the loaded
+// library's, and the test's features chosen at compile time by
+// NCCL_VERSION_CODE (registration -R, the device API -D, CTA policy -x)
+// meet a library that may lack them.
+func checkBuildMismatch(inc *Incident) []Finding {
+	var fs []Finding
+	for _, t := range All[*ingest.NCCLTests](inc) {
+		for _, r := range t.Runs {
+			lib := "NCCL"
+			if r.Tool == ingest.ToolRCCL {
+				lib = "RCCL"
+			}
+			built, ran, ok := buildVersions(r.Version)
+			if !ok || built == ran {
+				continue
+			}
+			sev, how := Info, "newer than"
+			if ran < built {
+				sev, how = Warn, "older than"
+			}
+			fs = append(fs, Finding{
+				ID: "nccltests.version.mismatch", Severity: sev, Layer: LayerNCCL,
+				Title:     fmt.Sprintf("%s ran %s %s, %s the %s it was built against", testName(r), lib, ncclCodeVersion(ran), how, ncclCodeVersion(built)),
+				Evidence:  []ingest.Evidence{r.VersionLine},
+				Mechanism: fmt.Sprintf("The version line gives the %s headers the test was compiled with and the library it loaded at run time. The bandwidths are the loaded library's, not the build's; and the test enables features by the headers' version at compile time (buffer registration -R, symmetric memory, the device API -D, the CTA policy -x) and checks only some of them against the library at run time, so a library older than its headers can refuse or mishandle them (nccl-tests 2.17's device API: 'Incompatible NCCL versions'). A container whose %s differs from the host's, LD_LIBRARY_PATH or a plugin directory picking up another libnccl, or a test binary copied from another image all do this.", lib, lib),
+				Fix:       fmt.Sprintf("Check which library the test loads (`ldd $(which all_reduce_perf) | grep -E 'nccl|rccl'`, NCCL_DEBUG=VERSION) and rebuild the test against it (`make NCCL_HOME=<that install>`), or put the intended %s first on LD_LIBRARY_PATH; compare releases only between runs whose version lines match.", lib),
+			}.per(t.Source()+" "+collName(r), "run", "nccl-tests built and run against different NCCL"))
+		}
+	}
+	return fs
+}
+
+// buildVersions reads the "nccl-headers=22803 nccl-library=22707" (or
+// rccl-) fields of a version line.
+func buildVersions(v string) (built, ran int, ok bool) {
+	for _, f := range strings.Fields(v) {
+		key, val, found := strings.Cut(f, "=")
+		n, err := strconv.Atoi(val)
+		if !found || err != nil || n <= 0 {
+			continue
+		}
+		switch key {
+		case "nccl-headers", "rccl-headers":
+			built = n
+		case "nccl-library", "rccl-library":
+			ran = n
+		}
+	}
+	return built, ran, built > 0 && ran > 0
+}
+
+// ncclCodeVersion spells NCCL_VERSION_CODE: 22803 is 2.28.3 (2.9 on,
+// X*10000 + Y*100 + Z), 2708 is 2.7.8 (before, X*1000 + Y*100 + Z).
+func ncclCodeVersion(c int) string {
+	if c >= 10000 {
+		return fmt.Sprintf("%d.%d.%d", c/10000, c%10000/100, c%100)
+	}
+	return fmt.Sprintf("%d.%d.%d", c/1000, c%1000/100, c%100)
+}
