@@ -474,7 +474,7 @@ func fromHtsim(args []string, stdin io.Reader, w io.Writer) error {
 	mtu := pathMTU(r.mtu)
 	pkt := int64(r.mtu)
 	var b strings.Builder
-	fmt.Fprintf(&b, "# The rocelab scenario of an %s run (go run ./tools/htsimconv from-htsim):\n#   %s %s\n", r.program, r.program, strings.Join(r.args, " "))
+	fmt.Fprintf(&b, "%s%s run (go run ./tools/htsimconv from-htsim):\n#   %s %s\n", fromHtsimHead, strings.TrimPrefix(r.program, "htsim_"), r.program, strings.Join(r.args, " "))
 	fmt.Fprintf(&b, "# PFC as htsim's: per ingress port, XOFF at %d packets of %d B, XON at %d,\n# a static threshold with no reserve; a port obeys a PFC frame as it arrives\n# (htsim's pause takes effect on receipt, where rocelab's default is IEEE's bound);\n# a receiver ACKs every packet, as htsim's sink does.", r.pfcHigh, pkt, r.pfcLow)
 	ccLine, qpExtra := "cc: none", ""
 	if r.program == "htsim_hpcc" {

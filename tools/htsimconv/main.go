@@ -48,9 +48,10 @@
 // logfile's sink names appended (grep -a '^: .*_sink_' LOGFILE), each
 // sink is checked against its flow and the goodputs compared flow by
 // flow too. htsim's "random seed N" line (its standard output, given
-// -seed; grep '^random seed' HTSIM_STDOUT >> samples.txt) is held to the
-// scenario's seed: nothing else tells one seed's run of a matrix from
-// another's, and without it compare says the seed was not checked.
+// -seed; grep '^random seed' HTSIM_STDOUT >> samples.txt) is held to
+// compare's -seed, or without it to the seed of a scenario from-htsim
+// wrote: nothing else tells one seed's run of a matrix from another's,
+// and otherwise compare says the seed was not checked.
 //
 //	go run ./tools/htsimconv paths -clock SECONDS [htsim_roce|htsim_hpcc] -tm FILE.cm -nodes N -strat ecmp_host -paths 1 -seed S ...
 //
