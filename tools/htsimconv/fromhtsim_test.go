@@ -300,15 +300,23 @@ func TestImportRefuses(t *testing.T) {
 		{"fired at the receiver", head + "0->1 id 1 start 0 size 10 recv_done_trigger 1\n2->3 id 2 start 0 size 10\n4->5 id 3 trigger 1 size 10\ntrigger id 1 oneshot\n", nil, "m.cm:6:19: trigger 1: only a recv_done_trigger names it, which htsim_roce and htsim_hpcc never fire"},
 		{"no start", "Nodes 16\nConnections 1\n0->1 id 1 size 5\n", nil, "m.cm:3:17: expected start PS or trigger T"},
 		{"unknown key", "Nodes 16\nConnections 1\n0->1 id 1 start 0 size 5 colour red\n", nil, "m.cm:3:26: \"colour\": expected start"},
-		{"count", "Nodes 16\nConnections 2\n0->1 id 1 start 0 size 5\n", nil, "Connections 2, but the file holds 1, which htsim refuses too"},
+		{"count", "Nodes 16\nConnections 2\n0->1 id 1 start 0 size 5\n", nil, "m.cm:2:13: Connections 2, but the file holds 1, which htsim refuses too"},
 		// htsim counts 0 without a Connections line (a run showed)
-		{"no count", "Nodes 16\n0->1 id 1 start 0 size 5\n", nil, "m.cm: no Connections line, which htsim takes as 0, but the file holds 1"},
-		{"trigger count", "Nodes 16\nConnections 2\nTriggers 2\n0->1 id 1 start 0 size 5 send_done_trigger 1\n2->3 id 2 trigger 1 size 5\ntrigger id 1 oneshot\n", nil, "Triggers 2, but the file holds 1, which htsim refuses too (\"Mismatch in trigger count\")"},
-		{"nodes", "Nodes 128\nConnections 1\n0->1 id 1 start 0 size 5\n", nil, "Nodes 128, but the command line's -nodes is 16"},
+		{"no count", "Nodes 16\n0->1 id 1 start 0 size 5\n", nil, "m.cm:2:1: the first connection, but no Connections line, which htsim takes as 0, and the file holds 1"},
+		{"no trigger count", "Nodes 16\nConnections 2\n0->1 id 1 start 0 size 5 send_done_trigger 1\n2->3 id 2 trigger 1 size 5\ntrigger id 1 oneshot\n", nil, "m.cm:5:1: the first trigger, but no Triggers line, which htsim takes as 0, and the file holds 1"},
+		// htsim reads the header up to the first connection, trigger or
+		// failure line and exits at a header key after it.
+		{"Nodes after a connection", "Connections 1\n0->1 id 1 start 0 size 5\nNodes 16\n", nil, "m.cm:3:1: Nodes after the first connection, trigger or failure (line 2): htsim reads the header only before it, and exits here (\"Error: unknown id: Nodes\")"},
+		{"Connections after a connection", "Nodes 16\n0->1 id 1 start 0 size 5\nConnections 1\n", nil, "m.cm:3:1: Connections after the first connection, trigger or failure (line 2): htsim reads the header only before it, and exits here (\"Error: unknown id: Connections\")"},
+		{"Triggers after a trigger", "Nodes 16\nConnections 2\ntrigger id 1 oneshot\nTriggers 1\n0->1 id 1 start 0 size 5 send_done_trigger 1\n2->3 id 2 trigger 1 size 5\n", nil, "m.cm:4:1: Triggers after the first connection, trigger or failure (line 3): htsim reads the header only before it, and exits here (\"Error: unknown id: Triggers\")"},
+		{"Failures after a failure", "Nodes 16\nConnections 1\nFailures 1\nfailure link_id 3\nFailures 1\n0->1 id 1 start 0 size 5\n", nil, "m.cm:5:1: Failures after the first connection, trigger or failure (line 4): htsim reads the header only before it, and exits here (\"Error: unknown id: Failures\")"},
+		{"Failures after a connection", "Nodes 16\nConnections 1\n0->1 id 1 start 0 size 5\nFailures 0\n", nil, "m.cm:4:1: Failures after the first connection, trigger or failure (line 3): htsim reads the header only before it, and exits here (\"Error: unknown id: Failures\")"},
+		{"trigger count", "Nodes 16\nConnections 2\nTriggers 2\n0->1 id 1 start 0 size 5 send_done_trigger 1\n2->3 id 2 trigger 1 size 5\ntrigger id 1 oneshot\n", nil, "m.cm:3:10: Triggers 2, but the file holds 1, which htsim refuses too (\"Mismatch in trigger count\")"},
+		{"nodes", "Nodes 128\nConnections 1\n0->1 id 1 start 0 size 5\n", nil, "m.cm:1:7: Nodes 128, but the command line's -nodes is 16"},
 		{"host", "Nodes 16\nConnections 1\n0->16 id 1 start 0 size 5\n", nil, "m.cm:3:1: \"0->16\": expected SRC->DST"},
 		// Link failures htsim_roce reads and never applies (TestImportFailures);
 		// what its reader exits or aborts at is refused (a run of each).
-		{"failure count", "Nodes 16\nConnections 0\nFailures 1\n", nil, "Failures 1, but the file holds 0, which htsim refuses too (\"Mismatch in failure count\")"},
+		{"failure count", "Nodes 16\nConnections 0\nFailures 1\n", nil, "m.cm:3:10: Failures 1, but the file holds 0, which htsim refuses too (\"Mismatch in failure count\")"},
 		{"failure past the count", "Nodes 16\nConnections 1\n0->1 id 1 start 0 size 5\nfailure link_id 3\n", nil, "m.cm:4:1: failure 1, past the header's Failures 0: htsim aborts here"},
 		{"failure attribute", "Nodes 16\nConnections 1\nFailures 1\n0->1 id 1 start 0 size 5\nfailure colour red\n", nil, "m.cm:5:9: \"colour\": expected switch_type, switch_id or link_id"},
 		{"failure switch type", "Nodes 16\nConnections 1\nFailures 1\n0->1 id 1 start 0 size 5\nfailure switch_type SPINE\n", nil, "m.cm:5:21: switch_type \"SPINE\": expected TOR, AGG or CORE"},
