@@ -299,6 +299,7 @@ func TestImportRefuses(t *testing.T) {
 		// htsim_roce reads a receiver's trigger and never sets it
 		{"fired at the receiver", head + "0->1 id 1 start 0 size 10 recv_done_trigger 1\n2->3 id 2 start 0 size 10\n4->5 id 3 trigger 1 size 10\ntrigger id 1 oneshot\n", nil, "m.cm:6:19: trigger 1: only a recv_done_trigger names it, which htsim_roce and htsim_hpcc never fire"},
 		{"no start", "Nodes 16\nConnections 1\n0->1 id 1 size 5\n", nil, "m.cm:3:17: expected start PS or trigger T"},
+		{"unknown line", "Nodes 16\nConnections 1\n0->1 id 1 start 0 size 5\nlink 3\n", nil, "m.cm:4:1: \"link\": expected Nodes, Connections, Triggers, Failures, a connection SRC->DST, a trigger or a failure"},
 		{"unknown key", "Nodes 16\nConnections 1\n0->1 id 1 start 0 size 5 colour red\n", nil, "m.cm:3:26: \"colour\": expected start"},
 		{"count", "Nodes 16\nConnections 2\n0->1 id 1 start 0 size 5\n", nil, "m.cm:2:13: Connections 2, but the file holds 1, which htsim refuses too"},
 		// htsim counts 0 without a Connections line (a run showed)

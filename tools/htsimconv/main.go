@@ -33,9 +33,11 @@
 // standard input, as htsim reads it then), each trigger the dependencies
 // of the flows it starts; as htsim runs them, every flow starts at 0 and
 // sizes round up to whole packets, ports obey PFC frames on receipt,
-// receivers ACK every packet and links are ideal. What rocelab cannot run
-// alike (failures, a trigger that fires on the first of several
-// connections) is refused with the reason.
+// receivers ACK every packet and links are ideal; a matrix's link
+// failures, which htsim_roce and htsim_hpcc read and never apply, change
+// nothing, and the head says so. What rocelab cannot run alike (a trigger
+// that fires on the first of several connections, a matrix htsim exits
+// at) is refused with the reason.
 //
 //	go run ./tools/htsimconv compare [-seed S] SCENARIO.yaml HTSIM_STDOUT
 //

@@ -231,13 +231,14 @@ func htsimTokens(data string, errs matrixErrs) error {
 }
 
 // readConn reads "SRC->DST [id N] start PS|trigger T [size B]
-// [send_done_trigger T] [recv_done_trigger T] [prio P]". The last two
-// change nothing in htsim_roce and htsim_hpcc, which fire no
-// recv_done_trigger and serve every connection alike: they are kept to
-// refuse a trigger only a recv_done_trigger names (htsim never starts its
-// connection) and to say so in the output's head. htsim takes a connection without an id (flow id
-// 0) unless a trigger starts it (it asserts one there), and one without a
-// size (or size 0) sends until -end.
+// [send_done_trigger T] [recv_done_trigger T] [prio P] [addon]". The last
+// three change nothing in htsim_roce and htsim_hpcc, which fire no
+// recv_done_trigger, serve every connection alike and never read addon's
+// flag: they are kept to refuse a trigger only a recv_done_trigger names
+// (htsim never starts its connection) and to say so in the output's head.
+// htsim takes a connection without an id (flow id 0) unless a trigger
+// starts it (it asserts one there), and one without a size (or size 0)
+// sends until -end.
 func readConn(f []string, col []int, line, nodes int, errs matrixErrs) (htsimConn, error) {
 	c := htsimConn{line: line, start: -1}
 	s, d, _ := strings.Cut(f[0], "->")
