@@ -259,9 +259,9 @@ const htsimNoPaths, htsimMaxPaths = 10000000, 10000
 // FatTreeSwitch::_ar_sticky to PER_FLOWLET): a flow keeps its egress
 // until it pauses longer than -ar_sticky_delta (10 us by default), and
 // then may move to the emptier queue (fat_tree_switch.cpp, getNextHop);
-// ecmp_host_ar decides per packet (ECMP_ADAPTIVE: the hash's port, or on
-// about half the packets, at random (random()%100 < 50), a less full one;
-// replace_worst_choice swaps the hash's port only when it is the worst).
+// ecmp_host_ar decides per packet (ECMP_ADAPTIVE: the hash's port, and on
+// about half the packets, at random (random()%100 < 50), where that port
+// is as full as the fullest, one of the emptiest: replace_worst_choice).
 func (r *htsimRun) loadBalancing() (string, error) {
 	switch r.strategy {
 	case "ecmp_host":
@@ -510,7 +510,7 @@ func fromHtsim(args []string, stdin io.Reader, w io.Writer) error {
 	}
 	if r.strategy == "ecmp_host_ar" {
 		fmt.Fprintf(&b, "# -strat %s chooses a path per packet, so packets arrive out of order: htsim's\n# receiver NACKs every packet past a hole and its sender goes back at each NACK\n# (%s), rocelab's responder NAKs a hole once, as RC does; the two recover\n# unlike (not alike, the same work only: docs/engine.md).\n", r.strategy, srcFile[r.program])
-		fmt.Fprintf(&b, "# Its fraction %s changes nothing: htsim's switch takes the hash's port, or on\n# half the packets (random()%%100 < 50, fat_tree_switch.cpp) the less full one,\n# whatever set_ar_fraction holds.\n", r.arFraction)
+		fmt.Fprintf(&b, "# Its fraction %s changes nothing: htsim's switch takes the hash's port, and on\n# half the packets (random()%%100 < 50, fat_tree_switch.cpp), where that port is\n# as full as the fullest, one of the emptiest instead (replace_worst_choice),\n# whatever set_ar_fraction holds.\n", r.arFraction)
 	}
 	if why := htsimARMethods[r.arMethod]; why != "" && (r.strategy == "ecmp_ar" || r.strategy == "ecmp_host_ar") {
 		fmt.Fprintf(&b, "# -ar_method %s: htsim's adaptive routing compares %s; rocelab's the bytes\n# queued at each egress (htsim's queue): not alike, the same work only.\n", r.arMethod, why)

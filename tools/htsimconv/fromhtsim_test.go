@@ -201,7 +201,7 @@ func TestImportHostARFraction(t *testing.T) {
 		if err != nil {
 			t.Fatalf("-strat ecmp_host_ar %s: %v", good, err)
 		}
-		if want := "# Its fraction " + good + " changes nothing"; !strings.Contains(out, want) {
+		if want := "# Its fraction " + good + " changes nothing: htsim's switch takes the hash's port, and on\n# half the packets (random()%100 < 50, fat_tree_switch.cpp), where that port is\n# as full as the fullest, one of the emptiest instead"; !strings.Contains(out, want) {
 			t.Errorf("-strat ecmp_host_ar %s: head lacks %q:\n%s", good, want, out)
 		}
 	}
