@@ -150,6 +150,7 @@ func TestCompareSeedOfTheRun(t *testing.T) {
 		{"two runs", "random seed 1\nrandom seed 4\n", nil, fmt.Sprintf(":%d:13: random seed 4, line %d's 1: expected one run's output", n+2, n+1), true},
 		{"not a number", "random seed x\n", nil, fmt.Sprintf(":%d:13: \"x\": expected the seed", n+1), true},
 		{"no number", "random seed\n", nil, fmt.Sprintf(":%d:12: the line's end: expected the seed", n+1), true},
+		{"two numbers", "random seed 2 3\n", nil, fmt.Sprintf(":%d:15: \"3\": expected the seed, a whole number alone", n+1), true},
 		{"other seed", "random seed 3\n", nil, "random seed 3, but the scenario's (from-htsim writes htsim's -seed there) is 1", true},
 	} {
 		file := write("out.txt", append(slices.Clone(out), c.tail...))

@@ -157,6 +157,9 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 			num(&r.endUS)
 		case "-seed":
 			num(&r.seed)
+			if err == nil && r.seed < 0 {
+				return nil, fmt.Errorf("argument %d: -seed %s: expected a seed from 0: %s seeds its random() with it and prints it signed (\"random seed %d\"), and a rocelab scenario's seed is not negative", i+1, v[0], r.program, r.seed)
+			}
 		case "-pfc_thresholds":
 			num(&r.pfcLow)
 			if err == nil {

@@ -535,6 +535,16 @@ func TestReadHPCCFinishes(t *testing.T) {
 
 // FuzzParseHtsimArgs: any command line is read or refused with an error,
 // never a panic, and what is read names a fat-tree rocelab builds.
+// htsim reads -seed with atoi and prints it signed ("random seed -5"); a
+// rocelab scenario's seed is not negative, and from-htsim had written
+// "seed: -5", which no scenario loads.
+func TestImportNegativeSeed(t *testing.T) {
+	args := []string{"htsim_roce", "-tm", "m.cm", "-nodes", "16", "-seed", "-5"}
+	if _, err := parseHtsimArgs(args); err == nil || !strings.Contains(err.Error(), "argument 6: -seed -5: expected a seed from 0: htsim_roce seeds its random() with it and prints it signed") {
+		t.Errorf("%v: %v, expected the negative seed refused", args, err)
+	}
+}
+
 func FuzzParseHtsimArgs(f *testing.F) {
 	f.Add("htsim_roce -nodes 128 -tiers 3 -tm m.cm -strat ecmp_host -paths 1 -linkspeed 100000 -mtu 4096 -hop_latency 1 -q 1000 -end 1000000 -seed 1")
 	f.Add("htsim_hpcc -nodes 128 -tm m.cm -strat ecmp_host -paths 1 -linkspeed 100000 -mtu 4096 -hop_latency 1 -q 1000 -end 1000000 -seed 3")
@@ -543,12 +553,13 @@ func FuzzParseHtsimArgs(f *testing.F) {
 	f.Add("htsim_roce -tm m.cm -strat ecmp_host_ar -paths 1")
 	f.Add("htsim_roce -tm m.cm -paths 1 -strat ecmp_host_ar")
 	f.Add("htsim_roce -tm m.cm -strat ecmp_host_ar -99999999999999999999 -paths 1")
+	f.Add("htsim_roce -tm m.cm -seed -5")
 	f.Fuzz(func(t *testing.T, line string) {
 		r, err := parseHtsimArgs(strings.Fields(line))
 		if err != nil {
 			return
 		}
-		if r.program != "htsim_roce" && r.program != "htsim_hpcc" || r.mtu <= 0 || r.pfcHigh <= r.pfcLow {
+		if r.program != "htsim_roce" && r.program != "htsim_hpcc" || r.mtu <= 0 || r.pfcHigh <= r.pfcLow || r.seed < 0 {
 			t.Fatalf("read %+v", r)
 		}
 		if r.program == "htsim_hpcc" {
