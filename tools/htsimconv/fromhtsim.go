@@ -87,7 +87,7 @@ func htsimProgram(name string) (string, error) {
 		return "", fmt.Errorf("%s: only htsim_roce and htsim_hpcc runs are imported: %s", base, why)
 	}
 	if transport, rest, ok := strings.Cut(strings.TrimPrefix(base, "htsim_"), "_"); ok && rest != "" && strings.HasPrefix(base, "htsim_") && htsimOldTests[transport] != "" {
-		return "", fmt.Errorf("%s: one of csg-htsim's old_tests programs (sim/datacenter/old_tests, which sim/EXAMPLES runs; its traffic built from -conns, no connection matrix): only htsim_roce and htsim_hpcc runs are imported: %s", base, htsimOldTests[transport])
+		return "", fmt.Errorf("%s: one of csg-htsim's old_tests programs (sim/datacenter/old_tests, which sim/EXAMPLES runs; most build their traffic from -conns, not a connection matrix): only htsim_roce and htsim_hpcc runs are imported: %s", base, htsimOldTests[transport])
 	}
 	if base != "htsim_roce" && base != "htsim_hpcc" {
 		return "", fmt.Errorf("%q: expected htsim_roce, htsim_hpcc or htsim_roce's first flag", name)

@@ -449,7 +449,7 @@ func TestImportRefusesOtherPrograms(t *testing.T) {
 		// sim/EXAMPLES' command lines run csg-htsim's old_tests programs
 		// (collateral/run_*.sh, permutation/run.sh); they had been told
 		// "expected htsim_roce, htsim_hpcc or htsim_roce's first flag"
-		"../../datacenter/old_tests/htsim_dctcp_incast_collateral_lossless": "htsim_dctcp_incast_collateral_lossless: one of csg-htsim's old_tests programs (sim/datacenter/old_tests, which sim/EXAMPLES runs; its traffic built from -conns, no connection matrix): only htsim_roce and htsim_hpcc runs are imported: DCTCP",
+		"../../datacenter/old_tests/htsim_dctcp_incast_collateral_lossless": "htsim_dctcp_incast_collateral_lossless: one of csg-htsim's old_tests programs (sim/datacenter/old_tests, which sim/EXAMPLES runs; most build their traffic from -conns, not a connection matrix): only htsim_roce and htsim_hpcc runs are imported: DCTCP",
 		"htsim_ndp_permutation":  "htsim_ndp_permutation: one of csg-htsim's old_tests programs",
 		"htsim_ndprts_alltoall":  "only htsim_roce and htsim_hpcc runs are imported: NDP (ndp.cpp)",
 		"htsim_tcp_permutation":  "only htsim_roce and htsim_hpcc runs are imported: TCP (tcp.cpp, mtcp.cpp)",
