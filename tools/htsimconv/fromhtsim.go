@@ -121,9 +121,9 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 		}
 		if i+n >= len(args) {
 			if n == 2 && f == "-strat" {
-				return nil, fmt.Errorf("-strat ecmp_host_ar: expected its AR fraction after it (%s reads the next argument as one, and with none crashes, exit 139, a run showed)", r.program)
+				return nil, fmt.Errorf("argument %d: -strat ecmp_host_ar: expected its AR fraction after it (%s reads the next argument as one, and with none crashes, exit 139, a run showed)", i+3, r.program)
 			}
-			return nil, fmt.Errorf("%s: expected %d value(s)", f, n)
+			return nil, fmt.Errorf("argument %d: %s: expected %d value(s) after it", i+1, f, n)
 		}
 		v := args[i+1 : i+1+n]
 		i += n

@@ -192,7 +192,7 @@ func TestImportHostARFraction(t *testing.T) {
 	}
 	for _, prog := range []string{"htsim_roce", "htsim_hpcc"} {
 		args := []string{prog, "-tm", "m.cm", "-paths", "1", "-strat", "ecmp_host_ar"}
-		if _, err := parseHtsimArgs(args); err == nil || !strings.Contains(err.Error(), "-strat ecmp_host_ar: expected its AR fraction after it ("+prog) {
+		if _, err := parseHtsimArgs(args); err == nil || !strings.Contains(err.Error(), "argument 7: -strat ecmp_host_ar: expected its AR fraction after it ("+prog) {
 			t.Errorf("%v: %v, expected the missing fraction named", args, err)
 		}
 	}
@@ -542,6 +542,22 @@ func TestImportNegativeSeed(t *testing.T) {
 	args := []string{"htsim_roce", "-tm", "m.cm", "-nodes", "16", "-seed", "-5"}
 	if _, err := parseHtsimArgs(args); err == nil || !strings.Contains(err.Error(), "argument 6: -seed -5: expected a seed from 0: htsim_roce seeds its random() with it and prints it signed") {
 		t.Errorf("%v: %v, expected the negative seed refused", args, err)
+	}
+}
+
+// A flag without its value is refused at its argument, as an unknown
+// flag is.
+func TestImportFlagWithoutValue(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"htsim_roce", "-nodes", "16", "-tm"}, "argument 3: -tm: expected 1 value(s) after it"},
+		{[]string{"-nodes", "16", "-pfc_thresholds", "12"}, "argument 3: -pfc_thresholds: expected 2 value(s) after it"},
+	} {
+		if _, err := parseHtsimArgs(c.args); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, expected %q", c.args, err, c.want)
+		}
 	}
 }
 
