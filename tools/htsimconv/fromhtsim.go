@@ -560,31 +560,3 @@ func fromHtsim(args []string, stdin io.Reader, w io.Writer) error {
 	_, err = io.WriteString(w, b.String())
 	return err
 }
-
-// cAtoi is C's atoi as glibc runs it (strtol cut to an int): leading
-// white space, a sign and the digits that follow; 0 where none do, and
-// strtol's bounds past its range.
-func cAtoi(s string) int32 {
-	s = strings.TrimLeft(s, " \t\n\v\f\r")
-	neg := false
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		neg, s = s[0] == '-', s[1:]
-	}
-	var v int64
-	for _, c := range []byte(s) {
-		if c < '0' || c > '9' {
-			break
-		}
-		if d := int64(c - '0'); v > (math.MaxInt64-d)/10 {
-			if neg {
-				return 0 // LONG_MIN's low 32 bits
-			}
-			return -1 // LONG_MAX's
-		}
-		v = v*10 + int64(c-'0')
-	}
-	if neg {
-		v = -v
-	}
-	return int32(v)
-}

@@ -175,24 +175,6 @@ func readFailure(f []string, col []int, line int, errs matrixErrs) error {
 	return nil
 }
 
-// stoiReads says whether C++'s stoi reads a number from s: an optional
-// sign and a digit first, within an int.
-func stoiReads(s string) bool {
-	t := strings.TrimLeft(s, "+-")
-	if len(s)-len(t) > 1 {
-		return false
-	}
-	end := 0
-	for end < len(t) && t[end] >= '0' && t[end] <= '9' {
-		end++
-	}
-	if end == 0 {
-		return false
-	}
-	_, err := strconv.ParseInt(s[:len(s)-len(t)+end], 10, 32)
-	return err == nil
-}
-
 // htsimTokens refuses what htsim's ConnectionMatrix::load cannot read in
 // a matrix that rocelab's reader would: it splits each line at every
 // single space (tokenize(line, ' ')), so a tab is no separator and a
