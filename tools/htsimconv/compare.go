@@ -92,7 +92,10 @@ func compareCmd(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	imported := s.Seed // htsim's -seed, as from-htsim writes it
+	runSeed, why, err := seedToHold(fs.Arg(0), s.Seed, *seed)
+	if err != nil {
+		return err
+	}
 	if *seed != 0 {
 		s.Seed = *seed
 	}
@@ -113,7 +116,7 @@ func compareCmd(args []string, w io.Writer) error {
 	case len(samples.samples) == 0 && ferr != nil:
 		return fmt.Errorf("%s: no \"Flow ... finished at T\" lines and no ROCE_SINK/HPCC_SINK lines: expected htsim_roce's or htsim_hpcc's standard output, or, for connections without a size (run until -end), the sink samples of a run with -log sink (parse_output LOGFILE -ascii)", fs.Arg(1))
 	}
-	if err := checkSeed(w, fs.Arg(1), samples.seed, imported); err != nil {
+	if err := checkSeed(w, fs.Arg(1), samples.seed, runSeed, why); err != nil {
 		return err
 	}
 	if len(samples.samples) > 0 {
@@ -162,18 +165,42 @@ func compareCmd(args []string, w io.Writer) error {
 	return nil
 }
 
+// fromHtsimHead begins the scenarios from-htsim writes (writeScenario).
+const fromHtsimHead = "# The rocelab scenario of an htsim_"
+
+// seedToHold gives the seed htsim's "random seed N" line is held to and
+// why: compare's -seed where given (the run is compared under it), else
+// the scenario's when from-htsim wrote it (htsim's -seed); 0 when neither,
+// as a scenario written by hand (seed 1 by default) says nothing of the
+// seed htsim ran under.
+func seedToHold(file string, scenarioSeed, flagSeed uint64) (uint64, string, error) {
+	if flagSeed != 0 {
+		return flagSeed, "compare's -seed", nil
+	}
+	head, err := os.ReadFile(file)
+	if err != nil {
+		return 0, "", err
+	}
+	if bytes.HasPrefix(head, []byte(fromHtsimHead)) {
+		return scenarioSeed, "the scenario's (from-htsim writes htsim's -seed there)", nil
+	}
+	return 0, "", nil
+}
+
 // checkSeed holds htsim's "random seed N" line, where the file has one,
-// to the seed of the scenario (from-htsim writes htsim's -seed there) and
-// says which: runs of one matrix under two seeds have the same flows,
-// sinks and endpoints, and only that line tells them apart.
-func checkSeed(w io.Writer, file string, x runSeed, scenarioSeed uint64) error {
+// to want, the seed the run is compared under (seedToHold; 0 when nothing
+// tells it), and says which: runs of one matrix under two seeds have the
+// same flows, sinks and endpoints, and only that line tells them apart.
+func checkSeed(w io.Writer, file string, x runSeed, want uint64, why string) error {
 	switch {
 	case x.line == 0:
 		fmt.Fprintf(w, "seed: not checked (no \"random seed N\" line, which htsim prints on its standard output when given -seed: without it one seed's run of the matrix is not told from another's)\n")
-	case x.n != scenarioSeed:
-		return fmt.Errorf("%s:%d:%d: random seed %d, the scenario's seed is %d: expected the output of the run the scenario was imported from (from-htsim writes htsim's -seed as the scenario's; compare's -seed changes rocelab's alone)", file, x.line, x.col, x.n, scenarioSeed)
+	case want == 0:
+		fmt.Fprintf(w, "seed: not checked (htsim's is %d, line %d; the scenario was not written by from-htsim, so its seed is not htsim's: give compare -seed %d to hold the line to it)\n", x.n, x.line, x.n)
+	case x.n != want:
+		return fmt.Errorf("%s:%d:%d: random seed %d, but %s is %d: expected the output of the run compared under it", file, x.line, x.col, x.n, why, want)
 	default:
-		fmt.Fprintf(w, "seed %d: htsim's (line %d) and the scenario's\n", x.n, x.line)
+		fmt.Fprintf(w, "seed %d: htsim's (line %d) and %s\n", x.n, x.line, why)
 	}
 	return nil
 }

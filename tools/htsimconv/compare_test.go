@@ -113,14 +113,14 @@ func TestCompareSeedOfTheRun(t *testing.T) {
 	yaml := imported(sinks, "testdata/matrices/collateral-incast.cm")
 	other := write("seed2.txt", append(samples, "random seed 2\n"...))
 	err := compareCmd([]string{yaml, other}, &bytes.Buffer{})
-	if want := fmt.Sprintf("seed2.txt:%d:13: random seed 2, the scenario's seed is 1", lines+1); err == nil || !strings.Contains(err.Error(), want) {
+	if want := fmt.Sprintf("seed2.txt:%d:13: random seed 2, but the scenario's (from-htsim writes htsim's -seed there) is 1", lines+1); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("seed 2's samples against seed 1's scenario: %v, expected %q", err, want)
 	}
 
 	// htsim_roce's whole standard output (gen-ar16s, seed 1) carries the
 	// line itself, at line 12 of the record: compare checks it as is.
 	const whole = "testdata/htsim/gen-ar16s-seed1-stdout.txt"
-	for seed, want := range map[string]string{"1": "seed 1: htsim's (line 12) and the scenario's", "2": "gen-ar16s-seed1-stdout.txt:12:13: random seed 1, the scenario's seed is 2"} {
+	for seed, want := range map[string]string{"1": "seed 1: htsim's (line 12) and the scenario's", "2": "gen-ar16s-seed1-stdout.txt:12:13: random seed 1, but the scenario's (from-htsim writes htsim's -seed there) is 2"} {
 		args := recordedArgs(t, "testdata/htsim/gen-ar16s-seed1.txt", "testdata/htsim/gen-ar16s.cm")
 		args[slices.Index(args, "-seed")+1] = seed
 		var y, w bytes.Buffer
@@ -144,12 +144,14 @@ func TestCompareSeedOfTheRun(t *testing.T) {
 		fails      bool
 	}{
 		{"same seed", "random seed 1\n", nil, fmt.Sprintf("seed 1: htsim's (line %d) and the scenario's", n+1), false},
-		{"rocelab's own seed", "random seed 1\n", []string{"-seed", "7"}, "seed 1: htsim's", false},
+		{"compared under another seed", "random seed 1\n", []string{"-seed", "7"}, fmt.Sprintf(":%d:13: random seed 1, but compare's -seed is 7", n+1), true},
+		{"compared under its seed", "random seed 7\n", []string{"-seed", "7"}, fmt.Sprintf("seed 7: htsim's (line %d) and compare's -seed", n+1), false},
 		{"no seed line", "", nil, "seed: not checked (no \"random seed N\" line", false},
 		{"two runs", "random seed 1\nrandom seed 4\n", nil, fmt.Sprintf(":%d:13: random seed 4, line %d's 1: expected one run's output", n+2, n+1), true},
 		{"not a number", "random seed x\n", nil, fmt.Sprintf(":%d:13: \"x\": expected the seed", n+1), true},
 		{"no number", "random seed\n", nil, fmt.Sprintf(":%d:12: the line's end: expected the seed", n+1), true},
-		{"other seed", "random seed 3\n", nil, "random seed 3, the scenario's seed is 1", true},
+		{"two numbers", "random seed 2 3\n", nil, fmt.Sprintf(":%d:15: \"3\": expected the seed, a whole number alone", n+1), true},
+		{"other seed", "random seed 3\n", nil, "random seed 3, but the scenario's (from-htsim writes htsim's -seed there) is 1", true},
 	} {
 		file := write("out.txt", append(slices.Clone(out), c.tail...))
 		var w bytes.Buffer
@@ -160,6 +162,38 @@ func TestCompareSeedOfTheRun(t *testing.T) {
 		}
 		if (err != nil) != c.fails || !strings.Contains(got, c.want) {
 			t.Errorf("%s: %q (error %v), expected %q", c.name, got, err, c.want)
+		}
+	}
+}
+
+// A scenario written by hand (tools/htsimconv/scenarios/, no seed: line,
+// so seed 1) converted to a matrix and run on htsim with -seed 2 is
+// compared with compare -seed 2 (docs/engine.md): htsim's "random seed 2"
+// is held to compare's -seed, and without -seed it is not checked, the
+// scenario's seed not being htsim's. compare had held it to the
+// scenario's seed 1 and refused the run (":131:13: random seed 2, the
+// scenario's seed is 1").
+func TestCompareSeedOfAHandWrittenScenario(t *testing.T) {
+	out, err := os.ReadFile("testdata/htsim/incast127-seed2.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "incast127-seed2.txt")
+	if err := os.WriteFile(file, append(out, "random seed 2\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n := bytes.Count(out, []byte("\n")) + 1
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-seed", "2"}, fmt.Sprintf("seed 2: htsim's (line %d) and compare's -seed", n)},
+		{nil, fmt.Sprintf("seed: not checked (htsim's is 2, line %d; the scenario was not written by from-htsim", n)},
+	} {
+		var w bytes.Buffer
+		err := compareCmd(append(c.args, "scenarios/agree-incast127.yaml", file), &w)
+		if err != nil || !strings.Contains(w.String(), c.want) {
+			t.Errorf("compare %v: %v\n%s\nexpected %q", c.args, err, w.String(), c.want)
 		}
 	}
 }

@@ -87,7 +87,7 @@ func htsimProgram(name string) (string, error) {
 		return "", fmt.Errorf("%s: only htsim_roce and htsim_hpcc runs are imported: %s", base, why)
 	}
 	if transport, rest, ok := strings.Cut(strings.TrimPrefix(base, "htsim_"), "_"); ok && rest != "" && strings.HasPrefix(base, "htsim_") && htsimOldTests[transport] != "" {
-		return "", fmt.Errorf("%s: one of csg-htsim's old_tests programs (sim/datacenter/old_tests, which sim/EXAMPLES runs; its traffic built from -conns, no connection matrix): only htsim_roce and htsim_hpcc runs are imported: %s", base, htsimOldTests[transport])
+		return "", fmt.Errorf("%s: one of csg-htsim's old_tests programs (sim/datacenter/old_tests, which sim/EXAMPLES runs; most build their traffic from -conns, not a connection matrix): only htsim_roce and htsim_hpcc runs are imported: %s", base, htsimOldTests[transport])
 	}
 	if base != "htsim_roce" && base != "htsim_hpcc" {
 		return "", fmt.Errorf("%q: expected htsim_roce, htsim_hpcc or htsim_roce's first flag", name)
@@ -121,9 +121,9 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 		}
 		if i+n >= len(args) {
 			if n == 2 && f == "-strat" {
-				return nil, fmt.Errorf("-strat ecmp_host_ar: expected its AR fraction after it (%s reads the next argument as one, and with none crashes, exit 139, a run showed)", r.program)
+				return nil, fmt.Errorf("argument %d: -strat ecmp_host_ar: expected its AR fraction after it (%s reads the next argument as one, and with none crashes, exit 139, a run showed)", i+3, r.program)
 			}
-			return nil, fmt.Errorf("%s: expected %d value(s)", f, n)
+			return nil, fmt.Errorf("argument %d: %s: expected %d value(s) after it", i+1, f, n)
 		}
 		v := args[i+1 : i+1+n]
 		i += n
@@ -157,6 +157,9 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 			num(&r.endUS)
 		case "-seed":
 			num(&r.seed)
+			if err == nil && r.seed < 0 {
+				return nil, fmt.Errorf("argument %d: -seed %s: expected a seed from 0: %s seeds its random() with it and prints it signed (\"random seed %d\"), and a rocelab scenario's seed is not negative", i+1, v[0], r.program, r.seed)
+			}
 		case "-pfc_thresholds":
 			num(&r.pfcLow)
 			if err == nil {
@@ -259,9 +262,9 @@ const htsimNoPaths, htsimMaxPaths = 10000000, 10000
 // FatTreeSwitch::_ar_sticky to PER_FLOWLET): a flow keeps its egress
 // until it pauses longer than -ar_sticky_delta (10 us by default), and
 // then may move to the emptier queue (fat_tree_switch.cpp, getNextHop);
-// ecmp_host_ar decides per packet (ECMP_ADAPTIVE: the hash's port, or on
-// about half the packets, at random (random()%100 < 50), a less full one;
-// replace_worst_choice swaps the hash's port only when it is the worst).
+// ecmp_host_ar decides per packet (ECMP_ADAPTIVE: the hash's port, and on
+// about half the packets, at random (random()%100 < 50), where that port
+// is as full as the fullest, one of the emptiest: replace_worst_choice).
 func (r *htsimRun) loadBalancing() (string, error) {
 	switch r.strategy {
 	case "ecmp_host":
@@ -474,7 +477,7 @@ func fromHtsim(args []string, stdin io.Reader, w io.Writer) error {
 	mtu := pathMTU(r.mtu)
 	pkt := int64(r.mtu)
 	var b strings.Builder
-	fmt.Fprintf(&b, "# The rocelab scenario of an %s run (go run ./tools/htsimconv from-htsim):\n#   %s %s\n", r.program, r.program, strings.Join(r.args, " "))
+	fmt.Fprintf(&b, "%s%s run (go run ./tools/htsimconv from-htsim):\n#   %s %s\n", fromHtsimHead, strings.TrimPrefix(r.program, "htsim_"), r.program, strings.Join(r.args, " "))
 	fmt.Fprintf(&b, "# PFC as htsim's: per ingress port, XOFF at %d packets of %d B, XON at %d,\n# a static threshold with no reserve; a port obeys a PFC frame as it arrives\n# (htsim's pause takes effect on receipt, where rocelab's default is IEEE's bound);\n# a receiver ACKs every packet, as htsim's sink does.", r.pfcHigh, pkt, r.pfcLow)
 	ccLine, qpExtra := "cc: none", ""
 	if r.program == "htsim_hpcc" {
@@ -510,7 +513,7 @@ func fromHtsim(args []string, stdin io.Reader, w io.Writer) error {
 	}
 	if r.strategy == "ecmp_host_ar" {
 		fmt.Fprintf(&b, "# -strat %s chooses a path per packet, so packets arrive out of order: htsim's\n# receiver NACKs every packet past a hole and its sender goes back at each NACK\n# (%s), rocelab's responder NAKs a hole once, as RC does; the two recover\n# unlike (not alike, the same work only: docs/engine.md).\n", r.strategy, srcFile[r.program])
-		fmt.Fprintf(&b, "# Its fraction %s changes nothing: htsim's switch takes the hash's port, or on\n# half the packets (random()%%100 < 50, fat_tree_switch.cpp) the less full one,\n# whatever set_ar_fraction holds.\n", r.arFraction)
+		fmt.Fprintf(&b, "# Its fraction %s changes nothing: htsim's switch takes the hash's port, and on\n# half the packets (random()%%100 < 50, fat_tree_switch.cpp), where that port is\n# as full as the fullest, one of the emptiest instead (replace_worst_choice),\n# whatever set_ar_fraction holds.\n", r.arFraction)
 	}
 	if why := htsimARMethods[r.arMethod]; why != "" && (r.strategy == "ecmp_ar" || r.strategy == "ecmp_host_ar") {
 		fmt.Fprintf(&b, "# -ar_method %s: htsim's adaptive routing compares %s; rocelab's the bytes\n# queued at each egress (htsim's queue): not alike, the same work only.\n", r.arMethod, why)
@@ -556,32 +559,4 @@ func fromHtsim(args []string, stdin io.Reader, w io.Writer) error {
 	}
 	_, err = io.WriteString(w, b.String())
 	return err
-}
-
-// cAtoi is C's atoi as glibc runs it (strtol cut to an int): leading
-// white space, a sign and the digits that follow; 0 where none do, and
-// strtol's bounds past its range.
-func cAtoi(s string) int32 {
-	s = strings.TrimLeft(s, " \t\n\v\f\r")
-	neg := false
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		neg, s = s[0] == '-', s[1:]
-	}
-	var v int64
-	for _, c := range []byte(s) {
-		if c < '0' || c > '9' {
-			break
-		}
-		if d := int64(c - '0'); v > (math.MaxInt64-d)/10 {
-			if neg {
-				return 0 // LONG_MIN's low 32 bits
-			}
-			return -1 // LONG_MAX's
-		}
-		v = v*10 + int64(c-'0')
-	}
-	if neg {
-		v = -v
-	}
-	return int32(v)
 }

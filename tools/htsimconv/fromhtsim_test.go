@@ -192,7 +192,7 @@ func TestImportHostARFraction(t *testing.T) {
 	}
 	for _, prog := range []string{"htsim_roce", "htsim_hpcc"} {
 		args := []string{prog, "-tm", "m.cm", "-paths", "1", "-strat", "ecmp_host_ar"}
-		if _, err := parseHtsimArgs(args); err == nil || !strings.Contains(err.Error(), "-strat ecmp_host_ar: expected its AR fraction after it ("+prog) {
+		if _, err := parseHtsimArgs(args); err == nil || !strings.Contains(err.Error(), "argument 7: -strat ecmp_host_ar: expected its AR fraction after it ("+prog) {
 			t.Errorf("%v: %v, expected the missing fraction named", args, err)
 		}
 	}
@@ -201,7 +201,7 @@ func TestImportHostARFraction(t *testing.T) {
 		if err != nil {
 			t.Fatalf("-strat ecmp_host_ar %s: %v", good, err)
 		}
-		if want := "# Its fraction " + good + " changes nothing"; !strings.Contains(out, want) {
+		if want := "# Its fraction " + good + " changes nothing: htsim's switch takes the hash's port, and on\n# half the packets (random()%100 < 50, fat_tree_switch.cpp), where that port is\n# as full as the fullest, one of the emptiest instead"; !strings.Contains(out, want) {
 			t.Errorf("-strat ecmp_host_ar %s: head lacks %q:\n%s", good, want, out)
 		}
 	}
@@ -299,16 +299,25 @@ func TestImportRefuses(t *testing.T) {
 		// htsim_roce reads a receiver's trigger and never sets it
 		{"fired at the receiver", head + "0->1 id 1 start 0 size 10 recv_done_trigger 1\n2->3 id 2 start 0 size 10\n4->5 id 3 trigger 1 size 10\ntrigger id 1 oneshot\n", nil, "m.cm:6:19: trigger 1: only a recv_done_trigger names it, which htsim_roce and htsim_hpcc never fire"},
 		{"no start", "Nodes 16\nConnections 1\n0->1 id 1 size 5\n", nil, "m.cm:3:17: expected start PS or trigger T"},
+		{"unknown line", "Nodes 16\nConnections 1\n0->1 id 1 start 0 size 5\nlink 3\n", nil, "m.cm:4:1: \"link\": expected Nodes, Connections, Triggers, Failures, a connection SRC->DST, a trigger or a failure"},
 		{"unknown key", "Nodes 16\nConnections 1\n0->1 id 1 start 0 size 5 colour red\n", nil, "m.cm:3:26: \"colour\": expected start"},
-		{"count", "Nodes 16\nConnections 2\n0->1 id 1 start 0 size 5\n", nil, "Connections 2, but the file holds 1, which htsim refuses too"},
+		{"count", "Nodes 16\nConnections 2\n0->1 id 1 start 0 size 5\n", nil, "m.cm:2:13: Connections 2, but the file holds 1, which htsim refuses too"},
 		// htsim counts 0 without a Connections line (a run showed)
-		{"no count", "Nodes 16\n0->1 id 1 start 0 size 5\n", nil, "m.cm: no Connections line, which htsim takes as 0, but the file holds 1"},
-		{"trigger count", "Nodes 16\nConnections 2\nTriggers 2\n0->1 id 1 start 0 size 5 send_done_trigger 1\n2->3 id 2 trigger 1 size 5\ntrigger id 1 oneshot\n", nil, "Triggers 2, but the file holds 1, which htsim refuses too (\"Mismatch in trigger count\")"},
-		{"nodes", "Nodes 128\nConnections 1\n0->1 id 1 start 0 size 5\n", nil, "Nodes 128, but the command line's -nodes is 16"},
+		{"no count", "Nodes 16\n0->1 id 1 start 0 size 5\n", nil, "m.cm:2:1: the first connection, but no Connections line, which htsim takes as 0, and the file holds 1"},
+		{"no trigger count", "Nodes 16\nConnections 2\n0->1 id 1 start 0 size 5 send_done_trigger 1\n2->3 id 2 trigger 1 size 5\ntrigger id 1 oneshot\n", nil, "m.cm:5:1: the first trigger, but no Triggers line, which htsim takes as 0, and the file holds 1"},
+		// htsim reads the header up to the first connection, trigger or
+		// failure line and exits at a header key after it.
+		{"Nodes after a connection", "Connections 1\n0->1 id 1 start 0 size 5\nNodes 16\n", nil, "m.cm:3:1: Nodes after the first connection, trigger or failure (line 2): htsim reads the header only before it, and exits here (\"Error: unknown id: Nodes\")"},
+		{"Connections after a connection", "Nodes 16\n0->1 id 1 start 0 size 5\nConnections 1\n", nil, "m.cm:3:1: Connections after the first connection, trigger or failure (line 2): htsim reads the header only before it, and exits here (\"Error: unknown id: Connections\")"},
+		{"Triggers after a trigger", "Nodes 16\nConnections 2\ntrigger id 1 oneshot\nTriggers 1\n0->1 id 1 start 0 size 5 send_done_trigger 1\n2->3 id 2 trigger 1 size 5\n", nil, "m.cm:4:1: Triggers after the first connection, trigger or failure (line 3): htsim reads the header only before it, and exits here (\"Error: unknown id: Triggers\")"},
+		{"Failures after a failure", "Nodes 16\nConnections 1\nFailures 1\nfailure link_id 3\nFailures 1\n0->1 id 1 start 0 size 5\n", nil, "m.cm:5:1: Failures after the first connection, trigger or failure (line 4): htsim reads the header only before it, and exits here (\"Error: unknown id: Failures\")"},
+		{"Failures after a connection", "Nodes 16\nConnections 1\n0->1 id 1 start 0 size 5\nFailures 0\n", nil, "m.cm:4:1: Failures after the first connection, trigger or failure (line 3): htsim reads the header only before it, and exits here (\"Error: unknown id: Failures\")"},
+		{"trigger count", "Nodes 16\nConnections 2\nTriggers 2\n0->1 id 1 start 0 size 5 send_done_trigger 1\n2->3 id 2 trigger 1 size 5\ntrigger id 1 oneshot\n", nil, "m.cm:3:10: Triggers 2, but the file holds 1, which htsim refuses too (\"Mismatch in trigger count\")"},
+		{"nodes", "Nodes 128\nConnections 1\n0->1 id 1 start 0 size 5\n", nil, "m.cm:1:7: Nodes 128, but the command line's -nodes is 16"},
 		{"host", "Nodes 16\nConnections 1\n0->16 id 1 start 0 size 5\n", nil, "m.cm:3:1: \"0->16\": expected SRC->DST"},
 		// Link failures htsim_roce reads and never applies (TestImportFailures);
 		// what its reader exits or aborts at is refused (a run of each).
-		{"failure count", "Nodes 16\nConnections 0\nFailures 1\n", nil, "Failures 1, but the file holds 0, which htsim refuses too (\"Mismatch in failure count\")"},
+		{"failure count", "Nodes 16\nConnections 0\nFailures 1\n", nil, "m.cm:3:10: Failures 1, but the file holds 0, which htsim refuses too (\"Mismatch in failure count\")"},
 		{"failure past the count", "Nodes 16\nConnections 1\n0->1 id 1 start 0 size 5\nfailure link_id 3\n", nil, "m.cm:4:1: failure 1, past the header's Failures 0: htsim aborts here"},
 		{"failure attribute", "Nodes 16\nConnections 1\nFailures 1\n0->1 id 1 start 0 size 5\nfailure colour red\n", nil, "m.cm:5:9: \"colour\": expected switch_type, switch_id or link_id"},
 		{"failure switch type", "Nodes 16\nConnections 1\nFailures 1\n0->1 id 1 start 0 size 5\nfailure switch_type SPINE\n", nil, "m.cm:5:21: switch_type \"SPINE\": expected TOR, AGG or CORE"},
@@ -440,7 +449,7 @@ func TestImportRefusesOtherPrograms(t *testing.T) {
 		// sim/EXAMPLES' command lines run csg-htsim's old_tests programs
 		// (collateral/run_*.sh, permutation/run.sh); they had been told
 		// "expected htsim_roce, htsim_hpcc or htsim_roce's first flag"
-		"../../datacenter/old_tests/htsim_dctcp_incast_collateral_lossless": "htsim_dctcp_incast_collateral_lossless: one of csg-htsim's old_tests programs (sim/datacenter/old_tests, which sim/EXAMPLES runs; its traffic built from -conns, no connection matrix): only htsim_roce and htsim_hpcc runs are imported: DCTCP",
+		"../../datacenter/old_tests/htsim_dctcp_incast_collateral_lossless": "htsim_dctcp_incast_collateral_lossless: one of csg-htsim's old_tests programs (sim/datacenter/old_tests, which sim/EXAMPLES runs; most build their traffic from -conns, not a connection matrix): only htsim_roce and htsim_hpcc runs are imported: DCTCP",
 		"htsim_ndp_permutation":  "htsim_ndp_permutation: one of csg-htsim's old_tests programs",
 		"htsim_ndprts_alltoall":  "only htsim_roce and htsim_hpcc runs are imported: NDP (ndp.cpp)",
 		"htsim_tcp_permutation":  "only htsim_roce and htsim_hpcc runs are imported: TCP (tcp.cpp, mtcp.cpp)",
@@ -526,6 +535,32 @@ func TestReadHPCCFinishes(t *testing.T) {
 
 // FuzzParseHtsimArgs: any command line is read or refused with an error,
 // never a panic, and what is read names a fat-tree rocelab builds.
+// htsim reads -seed with atoi and prints it signed ("random seed -5"); a
+// rocelab scenario's seed is not negative, and from-htsim had written
+// "seed: -5", which no scenario loads.
+func TestImportNegativeSeed(t *testing.T) {
+	args := []string{"htsim_roce", "-tm", "m.cm", "-nodes", "16", "-seed", "-5"}
+	if _, err := parseHtsimArgs(args); err == nil || !strings.Contains(err.Error(), "argument 6: -seed -5: expected a seed from 0: htsim_roce seeds its random() with it and prints it signed") {
+		t.Errorf("%v: %v, expected the negative seed refused", args, err)
+	}
+}
+
+// A flag without its value is refused at its argument, as an unknown
+// flag is.
+func TestImportFlagWithoutValue(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"htsim_roce", "-nodes", "16", "-tm"}, "argument 3: -tm: expected 1 value(s) after it"},
+		{[]string{"-nodes", "16", "-pfc_thresholds", "12"}, "argument 3: -pfc_thresholds: expected 2 value(s) after it"},
+	} {
+		if _, err := parseHtsimArgs(c.args); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, expected %q", c.args, err, c.want)
+		}
+	}
+}
+
 func FuzzParseHtsimArgs(f *testing.F) {
 	f.Add("htsim_roce -nodes 128 -tiers 3 -tm m.cm -strat ecmp_host -paths 1 -linkspeed 100000 -mtu 4096 -hop_latency 1 -q 1000 -end 1000000 -seed 1")
 	f.Add("htsim_hpcc -nodes 128 -tm m.cm -strat ecmp_host -paths 1 -linkspeed 100000 -mtu 4096 -hop_latency 1 -q 1000 -end 1000000 -seed 3")
@@ -534,12 +569,13 @@ func FuzzParseHtsimArgs(f *testing.F) {
 	f.Add("htsim_roce -tm m.cm -strat ecmp_host_ar -paths 1")
 	f.Add("htsim_roce -tm m.cm -paths 1 -strat ecmp_host_ar")
 	f.Add("htsim_roce -tm m.cm -strat ecmp_host_ar -99999999999999999999 -paths 1")
+	f.Add("htsim_roce -tm m.cm -seed -5")
 	f.Fuzz(func(t *testing.T, line string) {
 		r, err := parseHtsimArgs(strings.Fields(line))
 		if err != nil {
 			return
 		}
-		if r.program != "htsim_roce" && r.program != "htsim_hpcc" || r.mtu <= 0 || r.pfcHigh <= r.pfcLow {
+		if r.program != "htsim_roce" && r.program != "htsim_hpcc" || r.mtu <= 0 || r.pfcHigh <= r.pfcLow || r.seed < 0 {
 			t.Fatalf("read %+v", r)
 		}
 		if r.program == "htsim_hpcc" {

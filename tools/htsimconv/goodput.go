@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -148,10 +149,17 @@ func readSinkSamples(file string, r io.Reader) (sinkLog, error) {
 // readSeed reads htsim's "random seed N" line (N as htsim printed it, the
 // atoi of -seed); a second line of another seed is two runs' output.
 func (x *sinkLog) readSeed(file string, line int, fs []string, cols []int) error {
-	n, err := strconv.ParseUint(fs[len(fs)-1], 10, 64)
+	var n uint64
+	err := errors.New("no seed")
+	if len(fs) > 2 {
+		n, err = strconv.ParseUint(fs[2], 10, 64)
+	}
 	if len(fs) != 3 || err != nil {
 		at, got := cols[len(cols)-1]+len(fs[len(fs)-1]), "the line's end"
-		if len(fs) > 2 {
+		switch {
+		case err == nil: // a word after the seed
+			at, got = cols[3], strconv.Quote(fs[3])
+		case len(fs) > 2:
 			at, got = cols[2], strconv.Quote(fs[2])
 		}
 		return fmt.Errorf("%s:%d:%d: %s: expected the seed, a whole number alone (htsim's \"random seed N\")", file, line, at, got)

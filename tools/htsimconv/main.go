@@ -33,9 +33,11 @@
 // standard input, as htsim reads it then), each trigger the dependencies
 // of the flows it starts; as htsim runs them, every flow starts at 0 and
 // sizes round up to whole packets, ports obey PFC frames on receipt,
-// receivers ACK every packet and links are ideal. What rocelab cannot run
-// alike (failures, a trigger that fires on the first of several
-// connections) is refused with the reason.
+// receivers ACK every packet and links are ideal; a matrix's link
+// failures, which htsim_roce and htsim_hpcc read and never apply, change
+// nothing, and the head says so. What rocelab cannot run alike (a trigger
+// that fires on the first of several connections, a matrix htsim exits
+// at) is refused with the reason.
 //
 //	go run ./tools/htsimconv compare [-seed S] SCENARIO.yaml HTSIM_STDOUT
 //
@@ -48,9 +50,10 @@
 // logfile's sink names appended (grep -a '^: .*_sink_' LOGFILE), each
 // sink is checked against its flow and the goodputs compared flow by
 // flow too. htsim's "random seed N" line (its standard output, given
-// -seed; grep '^random seed' HTSIM_STDOUT >> samples.txt) is held to the
-// scenario's seed: nothing else tells one seed's run of a matrix from
-// another's, and without it compare says the seed was not checked.
+// -seed; grep '^random seed' HTSIM_STDOUT >> samples.txt) is held to
+// compare's -seed, or without it to the seed of a scenario from-htsim
+// wrote: nothing else tells one seed's run of a matrix from another's,
+// and otherwise compare says the seed was not checked.
 //
 //	go run ./tools/htsimconv paths -clock SECONDS [htsim_roce|htsim_hpcc] -tm FILE.cm -nodes N -strat ecmp_host -paths 1 -seed S ...
 //

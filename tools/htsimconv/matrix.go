@@ -72,9 +72,16 @@ func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsim
 	// Without a Nodes line htsim keeps -nodes (new ConnectionMatrix(no_of_nodes)),
 	// without a Connections line it counts 0 (conns_size), as a run of each showed.
 	n, nConns, nTrigs, nFails, fails := nodes, 0, 0, 0, 0
-	connsAt := 0
+	// Where each header count was read (its line and column), where the
+	// body begins and its first trigger: htsim reads the header up to the
+	// first connection, trigger or failure line (ConnectionMatrix::load),
+	// and a header key after it is an id it does not know.
+	var nodesAt, connsAt, trigsAt, failsAt, bodyAt, trigAt [2]int
 	err = fields.Lines(file, bytes.NewReader(data), func(line int, f []string, col []int) error {
-		count := func(dst *int) error {
+		count := func(dst *int, at *[2]int) error {
+			if bodyAt[0] != 0 {
+				return errs.at(line, col[0], "%s after the first connection, trigger or failure (line %d): htsim reads the header only before it, and exits here (\"Error: unknown id: %s\"); move it up", f[0], bodyAt[0], f[0])
+			}
 			if len(f) != 2 {
 				return errs.at(line, col[0], "expected %q and a count", f[0])
 			}
@@ -82,19 +89,22 @@ func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsim
 			if err != nil || v < 0 {
 				return errs.at(line, col[1], "%s %q: expected a count", f[0], f[1])
 			}
-			*dst = v
+			*dst, *at = v, [2]int{line, col[1]}
 			return nil
+		}
+		if bodyAt[0] == 0 && (f[0] == "failure" || f[0] == "trigger" || strings.Contains(f[0], "->")) {
+			bodyAt = [2]int{line, col[0]}
 		}
 		var err error
 		switch {
 		case f[0] == "Nodes":
-			err = count(&n)
+			err = count(&n, &nodesAt)
 		case f[0] == "Connections":
-			err, connsAt = count(&nConns), line
+			err = count(&nConns, &connsAt)
 		case f[0] == "Triggers":
-			err = count(&nTrigs)
+			err = count(&nTrigs, &trigsAt)
 		case f[0] == "Failures":
-			err = count(&nFails)
+			err = count(&nFails, &failsAt)
 		case f[0] == "failure":
 			if fails++; fails > nFails {
 				err = errs.at(line, col[0], "failure %d, past the header's Failures %d: htsim aborts here (connection_matrix.cpp, assert(failures.size()<failures_size))", fails, nFails)
@@ -102,13 +112,16 @@ func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsim
 				err = readFailure(f, col, line, errs)
 			}
 		case f[0] == "trigger":
+			if trigAt[0] == 0 {
+				trigAt = [2]int{line, col[0]}
+			}
 			err = readTrigger(f, col, line, trigs, errs)
 		case strings.Contains(f[0], "->"):
 			var c htsimConn
 			c, err = readConn(f, col, line, n, errs)
 			conns = append(conns, c)
 		default:
-			err = errs.at(line, col[0], "%q: expected Nodes, Connections, Triggers, a connection SRC->DST or a trigger", f[0])
+			err = errs.at(line, col[0], "%q: expected Nodes, Connections, Triggers, Failures, a connection SRC->DST, a trigger or a failure", f[0])
 		}
 		return err
 	})
@@ -117,17 +130,19 @@ func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsim
 	}
 	switch {
 	case n != nodes:
-		return nil, nil, 0, fmt.Errorf("%s: Nodes %d, but the command line's -nodes is %d", file, n, nodes)
-	case nConns != len(conns) && connsAt == 0:
-		return nil, nil, 0, fmt.Errorf("%s: no Connections line, which htsim takes as 0, but the file holds %d, which htsim refuses (\"Mismatch in connection count, specified: 0\"); give Connections %d before the first", file, len(conns), len(conns))
+		return nil, nil, 0, errs.at(nodesAt[0], nodesAt[1], "Nodes %d, but the command line's -nodes is %d", n, nodes)
+	case nConns != len(conns) && connsAt[0] == 0:
+		return nil, nil, 0, errs.at(conns[0].line, 1, "the first connection, but no Connections line, which htsim takes as 0, and the file holds %d, which htsim refuses (\"Mismatch in connection count, specified: 0\"); give Connections %d before the first", len(conns), len(conns))
 	case nConns != len(conns):
-		return nil, nil, 0, fmt.Errorf("%s: Connections %d, but the file holds %d, which htsim refuses too (\"Mismatch in connection count\")", file, nConns, len(conns))
+		return nil, nil, 0, errs.at(connsAt[0], connsAt[1], "Connections %d, but the file holds %d, which htsim refuses too (\"Mismatch in connection count\")", nConns, len(conns))
+	case nTrigs != len(trigs) && trigsAt[0] == 0:
+		return nil, nil, 0, errs.at(trigAt[0], trigAt[1], "the first trigger, but no Triggers line, which htsim takes as 0, and the file holds %d, which htsim refuses (\"Mismatch in trigger count, specified: 0\"); give Triggers %d before the first connection", len(trigs), len(trigs))
 	case nTrigs != len(trigs):
 		// csg-htsim's gen_allreduce_butterfly.py writes one trigger fewer
 		// than its header counts.
-		return nil, nil, 0, fmt.Errorf("%s: Triggers %d, but the file holds %d, which htsim refuses too (\"Mismatch in trigger count\")", file, nTrigs, len(trigs))
+		return nil, nil, 0, errs.at(trigsAt[0], trigsAt[1], "Triggers %d, but the file holds %d, which htsim refuses too (\"Mismatch in trigger count\")", nTrigs, len(trigs))
 	case nFails != fails:
-		return nil, nil, 0, fmt.Errorf("%s: Failures %d, but the file holds %d, which htsim refuses too (\"Mismatch in failure count\")", file, nFails, fails)
+		return nil, nil, 0, errs.at(failsAt[0], failsAt[1], "Failures %d, but the file holds %d, which htsim refuses too (\"Mismatch in failure count\")", nFails, fails)
 	}
 	return conns, trigs, fails, nil
 }
@@ -158,24 +173,6 @@ func readFailure(f []string, col []int, line int, errs matrixErrs) error {
 		}
 	}
 	return nil
-}
-
-// stoiReads says whether C++'s stoi reads a number from s: an optional
-// sign and a digit first, within an int.
-func stoiReads(s string) bool {
-	t := strings.TrimLeft(s, "+-")
-	if len(s)-len(t) > 1 {
-		return false
-	}
-	end := 0
-	for end < len(t) && t[end] >= '0' && t[end] <= '9' {
-		end++
-	}
-	if end == 0 {
-		return false
-	}
-	_, err := strconv.ParseInt(s[:len(s)-len(t)+end], 10, 32)
-	return err == nil
 }
 
 // htsimTokens refuses what htsim's ConnectionMatrix::load cannot read in
@@ -216,13 +213,14 @@ func htsimTokens(data string, errs matrixErrs) error {
 }
 
 // readConn reads "SRC->DST [id N] start PS|trigger T [size B]
-// [send_done_trigger T] [recv_done_trigger T] [prio P]". The last two
-// change nothing in htsim_roce and htsim_hpcc, which fire no
-// recv_done_trigger and serve every connection alike: they are kept to
-// refuse a trigger only a recv_done_trigger names (htsim never starts its
-// connection) and to say so in the output's head. htsim takes a connection without an id (flow id
-// 0) unless a trigger starts it (it asserts one there), and one without a
-// size (or size 0) sends until -end.
+// [send_done_trigger T] [recv_done_trigger T] [prio P] [addon]". The last
+// three change nothing in htsim_roce and htsim_hpcc, which fire no
+// recv_done_trigger, serve every connection alike and never read addon's
+// flag: they are kept to refuse a trigger only a recv_done_trigger names
+// (htsim never starts its connection) and to say so in the output's head.
+// htsim takes a connection without an id (flow id 0) unless a trigger
+// starts it (it asserts one there), and one without a size (or size 0)
+// sends until -end.
 func readConn(f []string, col []int, line, nodes int, errs matrixErrs) (htsimConn, error) {
 	c := htsimConn{line: line, start: -1}
 	s, d, _ := strings.Cut(f[0], "->")

@@ -155,15 +155,6 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 			}
 			f, cols = f[:i+1], cols[:i+1]
 		}
-		// A note after the value ("CC_MODE 3   # DCQCN:1 DCTCP:8", as
-		// configs written by hand carry) is words third.cc skips, unless
-		// one is a key: it reads that key and the value after it. Every
-		// value of a key is a number, a rate or a path, never a key.
-		for j := 2; j < len(f); j++ {
-			if isNs3Key(f[j]) && isNs3Key(f[0]) {
-				return nil, fmt.Errorf("%s:%d:%d: %s: third.cc has no comments and reads this key, with the word after it as its value, after %s's value on this line; give it a line of its own, or delete it from the note", file, n, cols[j], f[j], f[0])
-			}
-		}
 		if !isNs3Key(f[0]) {
 			if first == "" {
 				first = fmt.Sprintf("%s:%d:%d: %s", file, n, cols[0], f[0])
@@ -173,7 +164,17 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 			}
 			continue
 		}
-		c.kv[f[0]], c.line[f[0]], c.col[f[0]] = f[1:], n, cols[0]
+		// A note after the values ("CC_MODE 3   # DCQCN:1 DCTCP:8", as
+		// configs written by hand carry) is words third.cc skips, unless
+		// one is a key: it reads that key and the value after it. Every
+		// value of a key is a number, a rate or a path, never a key.
+		vals := min(len(f), 1+ns3Values(f))
+		for j := vals; j < len(f); j++ {
+			if isNs3Key(f[j]) {
+				return nil, fmt.Errorf("%s:%d:%d: %s: third.cc has no comments and reads this key, with the word after it as its value, after %s's value on this line; give it a line of its own, or delete it from the note", file, n, cols[j], f[j], f[0])
+			}
+		}
+		c.kv[f[0]], c.line[f[0]], c.col[f[0]] = f[1:vals], n, cols[0]
 		if len(cols) > 1 {
 			c.col[f[0]] = cols[1]
 		}
@@ -199,6 +200,26 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 		return nil, fmt.Errorf("%s: not a key of HPCC's third.cc%s: from-ns3 converts what third.cc runs, and a fork's key may change the run%s", first, more, fork)
 	}
 	return c, nil
+}
+
+// ns3Values is how many words third.cc reads as the values of the key
+// f[0] (f its line's words): LINK_DOWN's three, a KMIN_MAP's, KMAX_MAP's
+// or PMAX_MAP's count and that many RATE VALUE pairs, every other key's
+// one. The words after them it reads as keys, skipping those it does
+// not know.
+func ns3Values(f []string) int {
+	switch f[0] {
+	case "LINK_DOWN":
+		return 3
+	case "KMIN_MAP", "KMAX_MAP", "PMAX_MAP":
+		if len(f) > 1 {
+			if k, err := strconv.Atoi(f[1]); err == nil && k >= 0 && k < len(f) {
+				return 1 + 2*k
+			}
+		}
+		return len(f) - 1 // not a count third.cc can use: ecnAt refuses it
+	}
+	return 1
 }
 
 // isNs3Key says third.cc reads k as a key.

@@ -171,6 +171,10 @@ func TestImportShapes(t *testing.T) {
 		// the words, but reads a key among them, and its value, there
 		{name: "# note after a value", cfg: edit(edit(cfg, "CC_MODE 3", "CC_MODE 3                       # DCQCN:1   DCTCP:8"), "HAS_WIN 1", "HAS_WIN 1           # 开启窗口")},
 		{name: "key in a # note", cfg: edit(cfg, "HAS_WIN 1", "HAS_WIN 1   # MIN_RATE 1000Mb/s below"), want: "config.txt:32:15: MIN_RATE: third.cc has no comments and reads this key, with the word after it as its value, after HAS_WIN's value on this line"},
+		// third.cc reads a map's count and that many RATE VALUE pairs,
+		// LINK_DOWN's three values, and the words after them as keys
+		{name: "# note after a map", cfg: edit(edit(cfg, "KMIN_MAP 3 25000000000 100 50000000000 200 100000000000 400", "KMIN_MAP 3 25000000000 100 50000000000 200 100000000000 400   # note"), "LINK_DOWN 0 0 0", "LINK_DOWN 0 0 0 # never")},
+		{name: "key in a # note after a map", cfg: edit(cfg, "PMAX_MAP 3 25000000000 0.2 50000000000 0.2 100000000000 0.2", "PMAX_MAP 3 25000000000 0.2 50000000000 0.2 100000000000 0.2 # CC_MODE 1"), want: "config.txt:54:63: CC_MODE: third.cc has no comments and reads this key, with the word after it as its value, after PMAX_MAP's value on this line"},
 		{name: "two keys on a line", cfg: edit(cfg, "FAST_REACT 1", "FAST_REACT 1 RATE_AI 50Mb/s"), want: "config.txt:35:14: RATE_AI: third.cc has no comments and reads this key"},
 		{name: "stop time", cfg: edit(cfg, "SIMULATOR_STOP_TIME 4.00", "SIMULATOR_STOP_TIME 1.5"), want: "config.txt:13:21: SIMULATOR_STOP_TIME 1.5: the run stops before its first flow starts"},
 		{name: "fork key", cfg: cfg + "LB_MODE 9\n", want: "config.txt:59:1: LB_MODE: not a key of HPCC's third.cc: from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read LB_MODE: ConWeave's"},
