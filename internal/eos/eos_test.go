@@ -184,3 +184,35 @@ func TestParseECNOutsideQueue(t *testing.T) {
 		t.Errorf("queues %v, want none: the policy-map's ECN is on no tx-queue", q)
 	}
 }
+
+// TestChannelMembers reads Arista AVD's qos render (testdata/corpus/eos,
+// its source in the .source sidecar): Ethernet3 and Ethernet4, `channel-group
+// 3 mode active` alone, take Port-Channel3's trust, default CoS,
+// service-policy and service-profile at the port channel's lines.
+func TestChannelMembers(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/eos/avd-eos_cli_config_gen-qos.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse("qos.cfg", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*Interface{}
+	for _, it := range c.Interfaces {
+		byName[it.Name] = it
+	}
+	pc := byName["Port-Channel3"]
+	if pc == nil || strings.Join(pc.Members, ",") != "Ethernet3,Ethernet4" {
+		t.Fatalf("Port-Channel3 %+v", pc)
+	}
+	for _, n := range []string{"Ethernet3", "Ethernet4"} {
+		it := byName[n]
+		if it == nil || it.Channel.Text != "3" || it.ChannelMissing {
+			t.Fatalf("%s: %+v", n, it)
+		}
+		if it.Trust != (Value{Text: "cos", Line: 173, Col: 14}) || it.DefaultCoS.Text != "2" || it.Policy.Text != "pmap_test1" || it.Profile != (Value{Text: "experiment", Line: 172, Col: 20}) {
+			t.Errorf("%s: trust %+v cos %+v policy %+v profile %+v", n, it.Trust, it.DefaultCoS, it.Policy, it.Profile)
+		}
+	}
+}

@@ -259,3 +259,21 @@ func Entered[T any](list *[]*T, name string, nameOf func(*T) string, add func() 
 	*list = append(*list, it)
 	return it
 }
+
+// FromChannel gives a port channel's member the setting its port channel
+// writes (a port channel's configuration applies to its members): pc
+// when given, the member's own otherwise. A member's own setting that
+// differs is named in notJudged, at its place, as the port channel's
+// replaces it (what names the setting, "qos trust").
+func FromChannel(own *Value, pc Value, what, member, channel string, notJudged []Value) []Value {
+	if !pc.Given() {
+		return notJudged
+	}
+	if own.Given() && own.Text != pc.Text {
+		at := *own
+		at.Text = fmt.Sprintf("%s %s on %s (a member of %s, which writes %s %s: the port channel's applies)", what, own.Text, member, channel, what, pc.Text)
+		notJudged = append(notJudged, at)
+	}
+	*own = pc
+	return notJudged
+}
