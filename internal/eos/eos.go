@@ -371,7 +371,7 @@ func (p *parser) apply(s *Settings, w []Value, text string, i int) error {
 		if v, ok := speed(w[1:]); ok {
 			it.Speed = v
 		}
-	case it != nil && len(w) >= 2 && w[0].Text == "channel-group":
+	case it != nil && len(w) >= 2 && w[0].Text == "channel-group" && strings.HasPrefix(it.Name, "Ethernet"):
 		if _, err := swcfg.Num(p.c.File, w[1], 2000, "a port-channel number"); err != nil {
 			return err
 		}

@@ -114,7 +114,7 @@ func TestBadValues(t *testing.T) {
 // FuzzParse: whatever the input, Parse returns a config or an error at a
 // line and column, and never panics.
 func FuzzParse(f *testing.F) {
-	for _, n := range []string{"azurestack-s5248f-tor1-running-configuration.cfg", "azurelocal-switchgen-s5248f-hyperconverged.cfg"} {
+	for _, n := range []string{"azurestack-s5248f-tor1-running-configuration.cfg", "azurelocal-switchgen-s5248f-hyperconverged.cfg", "azurelocal-switchgen-gotmpl-s5248f-pfc-dot1p-ecn.cfg"} {
 		data, err := os.ReadFile("../../testdata/corpus/os10/" + n)
 		if err != nil {
 			f.Fatal(err)
@@ -127,4 +127,38 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("unplaced error: %v", err)
 		}
 	})
+}
+
+// TestChannelMembers reads Microsoft's Azure Local render
+// (testdata/corpus/os10, its source in the .source sidecar):
+// ethernet1/1/39-40 are `channel-group 50 mode active` members of
+// port-channel50, which writes no QoS, so they keep their own PFC and
+// policies.
+func TestChannelMembers(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/os10/azurelocal-switchgen-gotmpl-s5248f-pfc-dot1p-ecn.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse("tor.cfg", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*Interface{}
+	for _, it := range c.Interfaces {
+		byName[it.Name] = it
+	}
+	if pc := byName["port-channel50"]; pc == nil || strings.Join(pc.Members, ",") != "ethernet1/1/39,ethernet1/1/40" {
+		t.Fatalf("port-channel50 %+v", pc)
+	}
+	for _, n := range []string{"ethernet1/1/39", "ethernet1/1/40"} {
+		it := byName[n]
+		if it.Channel.Text != "50" || it.PFC.Text != "on" || it.NetQoS.Text != "AZS_SERVICES_pfc" || it.TCQueue.Text != "AZS_SERVICES_Que" {
+			t.Errorf("%s: channel %+v pfc %+v network-qos %+v", n, it.Channel, it.PFC, it.NetQoS)
+		}
+	}
+	for _, v := range c.NotJudged {
+		if strings.Contains(v.Text, "channel") {
+			t.Errorf("not judged %q: port-channel50 writes nothing the members differ from", v.Text)
+		}
+	}
 }
