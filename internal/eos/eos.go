@@ -154,42 +154,27 @@ func Parse(name string, data []byte) (*Config, error) {
 // a member whose Port-Channel the input does not hold is marked
 // ChannelMissing and named.
 func inheritChannel(c *Config) {
-	byName := map[string]*Interface{}
-	for _, it := range c.Interfaces {
-		byName[it.Name] = it
-	}
-	for _, it := range c.Interfaces {
-		if !it.Channel.Given() {
-			continue
-		}
-		pcName := "Port-Channel" + it.Channel.Text
-		pc, ok := byName[pcName]
-		if !ok {
+	swcfg.Members(c.Interfaces, func(it *Interface) string { return it.Name }, func(it *Interface) Value { return it.Channel },
+		"Port-Channel", "the QoS trust it gives its members is not known",
+		func(it *Interface, at Value) {
 			it.ChannelMissing = true
-			at := it.Channel
-			at.Text = fmt.Sprintf("channel-group %s on %s (%s not in the input: the QoS trust it gives its members is not known)", it.Channel.Text, it.Name, pcName)
 			c.NotJudged = append(c.NotJudged, at)
-			continue
-		}
-		pc.Members = append(pc.Members, it.Name)
-		for _, f := range []struct {
-			what     string
-			own, set *Value
-		}{
-			{"qos trust", &it.Trust, &pc.Trust}, {"qos cos", &it.DefaultCoS, &pc.DefaultCoS},
-			{"priority-flow-control", &it.PFC, &pc.PFC}, {"service-policy type qos input", &it.Policy, &pc.Policy},
-			{"service-profile", &it.Profile, &pc.Profile}, {"mtu", &it.MTU, &pc.MTU},
-		} {
-			c.NotJudged = swcfg.FromChannel(f.own, *f.set, f.what, it.Name, pcName, c.NotJudged)
-		}
-		if len(pc.Prios) > 0 {
-			it.Prios = pc.Prios
-		}
-		for n, q := range pc.Queues {
-			it.Queues[n] = q
-		}
-		it.Routed = it.Routed || pc.Routed
-	}
+		},
+		func(it, pc *Interface, pcName string) {
+			pc.Members = append(pc.Members, it.Name)
+			c.NotJudged = swcfg.FromChannel([]swcfg.Setting{
+				{What: "qos trust", Own: &it.Trust, Set: pc.Trust}, {What: "qos cos", Own: &it.DefaultCoS, Set: pc.DefaultCoS},
+				{What: "priority-flow-control", Own: &it.PFC, Set: pc.PFC}, {What: "service-policy type qos input", Own: &it.Policy, Set: pc.Policy},
+				{What: "service-profile", Own: &it.Profile, Set: pc.Profile}, {What: "mtu", Own: &it.MTU, Set: pc.MTU},
+			}, it.Name, pcName, c.NotJudged)
+			if len(pc.Prios) > 0 {
+				it.Prios = pc.Prios
+			}
+			for n, q := range pc.Queues {
+				it.Queues[n] = q
+			}
+			it.Routed = it.Routed || pc.Routed
+		})
 }
 
 // parser follows the block a line belongs to by its indent.

@@ -216,3 +216,21 @@ func TestChannelMembers(t *testing.T) {
 		}
 	}
 }
+
+// TestChannelMemberOwnNamed: a member's own trust that differs from its
+// Port-Channel's gives way to it and is named, at its place; a member of
+// a Port-Channel the input does not hold is marked and named. Synthetic.
+func TestChannelMemberOwnNamed(t *testing.T) {
+	c, err := Parse("x.cfg", []byte("interface Port-Channel10\n   no switchport\n   qos trust dscp\ninterface Ethernet1\n   channel-group 10 mode active\n   qos trust cos\ninterface Ethernet2\n   channel-group 11 mode active\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e1, e2 := c.Interfaces[1], c.Interfaces[2]
+	if e1.Trust.Text != "dscp" || e1.Trust.Line != 3 || !e1.Routed || e2.ChannelMissing != true {
+		t.Errorf("Ethernet1 %+v, Ethernet2 %+v", e1, e2)
+	}
+	if len(c.NotJudged) != 2 || c.NotJudged[0].Line != 6 || c.NotJudged[0].Text != "qos trust cos on Ethernet1 (a member of Port-Channel10, which writes qos trust dscp: the port channel's applies)" ||
+		!strings.HasPrefix(c.NotJudged[1].Text, "channel-group 11 on Ethernet2 (Port-Channel11 not in the input") {
+		t.Errorf("not judged %+v", c.NotJudged)
+	}
+}

@@ -141,42 +141,27 @@ func Parse(name string, data []byte) (*Config, error) {
 // that differs is named not judged; a member whose port-channel the input
 // does not hold is marked ChannelMissing and named.
 func inheritChannel(c *Config) {
-	byName := map[string]*Interface{}
-	for _, it := range c.Interfaces {
-		byName[it.Name] = it
-	}
-	for _, it := range c.Interfaces {
-		if !it.Channel.Given() {
-			continue
-		}
-		pcName := "port-channel" + it.Channel.Text
-		pc, ok := byName[pcName]
-		if !ok {
+	swcfg.Members(c.Interfaces, func(it *Interface) string { return it.Name }, func(it *Interface) Value { return it.Channel },
+		"port-channel", "the QoS it gives its members is not known",
+		func(it *Interface, at Value) {
 			it.ChannelMissing = true
-			at := it.Channel
-			at.Text = fmt.Sprintf("channel-group %s on %s (%s not in the input: the QoS it gives its members is not known)", it.Channel.Text, it.Name, pcName)
 			c.NotJudged = append(c.NotJudged, at)
-			continue
-		}
-		pc.Members = append(pc.Members, it.Name)
-		for _, f := range []struct {
-			what     string
-			own, set *Value
-		}{
-			{"priority-flow-control mode", &it.PFC, &pc.PFC},
-			{"qos-map traffic-class", &it.TCQueue, &pc.TCQueue}, {"service-policy input type network-qos", &it.NetQoS, &pc.NetQoS},
-			{"service-policy output type queuing", &it.Queuing, &pc.Queuing}, {"mtu", &it.MTU, &pc.MTU},
-		} {
-			c.NotJudged = swcfg.FromChannel(f.own, *f.set, f.what, it.Name, pcName, c.NotJudged)
-		}
-		if pc.TrustMap.Given() {
-			// Named as one setting: `trust-map dscp NAME`.
-			own, set := it.TrustMap, pc.TrustMap
-			own.Text, set.Text = it.Trust.Text+" "+it.TrustMap.Text, pc.Trust.Text+" "+pc.TrustMap.Text
-			c.NotJudged = swcfg.FromChannel(&own, set, "trust-map", it.Name, pcName, c.NotJudged)
-			it.Trust, it.TrustMap = pc.Trust, pc.TrustMap
-		}
-	}
+		},
+		func(it, pc *Interface, pcName string) {
+			pc.Members = append(pc.Members, it.Name)
+			c.NotJudged = swcfg.FromChannel([]swcfg.Setting{
+				{What: "priority-flow-control mode", Own: &it.PFC, Set: pc.PFC}, {What: "qos-map traffic-class", Own: &it.TCQueue, Set: pc.TCQueue},
+				{What: "service-policy input type network-qos", Own: &it.NetQoS, Set: pc.NetQoS},
+				{What: "service-policy output type queuing", Own: &it.Queuing, Set: pc.Queuing}, {What: "mtu", Own: &it.MTU, Set: pc.MTU},
+			}, it.Name, pcName, c.NotJudged)
+			if pc.TrustMap.Given() {
+				// Named as one setting: `trust-map dscp NAME`.
+				own, set := it.TrustMap, pc.TrustMap
+				own.Text, set.Text = it.Trust.Text+" "+it.TrustMap.Text, pc.Trust.Text+" "+pc.TrustMap.Text
+				c.NotJudged = swcfg.FromChannel([]swcfg.Setting{{What: "trust-map", Own: &own, Set: set}}, it.Name, pcName, c.NotJudged)
+				it.Trust, it.TrustMap = pc.Trust, pc.TrustMap
+			}
+		})
 }
 
 // parser follows blocks by indent: head (the line at the left margin),

@@ -162,3 +162,21 @@ func TestChannelMembers(t *testing.T) {
 		}
 	}
 }
+
+// TestChannelMemberOwnNamed: what a port-channel writes is its members';
+// a member's own differing trust map gives way and is named, at its
+// place; what the port-channel does not write stays the member's.
+// Synthetic.
+func TestChannelMemberOwnNamed(t *testing.T) {
+	c, err := Parse("x.cfg", []byte("interface port-channel10\n trust-map dscp default\n service-policy input type network-qos pfc\ninterface ethernet1/1/1\n channel-group 10\n trust-map dot1p default\n priority-flow-control mode on\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := c.Interfaces[1]
+	if m.Trust.Text != "dscp" || m.TrustMap.Text != "default" || m.NetQoS.Text != "pfc" || m.PFC.Text != "on" {
+		t.Errorf("member %+v", m)
+	}
+	if len(c.NotJudged) != 1 || c.NotJudged[0].Line != 6 || c.NotJudged[0].Text != "trust-map dot1p default on ethernet1/1/1 (a member of port-channel10, which writes trust-map dscp default: the port channel's applies)" {
+		t.Errorf("not judged %+v", c.NotJudged)
+	}
+}
