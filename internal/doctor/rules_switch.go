@@ -120,6 +120,35 @@ func switchLossless(inc *Incident) ([]int, string) {
 	return sonicLossless, "SONiC's default lossless queues"
 }
 
+// queueLossless is the lossless queues that speak of q and where they
+// come from, as switchLossless gives them (lossless, from), and false when
+// none does: Dell OS10's queues never (os10NoLossless); Arista EOS's only
+// by the priorities its own switch says run PFC (its `show
+// priority-flow-control`, in s or another input naming the same switch),
+// never a default of SONiC's or Cumulus's or another switch's watchdog
+// (eosNoLossless).
+func queueLossless(inc *Incident, s *ingest.SwitchCounters, q ingest.QueueCount, lossless []int, from string) ([]int, string, bool) {
+	switch {
+	case q.OS10:
+		return nil, "", false
+	case q.EOS:
+		for _, o := range All[*ingest.SwitchCounters](inc) {
+			if o != s && (s.Switch == "" || o.Switch != s.Switch) {
+				continue
+			}
+			if prios, _ := o.LosslessPrios(); len(prios) > 0 {
+				return distinctInts(prios), "the priorities the switch enables PFC on", true
+			}
+		}
+		return nil, "", false
+	}
+	return lossless, from, true
+}
+
+// eosNoLossless says why no queue of Arista EOS's is taken as lossless
+// when the input does not say which priorities run PFC.
+const eosNoLossless = "no input says which queue is lossless, and Arista EOS keeps none lossless unless the port runs `priority-flow-control on` with `priority-flow-control priority N no-drop` (`show priority-flow-control` names them)"
+
 // os10NoLossless says why no queue of Dell OS10's is taken as lossless:
 // none of switchLossless's sources speaks of them (the SONiC watchdog's
 // queues, a switch's PFC priorities, which are no OS10 queue numbers, the
@@ -286,7 +315,8 @@ func checkQueueDrops(inc *Incident) []Finding {
 			if q.DropPkts <= 0 {
 				continue
 			}
-			isLossless := q.Type != "MC" && !q.OS10 && hasPrio(lossless, q.Queue)
+			qLossless, qFrom, known := queueLossless(inc, s, q, lossless, from)
+			isLossless := q.Type != "MC" && known && hasPrio(qLossless, q.Queue)
 			sev, class := Warn, "lossy"
 			mech := "A lossy queue drops when its share of the buffer fills: TCP and other lossy traffic recovers, but RoCE carried here is lossy too."
 			fix := "For RoCE on a lossless queue: check PFC on the priority end to end (`show pfc counters`, the peer NIC's mlnx_qos), the PG headroom (`show priority-group watermark headroom`, `mmuconfig -l`) against the cable length, and `show pfcwd stats`. For RoCE on a lossy queue: map its DSCP (26 by default) to a lossless queue."
@@ -297,10 +327,17 @@ func checkQueueDrops(inc *Incident) []Finding {
 			switch {
 			case isLossless:
 				sev, class = Error, "lossless"
-				mech = fmt.Sprintf("Queue %d is lossless (%s): PFC should pause the sender before the buffer fills, so any drop means PFC did not act in time (headroom too small for the cable and MTU), is off on the peer, or the watchdog dropped a stormed queue.", q.Queue, from)
+				mech = fmt.Sprintf("Queue %d is lossless (%s): PFC should pause the sender before the buffer fills, so any drop means PFC did not act in time (headroom too small for the cable and MTU), is off on the peer, or the watchdog dropped a stormed queue.", q.Queue, qFrom)
 				if q.Type == "VOQ" {
 					mech += " On a VOQ chassis this queue is the ingress ASIC's virtual output queue toward that system port: its packets wait there for the egress port's credits, so drops here are the ingress side running out (PFC toward the sender too late), or a stalled egress (paused by its own peer) whose credits never came."
 				}
+			case q.EOS && !known && q.Type != "MC":
+				class = "" // titled by the share dropped
+				mech = "A queue drops when its share of the buffer fills, and " + eosNoLossless + ". If PFC was meant to protect this queue's traffic (RoCE), it did not; if the queue is lossy, RoCE carried here is dropped instead of paused and recovers by go-back-N and timeouts."
+				if q.Type == "VOQ" {
+					mech += " EOS's VoQ counters are the ingress side's virtual output queues toward this port and traffic class: a packet waits there for the egress port's credits and is dropped when its share fills, so these drops are the egress port (or its paused peer) not draining as fast as traffic arrives for it."
+				}
+				fix = "See whether this traffic class is lossless: `show priority-flow-control`, `show qos interfaces " + q.Port + "` (or pass the running-config to `rocelab lint`). For RoCE: PFC on its priority end to end (`priority-flow-control priority 3 no-drop` on the switch, the same priority on the NICs) with ECN marking on its transmit queue (`random-detect ecn`)."
 			case q.Type == "MC":
 				sev, class = Info, "multicast"
 				mech = "A multicast queue carries flooded, broadcast and multicast frames (ARP, unknown unicast in a VLAN, routing protocols); RoCE's connected queue pairs send unicast, which the unicast queues (UC) count, so these drops are not RoCE's."
@@ -317,6 +354,10 @@ func checkQueueDrops(inc *Incident) []Finding {
 				mech += " NVUE prints tx-uc-buffer-discards, a frame count, with a byte unit (76993 frames as \"75.19 KB\"): the count is read back from it to the digits shown; `nv show interface " + q.Port + " counters qos -o json` gives it exact."
 			}
 			title := fmt.Sprintf("%s: %s dropped on %s queue %d (of %d sent)", name, count, class, q.Queue, q.Packets)
+			if class == "" {
+				took := q.Packets + uint64(q.DropPkts)
+				title = fmt.Sprintf("%s: %s dropped, %.1f%% of the %d it took (%d sent); lossless or not, no input says", name, count, 100*float64(q.DropPkts)/float64(took), took, q.Packets)
+			}
 			if q.OS10 {
 				// Dell OS10's queues: no input says which is lossless.
 				// A paste may hold a second switch's tables: each row
@@ -366,7 +407,7 @@ func checkHeadroom(inc *Incident) []Finding {
 			}
 		}
 		for _, q := range s.Queues {
-			if q.DropPkts > 0 && !q.OS10 && hasPrio(lossless, q.Queue) {
+			if qLossless, _, known := queueLossless(inc, s, q, lossless, from); q.DropPkts > 0 && known && hasPrio(qLossless, q.Queue) {
 				dropped[swName(s, q.Port)] = q.Evidence
 			}
 		}

@@ -24,9 +24,13 @@ func checkQueueShare(inc *Incident) []Finding {
 	roce, roceEv := roceInUse(inc, samples)
 	var fs []Finding
 	for _, s := range All[*ingest.SwitchCounters](inc) {
-		// Dell OS10's queues, which no input says are lossless or not
-		// (os10NoLossless), have no lossless share to weigh.
-		qs := slices.DeleteFunc(slices.Clone(s.Queues), func(q ingest.QueueCount) bool { return q.OS10 })
+		// Queues no input says are lossless or not (Dell OS10's, Arista
+		// EOS's without its switch's PFC priorities: queueLossless) have
+		// no lossless share to weigh.
+		qs := slices.DeleteFunc(slices.Clone(s.Queues), func(q ingest.QueueCount) bool {
+			_, _, known := queueLossless(inc, s, q, lossless, from)
+			return !known
+		})
 		for _, p := range portQueueShares(qs, lossless) {
 			if p.packets < minQueueSharePackets || p.top.Bytes == 0 || hasPrio(lossless, p.top.Queue) || p.losslessBytes*100 >= p.bytes {
 				continue

@@ -64,6 +64,14 @@ type Interface struct {
 	// port and CoS on a switched one when no `qos trust` is written).
 	Profile, Speed, MTU Value
 	Routed              bool
+	// Channel is `channel-group N mode …`: the interface is a member of
+	// Port-ChannelN. ChannelMissing is set when Port-ChannelN is not in
+	// the input (a cut of the config): the classification it gives its
+	// members is not known. Members are, on a Port-Channel, its member
+	// interfaces in the input.
+	Channel        Value
+	ChannelMissing bool
+	Members        []string
 }
 
 // Config is what a running-config says of QoS.
@@ -132,7 +140,41 @@ func Parse(name string, data []byte) (*Config, error) {
 	if err := swcfg.EachLine(c.Lines, "!", p.line); err != nil {
 		return nil, err
 	}
+	inheritChannel(c)
 	return c, nil
+}
+
+// inheritChannel gives a Port-Channel's members what it writes: EOS
+// applies a port channel's QoS (trust, default CoS, service-policy,
+// service-profile, and PFC and transmit queues where it writes them) and
+// its routed or switched mode to its members, and Arista's AVD writes
+// them on the Port-Channel alone (`qos trust`, `service-profile`,
+// `service-policy type qos input` with `channel-group N mode active` on
+// the members). A member's own setting that differs is named not judged;
+// a member whose Port-Channel the input does not hold is marked
+// ChannelMissing and named.
+func inheritChannel(c *Config) {
+	swcfg.Members(c.Interfaces, func(it *Interface) string { return it.Name }, func(it *Interface) Value { return it.Channel },
+		"Port-Channel", "the QoS trust it gives its members is not known",
+		func(it *Interface, at Value) {
+			it.ChannelMissing = true
+			c.NotJudged = append(c.NotJudged, at)
+		},
+		func(it, pc *Interface, pcName string) {
+			pc.Members = append(pc.Members, it.Name)
+			c.NotJudged = swcfg.FromChannel([]swcfg.Setting{
+				{What: "qos trust", Own: &it.Trust, Set: pc.Trust}, {What: "qos cos", Own: &it.DefaultCoS, Set: pc.DefaultCoS},
+				{What: "priority-flow-control", Own: &it.PFC, Set: pc.PFC}, {What: "service-policy type qos input", Own: &it.Policy, Set: pc.Policy},
+				{What: "service-profile", Own: &it.Profile, Set: pc.Profile}, {What: "mtu", Own: &it.MTU, Set: pc.MTU},
+			}, it.Name, pcName, c.NotJudged)
+			if len(pc.Prios) > 0 {
+				it.Prios = pc.Prios
+			}
+			for n, q := range pc.Queues {
+				it.Queues[n] = q
+			}
+			it.Routed = it.Routed || pc.Routed
+		})
 }
 
 // parser follows the block a line belongs to by its indent.
@@ -314,6 +356,11 @@ func (p *parser) apply(s *Settings, w []Value, text string, i int) error {
 		if v, ok := speed(w[1:]); ok {
 			it.Speed = v
 		}
+	case it != nil && len(w) >= 2 && w[0].Text == "channel-group" && strings.HasPrefix(it.Name, "Ethernet"):
+		if _, err := swcfg.Num(p.c.File, w[1], 2000, "a port-channel number"); err != nil {
+			return err
+		}
+		it.Channel = w[1]
 	case it != nil && text == "no switchport":
 		it.Routed = true
 	case strings.HasPrefix(text, "priority-flow-control pause watchdog"):

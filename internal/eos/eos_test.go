@@ -184,3 +184,53 @@ func TestParseECNOutsideQueue(t *testing.T) {
 		t.Errorf("queues %v, want none: the policy-map's ECN is on no tx-queue", q)
 	}
 }
+
+// TestChannelMembers reads Arista AVD's qos render (testdata/corpus/eos,
+// its source in the .source sidecar): Ethernet3 and Ethernet4, `channel-group
+// 3 mode active` alone, take Port-Channel3's trust, default CoS,
+// service-policy and service-profile at the port channel's lines.
+func TestChannelMembers(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/eos/avd-eos_cli_config_gen-qos.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse("qos.cfg", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*Interface{}
+	for _, it := range c.Interfaces {
+		byName[it.Name] = it
+	}
+	pc := byName["Port-Channel3"]
+	if pc == nil || strings.Join(pc.Members, ",") != "Ethernet3,Ethernet4" {
+		t.Fatalf("Port-Channel3 %+v", pc)
+	}
+	for _, n := range []string{"Ethernet3", "Ethernet4"} {
+		it := byName[n]
+		if it == nil || it.Channel.Text != "3" || it.ChannelMissing {
+			t.Fatalf("%s: %+v", n, it)
+		}
+		if it.Trust != (Value{Text: "cos", Line: 173, Col: 14}) || it.DefaultCoS.Text != "2" || it.Policy.Text != "pmap_test1" || it.Profile != (Value{Text: "experiment", Line: 172, Col: 20}) {
+			t.Errorf("%s: trust %+v cos %+v policy %+v profile %+v", n, it.Trust, it.DefaultCoS, it.Policy, it.Profile)
+		}
+	}
+}
+
+// TestChannelMemberOwnNamed: a member's own trust that differs from its
+// Port-Channel's gives way to it and is named, at its place; a member of
+// a Port-Channel the input does not hold is marked and named. Synthetic.
+func TestChannelMemberOwnNamed(t *testing.T) {
+	c, err := Parse("x.cfg", []byte("interface Port-Channel10\n   no switchport\n   qos trust dscp\ninterface Ethernet1\n   channel-group 10 mode active\n   qos trust cos\ninterface Ethernet2\n   channel-group 11 mode active\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e1, e2 := c.Interfaces[1], c.Interfaces[2]
+	if e1.Trust.Text != "dscp" || e1.Trust.Line != 3 || !e1.Routed || e2.ChannelMissing != true {
+		t.Errorf("Ethernet1 %+v, Ethernet2 %+v", e1, e2)
+	}
+	if len(c.NotJudged) != 2 || c.NotJudged[0].Line != 6 || c.NotJudged[0].Text != "qos trust cos on Ethernet1 (a member of Port-Channel10, which writes qos trust dscp: the port channel's applies)" ||
+		!strings.HasPrefix(c.NotJudged[1].Text, "channel-group 11 on Ethernet2 (Port-Channel11 not in the input") {
+		t.Errorf("not judged %+v", c.NotJudged)
+	}
+}

@@ -198,6 +198,12 @@ type QueueCount struct {
 	// with a unit (NVUE's tx-uc-buffer-discards, "75.19 KB" for 76993
 	// frames): exact only to the digits shown.
 	DropsApprox bool
+	// EOS is set for Arista EOS's `show interfaces counters queue` rows
+	// (switch_buffers.go): EOS keeps no queue lossless unless PFC is
+	// configured, so SONiC's default lossless queues say nothing of them;
+	// the priorities the same input's `show priority-flow-control` enables
+	// do.
+	EOS bool
 	// OS10 is set for Dell OS10's `show queuing statistics` rows
 	// (switch_os10.go): OS10 keeps no queue lossless unless configured, so
 	// SONiC's default lossless queues say nothing of them.

@@ -229,7 +229,40 @@ func (p *switchParser) eosQueueRow(f []string, ev Evidence) bool {
 	}
 	pk, _ := switchNum(f[4])
 	by, _ := switchNum(f[5])
-	p.out.Queues = appendCapped(p.out.Queues, QueueCount{Port: strings.Clone(f[0]), Queue: tc, Type: strings.Clone(f[3]), Packets: pk, Bytes: by, DropPkts: numOr(f[6]), DropBytes: numOr(f[7]), Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+	p.out.Queues = appendCapped(p.out.Queues, QueueCount{Port: strings.Clone(f[0]), Queue: tc, Type: strings.Clone(f[3]), Packets: pk, Bytes: by, DropPkts: numOr(f[6]), DropBytes: numOr(f[7]), EOS: true, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+	return true
+}
+
+// isEOSVoQHeader reports whether t heads the virtual output queue table
+// an Arista EOS chassis or Jericho switch prints above its egress queues
+// (`show interfaces counters queue`, title "Aggregate VoQ Counters"):
+// "Egress  Traffic  Pkts  Octets  DropPkts  DropOctets".
+func isEOSVoQHeader(t string) bool {
+	f := strings.Fields(t)
+	return len(f) == 6 && f[0] == "Egress" && f[1] == "Traffic" && f[2] == "Pkts" && f[3] == "Octets" && f[4] == "DropPkts" && f[5] == "DropOctets"
+}
+
+// eosVoQRow reads "Et31  TC1  400916761  38488009056  79745886
+// 7655605056": the packets the ingress side queued toward port Et31's
+// traffic class 1 and those it dropped there, a queue of Type "VOQ". The
+// header's second line ("Port  Class") is taken as part of the table.
+func (p *switchParser) eosVoQRow(f []string, ev Evidence) bool {
+	if len(f) == 2 && f[0] == "Port" && f[1] == "Class" {
+		return true
+	}
+	if len(f) != 6 || !strings.HasPrefix(f[1], "TC") || !isIdentName(strings.ReplaceAll(f[0], "/", "_")) {
+		return false
+	}
+	tc, err := strconv.Atoi(f[1][2:])
+	if err != nil || tc < 0 || tc > 15 {
+		return false
+	}
+	pk, ok1 := switchNum(f[2])
+	by, ok2 := switchNum(f[3])
+	if !ok1 || !ok2 {
+		return false
+	}
+	p.out.Queues = appendCapped(p.out.Queues, QueueCount{Port: strings.Clone(f[0]), Queue: tc, Type: "VOQ", Packets: pk, Bytes: by, DropPkts: numOr(f[4]), DropBytes: numOr(f[5]), EOS: true, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 	return true
 }
 

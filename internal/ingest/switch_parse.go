@@ -30,6 +30,7 @@ const (
 	swHdrmWM
 	swLLDP
 	swEOSQueue
+	swEOSVoQ
 	swRoCE
 	swWDConfig
 	swPGDrop
@@ -147,7 +148,7 @@ func (p *switchParser) Feed(l Line) {
 			p.out.lines.add(l)
 			return
 		}
-		if p.table == swECN || p.table == swRoCE {
+		if p.table == swECN || p.table == swRoCE || p.table == swEOSVoQ {
 			p.out.lines.add(l)
 			return
 		}
@@ -176,6 +177,12 @@ func (p *switchParser) Feed(l Line) {
 	}
 	if p.table == swNone && isEOSQueueHeader(t) {
 		p.table = swEOSQueue
+		p.out.lines.add(l)
+		p.prev = t
+		return
+	}
+	if p.table == swNone && isEOSVoQHeader(t) {
+		p.table = swEOSVoQ
 		p.out.lines.add(l)
 		p.prev = t
 		return

@@ -129,6 +129,8 @@ func (p *switchParser) row(l Line, t string) bool {
 		return p.lldpRow(l.Text, ev)
 	case swEOSQueue:
 		return p.eosQueueRow(f, ev)
+	case swEOSVoQ:
+		return p.eosVoQRow(f, ev)
 	case swRoCE:
 		return p.roceLine(t, ev)
 	case swNVUEPFC:

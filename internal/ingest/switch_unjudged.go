@@ -15,6 +15,7 @@ import (
 //	Port     InOctets     InUcastPkts          NX-OS show interface counters
 //	Port     Description  Intvl  Rx Mbps ...  NX-OS show interface counters table
 //	Interface  Input Rate (avg)  Output Rate (avg)  NX-OS show interface counters brief
+//	Port     Name  Intvl  In Mbps  %  In Kpps ...  EOS show interfaces counters rates
 //	Physical interface: ge-0/0/2, Index: 150   Junos show class-of-service interface
 //	  Scheduler map: <default>, Index: 2
 //	Physical interface: xe-0/1/0, Enabled, ... Junos show interfaces (not extensive)
@@ -33,6 +34,9 @@ func SwitchUnjudged(head []byte) (what, fix string) {
 		case len(f) > 0 && f[0] == "Interface" && strings.Contains(t, "Input Rate (avg)") && strings.Contains(t, "Output Rate (avg)"):
 			return "Cisco NX-OS `show interface counters brief` (rates per port in MB/s and frames: no errors, discards or pause)",
 				"`show interface counters errors` (FCS, discards), `show interface priority-flow-control` (pause per port), `show queuing interface` (drops and PFC per qos-group)"
+		case len(f) >= 5 && f[0] == "Port" && f[1] == "Name" && f[2] == "Intvl" && f[3] == "In" && f[4] == "Mbps":
+			return "Arista EOS `show interfaces counters rates` (rates per port: no errors, discards or pause)",
+				"`show interfaces counters errors` (FCS, discards), `show interfaces counters queue` (drops per traffic class, and the VoQ drops on Jericho), `show priority-flow-control counters` (PFC frames per port)"
 		case len(f) >= 5 && f[0] == "Port" && f[1] == "Description" && f[2] == "Intvl" && f[3] == "Rx" && f[4] == "Mbps":
 			return "Cisco NX-OS `show interface counters table` (rates per port: no errors, discards or pause)",
 				"`show interface counters errors` (FCS, discards), `show interface priority-flow-control` (pause per port), `show queuing interface` (drops per queue)"

@@ -23,6 +23,7 @@ func TestSwitchUnjudged(t *testing.T) {
 		"junos-show-interfaces-statistics-genieparser.txt":               "Junos `show interfaces` without `extensive`",
 		"eos-show-interfaces-vlan-vxlan-no-counters-ntctemplates.txt":    "of ports that print no counters",
 		"nxos-show-interface-mgmt0-cut-ntctemplates.txt":                 "of ports that print no counters",
+		"eos-show-interfaces-counters-rates-nz-wrapped-eantc2025.txt":    "EOS `show interfaces counters rates`",
 	} {
 		head, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "switch", file))
 		if err != nil {

@@ -262,34 +262,24 @@ func Parse(name string, data []byte) (*Config, error) {
 // writes its P2P and MLAG links so: `service-policy type qos input` on
 // port-channel50, `channel-group 50` alone on Ethernet1/41-42.
 func inheritChannel(c *Config) {
-	byName := map[string]*Interface{}
-	for _, it := range c.Interfaces {
-		byName[it.Name] = it
-	}
-	for _, it := range c.Interfaces {
-		if !it.Channel.Given() {
-			continue
-		}
-		pcName := "port-channel" + it.Channel.Text
-		pc, ok := byName[pcName]
-		if !ok {
+	swcfg.Members(c.Interfaces, func(it *Interface) string { return it.Name }, func(it *Interface) Value { return it.Channel },
+		"port-channel", "the member takes its service-policy type qos input, which is not known",
+		func(it *Interface, at Value) {
 			it.ChannelMissing = true
-			at := it.Channel
-			at.Text = fmt.Sprintf("channel-group %s on %s (%s not in the input: the member takes its service-policy type qos input, which is not known)", it.Channel.Text, it.Name, pcName)
 			c.NotJudged = append(c.NotJudged, at)
-			continue
-		}
-		if it.QoSInput.Given() && it.QoSInput.Text != pc.QoSInput.Text {
-			at := it.QoSInput
-			at.Text = fmt.Sprintf("service-policy type qos input %s on %s (a member of %s: NX-OS applies the port channel's policy, not the member's", it.QoSInput.Text, it.Name, pcName)
-			if !pc.QoSInput.Given() {
-				at.Text += ", and " + pcName + " has none"
+		},
+		func(it, pc *Interface, pcName string) {
+			if it.QoSInput.Given() && it.QoSInput.Text != pc.QoSInput.Text {
+				at := it.QoSInput
+				at.Text = fmt.Sprintf("service-policy type qos input %s on %s (a member of %s: NX-OS applies the port channel's policy, not the member's", it.QoSInput.Text, it.Name, pcName)
+				if !pc.QoSInput.Given() {
+					at.Text += ", and " + pcName + " has none"
+				}
+				at.Text += ")"
+				c.NotJudged = append(c.NotJudged, at)
 			}
-			at.Text += ")"
-			c.NotJudged = append(c.NotJudged, at)
-		}
-		it.QoSInput = pc.QoSInput
-	}
+			it.QoSInput = pc.QoSInput
+		})
 }
 
 // pause is a network-qos class's `pause pfc-cos` line, placed at the end.

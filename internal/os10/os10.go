@@ -56,6 +56,13 @@ type Interface struct {
 	Applied
 	// PFC is `priority-flow-control mode on|off` (off when not written).
 	PFC, MTU, Speed Value
+	// Channel is `channel-group N [mode …]`: the interface is a member of
+	// port-channelN. ChannelMissing is set when port-channelN is not in
+	// the input (a cut of the config). Members are, on a port-channel,
+	// its member interfaces in the input.
+	Channel        Value
+	ChannelMissing bool
+	Members        []string
 }
 
 // Config is what an OS10 configuration says of QoS.
@@ -120,7 +127,41 @@ func Parse(name string, data []byte) (*Config, error) {
 	if err := swcfg.EachLine(c.Lines, "!", p.line); err != nil {
 		return nil, err
 	}
+	inheritChannel(c)
 	return c, nil
+}
+
+// inheritChannel gives a port-channel's members what it writes: "When you
+// add a port interface to a port-channel, the port-channel configuration
+// and administrative status are applied to member interfaces" (Dell
+// SmartFabric OS10 User Guide, Port-channel interfaces). Where the
+// port-channel writes no PFC, policy or map, the member's own stays:
+// Microsoft's Azure Local OS10 renders write PFC and the service policies
+// on the members of port-channel50 and none on it. A member's own setting
+// that differs is named not judged; a member whose port-channel the input
+// does not hold is marked ChannelMissing and named.
+func inheritChannel(c *Config) {
+	swcfg.Members(c.Interfaces, func(it *Interface) string { return it.Name }, func(it *Interface) Value { return it.Channel },
+		"port-channel", "the QoS it gives its members is not known",
+		func(it *Interface, at Value) {
+			it.ChannelMissing = true
+			c.NotJudged = append(c.NotJudged, at)
+		},
+		func(it, pc *Interface, pcName string) {
+			pc.Members = append(pc.Members, it.Name)
+			c.NotJudged = swcfg.FromChannel([]swcfg.Setting{
+				{What: "priority-flow-control mode", Own: &it.PFC, Set: pc.PFC}, {What: "qos-map traffic-class", Own: &it.TCQueue, Set: pc.TCQueue},
+				{What: "service-policy input type network-qos", Own: &it.NetQoS, Set: pc.NetQoS},
+				{What: "service-policy output type queuing", Own: &it.Queuing, Set: pc.Queuing}, {What: "mtu", Own: &it.MTU, Set: pc.MTU},
+			}, it.Name, pcName, c.NotJudged)
+			if pc.TrustMap.Given() {
+				// Named as one setting: `trust-map dscp NAME`.
+				own, set := it.TrustMap, pc.TrustMap
+				own.Text, set.Text = it.Trust.Text+" "+it.TrustMap.Text, pc.Trust.Text+" "+pc.TrustMap.Text
+				c.NotJudged = swcfg.FromChannel([]swcfg.Setting{{What: "trust-map", Own: &own, Set: set}}, it.Name, pcName, c.NotJudged)
+				it.Trust, it.TrustMap = pc.Trust, pc.TrustMap
+			}
+		})
 }
 
 // parser follows blocks by indent: head (the line at the left margin),
@@ -211,6 +252,11 @@ func (p *parser) line(w []Value, indent int) error {
 				it.PFC = w[2]
 			case len(w) == 2 && w[0].Text == "mtu":
 				it.MTU = w[1]
+			case len(w) >= 2 && w[0].Text == "channel-group" && strings.HasPrefix(it.Name, "ethernet"):
+				if _, err := swcfg.Num(p.c.File, w[1], 4096, "a port-channel number"); err != nil {
+					return err
+				}
+				it.Channel = w[1]
 			case len(w) == 2 && w[0].Text == "speed":
 				if n, err := strconv.Atoi(w[1].Text); err == nil && n > 0 {
 					it.Speed = w[1] // OS10 writes speed in Mb/s

@@ -114,7 +114,7 @@ func TestBadValues(t *testing.T) {
 // FuzzParse: whatever the input, Parse returns a config or an error at a
 // line and column, and never panics.
 func FuzzParse(f *testing.F) {
-	for _, n := range []string{"azurestack-s5248f-tor1-running-configuration.cfg", "azurelocal-switchgen-s5248f-hyperconverged.cfg"} {
+	for _, n := range []string{"azurestack-s5248f-tor1-running-configuration.cfg", "azurelocal-switchgen-s5248f-hyperconverged.cfg", "azurelocal-switchgen-gotmpl-s5248f-pfc-dot1p-ecn.cfg"} {
 		data, err := os.ReadFile("../../testdata/corpus/os10/" + n)
 		if err != nil {
 			f.Fatal(err)
@@ -127,4 +127,56 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("unplaced error: %v", err)
 		}
 	})
+}
+
+// TestChannelMembers reads Microsoft's Azure Local render
+// (testdata/corpus/os10, its source in the .source sidecar):
+// ethernet1/1/39-40 are `channel-group 50 mode active` members of
+// port-channel50, which writes no QoS, so they keep their own PFC and
+// policies.
+func TestChannelMembers(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/os10/azurelocal-switchgen-gotmpl-s5248f-pfc-dot1p-ecn.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse("tor.cfg", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*Interface{}
+	for _, it := range c.Interfaces {
+		byName[it.Name] = it
+	}
+	if pc := byName["port-channel50"]; pc == nil || strings.Join(pc.Members, ",") != "ethernet1/1/39,ethernet1/1/40" {
+		t.Fatalf("port-channel50 %+v", pc)
+	}
+	for _, n := range []string{"ethernet1/1/39", "ethernet1/1/40"} {
+		it := byName[n]
+		if it.Channel.Text != "50" || it.PFC.Text != "on" || it.NetQoS.Text != "AZS_SERVICES_pfc" || it.TCQueue.Text != "AZS_SERVICES_Que" {
+			t.Errorf("%s: channel %+v pfc %+v network-qos %+v", n, it.Channel, it.PFC, it.NetQoS)
+		}
+	}
+	for _, v := range c.NotJudged {
+		if strings.Contains(v.Text, "channel") {
+			t.Errorf("not judged %q: port-channel50 writes nothing the members differ from", v.Text)
+		}
+	}
+}
+
+// TestChannelMemberOwnNamed: what a port-channel writes is its members';
+// a member's own differing trust map gives way and is named, at its
+// place; what the port-channel does not write stays the member's.
+// Synthetic.
+func TestChannelMemberOwnNamed(t *testing.T) {
+	c, err := Parse("x.cfg", []byte("interface port-channel10\n trust-map dscp default\n service-policy input type network-qos pfc\ninterface ethernet1/1/1\n channel-group 10\n trust-map dot1p default\n priority-flow-control mode on\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := c.Interfaces[1]
+	if m.Trust.Text != "dscp" || m.TrustMap.Text != "default" || m.NetQoS.Text != "pfc" || m.PFC.Text != "on" {
+		t.Errorf("member %+v", m)
+	}
+	if len(c.NotJudged) != 1 || c.NotJudged[0].Line != 6 || c.NotJudged[0].Text != "trust-map dot1p default on ethernet1/1/1 (a member of port-channel10, which writes trust-map dscp default: the port channel's applies)" {
+		t.Errorf("not judged %+v", c.NotJudged)
+	}
 }

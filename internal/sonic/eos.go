@@ -38,6 +38,8 @@ const VendorEOS = "arista-eos"
 //   - A transmit queue's `random-detect ecn` is a WRED_PROFILE with ecn
 //     ecn_all; `random-detect drop` alone, ecn_none (it drops RoCE).
 //   - PORT speed and mtu come from the interface.
+//   - A Port-Channel's members take what it writes (eos reads so) and are
+//     judged; the Port-Channel itself is not a port of its own.
 func FromEOS(c *eos.Config) *ConfigDB {
 	db := newDB(c.File, "")
 	db.lines, db.Vendor, db.pfcAllOff = c.Lines, VendorEOS, c.PFCAllOff
@@ -61,6 +63,9 @@ func FromEOS(c *eos.Config) *ConfigDB {
 	}
 	orphan := orphanPFC(c, taken)
 	for _, it := range c.Interfaces {
+		if len(it.Members) > 0 {
+			continue // judged on its members, which take what it writes
+		}
 		s := it.Settings
 		if p, ok := c.Profiles[it.Profile.Text]; ok {
 			s = merge(s, p.Settings)
@@ -167,8 +172,11 @@ func (e eosDB) port(it *eos.Interface, s eos.Settings) {
 			trust = "dscp"
 		}
 	}
-	switch trust {
-	case "dscp":
+	switch {
+	case it.ChannelMissing:
+		// A member of a Port-Channel the input does not hold: the trust
+		// it takes is not known (named by eos), so no class is judged.
+	case trust == "dscp":
 		name := "qos map dscp"
 		if e.db.table("DSCP_TO_TC_MAP")[name] == nil {
 			m := map[string]Value{}
@@ -182,7 +190,7 @@ func (e eosDB) port(it *eos.Interface, s eos.Settings) {
 			e.db.table("DSCP_TO_TC_MAP")[name] = m
 		}
 		row["dscp_to_tc_map"] = Value{Text: name, Line: s.Trust.Line, Col: s.Trust.Col}
-	case "none":
+	case trust == "none":
 		cos, at := 0, s.Trust
 		if s.DefaultCoS.Given() {
 			cos, _ = strconv.Atoi(s.DefaultCoS.Text)

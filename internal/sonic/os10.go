@@ -43,12 +43,15 @@ const VendorOS10 = "dell-os10"
 // mark nothing and are named so (Azure Stack's and Azure Local's
 // generated configs define `wred ecn` and attach it only so).
 // Ports are the interfaces that apply QoS; when none does, `system qos`
-// is written for one port named "system qos".
+// is written for one port named "system qos". A port-channel's members
+// take what it writes and are the ports, not the port-channel.
 func FromOS10(c *os10.Config) *ConfigDB {
 	db := newDB(c.File, "")
 	db.lines, db.Vendor = c.Lines, VendorOS10
 	ports := slices.DeleteFunc(slices.Clone(c.Interfaces), func(it *os10.Interface) bool {
-		return !it.PFC.Given() && it.Applied == (os10.Applied{})
+		// A port-channel with members in the input is judged on them,
+		// which take what it writes (os10 reads so).
+		return len(it.Members) > 0 || !it.PFC.Given() && it.Applied == (os10.Applied{})
 	})
 	if len(ports) == 0 && (c.System != (os10.Applied{}) || len(c.Pauses) > 0) {
 		// A cut of the QoS blocks without interfaces: PFC is taken as on
@@ -108,6 +111,9 @@ func FromOS10(c *os10.Config) *ConfigDB {
 				db.table("DSCP_TO_TC_MAP")[name] = m
 			}
 			row["dscp_to_tc_map"] = Value{Text: name, Line: tmap.Line, Col: tmap.Col}
+		case !trust.Given() && it.ChannelMissing:
+			// A member of a port-channel the input does not hold: the
+			// trust map it takes is not known (named by os10).
 		case !trust.Given():
 			// OS10 honours no marking by default: every frame in qos-group 0.
 			name := "no trust-map (qos-group 0)"

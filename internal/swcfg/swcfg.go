@@ -259,3 +259,58 @@ func Entered[T any](list *[]*T, name string, nameOf func(*T) string, add func() 
 	*list = append(*list, it)
 	return it
 }
+
+// A Setting is one setting a port channel passes to its members: What
+// names it ("qos trust"), Own is the member's, Set the port channel's.
+type Setting struct {
+	What string
+	Own  *Value
+	Set  Value
+}
+
+// FromChannel gives a port channel's member each setting its port channel
+// writes (a port channel's configuration applies to its members): Set
+// when given, the member's own otherwise. A member's own setting that
+// differs is named in notJudged, at its place, as the port channel's
+// replaces it.
+func FromChannel(settings []Setting, member, channel string, notJudged []Value) []Value {
+	for _, s := range settings {
+		if !s.Set.Given() {
+			continue
+		}
+		if s.Own.Given() && s.Own.Text != s.Set.Text {
+			at := *s.Own
+			at.Text = fmt.Sprintf("%s %s on %s (a member of %s, which writes %s %s: the port channel's applies)", s.What, s.Own.Text, member, channel, s.What, s.Set.Text)
+			notJudged = append(notJudged, at)
+		}
+		*s.Own = s.Set
+	}
+	return notJudged
+}
+
+// Members calls take(member, pc, pcName) for each interface of list that
+// is a port channel's member (channel(it) given: `channel-group N`), pc
+// being the interface of list named prefix+N. A member whose port channel
+// list does not hold (a cut of the config) is passed to missing instead,
+// with the value that names it as not judged: "channel-group N on MEMBER
+// (CHANNEL not in the input: UNKNOWN)" at the channel-group's number.
+func Members[T any](list []*T, name func(*T) string, channel func(*T) Value, prefix, unknown string, missing func(*T, Value), take func(member, pc *T, pcName string)) {
+	byName := map[string]*T{}
+	for _, it := range list {
+		byName[name(it)] = it
+	}
+	for _, it := range list {
+		ch := channel(it)
+		if !ch.Given() {
+			continue
+		}
+		pcName := prefix + ch.Text
+		if pc, ok := byName[pcName]; ok {
+			take(it, pc, pcName)
+			continue
+		}
+		at := ch
+		at.Text = fmt.Sprintf("channel-group %s on %s (%s not in the input: %s)", ch.Text, name(it), pcName, unknown)
+		missing(it, at)
+	}
+}
