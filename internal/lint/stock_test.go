@@ -21,6 +21,13 @@ const stockDir = "../../testdata/corpus/sonic-stock"
 // ("Stock SONiC") says why.
 var knownStockMistakes = []string{"pfc.watchdog.off", "switch.ecn.thresholds", "config.duplicate_key", "ecn.disabled", "config.reference.missing", "qos.ports.unbound"}
 
+// mockMistakes are the findings a unit-test fixture among the stock files
+// shows beyond knownStockMistakes: sonic-utilities' mock CONFIG_DB gives
+// ports pfc_enable 3,4 under the traditional buffer model with no
+// CABLE_LENGTH and no BUFFER_PG row but Ethernet0's, so buffermgrd writes
+// no lossless priority group for the others (pfc.pg.lossy).
+var mockMistakes = map[string][]string{"utilities-mock_tables-config_db.json": {"pfc.pg.lossy"}}
+
 // TestLintSONiCStock lints every real config_db.json and rendered QoS
 // file of SONiC's repositories under testdata/corpus/sonic-stock (their
 // sources in SOURCES.md), one at a time, and compares every finding with
@@ -33,7 +40,7 @@ func TestLintSONiCStock(t *testing.T) {
 		// rendered qos.json names and leaves to another file, and what
 		// buffermgrd computes under the dynamic buffer model.
 		fragment := strings.HasPrefix(name, "buffer") || strings.Contains(fd.Title, "which no input holds") || strings.Contains(fd.Title, "(the dynamic buffer model)")
-		if !slices.Contains(knownStockMistakes, fd.ID) && (fd.ID != "config.not_judged" || !fragment) {
+		if !slices.Contains(knownStockMistakes, fd.ID) && (fd.ID != "config.not_judged" || !fragment) && !slices.Contains(mockMistakes[name], fd.ID) {
 			t.Errorf("%s: %s %s on a stock file: %s", name, fd.Severity, fd.ID, fd.Title)
 		}
 	})

@@ -1,0 +1,83 @@
+package lint
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLintStandInPGUnwritten: a whole CONFIG_DB (real, sonic-utilities'
+// DellEMC-Z9264f, testdata/corpus/sonic-stock) under the traditional
+// buffer model has no CABLE_LENGTH; with its BUFFER_PG 3-4 rows removed,
+// RoCE's priority group 3 is left to buffermgrd, which writes no lossless
+// profile for a port without a cable length (or with 0m), so pfc.pg.lossy
+// fires. It does not when the ports have a cable length, under the
+// dynamic buffer model, or on a fragment without DEVICE_METADATA.
+func TestLintStandInPGUnwritten(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(stockDir, "utilities-db_migrator_input-config_db-qos_tables_db_field_value_reference_format_3_0_3.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	variant := func(edit func(db map[string]map[string]any)) string {
+		var db map[string]map[string]any
+		if err := json.Unmarshal(data, &db); err != nil {
+			t.Fatal(err)
+		}
+		edit(db)
+		out, err := json.MarshalIndent(db, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tempFile(t, "config_db.json", string(out))
+	}
+	noRows := func(db map[string]map[string]any) {
+		for k := range db["BUFFER_PG"] {
+			if strings.HasSuffix(k, "|3-4") {
+				delete(db["BUFFER_PG"], k)
+			}
+		}
+	}
+	cables := func(length string) func(db map[string]map[string]any) {
+		return func(db map[string]map[string]any) {
+			noRows(db)
+			az := map[string]any{}
+			for p := range db["PORT"] {
+				az[p] = length
+			}
+			db["CABLE_LENGTH"] = map[string]any{"AZURE": az}
+		}
+	}
+	for _, c := range []struct {
+		what string
+		edit func(db map[string]map[string]any)
+		want string // in the finding's title; "" for none
+	}{
+		{"as copied", func(map[string]map[string]any) {}, ""},
+		{"PG 3-4 rows removed", noRows, "has no BUFFER_PG row, which the traditional buffer model leaves to buffermgrd, but the port has no cable length"},
+		{"rows removed, cables 40m", cables("40m"), ""},
+		{"rows removed, cables 0m", cables("0m"), "but the port has cable length 0m"},
+		{"rows removed, dynamic model", func(db map[string]map[string]any) {
+			noRows(db)
+			db["DEVICE_METADATA"]["localhost"].(map[string]any)["buffer_model"] = "dynamic"
+		}, ""},
+		{"rows removed, a fragment", func(db map[string]map[string]any) {
+			noRows(db)
+			delete(db, "DEVICE_METADATA")
+		}, ""},
+	} {
+		var got []string
+		for _, fd := range lintFiles(t, variant(c.edit)).Findings {
+			if fd.ID == "pfc.pg.lossy" {
+				got = append(got, fd.Title)
+				if c.want != "" && len(fd.Evidence) < 2 {
+					t.Errorf("%s: evidence %v, want the pfc_enable line and what shows why", c.what, fd.Evidence)
+				}
+			}
+		}
+		if c.want == "" && len(got) > 0 || c.want != "" && (len(got) != 1 || !strings.Contains(got[0], c.want) || !strings.Contains(got[0], "(66 ports)")) {
+			t.Errorf("%s: got %q, want %q", c.what, got, c.want)
+		}
+	}
+}
