@@ -182,6 +182,9 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 		for _, port := range pg.Ports {
 			ph, ok := db.PortHeadroom(port)
 			if !ok {
+				ph, ok = db.PortHeadroomNamed(port, pg.Profile)
+			}
+			if !ok {
 				continue
 			}
 			mbps, metres, rate := int64(ph.Input.Speed/unit.Mbps), ph.Input.Cable.Metres(), ph.Input.Speed

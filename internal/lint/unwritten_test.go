@@ -16,22 +16,7 @@ import (
 // fires. It does not when the ports have a cable length, under the
 // dynamic buffer model, or on a fragment without DEVICE_METADATA.
 func TestLintStandInPGUnwritten(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(stockDir, "utilities-db_migrator_input-config_db-qos_tables_db_field_value_reference_format_3_0_3.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	variant := func(edit func(db map[string]map[string]any)) string {
-		var db map[string]map[string]any
-		if err := json.Unmarshal(data, &db); err != nil {
-			t.Fatal(err)
-		}
-		edit(db)
-		out, err := json.MarshalIndent(db, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tempFile(t, "config_db.json", string(out))
-	}
+	variant := func(edit func(db map[string]map[string]any)) string { return editedDB(t, z9264f, edit) }
 	noRows := func(db map[string]map[string]any) {
 		for k := range db["BUFFER_PG"] {
 			if strings.HasSuffix(k, "|3-4") {
@@ -80,4 +65,29 @@ func TestLintStandInPGUnwritten(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", c.what, got, c.want)
 		}
 	}
+}
+
+// z9264f is a whole CONFIG_DB of the stock corpus: sonic-utilities'
+// DellEMC-Z9264f-C64, 66 ports at 100G and 10G, traditional buffer model,
+// lossless profiles named as buffermgrd names them, no CABLE_LENGTH.
+const z9264f = "utilities-db_migrator_input-config_db-qos_tables_db_field_value_reference_format_3_0_3.json"
+
+// editedDB writes the stock config_db name, changed by edit, to a
+// temporary config_db.json and returns its path.
+func editedDB(t *testing.T, name string, edit func(db map[string]map[string]any)) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(stockDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var db map[string]map[string]any
+	if err := json.Unmarshal(data, &db); err != nil {
+		t.Fatal(err)
+	}
+	edit(db)
+	out, err := json.MarshalIndent(db, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tempFile(t, "config_db.json", string(out))
 }
