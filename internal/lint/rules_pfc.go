@@ -28,6 +28,7 @@ func pfcRules(m *Model) []doctor.Finding {
 	for _, db := range m.Sonic {
 		fs = append(fs, sonicHeadroom(db)...)
 		fs = append(fs, sonicNamedProfiles(db)...)
+		fs = append(fs, sonicSharedHeadroom(db)...)
 		fs = append(fs, sonicAlpha(db)...)
 		fs = append(fs, nvueHeadroom(db)...)
 		fs = append(fs, sonicWatchdog(db)...)
