@@ -28,6 +28,17 @@ func unwrittenPGFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 		fix = fmt.Sprintf("The cable's real length in CABLE_LENGTH for these ports (0m is for ports that carry no lossless traffic: buffermgrd writes no lossless priority group for them), or a BUFFER_PG <port>|%d row with a lossless profile.", pg)
 	case "no speed":
 		fix = "The port's speed in its PORT row (`config interface speed <port> <Mb/s>`), so buffermgrd looks its lossless profile up."
+	case "the dynamic buffer model":
+		fix = fmt.Sprintf("BUFFER_PG <port>|%d profile \"NULL\" on these ports (`config interface buffer priority-group lossless add <port> %d`): buffermgrd then computes the group's headroom from the port's speed and cable length.", pg, pg)
+		return doctor.Finding{
+			ID: "pfc.pg.lossy", Severity: doctor.Error, Layer: doctor.LayerFabric,
+			Title: fmt.Sprintf("%s %s: RoCE's priority group %d (class %d, pfc_enable) has no BUFFER_PG row, and under the dynamic buffer model buffermgrd adds none from pfc_enable, so the group keeps no PFC headroom",
+				db.File, portList(g.ports), pg, p.TC),
+			Subject:   db.File + " " + portList(g.ports),
+			Evidence:  evs(append([]Evidence{atEv(db, g.first.pq.PFCEnableAt)}, g.shows...)...),
+			Mechanism: "Under the dynamic buffer model buffermgrd sizes the lossless priority groups BUFFER_PG names (profile \"NULL\", or a headroom_type dynamic profile) from each port's speed and cable length; unlike the traditional model it reads no pfc_enable (sonic-swss cfgmgr/buffermgrdyn.cpp) and adds no group for it. A pfc_enable priority without a row stays on the ASIC's default, with no headroom above its threshold: PFC still pauses the priority, but what the cable and the sender deliver after the pause has nowhere to go, and RoCE's packets are dropped on the class meant to be lossless.",
+			Fix:       fix,
+		}
 	}
 	return doctor.Finding{
 		ID: "pfc.pg.lossy", Severity: doctor.Error, Layer: doctor.LayerFabric,

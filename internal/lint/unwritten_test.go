@@ -13,8 +13,9 @@ import (
 // buffer model has no CABLE_LENGTH; with its BUFFER_PG 3-4 rows removed,
 // RoCE's priority group 3 is left to buffermgrd, which writes no lossless
 // profile for a port without a cable length (or with 0m), so pfc.pg.lossy
-// fires. It does not when the ports have a cable length, under the
-// dynamic buffer model, or on a fragment without DEVICE_METADATA.
+// fires; so it does under the dynamic buffer model, whose buffermgrd adds
+// no group from pfc_enable. It does not when the ports have a cable length
+// under the traditional model, or on a fragment without DEVICE_METADATA.
 func TestLintStandInPGUnwritten(t *testing.T) {
 	variant := func(edit func(db map[string]map[string]any)) string { return editedDB(t, z9264f, edit) }
 	noRows := func(db map[string]map[string]any) {
@@ -45,6 +46,9 @@ func TestLintStandInPGUnwritten(t *testing.T) {
 		{"rows removed, cables 0m", cables("0m"), "but the port has cable length 0m"},
 		{"rows removed, dynamic model", func(db map[string]map[string]any) {
 			noRows(db)
+			db["DEVICE_METADATA"]["localhost"].(map[string]any)["buffer_model"] = "dynamic"
+		}, "has no BUFFER_PG row, and under the dynamic buffer model buffermgrd adds none from pfc_enable"},
+		{"dynamic model, rows kept", func(db map[string]map[string]any) {
 			db["DEVICE_METADATA"]["localhost"].(map[string]any)["buffer_model"] = "dynamic"
 		}, ""},
 		{"rows removed, a fragment", func(db map[string]map[string]any) {
