@@ -28,11 +28,7 @@ func TestLintHeadroomNamedCable(t *testing.T) {
 				}
 			}
 			if cable != "" {
-				az := map[string]any{}
-				for port := range db["PORT"] {
-					az[port] = cable
-				}
-				db["CABLE_LENGTH"] = map[string]any{"AZURE": az}
+				setCables(db, cable)
 			}
 		}
 	}

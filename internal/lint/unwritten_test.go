@@ -28,11 +28,7 @@ func TestLintStandInPGUnwritten(t *testing.T) {
 	cables := func(length string) func(db map[string]map[string]any) {
 		return func(db map[string]map[string]any) {
 			noRows(db)
-			az := map[string]any{}
-			for p := range db["PORT"] {
-				az[p] = length
-			}
-			db["CABLE_LENGTH"] = map[string]any{"AZURE": az}
+			setCables(db, length)
 		}
 	}
 	for _, c := range []struct {
@@ -94,4 +90,14 @@ func editedDB(t *testing.T, name string, edit func(db map[string]map[string]any)
 		t.Fatal(err)
 	}
 	return tempFile(t, "config_db.json", string(out))
+}
+
+// setCables gives every port of db's PORT table the cable length length
+// (CABLE_LENGTH|AZURE, as SONiC's templates write it).
+func setCables(db map[string]map[string]any, length string) {
+	az := map[string]any{}
+	for port := range db["PORT"] {
+		az[port] = length
+	}
+	db["CABLE_LENGTH"] = map[string]any{"AZURE": az}
 }
