@@ -530,6 +530,9 @@ func TestLintAssumedDSCPSaid(t *testing.T) {
 	}
 	var got []string
 	for _, f := range rep.Findings {
+		if f.ID == "config.not_judged" && strings.Contains(f.Title, "without BUFFER_PG or BUFFER_PROFILE") {
+			continue // the buffers this maps-only file leaves out
+		}
 		got = append(got, f.ID+": "+f.Title)
 		if f.ID == "qos.pfc.disabled" && (!strings.Contains(f.Title, "RoCE (DSCP 26, assumed) lands in class 0 (DSCP 26 is not in its DSCP_TO_TC_MAP") || !strings.Contains(f.Mechanism, "DSCP 26 is assumed")) {
 			t.Errorf("title or mechanism: %s / %s", f.Title, f.Mechanism)

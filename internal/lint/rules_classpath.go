@@ -134,6 +134,11 @@ func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
 			groups[key].shows = append(groups[key].shows, atEv(db, at))
 			groups[key].profile = strings.TrimSpace(row.Text)
 		}
+		if why, at, ok := db.StandInUnwritten(p.pq, rocePG(p)); ok {
+			key := fmt.Sprintf("unwritten\x00%d\x00%d\x00%s", p.path.TC, rocePG(p), why)
+			add(key, p, Evidence{}, why, nil)
+			groups[key].shows = append(groups[key].shows, atEv(db, at))
+		}
 		if p.path.PGKnown {
 			lossless, lossyPGs, known := db.LosslessPGs(p.pq)
 			if _, ok := lossless[p.path.PG]; known && !ok {
@@ -180,6 +185,8 @@ func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
 			fs = append(fs, ownPGLossy(db, g))
 		case strings.HasPrefix(k, "nullpg\x00"):
 			fs = append(fs, unsizedNullPGFinding(db, g))
+		case strings.HasPrefix(k, "unwritten\x00"):
+			fs = append(fs, unwrittenPGFinding(db, g))
 		case strings.HasPrefix(k, "egress\x00"):
 			fs = append(fs, egressLossyFinding(db, g))
 		default:
@@ -500,10 +507,7 @@ func unsizedNullPG(db *sonic.ConfigDB, p portPath) (row sonic.Value, why string,
 // its own (not the pfc_enable line standing in for it) and puts the group
 // on headroom buffermgrd computes (DynamicPG: the dynamic buffer model).
 func dynamicRocePG(db *sonic.ConfigDB, p portPath) (sonic.Value, bool) {
-	pg := p.path.TC
-	if p.path.PGKnown {
-		pg = p.path.PG
-	}
+	pg := rocePG(p)
 	lossless, _, known := db.LosslessPGs(p.pq)
 	row, ok := lossless[pg]
 	if !known || !ok || row == p.pq.PFCEnableAt || !db.DynamicPG(row.Text) {

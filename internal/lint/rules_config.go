@@ -280,10 +280,22 @@ var fragmentChecks = []struct{ table, checks string }{
 	{"QUEUE", "ECN marking and scheduling on the RoCE queue (QUEUE binds WRED_PROFILE and SCHEDULER rows to queues)"},
 }
 
+// bufferChecks are the checks a SONiC config that sets PFC on its ports
+// cannot run without BUFFER_PG and BUFFER_PROFILE (a qos.json render
+// without its buffers.json).
+const bufferChecks = "the PFC headroom of the lossless priority groups (xoff against each port's speed and cable length), whether RoCE's priority group keeps headroom at all, the shared headroom pool, and the egress buffer of RoCE's queue (BUFFER_QUEUE)"
+
+// setsPFC reports whether a port of db has pfc_enable on some priority.
+func setsPFC(db *sonic.ConfigDB) bool {
+	return slices.ContainsFunc(db.PortQoSMaps(), func(pq sonic.PortQoS) bool { return pq.Port != "global" && len(pq.PFCEnable) > 0 })
+}
+
 // fragmentNotJudged names, for a SONiC fragment that puts some of the
 // RoCE class on ports (a buffers.json with BUFFER_PG, a QUEUE and WRED
 // excerpt) but lacks PORT_QOS_MAP, the checks that could not run for lack
-// of it (and of QUEUE, when that is missing too): a fragment claims no table it does not hold, so
+// of it (and of QUEUE, when that is missing too), and for one that sets
+// PFC on its ports but holds no buffer table (a qos.json), those of the
+// buffers (bufferChecks): a fragment claims no table it does not hold, so
 // their absence is no finding, but no finding on them is no clean bill
 // either. A table another SONiC input of the run holds (qos.json beside
 // buffers.json) is not missing; a config with none of the tables that
@@ -305,6 +317,12 @@ func fragmentNotJudged(m *Model) []doctor.Finding {
 			}
 		}
 		if !slices.Contains(missing, "PORT_QOS_MAP") {
+			missing, checks = nil, nil
+		}
+		if setsPFC(db) && !anyHas("BUFFER_PG") && !anyHas("BUFFER_PROFILE") {
+			missing, checks = append(missing, "BUFFER_PG", "BUFFER_PROFILE"), append(checks, bufferChecks)
+		}
+		if len(missing) == 0 {
 			continue
 		}
 		var held []string

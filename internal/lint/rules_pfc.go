@@ -28,10 +28,12 @@ func pfcRules(m *Model) []doctor.Finding {
 	for _, db := range m.Sonic {
 		fs = append(fs, sonicHeadroom(db)...)
 		fs = append(fs, sonicNamedProfiles(db)...)
+		fs = append(fs, sonicSharedHeadroom(db)...)
 		fs = append(fs, sonicAlpha(db)...)
 		fs = append(fs, nvueHeadroom(db)...)
 		fs = append(fs, sonicWatchdog(db)...)
 		fs = append(fs, sonicWatchdogMask(db)...)
+		fs = append(fs, sonicWatchdogAlert(db)...)
 	}
 	return fs
 }
@@ -181,6 +183,9 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 		}
 		for _, port := range pg.Ports {
 			ph, ok := db.PortHeadroom(port)
+			if !ok {
+				ph, ok = db.PortHeadroomNamed(port, pg.Profile)
+			}
 			if !ok {
 				continue
 			}
@@ -459,6 +464,35 @@ func sonicWatchdogMask(db *sonic.ConfigDB) []doctor.Finding {
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// sonicWatchdogAlert reports the ports with pfc_enable whose PFC_WD row's
+// action is "alert": orchagent (pfcwdsworch.cpp) gives a stormed queue of
+// such a port the base action handler, which counts and logs the storm
+// and leaves the queue as it is, paused.
+func sonicWatchdogAlert(db *sonic.ConfigDB) []doctor.Finding {
+	wd := map[string]sonic.Watchdog{}
+	for _, w := range db.Watchdogs() {
+		wd[w.Port] = w
+	}
+	var ports []string
+	var ev []Evidence
+	for _, pq := range db.PortQoSMaps() {
+		w, ok := wd[pq.Port]
+		if len(pq.PFCEnable) == 0 || !ok || !strings.EqualFold(strings.TrimSpace(w.ActionAt.Text), "alert") {
+			continue
+		}
+		ports = append(ports, pq.Port)
+		ev = append(ev, sonicEv(db, w.ActionAt))
+	}
+	if len(ports) == 0 {
+		return nil
+	}
+	f := watchdogOff(fmt.Sprintf("%s PFC_WD %s", db.File, portList(ports)), ev,
+		"PFC_WD rows with action \"drop\" (SONiC's default) or \"forward\" on these ports (`pfcwd start --action drop <ports> <detection-time>`).")
+	f.Title = fmt.Sprintf("%s PFC_WD %s: action alert: the PFC watchdog reports a pause storm on these ports and leaves the queue paused", db.File, portList(ports))
+	f.Mechanism = "A PFC watchdog breaks a pause storm or deadlock by acting on the stormed queue: drop discards its packets and the pauses it receives, forward sends them regardless of the pauses, and the lossless class upstream drains. With action alert orchagent (sonic-swss pfcwdsworch.cpp) only counts and logs the storm: the queue stays paused, its ingress fills, and the pauses spread upstream and freeze the lossless class as with no watchdog at all."
+	return []doctor.Finding{f}
 }
 
 // dbVersionAtLeast compares SONiC's CONFIG_DB schema version

@@ -182,3 +182,53 @@ func (db *ConfigDB) DynamicPGUnsized(port string) (why string, at Value, ok bool
 	}
 	return "", Value{}, false
 }
+
+// StandInUnwritten says why buffermgrd never writes the BUFFER_PG row of
+// priority group pg of the port of pq, a pfc_enable priority the config
+// gives no row of its own (LosslessPGs counts it lossless on the
+// pfc_enable line, as the traditional model writes
+// pg_lossless_<speed>_<cable>_profile there): buffermgr.cpp
+// doSpeedUpdateTask writes none for a port without a cable length ("Cable
+// length is not set"), with 0m, or without a speed, and the dynamic
+// model's buffermgrdyn.cpp reads no pfc_enable: it sizes the lossless
+// groups BUFFER_PG names and adds none. why is "no cable length", "cable
+// length 0m", "no speed" or "the dynamic buffer model", at the place that
+// shows it. ok only for a whole config_db (DEVICE_METADATA|localhost)
+// that holds the port's PORT row and BUFFER_PG rows of its own: a
+// fragment's cable lengths, speeds, model and rows may be in another file.
+func (db *ConfigDB) StandInUnwritten(pq PortQoS, pg int) (why string, at Value, ok bool) {
+	lossless, _, known := db.LosslessPGs(pq)
+	if row, in := lossless[pg]; !known || !in || row != pq.PFCEnableAt || len(db.PGs()) == 0 {
+		return "", Value{}, false
+	}
+	if _, meta := db.Tables["DEVICE_METADATA"]["localhost"]; !meta {
+		return "", Value{}, false
+	}
+	model, stated := db.Field("DEVICE_METADATA", "localhost", "buffer_model")
+	row, held := db.Tables["PORT"][pq.Port]
+	if !held {
+		return "", Value{}, false
+	}
+	if strings.EqualFold(strings.TrimSpace(model.Text), "dynamic") {
+		return "the dynamic buffer model", model, true
+	}
+	portAt, _ := db.KeyPos("PORT|" + pq.Port)
+	_, cable, found := db.CableLength(pq.Port)
+	switch {
+	case !found:
+		// No CABLE_LENGTH table: the metadata that states the model
+		// shows it, once for every port.
+		at, ok := db.TablePos("CABLE_LENGTH")
+		if !ok && stated {
+			at = model
+		} else if !ok {
+			at, _ = db.KeyPos("DEVICE_METADATA|localhost")
+		}
+		return "no cable length", at, true
+	case strings.TrimSpace(cable.Text) == "0m":
+		return "cable length 0m", cable, true
+	case strings.TrimSpace(row["speed"].Text) == "":
+		return "no speed", portAt, true
+	}
+	return "", Value{}, false
+}

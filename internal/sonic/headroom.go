@@ -1,7 +1,9 @@
 package sonic
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 
 	"rocelab/internal/headroom"
 	"rocelab/internal/unit"
@@ -49,11 +51,43 @@ func (db *ConfigDB) LosslessPattern() (mtu int64, small float64, ok bool) {
 // LOSSLESS_TRAFFIC_PATTERN, SONiC's default (mtu 1024, 50 %) is used. It returns false when the port's speed or
 // cable length is missing.
 func (db *ConfigDB) PortHeadroom(port string) (PortHeadroom, bool) {
+	metres, cable, ok := db.CableLength(port)
+	if !ok {
+		return PortHeadroom{}, false
+	}
+	return db.portHeadroom(port, metres, cable)
+}
+
+// PortHeadroomNamed is PortHeadroom for a port without a CABLE_LENGTH
+// entry whose BUFFER_PG row names profile, a lossless profile named as
+// buffermgrd names them (pg_lossless_<speed>_<cable>_profile) for the
+// port's own speed: the name records the cable the profile was sized for
+// and stands in for the missing length. The row's profile field is the
+// place that shows it, and Assumed says so. It returns false when the port
+// has a cable length, or the name is not buffermgrd's or is for another
+// speed.
+func (db *ConfigDB) PortHeadroomNamed(port string, profile Value) (PortHeadroom, bool) {
+	if _, _, ok := db.CableLength(port); ok {
+		return PortHeadroom{}, false
+	}
+	pn, named := headroom.ParseProfileName(strings.TrimSpace(profile.Text))
+	speed, _ := db.Field("PORT", port, "speed")
+	mbps, err := strconv.ParseInt(speed.Text, 10, 64)
+	if !named || err != nil || pn.Speed != unit.BitRate(mbps)*unit.Mbps {
+		return PortHeadroom{}, false
+	}
+	h, ok := db.portHeadroom(port, pn.Cable.Metres(), profile)
+	h.Assumed = append(h.Assumed, fmt.Sprintf("cable length %gm, read from the profile's name as buffermgrd writes it: the port has no CABLE_LENGTH entry", pn.Cable.Metres()))
+	return h, ok
+}
+
+// portHeadroom is PortHeadroom with the port's cable length given, and
+// cable the place that shows it.
+func (db *ConfigDB) portHeadroom(port string, metres float64, cable Value) (PortHeadroom, bool) {
 	var h PortHeadroom
 	speed, okS := db.Field("PORT", port, "speed")
 	mbps, err := strconv.ParseInt(speed.Text, 10, 64)
-	metres, cable, okC := db.CableLength(port)
-	if !okS || err != nil || mbps <= 0 || !okC || metres < 0 {
+	if !okS || err != nil || mbps <= 0 || metres < 0 {
 		return h, false
 	}
 	h.Speed, h.Cable = speed, cable

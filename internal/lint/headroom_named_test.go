@@ -1,0 +1,63 @@
+package lint
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestLintHeadroomNamedCable: the stock Z9264f config_db has BUFFER_PG
+// rows on pg_lossless_100000_40m_profile and no CABLE_LENGTH. With that
+// profile's xoff cut to 10000 B, pfc.headroom.short judges the 64 100G
+// ports at the 40 m the name records, quoting the BUFFER_PG row that names
+// it; a CABLE_LENGTH entry is used instead when there is one, and a
+// profile whose name is not buffermgrd's, or is for another speed, is not
+// judged without a cable length.
+func TestLintHeadroomNamedCable(t *testing.T) {
+	const prof = "pg_lossless_100000_40m_profile"
+	short := func(rename string, cable string) func(db map[string]map[string]any) {
+		return func(db map[string]map[string]any) {
+			p := db["BUFFER_PROFILE"][prof].(map[string]any)
+			p["xoff"] = "10000"
+			if rename != "" {
+				delete(db["BUFFER_PROFILE"], prof)
+				db["BUFFER_PROFILE"][rename] = p
+				for _, row := range db["BUFFER_PG"] {
+					if r := row.(map[string]any); r["profile"] == prof {
+						r["profile"] = rename
+					}
+				}
+			}
+			if cable != "" {
+				setCables(db, cable)
+			}
+		}
+	}
+	for _, c := range []struct {
+		what           string
+		edit           func(db map[string]map[string]any)
+		want, evidence string // in the title and an evidence line; "" for no finding
+	}{
+		{"as copied", func(map[string]map[string]any) {}, "", ""},
+		{"xoff cut", short("", ""), "xoff 10000 B is below the 41984 B", `"profile": "pg_lossless_100000_40m_profile"`},
+		{"xoff cut, cables 300m", short("", "300m"), "for 100Gbps on 300m", `"Ethernet0": "300m"`},
+		{"xoff cut, a name of the user's", short("roce_lossless", ""), "", ""},
+		{"xoff cut, the name of another speed", short("pg_lossless_25000_40m_profile", ""), "", ""},
+	} {
+		var got []string
+		var ev []string
+		for _, fd := range lintFiles(t, editedDB(t, z9264f, c.edit)).Findings {
+			if fd.ID == "pfc.headroom.short" {
+				got = append(got, fd.Title)
+				for _, e := range fd.Evidence {
+					ev = append(ev, e.Text)
+				}
+			}
+		}
+		if c.want == "" && len(got) > 0 || c.want != "" && (len(got) != 1 || !strings.Contains(got[0], c.want) || !strings.Contains(got[0], "(64 ports)")) {
+			t.Errorf("%s: got %q, want %q", c.what, got, c.want)
+		}
+		if c.evidence != "" && !strings.Contains(strings.Join(ev, "\n"), c.evidence) {
+			t.Errorf("%s: evidence %q, want %q", c.what, ev, c.evidence)
+		}
+	}
+}
