@@ -2,10 +2,11 @@ package ingest
 
 import "testing"
 
-// TestHostSameNames: host names compare by HostKey, the one rule for every
+// TestHostSameNames: host names compare by SameHostName, the one rule for every
 // input. NCCL's prefix and nccl-tests print the name cut at its first dot,
 // `hostname` or a collect archive may print it whole, and DNS ignores
-// case; an IPv4 address as a name keeps its dots.
+// case; an IP address as a name is kept whole; two names that both carry
+// a domain compare whole.
 func TestHostSameNames(t *testing.T) {
 	for _, c := range []struct {
 		a, b string
@@ -18,6 +19,16 @@ func TestHostSameNames(t *testing.T) {
 		{"node-1", "node-2.cluster.local", false},
 		{"10.0.0.1", "10.0.0.2", false},
 		{"10.0.0.1", "10", false},
+		{"123.cluster.local", "123", true},
+		{"fe80::1", "FE80::1", true},
+		{"fe80::1", "fe80::2", false},
+		{"2001:db8::1", "2001", false},
+		{"::ffff:10.0.0.1", "::ffff:10.0.0.2", false},
+		{"::ffff:10.0.0.1", "::ffff", false},
+		{"gpu-1.rack2", "gpu-1.rack3", false},
+		{"spine01.pod1.example.net", "SPINE01.pod2.example.net", false},
+		{"gpu-1.rack2", "GPU-1.Rack2", true},
+		{"gpu-1", "gpu-1.rack3", true},
 	} {
 		same, known := Host{Name: c.a}.Same(Host{Name: c.b})
 		if !known || same != c.same {
