@@ -511,7 +511,7 @@ func checkWarnErrors(inc *Incident) []Finding {
 				c, ok = sharedMemClass, true
 			}
 			if why := symmetricOffLines(l, w); why != nil {
-				c, ok = symmetricOffClass(why[0].Text), true
+				c, ok = symmetricOffClass(why[0].Text, l.Comm.Nodes), true
 				extraEv = why
 			}
 			if !ok && w.Result <= 0 {
