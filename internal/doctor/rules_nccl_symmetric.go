@@ -8,9 +8,9 @@ import (
 	"rocelab/internal/ingest"
 )
 
-// NCCL 2.27-2.30's symmetric memory, device API and GPU-Initiated
-// Networking (GIN) WARNs, and RAS's version check, each told by its cause
-// and fix. The messages are NCCL's own (src/gin/gin_host.cc,
+// NCCL 2.28-2.30's symmetric memory, device API and GPU-Initiated
+// Networking (GIN) WARNs, and RAS's version check (RAS is in 2.27.7
+// already; the others came with 2.28), each told by its cause and fix. The messages are NCCL's own (src/gin/gin_host.cc,
 // src/dev_runtime.cc, src/allocator.cc, src/ras/ras.cc at NCCL 2.30.7).
 
 // deviceAPIClass classifies a WARN of symmetric memory, the device API,
