@@ -231,3 +231,15 @@ func TestNCCLTestsCrashOnSignal(t *testing.T) {
 		t.Errorf("fix %q", f.Fix)
 	}
 }
+
+// UCX's line cut right after the signal number (synthetic) has no
+// description: the title says the signal without an empty "()".
+func TestNCCLTestsCrashOnSignalNoDescription(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"#  Rank  0 Group  0 Pid 3765587 on h20-01 device  0 [0000:08:00] NVIDIA H20",
+		"[h20-01:3765588:0:3767672] Caught signal 11")
+	f := nicMustFind(t, fs, "nccltests.failed", Error, "died on signal 11")
+	if strings.Contains(f.Title, "()") {
+		t.Errorf("title %q", f.Title)
+	}
+}
