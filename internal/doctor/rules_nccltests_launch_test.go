@@ -225,7 +225,7 @@ func TestNCCLTestsRefusedToStart(t *testing.T) {
 // stopped the test: told as a crash, with the plugins to rule out, not as a
 // header with no rows.
 func TestNCCLTestsCrashOnSignal(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.30.3-nccltests-2.17.8-profiler-plugin-segfault-ucx-signal-two-hosts-nccl2112.txt")
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/nccl-2.30.3-nccltests-2.17.8-profiler-plugin-segfault-ucx-signal-two-hosts-nccl2112.txt")
 	f := nicMustFind(t, fs, "nccltests.failed", Error, "died on signal 11 (Segmentation fault)", "h20-01")
 	if !strings.Contains(f.Fix, "NCCL_PROFILER_PLUGIN") {
 		t.Errorf("fix %q", f.Fix)
