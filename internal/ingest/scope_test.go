@@ -1,6 +1,9 @@
 package ingest
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestHostSameNames: host names compare by SameHostName, the one rule for every
 // input. NCCL's prefix and nccl-tests print the name cut at its first dot,
@@ -33,6 +36,25 @@ func TestHostSameNames(t *testing.T) {
 		same, known := Host{Name: c.a}.Same(Host{Name: c.b})
 		if !known || same != c.same {
 			t.Errorf("Host{%q}.Same(Host{%q}) = %v, %v; want %v, true", c.a, c.b, same, known, c.same)
+		}
+	}
+}
+
+// One input whose prompt says "root@NODE-1" and whose `hostname` prints
+// "node-1.cluster.local" names one host (synthetic): its artifacts take
+// that host. Before, the names compared exactly and the input named two,
+// so none.
+func TestInputOneHostAcrossNameForms(t *testing.T) {
+	res, err := Read("h.txt", strings.NewReader("root@NODE-1:~# hostname\nnode-1.cluster.local\nroot@NODE-1:~# lsmod\nModule                  Size  Used by\nnvidia              56860672  1 nvidia_uvm\nroot@NODE-1:~#\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Artifacts) == 0 {
+		t.Fatal("no artifact")
+	}
+	for _, a := range res.Artifacts {
+		if h := a.Scope().Host.Name; HostKey(h) != "node-1" {
+			t.Errorf("%T: host %q", a, h)
 		}
 	}
 }
