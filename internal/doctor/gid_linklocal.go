@@ -30,7 +30,7 @@ func linkLocalRows(entries []ingest.GIDEntry, host, dev string) string {
 func linkLocalIndices(entries []ingest.GIDEntry, host, dev string) []string {
 	var idx []string
 	for _, e := range entries {
-		if c, _ := ingest.ClassifyGID(e.GID); c == ingest.GIDLinkLocal && sameOrUnknown(host, e.Host) && sameOrUnknown(dev, e.Device) {
+		if c, _ := ingest.ClassifyGID(e.GID); c == ingest.GIDLinkLocal && sameHostOrUnknown(host, e.Host) && sameOrUnknown(dev, e.Device) {
 			idx = append(idx, fmt.Sprintf("%d (%s)", e.Index, nameOr(e.Version, "version not shown")))
 		}
 	}
@@ -85,7 +85,7 @@ func joinLinkLocalSeen(fs []Finding, hosts []string, logs []*ingest.NCCLLog) []F
 	for _, sn := range lines {
 		joined := false
 		for i := range fs {
-			if fs[i].ID == "gid.index.link_local" && sameOrUnknown(sn.host, hosts[i]) {
+			if fs[i].ID == "gid.index.link_local" && sameHostOrUnknown(sn.host, hosts[i]) {
 				fs[i].Evidence = appendEvidence(fs[i].Evidence, sn.ev)
 				joined = true
 				break
@@ -122,15 +122,15 @@ func softenLinkLocalConnected(fs []Finding, hosts []string, logs []*ingest.NCCLL
 		failed := false
 		for _, l := range logs {
 			for _, r := range l.Rings {
-				if r.Host == hosts[i] && ring.Line == 0 {
+				if ingest.SameHostName(r.Host, hosts[i]) && ring.Line == 0 {
 					ring = r.Evidence
 				}
 			}
 			for _, c := range l.Completions {
-				failed = failed || sameOrUnknown(c.Host, hosts[i])
+				failed = failed || sameHostOrUnknown(c.Host, hosts[i])
 			}
 			for _, s := range l.Setup {
-				failed = failed || sameOrUnknown(s.Host, hosts[i])
+				failed = failed || sameHostOrUnknown(s.Host, hosts[i])
 			}
 		}
 		if ring.Line == 0 || failed {

@@ -302,7 +302,7 @@ func hostOnPFC(inc *Incident, samples []ingest.CounterSample, peers map[string]i
 	}
 	for i := range samples {
 		h := &samples[i]
-		if h.Kind != ingest.KindEthtool || h.Host != n.Device || h.Device != n.PortID {
+		if h.Kind != ingest.KindEthtool || !ingest.SameHostName(h.Host, n.Device) || h.Device != n.PortID {
 			continue
 		}
 		t, ok := h.PrioTraffic()

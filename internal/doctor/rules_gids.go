@@ -25,11 +25,14 @@ const gidFixTail = "List the table with show_gids (or ibv_devinfo -v) and use th
 
 func sameOrUnknown(a, b string) bool { return a == "" || b == "" || a == b }
 
+// sameHostOrUnknown is sameOrUnknown for host names (ingest.SameHostName).
+func sameHostOrUnknown(a, b string) bool { return a == "" || b == "" || ingest.SameHostName(a, b) }
+
 // gidCandidates returns the table rows a use's index refers to.
 func gidCandidates(u ingest.GIDUse, entries []ingest.GIDEntry) []ingest.GIDEntry {
 	var out, own []ingest.GIDEntry
 	for _, e := range entries {
-		if e.Index == u.Index && sameOrUnknown(u.Device, e.Device) && sameOrUnknown(u.Host, e.Host) {
+		if e.Index == u.Index && sameOrUnknown(u.Device, e.Device) && sameHostOrUnknown(u.Host, e.Host) {
 			out = append(out, e)
 			if u.Evidence.File != "" && e.Evidence.File == u.Evidence.File {
 				own = append(own, e)
@@ -155,7 +158,7 @@ func checkGIDUse(u *ingest.GIDUse, entries []ingest.GIDEntry, timeouts []ingest.
 	}
 	if len(cands) == 0 && u.Device != "" {
 		for _, e := range entries {
-			if e.Device == u.Device && sameOrUnknown(u.Host, e.Host) && e.Version != "" {
+			if e.Device == u.Device && sameHostOrUnknown(u.Host, e.Host) && e.Version != "" {
 				tableOf = append(tableOf, e)
 			}
 		}
@@ -163,7 +166,7 @@ func checkGIDUse(u *ingest.GIDUse, entries []ingest.GIDEntry, timeouts []ingest.
 	at := gidWhere(u.Host, u.Device)
 	var timedOut []ingest.SetupError
 	for _, t := range timeouts {
-		if sameOrUnknown(t.Host, u.Host) {
+		if sameHostOrUnknown(t.Host, u.Host) {
 			timedOut = append(timedOut, t)
 		}
 	}
@@ -559,7 +562,7 @@ func impliedUses(inc *Incident, entries []ingest.GIDEntry) []ingest.GIDUse {
 			owners := map[string][]ingest.GIDEntry{}
 			var order []string
 			for _, e := range entries {
-				if e.Device == u.Device && sameOrUnknown(u.Host, e.Host) {
+				if e.Device == u.Device && sameHostOrUnknown(u.Host, e.Host) {
 					if _, ok := owners[e.Owner()]; !ok {
 						order = append(order, e.Owner())
 					}

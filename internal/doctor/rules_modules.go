@@ -115,7 +115,7 @@ func dmaBufLines(inc *Incident, at ingest.Scope, host string) []Evidence {
 			continue
 		}
 		for _, d := range l.GDRReport().Enabled {
-			if d.DMABuf && (host == "" || d.Host == "" || d.Host == host) {
+			if d.DMABuf && (host == "" || d.Host == "" || ingest.SameHostName(d.Host, host)) {
 				ev = append(ev, d.Evidence)
 			}
 		}
@@ -127,7 +127,7 @@ func dmaBufLines(inc *Incident, at ingest.Scope, host string) []Evidence {
 // input) that say GPUDirect RDMA is off; when the listing names its host,
 // lines that name another are left out.
 func gdrOffLines(inc *Incident, at ingest.Scope, host string) []Evidence {
-	other := func(h string) bool { return host != "" && h != "" && h != host }
+	other := func(h string) bool { return host != "" && h != "" && !ingest.SameHostName(h, host) }
 	var ev []Evidence
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		if reachOf(at, l.Scope()) < sameHost {

@@ -74,3 +74,16 @@ func TestPeerMemoryFromUsedBy(t *testing.T) {
 		t.Errorf("grep -v judged: %s", nicTitles(got))
 	}
 }
+
+// The listing's prompt and NCCL's prefix name one host in another case
+// ("root@NODE-1", "node-1"): the DMA-BUF line is that host's, so the GPU
+// driver without a peer-memory module is not judged. Before, the names
+// compared exactly and a false warning was raised. Synthetic.
+func TestPeerMemoryDMABufHostNameCase(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"node-1:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA (DMABUF) enabled for HCA 0 'mlx5_0'",
+		"root@NODE-1:~# lsmod", "Module                  Size  Used by", "nvidia              56860672  1 nvidia_uvm", "mlx5_ib               434176  0", "root@NODE-1:~#")
+	if got := nicFind(fs, "host.gdr.module"); len(got) != 0 {
+		t.Errorf("DMA-BUF host judged: %s", nicTitles(got))
+	}
+}

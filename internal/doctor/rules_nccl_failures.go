@@ -325,13 +325,6 @@ func netPluginSignature(where string) bool {
 		strings.Contains(w, "net") || strings.Contains(w, "ib_plugin")
 }
 
-// reclaimFailed reports whether a WARN is NCCL's "commReclaim: cleanup
-// comm 0x.. rank N failed in destroy/abort, error E" (init.cc): destroying
-// or aborting a communicator failed.
-func reclaimFailed(msg string) bool {
-	return strings.Contains(msg, "commReclaim: cleanup comm") && strings.Contains(msg, "failed in destroy/abort")
-}
-
 // peerClosed reports whether a WARN's lowered message is a socket its
 // other end closed.
 func peerClosed(m string) bool {
@@ -491,13 +484,15 @@ func checkWarnErrors(inc *Incident) []Finding {
 	result := map[*failureGroup]int{}
 	chain := map[*failureGroup][]string{}
 	fallout := map[*failureGroup]int{}
-	teardown := map[*failureGroup]bool{}
+	td := newTeardowns()
 	var perLog []map[*failureGroup]bool // the groups of each log's failures
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		cause := map[string]*failureGroup{} // the first failure of each process
 		mine := map[*failureGroup]bool{}
 		perLog = append(perLog, mine)
 		for _, w := range l.Warnings {
+			proc := w.Host + "\x00" + strconv.Itoa(w.PID)
+			td.warn(proc, w.PID, w.Message)
 			if _, host := hostWarning(w.Message); host {
 				continue // a host setting (nccl.host.config), never a cause
 			}
@@ -510,22 +505,18 @@ func checkWarnErrors(inc *Incident) []Finding {
 			if _, plugin := pluginSource(w); plugin && slices.Contains(l.PluginInitFailures.Hosts, w.Host) {
 				continue // the plugin failing to start: the transport rules tell it
 			}
-			if g := cause[w.Host+"\x00"+strconv.Itoa(w.PID)]; g != nil && reclaimFailed(w.Message) {
-				teardown[g] = true
-			}
 			c, ok := warnClass(w)
-			over := sharedMemOver(l, w)
-			if over != nil {
+			extraEv := sharedMemOver(l, w)
+			if extraEv != nil {
 				c, ok = sharedMemClass, true
 			}
 			if why := symmetricOffLines(l, w); why != nil {
-				c, ok = symmetricOffClass(why[0].Text), true
-				over = why
+				c, ok = symmetricOffClass(why[0].Text, l.Comm.Nodes), true
+				extraEv = why
 			}
 			if !ok && w.Result <= 0 {
 				continue
 			}
-			proc := w.Host + "\x00" + strconv.Itoa(w.PID)
 			if g := cause[proc]; g != nil {
 				if ok && w.PID < 0 && groupKey(g.class, w) == groupKey(c, w) {
 					// Lines without NCCL's prefix name no process: the
@@ -557,10 +548,11 @@ func checkWarnErrors(inc *Incident) []Finding {
 			if w.Raised.Line > 0 {
 				g.ev.add(w.Raised)
 			}
-			for _, e := range over {
+			for _, e := range extraEv {
 				g.ev.add(e)
 			}
 			cause[proc] = g
+			td.cause(proc, g)
 			mine[g] = true
 			if w.Result > 0 && result[g] <= 0 {
 				result[g], chain[g] = w.Result, w.Chain
@@ -595,11 +587,7 @@ func checkWarnErrors(inc *Incident) []Finding {
 		if n := fallout[g]; n > 0 {
 			f.Mechanism += fmt.Sprintf(" The %s after it on the same processes are its fallout.", plural(n, "later WARN", "later WARNs"))
 		}
-		if teardown[g] {
-			returned += " while the communicator was destroyed or aborted (commReclaim)"
-			f.Mechanism += " The same process then reports 'commReclaim: cleanup comm … failed in destroy/abort': the failure came from ncclCommDestroy or ncclCommAbort freeing the communicator's resources (deregistering buffers, unmapping peers' memory), so the collectives before it had run. If the job was aborting after another error, that earlier error, on this or another rank, is the cause; a failure only at teardown fails the process's exit, and when it recurs with one NCCL release it is often that release's fault freeing registered memory."
-			f.Fix += " Since it happened at destroy or abort: look first for an earlier failure that made the job abort (another rank's WARN, a watchdog timeout); if there is none, try another NCCL release, or disable the buffer registration in use (NCCL_LOCAL_REGISTER=0, NCCL_CUMEM_ENABLE=0 or 1, the framework's symmetric memory off) to confirm."
-		}
+		returned += td.label(&f, g)
 		if remoteFallout(g.class) {
 			returned += foldRemoteFallout(&f, tf, g.hosts)
 		}

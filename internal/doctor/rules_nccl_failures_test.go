@@ -341,3 +341,38 @@ func TestFailureAtDestroyIsNamed(t *testing.T) {
 		}
 	}
 }
+
+// A teardown label is per process (synthetic): two processes fail at init
+// in p2p.cc (the error returned through transport.cc, init.cc and group.cc
+// on the async thread); only one of them later fails in commReclaim, and
+// another process's commReclaim after an unrelated WARN marks nothing. The
+// finding says the failure came at teardown on 1 of the 2 processes, not
+// for both.
+func TestFailureAtDestroyIsPerProcess(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic: init failures in p2p.cc, one process's commReclaim later",
+		"h1:100:101 [0] NCCL INFO NCCL version 2.27.5+cuda12.9",
+		"h1:100:101 [0] transport/p2p.cc:1128 NCCL WARN Cuda failure 1 'invalid argument'",
+		"h1:100:101 [0] NCCL INFO transport.cc:197 -> 1",
+		"h1:100:101 [0] NCCL INFO init.cc:1410 -> 1",
+		"h1:100:101 [0] NCCL INFO group.cc:73 -> 1 [Async thread]",
+		"h1:200:201 [1] transport/p2p.cc:1128 NCCL WARN Cuda failure 1 'invalid argument'",
+		"h1:200:201 [1] NCCL INFO transport.cc:197 -> 1",
+		"h1:200:201 [1] NCCL INFO init.cc:1410 -> 1",
+		"h1:200:201 [1] NCCL INFO group.cc:73 -> 1 [Async thread]",
+		"h1:100:100 [0] init.cc:2143 NCCL WARN commReclaim: cleanup comm 0x9801e10 rank 0 failed in destroy/abort, error 1")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "p2p.cc")
+	if !strings.Contains(f.Title, "on 1 of 2 processes") || !strings.Contains(f.Mechanism, "1 of the 2 failing processes") {
+		t.Errorf("the teardown label covers both processes: %s\n%s", f.Title, f.Mechanism)
+	}
+	fs = synthFindings(t, Options{},
+		"# synthetic: a commReclaim after another WARN of its process",
+		"h1:100:101 [0] transport/p2p.cc:1128 NCCL WARN Cuda failure 1 'invalid argument'",
+		"h1:100:101 [0] NCCL INFO transport.cc:197 -> 1",
+		"h1:100:101 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer",
+		"h1:100:100 [0] init.cc:2143 NCCL WARN commReclaim: cleanup comm 0x9801e10 rank 0 failed in destroy/abort, error 1")
+	f = nicMustFind(t, fs, "nccl.warn.error", Error, "p2p.cc")
+	if strings.Contains(f.Title, "commReclaim") {
+		t.Errorf("a commReclaim after another WARN labels the failure: %s", f.Title)
+	}
+}

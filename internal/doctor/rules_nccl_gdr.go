@@ -136,7 +136,7 @@ func checkGDR(inc *Incident) []Finding {
 		l0, level := logOf(logs, d0.Evidence.File), ""
 		if l0 != nil {
 			for _, v := range l0.EnvValues("NCCL_NET_GDR_LEVEL") {
-				if v.Host == d0.Host || level == "" {
+				if ingest.SameHostName(v.Host, d0.Host) || level == "" {
 					level = v.Value
 				}
 			}

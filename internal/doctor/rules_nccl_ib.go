@@ -263,7 +263,7 @@ func portLinkLayer(host, dev, localGID string, l *ingest.NCCLLog) string {
 	}
 	seen := ""
 	for _, d := range l.IBDevices {
-		if dev != "" && d.Name != dev || host != "" && d.Host != "" && d.Host != host {
+		if dev != "" && d.Name != dev || host != "" && d.Host != "" && !ingest.SameHostName(d.Host, host) {
 			continue
 		}
 		if seen != "" && d.LinkLayer != seen {
@@ -417,7 +417,7 @@ func routableGIDs(s ingest.SetupError, entries []ingest.GIDEntry) (bool, string)
 	}
 	dev, _, _ := strings.Cut(s.Dev, ":")
 	for _, e := range entries {
-		if e.Index == s.GIDIndex && e.Version == "v2" && routable(e.GID) && sameOrUnknown(s.Host, e.Host) && sameOrUnknown(dev, e.Device) {
+		if e.Index == s.GIDIndex && e.Version == "v2" && routable(e.GID) && sameHostOrUnknown(s.Host, e.Host) && sameOrUnknown(dev, e.Device) {
 			return true, fmt.Sprintf("GID index %d is the RoCE v2 row %s (%s:%d)", s.GIDIndex, e.GID, e.Evidence.File, e.Evidence.Line)
 		}
 	}

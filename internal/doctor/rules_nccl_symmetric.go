@@ -8,9 +8,9 @@ import (
 	"rocelab/internal/ingest"
 )
 
-// NCCL 2.27-2.30's symmetric memory, device API and GPU-Initiated
-// Networking (GIN) WARNs, and RAS's version check, each told by its cause
-// and fix. The messages are NCCL's own (src/gin/gin_host.cc,
+// NCCL 2.28-2.30's symmetric memory, device API and GPU-Initiated
+// Networking (GIN) WARNs, and RAS's version check (RAS is in 2.27.7
+// already; the others came with 2.28), each told by its cause and fix. The messages are NCCL's own (src/gin/gin_host.cc,
 // src/dev_runtime.cc, src/allocator.cc, src/ras/ras.cc at NCCL 2.30.7).
 
 // deviceAPIClass classifies a WARN of symmetric memory, the device API,
@@ -20,7 +20,7 @@ func deviceAPIClass(msg string) (failureClass, bool) {
 	m := strings.ToLower(msg)
 	switch {
 	case strings.HasPrefix(m, "communicator does not support symmetric memory"):
-		return symmetricOffClass(""), true
+		return symmetricOffClass("", 0), true
 	case m == "gin is disabled.":
 		return failureClass{"the program asked for GPU-Initiated Networking (GIN) but NCCL_GIN_ENABLE=0 turns it off",
 			"A device communicator (ncclDevCommCreate) that requests GIN connections or resources connects GIN when it is created; with NCCL_GIN_ENABLE=0 NCCL refuses with an internal error instead of running without it. The program's request and the environment disagree; nothing reached the network.",
@@ -63,17 +63,31 @@ func deviceAPIClass(msg string) (failureClass, bool) {
 // communicator has no symmetric memory. info is NCCL's INFO line that says
 // why ("Symmetric memory is not supported. cuMemEnable 1, globalGinSupport
 // 0, globalNicFused 1 cuMemGdrSupport 0", NCCL 2.29 and later), "" when the
-// log lacks it.
-func symmetricOffClass(info string) failureClass {
-	var why []string
-	if v, ok := infoFlag(info, "cuMemEnable"); ok && v == 0 {
+// log lacks it; nodes is the communicator's nNodes from its init line (one
+// NVLink domain counts as one node), 0 when not printed. NCCL (init.cc)
+// grants symmetric memory when every pair of ranks has CUDA P2P,
+// NCCL_WIN_ENABLE is not 0, cuMem is on, and GIN works or nNodes is 1; GIN
+// works when a GIN plugin loaded, NCCL_CROSS_NIC is not 0 and no rank has a
+// merged virtual NIC (globalNicFused, 2.29.2 to 2.30.4).
+func symmetricOffClass(info string, nodes int) failureClass {
+	var why, fix []string
+	cuMem, cuMemOK := infoFlag(info, "cuMemEnable")
+	if cuMemOK && cuMem == 0 {
 		why = append(why, "cuMem (CUDA VMM) is off (cuMemEnable 0: NCCL_CUMEM_ENABLE=0, or a driver or container without it)")
 	}
 	gin, ok := infoFlag(info, "globalGinSupport")
 	if !ok {
 		gin, ok = infoFlag(info, "ginSupport")
 	}
-	if ok && gin == 0 {
+	fused, _ := infoFlag(info, "globalNicFused")
+	switch {
+	case ok && gin == 0 && nodes == 1 && cuMemOK && cuMem == 1:
+		why = append(why, "every rank sits in one NVLink domain (nNodes 1), where GIN is not needed, so CUDA P2P is missing between some pair of GPUs or NCCL_WIN_ENABLE=0")
+		fix = append(fix, "With cuMemEnable 1 in one NVLink domain: unset NCCL_WIN_ENABLE=0 and NCCL_P2P_DISABLE, and check that every pair of GPUs reaches the other over NVLink or PCIe P2P (nvidia-smi topo -p2p r, the P2P INFO lines); a GPU pair without P2P (a VM or container without it, an IOMMU in the way) turns symmetric memory off.")
+	case ok && gin == 0 && fused == 1 && nodes != 1:
+		why = append(why, "a rank uses a merged virtual NIC (globalNicFused 1: NCCL_IB_MERGE_NICS fused several ports into one device), which turns GIN off in NCCL 2.29.2 to 2.30.4, and symmetric memory across NVLink domains needs GIN")
+		fix = append(fix, "With globalNicFused 1: set NCCL_IB_MERGE_NICS=0 on every rank so that each port is its own NIC and GIN can be used.")
+	case ok && gin == 0:
 		why = append(why, "GIN is not available on every rank, which symmetric memory across NVLink domains needs")
 	}
 	if v, ok := infoFlag(info, "cuMemGdrSupport"); ok && v == 0 {
@@ -83,9 +97,10 @@ func symmetricOffClass(info string) failureClass {
 	if len(why) > 0 {
 		what += ": " + strings.Join(why, "; ")
 	}
+	fix = append(fix, "Read the 'Symmetric memory is not supported' line (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT): with cuMemEnable 0 unset NCCL_CUMEM_ENABLE=0 and check that the driver and container allow CUDA VMM; with GIN support 0 across nodes give every node a GIN plugin and nvidia-peermem or DMA-BUF (the GIN/Plugin lines say which failed), unset NCCL_CROSS_NIC=0 and NCCL_IB_MERGE_NICS, or keep the device-API kernels inside one NVLink domain; within a node, unset NCCL_P2P_DISABLE and check that the GPUs reach each other over NVLink.")
 	return failureClass{what,
-		"NCCL decides at init whether a communicator supports symmetric memory (init.cc): every pair of its ranks must reach each other through CUDA P2P, NCCL_WIN_ENABLE must not be 0, cuMem must be on, and either all ranks sit in one NVLink domain or GIN works on every rank (a GIN plugin, and GPUDirect RDMA on cuMem memory). Otherwise it prints 'Symmetric memory is not supported. cuMemEnable ..., globalGinSupport ...' at INFO, and ncclDevCommCreate or a GIN connection then fails; ncclCommWindowRegister registers nothing, silently (NVIDIA/nccl#1963). PCIe-only nodes are not supported (NVIDIA/nccl#2275).",
-		"Read the 'Symmetric memory is not supported' line (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT): with cuMemEnable 0 unset NCCL_CUMEM_ENABLE=0 and check that the driver and container allow CUDA VMM; with GIN support 0 across nodes give every node a GIN plugin and nvidia-peermem or DMA-BUF (the GIN/Plugin lines say which failed), or keep the device-API kernels inside one NVLink domain; within a node, unset NCCL_P2P_DISABLE and check that the GPUs reach each other over NVLink."}
+		"NCCL decides at init whether a communicator supports symmetric memory (init.cc): every pair of its ranks must reach each other through CUDA P2P, NCCL_WIN_ENABLE must not be 0, cuMem must be on, and either all ranks sit in one NVLink domain or GIN works on every rank (a GIN plugin, NCCL_CROSS_NIC not 0, no merged virtual NIC before 2.30.5, and GPUDirect RDMA on cuMem memory). Otherwise it prints 'Symmetric memory is not supported. cuMemEnable ..., globalGinSupport ...' at INFO, and ncclDevCommCreate or a GIN connection then fails; ncclCommWindowRegister registers nothing, silently (NVIDIA/nccl#1963). PCIe-only nodes are not supported (NVIDIA/nccl#2275).",
+		strings.Join(fix, " ")}
 }
 
 // infoFlag reads "name N" from NCCL's INFO text ("cuMemEnable 1,").

@@ -204,7 +204,10 @@ func failureWhat(f ingest.TestFailure) string {
 		return fmt.Sprintf("a process needed GPU index %d but sees only %s", f.GPUsWanted-1, plural(f.GPUsFound, "GPU", "GPUs"))
 	}
 	if f.Signal > 0 {
-		return fmt.Sprintf("a process died on signal %d (%s)", f.Signal, strings.TrimSpace(strings.SplitN(f.Message, ":", 2)[0]))
+		if d := strings.TrimSpace(strings.SplitN(f.Message, ":", 2)[0]); d != "" {
+			return fmt.Sprintf("a process died on signal %d (%s)", f.Signal, d)
+		}
+		return fmt.Sprintf("a process died on signal %d", f.Signal)
 	}
 	return fmt.Sprintf("%s call failed at %s with '%s'", map[string]string{"NCCL": "an NCCL", "CUDA": "a CUDA"}[f.Call], f.Where, f.Message)
 }

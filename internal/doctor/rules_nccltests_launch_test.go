@@ -225,7 +225,7 @@ func TestNCCLTestsRefusedToStart(t *testing.T) {
 // stopped the test: told as a crash, with the plugins to rule out, not as a
 // header with no rows.
 func TestNCCLTestsCrashOnSignal(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.30.3-nccltests-2.17.8-profiler-plugin-segfault-ucx-signal-two-hosts-nccl2112.txt")
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/nccl-2.30.3-nccltests-2.17.8-profiler-plugin-segfault-ucx-signal-two-hosts-nccl2112.txt")
 	f := nicMustFind(t, fs, "nccltests.failed", Error, "died on signal 11 (Segmentation fault)", "h20-01")
 	if !strings.Contains(f.Fix, "NCCL_PROFILER_PLUGIN") {
 		t.Errorf("fix %q", f.Fix)
@@ -300,4 +300,16 @@ func TestNCCLTestsBuildMismatch(t *testing.T) {
 	nicMustFind(t, fs, "nccltests.version.mismatch", Info, "ran NCCL 2.29.3, newer than the 2.27.3")
 	fs = synthFindings(t, Options{}, "# nccl-tests version 2.19.6 nccl-headers=22903 nccl-library=22903", "# Collective test starting: all_reduce_perf", hdr, row)
 	nicMustNot(t, fs, "nccltests.version.mismatch")
+}
+
+// UCX's line cut right after the signal number (synthetic) has no
+// description: the title says the signal without an empty "()".
+func TestNCCLTestsCrashOnSignalNoDescription(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"#  Rank  0 Group  0 Pid 3765587 on h20-01 device  0 [0000:08:00] NVIDIA H20",
+		"[h20-01:3765588:0:3767672] Caught signal 11")
+	f := nicMustFind(t, fs, "nccltests.failed", Error, "died on signal 11")
+	if strings.Contains(f.Title, "()") {
+		t.Errorf("title %q", f.Title)
+	}
 }

@@ -19,7 +19,6 @@ var ncclLogFindingsS36 = []struct{ file, want string }{
 	{"nccl-2.28.9-vllm-hami-socket-lo-env-plugin-nccl-call-lines-hamicore261.txt", ""},
 	{"nccl-2.28.9-slurm-gpus-per-task-p2p-cuda-101-invalid-device-ordinal-title-line-nccl1948.txt", "nccl.warn.error:warn"},
 	{"nccl-hpcx-ib-plugin-c-completion-error-5-vendor-249-progress-thread-repeated-nccl1737.txt", "nccl.ib.completion_flushed:error"},
-	{"nccl-2.30.3-nccltests-2.17.8-profiler-plugin-segfault-ucx-signal-two-hosts-nccl2112.txt", "nccltests.failed:error"},
 	{"nccl-2.30.7-register-cumemgetaddressrange-cuda-500-vmm-rank-only-prefix-nccl2332.txt", "nccl.warn.error:error"},
 	{"nccl-2.30.7-symmetric-va-exhausted-allocator-warn-function-names-rank-only-prefix-nccl2331.txt", "nccl.warn.error:error"},
 }

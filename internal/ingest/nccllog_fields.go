@@ -139,7 +139,15 @@ func isDevToken(tok string) bool {
 // in front (timestamps, "0: " labels).
 func parseOrigin(pre string) origin {
 	o := origin{pid: -1, tid: -1, dev: -1}
-	pre = cutFuncName(pre)
+	if c := cutFuncName(pre); c != pre {
+		// NCCL 2.30.7 prints the function after the location that follows
+		// the device token ("[0] init.cc:2143 (commReclaim)"); another
+		// program's "foo.py:12 (main)" keeps its words.
+		_, rest := lastField(c)
+		if dev, _ := lastField(rest); isDevToken(dev) {
+			pre = c
+		}
+	}
 	if loc, before, ok := signatureLoc(pre); ok {
 		// A C++ plugin's location is the function's signature, spaces
 		// and all: parse what comes before it, then keep "name:line".

@@ -381,6 +381,7 @@ func (l *NCCLLog) propagation(o origin, host, msg string, ev Evidence) {
 	if !ok || strings.ContainsRune(where, ' ') || !strings.ContainsRune(where, ':') {
 		return
 	}
+	tail := code
 	code, errno, _ := strings.Cut(code, " ")
 	n, err := strconv.Atoi(code)
 	if err != nil {
@@ -390,7 +391,9 @@ func (l *NCCLLog) propagation(o origin, host, msg string, ev Evidence) {
 	r, ok := l.lastWarn[key]
 	if !ok {
 		if sysErrorOrigin(errno) {
-			l.sysErrorOrigin(o, host, msg, where, n, ev)
+			// The message as older releases print it: 2.30.7's
+			// "(func)" after the location left out.
+			l.sysErrorOrigin(o, host, where+" -> "+tail, where, n, ev)
 		}
 		return
 	}

@@ -528,4 +528,18 @@ func TestNCCLFunctionAfterLocation(t *testing.T) {
 	if got := cutFuncName("h:1:2 [0] (ncclSpaceAlloc) "); got != "h:1:2 [0] (ncclSpaceAlloc) " {
 		t.Errorf("a function without a location was cut: %q", got)
 	}
+	// A return code with no WARN before it reads as the older release's
+	// line, message and all.
+	old := parseLog(t, "h1:11:12 [0] NCCL INFO misc/socket.cc:505 -> 2 (Operation now in progress)\n")
+	cur := parseLog(t, "h1:11:12 [0] NCCL INFO misc/socket.cc:505 (ncclSocketConnectCheck) -> 2 (Operation now in progress)\n")
+	if len(old.Warnings) != 1 || len(cur.Warnings) != 1 || cur.Warnings[0].Message != old.Warnings[0].Message || cur.Warnings[0].Where != old.Warnings[0].Where {
+		t.Errorf("2.30.7's return code %+v, older %+v", cur.Warnings, old.Warnings)
+	}
+	// Another program's "file:line (func)" before NCCL's marker is no
+	// NCCL location: the function is not cut off it.
+	for _, w := range parseLog(t, "Traceback: foo.py:12 (main) NCCL WARN x\n").Warnings {
+		if w.Where == "foo.py:12" {
+			t.Errorf("a user line's location read as NCCL's: %+v", w)
+		}
+	}
 }

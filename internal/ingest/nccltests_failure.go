@@ -151,7 +151,7 @@ func failureHost(h string) (host string, ok bool) {
 }
 
 // caughtSignal reads UCX's error handler line for a process that died on
-// a signal (ucs_handle_error: "[host:pid:tid:thread] Caught signal 11
+// a signal (ucs_handle_error: "[host:pid:idx:tid] Caught signal 11
 // (Segmentation fault: address not mapped to object at address 0x48)"),
 // the description cut where the output was.
 func (t *NCCLTests) caughtSignal(ln Line, s string) bool {
@@ -164,7 +164,13 @@ func (t *NCCLTests) caughtSignal(ln Line, s string) bool {
 	if err != nil || n <= 0 {
 		return false
 	}
-	host, _, _ := strings.Cut(pre[1:], ":")
+	// UCX's prefix is "host:pid:idx:tid", all three numbers: "[rank0]"
+	// and other tools' tags are no process.
+	id := strings.Split(pre[1:], ":")
+	if len(id) < 4 || !isDigits(id[len(id)-3]) || !isDigits(id[len(id)-2]) || !isDigits(id[len(id)-1]) {
+		return false
+	}
+	host := strings.Join(id[:len(id)-3], ":")
 	desc = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(desc), "("), ")")
 	t.keepFailure(TestFailure{Host: strings.Clone(host), Signal: n, Message: strings.Clone(desc), Evidence: At(t.src, ln)})
 	return true

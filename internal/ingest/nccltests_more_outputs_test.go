@@ -282,3 +282,12 @@ func TestNCCLTestsDirectCommandLine(t *testing.T) {
 		}
 	}
 }
+
+// A "[tag] Caught signal N" without UCX's "host:pid:idx:tid" (a launcher's
+// "[rank0]", synthetic) names no host: it is not read as UCX's line.
+func TestNCCLTestsCaughtSignalNeedsUCXPrefix(t *testing.T) {
+	x := parseTests(t, "#  Rank  0 Group  0 Pid 3765587 on h20-01 device  0 [0000:08:00] NVIDIA H20\n[rank0] Caught signal 11 (Segmentation fault)\n[h:x:0:1] Caught signal 11\n")
+	if x != nil && x.FailureCount != 0 {
+		t.Errorf("failures %+v", x.Failures)
+	}
+}

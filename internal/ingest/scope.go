@@ -64,7 +64,7 @@ func (h Host) Label() string {
 // Same reports whether h and o are known to be one machine (same is
 // true), known to be two (same false, known true), or cannot be told
 // apart (known false). A shared GUID or routable address makes one
-// machine; otherwise two names decide, compared by HostKey. Addresses alone never make two
+// machine; otherwise two names decide, compared by SameHostName. Addresses alone never make two
 // machines: one host is known by its bootstrap address in one input and
 // by its RoCE address in another. (Within one NCCL log, where every
 // process states the same kind of address, the parser tells apart hosts
@@ -77,23 +77,50 @@ func (h Host) Same(o Host) (same, known bool) {
 		return false, true
 	}
 	if h.Name != "" && o.Name != "" {
-		return HostKey(h.Name) == HostKey(o.Name), true
+		return SameHostName(h.Name, o.Name), true
 	}
 	return false, false
 }
 
-// HostKey is the one rule by which host names compare across inputs: the
-// name in lower case, a domain after the first label dropped. NCCL's line
-// prefix and nccl-tests' rank lines print gethostname() cut at its first
-// dot ("node-1"), while `hostname`, a prompt or a collect archive may give
-// the full name ("node-1.cluster.local"), and DNS names ignore case
-// ("NODE-1"). An IPv4 address used as a name keeps its dots.
+// HostKey is the short form of a host name by which inputs are grouped:
+// the name in lower case, a domain after the first label dropped. NCCL's
+// line prefix and nccl-tests' rank lines print gethostname() cut at its
+// first dot ("node-1", "123" of "123.cluster.local"), while `hostname`, a
+// prompt or a collect archive may give the full name
+// ("node-1.cluster.local"), and DNS names ignore case ("NODE-1"). An IP
+// address used as a name (IPv4, IPv6, "::ffff:10.0.0.1") is kept whole.
+// Two names compare by SameHostName.
 func HostKey(name string) string {
 	name = strings.ToLower(strings.TrimSpace(name))
-	if i := strings.IndexByte(name, '.'); i > 0 && strings.Trim(name[:i], "0123456789") != "" {
+	if _, err := netip.ParseAddr(name); err == nil {
+		return name
+	}
+	if i := strings.IndexByte(name, '.'); i > 0 {
 		name = name[:i]
 	}
 	return name
+}
+
+// SameHostName is the one rule by which two host names compare across
+// inputs: when both carry a domain ("gpu-1.rack2", "gpu-1.rack3") the
+// whole names decide, case aside; when one is short, as NCCL prints it,
+// the short forms (HostKey) do.
+func SameHostName(a, b string) bool {
+	a, b = strings.ToLower(strings.TrimSpace(a)), strings.ToLower(strings.TrimSpace(b))
+	if a == b {
+		return true
+	}
+	if hasDomain(a) && hasDomain(b) {
+		return false
+	}
+	return HostKey(a) == HostKey(b)
+}
+
+// hasDomain reports whether a lower-cased host name has a domain after
+// its first label (an IP address has none).
+func hasDomain(name string) bool {
+	_, err := netip.ParseAddr(name)
+	return err != nil && strings.IndexByte(name, '.') > 0
 }
 
 // Merge returns h with o's names, addresses and GUIDs added.
@@ -224,7 +251,7 @@ func (c *inputContext) see(src string, l Line) {
 	if c.first.IsZero() && !l.Stamp.IsZero() {
 		c.first = l.Stamp
 	}
-	if l.Host == "" || l.Host == c.lastHost {
+	if l.Host == "" || SameHostName(l.Host, c.lastHost) {
 		return
 	}
 	c.lastHost = l.Host
@@ -233,7 +260,7 @@ func (c *inputContext) see(src string, l Line) {
 		c.hosts = 1
 		return
 	}
-	if l.Host != c.host {
+	if !SameHostName(l.Host, c.host) {
 		c.hosts = 2
 	}
 }
