@@ -26,6 +26,8 @@ func unwrittenPGFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 	switch g.other {
 	case "cable length 0m":
 		fix = fmt.Sprintf("The cable's real length in CABLE_LENGTH for these ports (0m is for ports that carry no lossless traffic: buffermgrd writes no lossless priority group for them), or a BUFFER_PG <port>|%d row with a lossless profile.", pg)
+	case "unparseable cable length":
+		fix = fmt.Sprintf("The cable length as SONiC's YANG model and pg_profile_lookup.ini write it, a whole number of metres with its unit (\"40m\"), or a BUFFER_PG <port>|%d row with a lossless profile.", pg)
 	case "no speed":
 		fix = "The port's speed in its PORT row (`config interface speed <port> <Mb/s>`), so buffermgrd looks its lossless profile up."
 	case "the dynamic buffer model":
@@ -46,7 +48,7 @@ func unwrittenPGFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 			db.File, portList(g.ports), pg, p.TC, g.other),
 		Subject:   db.File + " " + portList(g.ports),
 		Evidence:  evs(append([]Evidence{atEv(db, g.first.pq.PFCEnableAt)}, g.shows...)...),
-		Mechanism: "Under the traditional buffer model buffermgrd writes each port's lossless priority groups itself: for every pfc_enable priority it looks the port's speed and cable length up in pg_profile_lookup.ini and writes pg_lossless_<speed>_<cable>_profile to BUFFER_PG (sonic-swss cfgmgr/buffermgr.cpp doSpeedUpdateTask). A port without a cable length (\"Cable length is not set\"), with 0m or without a speed gets no row, and the config writes none: the group stays on the ASIC's default, with no headroom above its threshold. PFC still pauses the priority, but what the cable and the sender deliver after the pause has nowhere to go, and RoCE's packets are dropped on the class meant to be lossless.",
+		Mechanism: "Under the traditional buffer model buffermgrd writes each port's lossless priority groups itself: for every pfc_enable priority it looks the port's speed and cable length up in pg_profile_lookup.ini and writes pg_lossless_<speed>_<cable>_profile to BUFFER_PG (sonic-swss cfgmgr/buffermgr.cpp doSpeedUpdateTask). A port without a cable length (\"Cable length is not set\"), with 0m, with a length no row matches (\"No PG profile configured for speed … and cable length …\": \"40\" or \"300 m\" for \"40m\") or without a speed gets no row, and the config writes none: the group stays on the ASIC's default, with no headroom above its threshold. PFC still pauses the priority, but what the cable and the sender deliver after the pause has nowhere to go, and RoCE's packets are dropped on the class meant to be lossless.",
 		Fix:       fix,
 	}
 }

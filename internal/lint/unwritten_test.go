@@ -12,7 +12,8 @@ import (
 // DellEMC-Z9264f, testdata/corpus/sonic-stock) under the traditional
 // buffer model has no CABLE_LENGTH; with its BUFFER_PG 3-4 rows removed,
 // RoCE's priority group 3 is left to buffermgrd, which writes no lossless
-// profile for a port without a cable length (or with 0m), so pfc.pg.lossy
+// profile for a port without a cable length (or with 0m, or one no
+// pg_profile_lookup.ini row matches: "300 m", "40"), so pfc.pg.lossy
 // fires; so it does under the dynamic buffer model, whose buffermgrd adds
 // no group from pfc_enable. It does not when the ports have a cable length
 // under the traditional model, or on a fragment without DEVICE_METADATA.
@@ -40,6 +41,8 @@ func TestLintStandInPGUnwritten(t *testing.T) {
 		{"PG 3-4 rows removed", noRows, "has no BUFFER_PG row, which the traditional buffer model leaves to buffermgrd, but the port has no cable length"},
 		{"rows removed, cables 40m", cables("40m"), ""},
 		{"rows removed, cables 0m", cables("0m"), "but the port has cable length 0m"},
+		{"rows removed, cables 300 m", cables("300 m"), "but the port has unparseable cable length"},
+		{"rows removed, cables 40 (no unit)", cables("40"), "but the port has unparseable cable length"},
 		{"rows removed, dynamic model", func(db map[string]map[string]any) {
 			noRows(db)
 			db["DEVICE_METADATA"]["localhost"].(map[string]any)["buffer_model"] = "dynamic"
