@@ -17,6 +17,8 @@ import (
 // fires; so it does under the dynamic buffer model, whose buffermgrd adds
 // no group from pfc_enable. It does not when the ports have a cable length
 // under the traditional model, or on a fragment without DEVICE_METADATA.
+// The fix names the row buffermgrd writes, the port's pfc_enable groups
+// merged (<port>|3-4), and the release since which it reads pfc_enable.
 func TestLintStandInPGUnwritten(t *testing.T) {
 	variant := func(edit func(db map[string]map[string]any)) string { return editedDB(t, z9264f, edit) }
 	noRows := func(db map[string]map[string]any) {
@@ -59,6 +61,9 @@ func TestLintStandInPGUnwritten(t *testing.T) {
 		for _, fd := range lintFiles(t, variant(c.edit)).Findings {
 			if fd.ID == "pfc.pg.lossy" {
 				got = append(got, fd.Title)
+				if c.what == "PG 3-4 rows removed" && (!strings.Contains(fd.Fix, "the port's pfc_enable groups (e.g. BUFFER_PG <port>|3-4)") || !strings.Contains(fd.Mechanism, "since SONiC 202205")) {
+					t.Errorf("%s: the fix or mechanism names no merged pfc_enable row or version: %s / %s", c.what, fd.Fix, fd.Mechanism)
+				}
 				if c.want != "" && len(fd.Evidence) < 2 {
 					t.Errorf("%s: evidence %v, want the pfc_enable line and what shows why", c.what, fd.Evidence)
 				}

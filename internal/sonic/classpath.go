@@ -159,10 +159,10 @@ func (db *ConfigDB) DynamicPG(profile string) bool {
 // length are both known, and removes the port's lossless PGs when the
 // cable length is 0m (sonic-swss cfgmgr/buffermgrdyn.cpp: a port without
 // them stays initializing and its PGs are skipped; refreshPgsForPort on
-// "0m"). why and the place that shows it are portSizingGap's. ok is false when the port is sized, or when the
-// config states no cable length for any port (a fragment without
-// CABLE_LENGTH, whose lengths another file may hold); the speed is judged
-// only on a PORT row the config holds.
+// "0m"). why and the place that shows it are portSizingGap's. ok is false
+// when the port is sized, or when the config states no cable length for
+// any port (a fragment without CABLE_LENGTH, whose lengths another file
+// may hold); the speed is judged only on a PORT row the config holds.
 func (db *ConfigDB) DynamicPGUnsized(port string) (why string, at Value, ok bool) {
 	if len(db.Tables["CABLE_LENGTH"]) == 0 {
 		return "", Value{}, false
