@@ -17,8 +17,8 @@ func rocePG(p portPath) int {
 }
 
 // unwrittenPGFinding is pfc.pg.lossy for ports whose RoCE priority group,
-// a pfc_enable priority without a BUFFER_PG row, buffermgrd's traditional
-// model never writes (sonic.StandInUnwritten): g.other says why.
+// a pfc_enable priority without a BUFFER_PG row, buffermgrd never writes
+// (sonic.StandInUnwritten): g.other says why.
 func unwrittenPGFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 	p := g.first.path
 	pg := rocePG(g.first)
@@ -35,6 +35,12 @@ func unwrittenPGFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 		fix = fmt.Sprintf("The cable length as SONiC's YANG model and pg_profile_lookup.ini write it, a whole number of metres with its unit (\"40m\"), or a BUFFER_PG <port>|%d row with a lossless profile.", pg)
 	case "no speed":
 		fix = "The port's speed in its PORT row (`config interface speed <port> <Mb/s>`), so buffermgrd looks its lossless profile up."
+	case "no ingress_lossless_pool":
+		sev = doctor.Warn
+		title = fmt.Sprintf("%s %s: RoCE's priority group %d (class %d, pfc_enable) has no BUFFER_PG row, and the config holds no buffer tables (no BUFFER_POOL ingress_lossless_pool): buffermgrd writes no lossless profile until the pool exists, so as written the group keeps no PFC headroom",
+			db.File, portList(g.ports), pg, p.TC)
+		mechanism = "buffermgrd creates the lossless profile it writes to a pfc_enable group's BUFFER_PG row in BUFFER_POOL ingress_lossless_pool, and while that pool is absent it retries (\"PG lossless pool is not yet created\", sonic-swss cfgmgr/buffermgr.cpp doSpeedUpdateTask) and writes nothing: a whole CONFIG_DB without BUFFER_POOL, BUFFER_PROFILE and BUFFER_PG leaves every lossless group on the ASIC's default, with no headroom above its threshold, until the buffers are loaded (`config qos reload`, or a config_db.json generated with buffers.json). " + lossy
+		fix = "The switch's buffer tables (BUFFER_POOL, BUFFER_PROFILE, BUFFER_PG, BUFFER_QUEUE): `config qos reload` renders them from the SKU's buffers.json.j2; or lint the CONFIG_DB the switch runs (`show runningconfiguration all`), which holds them if it did."
 	case "the dynamic buffer model":
 		title = fmt.Sprintf("%s %s: RoCE's priority group %d (class %d, pfc_enable) has no BUFFER_PG row, and under the dynamic buffer model buffermgrd adds none from pfc_enable, so the group keeps no PFC headroom",
 			db.File, portList(g.ports), pg, p.TC)

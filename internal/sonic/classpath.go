@@ -203,14 +203,17 @@ func (db *ConfigDB) portSizingGap(port string) (why string, at Value, ok bool) {
 // doSpeedUpdateTask writes none for a port without a cable length ("Cable
 // length is not set"), with 0m, or without a speed, and the dynamic
 // model's buffermgrdyn.cpp reads no pfc_enable: it sizes the lossless
-// groups BUFFER_PG names and adds none. why is portSizingGap's or "the
-// dynamic buffer model", at the place that shows it. ok only for a whole
-// config_db (DEVICE_METADATA|localhost) that holds the port's PORT row and
-// BUFFER_PG rows of its own: a fragment's cable lengths, speeds, model and
-// rows may be in another file.
+// groups BUFFER_PG names and adds none; neither writes a lossless profile
+// while BUFFER_POOL ingress_lossless_pool is absent ("PG lossless pool is
+// not yet created"). why is portSizingGap's, "the dynamic buffer model" or,
+// for a config without buffer tables, "no ingress_lossless_pool", at the
+// place that shows it. ok only for a whole config_db
+// (DEVICE_METADATA|localhost) that holds the port's PORT row and BUFFER_PG
+// rows of its own or no buffer table at all: a fragment's cable lengths,
+// speeds, model and rows may be in another file.
 func (db *ConfigDB) StandInUnwritten(pq PortQoS, pg int) (why string, at Value, ok bool) {
 	lossless, _, known := db.LosslessPGs(pq)
-	if row, in := lossless[pg]; !known || !in || row != pq.PFCEnableAt || len(db.PGs()) == 0 {
+	if row, in := lossless[pg]; !known || !in || row != pq.PFCEnableAt {
 		return "", Value{}, false
 	}
 	if _, meta := db.Tables["DEVICE_METADATA"]["localhost"]; !meta {
@@ -220,6 +223,14 @@ func (db *ConfigDB) StandInUnwritten(pq PortQoS, pg int) (why string, at Value, 
 	_, held := db.Tables["PORT"][pq.Port]
 	if !held {
 		return "", Value{}, false
+	}
+	if len(db.PGs()) == 0 {
+		_, pool := db.Tables["BUFFER_POOL"]["ingress_lossless_pool"]
+		if pool || len(db.Tables["BUFFER_PROFILE"]) > 0 {
+			return "", Value{}, false
+		}
+		at, _ := db.KeyPos("DEVICE_METADATA|localhost")
+		return "no ingress_lossless_pool", at, true
 	}
 	if strings.EqualFold(strings.TrimSpace(model.Text), "dynamic") {
 		return "the dynamic buffer model", model, true
