@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"rocelab/internal/doctor"
 )
 
 // TestLintQoSWithoutBuffers: SONiC's rendered qos.json for an Arista
@@ -20,7 +22,7 @@ func TestLintQoSWithoutBuffers(t *testing.T) {
 	}{{[]string{qos}, true}, {[]string{qos, buffers}, false}} {
 		var got []string
 		for _, fd := range lintFiles(t, c.files...).Findings {
-			if fd.ID == "config.not_judged" && strings.Contains(fd.Title, "without BUFFER_PG or BUFFER_PROFILE: not judged: the PFC headroom") {
+			if buffersNotJudged(fd) {
 				got = append(got, fd.Title)
 				if len(fd.Evidence) == 0 {
 					t.Errorf("%v: no evidence", c.files)
@@ -31,4 +33,10 @@ func TestLintQoSWithoutBuffers(t *testing.T) {
 			t.Errorf("%v: got %q, want a finding: %v", c.files, got, c.want)
 		}
 	}
+}
+
+// buffersNotJudged reports whether fd is the config.not_judged a SONiC
+// fragment that sets PFC without buffer tables (a qos.json) gets.
+func buffersNotJudged(fd doctor.Finding) bool {
+	return fd.ID == "config.not_judged" && strings.Contains(fd.Title, "without BUFFER_PG or BUFFER_PROFILE: not judged: the PFC headroom")
 }

@@ -9,7 +9,9 @@ import (
 // rows on pg_lossless_100000_40m_profile and no CABLE_LENGTH. With that
 // profile's xoff cut to 10000 B, pfc.headroom.short judges the 64 100G
 // ports at the 40 m the name records, quoting the BUFFER_PG row that names
-// it; a CABLE_LENGTH entry is used instead when there is one, and a
+// it; a CABLE_LENGTH entry is used instead when there is one, a malformed
+// one ("300 m", which buffermgrd matches to no profile) stops the name
+// standing in for it, and a
 // profile whose name is not buffermgrd's, or is for another speed, is not
 // judged without a cable length.
 func TestLintHeadroomNamedCable(t *testing.T) {
@@ -40,6 +42,7 @@ func TestLintHeadroomNamedCable(t *testing.T) {
 		{"as copied", func(map[string]map[string]any) {}, "", ""},
 		{"xoff cut", short("", ""), "xoff 10000 B is below the 41984 B", `"profile": "pg_lossless_100000_40m_profile"`},
 		{"xoff cut, cables 300m", short("", "300m"), "for 100Gbps on 300m", `"Ethernet0": "300m"`},
+		{"xoff cut, cables 300 m (malformed)", short("", "300 m"), "", ""},
 		{"xoff cut, a name of the user's", short("roce_lossless", ""), "", ""},
 		{"xoff cut, the name of another speed", short("pg_lossless_25000_40m_profile", ""), "", ""},
 	} {

@@ -285,6 +285,14 @@ var fragmentChecks = []struct{ table, checks string }{
 // without its buffers.json).
 const bufferChecks = "the PFC headroom of the lossless priority groups (xoff against each port's speed and cable length), whether RoCE's priority group keeps headroom at all, the shared headroom pool, and the egress buffer of RoCE's queue (BUFFER_QUEUE)"
 
+// wholeConfig reports whether db is a switch's whole CONFIG_DB
+// (DEVICE_METADATA|localhost and PORT), whose missing tables are missing
+// on the switch, not in another file.
+func wholeConfig(db *sonic.ConfigDB) bool {
+	_, meta := db.Tables["DEVICE_METADATA"]["localhost"]
+	return meta && len(db.Tables["PORT"]) > 0
+}
+
 // setsPFC reports whether a port of db has pfc_enable on some priority.
 func setsPFC(db *sonic.ConfigDB) bool {
 	return slices.ContainsFunc(db.PortQoSMaps(), func(pq sonic.PortQoS) bool { return pq.Port != "global" && len(pq.PFCEnable) > 0 })
@@ -294,7 +302,8 @@ func setsPFC(db *sonic.ConfigDB) bool {
 // RoCE class on ports (a buffers.json with BUFFER_PG, a QUEUE and WRED
 // excerpt) but lacks PORT_QOS_MAP, the checks that could not run for lack
 // of it (and of QUEUE, when that is missing too), and for one that sets
-// PFC on its ports but holds no buffer table (a qos.json), those of the
+// PFC on its ports but holds no buffer table (a qos.json; a whole
+// CONFIG_DB without them is pfc.pg.lossy's, sonic.StandInUnwritten), those of the
 // buffers (bufferChecks): a fragment claims no table it does not hold, so
 // their absence is no finding, but no finding on them is no clean bill
 // either. A table another SONiC input of the run holds (qos.json beside
@@ -319,7 +328,7 @@ func fragmentNotJudged(m *Model) []doctor.Finding {
 		if !slices.Contains(missing, "PORT_QOS_MAP") {
 			missing, checks = nil, nil
 		}
-		if setsPFC(db) && !anyHas("BUFFER_PG") && !anyHas("BUFFER_PROFILE") {
+		if setsPFC(db) && !wholeConfig(db) && !anyHas("BUFFER_PG") && !anyHas("BUFFER_PROFILE") {
 			missing, checks = append(missing, "BUFFER_PG", "BUFFER_PROFILE"), append(checks, bufferChecks)
 		}
 		if len(missing) == 0 {

@@ -6,16 +6,23 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"rocelab/internal/doctor"
 )
 
 // TestLintStandInPGUnwritten: a whole CONFIG_DB (real, sonic-utilities'
 // DellEMC-Z9264f, testdata/corpus/sonic-stock) under the traditional
 // buffer model has no CABLE_LENGTH; with its BUFFER_PG 3-4 rows removed,
 // RoCE's priority group 3 is left to buffermgrd, which writes no lossless
-// profile for a port without a cable length (or with 0m), so pfc.pg.lossy
+// profile for a port without a cable length (or with 0m, or one no
+// pg_profile_lookup.ini row matches: "300 m", "40"), so pfc.pg.lossy
 // fires; so it does under the dynamic buffer model, whose buffermgrd adds
-// no group from pfc_enable. It does not when the ports have a cable length
-// under the traditional model, or on a fragment without DEVICE_METADATA.
+// no group from pfc_enable, and (warn, not config.not_judged) with every
+// buffer table removed, buffermgrd waiting for ingress_lossless_pool. It
+// does not when the ports have a cable length under the traditional
+// model, or on a fragment without DEVICE_METADATA.
+// The fix names the row buffermgrd writes, the port's pfc_enable groups
+// merged (<port>|3-4), and the release since which it reads pfc_enable.
 func TestLintStandInPGUnwritten(t *testing.T) {
 	variant := func(edit func(db map[string]map[string]any)) string { return editedDB(t, z9264f, edit) }
 	noRows := func(db map[string]map[string]any) {
@@ -40,6 +47,13 @@ func TestLintStandInPGUnwritten(t *testing.T) {
 		{"PG 3-4 rows removed", noRows, "has no BUFFER_PG row, which the traditional buffer model leaves to buffermgrd, but the port has no cable length"},
 		{"rows removed, cables 40m", cables("40m"), ""},
 		{"rows removed, cables 0m", cables("0m"), "but the port has cable length 0m"},
+		{"rows removed, cables 300 m", cables("300 m"), "but the port has unparseable cable length"},
+		{"rows removed, cables 40 (no unit)", cables("40"), "but the port has unparseable cable length"},
+		{"buffer tables removed", func(db map[string]map[string]any) {
+			for _, t := range []string{"BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_PG", "BUFFER_QUEUE", "BUFFER_PORT_INGRESS_PROFILE_LIST", "BUFFER_PORT_EGRESS_PROFILE_LIST"} {
+				delete(db, t)
+			}
+		}, "the config holds no buffer tables (no BUFFER_POOL ingress_lossless_pool)"},
 		{"rows removed, dynamic model", func(db map[string]map[string]any) {
 			noRows(db)
 			db["DEVICE_METADATA"]["localhost"].(map[string]any)["buffer_model"] = "dynamic"
@@ -54,8 +68,17 @@ func TestLintStandInPGUnwritten(t *testing.T) {
 	} {
 		var got []string
 		for _, fd := range lintFiles(t, variant(c.edit)).Findings {
+			if fd.ID == "config.not_judged" && strings.Contains(fd.Fix, "whole CONFIG_DB") {
+				t.Errorf("%s: a whole CONFIG_DB told to give the whole CONFIG_DB: %s", c.what, fd.Title)
+			}
 			if fd.ID == "pfc.pg.lossy" {
 				got = append(got, fd.Title)
+				if c.what == "PG 3-4 rows removed" && (!strings.Contains(fd.Fix, "the port's pfc_enable groups (e.g. BUFFER_PG <port>|3-4)") || !strings.Contains(fd.Mechanism, "since SONiC 202205")) {
+					t.Errorf("%s: the fix or mechanism names no merged pfc_enable row or version: %s / %s", c.what, fd.Fix, fd.Mechanism)
+				}
+				if (c.what == "buffer tables removed") != (fd.Severity == doctor.Warn) {
+					t.Errorf("%s: severity %v", c.what, fd.Severity)
+				}
 				if c.want != "" && len(fd.Evidence) < 2 {
 					t.Errorf("%s: evidence %v, want the pfc_enable line and what shows why", c.what, fd.Evidence)
 				}

@@ -159,22 +159,34 @@ func (db *ConfigDB) DynamicPG(profile string) bool {
 // length are both known, and removes the port's lossless PGs when the
 // cable length is 0m (sonic-swss cfgmgr/buffermgrdyn.cpp: a port without
 // them stays initializing and its PGs are skipped; refreshPgsForPort on
-// "0m"). why is "no cable length", "cable length 0m" or "no speed", at the
-// place that shows it. ok is false when the port is sized, or when the
-// config states no cable length for any port (a fragment without
-// CABLE_LENGTH, whose lengths another file may hold); the speed is judged
-// only on a PORT row the config holds.
+// "0m"). why and the place that shows it are portSizingGap's. ok is false
+// when the port is sized, or when the config states no cable length for
+// any port (a fragment without CABLE_LENGTH, whose lengths another file
+// may hold); the speed is judged only on a PORT row the config holds.
 func (db *ConfigDB) DynamicPGUnsized(port string) (why string, at Value, ok bool) {
 	if len(db.Tables["CABLE_LENGTH"]) == 0 {
 		return "", Value{}, false
 	}
-	_, cable, found := db.CableLength(port)
+	return db.portSizingGap(port)
+}
+
+// portSizingGap says what buffermgrd lacks to size port's lossless
+// priority groups: "no cable length" (at the CABLE_LENGTH table, zero
+// when there is none), "cable length 0m", "unparseable cable length" (an
+// entry that is not "<n>m", which no pg_profile_lookup.ini row matches) or
+// "no speed" (judged on a PORT row the config holds), at the place that
+// shows it. ok is false when it lacks none of them.
+func (db *ConfigDB) portSizingGap(port string) (why string, at Value, ok bool) {
+	cable, found := db.CableEntry(port)
+	_, _, parsed := db.CableLength(port)
 	switch {
 	case !found:
 		at, _ := db.TablePos("CABLE_LENGTH")
 		return "no cable length", at, true
 	case strings.TrimSpace(cable.Text) == "0m":
 		return "cable length 0m", cable, true
+	case !parsed:
+		return "unparseable cable length", cable, true
 	}
 	if row, held := db.Tables["PORT"][port]; held && strings.TrimSpace(row["speed"].Text) == "" {
 		at, _ := db.KeyPos("PORT|" + port)
@@ -191,44 +203,45 @@ func (db *ConfigDB) DynamicPGUnsized(port string) (why string, at Value, ok bool
 // doSpeedUpdateTask writes none for a port without a cable length ("Cable
 // length is not set"), with 0m, or without a speed, and the dynamic
 // model's buffermgrdyn.cpp reads no pfc_enable: it sizes the lossless
-// groups BUFFER_PG names and adds none. why is "no cable length", "cable
-// length 0m", "no speed" or "the dynamic buffer model", at the place that
-// shows it. ok only for a whole config_db (DEVICE_METADATA|localhost)
-// that holds the port's PORT row and BUFFER_PG rows of its own: a
-// fragment's cable lengths, speeds, model and rows may be in another file.
+// groups BUFFER_PG names and adds none; neither writes a lossless profile
+// while BUFFER_POOL ingress_lossless_pool is absent ("PG lossless pool is
+// not yet created"). why is portSizingGap's, "the dynamic buffer model" or,
+// for a config without buffer tables, "no ingress_lossless_pool", at the
+// place that shows it. ok only for a whole config_db
+// (DEVICE_METADATA|localhost) that holds the port's PORT row and BUFFER_PG
+// rows of its own or no buffer table at all: a fragment's cable lengths,
+// speeds, model and rows may be in another file.
 func (db *ConfigDB) StandInUnwritten(pq PortQoS, pg int) (why string, at Value, ok bool) {
 	lossless, _, known := db.LosslessPGs(pq)
-	if row, in := lossless[pg]; !known || !in || row != pq.PFCEnableAt || len(db.PGs()) == 0 {
+	if row, in := lossless[pg]; !known || !in || row != pq.PFCEnableAt {
 		return "", Value{}, false
 	}
 	if _, meta := db.Tables["DEVICE_METADATA"]["localhost"]; !meta {
 		return "", Value{}, false
 	}
 	model, stated := db.Field("DEVICE_METADATA", "localhost", "buffer_model")
-	row, held := db.Tables["PORT"][pq.Port]
+	_, held := db.Tables["PORT"][pq.Port]
 	if !held {
 		return "", Value{}, false
+	}
+	if len(db.PGs()) == 0 {
+		_, pool := db.Tables["BUFFER_POOL"]["ingress_lossless_pool"]
+		if pool || len(db.Tables["BUFFER_PROFILE"]) > 0 {
+			return "", Value{}, false
+		}
+		at, _ := db.KeyPos("DEVICE_METADATA|localhost")
+		return "no ingress_lossless_pool", at, true
 	}
 	if strings.EqualFold(strings.TrimSpace(model.Text), "dynamic") {
 		return "the dynamic buffer model", model, true
 	}
-	portAt, _ := db.KeyPos("PORT|" + pq.Port)
-	_, cable, found := db.CableLength(pq.Port)
-	switch {
-	case !found:
+	why, at, ok = db.portSizingGap(pq.Port)
+	if _, table := db.TablePos("CABLE_LENGTH"); ok && !table {
 		// No CABLE_LENGTH table: the metadata that states the model
 		// shows it, once for every port.
-		at, ok := db.TablePos("CABLE_LENGTH")
-		if !ok && stated {
-			at = model
-		} else if !ok {
+		if at = model; !stated {
 			at, _ = db.KeyPos("DEVICE_METADATA|localhost")
 		}
-		return "no cable length", at, true
-	case strings.TrimSpace(cable.Text) == "0m":
-		return "cable length 0m", cable, true
-	case strings.TrimSpace(row["speed"].Text) == "":
-		return "no speed", portAt, true
 	}
-	return "", Value{}, false
+	return why, at, ok
 }

@@ -64,10 +64,11 @@ func (db *ConfigDB) PortHeadroom(port string) (PortHeadroom, bool) {
 // port's own speed: the name records the cable the profile was sized for
 // and stands in for the missing length. The row's profile field is the
 // place that shows it, and Assumed says so. It returns false when the port
-// has a cable length, or the name is not buffermgrd's or is for another
+// has a CABLE_LENGTH entry, parsable or not (buffermgrd matches no profile
+// to a malformed one, so the name says nothing of the cable), or the name is not buffermgrd's or is for another
 // speed.
 func (db *ConfigDB) PortHeadroomNamed(port string, profile Value) (PortHeadroom, bool) {
-	if _, _, ok := db.CableLength(port); ok {
+	if _, ok := db.CableEntry(port); ok {
 		return PortHeadroom{}, false
 	}
 	pn, named := headroom.ParseProfileName(strings.TrimSpace(profile.Text))

@@ -381,15 +381,26 @@ func (db *ConfigDB) Field(table, key, field string) (Value, bool) {
 	return v, ok
 }
 
-// CableLength returns the CABLE_LENGTH of a port in metres.
-func (db *ConfigDB) CableLength(port string) (float64, Value, bool) {
+// CableEntry returns a port's CABLE_LENGTH entry, parsable or not.
+func (db *ConfigDB) CableEntry(port string) (Value, bool) {
 	for _, k := range db.Tables["CABLE_LENGTH"].Keys() {
 		if v, ok := db.Tables["CABLE_LENGTH"][k][port]; ok {
-			m, err := strconv.ParseFloat(strings.TrimSuffix(v.Text, "m"), 64)
-			return m, v, err == nil
+			return v, true
 		}
 	}
-	return 0, Value{}, false
+	return Value{}, false
+}
+
+// CableLength returns the CABLE_LENGTH of a port in metres. ok is false
+// when the port has no entry (CableEntry tells that apart) or one that is
+// not a number of metres written as SONiC's YANG model wants it, "40m":
+// buffermgrd looks the length up as written among pg_profile_lookup.ini's
+// rows ("40m"), so "40" or "300 m" match none and get no profile.
+func (db *ConfigDB) CableLength(port string) (float64, Value, bool) {
+	v, ok := db.CableEntry(port)
+	num, metres := strings.CutSuffix(v.Text, "m")
+	m, err := strconv.ParseFloat(num, 64)
+	return m, v, ok && metres && err == nil
 }
 
 // LossyDesign is what makes a config lossy on purpose rather than by a
