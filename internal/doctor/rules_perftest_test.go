@@ -1,6 +1,8 @@
 package doctor
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -268,11 +270,49 @@ func TestPerftestLinkLocalMeasured(t *testing.T) {
 	}
 	fs := synthFindings(t, Options{}, append(run, rows...)...)
 	f := nicMustFind(t, fs, "gid.index.link_local", Warn, "gpu01 ionic_0: GID index 0 is the link-local GID")
-	if !cites(f, "<stdin>", 15) || !strings.Contains(f.Mechanism, "ran to the end over it (2 result rows") {
+	if !cites(f, "<stdin>", 15) || !strings.Contains(f.Mechanism, "ran to the end over it to a link-local peer (2 result rows") {
 		t.Errorf("evidence %v mechanism %s", f.Evidence, f.Mechanism)
 	}
 	fs = synthFindings(t, Options{}, run...)
 	nicMustFind(t, fs, "gid.index.link_local", Error, "gpu01 ionic_0: GID index 0 is the link-local GID")
+	one := append(append([]string{}, run...), rows[:2]...)
+	f = nicMustFind(t, synthFindings(t, Options{}, one...), "gid.index.link_local", Warn, "gpu01 ionic_0")
+	if !strings.Contains(f.Mechanism, "(1 result row,") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+	// Evidence of failure elsewhere keeps the error: NCCL's queue pairs
+	// on the same host failed over fe80 GIDs (synthetic, NCCL 2.2x's WARN),
+	// or another run of the same host and device failed over its
+	// link-local GID toward a third peer.
+	dir := t.TempDir()
+	write := func(name string, lines ...string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	perf := write("perftest.txt", append(run, rows...)...)
+	nccl := write("nccl.log", "# synthetic",
+		"gpu01:24302:24310 [0] NCCL INFO NCCL version 2.23.4+cuda12.6",
+		"gpu01:24302:24310 [0] transport/net_ib.cc:2472 NCCL WARN NET/IB: Got completion from peer 10.0.0.3<40000> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid fe80::690:81ff:fe38:e740 remoteGid fe80::690:81ff:fe3a:1111 hca ionic_0")
+	nicMustFind(t, diagnose(t, Options{}, perf, nccl).Findings, "gid.index.link_local", Error, "gpu01 ionic_0")
+	third := append(append([]string{}, run[1:len(run)-2]...),
+		" remote address: LID 0000 QPN 0x0007 PSN 0x11aa2e RKey 0x000182 VAddr 0x007f042ac00000",
+		" GID: 254:128:00:00:00:00:00:00:06:144:129:255:254:58:17:17",
+		" Completion with error at client", " Failed status 12: wr_id 0 syndrom 0x81")
+	third[0] = "[root@gpu01 ~]# ib_write_bw -d ionic_0 -a gpu03"
+	failed := write("perftest-2.txt", third...)
+	nicMustFind(t, diagnose(t, Options{}, perf, failed).Findings, "gid.index.link_local", Error, "gpu01 ionic_0")
+	// A loopback run (remote GID = local GID) or a remote that is not
+	// link-local shows no shared segment.
+	loop := append(append([]string{}, run[:len(run)-1]...), run[len(run)-3], rows[0], rows[1])
+	nicMustFind(t, synthFindings(t, Options{}, loop...), "gid.index.link_local", Error, "gpu01 ionic_0")
+	routed := append(append([]string{}, run[:len(run)-1]...), " GID: 00:00:00:00:00:00:00:00:00:00:255:255:10:00:00:02", rows[0], rows[1])
+	nicMustFind(t, synthFindings(t, Options{}, routed...), "gid.index.link_local", Error, "gpu01 ionic_0")
+	// A run of no named host is no host to vouch for.
+	anon := append([]string{"# synthetic"}, run[2:]...)
+	nicMustFind(t, synthFindings(t, Options{}, append(anon, rows...)...), "gid.index.link_local", Error, "ionic_0")
 }
 
 // --use_rocm's buffer lines mark a run's buffers as GPU memory, so low
