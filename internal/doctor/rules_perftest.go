@@ -128,6 +128,12 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 	switch {
 	case kinds[ingest.FailCompletion]:
 		return completionText(status, vendor, gid)
+	case kinds[ingest.FailPostSend]:
+		return postSendText(status)
+	case kinds[ingest.FailAbort]:
+		return "the test loop aborted with no completion error printed",
+			"perftest prints \"Failed to complete run_iter_* function successfully\" or \"Error occurred while running infinitely\" whenever its send and poll loop returns a failure: a work request it could not post, a poll of the completion queue that failed, a completion error, or the run's own timer. No completion error precedes it here, so the cause is another line of this output (perhaps cut off) or the other end.",
+			"Capture the whole output of both ends (2>&1) and read the lines just before the abort (Couldn't post send, poll CQ failed, Completion with error) and the other end's output for the same run; fix the first failure."
 	case (kinds[ingest.FailModifyQP] || kinds[ingest.FailConnect]) && zeroEnd(r) != "":
 		end := zeroEnd(r)
 		return "QP could not be connected: the " + end + " end's GID is all zeros (see gid.index.zero)",

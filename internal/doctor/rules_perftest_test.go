@@ -234,6 +234,19 @@ func TestPerftestFailureByStatus(t *testing.T) {
 	if strings.Contains(f.Mechanism, "TCP reachability") || !cites(f, "pib3.txt", 25) {
 		t.Errorf("mechanism %s evidence %v", f.Mechanism, f.Evidence)
 	}
+	// A post that ibv_post_send refused (err=12: the send queue full) is
+	// not a completion error, and the abort line after it is not one
+	// either. Synthetic, perftest_resources.c's lines (perftest 00b55b6).
+	post := []string{"# synthetic", "[root@gpu01 ~]# ib_write_bw -d mlx5_0 -x 3 -t 65536 gpu02",
+		" local address: LID 0000 QPN 0x0107 PSN 0x6a1c2e RKey 0x1fff00 VAddr 0x007f3a2c000000",
+		" remote address: LID 0000 QPN 0x0108 PSN 0x2b9d01 RKey 0x1fff01 VAddr 0x007f88a0000000"}
+	f = nicMustFind(t, synthFindings(t, Options{}, append(post, "Couldn't post send: qp 0 scnt=1023 || err=12 tx_depth=65536",
+		" Failed to complete run_iter_bw function successfully")...), "perftest.connect.failed", Error, "posting a send failed (Couldn't post send, err=12)")
+	if strings.Contains(f.Fix, "PFC") || !strings.Contains(f.Fix, "max_qp_wr") {
+		t.Errorf("fix %s", f.Fix)
+	}
+	nicMustFind(t, synthFindings(t, Options{}, append(post, " Failed to complete run_iter_bw function successfully")...),
+		"perftest.connect.failed", Error, "the test loop aborted with no completion error printed")
 	// Status 12 keeps its fabric story (zrlio/softiwarp#27).
 	fs = diagnoseFiles(t, Options{}, "corpus/perftest/perftest-completion-error-status12-syndrom-softiwarp27.txt")
 	f = nicMustFind(t, fs, "perftest.connect.failed", Error, "status 12, IBV_WC_RETRY_EXC_ERR, vendor syndrome 0x81")

@@ -42,3 +42,19 @@ func completionText(status int, vendor, gid string) (string, string, string) {
 	return t, connected + "The status says why the work request failed.",
 		"Check the path with the same GID index both ways (" + gid + "), ping over the RoCE netdev, PFC on the RoCE priority end to end, and hw_counters out_of_sequence / local_ack_timeout_err on both hosts."
 }
+
+// postSendText tells a failed ibv_post_send by its errno.
+func postSendText(errno int) (string, string, string) {
+	t := "posting a send failed (Couldn't post send"
+	if errno >= 0 {
+		t += fmt.Sprintf(", err=%d", errno)
+	}
+	t += ")"
+	const tail = " The test loop then aborts (\"Failed to complete run_iter_*\"); no packet was lost on the fabric, so PFC and the GID are not the cause."
+	if errno == 12 {
+		return t, "ibv_post_send returned ENOMEM (12) before any completion error: the send queue had no room, because the tx depth asked for (-t) exceeds what the device gives a QP (ibv_devinfo -v max_qp_wr) or more sends were outstanding than the queue holds, or the QP had already moved to the error state and the driver refuses new work." + tail,
+			"Lower -t below ibv_devinfo -v's max_qp_wr (or leave it at perftest's default) and rerun; if the other end printed a completion error first, fix that one."
+	}
+	return t, "ibv_post_send refused the work request before any completion error: the send queue was full or the QP in the error state (ENOMEM, 12), or the request was one the QP cannot take (EINVAL, 22: a size above the inline or message limit, too many scatter entries)." + tail,
+		"Rerun with perftest's default -t and inline size, with a message size within ibv_devinfo -v's limits; if the other end printed a completion error first, fix that one."
+}

@@ -20,6 +20,13 @@ const (
 	// run_iter_bw function successfully", "Error occurred while running
 	// infinitely! aborting ...").
 	FailCompletion FailureKind = "completion"
+	// FailPostSend is ibv_post_send refusing a work request ("Couldn't
+	// post send: qp 0 scnt=0 || err=12 tx_depth=128"); Status is its err.
+	FailPostSend FailureKind = "post-send"
+	// FailAbort is the test loop's abort with no completion error before
+	// it in the run: the cause is another line (a failed post) or the
+	// other end.
+	FailAbort FailureKind = "abort"
 	// FailExchange is a failed out-of-band exchange ("Couldn't read remote
 	// address", "Unable to read to socket/rdma_cm", "Couldn't connect to",
 	// "Failed to exchange data between server and clients").
@@ -79,7 +86,14 @@ func (p *perftestParser) failure(t string, ev Evidence) bool {
 		f.Kind = FailCompletion
 		f.Status, f.Vendor = parseFailedStatus(t)
 	case strings.HasPrefix(t, "Failed to complete run_iter_"), strings.HasPrefix(t, "Error occurred while running infinitely"):
-		f.Kind = FailCompletion
+		f.Kind = FailAbort // a completion abort when one was printed before (below)
+	case strings.HasPrefix(t, "Couldn't post send:"), strings.HasPrefix(t, "Couldn't post send qp"),
+		strings.HasPrefix(t, "Couldn't post send during warm up"):
+		// perftest_resources.c's send loops: "Couldn't post send: qp 0 scnt=0 || err=12 tx_depth=128".
+		f.Kind = FailPostSend
+		if _, e, ok := strings.Cut(t, "err="); ok {
+			f.Status = atoiPrefixOr(e, -1)
+		}
 	case strings.Contains(t, "Couldn't read remote address"), strings.HasPrefix(t, "Unable to read to socket/rd"),
 		strings.HasPrefix(t, "Couldn't connect to "), strings.HasPrefix(t, "Unable to open file descriptor for socket connection"),
 		strings.HasPrefix(t, "Couldn't send local address"), strings.HasPrefix(t, "Unable to init the socket connection"),
@@ -122,6 +136,9 @@ func (p *perftestParser) failure(t string, ev Evidence) bool {
 		p.applyCommand(r)
 	}
 	f.Exchanged = r.Remote != nil
+	if f.Kind == FailAbort && r.completionFailed() {
+		f.Kind = FailCompletion
+	}
 	if len(r.Failures) < maxPerftestRows {
 		r.Failures = append(r.Failures, f)
 	}
@@ -147,4 +164,14 @@ func parseFailedStatus(t string) (int, string) {
 		}
 	}
 	return status, vendor
+}
+
+// completionFailed reports a completion error already printed in the run.
+func (r *PerftestRun) completionFailed() bool {
+	for _, f := range r.Failures {
+		if f.Kind == FailCompletion {
+			return true
+		}
+	}
+	return false
 }
