@@ -127,7 +127,7 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 	gid := "the RoCEv2 IPv4 GID index from show_gids (usually 3) on both ends, e.g. ib_write_bw -d <dev> -x 3"
 	switch {
 	case kinds[ingest.FailCompletion]:
-		return completionText(status, vendor, gid)
+		return completionText(r, status, vendor, gid)
 	case kinds[ingest.FailPostSend]:
 		return postSendText(status)
 	case kinds[ingest.FailAbort]:

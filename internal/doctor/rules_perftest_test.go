@@ -219,14 +219,17 @@ func TestPerftestFailureKinds(t *testing.T) {
 	}
 }
 
-// A completion error is told by its status's class: status 4 with GPU
-// buffers (linux-rdma/perftest#173) is this end's NIC failing to reach
-// its buffer, not the fabric; a server whose exchange fails after the
+// A completion error is told by its status's class: status 4
+// (linux-rdma/perftest#173) is this end's NIC failing on its own buffer,
+// with GPU buffers its path to the GPU, not the fabric; a server whose exchange fails after the
 // addresses (nminoru/pib#3) lost its peer, not TCP reachability.
 func TestPerftestFailureByStatus(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/perftest/perftest-write-bw-bidir-use-cuda-completion-status4-syndrom-0x51-perftest173.txt")
 	f := nicMustFind(t, fs, "perftest.connect.failed", Error, "completion with error (status 4, IBV_WC_LOC_PROT_ERR, vendor syndrome 0x51)")
-	if !strings.Contains(f.Mechanism, "GPU") || strings.Contains(f.Fix, "PFC") || !cites(f, "perftest173.txt", 5) {
+	// Its pasted lines do not show the GPU buffers, so the GPU path is told
+	// second.
+	if !strings.Contains(f.Mechanism, "failed. Statuses 1, 2, 4 and 8") || !strings.Contains(f.Fix, "With GPU buffers: Rerun without --use_cuda/--use_rocm") ||
+		strings.Contains(f.Fix, "PFC") || !cites(f, "perftest173.txt", 5) {
 		t.Errorf("mechanism %s fix %s evidence %v", f.Mechanism, f.Fix, f.Evidence)
 	}
 	fs = diagnoseFiles(t, Options{}, "corpus/perftest/perftest-read-bw-pib-server-exchange-fails-after-addresses-pib3.txt")
@@ -247,6 +250,39 @@ func TestPerftestFailureByStatus(t *testing.T) {
 	}
 	nicMustFind(t, synthFindings(t, Options{}, append(post, " Failed to complete run_iter_bw function successfully")...),
 		"perftest.connect.failed", Error, "the test loop aborted with no completion error printed")
+	// The class texts by status, test and buffers. Synthetic, perftest's
+	// lines (perftest 00b55b6).
+	for _, c := range []struct {
+		cmd, status, lead, not string
+	}{
+		// perftest asks infinite RNR retries: 13 is -R with a lower --retry_count.
+		{"ib_send_bw -d mlx5_0 -x 3 gpu02", "13", "", "raise -r"},
+		// 10 is also a responder whose GPU buffer its NIC cannot reach.
+		{"ib_write_bw -d mlx5_0 -x 3 gpu02", "10", "", ""},
+		// 1 on an ib_send_* receiver: the two ends' -s differ.
+		{"ib_send_bw -d mlx5_0 -x 3", "1", "Status 1 (IBV_WC_LOC_LEN_ERR) on an ib_send_* receiver", "PFC"},
+		// The GPU path leads only for a run with GPU buffers.
+		{"ib_write_bw -d mlx5_0 -x 3 --use_rocm=0 gpu02", "4", "With the buffers in GPU memory", "PFC"},
+		{"ib_write_bw -d mlx5_0 -x 3 gpu02", "4", "Statuses 1, 2, 4 and 8", "PFC"},
+	} {
+		f := nicMustFind(t, synthFindings(t, Options{}, "# synthetic", "[root@gpu01 ~]# "+c.cmd,
+			" Completion with error at client", " Failed status "+c.status+": wr_id 0 syndrom 0x88"),
+			"perftest.connect.failed", Error, "(status "+c.status+",")
+		body := strings.TrimPrefix(f.Mechanism, "The QPs connected (they reached RTS), so the addresses and GIDs were good; then a work request failed. ")
+		if !strings.HasPrefix(body, c.lead) || c.not != "" && strings.Contains(f.Fix, c.not) {
+			t.Errorf("status %s %s: mechanism %s fix %s", c.status, c.cmd, f.Mechanism, f.Fix)
+		}
+		switch c.status {
+		case "13":
+			if !strings.Contains(f.Fix, "--retry_count 7") {
+				t.Errorf("fix %s", f.Fix)
+			}
+		case "10":
+			if !strings.Contains(f.Mechanism, "GPU memory its NIC cannot reach") || !strings.Contains(f.Mechanism, "nccl#214") {
+				t.Errorf("mechanism %s", f.Mechanism)
+			}
+		}
+	}
 	// Status 12 keeps its fabric story (zrlio/softiwarp#27).
 	fs = diagnoseFiles(t, Options{}, "corpus/perftest/perftest-completion-error-status12-syndrom-softiwarp27.txt")
 	f = nicMustFind(t, fs, "perftest.connect.failed", Error, "status 12, IBV_WC_RETRY_EXC_ERR, vendor syndrome 0x81")
