@@ -155,10 +155,18 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 		return "rdma_cm could not resolve or bind the address",
 			"With -R (rdma_cm) perftest resolves the server address to an RDMA device and a path through the kernel's routing table: rdma_resolve_addr or rdma_resolve_route fails when the address is not reachable through an RDMA netdev (an address of a management or TCP-only interface, no route, a link down), and rdma_bind_addr when the local address is taken or belongs to no RDMA device (a previous run's listener still on the port).",
 			"Give the server's address on its RoCE or IPoIB interface (ibdev2netdev, rdma link), check `ip route get <addr>` leaves through that interface, and start each server on a free port (-p)."
-	case kinds[ingest.FailExchange] && exchangedFirst(r):
+	case kinds[ingest.FailExchange] && exchangedFirst(r) && (r.Table.Line > 0 || len(r.Rows) > 0):
 		return "the other end quit before the end-of-test handshake",
-			"The two ends had exchanged their addresses over TCP (the remote address line comes first), so the socket and the address were good; perftest synchronises the ends again over the same socket between message sizes and when the test ends, and that read failed because the other end had gone: its own failure (a completion error, a crash, a timeout, a Ctrl-C) is the cause, and its output names it.",
+			"The two ends had exchanged their addresses over TCP and started the test (the result table's header comes first), so the socket and the address were good; perftest synchronises the ends again over the same socket between message sizes and when the test ends, and that read failed because the other end had gone: its own failure (a completion error, a crash, a timeout, a Ctrl-C) is the cause, and its output names it.",
 			"Read the other end's output for this run (its Completion with error / Failed status line names the cause) and fix that; run both ends with the same test and options."
+	case kinds[ingest.FailExchange] && exchangedFirst(r):
+		return "the other end quit after the addresses were exchanged",
+			"The two ends had exchanged their addresses over TCP (the remote address line comes first, no result table), so the socket and the address were good. Each end then moves its QP to RTR and the two handshake once more over the socket (perftest's write_bw.c and read_bw.c: \"An additional handshake is required after moving qp to RTR\"); that read failed because the other end had quit, most often on its own \"Unable to Connect the HCA's through the link\" (its QP could not move to RTR: a GID index, RoCE version or MTU it cannot use) or another failure its output names.",
+			"Read the other end's output for this run and fix the failure it printed (for \"Unable to Connect the HCA's\": " + gid + "; the same RoCE version on both ends; no -m above the active MTU); run both ends with the same test and options."
+	case kinds[ingest.FailExchange] && afterConnect(r):
+		return "the exchange failed after the TCP connection was made",
+			"perftest connects its TCP socket, exchanges the two ends' versions and MTUs over it, and only then prints the local address line; here the local address was printed or the failure is \"Failed to exchange data between server and clients\", which perftest also prints when the version or MTU exchange right after the connection fails (perftest_communication.c exchange_versions, check_mtu). So TCP reached the server: the other end quit (its own failure, a different perftest version or test) or closed the socket.",
+			"Read the other end's output for this run and fix the failure it printed; run the same perftest version and test with the same options on both ends, the server first."
 	case kinds[ingest.FailExchange]:
 		return "out-of-band exchange failed",
 			"Before any RDMA, perftest exchanges QP numbers, PSNs and GIDs over a TCP socket (port 18515 unless -p is given); this failed, so the problem is TCP reachability, not RDMA: the server was not listening yet, a firewall, or the wrong address or port.",
@@ -195,6 +203,21 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 	return "RDMA device or resources unavailable",
 		"perftest could not open the device or create its queues: the RDMA driver is not loaded (mlx5_ib), the -d name is wrong, or the memory-lock limit is too low.",
 		"ibv_devices to list devices, modprobe mlx5_ib, pass an existing -d, and ulimit -l unlimited."
+}
+
+// afterConnect reports that the run's TCP connection was made before its
+// exchange failed: the local address line was printed (perftest prints it
+// after the first exchange), or perftest said the data exchange failed.
+func afterConnect(r *ingest.PerftestRun) bool {
+	if r.Local != nil {
+		return true
+	}
+	for _, f := range r.Failures {
+		if f.Kind == ingest.FailExchange && strings.Contains(f.Evidence.Text, "Failed to exchange data between server and client") {
+			return true
+		}
+	}
+	return false
 }
 
 // exchangedFirst reports that every failure of the run is an exchange

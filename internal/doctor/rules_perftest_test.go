@@ -250,6 +250,25 @@ func TestPerftestFailureByStatus(t *testing.T) {
 	}
 	nicMustFind(t, synthFindings(t, Options{}, append(post, " Failed to complete run_iter_bw function successfully")...),
 		"perftest.connect.failed", Error, "the test loop aborted with no completion error printed")
+	// An exchange that fails after the TCP connection was made is not TCP
+	// reachability: after the addresses with no table, the handshake after
+	// RTR (the peer quit on its own failure); after the local address
+	// only, or "Failed to exchange data" (the version or MTU exchange).
+	// Synthetic, perftest's lines (perftest 00b55b6).
+	for _, c := range []struct {
+		lines []string
+		title string
+	}{
+		{[]string{post[2], post[3], " Failed to exchange data between server and clients"}, "the other end quit after the addresses were exchanged"},
+		{[]string{post[2], "Couldn't read remote address"}, "the exchange failed after the TCP connection was made"},
+		{[]string{" Failed to exchange data between server and clients"}, "the exchange failed after the TCP connection was made"},
+		{[]string{"Couldn't connect to gpu02:18515"}, "out-of-band exchange failed"},
+	} {
+		f := nicMustFind(t, synthFindings(t, Options{}, append(post[:2:2], c.lines...)...), "perftest.connect.failed", Error, c.title)
+		if strings.Contains(f.Mechanism, "TCP reachability") != (c.title == "out-of-band exchange failed") {
+			t.Errorf("%s: mechanism %s", c.title, f.Mechanism)
+		}
+	}
 	// The class texts by status, test and buffers. Synthetic, perftest's
 	// lines (perftest 00b55b6).
 	for _, c := range []struct {

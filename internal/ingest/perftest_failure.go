@@ -63,7 +63,7 @@ type PerftestFailure struct {
 	Vendor string // the "syndrom" (vendor error) value, e.g. "0x81"
 	// Exchanged is set when the run had printed the remote address before
 	// this line: the start-up exchange over TCP had worked, so a failed
-	// exchange is the end-of-test handshake with a peer that had quit.
+	// exchange is a later handshake with a peer that had quit.
 	Exchanged bool
 	Evidence  Evidence
 }
