@@ -177,8 +177,8 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 			"Check ibv_devinfo state and ip link on the RoCE netdev; bring the link up (and on IB start opensm)."
 	}
 	if kinds[ingest.FailGPU] {
-		return "the GPU for its buffers could not be set up (--use_cuda / --use_rocm)",
-			"perftest opens the GPU given to --use_cuda or --use_rocm before any RDMA: the index is past the GPUs this process sees (CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES, a container or Slurm allocation with fewer GPUs), or the GPU driver or runtime is not loaded.",
+		return "the GPU for its buffers could not be set up (--use_cuda, --use_rocm, --use_musa, --use_opencl)",
+			"perftest opens the GPU given to --use_cuda, --use_rocm, --use_musa or --use_opencl before any RDMA: the index is past the GPUs this process sees (CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES, a container or Slurm allocation with fewer GPUs), or the GPU driver or runtime is not loaded (\"hipDeviceGetCount() returned N\": the ROCm runtime found no usable GPU).",
 			"List the GPUs the process sees (nvidia-smi -L, rocm-smi) in the same container or job step and pass an index among them; check the GPU driver is loaded (nvidia or amdgpu in lsmod)."
 	}
 	if kinds[ingest.FailMR] && r.GPUBuffer.Line > 0 {

@@ -310,13 +310,15 @@ func TestPerftestFailureByStatus(t *testing.T) {
 	}
 }
 
-// A perftest run that went to the end over a link-local GID (the default
-// index 0 on AMD's ionic and on rxe) shows the two hosts share one L2
-// segment: the link-local finding is a warning, with the last row as
-// evidence; the same run cut before its table stays an error. Synthetic,
-// in the layout perftest 25.x prints (real instances seen in public docs:
-// an MI355X/ionic_0 pair and an rxe pair in containers, both at
-// fe80:: GIDs, whose repositories could not be pinned).
+// A perftest run that went to the end over a link-local GID shows the
+// two hosts share one L2 segment: the link-local finding is a warning,
+// with the last row as evidence; the same run cut before its table stays
+// an error. perftest without -x picks the best-scored GID
+// (perftest_communication.c get_best_gid_index), so index 0 here means
+// the port had no routable address or the run passed -x 0. Synthetic, in
+// the layout perftest 25.x prints (real instances seen in public docs: an
+// MI355X/ionic_0 pair and an rxe pair in containers, both at fe80:: GIDs,
+// whose repositories could not be pinned).
 func TestPerftestLinkLocalMeasured(t *testing.T) {
 	run := []string{"# synthetic",
 		"[root@gpu01 ~]# ib_write_bw -d ionic_0 -a gpu02",
@@ -412,5 +414,17 @@ func TestPerftestROCmBuffer(t *testing.T) {
 	f = nicMustFind(t, fs, "perftest.connect.failed", Error, "gpu01: ib_write_bw on ionic_0: the GPU for its buffers could not be set up")
 	if !strings.Contains(f.Fix, "rocm-smi") || !cites(f, "<stdin>", 4) {
 		t.Errorf("fix %s evidence %v", f.Fix, f.Evidence)
+	}
+	// rocm_memory.c's failed hipGetDeviceCount; musa_memory.c and
+	// opencl_memory.c print cuda_memory.c's "Couldn't init GPU context".
+	for _, c := range []struct{ flag, line string }{
+		{"--use_rocm=0", "hipDeviceGetCount() returned 100"},
+		{"--use_musa=0", "Couldn't init GPU context: 3"},
+	} {
+		fs = synthFindings(t, Options{}, "# synthetic", "[root@gpu01 ~]# ib_write_bw -d mlx5_0 "+c.flag+" gpu02", c.line)
+		f = nicMustFind(t, fs, "perftest.connect.failed", Error, "the GPU for its buffers could not be set up (--use_cuda, --use_rocm, --use_musa, --use_opencl)")
+		if !cites(f, "<stdin>", 3) {
+			t.Errorf("%s: evidence %v", c.line, f.Evidence)
+		}
 	}
 }

@@ -35,8 +35,9 @@ const (
 	FailPort FailureKind = "port"
 	// FailSetup is a device or resource failure before the test.
 	FailSetup FailureKind = "setup"
-	// FailGPU is the GPU of --use_cuda or --use_rocm failing to set up
-	// ("Couldn't initialize ROCm device", "Couldn't init GPU context").
+	// FailGPU is the GPU of --use_cuda, --use_rocm, --use_musa or
+	// --use_opencl failing to set up ("Couldn't initialize ROCm device",
+	// "hipDeviceGetCount() returned N", "Couldn't init GPU context").
 	FailGPU FailureKind = "gpu"
 	// FailMR is a memory registration that failed ("Couldn't allocate
 	// MR", "Failed to create MR").
@@ -119,7 +120,8 @@ func (p *perftestParser) failure(t string, ev Evidence) bool {
 	case strings.HasPrefix(t, "Port number ") && strings.Contains(t, " state is "):
 		f.Kind = FailPort
 	case t == "Couldn't initialize ROCm device", strings.HasPrefix(t, "Couldn't init GPU context"),
-		strings.HasPrefix(t, "There are no available device(s) that support CUDA"), strings.HasPrefix(t, "Requested ROCm device "):
+		strings.HasPrefix(t, "There are no available device(s) that support CUDA"), strings.HasPrefix(t, "Requested ROCm device "),
+		strings.HasPrefix(t, "hipDeviceGetCount() returned "):
 		f.Kind = FailGPU
 	case t == "No IB devices found", strings.HasPrefix(t, "Couldn't create IB resources"),
 		strings.HasPrefix(t, "Failed to create QP"), strings.HasPrefix(t, "Couldn't get context for"),
