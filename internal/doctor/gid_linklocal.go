@@ -119,21 +119,14 @@ func softenLinkLocalConnected(fs []Finding, hosts []string, logs []*ingest.NCCLL
 			continue
 		}
 		var ring Evidence
-		failed := false
 		for _, l := range logs {
 			for _, r := range l.Rings {
 				if ingest.SameHostName(r.Host, hosts[i]) && ring.Line == 0 {
 					ring = r.Evidence
 				}
 			}
-			for _, c := range l.Completions {
-				failed = failed || sameHostOrUnknown(c.Host, hosts[i])
-			}
-			for _, s := range l.Setup {
-				failed = failed || sameHostOrUnknown(s.Host, hosts[i])
-			}
 		}
-		if ring.Line == 0 || failed {
+		if ring.Line == 0 || ncclQPFailed(logs, hosts[i]) {
 			continue
 		}
 		fs[i].Severity = Warn
@@ -144,26 +137,62 @@ func softenLinkLocalConnected(fs []Finding, hosts []string, logs []*ingest.NCCLL
 
 // softenLinkLocalMeasured lowers a link-local finding to a warning when a
 // perftest run of the same host and device went over its link-local GID
-// to the end: result rows and no failure. The two hosts share one L2
-// segment, where a link-local GID works; it still breaks once the traffic
-// is routed.
-func softenLinkLocalMeasured(fs []Finding, hosts, devs []string, runs []*ingest.Perftest) {
+// to a different link-local peer to the end: result rows and no failure.
+// The two hosts share one L2 segment, where a link-local GID works; it
+// still breaks once the traffic is routed. Other evidence of failure on
+// that host keeps the error: an NCCL queue pair that failed, or another
+// perftest run over a link-local GID that failed.
+func softenLinkLocalMeasured(fs []Finding, hosts, devs []string, logs []*ingest.NCCLLog, runs []*ingest.Perftest) {
 	for i := range hosts {
-		if fs[i].ID != "gid.index.link_local" || fs[i].Severity != Error {
+		if fs[i].ID != "gid.index.link_local" || fs[i].Severity != Error || !ingest.RealHost(hosts[i]) ||
+			ncclQPFailed(logs, hosts[i]) {
 			continue
 		}
+		var good *ingest.PerftestRun
+	runs:
 		for _, pf := range runs {
 			for j := range pf.Runs {
 				r := &pf.Runs[j]
 				host := nameOr(r.Host, scopeHostName(pf))
-				if !r.RoCE() || len(r.Rows) == 0 || len(r.Failures) > 0 || r.Local == nil || !linkLocal(r.Local.GID) ||
-					!sameOrUnknown(hosts[i], host) || !sameOrUnknown(devs[i], r.Device) || fs[i].Severity != Error {
+				if !r.RoCE() || r.Local == nil || !linkLocal(r.Local.GID) || !sameOrUnknown(hosts[i], host) || !sameOrUnknown(devs[i], r.Device) {
 					continue
 				}
-				fs[i].Severity = Warn
-				fs[i].Evidence = appendEvidence(fs[i].Evidence, r.Rows[len(r.Rows)-1].Evidence)
-				fs[i].Mechanism += fmt.Sprintf(" Here %s ran to the end over it (%d result rows, no failure): the two hosts share one L2 segment, where a link-local GID works; it fails once the traffic crosses a router.", r.Name(), len(r.Rows))
+				if len(r.Failures) > 0 {
+					good = nil
+					break runs
+				}
+				if good == nil && len(r.Rows) > 0 && r.Remote != nil && linkLocal(r.Remote.GID) && r.Remote.GID != r.Local.GID {
+					good = r
+				}
+			}
+		}
+		if good == nil {
+			continue
+		}
+		rows := "1 result row"
+		if len(good.Rows) != 1 {
+			rows = fmt.Sprintf("%d result rows", len(good.Rows))
+		}
+		fs[i].Severity = Warn
+		fs[i].Evidence = appendEvidence(fs[i].Evidence, good.Rows[len(good.Rows)-1].Evidence)
+		fs[i].Mechanism += " Here " + good.Name() + " ran to the end over it to a link-local peer (" + rows + ", no failure): the two hosts share one L2 segment, where a link-local GID works; it fails once the traffic crosses a router."
+	}
+}
+
+// ncclQPFailed reports an NCCL completion or queue-pair setup error of
+// host (or of an unnamed host).
+func ncclQPFailed(logs []*ingest.NCCLLog, host string) bool {
+	for _, l := range logs {
+		for _, c := range l.Completions {
+			if sameHostOrUnknown(c.Host, host) {
+				return true
+			}
+		}
+		for _, s := range l.Setup {
+			if sameHostOrUnknown(s.Host, host) {
+				return true
 			}
 		}
 	}
+	return false
 }

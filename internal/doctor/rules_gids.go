@@ -100,7 +100,7 @@ func checkGIDs(inc *Incident) []Finding {
 	}
 	fs = joinLinkLocalSeen(fs, hosts, logs)
 	softenLinkLocalConnected(fs, hosts, logs)
-	softenLinkLocalMeasured(fs, hosts, devs, All[*ingest.Perftest](inc))
+	softenLinkLocalMeasured(fs, hosts, devs, logs, All[*ingest.Perftest](inc))
 	fs = append(fs, perftestZeroGIDs(inc)...)
 	fs = append(fs, checkGIDMismatch(uses, entries)...)
 	if len(uses) == 0 {

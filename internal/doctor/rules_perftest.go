@@ -127,7 +127,13 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 	gid := "the RoCEv2 IPv4 GID index from show_gids (usually 3) on both ends, e.g. ib_write_bw -d <dev> -x 3"
 	switch {
 	case kinds[ingest.FailCompletion]:
-		return completionText(status, vendor, gid)
+		return completionText(r, status, vendor, gid)
+	case kinds[ingest.FailPostSend]:
+		return postSendText(status)
+	case kinds[ingest.FailAbort]:
+		return "the test loop aborted with no completion error printed",
+			"perftest prints \"Failed to complete run_iter_* function successfully\" or \"Error occurred while running infinitely\" whenever its send and poll loop returns a failure: a work request it could not post, a poll of the completion queue that failed, a completion error, or the run's own timer. No completion error precedes it here, so the cause is another line of this output (perhaps cut off) or the other end.",
+			"Capture the whole output of both ends (2>&1) and read the lines just before the abort (Couldn't post send, poll CQ failed, Completion with error) and the other end's output for the same run; fix the first failure."
 	case (kinds[ingest.FailModifyQP] || kinds[ingest.FailConnect]) && zeroEnd(r) != "":
 		end := zeroEnd(r)
 		return "QP could not be connected: the " + end + " end's GID is all zeros (see gid.index.zero)",
@@ -149,10 +155,18 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 		return "rdma_cm could not resolve or bind the address",
 			"With -R (rdma_cm) perftest resolves the server address to an RDMA device and a path through the kernel's routing table: rdma_resolve_addr or rdma_resolve_route fails when the address is not reachable through an RDMA netdev (an address of a management or TCP-only interface, no route, a link down), and rdma_bind_addr when the local address is taken or belongs to no RDMA device (a previous run's listener still on the port).",
 			"Give the server's address on its RoCE or IPoIB interface (ibdev2netdev, rdma link), check `ip route get <addr>` leaves through that interface, and start each server on a free port (-p)."
-	case kinds[ingest.FailExchange] && exchangedFirst(r):
+	case kinds[ingest.FailExchange] && exchangedFirst(r) && (r.Table.Line > 0 || len(r.Rows) > 0):
 		return "the other end quit before the end-of-test handshake",
-			"The two ends had exchanged their addresses over TCP (the remote address line comes first), so the socket and the address were good; perftest synchronises the ends again over the same socket between message sizes and when the test ends, and that read failed because the other end had gone: its own failure (a completion error, a crash, a timeout, a Ctrl-C) is the cause, and its output names it.",
+			"The two ends had exchanged their addresses over TCP and started the test (the result table's header comes first), so the socket and the address were good; perftest synchronises the ends again over the same socket between message sizes and when the test ends, and that read failed because the other end had gone: its own failure (a completion error, a crash, a timeout, a Ctrl-C) is the cause, and its output names it.",
 			"Read the other end's output for this run (its Completion with error / Failed status line names the cause) and fix that; run both ends with the same test and options."
+	case kinds[ingest.FailExchange] && exchangedFirst(r):
+		return "the other end quit after the addresses were exchanged",
+			"The two ends had exchanged their addresses over TCP (the remote address line comes first, no result table), so the socket and the address were good. Each end then moves its QP to RTR and the two handshake once more over the socket (perftest's write_bw.c and read_bw.c: \"An additional handshake is required after moving qp to RTR\"); that read failed because the other end had quit, most often on its own \"Unable to Connect the HCA's through the link\" (its QP could not move to RTR: a GID index, RoCE version or MTU it cannot use) or another failure its output names.",
+			"Read the other end's output for this run and fix the failure it printed (for \"Unable to Connect the HCA's\": " + gid + "; the same RoCE version on both ends; no -m above the active MTU); run both ends with the same test and options."
+	case kinds[ingest.FailExchange] && afterConnect(r):
+		return "the exchange failed after the TCP connection was made",
+			"perftest connects its TCP socket, exchanges the two ends' versions and MTUs over it, and only then prints the local address line; here the local address was printed or the failure is \"Failed to exchange data between server and clients\", which perftest also prints when the version or MTU exchange right after the connection fails (perftest_communication.c exchange_versions, check_mtu). So TCP reached the server: the other end quit (its own failure, a different perftest version or test) or closed the socket.",
+			"Read the other end's output for this run and fix the failure it printed; run the same perftest version and test with the same options on both ends, the server first."
 	case kinds[ingest.FailExchange]:
 		return "out-of-band exchange failed",
 			"Before any RDMA, perftest exchanges QP numbers, PSNs and GIDs over a TCP socket (port 18515 unless -p is given); this failed, so the problem is TCP reachability, not RDMA: the server was not listening yet, a firewall, or the wrong address or port.",
@@ -163,13 +177,8 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 			"Check ibv_devinfo state and ip link on the RoCE netdev; bring the link up (and on IB start opensm)."
 	}
 	if kinds[ingest.FailGPU] {
-		return "the GPU for its buffers could not be set up (--use_cuda / --use_rocm)",
-			"perftest opens the GPU given to --use_cuda or --use_rocm before any RDMA: the index is past the GPUs this process sees (CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES, a container or Slurm allocation with fewer GPUs), or the GPU driver or runtime is not loaded.",
-			"List the GPUs the process sees (nvidia-smi -L, rocm-smi) in the same container or job step and pass an index among them; check the GPU driver is loaded (nvidia or amdgpu in lsmod)."
-	}
-	if kinds[ingest.FailGPU] {
-		return "the GPU for its buffers could not be set up (--use_cuda / --use_rocm)",
-			"perftest opens the GPU given to --use_cuda or --use_rocm before any RDMA: the index is past the GPUs this process sees (CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES, a container or Slurm allocation with fewer GPUs), or the GPU driver or runtime is not loaded.",
+		return "the GPU for its buffers could not be set up (--use_cuda, --use_rocm, --use_musa, --use_opencl)",
+			"perftest opens the GPU given to --use_cuda, --use_rocm, --use_musa or --use_opencl before any RDMA: the index is past the GPUs this process sees (CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES, a container or Slurm allocation with fewer GPUs), or the GPU driver or runtime is not loaded (\"hipDeviceGetCount() returned N\": the ROCm runtime found no usable GPU).",
 			"List the GPUs the process sees (nvidia-smi -L, rocm-smi) in the same container or job step and pass an index among them; check the GPU driver is loaded (nvidia or amdgpu in lsmod)."
 	}
 	if kinds[ingest.FailMR] && r.GPUBuffer.Line > 0 {
@@ -194,6 +203,21 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 	return "RDMA device or resources unavailable",
 		"perftest could not open the device or create its queues: the RDMA driver is not loaded (mlx5_ib), the -d name is wrong, or the memory-lock limit is too low.",
 		"ibv_devices to list devices, modprobe mlx5_ib, pass an existing -d, and ulimit -l unlimited."
+}
+
+// afterConnect reports that the run's TCP connection was made before its
+// exchange failed: the local address line was printed (perftest prints it
+// after the first exchange), or perftest said the data exchange failed.
+func afterConnect(r *ingest.PerftestRun) bool {
+	if r.Local != nil {
+		return true
+	}
+	for _, f := range r.Failures {
+		if f.Kind == ingest.FailExchange && strings.Contains(f.Evidence.Text, "Failed to exchange data between server and client") {
+			return true
+		}
+	}
+	return false
 }
 
 // exchangedFirst reports that every failure of the run is an exchange

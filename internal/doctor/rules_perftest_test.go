@@ -1,6 +1,8 @@
 package doctor
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -217,20 +219,88 @@ func TestPerftestFailureKinds(t *testing.T) {
 	}
 }
 
-// A completion error is told by its status's class: status 4 with GPU
-// buffers (linux-rdma/perftest#173) is this end's NIC failing to reach
-// its buffer, not the fabric; a server whose exchange fails after the
+// A completion error is told by its status's class: status 4
+// (linux-rdma/perftest#173) is this end's NIC failing on its own buffer,
+// with GPU buffers its path to the GPU, not the fabric; a server whose exchange fails after the
 // addresses (nminoru/pib#3) lost its peer, not TCP reachability.
 func TestPerftestFailureByStatus(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/perftest/perftest-write-bw-bidir-use-cuda-completion-status4-syndrom-0x51-perftest173.txt")
 	f := nicMustFind(t, fs, "perftest.connect.failed", Error, "completion with error (status 4, IBV_WC_LOC_PROT_ERR, vendor syndrome 0x51)")
-	if !strings.Contains(f.Mechanism, "GPU") || strings.Contains(f.Fix, "PFC") || !cites(f, "perftest173.txt", 5) {
+	// Its pasted lines do not show the GPU buffers, so the GPU path is told
+	// second.
+	if !strings.Contains(f.Mechanism, "failed. Statuses 1, 2, 4 and 8") || !strings.Contains(f.Fix, "With GPU buffers: Rerun without --use_cuda/--use_rocm") ||
+		strings.Contains(f.Fix, "PFC") || !cites(f, "perftest173.txt", 5) {
 		t.Errorf("mechanism %s fix %s evidence %v", f.Mechanism, f.Fix, f.Evidence)
 	}
 	fs = diagnoseFiles(t, Options{}, "corpus/perftest/perftest-read-bw-pib-server-exchange-fails-after-addresses-pib3.txt")
 	f = nicMustFind(t, fs, "perftest.connect.failed", Error, "ib_read_bw on pib_0: the other end quit before the end-of-test handshake")
 	if strings.Contains(f.Mechanism, "TCP reachability") || !cites(f, "pib3.txt", 25) {
 		t.Errorf("mechanism %s evidence %v", f.Mechanism, f.Evidence)
+	}
+	// A post that ibv_post_send refused (err=12: the send queue full) is
+	// not a completion error, and the abort line after it is not one
+	// either. Synthetic, perftest_resources.c's lines (perftest 00b55b6).
+	post := []string{"# synthetic", "[root@gpu01 ~]# ib_write_bw -d mlx5_0 -x 3 -t 65536 gpu02",
+		" local address: LID 0000 QPN 0x0107 PSN 0x6a1c2e RKey 0x1fff00 VAddr 0x007f3a2c000000",
+		" remote address: LID 0000 QPN 0x0108 PSN 0x2b9d01 RKey 0x1fff01 VAddr 0x007f88a0000000"}
+	f = nicMustFind(t, synthFindings(t, Options{}, append(post, "Couldn't post send: qp 0 scnt=1023 || err=12 tx_depth=65536",
+		" Failed to complete run_iter_bw function successfully")...), "perftest.connect.failed", Error, "posting a send failed (Couldn't post send, err=12)")
+	if strings.Contains(f.Fix, "PFC") || !strings.Contains(f.Fix, "max_qp_wr") {
+		t.Errorf("fix %s", f.Fix)
+	}
+	nicMustFind(t, synthFindings(t, Options{}, append(post, " Failed to complete run_iter_bw function successfully")...),
+		"perftest.connect.failed", Error, "the test loop aborted with no completion error printed")
+	// An exchange that fails after the TCP connection was made is not TCP
+	// reachability: after the addresses with no table, the handshake after
+	// RTR (the peer quit on its own failure); after the local address
+	// only, or "Failed to exchange data" (the version or MTU exchange).
+	// Synthetic, perftest's lines (perftest 00b55b6).
+	for _, c := range []struct {
+		lines []string
+		title string
+	}{
+		{[]string{post[2], post[3], " Failed to exchange data between server and clients"}, "the other end quit after the addresses were exchanged"},
+		{[]string{post[2], "Couldn't read remote address"}, "the exchange failed after the TCP connection was made"},
+		{[]string{" Failed to exchange data between server and clients"}, "the exchange failed after the TCP connection was made"},
+		{[]string{"Couldn't connect to gpu02:18515"}, "out-of-band exchange failed"},
+	} {
+		f := nicMustFind(t, synthFindings(t, Options{}, append(post[:2:2], c.lines...)...), "perftest.connect.failed", Error, c.title)
+		if strings.Contains(f.Mechanism, "TCP reachability") != (c.title == "out-of-band exchange failed") {
+			t.Errorf("%s: mechanism %s", c.title, f.Mechanism)
+		}
+	}
+	// The class texts by status, test and buffers. Synthetic, perftest's
+	// lines (perftest 00b55b6).
+	for _, c := range []struct {
+		cmd, status, lead, not string
+	}{
+		// perftest asks infinite RNR retries: 13 is -R with a lower --retry_count.
+		{"ib_send_bw -d mlx5_0 -x 3 gpu02", "13", "", "raise -r"},
+		// 10 is also a responder whose GPU buffer its NIC cannot reach.
+		{"ib_write_bw -d mlx5_0 -x 3 gpu02", "10", "", ""},
+		// 1 on an ib_send_* receiver: the two ends' -s differ.
+		{"ib_send_bw -d mlx5_0 -x 3", "1", "Status 1 (IBV_WC_LOC_LEN_ERR) on an ib_send_* receiver", "PFC"},
+		// The GPU path leads only for a run with GPU buffers.
+		{"ib_write_bw -d mlx5_0 -x 3 --use_rocm=0 gpu02", "4", "With the buffers in GPU memory", "PFC"},
+		{"ib_write_bw -d mlx5_0 -x 3 gpu02", "4", "Statuses 1, 2, 4 and 8", "PFC"},
+	} {
+		f := nicMustFind(t, synthFindings(t, Options{}, "# synthetic", "[root@gpu01 ~]# "+c.cmd,
+			" Completion with error at client", " Failed status "+c.status+": wr_id 0 syndrom 0x88"),
+			"perftest.connect.failed", Error, "(status "+c.status+",")
+		body := strings.TrimPrefix(f.Mechanism, "The QPs connected (they reached RTS), so the addresses and GIDs were good; then a work request failed. ")
+		if !strings.HasPrefix(body, c.lead) || c.not != "" && strings.Contains(f.Fix, c.not) {
+			t.Errorf("status %s %s: mechanism %s fix %s", c.status, c.cmd, f.Mechanism, f.Fix)
+		}
+		switch c.status {
+		case "13":
+			if !strings.Contains(f.Fix, "--retry_count 7") {
+				t.Errorf("fix %s", f.Fix)
+			}
+		case "10":
+			if !strings.Contains(f.Mechanism, "GPU memory its NIC cannot reach") || !strings.Contains(f.Mechanism, "nccl#214") {
+				t.Errorf("mechanism %s", f.Mechanism)
+			}
+		}
 	}
 	// Status 12 keeps its fabric story (zrlio/softiwarp#27).
 	fs = diagnoseFiles(t, Options{}, "corpus/perftest/perftest-completion-error-status12-syndrom-softiwarp27.txt")
@@ -240,13 +310,15 @@ func TestPerftestFailureByStatus(t *testing.T) {
 	}
 }
 
-// A perftest run that went to the end over a link-local GID (the default
-// index 0 on AMD's ionic and on rxe) shows the two hosts share one L2
-// segment: the link-local finding is a warning, with the last row as
-// evidence; the same run cut before its table stays an error. Synthetic,
-// in the layout perftest 25.x prints (real instances seen in public docs:
-// an MI355X/ionic_0 pair and an rxe pair in containers, both at
-// fe80:: GIDs, whose repositories could not be pinned).
+// A perftest run that went to the end over a link-local GID shows the
+// two hosts share one L2 segment: the link-local finding is a warning,
+// with the last row as evidence; the same run cut before its table stays
+// an error. perftest without -x picks the best-scored GID
+// (perftest_communication.c get_best_gid_index), so index 0 here means
+// the port had no routable address or the run passed -x 0. Synthetic, in
+// the layout perftest 25.x prints (real instances seen in public docs: an
+// MI355X/ionic_0 pair and an rxe pair in containers, both at fe80:: GIDs,
+// whose repositories could not be pinned).
 func TestPerftestLinkLocalMeasured(t *testing.T) {
 	run := []string{"# synthetic",
 		"[root@gpu01 ~]# ib_write_bw -d ionic_0 -a gpu02",
@@ -268,11 +340,49 @@ func TestPerftestLinkLocalMeasured(t *testing.T) {
 	}
 	fs := synthFindings(t, Options{}, append(run, rows...)...)
 	f := nicMustFind(t, fs, "gid.index.link_local", Warn, "gpu01 ionic_0: GID index 0 is the link-local GID")
-	if !cites(f, "<stdin>", 15) || !strings.Contains(f.Mechanism, "ran to the end over it (2 result rows") {
+	if !cites(f, "<stdin>", 15) || !strings.Contains(f.Mechanism, "ran to the end over it to a link-local peer (2 result rows") {
 		t.Errorf("evidence %v mechanism %s", f.Evidence, f.Mechanism)
 	}
 	fs = synthFindings(t, Options{}, run...)
 	nicMustFind(t, fs, "gid.index.link_local", Error, "gpu01 ionic_0: GID index 0 is the link-local GID")
+	one := append(append([]string{}, run...), rows[:2]...)
+	f = nicMustFind(t, synthFindings(t, Options{}, one...), "gid.index.link_local", Warn, "gpu01 ionic_0")
+	if !strings.Contains(f.Mechanism, "(1 result row,") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+	// Evidence of failure elsewhere keeps the error: NCCL's queue pairs
+	// on the same host failed over fe80 GIDs (synthetic, NCCL 2.2x's WARN),
+	// or another run of the same host and device failed over its
+	// link-local GID toward a third peer.
+	dir := t.TempDir()
+	write := func(name string, lines ...string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	perf := write("perftest.txt", append(run, rows...)...)
+	nccl := write("nccl.log", "# synthetic",
+		"gpu01:24302:24310 [0] NCCL INFO NCCL version 2.23.4+cuda12.6",
+		"gpu01:24302:24310 [0] transport/net_ib.cc:2472 NCCL WARN NET/IB: Got completion from peer 10.0.0.3<40000> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid fe80::690:81ff:fe38:e740 remoteGid fe80::690:81ff:fe3a:1111 hca ionic_0")
+	nicMustFind(t, diagnose(t, Options{}, perf, nccl).Findings, "gid.index.link_local", Error, "gpu01 ionic_0")
+	third := append(append([]string{}, run[1:len(run)-2]...),
+		" remote address: LID 0000 QPN 0x0007 PSN 0x11aa2e RKey 0x000182 VAddr 0x007f042ac00000",
+		" GID: 254:128:00:00:00:00:00:00:06:144:129:255:254:58:17:17",
+		" Completion with error at client", " Failed status 12: wr_id 0 syndrom 0x81")
+	third[0] = "[root@gpu01 ~]# ib_write_bw -d ionic_0 -a gpu03"
+	failed := write("perftest-2.txt", third...)
+	nicMustFind(t, diagnose(t, Options{}, perf, failed).Findings, "gid.index.link_local", Error, "gpu01 ionic_0")
+	// A loopback run (remote GID = local GID) or a remote that is not
+	// link-local shows no shared segment.
+	loop := append(append([]string{}, run[:len(run)-1]...), run[len(run)-3], rows[0], rows[1])
+	nicMustFind(t, synthFindings(t, Options{}, loop...), "gid.index.link_local", Error, "gpu01 ionic_0")
+	routed := append(append([]string{}, run[:len(run)-1]...), " GID: 00:00:00:00:00:00:00:00:00:00:255:255:10:00:00:02", rows[0], rows[1])
+	nicMustFind(t, synthFindings(t, Options{}, routed...), "gid.index.link_local", Error, "gpu01 ionic_0")
+	// A run of no named host is no host to vouch for.
+	anon := append([]string{"# synthetic"}, run[2:]...)
+	nicMustFind(t, synthFindings(t, Options{}, append(anon, rows...)...), "gid.index.link_local", Error, "ionic_0")
 }
 
 // --use_rocm's buffer lines mark a run's buffers as GPU memory, so low
@@ -304,5 +414,17 @@ func TestPerftestROCmBuffer(t *testing.T) {
 	f = nicMustFind(t, fs, "perftest.connect.failed", Error, "gpu01: ib_write_bw on ionic_0: the GPU for its buffers could not be set up")
 	if !strings.Contains(f.Fix, "rocm-smi") || !cites(f, "<stdin>", 4) {
 		t.Errorf("fix %s evidence %v", f.Fix, f.Evidence)
+	}
+	// rocm_memory.c's failed hipGetDeviceCount; musa_memory.c and
+	// opencl_memory.c print cuda_memory.c's "Couldn't init GPU context".
+	for _, c := range []struct{ flag, line string }{
+		{"--use_rocm=0", "hipDeviceGetCount() returned 100"},
+		{"--use_musa=0", "Couldn't init GPU context: 3"},
+	} {
+		fs = synthFindings(t, Options{}, "# synthetic", "[root@gpu01 ~]# ib_write_bw -d mlx5_0 "+c.flag+" gpu02", c.line)
+		f = nicMustFind(t, fs, "perftest.connect.failed", Error, "the GPU for its buffers could not be set up (--use_cuda, --use_rocm, --use_musa, --use_opencl)")
+		if !cites(f, "<stdin>", 3) {
+			t.Errorf("%s: evidence %v", c.line, f.Evidence)
+		}
 	}
 }

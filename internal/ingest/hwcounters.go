@@ -162,7 +162,7 @@ func (p *hwParser) Feed(l Line) {
 		p.section = false
 	}
 	if p.linkOpen {
-		if name, v, ok := nameThenValue(strings.Fields(t)); ok {
+		if name, v, ok := nameThenValue(strings.Fields(t), t != l.Text); ok {
 			p.add(p.secKey, name, v, l)
 			p.out.lines.add(l)
 			return
@@ -324,6 +324,13 @@ func (p *hwParser) wrapped(l Line, t string) bool {
 		p.wrapOpen, p.pending = false, ""
 		return true
 	}
+	if p.pending != "" && len(f) > 0 {
+		if _, ok := parseCounterValue(f[0]); !ok {
+			// A wrap inside a name: "... Rcvd Out of" then "order packets 9".
+			f = append(strings.Fields(p.pending), f...)
+			p.pending = ""
+		}
+	}
 	if t == l.Text && !pairsOnly(f, p.pending != "") {
 		return false
 	}
@@ -409,18 +416,23 @@ const maxNameWords = 6
 func (p *hwParser) rdmaPairs(k hwKey, l Line, f []string) int {
 	n := 0
 	var words []string
+	skip := false // past maxNameWords: no name until the next value
 	for _, w := range f {
-		if v, ok := parseCounterValue(w); ok && len(words) > 0 {
+		v, isValue := parseCounterValue(w)
+		switch {
+		case skip:
+			skip = !isValue
+		case isValue && len(words) > 0:
 			p.add(k, strings.Join(words, " "), v, l)
 			n++
 			words = words[:0]
-			continue
-		}
-		if !isCounterName(w) || len(words) == maxNameWords {
+		case len(words) == maxNameWords:
+			words, skip = words[:0], true
+		case !isCounterName(w):
 			words = words[:0]
-			continue
+		default:
+			words = append(words, w)
 		}
-		words = append(words, w)
 	}
 	if len(words) > 0 && (n > 0 || len(words) == len(f)) {
 		p.pending = strings.Join(words, " ") // its value is on the next line
@@ -429,9 +441,10 @@ func (p *hwParser) rdmaPairs(k hwKey, l Line, f []string) int {
 }
 
 // nameThenValue reads a pretty-mode line "name value", the name of one or
-// more words.
-func nameThenValue(f []string) (string, uint64, bool) {
-	if len(f) < 2 || len(f)-1 > maxNameWords {
+// more words; several only on an indented line, as `rdma -p` prints its
+// counters, so that free text after the block is not read as one.
+func nameThenValue(f []string, indented bool) (string, uint64, bool) {
+	if len(f) < 2 || len(f)-1 > maxNameWords || len(f) > 2 && !indented {
 		return "", 0, false
 	}
 	v, ok := parseCounterValue(f[len(f)-1])

@@ -174,6 +174,12 @@ func TestHWCountersNamesOfSeveralWords(t *testing.T) {
 	for _, text := range []string{
 		"# synthetic\nlink irdma0/1 cnpHandled 3 RNR sent 0 RNR received 4 Nak Sequence Error 7 Nak Sequence Error Implied 1 RTO 2 Rcvd Out of order packets 9\n",
 		"# synthetic\nlink irdma0/1\n    cnpHandled 3\n    RNR sent 0\n    RNR received 4\n    Nak Sequence Error 7\n    Nak Sequence Error Implied 1\n    RTO 2\n    Rcvd Out of order packets 9\n",
+		// Free text after a -p block is not a counter.
+		"# synthetic\nlink irdma0/1\n    cnpHandled 3\n    RNR sent 0\n    RNR received 4\n    Nak Sequence Error 7\n    Nak Sequence Error Implied 1\n    RTO 2\n    Rcvd Out of order packets 9\nthe job ran for 5\n",
+		// A mail wrap inside a name.
+		"# synthetic\nlink irdma0/1 cnpHandled 3 RNR sent 0 RNR received 4 Nak Sequence Error 7 Nak Sequence Error Implied 1 RTO 2 Rcvd Out of\norder packets 9\n",
+		// Seven words are no name: none until the next value.
+		"# synthetic\nlink irdma0/1 cnpHandled 3 RNR sent 0 a b c d e f g h 1 RNR received 4 Nak Sequence Error 7 Nak Sequence Error Implied 1 RTO 2 Rcvd Out of order packets 9\n",
 	} {
 		h := nicArtifact[*HWCounters](t, nicReadText(t, "irdma.txt", text))
 		if len(h.Samples) != 1 {

@@ -71,8 +71,10 @@ type PerftestRun struct {
 	DurationMode bool
 	// Local and Remote are the address lines; nil when absent.
 	Local, Remote *PerftestAddress
-	Rows          []PerftestRow
-	Failures      []PerftestFailure
+	// Table is the result table's header line, zero when none was printed.
+	Table    Evidence
+	Rows     []PerftestRow
+	Failures []PerftestFailure
 	// Warnings are noise lines perftest printed (CPU frequency, SQ size).
 	Warnings []Evidence
 	// GPUBuffer is the first line saying perftest put its buffers in GPU

@@ -71,6 +71,13 @@ func commandFacts(r *PerftestRun, pc *ptCommand) {
 		r.ForcedLink = l
 		r.Fields["--force-link"] = pc.ev
 	}
+	// The GPU buffer flags: the command's line is Fields["--use_cuda"] or
+	// Fields["--use_rocm"].
+	for _, f := range []string{"--use_cuda", "--use_rocm"} {
+		if _, ok := c.flagValue(f); ok || c.hasFlag(f) {
+			r.Fields[f] = pc.ev
+		}
+	}
 	if x, ok := c.flagValue("-x", "--gid-index"); ok && r.GIDIndex < 0 {
 		if n, err := strconv.Atoi(x); err == nil {
 			r.GIDIndex = n

@@ -20,6 +20,13 @@ const (
 	// run_iter_bw function successfully", "Error occurred while running
 	// infinitely! aborting ...").
 	FailCompletion FailureKind = "completion"
+	// FailPostSend is ibv_post_send refusing a work request ("Couldn't
+	// post send: qp 0 scnt=0 || err=12 tx_depth=128"); Status is its err.
+	FailPostSend FailureKind = "post-send"
+	// FailAbort is the test loop's abort with no completion error before
+	// it in the run: the cause is another line (a failed post) or the
+	// other end.
+	FailAbort FailureKind = "abort"
 	// FailExchange is a failed out-of-band exchange ("Couldn't read remote
 	// address", "Unable to read to socket/rdma_cm", "Couldn't connect to",
 	// "Failed to exchange data between server and clients").
@@ -28,8 +35,9 @@ const (
 	FailPort FailureKind = "port"
 	// FailSetup is a device or resource failure before the test.
 	FailSetup FailureKind = "setup"
-	// FailGPU is the GPU of --use_cuda or --use_rocm failing to set up
-	// ("Couldn't initialize ROCm device", "Couldn't init GPU context").
+	// FailGPU is the GPU of --use_cuda, --use_rocm, --use_musa or
+	// --use_opencl failing to set up ("Couldn't initialize ROCm device",
+	// "hipDeviceGetCount() returned N", "Couldn't init GPU context").
 	FailGPU FailureKind = "gpu"
 	// FailMR is a memory registration that failed ("Couldn't allocate
 	// MR", "Failed to create MR").
@@ -56,7 +64,7 @@ type PerftestFailure struct {
 	Vendor string // the "syndrom" (vendor error) value, e.g. "0x81"
 	// Exchanged is set when the run had printed the remote address before
 	// this line: the start-up exchange over TCP had worked, so a failed
-	// exchange is the end-of-test handshake with a peer that had quit.
+	// exchange is a later handshake with a peer that had quit.
 	Exchanged bool
 	Evidence  Evidence
 }
@@ -79,7 +87,14 @@ func (p *perftestParser) failure(t string, ev Evidence) bool {
 		f.Kind = FailCompletion
 		f.Status, f.Vendor = parseFailedStatus(t)
 	case strings.HasPrefix(t, "Failed to complete run_iter_"), strings.HasPrefix(t, "Error occurred while running infinitely"):
-		f.Kind = FailCompletion
+		f.Kind = FailAbort // a completion abort when one was printed before (below)
+	case strings.HasPrefix(t, "Couldn't post send:"), strings.HasPrefix(t, "Couldn't post send qp"),
+		strings.HasPrefix(t, "Couldn't post send during warm up"):
+		// perftest_resources.c's send loops: "Couldn't post send: qp 0 scnt=0 || err=12 tx_depth=128".
+		f.Kind = FailPostSend
+		if _, e, ok := strings.Cut(t, "err="); ok {
+			f.Status = atoiPrefixOr(e, -1)
+		}
 	case strings.Contains(t, "Couldn't read remote address"), strings.HasPrefix(t, "Unable to read to socket/rd"),
 		strings.HasPrefix(t, "Couldn't connect to "), strings.HasPrefix(t, "Unable to open file descriptor for socket connection"),
 		strings.HasPrefix(t, "Couldn't send local address"), strings.HasPrefix(t, "Unable to init the socket connection"),
@@ -105,7 +120,8 @@ func (p *perftestParser) failure(t string, ev Evidence) bool {
 	case strings.HasPrefix(t, "Port number ") && strings.Contains(t, " state is "):
 		f.Kind = FailPort
 	case t == "Couldn't initialize ROCm device", strings.HasPrefix(t, "Couldn't init GPU context"),
-		strings.HasPrefix(t, "There are no available device(s) that support CUDA"), strings.HasPrefix(t, "Requested ROCm device "):
+		strings.HasPrefix(t, "There are no available device(s) that support CUDA"), strings.HasPrefix(t, "Requested ROCm device "),
+		strings.HasPrefix(t, "hipDeviceGetCount() returned "):
 		f.Kind = FailGPU
 	case t == "No IB devices found", strings.HasPrefix(t, "Couldn't create IB resources"),
 		strings.HasPrefix(t, "Failed to create QP"), strings.HasPrefix(t, "Couldn't get context for"),
@@ -122,6 +138,9 @@ func (p *perftestParser) failure(t string, ev Evidence) bool {
 		p.applyCommand(r)
 	}
 	f.Exchanged = r.Remote != nil
+	if f.Kind == FailAbort && r.completionFailed() {
+		f.Kind = FailCompletion
+	}
 	if len(r.Failures) < maxPerftestRows {
 		r.Failures = append(r.Failures, f)
 	}
@@ -147,4 +166,14 @@ func parseFailedStatus(t string) (int, string) {
 		}
 	}
 	return status, vendor
+}
+
+// completionFailed reports a completion error already printed in the run.
+func (r *PerftestRun) completionFailed() bool {
+	for _, f := range r.Failures {
+		if f.Kind == FailCompletion {
+			return true
+		}
+	}
+	return false
 }

@@ -112,7 +112,7 @@ func (p *perftestParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if p.failure(t, ev) || p.address(t, ev) || p.header(t) || p.row(l, t, ev) || p.banner(t, ev) || p.noise(t, ev) || p.cuda(t, ev) {
+	if p.failure(t, ev) || p.address(t, ev) || p.header(t, ev) || p.row(l, t, ev) || p.banner(t, ev) || p.noise(t, ev) || p.cuda(t, ev) {
 		p.out.lines.add(l)
 		return
 	}

@@ -44,7 +44,7 @@ var perftestCols = []struct {
 }
 
 // header recognises the result-table header and its columns.
-func (p *perftestParser) header(t string) bool {
+func (p *perftestParser) header(t string, ev Evidence) bool {
 	if !strings.Contains(t, "bytes") || !strings.Contains(t, "iterations") {
 		return false
 	}
@@ -78,6 +78,9 @@ func (p *perftestParser) header(t string) bool {
 	if p.cur() == nil {
 		p.newRun(Evidence{})
 		p.inTable = true
+	}
+	if r := p.cur(); r != nil && r.Table.Line == 0 {
+		r.Table = ev
 	}
 	return true
 }

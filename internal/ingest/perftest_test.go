@@ -197,6 +197,27 @@ func TestPerftestRealFailureAndNoise(t *testing.T) {
 	}
 }
 
+// perftest's test loop prints its abort line after a completion error
+// and after a failed post alike (perftest_resources.c, perftest 00b55b6):
+// only the first is a completion failure. Synthetic, in perftest's layout.
+func TestPerftestPostSendAbort(t *testing.T) {
+	head := "# synthetic\n[root@gpu01 ~]# ib_write_bw -d mlx5_0 -x 3 -t 65536 gpu02\n" +
+		" local address: LID 0000 QPN 0x0107 PSN 0x6a1c2e RKey 0x1fff00 VAddr 0x007f3a2c000000\n" +
+		" remote address: LID 0000 QPN 0x0108 PSN 0x2b9d01 RKey 0x1fff01 VAddr 0x007f88a0000000\n"
+	p := nicArtifact[*Perftest](t, nicReadText(t, "post.txt", head+
+		"Couldn't post send: qp 0 scnt=1023 || err=12 tx_depth=65536\n Failed to complete run_iter_bw function successfully\n"))
+	fs := p.Runs[0].Failures
+	if len(fs) != 2 || fs[0].Kind != FailPostSend || fs[0].Status != 12 || fs[1].Kind != FailAbort {
+		t.Errorf("failures %+v", fs)
+	}
+	p = nicArtifact[*Perftest](t, nicReadText(t, "wc.txt", head+
+		" Completion with error at client\n Failed status 12: wr_id 0 syndrom 0x81\n Error occurred while running infinitely! aborting ...\n"))
+	fs = p.Runs[0].Failures
+	if len(fs) != 3 || fs[2].Kind != FailCompletion {
+		t.Errorf("failures %+v", fs)
+	}
+}
+
 func TestPerftestGID(t *testing.T) {
 	for in, want := range map[string]string{
 		"00:00:00:00:00:00:00:00:00:00:255:255:10:255:255:05":     "::ffff:10.255.255.5",
