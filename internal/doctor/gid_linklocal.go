@@ -154,7 +154,7 @@ func softenLinkLocalMeasured(fs []Finding, hosts, devs []string, logs []*ingest.
 			for j := range pf.Runs {
 				r := &pf.Runs[j]
 				host := nameOr(r.Host, scopeHostName(pf))
-				if !r.RoCE() || r.Local == nil || !linkLocal(r.Local.GID) || !sameOrUnknown(hosts[i], host) || !sameOrUnknown(devs[i], r.Device) {
+				if !r.RoCE() || r.Local == nil || !linkLocal(r.Local.GID) || !sameHostOrUnknown(hosts[i], host) || !sameOrUnknown(devs[i], r.Device) {
 					continue
 				}
 				if len(r.Failures) > 0 {
