@@ -64,7 +64,12 @@ type NCCLTests struct {
 	// pendingDirect its DirectRanks.
 	pendingMin, pendingMax int64
 	pendingDirect          int
-	sink                   *TestRun // takes what lies beyond maxRuns
+	// continued is whether the last non-blank line ended in a shell's
+	// line continuation ("\"); launched whether a line since the last
+	// table row named a launcher (mpirun, srun, ...). Either makes a
+	// command line's binary part of a longer command.
+	continued, launched bool
+	sink                *TestRun // takes what lies beyond maxRuns
 	// commRanks is the largest communicator an NCCL "... nranks N ... -
 	// Init COMPLETE" line of the same input shows.
 	commRanks int
@@ -291,6 +296,9 @@ func (t *NCCLTests) Feed(ln Line) {
 	if s == "" {
 		return
 	}
+	inCommand := t.continued || t.launched
+	t.continued = strings.HasSuffix(s, `\`)
+	t.launched = t.launched || namesLauncher(s)
 	if t.failure(ln, s) {
 		t.lines.add(ln)
 		return
@@ -301,6 +309,7 @@ func (t *NCCLTests) Feed(ln Line) {
 	case c >= '0' && c <= '9':
 		if t.row(ln, s) {
 			t.lines.add(ln)
+			t.launched = false
 		}
 		return
 	case c == '#':
@@ -318,7 +327,7 @@ func (t *NCCLTests) Feed(ln Line) {
 	if t.preamble(ln, s) {
 		t.lines.add(ln)
 	} else if !hashed && strings.Contains(s, "_perf") {
-		t.binary(s)
+		t.binary(s, inCommand)
 	}
 }
 

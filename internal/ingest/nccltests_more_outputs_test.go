@@ -252,6 +252,9 @@ func TestNCCLTestsDirectCommandLine(t *testing.T) {
 		{"./all_reduce_perf -g x", 0},
 		{"./all_reduce_perf -g 0", 0},
 		{"./all_reduce_perf -g", 0},
+		{"mpirun -np 16 \\\n./build/all_reduce_perf -g 1", 0},
+		{"mpirun -np 16 -npernode 8 --hostfile hosts\n\n./build/all_reduce_perf -g 1", 0},
+		{"./run_on_nodes.sh --nodes 2 \\\n  ./build/all_reduce_perf -g 8", 0},
 	} {
 		x := parseTests(t, c.line+"\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n   134217728      33554432     float     sum      -1   1211.2  110.81  110.81      0   1211.8  110.76  110.76      0\n")
 		if x == nil || len(x.Runs) != 1 {
@@ -260,5 +263,9 @@ func TestNCCLTestsDirectCommandLine(t *testing.T) {
 		if r := x.Runs[0]; r.DirectRanks != c.want || r.NRanks() != c.want {
 			t.Errorf("%s: direct ranks %d, NRanks %d, want %d", c.line, r.DirectRanks, r.NRanks(), c.want)
 		}
+	}
+	// The shell's continuation prompt: the command began on an earlier line.
+	if launcherless([]string{">"}) {
+		t.Error(`">" read as a prompt that starts a command`)
 	}
 }
