@@ -235,6 +235,14 @@ func TestNCCLTestsRefusedOptions(t *testing.T) {
 			"device implementation (-D > 0) requires enabling symmetric memory registration (-R 2)",
 		}, "it refused its command line: device implementation (-D > 0) requires enabling symmetric memory registration (-R 2) (2 processes)", "NCCL 2.28", "Give -R 2"},
 		{[]string{
+			"# nccl-tests version 2.19.6 nccl-headers=22903 nccl-library=22903",
+			"This test requires GIN support, but GIN support is not enabled for this communicator.",
+			"This test requires GIN support, but GIN support is not enabled for this communicator.",
+		}, "it refused its command line: This test requires GIN support, but GIN support is not enabled for this communicator. (2 processes)", "across nodes therefore needs GIN", "its -D 3 and 4 need GIN"},
+		{[]string{
+			"DeviceImplementation > 1 requires CUDA P2P connectivity across all ranks. Not all ranks of this communicator have P2P connectivity.",
+		}, "it refused its command line: DeviceImplementation > 1 requires CUDA P2P", "every -D > 0", "all_reduce_perf needs CUDA P2P across all ranks for every -D > 0"},
+		{[]string{
 			"./build/all_reduce_perf: invalid option -- 'D'",
 			"invalid option 'D'",
 			"USAGE: all_reduce_perf ",

@@ -46,6 +46,11 @@ var refusals = []struct {
 	{"host RMA implementation (-H) requires enabling symmetric memory registration (-R 2)", UsageDevice},
 	{"Cannot use both -H (host RMA implementation) and -D (device implementation) at the same time", UsageDevice},
 	{"Incompatible NCCL versions. nccl-tests was compiled with NCCL ", UsageDevice},
+	// The tests' own checks of the communicator (all_reduce.cu,
+	// alltoall.cu): a device kernel that reaches its peers through CUDA
+	// P2P, NVLink multimem (NVLS) or GIN the communicator does not have.
+	{"This test requires multimem support, but multimem support is not enabled for this communicator.", UsageDevice},
+	{"This test requires GIN support, but GIN support is not enabled for this communicator.", UsageDevice},
 }
 
 // refused reads a line with which nccl-tests refused what its command line
@@ -66,6 +71,12 @@ func refusalKind(s string) UsageKind {
 		if s == r.line || strings.HasSuffix(r.line, " ") && strings.HasPrefix(s, r.line) && len(s) > len(r.line) {
 			return r.kind
 		}
+	}
+	// all_reduce.cu's "DeviceImplementation > 1 requires CUDA P2P
+	// connectivity across all ranks. ...", alltoall.cu's "DeviceImplementation
+	// 1 and 2 requires ...".
+	if strings.HasPrefix(s, "DeviceImplementation ") && strings.Contains(s, " requires CUDA P2P connectivity across all ranks.") {
+		return UsageDevice
 	}
 	// common.cu: "Device implementation %d is not supported by this test".
 	if n, ok := strings.CutPrefix(s, "Device implementation "); ok {
