@@ -181,14 +181,15 @@ func checkTestsFailed(inc *Incident) []Finding {
 }
 
 // tooFewGPUs says what n processes that each found fewer GPUs than they
-// needed asked for: every GPU index they needed, in order.
+// needed asked for: the highest GPU index each needed (a process needs
+// every index below it too), in order.
 func tooFewGPUs(f ingest.TestFailure, n int, indices []int) string {
 	slices.Sort(indices)
 	idx := make([]string, len(indices))
 	for i, x := range indices {
 		idx[i] = strconv.Itoa(x)
 	}
-	return fmt.Sprintf("%d processes needed GPU indices %s but each sees only %s", n, list(idx, 8), plural(f.GPUsFound, "GPU", "GPUs"))
+	return fmt.Sprintf("%d processes needed GPU indices up to %s (the highest each needed) but each sees only %s", n, list(idx, 8), plural(f.GPUsFound, "GPU", "GPUs"))
 }
 
 // failureWhat says what stopped the test: the failed call and its error,

@@ -208,7 +208,7 @@ func TestNCCLTestsTimeout(t *testing.T) {
 // all, exit 2).
 func TestNCCLTestsRefusedToStart(t *testing.T) {
 	for _, c := range []struct{ file, title, mechanism, fix string }{
-		{"allreduce-2.19.7-invalid-number-of-gpus-mpirun-ppr8-h100-ndv5-clusterhealthmonitor.txt", "5 processes needed GPU indices 296, 395, 494, 593, 791 but each sees only 8 GPUs on nccl-badgpus", "local rank", "NCCL_TESTS_DEVICE=0"},
+		{"allreduce-2.19.7-invalid-number-of-gpus-mpirun-ppr8-h100-ndv5-clusterhealthmonitor.txt", "5 processes needed GPU indices up to 296, 395, 494, 593, 791 (the highest each needed) but each sees only 8 GPUs on nccl-badgpus", "local rank", "NCCL_TESTS_DEVICE=0"},
 		{"invalid-size-minbytes-mpirun-8-ranks-h100-ndv5-clusterhealthmonitor.txt", "it refused its command line: invalid size specified for 'minbytes' (7 processes)", "K, M or G", "-b 8 -e 16G"},
 	} {
 		fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/"+c.file)
