@@ -158,10 +158,6 @@ func checkTestsFailed(inc *Incident) []Finding {
 			f := g.first
 			what := failureWhat(f)
 			where := g.onHosts(" on ")
-			if where == "" {
-				// The abort line names no host; the trace lines under it do.
-				where = onHosts(t.FailedHosts)
-			}
 			switch {
 			case len(wanted[g]) > 1:
 				what = tooFewGPUs(f, g.n, wanted[g])

@@ -49,11 +49,9 @@ type NCCLTests struct {
 	// FailureCount counts them all.
 	Failures     []TestFailure
 	FailureCount int
-	// FailedHosts are the distinct hosts, the first maxKept, of the
-	// " .. host pid N: Test failure common.cu:915" lines each failing
-	// process prints under its abort line: the hosts of failures whose
-	// own line names none ("Invalid number of GPUs: ...").
-	FailedHosts []string
+	// nextTrace is the first of Failures whose " .. host pid N: Test
+	// failure" trace line has not been read.
+	nextTrace int
 	// Garbled are the table rows, the first maxKept, whose columns are
 	// all there but hold a time, algbw, busbw that is not a number of at
 	// least 0, or a #wrong that is neither a count nor N/A.

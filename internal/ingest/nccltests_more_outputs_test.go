@@ -227,12 +227,24 @@ func TestNCCLTestsRefusalLines(t *testing.T) {
 	}
 }
 
-// The " .. host pid N: Test failure" lines under an abort name the hosts
-// that failed, once each.
+// The " .. host pid N: Test failure" line under an abort names the host
+// of that abort, not of every failure in the file; interleaved, the
+// traces follow the aborts' order. SYNTHETIC lines after common.cu.
 func TestNCCLTestsFailedHosts(t *testing.T) {
-	x := parseTests(t, "Invalid number of GPUs: 16 requested but only 8 were found.\n .. node-a pid 49: Test failure common.cu:1454\n .. node-b pid 50: Test failure common.cu:1454\n .. node-a pid 51: Test failure common.cu:1454\n .. two words pid 52: Test failure common.cu:1454\n")
-	if x == nil || strings.Join(x.FailedHosts, ",") != "node-a,node-b" {
+	x := parseTests(t, "Invalid number of GPUs: 16 requested but only 8 were found.\n"+
+		"invalid size specified for 'maxbytes'\n"+
+		" .. node-a pid 49: Test failure common.cu:1454\n"+
+		" .. node-b pid 50: Test failure common.cu:1454\n"+
+		" .. two words pid 52: Test failure common.cu:1454\n"+
+		"node-c: Test NCCL failure common.cu:1204 'unhandled system error'\n"+
+		" .. node-c pid 51: Test failure common.cu:1204\n")
+	if x == nil || len(x.Failures) != 3 {
 		t.Fatalf("got %+v", x)
+	}
+	for i, want := range []string{"node-a", "node-b", "node-c"} {
+		if h := x.Failures[i].Host; h != want {
+			t.Errorf("failure %d on %q, want %q", i, h, want)
+		}
 	}
 }
 
