@@ -139,12 +139,17 @@ func checkTestsFailed(inc *Incident) []Finding {
 	for _, t := range All[*ingest.NCCLTests](inc) {
 		var byError tally[ingest.TestFailure]
 		wanted := map[*tallied[ingest.TestFailure]][]int{}
+		optKey := "" // the last getopt refusal's
 		for _, f := range t.Failures {
 			key := f.Call + "\x00" + f.Where + "\x00" + f.Message
 			if f.Usage == ingest.UsageOption {
 				// getopt's line and nccl-tests' "invalid option 'x'" after
-				// it tell one refusal; the first, getopt's, names the option.
-				key = string(f.Usage)
+				// it tell one refusal; the first, getopt's, names the
+				// option. Another option refused is another refusal.
+				if strings.HasPrefix(f.Message, "invalid option '") && optKey != "" {
+					key = optKey
+				}
+				optKey = key
 			}
 			g := byError.add(key, f, 1, f.Host)
 			if len(g.ev.list) < 3 {

@@ -278,6 +278,16 @@ func TestNCCLTestsRefusedOptionOnce(t *testing.T) {
 	}
 }
 
+// Two runs in one paste refusing different options are two refusals
+// (SYNTHETIC, after glibc getopt_long and common.cu).
+func TestNCCLTestsRefusedOptionsTwoRuns(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"./build/all_reduce_perf: invalid option -- 'D'", "invalid option '?'", "USAGE: all_reduce_perf ",
+		"./build/all_reduce_perf: unrecognized option '--device_impl=1'", "invalid option '?'", "USAGE: all_reduce_perf ")
+	nicMustFind(t, fs, "nccltests.failed", Error, "invalid option -- 'D'")
+	nicMustFind(t, fs, "nccltests.failed", Error, "unrecognized option '--device_impl=1'")
+}
+
 // prasad-nair-amd/aion: rccl-tests built against RCCL 2.28.3 headers ran
 // the container's RCCL 2.27.7 ("rccl-headers=22803 rccl-library=22707");
 // before, nothing said so. A library newer than its headers is told as
