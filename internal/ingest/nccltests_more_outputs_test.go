@@ -193,6 +193,7 @@ func TestNCCLTestsRefusalLines(t *testing.T) {
 		{"host RMA implementation (-H) requires enabling symmetric memory registration (-R 2)", UsageDevice},
 		{"Cannot use both -H (host RMA implementation) and -D (device implementation) at the same time", UsageDevice},
 		{"Device implementation 3 is not supported by this test", UsageDevice},
+		{"Device implementation -1 is not supported by this test", UsageDevice},
 		{"Incompatible NCCL versions. nccl-tests was compiled with NCCL 22903, but is running with NCCL 22807. The 22903 Device API is not compatible with versions before 2.29.", UsageDevice},
 		{"DeviceImplementation > 1 requires CUDA P2P connectivity across all ranks. Not all ranks of this communicator have P2P connectivity.", UsageDevice},
 		{"This test requires multimem support, but multimem support is not enabled for this communicator.", UsageDevice},
@@ -211,6 +212,7 @@ func TestNCCLTestsRefusalLines(t *testing.T) {
 	}
 	lines = append(lines,
 		"Device implementation x is not supported by this test",
+		"Device implementation - is not supported by this test",
 		"invalid option 'QQ'",
 		"mpirun: invalid option -- 'Q'",
 		"some tool: unrecognized option '--x'",

@@ -30,7 +30,7 @@ const (
 )
 
 // refusals are the lines (whole, or their start when the entry ends in a
-// space or "=") with which nccl-tests refuses its command line.
+// space) with which nccl-tests refuses its command line.
 var refusals = []struct {
 	line string
 	kind UsageKind
@@ -80,7 +80,8 @@ func refusalKind(s string) UsageKind {
 	}
 	// common.cu: "Device implementation %d is not supported by this test".
 	if n, ok := strings.CutPrefix(s, "Device implementation "); ok {
-		if n, ok = strings.CutSuffix(n, " is not supported by this test"); ok && isDigits(n) {
+		// -D is read with strtol: "-1" too.
+		if n, ok = strings.CutSuffix(n, " is not supported by this test"); ok && isDigits(strings.TrimPrefix(n, "-")) {
 			return UsageDevice
 		}
 	}
