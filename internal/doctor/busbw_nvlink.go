@@ -112,8 +112,9 @@ func modelOf(gpu string) *nvlinkGPU {
 }
 
 // aboveFabric is the fraction of the usual fabric's Ring plateau above
-// which a plateau is more than that fabric carries (run-to-run spread
-// stays within a few percent of it).
+// which a plateau is more than that fabric carries: a margin chosen here,
+// not a measured one, to stay clear of the few percent runs of one fabric
+// differ by.
 const aboveFabric = 1.05
 
 // fabricNote puts a multi-node ring collective on 8-GPU SXM nodes whose

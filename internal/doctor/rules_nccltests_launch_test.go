@@ -306,4 +306,16 @@ func TestNCCLTestsBuildMismatch(t *testing.T) {
 	nicMustFind(t, fs, "nccltests.version.mismatch", Info, "ran NCCL 2.29.3, newer than the 2.27.3")
 	fs = synthFindings(t, Options{}, "# nccl-tests version 2.19.6 nccl-headers=22903 nccl-library=22903", "# Collective test starting: all_reduce_perf", hdr, row)
 	nicMustNot(t, fs, "nccltests.version.mismatch")
+	// Two runs of one build: one finding.
+	v := "# nccl-tests version 2.19.6 nccl-headers=22903 nccl-library=22807"
+	fs = synthFindings(t, Options{}, v, "# Collective test starting: all_reduce_perf", hdr, row, v, "# Collective test starting: all_gather_perf", hdr, row)
+	var n int
+	for _, f := range fs {
+		if f.ID == "nccltests.version.mismatch" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d version mismatch findings for one version line, want 1", n)
+	}
 }
