@@ -21,6 +21,7 @@ func ncclTestsLaunchRules() []Rule {
 		{IDs: []string{"nccltests.ranks.shared_gpu"}, Check: checkSharedGPU},
 		{IDs: []string{"input.garbled"}, Check: checkTestsGarbled},
 		{IDs: []string{"nccltests.version.mismatch"}, Check: checkBuildMismatch},
+		{IDs: []string{"nccltests.option.ignored"}, Check: checkOptionIgnored},
 	}
 }
 

@@ -319,3 +319,18 @@ func TestNCCLTestsBuildMismatch(t *testing.T) {
 		t.Errorf("%d version mismatch findings for one version line, want 1", n)
 	}
 }
+
+// An option nccl-tests ran without is an info finding naming it, once per
+// distinct line (SYNTHETIC lines after common.cu at 2.19.6).
+func TestNCCLTestsOptionIgnored(t *testing.T) {
+	r := "Option -R (register) is not supported before NCCL 2.19. Ignoring"
+	fs := synthFindings(t, Options{}, "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 1", r, r, "per-iteration timing (-I) is incompatible with CUDA graph mode (-G). Disabling.")
+	f := nicMustFind(t, fs, "nccltests.option.ignored", Info, "ran without -R: "+r)
+	if len(f.Evidence) != 2 || !strings.Contains(f.Fix, "Rebuild nccl-tests") {
+		t.Errorf("evidence %+v fix %s", f.Evidence, f.Fix)
+	}
+	f = nicMustFind(t, fs, "nccltests.option.ignored", Info, "ran without -I")
+	if !strings.Contains(f.Fix, "conflicts") {
+		t.Errorf("fix %s", f.Fix)
+	}
+}

@@ -49,6 +49,9 @@ type NCCLTests struct {
 	// FailureCount counts them all.
 	Failures     []TestFailure
 	FailureCount int
+	// Notices are the lines, the first maxKept, with which nccl-tests
+	// said an option of its command line had no effect.
+	Notices []TestNotice
 	// nextTrace is the first of Failures whose " .. host pid N: Test
 	// failure" trace line has not been read.
 	nextTrace int
@@ -297,7 +300,7 @@ func (t *NCCLTests) Feed(ln Line) {
 	inCommand := t.continued || t.launched
 	t.continued = strings.HasSuffix(s, `\`)
 	t.launched = t.launched || namesLauncher(s)
-	if t.failure(ln, s) {
+	if t.failure(ln, s) || t.notice(ln, s) {
 		t.lines.add(ln)
 		return
 	}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -285,5 +286,33 @@ func TestNCCLTestsDirectCommandLine(t *testing.T) {
 	// The shell's continuation prompt: the command began on an earlier line.
 	if launcherless([]string{">"}) {
 		t.Error(`">" read as a prompt that starts a command`)
+	}
+}
+
+// nccl-tests' notices of an option it ran without, by the option named
+// (SYNTHETIC lines after common.cu at 2.19.6).
+func TestNCCLTestsOptionNotices(t *testing.T) {
+	want := map[string]string{
+		"Option -R (register) is not supported before NCCL 2.19. Ignoring":                "-R",
+		"Option -G (CUDA graph) not supported before NCCL 2.9 + CUDA 11.3. Ignoring":      "-G",
+		"Option -x (cta_policy) 3 is not supported before NCCL 2.28. Ignoring":            "-x",
+		"per-iteration timing (-I) is incompatible with CUDA graph mode (-G). Disabling.": "-I",
+		"blocking mode (-z 3) is incompatible with CUDA graph mode (-G). Disabling.":      "-z",
+		"per-iteration skip (-K) requires per-iteration timing (-I 1). Disabling.":        "-K",
+	}
+	var lines []string
+	for l := range want {
+		lines = append(lines, l)
+	}
+	slices.Sort(lines)
+	banner := "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 1"
+	x := parseTests(t, banner+"\n"+strings.Join(append(lines, "Option - Ignoring", "nothing to see. Disabling."), "\n")+"\n")
+	if x == nil || len(x.Notices) != len(want) {
+		t.Fatalf("got %+v", x)
+	}
+	for i, n := range x.Notices {
+		if n.Message != lines[i] || n.Option != want[lines[i]] || n.Evidence.Line != i+2 {
+			t.Errorf("notice %d: %+v", i, n)
+		}
 	}
 }
