@@ -42,7 +42,7 @@ func checkBuildMismatch(inc *Incident) []Finding {
 				Evidence:  []ingest.Evidence{r.VersionLine},
 				Mechanism: fmt.Sprintf("The version line gives the %s headers the test was compiled with and the library it loaded at run time. The bandwidths are the loaded library's, not the build's; and the test enables features by the headers' version at compile time (buffer registration -R, symmetric memory, the device API -D, the CTA policy -x) and checks only some of them against the library at run time, so a library older than its headers can refuse or mishandle them (nccl-tests 2.17's device API: 'Incompatible NCCL versions'). A container whose %s differs from the host's, LD_LIBRARY_PATH or a plugin directory picking up another libnccl, or a test binary copied from another image all do this.", lib, lib),
 				Fix:       fmt.Sprintf("Check which library the test loads (`ldd $(which all_reduce_perf) | grep -E 'nccl|rccl'`, NCCL_DEBUG=VERSION) and rebuild the test against it (`make NCCL_HOME=<that install>`), or put the intended %s first on LD_LIBRARY_PATH; compare releases only between runs whose version lines match.", lib),
-			}.per(t.Source()+" "+r.Version, "version line", "nccl-tests built and run against different NCCL"))
+			}.per(t.Source()+" "+collName(r), "run", "nccl-tests built and run against different NCCL"))
 		}
 	}
 	return fs
