@@ -97,38 +97,37 @@ func limitFor(r *ingest.TestRun, nodes int, sh share, line unit.BitRate) busbwLi
 	if name == "" {
 		name = "collective not named; judged as a ring collective"
 	}
-	m, model := k, fmt.Sprintf("%s: each ring crosses every node boundary once and NCCL spreads the rings over the node's NICs, so busbw ≤ the node's NIC bandwidth, %s × L (the GPUs per node do not divide it)", name, kText)
-	if per, how := nicsPerGPU(r, line); sh.ranks > 0 && sh.ranks < k {
+	model := fmt.Sprintf("%s: each ring crosses every node boundary once and NCCL spreads the rings over the node's NICs, so busbw ≤ the node's NIC bandwidth, %s × L (the GPUs per node do not divide it)", name, kText)
+	m := float64(k)
+	if per, how := nicShare(r, line); sh.ranks > 0 && sh.ranks < k {
 		rate := "one NIC's line rate"
-		if per > 1 {
-			rate = fmt.Sprintf("%d NICs' line rate", per)
+		if per != 1 {
+			rate = fmt.Sprintf("%.4g × one NIC's line rate", per)
 		}
 		drive := fmt.Sprintf("%s per node, each driving about %s through its PCIe link%s", plural(sh.ranks, "GPU", "GPUs"), rate, how)
-		if sh.ranks*per < k {
-			m = sh.ranks * per
-			model += fmt.Sprintf("; with %s, %d × L", drive, m)
+		if c := float64(sh.ranks) * per; c < m {
+			m = c
+			model += fmt.Sprintf("; with %s, %.4g × L", drive, m)
 		} else {
 			model += fmt.Sprintf("; the %s, keep all %d NICs busy", drive, k)
 		}
 	}
-	return busbwLimit{m: float64(m), lowerBound: (!known || sh.atLeast) && g > 1 && m < g, model: model}
+	return busbwLimit{m: m, lowerBound: (!known || sh.atLeast) && g > 1 && m < float64(g), model: model}
 }
 
-// nicsPerGPU is how many NICs of line rate line one GPU of run r can keep
-// busy through its PCIe link: its link's usable bandwidth over the NIC's
-// (an A100's Gen4 x16, about 25 GB/s, drives two 100G NICs; an H100's
-// Gen5 x16, about 50 GB/s, two 200G ones), and one when the GPU model or
-// the line rate is not known; how names the link for the limit's text.
-func nicsPerGPU(r *ingest.TestRun, line unit.BitRate) (per int, how string) {
+// nicShare is how much of a NIC of line rate line one GPU of run r keeps
+// busy through its PCIe link, in NIC line rates: the link's bandwidth in
+// NCCL's model over the NIC's (an A100's Gen4 x16, 24 GB/s, is 1.92 × a
+// 100G NIC; an H100's Gen5 x16, 48 GB/s, 1.92 × a 200G one), so the
+// node's cap is min(k·L, G·P) rather than a whole number of NICs; 1 when
+// the GPU model or the line rate is not known. how names the link for
+// the limit's text.
+func nicShare(r *ingest.TestRun, line unit.BitRate) (per float64, how string) {
 	m, ok := nvlinkModel(r)
 	if !ok || m.pcie == 0 || line <= 0 {
 		return 1, ""
 	}
-	per = max(1, int(m.pcie/(line.Gbps()/8)))
-	if per == 1 {
-		return 1, ""
-	}
-	return per, fmt.Sprintf(" (%s: %s, about %.0f GB/s)", m.name, m.pcieLink, m.pcie)
+	return m.pcie / (line.Gbps() / 8), fmt.Sprintf(" (%s: %s, %.0f GB/s in NCCL's topology model)", m.name, m.pcieLink, m.pcie)
 }
 
 // limitShort names the limit in a title: "4 NICs per node x 400Gbps".
@@ -136,5 +135,5 @@ func limitShort(l busbwLimit) string {
 	if l.m == 1 {
 		return "one NIC's line rate"
 	}
-	return fmt.Sprintf("%.2g × one NIC's line rate", l.m)
+	return fmt.Sprintf("%.4g × one NIC's line rate", l.m)
 }

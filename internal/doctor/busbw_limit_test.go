@@ -57,25 +57,35 @@ func TestBusBWLimitOneNICPerHost(t *testing.T) {
 // 8 × L of one NIC per GPU. At 200G an A100 drives one; a GPU the model
 // does not know, or an unknown line rate, keeps one per GPU.
 func TestLimitNICsPerGPU(t *testing.T) {
-	a100 := &ingest.TestRun{Collective: "all_reduce", RankCount: 16}
-	for i := 0; i < 16; i++ {
-		a100.Ranks = append(a100.Ranks, ingest.TestRank{Rank: i, GPU: "NVIDIA A100-SXM4-40GB"})
+	run := func(gpu string) *ingest.TestRun {
+		r := &ingest.TestRun{Collective: "all_reduce", RankCount: 16}
+		for i := 0; i < 16; i++ {
+			r.Ranks = append(r.Ranks, ingest.TestRank{Rank: i, GPU: gpu})
+		}
+		return r
 	}
+	a100, h100 := run("NVIDIA A100-SXM4-40GB"), run("NVIDIA H100 80GB HBM3")
 	other := &ingest.TestRun{Collective: "all_reduce", RankCount: 16, Ranks: []ingest.TestRank{{GPU: "NVIDIA L40S"}}}
 	for _, c := range []struct {
 		r    *ingest.TestRun
 		line unit.BitRate
-		m    float64
+		m    float64 // busbw cap in NIC line rates
 	}{
-		{a100, 100e9, 16}, {a100, 200e9, 8}, {a100, 0, 8}, {other, 100e9, 8},
+		// OCI BM.GPU4.8 (8 A100, 16 × 100G): min(16 × 12.5, 8 × 24) = 192 GB/s.
+		{a100, 100e9, 15.36},
+		// 16 × 200G behind 8 A100s: 8 × 24 = 192 GB/s of 400.
+		{a100, 200e9, 7.68},
+		// OCI BM.GPU.H100.8 (8 H100, 16 × 200G): min(16 × 25, 8 × 48) = 384 GB/s.
+		{h100, 200e9, 15.36},
+		{a100, 0, 8}, {other, 100e9, 8},
 	} {
-		if l := limitFor(c.r, 2, share{ranks: 8, nics: 16}, c.line); l.m != c.m {
+		if l := limitFor(c.r, 2, share{ranks: 8, nics: 16}, c.line); math.Abs(l.m-c.m) > 1e-9 {
 			t.Errorf("%s at %v: m %v, want %v (%s)", c.r.Ranks[0].GPU, c.line, l.m, c.m, l.model)
 		}
 	}
 	fs := diagnoseFiles(t, Options{NICSpeed: 100e9, NICsPerNode: 16}, "corpus/nccl-tests/allreduce-a100-2n-16g-oci-bm-gpu4.8-16x100g-roce-10g-one-size-mpirun-prompt-223GBps-ocitutorials.txt")
-	f := nicMustFind(t, fs, "nccltests.busbw.ok", Info, "222.88 GB/s", "(200.00 GB/s, 16 × one NIC's line rate)")
-	if !strings.Contains(f.Mechanism, "2 NICs' line rate") || !strings.Contains(f.Mechanism, "PCIe Gen4 x16") {
+	f := nicMustFind(t, fs, "nccltests.busbw.ok", Info, "222.88 GB/s", "(192.00 GB/s, 15.36 × one NIC's line rate)")
+	if !strings.Contains(f.Mechanism, "1.92 × one NIC's line rate") || !strings.Contains(f.Mechanism, "PCIe Gen4 x16") {
 		t.Errorf("mechanism %s", f.Mechanism)
 	}
 }

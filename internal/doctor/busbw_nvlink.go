@@ -48,16 +48,20 @@ type nvlinkGPU struct {
 	// there is no usual one.
 	fabric     string
 	fabricRing float64
-	// pcie is the usable bandwidth of the GPU's PCIe link to its NICs,
-	// one direction (GB/s), and pcieLink names it; 0 when not given.
+	// pcie is the bandwidth NCCL's topology model gives the GPU's PCIe
+	// link to its NICs, one direction (GB/s), and pcieLink names it; 0
+	// when not given. NCCL's src/graph/topo.cc (kvDictPciGen) counts a
+	// lane at 120 (Gen4, 16 GT/s) or 240 (Gen5) × 100 Mbps and divides
+	// width × speed by 80: Gen4 x16 24 GB/s, Gen5 x16 48 GB/s, against
+	// the raw 31.5 and 63.
 	pcie     float64
 	pcieLink string
 }
 
 var nvlinkGPUs = []nvlinkGPU{
-	{match: []string{"A100-SXM"}, name: "A100 SXM (NVLink 3)", perDir: 300, ring: 230, fabric: "8 × 200G NICs, one per GPU", fabricRing: 188, pcie: 25, pcieLink: "PCIe Gen4 x16"},
-	{match: []string{"H100 80GB HBM3", "H100-SXM", "H100 SXM"}, name: "H100 SXM (NVLink 4)", perDir: 450, ring: 360, fabric: "8 × 400G NICs, one per GPU", fabricRing: 380, pcie: 50, pcieLink: "PCIe Gen5 x16"},
-	{exact: []string{"NVIDIA H200"}, match: []string{"H200 141GB HBM3e"}, name: "H200 SXM (NVLink 4)", perDir: 450, ring: 360, fabric: "8 × 400G NICs, one per GPU", fabricRing: 380, pcie: 50, pcieLink: "PCIe Gen5 x16"},
+	{match: []string{"A100-SXM"}, name: "A100 SXM (NVLink 3)", perDir: 300, ring: 230, fabric: "8 × 200G NICs, one per GPU", fabricRing: 188, pcie: 24, pcieLink: "PCIe Gen4 x16"},
+	{match: []string{"H100 80GB HBM3", "H100-SXM", "H100 SXM"}, name: "H100 SXM (NVLink 4)", perDir: 450, ring: 360, fabric: "8 × 400G NICs, one per GPU", fabricRing: 380, pcie: 48, pcieLink: "PCIe Gen5 x16"},
+	{exact: []string{"NVIDIA H200"}, match: []string{"H200 141GB HBM3e"}, name: "H200 SXM (NVLink 4)", perDir: 450, ring: 360, fabric: "8 × 400G NICs, one per GPU", fabricRing: 380, pcie: 48, pcieLink: "PCIe Gen5 x16"},
 	{exact: []string{"NVIDIA H20"}, name: "H20 (NVLink 4)", perDir: 450, ring: 360},
 	{match: []string{"H800"}, name: "H800 (NVLink 4, 8 links)", perDir: 200, ring: 160},
 	// B200 (NVLink 5, 900 GB/s each way): no single-node reference figure
@@ -108,8 +112,9 @@ func modelOf(gpu string) *nvlinkGPU {
 }
 
 // aboveFabric is the fraction of the usual fabric's Ring plateau above
-// which a plateau is more than that fabric carries (run-to-run spread
-// stays within a few percent of it).
+// which a plateau is more than that fabric carries: a margin chosen here,
+// not a measured one, to stay clear of the few percent runs of one fabric
+// differ by.
 const aboveFabric = 1.05
 
 // fabricNote puts a multi-node ring collective on 8-GPU SXM nodes whose

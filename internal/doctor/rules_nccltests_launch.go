@@ -21,6 +21,7 @@ func ncclTestsLaunchRules() []Rule {
 		{IDs: []string{"nccltests.ranks.shared_gpu"}, Check: checkSharedGPU},
 		{IDs: []string{"input.garbled"}, Check: checkTestsGarbled},
 		{IDs: []string{"nccltests.version.mismatch"}, Check: checkBuildMismatch},
+		{IDs: []string{"nccltests.option.ignored"}, Check: checkOptionIgnored},
 	}
 }
 
@@ -139,12 +140,17 @@ func checkTestsFailed(inc *Incident) []Finding {
 	for _, t := range All[*ingest.NCCLTests](inc) {
 		var byError tally[ingest.TestFailure]
 		wanted := map[*tallied[ingest.TestFailure]][]int{}
+		optKey := "" // the last getopt refusal's
 		for _, f := range t.Failures {
 			key := f.Call + "\x00" + f.Where + "\x00" + f.Message
 			if f.Usage == ingest.UsageOption {
 				// getopt's line and nccl-tests' "invalid option 'x'" after
-				// it tell one refusal; the first, getopt's, names the option.
-				key = string(f.Usage)
+				// it tell one refusal; the first, getopt's, names the
+				// option. Another option refused is another refusal.
+				if strings.HasPrefix(f.Message, "invalid option '") && optKey != "" {
+					key = optKey
+				}
+				optKey = key
 			}
 			g := byError.add(key, f, 1, f.Host)
 			if len(g.ev.list) < 3 {
@@ -158,10 +164,6 @@ func checkTestsFailed(inc *Incident) []Finding {
 			f := g.first
 			what := failureWhat(f)
 			where := g.onHosts(" on ")
-			if where == "" {
-				// The abort line names no host; the trace lines under it do.
-				where = onHosts(t.FailedHosts)
-			}
 			switch {
 			case len(wanted[g]) > 1:
 				what = tooFewGPUs(f, g.n, wanted[g])
@@ -181,14 +183,15 @@ func checkTestsFailed(inc *Incident) []Finding {
 }
 
 // tooFewGPUs says what n processes that each found fewer GPUs than they
-// needed asked for: every GPU index they needed, in order.
+// needed asked for: the highest GPU index each needed (a process needs
+// every index below it too), in order.
 func tooFewGPUs(f ingest.TestFailure, n int, indices []int) string {
 	slices.Sort(indices)
 	idx := make([]string, len(indices))
 	for i, x := range indices {
 		idx[i] = strconv.Itoa(x)
 	}
-	return fmt.Sprintf("%d processes needed GPU indices %s but each sees only %s", n, list(idx, 8), plural(f.GPUsFound, "GPU", "GPUs"))
+	return fmt.Sprintf("%d processes needed GPU indices up to %s (the highest each needed) but each sees only %s", n, list(idx, 8), plural(f.GPUsFound, "GPU", "GPUs"))
 }
 
 // failureWhat says what stopped the test: the failed call and its error,
@@ -237,8 +240,8 @@ var usageText = map[ingest.UsageKind]struct{ cause, fix string }{
 		"Compare the command with the usage the same binary prints (`all_reduce_perf -h`): drop the option, or build a release that has it (`nccl-tests version` in the banner of a run names the release). Make the job fail when the output holds no `# Avg bus bandwidth` line rather than trusting the exit status.",
 	},
 	ingest.UsageDevice: {
-		"nccl-tests' device-API runs (-D N: the collective written as a device kernel over NCCL's device communicator; -V its CTA count; -H the host RMA path) need NCCL 2.28 or later (-H: 2.29), symmetric buffer registration (-R 2), a test with an implementation of that number, and an NCCL of the same device-API generation as the one nccl-tests was built against (2.28 and 2.29 differ); the line names which was missing. The option checks exit before anything runs; the test's checks stop it after the communicators were created, before the first size.",
-		"Give -R 2 with -D or -H, and not -D and -H together; load NCCL 2.28+ (2.29+ for -H), the release nccl-tests was built against (`nccl-headers` and `nccl-library` in its version line must match); run a device kernel number the test has (all_reduce_perf and alltoall_perf have them; -D 1 and 2 stay inside one NVLink domain), or drop -D to measure NCCL's own implementation.",
+		"nccl-tests' device-API runs (-D N: the collective written as a device kernel over NCCL's device communicator; -V its CTA count; -H the host RMA path) need NCCL 2.28 or later (-H: 2.29), symmetric buffer registration (-R 2), a test with an implementation of that number, and an NCCL of the same device-API generation as the one nccl-tests was built against (2.28 and 2.29 differ); the line names which was missing. The option checks exit before anything runs; the test's checks stop it after the communicators were created, before the first size. Those check how the kernel reaches its peers: all_reduce_perf's kernels (every -D > 0) load and store through CUDA P2P and so need all ranks in one NVLink domain, -D 3 and 4 also NVLink multimem (NVLS); alltoall_perf's -D 1 and 2 need the same P2P reach, -D 3 and 4 GIN (NCCL's GPU-initiated networking over the NICs). A device-API run across nodes therefore needs GIN: without it the communicator spans hosts that CUDA P2P cannot reach and the test refuses.",
+		"Give -R 2 with -D or -H, and not -D and -H together; load NCCL 2.28+ (2.29+ for -H), the release nccl-tests was built against (`nccl-headers` and `nccl-library` in its version line must match); run a device kernel number the test has. all_reduce_perf needs CUDA P2P across all ranks for every -D > 0 (one NVLink domain; -D 3 and 4 also multimem, so NVSwitch with NVLS); alltoall_perf's -D 1 and 2 stay within one NVLink domain, its -D 3 and 4 need GIN (an NCCL and NIC with GPU-initiated networking). Across nodes run alltoall_perf -D 3 or 4 with GIN, or drop -D to measure NCCL's own implementation.",
 	},
 }
 

@@ -208,7 +208,7 @@ func TestNCCLTestsTimeout(t *testing.T) {
 // all, exit 2).
 func TestNCCLTestsRefusedToStart(t *testing.T) {
 	for _, c := range []struct{ file, title, mechanism, fix string }{
-		{"allreduce-2.19.7-invalid-number-of-gpus-mpirun-ppr8-h100-ndv5-clusterhealthmonitor.txt", "5 processes needed GPU indices 296, 395, 494, 593, 791 but each sees only 8 GPUs on nccl-badgpus", "local rank", "NCCL_TESTS_DEVICE=0"},
+		{"allreduce-2.19.7-invalid-number-of-gpus-mpirun-ppr8-h100-ndv5-clusterhealthmonitor.txt", "5 processes needed GPU indices up to 296, 395, 494, 593, 791 (the highest each needed) but each sees only 8 GPUs on nccl-badgpus", "local rank", "NCCL_TESTS_DEVICE=0"},
 		{"invalid-size-minbytes-mpirun-8-ranks-h100-ndv5-clusterhealthmonitor.txt", "it refused its command line: invalid size specified for 'minbytes' (7 processes)", "K, M or G", "-b 8 -e 16G"},
 	} {
 		fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/"+c.file)
@@ -247,6 +247,14 @@ func TestNCCLTestsRefusedOptions(t *testing.T) {
 			"device implementation (-D > 0) requires enabling symmetric memory registration (-R 2)",
 		}, "it refused its command line: device implementation (-D > 0) requires enabling symmetric memory registration (-R 2) (2 processes)", "NCCL 2.28", "Give -R 2"},
 		{[]string{
+			"# nccl-tests version 2.19.6 nccl-headers=22903 nccl-library=22903",
+			"This test requires GIN support, but GIN support is not enabled for this communicator.",
+			"This test requires GIN support, but GIN support is not enabled for this communicator.",
+		}, "it refused its command line: This test requires GIN support, but GIN support is not enabled for this communicator. (2 processes)", "across nodes therefore needs GIN", "its -D 3 and 4 need GIN"},
+		{[]string{
+			"DeviceImplementation > 1 requires CUDA P2P connectivity across all ranks. Not all ranks of this communicator have P2P connectivity.",
+		}, "it refused its command line: DeviceImplementation > 1 requires CUDA P2P", "every -D > 0", "all_reduce_perf needs CUDA P2P across all ranks for every -D > 0"},
+		{[]string{
 			"./build/all_reduce_perf: invalid option -- 'D'",
 			"invalid option 'D'",
 			"USAGE: all_reduce_perf ",
@@ -282,6 +290,16 @@ func TestNCCLTestsRefusedOptionOnce(t *testing.T) {
 	}
 }
 
+// Two runs in one paste refusing different options are two refusals
+// (SYNTHETIC, after glibc getopt_long and common.cu).
+func TestNCCLTestsRefusedOptionsTwoRuns(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"./build/all_reduce_perf: invalid option -- 'D'", "invalid option '?'", "USAGE: all_reduce_perf ",
+		"./build/all_reduce_perf: unrecognized option '--device_impl=1'", "invalid option '?'", "USAGE: all_reduce_perf ")
+	nicMustFind(t, fs, "nccltests.failed", Error, "invalid option -- 'D'")
+	nicMustFind(t, fs, "nccltests.failed", Error, "unrecognized option '--device_impl=1'")
+}
+
 // prasad-nair-amd/aion: rccl-tests built against RCCL 2.28.3 headers ran
 // the container's RCCL 2.27.7 ("rccl-headers=22803 rccl-library=22707");
 // before, nothing said so. A library newer than its headers is told as
@@ -300,6 +318,33 @@ func TestNCCLTestsBuildMismatch(t *testing.T) {
 	nicMustFind(t, fs, "nccltests.version.mismatch", Info, "ran NCCL 2.29.3, newer than the 2.27.3")
 	fs = synthFindings(t, Options{}, "# nccl-tests version 2.19.6 nccl-headers=22903 nccl-library=22903", "# Collective test starting: all_reduce_perf", hdr, row)
 	nicMustNot(t, fs, "nccltests.version.mismatch")
+	// Two runs of one build: one finding.
+	v := "# nccl-tests version 2.19.6 nccl-headers=22903 nccl-library=22807"
+	fs = synthFindings(t, Options{}, v, "# Collective test starting: all_reduce_perf", hdr, row, v, "# Collective test starting: all_gather_perf", hdr, row)
+	var n int
+	for _, f := range fs {
+		if f.ID == "nccltests.version.mismatch" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d version mismatch findings for one version line, want 1", n)
+	}
+}
+
+// An option nccl-tests ran without is an info finding naming it, once per
+// distinct line (SYNTHETIC lines after common.cu at 2.19.6).
+func TestNCCLTestsOptionIgnored(t *testing.T) {
+	r := "Option -R (register) is not supported before NCCL 2.19. Ignoring"
+	fs := synthFindings(t, Options{}, "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 1", r, r, "per-iteration timing (-I) is incompatible with CUDA graph mode (-G). Disabling.")
+	f := nicMustFind(t, fs, "nccltests.option.ignored", Info, "ran without -R: "+r)
+	if len(f.Evidence) != 2 || !strings.Contains(f.Fix, "Rebuild nccl-tests") {
+		t.Errorf("evidence %+v fix %s", f.Evidence, f.Fix)
+	}
+	f = nicMustFind(t, fs, "nccltests.option.ignored", Info, "ran without -I")
+	if !strings.Contains(f.Fix, "conflicts") {
+		t.Errorf("fix %s", f.Fix)
+	}
 }
 
 // UCX's line cut right after the signal number (synthetic) has no

@@ -13,11 +13,17 @@ import (
 // "nccl-headers=22803 nccl-library=22707". The figures are the loaded
 // library's, and the test's features chosen at compile time by
 // NCCL_VERSION_CODE (registration -R, the device API -D, CTA policy -x)
-// meet a library that may lack them.
+// meet a library that may lack them. One finding per distinct version
+// line of a file: the runs of one build say the same thing.
 func checkBuildMismatch(inc *Incident) []Finding {
 	var fs []Finding
 	for _, t := range All[*ingest.NCCLTests](inc) {
+		told := map[string]bool{}
 		for _, r := range t.Runs {
+			if told[r.Version] {
+				continue
+			}
+			told[r.Version] = true
 			lib := "NCCL"
 			if r.Tool == ingest.ToolRCCL {
 				lib = "RCCL"

@@ -49,11 +49,12 @@ type NCCLTests struct {
 	// FailureCount counts them all.
 	Failures     []TestFailure
 	FailureCount int
-	// FailedHosts are the distinct hosts, the first maxKept, of the
-	// " .. host pid N: Test failure common.cu:915" lines each failing
-	// process prints under its abort line: the hosts of failures whose
-	// own line names none ("Invalid number of GPUs: ...").
-	FailedHosts []string
+	// Notices are the lines, the first maxKept, with which nccl-tests
+	// said an option of its command line had no effect.
+	Notices []TestNotice
+	// nextTrace is the first of Failures whose " .. host pid N: Test
+	// failure" trace line has not been read.
+	nextTrace int
 	// Garbled are the table rows, the first maxKept, whose columns are
 	// all there but hold a time, algbw, busbw that is not a number of at
 	// least 0, or a #wrong that is neither a count nor N/A.
@@ -64,7 +65,12 @@ type NCCLTests struct {
 	// pendingDirect its DirectRanks.
 	pendingMin, pendingMax int64
 	pendingDirect          int
-	sink                   *TestRun // takes what lies beyond maxRuns
+	// continued is whether the last non-blank line ended in a shell's
+	// line continuation ("\"); launched whether a line since the last
+	// table row named a launcher (mpirun, srun, ...). Either makes a
+	// command line's binary part of a longer command.
+	continued, launched bool
+	sink                *TestRun // takes what lies beyond maxRuns
 	// commRanks is the largest communicator an NCCL "... nranks N ... -
 	// Init COMPLETE" line of the same input shows.
 	commRanks int
@@ -291,7 +297,10 @@ func (t *NCCLTests) Feed(ln Line) {
 	if s == "" {
 		return
 	}
-	if t.failure(ln, s) {
+	inCommand := t.continued || t.launched
+	t.continued = strings.HasSuffix(s, `\`)
+	t.launched = t.launched || namesLauncher(s)
+	if t.failure(ln, s) || t.notice(ln, s) {
 		t.lines.add(ln)
 		return
 	}
@@ -301,6 +310,7 @@ func (t *NCCLTests) Feed(ln Line) {
 	case c >= '0' && c <= '9':
 		if t.row(ln, s) {
 			t.lines.add(ln)
+			t.launched = false
 		}
 		return
 	case c == '#':
@@ -318,7 +328,7 @@ func (t *NCCLTests) Feed(ln Line) {
 	if t.preamble(ln, s) {
 		t.lines.add(ln)
 	} else if !hashed && strings.Contains(s, "_perf") {
-		t.binary(s)
+		t.binary(s, inCommand)
 	}
 }
 

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -46,12 +45,12 @@ type TestFailure struct {
 }
 
 // failure reads an abort line, or the " .. host pid N: Test failure
-// common.cu:915" trace each process prints under it (counted, not kept).
+// common.cu:915" trace each process prints under it, whose host is given
+// to the abort line that names none.
 func (t *NCCLTests) failure(ln Line, s string) bool {
 	if rest, ok := strings.CutPrefix(s, ".. "); ok && strings.Contains(rest, ": Test failure ") {
-		if host, _, ok := strings.Cut(rest, " pid "); ok && host != "" && !strings.ContainsAny(host, " \t") &&
-			!slices.Contains(t.FailedHosts, host) && len(t.FailedHosts) < maxKept {
-			t.FailedHosts = append(t.FailedHosts, strings.Clone(host))
+		if host, _, ok := strings.Cut(rest, " pid "); ok && host != "" && !strings.ContainsAny(host, " \t") {
+			t.traced(host)
 		}
 		return true
 	}
@@ -174,6 +173,22 @@ func (t *NCCLTests) caughtSignal(ln Line, s string) bool {
 	desc = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(desc), "("), ")")
 	t.keepFailure(TestFailure{Host: strings.Clone(host), Signal: n, Message: strings.Clone(desc), Evidence: At(t.src, ln)})
 	return true
+}
+
+// traced gives a trace line's host to the earliest kept abort line not
+// yet traced: processes print their abort line and then its trace, so
+// with their output interleaved the traces come in the aborts' order. An
+// abort line that names the host already is its own.
+func (t *NCCLTests) traced(host string) {
+	for i := t.nextTrace; i < len(t.Failures); i++ {
+		if f := &t.Failures[i]; f.Host == "" || f.Host == host {
+			if f.Host == "" {
+				f.Host = strings.Clone(host)
+			}
+			t.nextTrace = i + 1
+			return
+		}
+	}
 }
 
 // keepFailure counts f and keeps it within the bound.

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -213,7 +214,12 @@ func TestNCCLTestsRefusalLines(t *testing.T) {
 		{"host RMA implementation (-H) requires enabling symmetric memory registration (-R 2)", UsageDevice},
 		{"Cannot use both -H (host RMA implementation) and -D (device implementation) at the same time", UsageDevice},
 		{"Device implementation 3 is not supported by this test", UsageDevice},
+		{"Device implementation -1 is not supported by this test", UsageDevice},
 		{"Incompatible NCCL versions. nccl-tests was compiled with NCCL 22903, but is running with NCCL 22807. The 22903 Device API is not compatible with versions before 2.29.", UsageDevice},
+		{"DeviceImplementation > 1 requires CUDA P2P connectivity across all ranks. Not all ranks of this communicator have P2P connectivity.", UsageDevice},
+		{"This test requires multimem support, but multimem support is not enabled for this communicator.", UsageDevice},
+		{"DeviceImplementation 1 and 2 requires CUDA P2P connectivity across all ranks. Not all ranks of this communicator have P2P connectivity.", UsageDevice},
+		{"This test requires GIN support, but GIN support is not enabled for this communicator.", UsageDevice},
 		{"./build/all_reduce_perf: invalid option -- 'Q'", UsageOption},
 		{"/opt/nccl-tests/build/alltoall_perf: unrecognized option '--device_impl=1'", UsageOption},
 		{"all_gather_perf: option requires an argument -- 'b'", UsageOption},
@@ -227,6 +233,7 @@ func TestNCCLTestsRefusalLines(t *testing.T) {
 	}
 	lines = append(lines,
 		"Device implementation x is not supported by this test",
+		"Device implementation - is not supported by this test",
 		"invalid option 'QQ'",
 		"mpirun: invalid option -- 'Q'",
 		"some tool: unrecognized option '--x'",
@@ -243,12 +250,24 @@ func TestNCCLTestsRefusalLines(t *testing.T) {
 	}
 }
 
-// The " .. host pid N: Test failure" lines under an abort name the hosts
-// that failed, once each.
+// The " .. host pid N: Test failure" line under an abort names the host
+// of that abort, not of every failure in the file; interleaved, the
+// traces follow the aborts' order. SYNTHETIC lines after common.cu.
 func TestNCCLTestsFailedHosts(t *testing.T) {
-	x := parseTests(t, "Invalid number of GPUs: 16 requested but only 8 were found.\n .. node-a pid 49: Test failure common.cu:1454\n .. node-b pid 50: Test failure common.cu:1454\n .. node-a pid 51: Test failure common.cu:1454\n .. two words pid 52: Test failure common.cu:1454\n")
-	if x == nil || strings.Join(x.FailedHosts, ",") != "node-a,node-b" {
+	x := parseTests(t, "Invalid number of GPUs: 16 requested but only 8 were found.\n"+
+		"invalid size specified for 'maxbytes'\n"+
+		" .. node-a pid 49: Test failure common.cu:1454\n"+
+		" .. node-b pid 50: Test failure common.cu:1454\n"+
+		" .. two words pid 52: Test failure common.cu:1454\n"+
+		"node-c: Test NCCL failure common.cu:1204 'unhandled system error'\n"+
+		" .. node-c pid 51: Test failure common.cu:1204\n")
+	if x == nil || len(x.Failures) != 3 {
 		t.Fatalf("got %+v", x)
+	}
+	for i, want := range []string{"node-a", "node-b", "node-c"} {
+		if h := x.Failures[i].Host; h != want {
+			t.Errorf("failure %d on %q, want %q", i, h, want)
+		}
 	}
 }
 
@@ -272,6 +291,9 @@ func TestNCCLTestsDirectCommandLine(t *testing.T) {
 		{"./all_reduce_perf -g x", 0},
 		{"./all_reduce_perf -g 0", 0},
 		{"./all_reduce_perf -g", 0},
+		{"mpirun -np 16 \\\n./build/all_reduce_perf -g 1", 0},
+		{"mpirun -np 16 -npernode 8 --hostfile hosts\n\n./build/all_reduce_perf -g 1", 0},
+		{"./run_on_nodes.sh --nodes 2 \\\n  ./build/all_reduce_perf -g 8", 0},
 	} {
 		x := parseTests(t, c.line+"\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n   134217728      33554432     float     sum      -1   1211.2  110.81  110.81      0   1211.8  110.76  110.76      0\n")
 		if x == nil || len(x.Runs) != 1 {
@@ -279,6 +301,38 @@ func TestNCCLTestsDirectCommandLine(t *testing.T) {
 		}
 		if r := x.Runs[0]; r.DirectRanks != c.want || r.NRanks() != c.want {
 			t.Errorf("%s: direct ranks %d, NRanks %d, want %d", c.line, r.DirectRanks, r.NRanks(), c.want)
+		}
+	}
+	// The shell's continuation prompt: the command began on an earlier line.
+	if launcherless([]string{">"}) {
+		t.Error(`">" read as a prompt that starts a command`)
+	}
+}
+
+// nccl-tests' notices of an option it ran without, by the option named
+// (SYNTHETIC lines after common.cu at 2.19.6).
+func TestNCCLTestsOptionNotices(t *testing.T) {
+	want := map[string]string{
+		"Option -R (register) is not supported before NCCL 2.19. Ignoring":                "-R",
+		"Option -G (CUDA graph) not supported before NCCL 2.9 + CUDA 11.3. Ignoring":      "-G",
+		"Option -x (cta_policy) 3 is not supported before NCCL 2.28. Ignoring":            "-x",
+		"per-iteration timing (-I) is incompatible with CUDA graph mode (-G). Disabling.": "-I",
+		"blocking mode (-z 3) is incompatible with CUDA graph mode (-G). Disabling.":      "-z",
+		"per-iteration skip (-K) requires per-iteration timing (-I 1). Disabling.":        "-K",
+	}
+	var lines []string
+	for l := range want {
+		lines = append(lines, l)
+	}
+	slices.Sort(lines)
+	banner := "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 1"
+	x := parseTests(t, banner+"\n"+strings.Join(append(lines, "Option - Ignoring", "nothing to see. Disabling."), "\n")+"\n")
+	if x == nil || len(x.Notices) != len(want) {
+		t.Fatalf("got %+v", x)
+	}
+	for i, n := range x.Notices {
+		if n.Message != lines[i] || n.Option != want[lines[i]] || n.Evidence.Line != i+2 {
+			t.Errorf("notice %d: %+v", i, n)
 		}
 	}
 }

@@ -158,7 +158,9 @@ func (r *TestRun) params() params { return params{r.NThread, r.NGpus, r.MinBytes
 
 // binary notes a pasted command line naming a *_perf binary. It is context,
 // not nccl-tests output, so it is not counted as a recognised line.
-func (t *NCCLTests) binary(s string) {
+// inCommand is whether the line continues an earlier one or follows a
+// launcher's: the binary then is not started on its own.
+func (t *NCCLTests) binary(s string, inCommand bool) {
 	f := strings.Fields(s)
 	for i, w := range f {
 		w = w[strings.LastIndexByte(w, '/')+1:]
@@ -167,7 +169,7 @@ func (t *NCCLTests) binary(s string) {
 			if name := collectiveName(base + "_perf"); name != "" {
 				lo, hi := sweepArgs(f[i+1:])
 				direct := 0
-				if launcherless(f[:i]) {
+				if !inCommand && launcherless(f[:i]) {
 					direct = processRanks(f[i+1:])
 				}
 				if n := len(t.Runs); n > 0 && len(t.Runs[n-1].Rows) == 0 && t.Runs[n-1].Collective == "" {
@@ -190,11 +192,12 @@ func (t *NCCLTests) binary(s string) {
 // binary start it without a launcher: nothing but a shell prompt ("$",
 // "root@node:~/nccl-tests#"), environment assignments (NCCL_ALGO=Ring),
 // and sudo, env or time. Under mpirun, srun or any other word the binary
-// may run as many processes on many hosts.
+// may run as many processes on many hosts. A leading ">" is not a prompt
+// that starts a command: it is the shell's continuation prompt.
 func launcherless(pre []string) bool {
 	for i, w := range pre {
 		switch {
-		case i == 0 && (w == "$" || w == "#" || w == ">" || strings.HasSuffix(w, "$") || strings.HasSuffix(w, "#")):
+		case i == 0 && (w == "$" || w == "#" || strings.HasSuffix(w, "$") || strings.HasSuffix(w, "#")):
 		case w == "sudo" || w == "env" || w == "time":
 		case envAssignment(w):
 		default:
@@ -202,6 +205,24 @@ func launcherless(pre []string) bool {
 		}
 	}
 	return true
+}
+
+// launchers are the programs that start a binary as many processes,
+// possibly on many hosts.
+var launchers = map[string]bool{
+	"mpirun": true, "mpiexec": true, "srun": true, "jsrun": true, "flux": true, "horovodrun": true,
+	"torchrun": true, "prun": true, "aprun": true, "orterun": true,
+}
+
+// namesLauncher reports whether a word of s is a launcher's name, with or
+// without its directory ("/usr/bin/mpirun").
+func namesLauncher(s string) bool {
+	for _, w := range strings.Fields(s) {
+		if launchers[w[strings.LastIndexByte(w, '/')+1:]] {
+			return true
+		}
+	}
+	return false
 }
 
 // envAssignment reports whether w is a shell environment assignment,

@@ -30,7 +30,7 @@ const (
 )
 
 // refusals are the lines (whole, or their start when the entry ends in a
-// space or "=") with which nccl-tests refuses its command line.
+// space) with which nccl-tests refuses its command line.
 var refusals = []struct {
 	line string
 	kind UsageKind
@@ -46,6 +46,11 @@ var refusals = []struct {
 	{"host RMA implementation (-H) requires enabling symmetric memory registration (-R 2)", UsageDevice},
 	{"Cannot use both -H (host RMA implementation) and -D (device implementation) at the same time", UsageDevice},
 	{"Incompatible NCCL versions. nccl-tests was compiled with NCCL ", UsageDevice},
+	// The tests' own checks of the communicator (all_reduce.cu,
+	// alltoall.cu): a device kernel that reaches its peers through CUDA
+	// P2P, NVLink multimem (NVLS) or GIN the communicator does not have.
+	{"This test requires multimem support, but multimem support is not enabled for this communicator.", UsageDevice},
+	{"This test requires GIN support, but GIN support is not enabled for this communicator.", UsageDevice},
 }
 
 // refused reads a line with which nccl-tests refused what its command line
@@ -67,9 +72,16 @@ func refusalKind(s string) UsageKind {
 			return r.kind
 		}
 	}
+	// all_reduce.cu's "DeviceImplementation > 1 requires CUDA P2P
+	// connectivity across all ranks. ...", alltoall.cu's "DeviceImplementation
+	// 1 and 2 requires ...".
+	if strings.HasPrefix(s, "DeviceImplementation ") && strings.Contains(s, " requires CUDA P2P connectivity across all ranks.") {
+		return UsageDevice
+	}
 	// common.cu: "Device implementation %d is not supported by this test".
 	if n, ok := strings.CutPrefix(s, "Device implementation "); ok {
-		if n, ok = strings.CutSuffix(n, " is not supported by this test"); ok && isDigits(n) {
+		// -D is read with strtol: "-1" too.
+		if n, ok = strings.CutSuffix(n, " is not supported by this test"); ok && isDigits(strings.TrimPrefix(n, "-")) {
 			return UsageDevice
 		}
 	}
