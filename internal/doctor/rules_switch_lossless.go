@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"rocelab/internal/ingest"
+	"rocelab/internal/swcfg"
 )
 
 // queueLossless is the lossless queues that speak of q and where they
@@ -87,7 +88,7 @@ func eosLossless(sws []*ingest.SwitchCounters, s *ingest.SwitchCounters, host st
 	slices.Sort(prios)
 	tcs := make([]int, len(prios))
 	for i, p := range prios {
-		tcs[i] = eosCoSTC(p)
+		tcs[i] = swcfg.CoSTC(p) // EOS ships IEEE 802.1Q's map (eos.DefaultCoSTC)
 	}
 	slices.Sort(tcs)
 	from += " (priorities " + prioList(prios) + ")"
@@ -95,18 +96,6 @@ func eosLossless(sws []*ingest.SwitchCounters, s *ingest.SwitchCounters, host st
 		from += ", which EOS's default CoS → traffic class map puts in traffic classes " + prioList(tcs) + " (CoS 0 → class 1, 1 → 0, others their own)"
 	}
 	return tcs, from, true
-}
-
-// eosCoSTC is EOS's default CoS → traffic class map: IEEE 802.1Q's, CoS 0
-// (best effort) in class 1 above CoS 1 (background) in class 0.
-func eosCoSTC(cos int) int {
-	switch cos {
-	case 0:
-		return 1
-	case 1:
-		return 0
-	}
-	return cos
 }
 
 // queueSwName names the switch port a queue row is of: the switch its
