@@ -120,35 +120,6 @@ func switchLossless(inc *Incident) ([]int, string) {
 	return sonicLossless, "SONiC's default lossless queues"
 }
 
-// queueLossless is the lossless queues that speak of q and where they
-// come from, as switchLossless gives them (lossless, from), and false when
-// none does: Dell OS10's queues never (os10NoLossless); Arista EOS's only
-// by the priorities its own switch says run PFC (its `show
-// priority-flow-control`, in s or another input naming the same switch),
-// never a default of SONiC's or Cumulus's or another switch's watchdog
-// (eosNoLossless).
-func queueLossless(inc *Incident, s *ingest.SwitchCounters, q ingest.QueueCount, lossless []int, from string) ([]int, string, bool) {
-	switch {
-	case q.OS10:
-		return nil, "", false
-	case q.EOS:
-		for _, o := range All[*ingest.SwitchCounters](inc) {
-			if o != s && (s.Switch == "" || o.Switch != s.Switch) {
-				continue
-			}
-			if prios, _ := o.LosslessPrios(); len(prios) > 0 {
-				return distinctInts(prios), "the priorities the switch enables PFC on", true
-			}
-		}
-		return nil, "", false
-	}
-	return lossless, from, true
-}
-
-// eosNoLossless says why no queue of Arista EOS's is taken as lossless
-// when the input does not say which priorities run PFC.
-const eosNoLossless = "no input says which queue is lossless, and Arista EOS keeps none lossless unless the port runs `priority-flow-control on` with `priority-flow-control priority N no-drop` (`show priority-flow-control` names them)"
-
 // os10NoLossless says why no queue of Dell OS10's is taken as lossless:
 // none of switchLossless's sources speaks of them (the SONiC watchdog's
 // queues, a switch's PFC priorities, which are no OS10 queue numbers, the
@@ -308,14 +279,14 @@ func checkSwitchTxPause(inc *Incident) []Finding {
 // output queues), lossless ones as errors, and ingress drops of the port
 // counters.
 func checkQueueDrops(inc *Incident) []Finding {
-	lossless, from := switchLossless(inc)
+	lossOf := losslessOf(inc)
 	var fs []Finding
 	for _, s := range All[*ingest.SwitchCounters](inc) {
 		for _, q := range s.Queues {
 			if q.DropPkts <= 0 {
 				continue
 			}
-			qLossless, qFrom, known := queueLossless(inc, s, q, lossless, from)
+			qLossless, qFrom, known := lossOf(s, q)
 			isLossless := q.Type != "MC" && known && hasPrio(qLossless, q.Queue)
 			sev, class := Warn, "lossy"
 			mech := "A lossy queue drops when its share of the buffer fills: TCP and other lossy traffic recovers, but RoCE carried here is lossy too."
@@ -347,7 +318,7 @@ func checkQueueDrops(inc *Incident) []Finding {
 			if q.Type == "VOQ" && q.Namespace != "" {
 				port = q.Namespace + " " + port // each ASIC of a linecard has its own VOQ toward the port
 			}
-			name := fmt.Sprintf("%s %s%d", swName(s, port), q.Type, q.Queue)
+			name := fmt.Sprintf("%s %s%d", queueSwName(s, q, port), q.Type, q.Queue)
 			count := plural(int(q.DropPkts), "packet", "packets")
 			if q.DropsApprox {
 				count = "about " + count
@@ -362,10 +333,7 @@ func checkQueueDrops(inc *Incident) []Finding {
 				// Dell OS10's queues: no input says which is lossless.
 				// A paste may hold a second switch's tables: each row
 				// names the switch of its own prompt.
-				sw := swName(s, port)
-				if q.Host != "" && q.Host != s.Switch {
-					sw = q.Host + " " + port
-				}
+				sw := queueSwName(s, q, port)
 				took := q.Packets + uint64(q.DropPkts)
 				name = fmt.Sprintf("%s queue %d", sw, q.Queue)
 				title = fmt.Sprintf("%s: %s dropped, %.1f%% of the %d it took (%d sent, which OS10's Packets counts, and the drops); lossless or not, no input says", name, count, 100*float64(q.DropPkts)/float64(took), took, q.Packets)
@@ -397,6 +365,7 @@ func checkQueueDrops(inc *Incident) []Finding {
 // PG's drop counter) or on a lossless queue.
 func checkHeadroom(inc *Incident) []Finding {
 	lossless, from := switchLossless(inc)
+	lossOf := losslessOf(inc)
 	var fs []Finding
 	sws := All[*ingest.SwitchCounters](inc)
 	dropped := map[string]Evidence{} // by switch and port, across inputs
@@ -407,7 +376,7 @@ func checkHeadroom(inc *Incident) []Finding {
 			}
 		}
 		for _, q := range s.Queues {
-			if qLossless, _, known := queueLossless(inc, s, q, lossless, from); q.DropPkts > 0 && known && hasPrio(qLossless, q.Queue) {
+			if qLossless, _, known := lossOf(s, q); q.DropPkts > 0 && known && hasPrio(qLossless, q.Queue) {
 				dropped[swName(s, q.Port)] = q.Evidence
 			}
 		}

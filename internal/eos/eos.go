@@ -145,12 +145,15 @@ func Parse(name string, data []byte) (*Config, error) {
 }
 
 // inheritChannel gives a Port-Channel's members what it writes: EOS
-// applies a port channel's QoS (trust, default CoS, service-policy,
-// service-profile, and PFC and transmit queues where it writes them) and
-// its routed or switched mode to its members, and Arista's AVD writes
-// them on the Port-Channel alone (`qos trust`, `service-profile`,
-// `service-policy type qos input` with `channel-group N mode active` on
-// the members). A member's own setting that differs is named not judged;
+// applies a port channel's QoS classification (trust, default CoS,
+// service-policy, service-profile) and its routed or switched mode to its
+// members, and Arista's AVD writes them on the Port-Channel alone (`qos
+// trust`, `service-profile`, `service-policy type qos input` with
+// `channel-group N mode active` on the members). PFC and transmit queues
+// are not among them: AVD writes those on Ethernet interfaces only, and a
+// Port-Channel's PFC or tx-queue line is named not judged by the parser;
+// a qos profile the Port-Channel's service-profile names is how PFC
+// reaches its members. A member's own setting that differs is named not judged;
 // a member whose Port-Channel the input does not hold is marked
 // ChannelMissing and named.
 func inheritChannel(c *Config) {
@@ -164,15 +167,9 @@ func inheritChannel(c *Config) {
 			pc.Members = append(pc.Members, it.Name)
 			c.NotJudged = swcfg.FromChannel([]swcfg.Setting{
 				{What: "qos trust", Own: &it.Trust, Set: pc.Trust}, {What: "qos cos", Own: &it.DefaultCoS, Set: pc.DefaultCoS},
-				{What: "priority-flow-control", Own: &it.PFC, Set: pc.PFC}, {What: "service-policy type qos input", Own: &it.Policy, Set: pc.Policy},
+				{What: "service-policy type qos input", Own: &it.Policy, Set: pc.Policy},
 				{What: "service-profile", Own: &it.Profile, Set: pc.Profile}, {What: "mtu", Own: &it.MTU, Set: pc.MTU},
 			}, it.Name, pcName, c.NotJudged)
-			if len(pc.Prios) > 0 {
-				it.Prios = pc.Prios
-			}
-			for n, q := range pc.Queues {
-				it.Queues[n] = q
-			}
 			it.Routed = it.Routed || pc.Routed
 		})
 }
@@ -305,6 +302,15 @@ func (p *parser) apply(s *Settings, w []Value, text string, i int) error {
 		it = p.iface[i]
 	}
 	switch {
+	case it != nil && strings.HasPrefix(it.Name, "Port-Channel") && memberOnly(w, text):
+		// EOS takes PFC and transmit queues on Ethernet interfaces (AVD
+		// renders them in ethernet-interfaces, never on a Port-Channel):
+		// no source says a Port-Channel passes them to its members.
+		at := w[0]
+		at.Text = join(w[:min(3, len(w))]) + " under " + it.Name + " (EOS sets PFC and transmit queues on its Ethernet members, not on a Port-Channel: not applied to them)"
+		if i == 0 {
+			p.c.NotJudged = append(p.c.NotJudged, at)
+		}
 	case text == "qos trust dscp" || text == "qos trust cos":
 		s.Trust = w[2]
 	case text == "no qos trust":
@@ -371,6 +377,13 @@ func (p *parser) apply(s *Settings, w []Value, text string, i int) error {
 		it.Routed = true // an address is only taken by a routed port
 	}
 	return nil
+}
+
+// memberOnly reports whether an interface line sets PFC, a no-drop
+// priority or a transmit queue, which EOS takes on an Ethernet port.
+func memberOnly(w []Value, text string) bool {
+	return text == "no priority-flow-control" || len(w) == 2 && (w[0].Text == "tx-queue" || w[0].Text == "uc-tx-queue") ||
+		w[0].Text == "priority-flow-control" && !strings.HasPrefix(text, "priority-flow-control pause watchdog")
 }
 
 // queueLine reads a line of a transmit queue block.

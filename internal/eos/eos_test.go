@@ -2,6 +2,7 @@ package eos
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -231,6 +232,33 @@ func TestChannelMemberOwnNamed(t *testing.T) {
 	}
 	if len(c.NotJudged) != 2 || c.NotJudged[0].Line != 6 || c.NotJudged[0].Text != "qos trust cos on Ethernet1 (a member of Port-Channel10, which writes qos trust dscp: the port channel's applies)" ||
 		!strings.HasPrefix(c.NotJudged[1].Text, "channel-group 11 on Ethernet2 (Port-Channel11 not in the input") {
+		t.Errorf("not judged %+v", c.NotJudged)
+	}
+}
+
+// TestChannelPFCNotTaken: PFC, no-drop priorities and transmit queues
+// written under a Port-Channel are not given to its members (EOS sets
+// them on Ethernet interfaces; AVD renders them there alone) and are
+// named at their lines; the member keeps its own. Synthetic.
+func TestChannelPFCNotTaken(t *testing.T) {
+	c, err := Parse("x.cfg", []byte("interface Port-Channel10\n   qos trust dscp\n   priority-flow-control on\n   priority-flow-control priority 3 no-drop\n   tx-queue 3\n      random-detect ecn minimum-threshold 100 kbytes maximum-threshold 200 kbytes\ninterface Ethernet1\n   channel-group 10 mode active\n   no priority-flow-control\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, e1 := c.Interfaces[0], c.Interfaces[1]
+	if pc.PFC.Given() || len(pc.Prios) != 0 || len(pc.Queues) != 0 {
+		t.Errorf("Port-Channel10 keeps %+v", pc.Settings)
+	}
+	if e1.PFC != (Value{Text: "off", Line: 9, Col: 4}) || len(e1.Prios) != 0 || len(e1.Queues) != 0 || e1.Trust.Text != "dscp" {
+		t.Errorf("Ethernet1 %+v", e1.Settings)
+	}
+	var lines []int
+	for _, v := range c.NotJudged {
+		if strings.Contains(v.Text, "under Port-Channel10") {
+			lines = append(lines, v.Line)
+		}
+	}
+	if fmt.Sprint(lines) != "[3 4 5]" {
 		t.Errorf("not judged %+v", c.NotJudged)
 	}
 }

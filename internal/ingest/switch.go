@@ -208,9 +208,9 @@ type QueueCount struct {
 	// (switch_os10.go): OS10 keeps no queue lossless unless configured, so
 	// SONiC's default lossless queues say nothing of them.
 	OS10 bool
-	// Host is the switch the prompt above an OS10 table names: a paste
-	// may hold two switches' tables for the same port (`hound-dirt#`,
-	// then `fox-dirt#`).
+	// Host is the switch the prompt above an OS10 or EOS table names: a
+	// paste may hold two switches' tables for the same port
+	// (`hound-dirt#`, then `fox-dirt#`).
 	Host     string
 	Evidence Evidence
 }

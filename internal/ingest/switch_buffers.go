@@ -229,7 +229,7 @@ func (p *switchParser) eosQueueRow(f []string, ev Evidence) bool {
 	}
 	pk, _ := switchNum(f[4])
 	by, _ := switchNum(f[5])
-	p.out.Queues = appendCapped(p.out.Queues, QueueCount{Port: strings.Clone(f[0]), Queue: tc, Type: strings.Clone(f[3]), Packets: pk, Bytes: by, DropPkts: numOr(f[6]), DropBytes: numOr(f[7]), EOS: true, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+	p.out.Queues = appendCapped(p.out.Queues, QueueCount{Port: strings.Clone(f[0]), Queue: tc, Type: strings.Clone(f[3]), Packets: pk, Bytes: by, DropPkts: numOr(f[6]), DropBytes: numOr(f[7]), EOS: true, Host: p.eosHost, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 	return true
 }
 
@@ -262,7 +262,7 @@ func (p *switchParser) eosVoQRow(f []string, ev Evidence) bool {
 	if !ok1 || !ok2 {
 		return false
 	}
-	p.out.Queues = appendCapped(p.out.Queues, QueueCount{Port: strings.Clone(f[0]), Queue: tc, Type: "VOQ", Packets: pk, Bytes: by, DropPkts: numOr(f[4]), DropBytes: numOr(f[5]), EOS: true, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+	p.out.Queues = appendCapped(p.out.Queues, QueueCount{Port: strings.Clone(f[0]), Queue: tc, Type: "VOQ", Packets: pk, Bytes: by, DropPkts: numOr(f[4]), DropBytes: numOr(f[5]), EOS: true, Host: p.eosHost, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 	return true
 }
 

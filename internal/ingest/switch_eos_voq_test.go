@@ -1,6 +1,9 @@
 package ingest
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Arista EOS `show interfaces counters queue` on a Jericho2 switch prints
 // its virtual output queues above the egress queues (real outputs from an
@@ -38,5 +41,32 @@ func TestSwitchEOSVoQ(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no OlpFap0 TC7 VoQ row: %+v", s.Queues)
+	}
+}
+
+// A SYNTHETIC paste of EOS `show priority-flow-control` ending at the next
+// prompt with no blank line: the table ends there (it swallowed the VoQ
+// table below), and each row carries the switch its prompt names.
+func TestSwitchEOSPFCEndsAtPrompt(t *testing.T) {
+	p := NewSwitchParser("eos.txt")
+	for i, l := range strings.Split(`leaf1#show priority-flow-control
+E: PFC Enabled, D: PFC Disabled, A: PFC Active, W: PFC Watchdog Enabled
+Port       Status  Priorities  Action      Timeout  Recovery        Polling         Note
+---------------------------------------------------------------------------------------
+Et31       E A W   3           -           -        - / -           - / -
+leaf2#show interfaces counters queue
+Aggregate VoQ Counters
+Egress                     Traffic               Pkts             Octets           DropPkts         DropOctets
+Port                       Class
+----------------------------------------------------------------------------------------
+Et31                       TC1              400916761        38488009056           79745886         7655605056`, "\n") {
+		p.Feed(Line{Num: i + 1, Text: l})
+	}
+	s := p.Result().(*SwitchCounters)
+	if len(s.EOSPFC) != 1 || s.EOSPFC[0].Host != "leaf1" || s.EOSPFC[0].Evidence.Line != 5 {
+		t.Errorf("PFC %+v", s.EOSPFC)
+	}
+	if len(s.Queues) != 1 || s.Queues[0].Host != "leaf2" || s.Queues[0].Type != "VOQ" {
+		t.Errorf("queues %+v", s.Queues)
 	}
 }

@@ -93,6 +93,9 @@ type switchParser struct {
 	sdkPort string
 	sdkPrio int
 	eos     eosPFC
+	// eosHost is the switch the last `HOST#show …` prompt named: EOS's
+	// queue and PFC rows carry it.
+	eosHost string
 	nv      nvueShow
 	nxos    nxosPFC
 	nxd     nxosPFCDetail
@@ -125,7 +128,10 @@ func (p *switchParser) Feed(l Line) {
 		// Counted here, and left to the other tables too.
 		p.out.lines.add(l)
 	}
-	if p.eos.feed(l, t) {
+	if h, ok := eosPromptHost(t); ok {
+		p.eosHost = strings.Clone(h)
+	}
+	if p.eos.feed(l, t, p.eosHost) {
 		p.out.lines.add(l)
 		return
 	}

@@ -64,3 +64,36 @@ interface Ethernet1/1
 		t.Errorf("no config.not_judged naming Port-Channel10: %v", ids(rep))
 	}
 }
+
+// A Port-Channel whose service-profile the input does not hold, over
+// members that write PFC themselves: the members are judged on their own
+// lines (RoCE's priority 3 lossless) with the profile named, and the
+// configuration is not told it sets no QoS (config.qos.absent); nor is a
+// port skipped for its own missing profile. Synthetic.
+func TestEOSChannelProfileMissing(t *testing.T) {
+	cfg := `! device: leaf1 (DCS-7050CX3-32S, EOS-4.28.3M)
+interface Port-Channel10
+   no switchport
+   service-profile ROCE
+!
+interface Ethernet1
+   channel-group 10 mode active
+   priority-flow-control on
+   priority-flow-control priority 3 no-drop
+!
+interface Ethernet2
+   service-profile ROCE
+`
+	rep := lintFiles(t, tempFile(t, "synthetic-eos-po-profile.cfg", cfg))
+	named, judged := false, false
+	for _, fd := range rep.Findings {
+		named = named || fd.ID == "config.not_judged" && strings.Contains(fd.Title, "service-profile ROCE of Port-Channel10 (not in the input")
+		judged = judged || fd.ID == "ecn.disabled" && strings.Contains(fd.Title, "Ethernet1")
+		if fd.ID == "config.qos.absent" || fd.ID == "qos.pfc.disabled" {
+			t.Errorf("%s: %s", fd.ID, fd.Title)
+		}
+	}
+	if !named || !judged {
+		t.Errorf("named %v, Ethernet1 judged %v: %v", named, judged, ids(rep))
+	}
+}

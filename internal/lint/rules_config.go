@@ -89,7 +89,7 @@ func uncheckedConfigs(m *Model) []doctor.Finding {
 			fs = append(fs, f)
 			continue
 		}
-		if slices.ContainsFunc(attachTables, db.Has) || hostOfASICs(m, db) {
+		if slices.ContainsFunc(attachTables, db.Has) || hostOfASICs(m, db) || db.PortsSkipped {
 			continue
 		}
 		var have, profiles []string

@@ -134,8 +134,13 @@ func Parse(name string, data []byte) (*Config, error) {
 // inheritChannel gives a port-channel's members what it writes: "When you
 // add a port interface to a port-channel, the port-channel configuration
 // and administrative status are applied to member interfaces" (Dell
-// SmartFabric OS10 User Guide, Port-channel interfaces). Where the
-// port-channel writes no PFC, policy or map, the member's own stays:
+// SmartFabric OS10 User Guide, Port-channel interfaces): its policies,
+// trust map and qos-map. PFC is not among them: the guide (Add port
+// member) says flow control cannot be enabled on a port-channel, so a
+// port-channel's `priority-flow-control mode` is named not judged when
+// it has members in the input (one without is judged as a port, as
+// Microsoft's renders write PFC on a VLT peer link). Where the
+// port-channel writes no policy or map, the member's own stays:
 // Microsoft's Azure Local OS10 renders write PFC and the service policies
 // on the members of port-channel50 and none on it. A member's own setting
 // that differs is named not judged; a member whose port-channel the input
@@ -149,8 +154,13 @@ func inheritChannel(c *Config) {
 		},
 		func(it, pc *Interface, pcName string) {
 			pc.Members = append(pc.Members, it.Name)
+			if pc.PFC.Given() && len(pc.Members) == 1 {
+				at := pc.PFC
+				at.Text = "priority-flow-control mode " + pc.PFC.Text + " under " + pcName + " (OS10 runs PFC on a port-channel's physical members: not given to them)"
+				c.NotJudged = append(c.NotJudged, at)
+			}
 			c.NotJudged = swcfg.FromChannel([]swcfg.Setting{
-				{What: "priority-flow-control mode", Own: &it.PFC, Set: pc.PFC}, {What: "qos-map traffic-class", Own: &it.TCQueue, Set: pc.TCQueue},
+				{What: "qos-map traffic-class", Own: &it.TCQueue, Set: pc.TCQueue},
 				{What: "service-policy input type network-qos", Own: &it.NetQoS, Set: pc.NetQoS},
 				{What: "service-policy output type queuing", Own: &it.Queuing, Set: pc.Queuing}, {What: "mtu", Own: &it.MTU, Set: pc.MTU},
 			}, it.Name, pcName, c.NotJudged)

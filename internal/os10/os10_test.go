@@ -130,7 +130,7 @@ func FuzzParse(f *testing.F) {
 }
 
 // TestChannelMembers reads Microsoft's Azure Local render
-// (testdata/corpus/os10, its source in the .source sidecar):
+// (testdata/corpus/os10, its source on the file's own `! source:` line):
 // ethernet1/1/39-40 are `channel-group 50 mode active` members of
 // port-channel50, which writes no QoS, so they keep their own PFC and
 // policies.
@@ -177,6 +177,24 @@ func TestChannelMemberOwnNamed(t *testing.T) {
 		t.Errorf("member %+v", m)
 	}
 	if len(c.NotJudged) != 1 || c.NotJudged[0].Line != 6 || c.NotJudged[0].Text != "trust-map dot1p default on ethernet1/1/1 (a member of port-channel10, which writes trust-map dscp default: the port channel's applies)" {
+		t.Errorf("not judged %+v", c.NotJudged)
+	}
+}
+
+// TestChannelPFCNotTaken: a port-channel's `priority-flow-control mode`
+// is not given to its members (Dell's OS10 guide: flow control cannot be
+// enabled on a port-channel; PFC runs on the physical members) and is
+// named at its line; the member keeps its own (none). Synthetic.
+func TestChannelPFCNotTaken(t *testing.T) {
+	c, err := Parse("x.cfg", []byte("interface port-channel10\n priority-flow-control mode on\n service-policy input type network-qos pfc\ninterface ethernet1/1/1\n channel-group 10\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, m := c.Interfaces[0], c.Interfaces[1]
+	if len(pc.Members) != 1 || m.PFC.Given() || m.NetQoS.Text != "pfc" {
+		t.Errorf("port-channel %+v, member %+v", pc, m)
+	}
+	if len(c.NotJudged) != 1 || c.NotJudged[0].Line != 2 || !strings.HasPrefix(c.NotJudged[0].Text, "priority-flow-control mode on under port-channel10 (") {
 		t.Errorf("not judged %+v", c.NotJudged)
 	}
 }

@@ -46,6 +46,10 @@ type ConfigDB struct {
 	// rows of fields (a VERSIONS string, an object-valued field): kept
 	// out, not refused.
 	Skipped []Value
+	// PortsSkipped is set when a switch configuration's interface that
+	// sets QoS was not judged (its qos profile is not in the input): the
+	// configuration is not one without QoS.
+	PortsSkipped bool
 	// Vendor is VendorCumulus for a config made from NVUE (FromNVUE),
 	// "" for SONiC's own.
 	Vendor string

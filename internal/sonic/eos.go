@@ -22,7 +22,9 @@ const VendorEOS = "arista-eos"
 //     service-profile) get rows: a running-config lists every port, and
 //     one left at EOS's defaults runs no PFC by design, not by mistake.
 //   - A port's settings are its own, else its service-profile's; a port
-//     whose service-profile the input does not hold is not judged.
+//     whose service-profile the input does not hold is not judged, but a
+//     Port-Channel member that takes it from its Port-Channel is judged on
+//     its own lines (the profile named).
 //   - DSCP_TO_TC_MAP is EOS's DSCP map (eos.DefaultDSCPTC with the `qos
 //     map dscp` lines) on a port that trusts DSCP (`qos trust dscp`, or a
 //     routed port without a trust line). A port that trusts CoS has no
@@ -62,6 +64,10 @@ func FromEOS(c *eos.Config) *ConfigDB {
 		taken[it.Profile.Text] = true
 	}
 	orphan := orphanPFC(c, taken)
+	byName := map[string]*eos.Interface{}
+	for _, it := range c.Interfaces {
+		byName[it.Name] = it
+	}
 	for _, it := range c.Interfaces {
 		if len(it.Members) > 0 {
 			continue // judged on its members, which take what it writes
@@ -71,9 +77,18 @@ func FromEOS(c *eos.Config) *ConfigDB {
 			s = merge(s, p.Settings)
 		} else if it.Profile.Given() {
 			// The profile is not in the input (a cut of the config): what
-			// it sets is not known, so the port is not judged.
-			e.skip(Value{Text: "service-profile " + it.Profile.Text + " (not in the input)", Line: it.Profile.Line, Col: it.Profile.Col})
-			continue
+			// it sets is not known. A port is not judged; a member that
+			// takes it from its Port-Channel is judged on its own lines
+			// (EOS sets PFC on the member), with the profile named.
+			missing := Value{Text: "service-profile " + it.Profile.Text + " (not in the input)", Line: it.Profile.Line, Col: it.Profile.Col}
+			pc := byName["Port-Channel"+it.Channel.Text]
+			if !it.Channel.Given() || pc == nil || pc.Profile != it.Profile || bare(s) {
+				e.skip(missing)
+				db.PortsSkipped = true
+				continue
+			}
+			missing.Text = "service-profile " + it.Profile.Text + " of " + pc.Name + " (not in the input: what it sets is not known; its members' own lines are judged)"
+			e.skip(missing)
 		}
 		if bare(s) && !it.Profile.Given() {
 			if orphan != nil && (strings.HasPrefix(it.Name, "Ethernet") || strings.HasPrefix(it.Name, "Port-Channel")) {
