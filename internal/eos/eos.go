@@ -306,11 +306,20 @@ func (p *parser) apply(s *Settings, w []Value, text string, i int) error {
 		// EOS takes PFC and transmit queues on Ethernet interfaces (AVD
 		// renders them in ethernet-interfaces, never on a Port-Channel):
 		// no source says a Port-Channel passes them to its members.
+		// Named once for the block's Port-Channels (`interface
+		// Ethernet1/6-7, Port-Channel40-41` reads each line per interface).
 		at := w[0]
-		at.Text = join(w[:min(3, len(w))]) + " under " + it.Name + " (EOS sets PFC and transmit queues on its Ethernet members, not on a Port-Channel: not applied to them)"
-		if i == 0 {
-			p.c.NotJudged = append(p.c.NotJudged, at)
+		if slices.ContainsFunc(p.c.NotJudged, func(v Value) bool { return v.Line == at.Line && v.Col == at.Col }) {
+			break
 		}
+		var pcs []string
+		for _, o := range p.iface {
+			if strings.HasPrefix(o.Name, "Port-Channel") {
+				pcs = append(pcs, o.Name)
+			}
+		}
+		at.Text = join(w[:min(3, len(w))]) + " under " + strings.Join(pcs, ", ") + " (EOS sets PFC and transmit queues on its Ethernet members, not on a Port-Channel: not applied to them)"
+		p.c.NotJudged = append(p.c.NotJudged, at)
 	case text == "qos trust dscp" || text == "qos trust cos":
 		s.Trust = w[2]
 	case text == "no qos trust":

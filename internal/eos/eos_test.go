@@ -262,3 +262,23 @@ func TestChannelPFCNotTaken(t *testing.T) {
 		t.Errorf("not judged %+v", c.NotJudged)
 	}
 }
+
+// A block of several interfaces whose Port-Channels are not its first
+// (`interface Ethernet1/6-7, Port-Channel40-41`), or are all of it: each
+// PFC line is named once, with every Port-Channel it is written under.
+func TestChannelPFCRangeNamed(t *testing.T) {
+	for _, head := range []string{"interface Ethernet1/6-7, Port-Channel40-41", "interface Port-Channel40-41"} {
+		c, err := Parse("x.cfg", []byte(head+"\n   priority-flow-control on\n   priority-flow-control priority 3 no-drop\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, v := range c.NotJudged {
+			got = append(got, fmt.Sprintf("%d %s", v.Line, strings.SplitN(v.Text, " (", 2)[0]))
+		}
+		want := "[2 priority-flow-control on under Port-Channel40, Port-Channel41 3 priority-flow-control priority 3 under Port-Channel40, Port-Channel41]"
+		if fmt.Sprint(got) != want {
+			t.Errorf("%s: not judged %q", head, got)
+		}
+	}
+}

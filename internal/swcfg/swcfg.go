@@ -160,7 +160,8 @@ func Bytes(file string, n, unit Value) (Value, error) {
 
 // ExpandNames expands interface ranges: "Ethernet1-4", "Ethernet1/1-4"
 // or "ethernet1/1/1-1/1/4" (the last number ranges) and comma lists
-// ("Ethernet1,3,5-6").
+// ("Ethernet1,3,5-6"); a part naming its own kind starts a new prefix
+// ("Ethernet1/6-7,Port-Channel40-41").
 func ExpandNames(spec string) []string {
 	i := strings.IndexAny(spec, "0123456789")
 	if i <= 0 {
@@ -169,7 +170,9 @@ func ExpandNames(spec string) []string {
 	prefix := spec[:i]
 	var out []string
 	for _, part := range strings.Split(spec[i:], ",") {
-		part = strings.TrimPrefix(part, prefix)
+		if j := strings.IndexAny(part, "0123456789"); j > 0 {
+			prefix, part = part[:j], part[j:]
+		}
 		lo, hi, isRange := strings.Cut(part, "-")
 		if j := strings.LastIndex(hi, "/"); j >= 0 {
 			hi = hi[j+1:] // OS10's "1/1/1-1/1/4"

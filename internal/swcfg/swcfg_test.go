@@ -112,6 +112,7 @@ func TestExpandNames(t *testing.T) {
 		{"ethernet1/1/1-1/1/2,1/1/6", []string{"ethernet1/1/1", "ethernet1/1/2", "ethernet1/1/6"}},
 		{"Eth1/1-1/2", []string{"Eth1/1", "Eth1/2"}},
 		{"Port-Channel10", []string{"Port-Channel10"}},
+		{"Ethernet1/6-7,Port-Channel40-41", []string{"Ethernet1/6", "Ethernet1/7", "Port-Channel40", "Port-Channel41"}},
 		{"Ethernet4-1", []string{"Ethernet4-1"}},
 		{"Management", []string{"Management"}},
 	} {
