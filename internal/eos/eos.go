@@ -67,10 +67,12 @@ type Interface struct {
 	// Channel is `channel-group N mode …`: the interface is a member of
 	// Port-ChannelN. ChannelMissing is set when Port-ChannelN is not in
 	// the input (a cut of the config): the classification it gives its
-	// members is not known. Members are, on a Port-Channel, its member
-	// interfaces in the input.
+	// members is not known. PortChannel is, on a member, its
+	// Port-Channel in the input; Members are, on a Port-Channel, its
+	// member interfaces in the input.
 	Channel        Value
 	ChannelMissing bool
+	PortChannel    *Interface
 	Members        []string
 }
 
@@ -164,6 +166,7 @@ func inheritChannel(c *Config) {
 			c.NotJudged = append(c.NotJudged, at)
 		},
 		func(it, pc *Interface, pcName string) {
+			it.PortChannel = pc
 			pc.Members = append(pc.Members, it.Name)
 			c.NotJudged = swcfg.FromChannel([]swcfg.Setting{
 				{What: "qos trust", Own: &it.Trust, Set: pc.Trust}, {What: "qos cos", Own: &it.DefaultCoS, Set: pc.DefaultCoS},

@@ -64,9 +64,11 @@ func FromEOS(c *eos.Config) *ConfigDB {
 		taken[it.Profile.Text] = true
 	}
 	orphan := orphanPFC(c, taken)
-	byName := map[string]*eos.Interface{}
+	// cut: a service-profile or Port-Channel the input does not hold may
+	// set ECN (`tx-queue 3` `random-detect ecn` in the profile).
+	cut := false
 	for _, it := range c.Interfaces {
-		byName[it.Name] = it
+		cut = cut || it.ChannelMissing || it.Profile.Given() && c.Profiles[it.Profile.Text] == nil
 	}
 	for _, it := range c.Interfaces {
 		if len(it.Members) > 0 {
@@ -81,8 +83,8 @@ func FromEOS(c *eos.Config) *ConfigDB {
 			// takes it from its Port-Channel is judged on its own lines
 			// (EOS sets PFC on the member), with the profile named.
 			missing := Value{Text: "service-profile " + it.Profile.Text + " (not in the input)", Line: it.Profile.Line, Col: it.Profile.Col}
-			pc := byName["Port-Channel"+it.Channel.Text]
-			if !it.Channel.Given() || pc == nil || pc.Profile != it.Profile || bare(s) {
+			pc := it.PortChannel
+			if pc == nil || pc.Profile != it.Profile || bare(s) {
 				e.skip(missing)
 				db.PortsSkipped = true
 				continue
@@ -119,7 +121,7 @@ func FromEOS(c *eos.Config) *ConfigDB {
 			unused = append(unused, Value{Text: "qos profile " + n + " (no service-profile in the input takes it: on no port)", Line: p.At.Line, Col: p.At.Col})
 		}
 	}
-	db.nosECN(false, ecnWords...)
+	db.nosECN(cut, ecnWords...)
 	db.nosPFC(false)
 	db.nosDone(c.NotJudged)
 	db.Skipped = append(unused, db.Skipped...)
