@@ -68,7 +68,9 @@ func FromOS10(c *os10.Config) *ConfigDB {
 		}
 		ports = []*os10.Interface{sys}
 	}
-	cut := false
+	// cut: a policy or port-channel the input does not hold may pause or
+	// mark ECN.
+	cut := slices.ContainsFunc(c.Interfaces, func(it *os10.Interface) bool { return it.ChannelMissing })
 	missing := func(v Value, what string, defined bool) bool {
 		if !v.Given() || defined {
 			return false
@@ -94,6 +96,10 @@ func FromOS10(c *os10.Config) *ConfigDB {
 			trust, tmap = c.System.Trust, c.System.TrustMap
 		}
 		switch {
+		case it.ChannelMissing:
+			// A member of a port-channel the input does not hold: the
+			// trust map it takes (the port-channel's replaces its own)
+			// is not known (named by os10).
 		case trust.Text == "dscp" && (tmap.Text == "default" || !missing(tmap, "trust dscp-map", c.DSCPMaps[tmap.Text] != nil)):
 			name := "trust dscp-map " + tmap.Text
 			if db.table("DSCP_TO_TC_MAP")[name] == nil {
@@ -111,9 +117,6 @@ func FromOS10(c *os10.Config) *ConfigDB {
 				db.table("DSCP_TO_TC_MAP")[name] = m
 			}
 			row["dscp_to_tc_map"] = Value{Text: name, Line: tmap.Line, Col: tmap.Col}
-		case !trust.Given() && it.ChannelMissing:
-			// A member of a port-channel the input does not hold: the
-			// trust map it takes is not known (named by os10).
 		case !trust.Given():
 			// OS10 honours no marking by default: every frame in qos-group 0.
 			name := "no trust-map (qos-group 0)"

@@ -74,3 +74,13 @@ func TestOS10UnattachedWRED(t *testing.T) {
 		t.Errorf("ETS's random-detect: %+v, %v among %v", v, ok, db.Skipped)
 	}
 }
+
+// TestOS10ChannelMissingTrust: a member of a port-channel the input does
+// not hold has its own trust-map, which the port-channel's would replace:
+// no DSCP map is judged on it. Synthetic.
+func TestOS10ChannelMissingTrust(t *testing.T) {
+	db := fromOS10(t, "trust dscp-map ROCE\n qos-group 3 dscp 24-31\n!\ninterface ethernet1/1/3\n channel-group 77 mode active\n trust-map dscp ROCE\n")
+	if m, ok := db.Tables["PORT_QOS_MAP"]["ethernet1/1/3"]["dscp_to_tc_map"]; ok {
+		t.Errorf("ethernet1/1/3 judged on %v", m)
+	}
+}
