@@ -64,3 +64,34 @@ func TestLintHeadroomNamedCable(t *testing.T) {
 		}
 	}
 }
+
+// TestLintHeadroomNamedMixed: with CABLE_LENGTH entries (40m) on half the
+// Z9264f's ports and none on the other half, the ports whose cable comes
+// from the profile's name are a finding of their own that says so; the
+// ports with an entry are not told they have none.
+func TestLintHeadroomNamedMixed(t *testing.T) {
+	rep := lintFiles(t, editedDB(t, z9264f, func(db map[string]map[string]any) {
+		db["BUFFER_PROFILE"]["pg_lossless_100000_40m_profile"].(map[string]any)["xoff"] = "10000"
+		az := map[string]any{}
+		for port := range db["PORT"] {
+			if n := strings.TrimPrefix(port, "Ethernet"); len(n)%2 == 0 {
+				az[port] = "40m"
+			}
+		}
+		db["CABLE_LENGTH"] = map[string]any{"AZURE": az}
+	}))
+	var named, measured int
+	for _, fd := range rep.Findings {
+		if fd.ID != "pfc.headroom.short" {
+			continue
+		}
+		if strings.Contains(fd.Mechanism, "no CABLE_LENGTH entry") {
+			named++
+		} else {
+			measured++
+		}
+	}
+	if named != 1 || measured != 1 {
+		t.Errorf("findings: %d from the name, %d from CABLE_LENGTH, want 1 and 1", named, measured)
+	}
+}

@@ -183,8 +183,10 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 		}
 		for _, port := range pg.Ports {
 			ph, ok := db.PortHeadroom(port)
+			named := ""
 			if !ok {
 				ph, ok = db.PortHeadroomNamed(port, pg.Profile)
+				named = "|named" // the cable the profile's name gives: its assumption is told apart
 			}
 			if !ok {
 				continue
@@ -199,7 +201,7 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 			}
 			cableV := ph.Cable
 			poolSize, _, _ := db.PoolSize(prof.Pool.Text)
-			k := fmt.Sprintf("%s|%d|%g", prof.Name, mbps, metres)
+			k := fmt.Sprintf("%s|%d|%g%s", prof.Name, mbps, metres, named)
 			h, ok := hits[k]
 			if !ok {
 				h = &hit{need: need, fixedPeer: fixedPeer, rate: rate, cable: metres, profileEv: sonicEv(db, prof.XoffAt), cableEv: sonicEv(db, cableV), have: prof.Xoff, pool: poolSize, asic: ph.ASIC, assumed: ph.Assumed}
