@@ -81,10 +81,12 @@ func readFlowLines(file string, r io.Reader) ([]htsimFinish, error) {
 // samples (parse_output -ascii), the goodputs by the last of them.
 func compareCmd(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("htsimconv compare", flag.ContinueOnError)
-	seed := fs.Uint64("seed", 0, "rocelab's seed (0: the scenario's)")
+	seed := fs.Uint64("seed", 0, "rocelab's seed (not given: the scenario's)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	seedGiven := false
+	fs.Visit(func(f *flag.Flag) { seedGiven = seedGiven || f.Name == "seed" })
 	if fs.NArg() != 2 {
 		return errors.New("compare: expected a scenario file and htsim_roce's standard output (or its sink samples: parse_output LOGFILE -ascii)")
 	}
@@ -92,11 +94,11 @@ func compareCmd(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	runSeed, why, err := seedToHold(fs.Arg(0), s.Seed, *seed)
+	runSeed, known, why, err := seedToHold(fs.Arg(0), s.Seed, *seed, seedGiven)
 	if err != nil {
 		return err
 	}
-	if *seed != 0 {
+	if seedGiven {
 		s.Seed = *seed
 	}
 	out, err := os.ReadFile(fs.Arg(1))
@@ -116,7 +118,7 @@ func compareCmd(args []string, w io.Writer) error {
 	case len(samples.samples) == 0 && ferr != nil:
 		return fmt.Errorf("%s: no \"Flow ... finished at T\" lines and no ROCE_SINK/HPCC_SINK lines: expected htsim_roce's or htsim_hpcc's standard output, or, for connections without a size (run until -end), the sink samples of a run with -log sink (parse_output LOGFILE -ascii)", fs.Arg(1))
 	}
-	if err := checkSeed(w, fs.Arg(1), samples.seed, runSeed, why); err != nil {
+	if err := checkSeed(w, fs.Arg(1), samples.seed, runSeed, known, why); err != nil {
 		return err
 	}
 	if len(samples.samples) > 0 {
@@ -170,32 +172,33 @@ const fromHtsimHead = "# The rocelab scenario of an htsim_"
 
 // seedToHold gives the seed htsim's "random seed N" line is held to and
 // why: compare's -seed where given (the run is compared under it), else
-// the scenario's when from-htsim wrote it (htsim's -seed); 0 when neither,
-// as a scenario written by hand (seed 1 by default) says nothing of the
-// seed htsim ran under.
-func seedToHold(file string, scenarioSeed, flagSeed uint64) (uint64, string, error) {
-	if flagSeed != 0 {
-		return flagSeed, "compare's -seed", nil
+// the scenario's when from-htsim wrote it (htsim's -seed); not known when
+// neither, as a scenario written by hand (seed 1 by default) says nothing
+// of the seed htsim ran under. 0 is a seed like any other.
+func seedToHold(file string, scenarioSeed, flagSeed uint64, flagGiven bool) (seed uint64, known bool, why string, err error) {
+	if flagGiven {
+		return flagSeed, true, "compare's -seed", nil
 	}
 	head, err := os.ReadFile(file)
 	if err != nil {
-		return 0, "", err
+		return 0, false, "", err
 	}
 	if bytes.HasPrefix(head, []byte(fromHtsimHead)) {
-		return scenarioSeed, "the scenario's (from-htsim writes htsim's -seed there)", nil
+		return scenarioSeed, true, "the scenario's (from-htsim writes htsim's -seed there)", nil
 	}
-	return 0, "", nil
+	return 0, false, "", nil
 }
 
 // checkSeed holds htsim's "random seed N" line, where the file has one,
-// to want, the seed the run is compared under (seedToHold; 0 when nothing
-// tells it), and says which: runs of one matrix under two seeds have the
-// same flows, sinks and endpoints, and only that line tells them apart.
-func checkSeed(w io.Writer, file string, x runSeed, want uint64, why string) error {
+// to want, the seed the run is compared under (seedToHold; known false
+// when nothing tells it), and says which: runs of one matrix under two
+// seeds have the same flows, sinks and endpoints, and only that line
+// tells them apart.
+func checkSeed(w io.Writer, file string, x runSeed, want uint64, known bool, why string) error {
 	switch {
 	case x.line == 0:
 		fmt.Fprintf(w, "seed: not checked (no \"random seed N\" line, which htsim prints on its standard output when given -seed: without it one seed's run of the matrix is not told from another's)\n")
-	case want == 0:
+	case !known:
 		fmt.Fprintf(w, "seed: not checked (htsim's is %d, line %d; the scenario was not written by from-htsim, so its seed is not htsim's: give compare -seed %d to hold the line to it)\n", x.n, x.line, x.n)
 	case x.n != want:
 		return fmt.Errorf("%s:%d:%d: random seed %d, but %s is %d: expected the output of the run compared under it", file, x.line, x.col, x.n, why, want)

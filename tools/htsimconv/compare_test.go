@@ -120,7 +120,8 @@ func TestCompareSeedOfTheRun(t *testing.T) {
 	// htsim_roce's whole standard output (gen-ar16s, seed 1) carries the
 	// line itself, at line 12 of the record: compare checks it as is.
 	const whole = "testdata/htsim/gen-ar16s-seed1-stdout.txt"
-	for seed, want := range map[string]string{"1": "seed 1: htsim's (line 12) and the scenario's", "2": "gen-ar16s-seed1-stdout.txt:12:13: random seed 1, but the scenario's (from-htsim writes htsim's -seed there) is 2"} {
+	for seed, want := range map[string]string{"1": "seed 1: htsim's (line 12) and the scenario's", "2": "gen-ar16s-seed1-stdout.txt:12:13: random seed 1, but the scenario's (from-htsim writes htsim's -seed there) is 2",
+		"0": "gen-ar16s-seed1-stdout.txt:12:13: random seed 1, but the scenario's (from-htsim writes htsim's -seed there) is 0"} {
 		args := recordedArgs(t, "testdata/htsim/gen-ar16s-seed1.txt", "testdata/htsim/gen-ar16s.cm")
 		args[slices.Index(args, "-seed")+1] = seed
 		var y, w bytes.Buffer
@@ -152,6 +153,7 @@ func TestCompareSeedOfTheRun(t *testing.T) {
 		{"no number", "random seed\n", nil, fmt.Sprintf(":%d:12: the line's end: expected the seed", n+1), true},
 		{"two numbers", "random seed 2 3\n", nil, fmt.Sprintf(":%d:15: \"3\": expected the seed, a whole number alone", n+1), true},
 		{"other seed", "random seed 3\n", nil, "random seed 3, but the scenario's (from-htsim writes htsim's -seed there) is 1", true},
+		{"compared under seed 0", "random seed 1\n", []string{"-seed", "0"}, fmt.Sprintf(":%d:13: random seed 1, but compare's -seed is 0", n+1), true},
 	} {
 		file := write("out.txt", append(slices.Clone(out), c.tail...))
 		var w bytes.Buffer
