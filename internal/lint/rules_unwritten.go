@@ -37,7 +37,7 @@ func unwrittenPGFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 		fix = "The port's speed in its PORT row (`config interface speed <port> <Mb/s>`), so buffermgrd looks its lossless profile up."
 	case "no ingress_lossless_pool":
 		sev = doctor.Warn
-		title = fmt.Sprintf("%s %s: RoCE's priority group %d (class %d, pfc_enable) has no BUFFER_PG row, and the config holds no buffer tables (no BUFFER_POOL ingress_lossless_pool): buffermgrd writes no lossless profile until the pool exists, so as written the group keeps no PFC headroom",
+		title = fmt.Sprintf("%s %s: RoCE's priority group %d (class %d, pfc_enable) has no BUFFER_PG row, and the config holds no BUFFER_PG or BUFFER_PROFILE row and no BUFFER_POOL ingress_lossless_pool: buffermgrd writes no lossless profile until the pool exists, so as written the group keeps no PFC headroom",
 			db.File, portList(g.ports), pg, p.TC)
 		mechanism = "buffermgrd creates the lossless profile it writes to a pfc_enable group's BUFFER_PG row in BUFFER_POOL ingress_lossless_pool, and while that pool is absent it retries (\"PG lossless pool is not yet created\", sonic-swss cfgmgr/buffermgr.cpp doSpeedUpdateTask) and writes nothing: a whole CONFIG_DB without BUFFER_POOL, BUFFER_PROFILE and BUFFER_PG leaves every lossless group on the ASIC's default, with no headroom above its threshold, until the buffers are loaded (`config qos reload`, or a config_db.json generated with buffers.json). " + lossy
 		fix = "The switch's buffer tables (BUFFER_POOL, BUFFER_PROFILE, BUFFER_PG, BUFFER_QUEUE): `config qos reload` renders them from the SKU's buffers.json.j2; or lint the CONFIG_DB the switch runs (`show runningconfiguration all`), which holds them if it did."

@@ -206,8 +206,9 @@ func (db *ConfigDB) portSizingGap(port string) (why string, at Value, ok bool) {
 // groups BUFFER_PG names and adds none; neither writes a lossless profile
 // while BUFFER_POOL ingress_lossless_pool is absent ("PG lossless pool is
 // not yet created"). why is portSizingGap's, "the dynamic buffer model" or,
-// for a config without buffer tables, "no ingress_lossless_pool", at the
-// place that shows it. ok only for a whole config_db
+// for a config without BUFFER_PG or BUFFER_PROFILE rows and without
+// BUFFER_POOL ingress_lossless_pool (other pools may be there), "no
+// ingress_lossless_pool", at the place that shows it. ok only for a whole config_db
 // (DEVICE_METADATA|localhost) that holds the port's PORT row and BUFFER_PG
 // rows of its own or no buffer table at all: a fragment's cable lengths,
 // speeds, model and rows may be in another file.
