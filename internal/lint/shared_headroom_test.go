@@ -37,6 +37,10 @@ func TestLintSharedHeadroomPool(t *testing.T) {
 	}{
 		{"as copied", pool("7847424", ""), ""},
 		{"pool xoff 100000", pool("100000", ""), "(xoff 100000 B) is smaller than the headroom of one lossless priority group drawing on it (BUFFER_PROFILE pg_lossless_100000_40m_profile, xoff 177632 B)"},
+		{"pool xoff 100000, the profile's xoff with spaces", func(db map[string]map[string]any) {
+			pool(" 100000 ", "")(db)
+			db["BUFFER_PROFILE"]["pg_lossless_100000_40m_profile"].(map[string]any)["xoff"] = " 177632"
+		}, "(xoff 100000 B) is smaller than the headroom of one lossless priority group drawing on it (BUFFER_PROFILE pg_lossless_100000_40m_profile, xoff 177632 B)"},
 		{"pool xoff 100000, rows on the 10G profile", pool("100000", "pg_lossless_10000_40m_profile"), ""},
 		{"no shared headroom pool", pool("", ""), ""},
 		{"pool xoff 100000 on an egress pool", func(db map[string]map[string]any) {

@@ -288,7 +288,7 @@ func (db *ConfigDB) Profile(name string) (*BufferProfile, bool) {
 		if !ok {
 			return -1
 		}
-		n, err := strconv.ParseInt(v.Text, 10, 64)
+		n, err := strconv.ParseInt(strings.TrimSpace(v.Text), 10, 64)
 		if err != nil {
 			return -1
 		}
