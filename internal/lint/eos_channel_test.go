@@ -97,33 +97,3 @@ interface Ethernet2
 		t.Errorf("profile not named: %v", ids(rep))
 	}
 }
-
-// An OS10 member of a port-channel the input does not hold: the
-// port-channel may apply a queuing policy that marks ECN, so the
-// configuration is not told it sets ECN on no queue. Synthetic.
-func TestOS10ChannelMissingNoECNClaim(t *testing.T) {
-	cfg := `! Version 10.5.2.3
-trust dscp-map ROCE
- qos-group 3 dscp 24-31
-!
-class-map type network-qos ROCE
- match qos-group 3
-!
-policy-map type network-qos PFC
- class ROCE
-  pause
-  pfc-cos 3
-!
-interface ethernet1/1/3
- channel-group 77 mode active
- priority-flow-control mode on
- trust-map dscp ROCE
- service-policy input type network-qos PFC
-`
-	rep := lintFiles(t, tempFile(t, "synthetic-os10-po-cut.cfg", cfg))
-	for _, fd := range rep.Findings {
-		if fd.ID == "ecn.disabled" {
-			t.Errorf("%s: %s", fd.ID, fd.Title)
-		}
-	}
-}
