@@ -264,10 +264,33 @@ func TestNCCLTestsFailedHosts(t *testing.T) {
 	if x == nil || len(x.Failures) != 3 {
 		t.Fatalf("got %+v", x)
 	}
-	for i, want := range []string{"node-a", "node-b", "node-c"} {
+	// The refusal returns before any trace: node-b's trace is no one's.
+	for i, want := range []string{"node-a", "", "node-c"} {
 		if h := x.Failures[i].Host; h != want {
 			t.Errorf("failure %d on %q, want %q", i, h, want)
 		}
+	}
+	// Each process prints a trace line per level it unwinds: only its
+	// first claims an abort, so nodeB's gets the second.
+	x = parseTests(t, "Invalid number of GPUs: 9 requested but only 8 were found.\n"+
+		"Invalid number of GPUs: 9 requested but only 8 were found.\n"+
+		" .. nodeA pid 100: Test failure common.cu:1100\n"+
+		" .. nodeA pid 100: Test failure common.cu:1200\n"+
+		" .. nodeB pid 200: Test failure common.cu:1100\n"+
+		" .. nodeB pid 200: Test failure common.cu:1200\n")
+	if x == nil || len(x.Failures) != 2 || x.Failures[0].Host != "nodeA" || x.Failures[1].Host != "nodeB" {
+		t.Errorf("got %+v", x)
+	}
+	// A local refusal before the job is no node's: nodeB's trace under its
+	// own abort leaves it alone.
+	x = parseTests(t, "$ ./build/all_reduce_perf -b 8 -e 1Q -g 8\n"+
+		"invalid size specified for 'maxbytes'\n"+
+		"$ mpirun -np 2 -H nodeA,nodeB ./build/all_reduce_perf -b 8 -e 1G -g 8\n"+
+		"nodeB: Test NCCL failure common.cu:1005 'unhandled system error / '\n"+
+		" .. nodeB pid 200: Test failure common.cu:891\n"+
+		" .. nodeB pid 200: Test failure common.cu:1100\n")
+	if x == nil || len(x.Failures) != 2 || x.Failures[0].Host != "" || x.Failures[1].Host != "nodeB" {
+		t.Errorf("got %+v", x)
 	}
 }
 
