@@ -492,7 +492,7 @@ func checkWarnErrors(inc *Incident) []Finding {
 		perLog = append(perLog, mine)
 		for _, w := range l.Warnings {
 			proc := w.Host + "\x00" + strconv.Itoa(w.PID)
-			td.warn(proc, w.PID, w.Message)
+			td.warn(proc, w.PID, w.TID, w.Message)
 			if _, host := hostWarning(w.Message); host {
 				continue // a host setting (nccl.host.config), never a cause
 			}
@@ -552,7 +552,7 @@ func checkWarnErrors(inc *Incident) []Finding {
 				g.ev.add(e)
 			}
 			cause[proc] = g
-			td.cause(proc, g)
+			td.cause(proc, w.TID, g)
 			mine[g] = true
 			if w.Result > 0 && result[g] <= 0 {
 				result[g], chain[g] = w.Result, w.Chain
