@@ -143,6 +143,11 @@ func checkTestsFailed(inc *Incident) []Finding {
 		optKey := "" // the last getopt refusal's
 		for _, f := range t.Failures {
 			key := f.Call + "\x00" + f.Where + "\x00" + f.Message
+			if f.Signal > 0 {
+				// One crash on several processes: the fault address
+				// after ':' differs from process to process.
+				key = strconv.Itoa(f.Signal) + "\x00" + strings.SplitN(f.Message, ":", 2)[0]
+			}
 			if f.Usage == ingest.UsageOption {
 				// getopt's line and nccl-tests' "invalid option 'x'" after
 				// it tell one refusal; the first, getopt's, names the

@@ -358,3 +358,26 @@ func TestNCCLTestsCrashOnSignalNoDescription(t *testing.T) {
 		t.Errorf("title %q", f.Title)
 	}
 }
+
+// One crash on several processes is one finding: the fault address after
+// ':' differs per process (synthetic UCX lines after ucs_handle_error).
+func TestNCCLTestsCrashOnSignalGrouped(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"#  Rank  0 Group  0 Pid 3765587 on     h20-01 device  0 [0000:08:00] NVIDIA H20",
+		"#  Rank  1 Group  0 Pid 1234568 on     h20-02 device  0 [0000:08:00] NVIDIA H20",
+		"[h20-01:3765588:0:3767672] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x48)",
+		"[h20-02:1234568:0:1234999] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x7f00)",
+		"[h20-01:3765587:0:3767673] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x50)")
+	n := 0
+	for _, f := range fs {
+		if f.ID == "nccltests.failed" {
+			n++
+			if !strings.Contains(f.Title, "(3 processes)") {
+				t.Errorf("title %q", f.Title)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d crash findings for one signal, want 1", n)
+	}
+}
