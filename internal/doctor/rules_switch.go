@@ -291,6 +291,9 @@ func checkQueueDrops(inc *Incident) []Finding {
 			sev, class := Warn, "lossy"
 			mech := "A lossy queue drops when its share of the buffer fills: TCP and other lossy traffic recovers, but RoCE carried here is lossy too."
 			fix := "For RoCE on a lossless queue: check PFC on the priority end to end (`show pfc counters`, the peer NIC's mlnx_qos), the PG headroom (`show priority-group watermark headroom`, `mmuconfig -l`) against the cable length, and `show pfcwd stats`. For RoCE on a lossy queue: map its DSCP (26 by default) to a lossless queue."
+			if q.EOS {
+				fix = "For RoCE on a lossless queue: check PFC on the priority end to end (`show priority-flow-control counters`, the peer NIC's mlnx_qos), the headroom the port reserves (`show qos interfaces " + q.Port + "`, `show hardware counter drop`) against the cable length, and the watchdog (`show priority-flow-control counters watchdog`). For RoCE on a lossy queue: map its DSCP (26 by default) to a lossless traffic class (`qos map dscp 26 to traffic-class 3`)."
+			}
 			if q.QoSGroup {
 				fs = append(fs, qosGroupEgressDrop(s, q))
 				continue
