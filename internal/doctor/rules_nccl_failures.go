@@ -486,6 +486,7 @@ func checkWarnErrors(inc *Incident) []Finding {
 	fallout := map[*failureGroup]int{}
 	td := newTeardowns()
 	var perLog []map[*failureGroup]bool // the groups of each log's failures
+	versionsDiffer := len(checkVersions(inc)) > 0
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		cause := map[string]*failureGroup{} // the first failure of each process
 		mine := map[*failureGroup]bool{}
@@ -493,6 +494,9 @@ func checkWarnErrors(inc *Incident) []Finding {
 		for _, w := range l.Warnings {
 			proc := w.Host + "\x00" + strconv.Itoa(w.PID)
 			td.warn(proc, w.PID, w.TID, w.Message)
+			if versionsDiffer && rasVersionWarn(w.Message) {
+				continue // RAS saw what the version lines say (nccl.version.mismatch)
+			}
 			if _, host := hostWarning(w.Message); host {
 				continue // a host setting (nccl.host.config), never a cause
 			}
