@@ -205,7 +205,12 @@ func failureWhat(f ingest.TestFailure) string {
 	if f.Timeout > 0 {
 		return fmt.Sprintf("a collective did not complete within its -T %d s timeout (%s)", f.Timeout, f.Where)
 	}
-	if f.Usage != "" {
+	switch {
+	case f.CommunicatorCheck():
+		return "the communicator lacks what -D needs: " + f.Message
+	case f.Usage == ingest.UsageDevice && strings.HasPrefix(f.Message, incompatibleDeviceAPI):
+		return "the NCCL it loaded does not share the device API it was built for: " + f.Message
+	case f.Usage != "":
 		return "it refused its command line: " + f.Message
 	}
 	if f.GPUsWanted > 0 {
@@ -219,6 +224,10 @@ func failureWhat(f ingest.TestFailure) string {
 	}
 	return fmt.Sprintf("%s call failed at %s with '%s'", map[string]string{"NCCL": "an NCCL", "CUDA": "a CUDA"}[f.Call], f.Where, f.Message)
 }
+
+// incompatibleDeviceAPI starts nccl-tests' refusal of a library whose
+// device API is not the one it was compiled against.
+const incompatibleDeviceAPI = "Incompatible NCCL versions. nccl-tests was compiled with NCCL "
 
 // failureMechanism says how the test stopped and what the cause means.
 func failureMechanism(f ingest.TestFailure) string {

@@ -250,10 +250,10 @@ func TestNCCLTestsRefusedOptions(t *testing.T) {
 			"# nccl-tests version 2.19.6 nccl-headers=22903 nccl-library=22903",
 			"This test requires GIN support, but GIN support is not enabled for this communicator.",
 			"This test requires GIN support, but GIN support is not enabled for this communicator.",
-		}, "it refused its command line: This test requires GIN support, but GIN support is not enabled for this communicator. (2 processes)", "across nodes therefore needs GIN", "its -D 3 and 4 need GIN"},
+		}, "the communicator lacks what -D needs: This test requires GIN support, but GIN support is not enabled for this communicator. (2 processes)", "across nodes therefore needs GIN", "its -D 3 and 4 need GIN"},
 		{[]string{
 			"DeviceImplementation > 1 requires CUDA P2P connectivity across all ranks. Not all ranks of this communicator have P2P connectivity.",
-		}, "it refused its command line: DeviceImplementation > 1 requires CUDA P2P", "every -D > 0", "all_reduce_perf needs CUDA P2P across all ranks for every -D > 0"},
+		}, "the communicator lacks what -D needs: DeviceImplementation > 1 requires CUDA P2P", "every -D > 0", "all_reduce_perf needs CUDA P2P across all ranks for every -D > 0"},
 		{[]string{
 			"./build/all_reduce_perf: invalid option -- 'D'",
 			"invalid option 'D'",
@@ -380,4 +380,16 @@ func TestNCCLTestsCrashOnSignalGrouped(t *testing.T) {
 	if n != 1 {
 		t.Errorf("%d crash findings for one signal, want 1", n)
 	}
+}
+
+// nccl-tests refusing a library of another device-API generation is told
+// once, as that refusal, not also as a build mismatch (SYNTHETIC, after
+// common.cu 2.17's line).
+func TestNCCLTestsIncompatibleDeviceAPI(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# nccl-tests version 2.17.6 nccl-headers=22903 nccl-library=22807",
+		"# nThread 1 nGpus 8 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0",
+		"Incompatible NCCL versions. nccl-tests was compiled with NCCL 22903, but is running with NCCL 22807. The Device API is not compatible across versions.")
+	nicMustFind(t, fs, "nccltests.failed", Error, "the NCCL it loaded does not share the device API it was built for: Incompatible NCCL versions")
+	nicMustNot(t, fs, "nccltests.version.mismatch")
 }

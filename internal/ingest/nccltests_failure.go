@@ -182,7 +182,9 @@ func (t *NCCLTests) caughtSignal(ln Line, s string) bool {
 // abort line that names the host already is its own. A process prints a
 // trace line per call level it unwinds (common.cu:891, then :1100), so
 // only its first claims an abort; a command-line refusal returns before
-// any trace, so none is claimed by one.
+// any trace, so none is claimed by one (the tests' own checks of the
+// communicator, "This test requires GIN support", fail through the
+// trace like any call).
 func (t *NCCLTests) traced(host, pid string) {
 	id := host + " pid " + pid
 	if t.traces[id] {
@@ -193,7 +195,7 @@ func (t *NCCLTests) traced(host, pid string) {
 	}
 	t.traces[id] = true
 	for i := t.nextTrace; i < len(t.Failures); i++ {
-		if f := &t.Failures[i]; f.Usage == "" && (f.Host == "" || f.Host == host) {
+		if f := &t.Failures[i]; !f.traceless() && (f.Host == "" || f.Host == host) {
 			if f.Host == "" {
 				f.Host = strings.Clone(host)
 			}
@@ -201,6 +203,20 @@ func (t *NCCLTests) traced(host, pid string) {
 			return
 		}
 	}
+}
+
+// traceless reports a refusal of the command line, which returns before
+// any trace line is printed.
+func (f *TestFailure) traceless() bool {
+	return f.Usage != "" && !f.CommunicatorCheck()
+}
+
+// CommunicatorCheck reports a device-API refusal by the test's own check
+// of the communicator it created (no GIN, multimem or CUDA P2P for the -D
+// kernel), not of its command line.
+func (f *TestFailure) CommunicatorCheck() bool {
+	return f.Usage == UsageDevice && (strings.HasPrefix(f.Message, "This test requires ") ||
+		strings.HasPrefix(f.Message, "DeviceImplementation ") && strings.Contains(f.Message, " requires CUDA P2P connectivity"))
 }
 
 // keepFailure counts f and keeps it within the bound.

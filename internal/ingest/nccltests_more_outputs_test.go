@@ -292,6 +292,12 @@ func TestNCCLTestsFailedHosts(t *testing.T) {
 	if x == nil || len(x.Failures) != 2 || x.Failures[0].Host != "" || x.Failures[1].Host != "nodeB" {
 		t.Errorf("got %+v", x)
 	}
+	// The test's own check of the communicator fails through the trace.
+	x = parseTests(t, "This test requires GIN support, but GIN support is not enabled for this communicator.\n"+
+		" .. n1 pid 100: Test failure alltoall.cu:300\n")
+	if x == nil || len(x.Failures) != 1 || x.Failures[0].Host != "n1" {
+		t.Errorf("got %+v", x)
+	}
 }
 
 // A pasted command line that runs the binary itself, after nothing but a
