@@ -117,3 +117,25 @@ func TestQueueFindingsEOSWords(t *testing.T) {
 		t.Errorf("fix %s", f.Fix)
 	}
 }
+
+// EOS's prompt may be the full hostname in one paste and the short one in
+// another: "leaf1.dc1#" and "leaf1#" are one switch, so its PFC table says
+// which of its queues are lossless (synthetic, the EOS lines above).
+func TestQueueEOSPromptFQDN(t *testing.T) {
+	fs := synthFindings(t, Options{}, "# synthetic",
+		"leaf1#show priority-flow-control",
+		"E: PFC Enabled, D: PFC Disabled, A: PFC Active, W: PFC Watchdog Enabled",
+		"Port       Status  Priorities  Action      Timeout  Recovery        Polling         Note",
+		"                                                    Interval/Mode   Config/Oper",
+		"---------------------------------------------------------------------------------------",
+		"Et1        E A W   3           drop        0.2      0.2 / Auto      Auto / Auto",
+		"",
+		"leaf1.dc1#show interfaces counters queue",
+		"Egress Queue Counters",
+		"Port                 Traffic DropPrec   DestType          OutEnqPkts      OutEnqOctets       OutDropPkts     OutDropOctets",
+		"                     Class",
+		"Et1                  TC1     DP0-3      UC                 400916761       38488009056                 0                 0",
+		"Et1                  TC3     DP0-3      UC                      1497            208895                 5               500")
+	nicMustFind(t, fs, "switch.queue.drops", Error, "5 packets dropped on lossless queue 3")
+	nicMustFind(t, fs, "switch.queue.lossy_traffic", Info, "on lossless queues 3")
+}
