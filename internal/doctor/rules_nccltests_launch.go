@@ -149,7 +149,7 @@ func checkTestsFailed(inc *Incident) []Finding {
 				key = strconv.Itoa(f.Signal) + "\x00" + strings.SplitN(f.Message, ":", 2)[0]
 			}
 			if f.Usage == ingest.UsageOption {
-				// getopt's line and nccl-tests' "invalid option 'x'" after
+				// getopt's line and nccl-tests' "invalid option '?'" after
 				// it tell one refusal; the first, getopt's, names the
 				// option. Another option refused is another refusal.
 				if strings.HasPrefix(f.Message, "invalid option '") && optKey != "" {
@@ -250,7 +250,7 @@ var usageText = map[ingest.UsageKind]struct{ cause, fix string }{
 		"Correct the flag the line names, e.g. `-b 8 -e 16G -f 2`; when a script or job template builds the command, check that the variable behind it expanded to such a size (not empty, not 1T or 1e9B).",
 	},
 	ingest.UsageOption: {
-		"The binary does not have the option given: getopt names it (`invalid option -- 'x'`, `unrecognized option '--x'`, or one given without its value), and nccl-tests then prints `invalid option 'x'` and its usage and exits with status 0, so a launcher or script that checks only the exit status counts a run that measured nothing as passed. Options come with releases (the device-API -D and -V arrived in September 2025, with NCCL 2.28) and differ between nccl-tests, rccl-tests and vendor forks; nothing ran.",
+		"The binary does not have the option given: getopt names it (`invalid option -- 'x'`, `unrecognized option '--x'`, or one given without its value), and nccl-tests then prints `invalid option '?'` (getopt_long's return value, not the letter) and its usage and exits with status 0, so a launcher or script that checks only the exit status counts a run that measured nothing as passed. Options come with releases (the device-API -D and -V arrived in September 2025, with NCCL 2.28) and differ between nccl-tests, rccl-tests and vendor forks; nothing ran.",
 		"Compare the command with the usage the same binary prints (`all_reduce_perf -h`): drop the option, or build a release that has it (`nccl-tests version` in the banner of a run names the release). Make the job fail when the output holds no `# Avg bus bandwidth` line rather than trusting the exit status.",
 	},
 	ingest.UsageDevice: {

@@ -224,7 +224,7 @@ func TestNCCLTestsRefusalLines(t *testing.T) {
 		{"/opt/nccl-tests/build/alltoall_perf: unrecognized option '--device_impl=1'", UsageOption},
 		{"all_gather_perf: option requires an argument -- 'b'", UsageOption},
 		{"all_reduce_perf_mpi: option '--minbytes' requires an argument", UsageOption},
-		{"invalid option 'Q'", UsageOption},
+		{"invalid option '?'", UsageOption},
 		{"invalid size specified for 'maxbytes'", UsageSize},
 	}
 	var lines []string
