@@ -311,6 +311,9 @@ func TestNCCLTestsDirectCommandLine(t *testing.T) {
 	}{
 		{"./build/sendrecv_perf -b 128M -e 1G -f 2 -g 8", 8},
 		{"root@dkh:~/nccl-tests# ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 8", 8},
+		{"(base) [root@gpu-1 nccl-tests]# ./build/all_reduce_perf -b 1G -e 4G -f 2 -g 8", 8},
+		{"[user@host my tests]$ ./build/all_reduce_perf -g 4", 4},
+		{"(base) [root@gpu-1 nccl-tests]# mpirun -np 16 ./build/all_reduce_perf -g 1", 0},
 		{"$ NCCL_ALGO=Tree sudo ./all_reduce_perf -t 2 -g4", 8},
 		{"all_gather_perf --nthreads=2 --ngpus=2", 4},
 		{"all_reduce_perf -b 8 -e 1G", 1},
