@@ -18,8 +18,12 @@ import (
 //     node's NICs carry busbw between them: m = NICs per node, whatever
 //     the GPUs per node (nccl-tests#29: 12 GB/s per 100G NIC with eight
 //     GPUs behind it; NVIDIA/nccl#1576: 192 GB/s on a DGX-A100's eight
-//     200G NICs), but no more than the GPUs per node, each of which drives
-//     about one NIC through its PCIe link. On exactly two nodes Tree and
+//     200G NICs), but no more than the GPUs per node can feed through
+//     their PCIe links: min(k·L, G·P) with P the GPU's PCIe bandwidth in
+//     NCCL's topology model, which caps a GPU-NIC path at it (an H100's
+//     Gen5 x16, 48 GB/s, is below a 400G NIC's 50, so 8 H100s with eight
+//     400G NICs reach 384 GB/s, not 400); with the PCIe link unknown,
+//     each GPU drives about one NIC. On exactly two nodes Tree and
 //     NVLS AllReduce can beat it (nccl-tests#169, #196);
 //   - AlltoAll: each rank sends (n−G)/n of its data off-node through its
 //     own share of the NICs, k/G, and cannot combine NICs (nccl-tests#267):
@@ -43,6 +47,18 @@ type busbwLimit struct {
 	// offNode is set when the run does not leave its node: the NIC is not
 	// on its path.
 	offNode bool
+	// nics is what busbw is divided by to give one NIC's load: the NIC
+	// count of a ring collective, whose PCIe cap can make m fractional;
+	// 0 means m.
+	nics int
+}
+
+// perNIC is the load, in units of busbw, one NIC carries.
+func (l busbwLimit) perNIC(busbw float64) float64 {
+	if l.nics > 0 {
+		return busbw / float64(l.nics)
+	}
+	return busbw / l.m
 }
 
 // unknown reports a limit the model could not set (m is 0).
@@ -99,7 +115,9 @@ func limitFor(r *ingest.TestRun, nodes int, sh share, line unit.BitRate) busbwLi
 	}
 	model := fmt.Sprintf("%s: each ring crosses every node boundary once and NCCL spreads the rings over the node's NICs, so busbw ≤ the node's NIC bandwidth, %s × L (the GPUs per node do not divide it)", name, kText)
 	m := float64(k)
-	if per, how := nicShare(r, line); sh.ranks > 0 && sh.ranks < k {
+	// With the GPU's PCIe link known the cap holds however many NICs the
+	// node has: adding NICs cannot raise it past G·P.
+	if per, how := nicShare(r, line); sh.ranks > 0 && (sh.ranks < k || how != "") {
 		rate := "one NIC's line rate"
 		if per != 1 {
 			rate = fmt.Sprintf("%.4g × one NIC's line rate", per)
@@ -108,11 +126,11 @@ func limitFor(r *ingest.TestRun, nodes int, sh share, line unit.BitRate) busbwLi
 		if c := float64(sh.ranks) * per; c < m {
 			m = c
 			model += fmt.Sprintf("; with %s, %.4g × L", drive, m)
-		} else {
+		} else if sh.ranks < k {
 			model += fmt.Sprintf("; the %s, keep all %d NICs busy", drive, k)
 		}
 	}
-	return busbwLimit{m: m, lowerBound: (!known || sh.atLeast) && g > 1 && m < float64(g), model: model}
+	return busbwLimit{m: m, nics: k, lowerBound: (!known || sh.atLeast) && g > 1 && m < float64(g), model: model}
 }
 
 // nicShare is how much of a NIC of line rate line one GPU of run r keeps

@@ -83,6 +83,24 @@ func TestLimitNICsPerGPU(t *testing.T) {
 			t.Errorf("%s at %v: m %v, want %v (%s)", c.r.Ranks[0].GPU, c.line, l.m, c.m, l.model)
 		}
 	}
+	// The PCIe cap holds whatever the NIC count: 8 A100s with 8 or 16
+	// 400G NICs are both capped at 8 × 24 = 192 GB/s (adding NICs must not
+	// lower the limit), and 8 H100s with eight 400G NICs at 8 × 48 = 384
+	// GB/s, below the NICs' 400. Each NIC's load is busbw over the NIC
+	// count, not over the fractional m.
+	for _, c := range []struct {
+		r    *ingest.TestRun
+		nics int
+		m    float64
+	}{{a100, 8, 3.84}, {a100, 16, 3.84}, {h100, 8, 7.68}} {
+		l := limitFor(c.r, 2, share{ranks: 8, nics: c.nics}, 400e9)
+		if math.Abs(l.m-c.m) > 1e-9 {
+			t.Errorf("%s with %d × 400G: m %v, want %v (%s)", c.r.Ranks[0].GPU, c.nics, l.m, c.m, l.model)
+		}
+		if got := l.perNIC(160); math.Abs(got-160/float64(c.nics)) > 1e-9 {
+			t.Errorf("%s with %d NICs: per-NIC load %v, want busbw/%d", c.r.Ranks[0].GPU, c.nics, got, c.nics)
+		}
+	}
 	fs := diagnoseFiles(t, Options{NICSpeed: 100e9, NICsPerNode: 16}, "corpus/nccl-tests/allreduce-a100-2n-16g-oci-bm-gpu4.8-16x100g-roce-10g-one-size-mpirun-prompt-223GBps-ocitutorials.txt")
 	f := nicMustFind(t, fs, "nccltests.busbw.ok", Info, "222.88 GB/s", "(192.00 GB/s, 15.36 × one NIC's line rate)")
 	if !strings.Contains(f.Mechanism, "1.92 × one NIC's line rate") || !strings.Contains(f.Mechanism, "PCIe Gen4 x16") {

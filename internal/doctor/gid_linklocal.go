@@ -3,6 +3,7 @@ package doctor
 import (
 	"fmt"
 	"rocelab/internal/ingest"
+	"slices"
 	"strings"
 )
 
@@ -135,14 +136,27 @@ func softenLinkLocalConnected(fs []Finding, hosts []string, logs []*ingest.NCCLL
 	}
 }
 
+// linkLocalGIDs lists the link-local GIDs among entries.
+func linkLocalGIDs(entries []ingest.GIDEntry) []string {
+	var gids []string
+	for _, e := range entries {
+		if linkLocal(e.GID) {
+			gids = append(gids, strings.ToLower(e.GID))
+		}
+	}
+	return gids
+}
+
 // softenLinkLocalMeasured lowers a link-local finding to a warning when a
-// perftest run of the same host and device went over its link-local GID
-// to a different link-local peer to the end: result rows and no failure.
+// perftest run over the finding's own link-local GID (gids[i]: fe80::
+// carries the port's MAC, so it names the port even when one side names
+// no host) went to a different link-local peer to the end: result rows
+// and no failure. Without a known GID the run must name the same host.
 // The two hosts share one L2 segment, where a link-local GID works; it
 // still breaks once the traffic is routed. Other evidence of failure on
 // that host keeps the error: an NCCL queue pair that failed, or another
 // perftest run over a link-local GID that failed.
-func softenLinkLocalMeasured(fs []Finding, hosts, devs []string, logs []*ingest.NCCLLog, runs []*ingest.Perftest) {
+func softenLinkLocalMeasured(fs []Finding, hosts, devs []string, gids [][]string, logs []*ingest.NCCLLog, runs []*ingest.Perftest) {
 	for i := range hosts {
 		if fs[i].ID != "gid.index.link_local" || fs[i].Severity != Error || !ingest.RealHost(hosts[i]) ||
 			ncclQPFailed(logs, hosts[i]) {
@@ -156,6 +170,10 @@ func softenLinkLocalMeasured(fs []Finding, hosts, devs []string, logs []*ingest.
 				host := nameOr(r.Host, scopeHostName(pf))
 				if !r.RoCE() || r.Local == nil || !linkLocal(r.Local.GID) || !sameHostOrUnknown(hosts[i], host) || !sameOrUnknown(devs[i], r.Device) {
 					continue
+				}
+				if len(gids[i]) > 0 && !slices.Contains(gids[i], strings.ToLower(r.Local.GID)) ||
+					len(gids[i]) == 0 && !ingest.SameHostName(hosts[i], host) {
+					continue // another port's run, or a run of no known host
 				}
 				if len(r.Failures) > 0 {
 					good = nil

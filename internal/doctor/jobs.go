@@ -36,6 +36,44 @@ type hostGroup struct {
 // unhosted is the host key of an input that names no host.
 func unhosted(file string) string { return "file " + file }
 
+// hostKeyer returns the key by which the hosts of an incident are
+// grouped, with SameHostName's sense: a name's first label (node1.a and
+// node1 are one host), but the full name where the incident's inputs
+// name two hosts of that label in different domains (node1.a and node1.b
+// are two). names are the names the caller keys besides those of the
+// NCCL logs and nccl-tests runs.
+func hostKeyer(inc *Incident, names []string) func(string) string {
+	full := map[string][]string{} // a label's names with a domain
+	add := func(h string) {
+		h = strings.ToLower(strings.TrimSpace(h))
+		if k := ingest.HostKey(h); k != h && !slices.Contains(full[k], h) {
+			full[k] = append(full[k], h)
+		}
+	}
+	for _, h := range names {
+		add(h)
+	}
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		for _, h := range l.Hosts() {
+			add(h)
+		}
+	}
+	for _, t := range All[*ingest.NCCLTests](inc) {
+		for _, r := range t.Runs {
+			for _, k := range r.Ranks {
+				add(k.Host)
+			}
+		}
+	}
+	return func(h string) string {
+		k := ingest.HostKey(h)
+		if h = strings.ToLower(strings.TrimSpace(h)); len(full[k]) > 1 && slices.Contains(full[k], h) {
+			return h
+		}
+		return k
+	}
+}
+
 // jobGroups returns a group per input whose NCCL logs or nccl-tests runs
 // name hosts, and a group of its own for each of hosts no job names. An
 // input that names no host (a key from unhosted) joins the job read from
@@ -43,7 +81,7 @@ func unhosted(file string) string { return "file " + file }
 // no host-named input covers for every such input to be one of them, as
 // scope.go's unknown-host facts join the only host they can belong to;
 // otherwise each is a group of its own.
-func jobGroups(inc *Incident, hosts []string) []hostGroup {
+func jobGroups(inc *Incident, hosts []string, key func(string) string) []hostGroup {
 	var groups []*hostGroup
 	named := map[string]bool{}
 	// into is the input whose group src joins: src itself, or the first
@@ -106,7 +144,7 @@ func jobGroups(inc *Incident, hosts []string) []hostGroup {
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		var hs []string
 		for _, h := range l.Hosts() {
-			hs = append(hs, ingest.HostKey(h))
+			hs = append(hs, key(h))
 		}
 		if len(hs) > 0 {
 			join(l.Source(), hs, "the NCCL log "+l.Source(), l.HostEvidence(l.Hosts()[0]))
@@ -117,7 +155,7 @@ func jobGroups(inc *Incident, hosts []string) []hostGroup {
 			var hs []string
 			for _, k := range r.Ranks {
 				if ingest.RealHost(k.Host) {
-					hs = append(hs, ingest.HostKey(k.Host))
+					hs = append(hs, key(k.Host))
 				}
 			}
 			if len(hs) > 0 {

@@ -55,7 +55,7 @@ func TestCorpusDiagnoses(t *testing.T) {
 			[]want{{"nccl.transport.ib", Info, []string{"RoCE", "mlx5_5:1", "GID index 3"}}, {"nccl.gdr.disabled", Warn, []string{"GDR 0"}},
 				{"nccltests.busbw.unjudged", Info, []string{"15.02", "no NIC speed"}}}, nil, 0},
 		{"nccl-tests/allreduce-h100-1gpu-roce400g-gdr0-15GBps-ccimoc.txt", Options{NICSpeed: 400 * unit.Gbps},
-			[]want{{"nccltests.busbw.low", Error, []string{"all_reduce", "30%", "400Gbps", "50.00 GB/s"}}, {"nccl.gdr.disabled", Warn, nil}},
+			[]want{{"nccltests.busbw.low", Error, []string{"all_reduce", "31%", "400Gbps", "48.00 GB/s"}}, {"nccl.gdr.disabled", Warn, nil}},
 			[]string{"nccltests.busbw.low"}, 1},
 		{"nccl-tests/allreduce-h20-ib-error-column-format-issue1244.txt", Options{},
 			[]want{{"nccltests.sizes.small", Info, []string{"512B"}}}, nil, 0},

@@ -54,14 +54,39 @@ func checkVersions(inc *Incident) []Finding {
 	if len(hosts) < 2 {
 		return nil // one host reporting two versions: two runs in one paste
 	}
+	ras := rasVersionWarns(inc)
+	var saw string
+	if len(ras) > 0 {
+		saw = " NCCL's RAS thread saw it too: it compares versions with each peer it connects to and refused the peer of another version (\"NCCL version mismatch with remote peer\")."
+	}
 	return []Finding{{
 		ID: "nccl.version.mismatch", Severity: Warn, Layer: LayerNCCL,
 		Title:    "Hosts run different NCCL versions: " + strings.Join(parts, ", "),
-		Evidence: evidenceInOrder(ev),
+		Evidence: evidenceInOrder(append(ev, ras...)),
 		Mechanism: "The ranks of one communicator exchange NCCL's own structures during bootstrap and connection setup, and buffer sizes, protocols and defaults (NCCL_IB_TIMEOUT, the GID index choice) change between releases; ranks on different versions can hang or fail with errors that name neither version " +
-			"(in NVIDIA/nccl#1328 \"receiving 524288 bytes instead of 65536\", which the maintainer read as a version or configuration mismatch between two ranks).",
+			"(in NVIDIA/nccl#1328 \"receiving 524288 bytes instead of 65536\", which the maintainer read as a version or configuration mismatch between two ranks)." + saw,
 		Fix: "Run one NCCL build everywhere: the same container image or the same libnccl.so on every host (check `ldconfig -p | grep libnccl`, LD_LIBRARY_PATH, and what PyTorch bundles: `python -c 'import torch; print(torch.cuda.nccl.version())'`); NCCL_DEBUG=VERSION prints the version each rank loaded.",
 	}}
+}
+
+// rasVersionWarns are the WARNs with which NCCL's RAS thread refused a
+// peer of another NCCL version: nccl.version.mismatch's evidence when the
+// hosts' version lines differ, else a failure of their own.
+func rasVersionWarns(inc *Incident) []Evidence {
+	var ev []Evidence
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		for _, w := range l.Warnings {
+			if rasVersionWarn(w.Message) {
+				ev = append(ev, w.Evidence)
+			}
+		}
+	}
+	return ev
+}
+
+// rasVersionWarn reports RAS's "NCCL version mismatch with remote peer".
+func rasVersionWarn(msg string) bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(msg)), "nccl version mismatch with remote peer")
 }
 
 // portMTU is one port's RoCE path MTU as an artifact states it.

@@ -93,14 +93,16 @@ func checkGIDs(inc *Incident) []Finding {
 	timeouts := setupTimeouts(logs)
 	var fs []Finding
 	var hosts, devs []string // the host and device of each finding's GID user
+	var lls [][]string       // the link-local GIDs its index holds
 	for i := range uses {
 		for _, f := range checkGIDUse(&uses[i], entries, timeouts) {
 			fs, hosts, devs = append(fs, f), append(hosts, uses[i].Host), append(devs, uses[i].Device)
+			lls = append(lls, linkLocalGIDs(gidCandidates(uses[i], entries)))
 		}
 	}
 	fs = joinLinkLocalSeen(fs, hosts, logs)
 	softenLinkLocalConnected(fs, hosts, logs)
-	softenLinkLocalMeasured(fs, hosts, devs, logs, All[*ingest.Perftest](inc))
+	softenLinkLocalMeasured(fs, hosts, devs, lls, logs, All[*ingest.Perftest](inc))
 	fs = append(fs, perftestZeroGIDs(inc)...)
 	fs = append(fs, checkGIDMismatch(uses, entries)...)
 	if len(uses) == 0 {

@@ -140,14 +140,19 @@ type modelGroup struct {
 func checkMixedGPUs(inc *Incident) []Finding {
 	gpus := incidentGPUs(inc)
 	keys := make([]string, len(gpus))
+	names := make([]string, len(gpus))
 	for i, g := range gpus {
-		keys[i] = ingest.HostKey(g.host)
+		names[i] = g.host
+	}
+	key := hostKeyer(inc, names)
+	for i, g := range gpus {
+		keys[i] = key(g.host)
 		if keys[i] == "" {
 			keys[i] = unhosted(g.ev.File)
 		}
 	}
 	var fs []Finding
-	for _, grp := range jobGroups(inc, keys) {
+	for _, grp := range jobGroups(inc, keys, key) {
 		var in []namedGPU
 		for i, g := range gpus {
 			if slices.Contains(grp.hosts, keys[i]) && (g.run == "" || slices.Contains(grp.sources, g.run)) {

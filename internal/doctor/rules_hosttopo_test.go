@@ -279,6 +279,14 @@ func TestMixedGPUsOneJob(t *testing.T) {
 	}
 	fs = diagnose(t, Options{}, withIDs("a-comm.log", "node1", "0x1111"), withIDs("b-comm.log", "node2", "0x2222"), withIDs("c-comm.log", "node3", "0x1111", "0x2222"), node1, node2).Findings
 	nicMustFind(t, fs, "host.gpu.mixed", Warn, "GPUs of 2 models across 2 hosts of one job")
+	// node1.a and node1.b are two hosts (SameHostName keeps names of two
+	// domains apart): node1.b's A100s are of no job that names node1.a.
+	fqdn := write("fqdn.log",
+		"node1.a:100:100 [0] NCCL INFO NCCL version 2.21.5+cuda12.4",
+		"node2.a:200:200 [0] NCCL INFO NCCL version 2.21.5+cuda12.4")
+	onA := write("a-gpus.txt", "[root@node1.a ~]# nvidia-smi -L", "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)")
+	onB := write("b-gpus.txt", "[root@node1.b ~]# nvidia-smi -L", "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-3)")
+	nicMustNot(t, diagnose(t, Options{}, fqdn, onA, onB).Findings, "host.gpu.mixed")
 }
 
 // A VM. Synthetic: lscpu's Hypervisor vendor and lspci's ATSCtl lines in

@@ -486,13 +486,17 @@ func checkWarnErrors(inc *Incident) []Finding {
 	fallout := map[*failureGroup]int{}
 	td := newTeardowns()
 	var perLog []map[*failureGroup]bool // the groups of each log's failures
+	versionsDiffer := len(checkVersions(inc)) > 0
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		cause := map[string]*failureGroup{} // the first failure of each process
 		mine := map[*failureGroup]bool{}
 		perLog = append(perLog, mine)
 		for _, w := range l.Warnings {
 			proc := w.Host + "\x00" + strconv.Itoa(w.PID)
-			td.warn(proc, w.PID, w.Message)
+			td.warn(proc, w.PID, w.TID, w.Message)
+			if versionsDiffer && rasVersionWarn(w.Message) {
+				continue // RAS saw what the version lines say (nccl.version.mismatch)
+			}
 			if _, host := hostWarning(w.Message); host {
 				continue // a host setting (nccl.host.config), never a cause
 			}
@@ -552,7 +556,7 @@ func checkWarnErrors(inc *Incident) []Finding {
 				g.ev.add(e)
 			}
 			cause[proc] = g
-			td.cause(proc, g)
+			td.cause(proc, w.TID, g)
 			mine[g] = true
 			if w.Result > 0 && result[g] <= 0 {
 				result[g], chain[g] = w.Result, w.Chain

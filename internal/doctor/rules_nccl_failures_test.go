@@ -342,9 +342,8 @@ func TestFailureAtDestroyIsNamed(t *testing.T) {
 	}
 }
 
-// A teardown label is per process (synthetic): two processes fail at init
-// in p2p.cc (the error returned through transport.cc, init.cc and group.cc
-// on the async thread); only one of them later fails in commReclaim, and
+// A teardown label is per process (synthetic): two processes fail in
+// p2p.cc; only one of them then fails in commReclaim on the same thread, and
 // another process's commReclaim after an unrelated WARN marks nothing. The
 // finding says the failure came at teardown on 1 of the 2 processes, not
 // for both.
@@ -360,7 +359,7 @@ func TestFailureAtDestroyIsPerProcess(t *testing.T) {
 		"h1:200:201 [1] NCCL INFO transport.cc:197 -> 1",
 		"h1:200:201 [1] NCCL INFO init.cc:1410 -> 1",
 		"h1:200:201 [1] NCCL INFO group.cc:73 -> 1 [Async thread]",
-		"h1:100:100 [0] init.cc:2143 NCCL WARN commReclaim: cleanup comm 0x9801e10 rank 0 failed in destroy/abort, error 1")
+		"h1:100:101 [0] init.cc:2143 NCCL WARN commReclaim: cleanup comm 0x9801e10 rank 0 failed in destroy/abort, error 1")
 	f := nicMustFind(t, fs, "nccl.warn.error", Error, "p2p.cc")
 	if !strings.Contains(f.Title, "on 1 of 2 processes") || !strings.Contains(f.Mechanism, "1 of the 2 failing processes") {
 		t.Errorf("the teardown label covers both processes: %s\n%s", f.Title, f.Mechanism)
@@ -374,5 +373,19 @@ func TestFailureAtDestroyIsPerProcess(t *testing.T) {
 	f = nicMustFind(t, fs, "nccl.warn.error", Error, "p2p.cc")
 	if strings.Contains(f.Title, "commReclaim") {
 		t.Errorf("a commReclaim after another WARN labels the failure: %s", f.Title)
+	}
+	// The main thread reclaiming a communicator whose proxy thread failed
+	// (synthetic, NCCL 2.27's lines): the failure was not at teardown.
+	fs = synthFindings(t, Options{},
+		"# synthetic: a proxy thread's socket error, then the main thread's commReclaim",
+		"node1:1000:1000 [0] NCCL INFO NCCL version 2.27.7+cuda12.9",
+		"node1:1000:1050 [0] transport/net_socket.cc:540 NCCL WARN NET/Socket : peer 10.0.0.2<40123> message truncated : receiving 524288 bytes instead of 65536.",
+		"node1:1000:1050 [0] NCCL INFO transport/net.cc:1301 -> 3",
+		"node1:1000:1050 [0] NCCL INFO proxy.cc:698 -> 3",
+		"node1:1000:1000 [0] init.cc:2143 NCCL WARN commReclaim: cleanup comm 0x5570aa rank 0 failed in destroy/abort, error 3")
+	for _, f := range fs {
+		if strings.Contains(f.Title, "while the communicator was destroyed") {
+			t.Errorf("another thread's commReclaim labels the failure: %s", f.Title)
+		}
 	}
 }

@@ -51,7 +51,7 @@ func deviceAPIClass(msg string) (failureClass, bool) {
 			"Allocate window buffers with ncclMemAlloc (or the framework's NCCL memory pool) so that each starts on the alignment, or round the allocator's block boundaries up to 4096 bytes."}, true
 	case strings.HasPrefix(m, "allocation failed. no suitable space found to accommodate size="):
 		return symmetricSpaceClass(m), true
-	case strings.HasPrefix(m, "nccl version mismatch with remote peer"):
+	case rasVersionWarn(m):
 		return failureClass{"two processes of the job run different NCCL versions (NCCL's RAS found it: " + msg + ")",
 			"Every NCCL process runs a RAS thread that connects to its peers when a communicator is created and first compares NCCL versions; a peer of another version is refused and its connection closed. Ranks of one job with different NCCL libraries also disagree on their bootstrap and connection messages, so a mixed job fails or hangs in init or in its first collectives.",
 			"Load one NCCL on every rank: check the 'NCCL version' line of each rank's log, LD_LIBRARY_PATH and LD_PRELOAD, and the libnccl each framework wheel bundles (nvidia-nccl-cu12 in a Python environment overrides the system's); rebuild or repin so that all hosts and containers match."}, true

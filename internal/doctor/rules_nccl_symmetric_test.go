@@ -60,3 +60,22 @@ func TestDeviceAPIWarnsNamed(t *testing.T) {
 		}
 	}
 }
+
+// RAS's version WARN and the hosts' differing version lines tell one
+// cause: the WARN is nccl.version.mismatch's evidence, not a second
+// finding (synthetic lines after ras.cc).
+func TestRASVersionFoldsIntoMismatch(t *testing.T) {
+	fs := synthFindings(t, Options{}, "# synthetic",
+		"node1:1000:1000 [0] NCCL INFO NCCL version 2.28.3+cuda12.9",
+		"node2:2000:2000 [0] NCCL INFO NCCL version 2.27.7+cuda12.9",
+		"node1:1000:1090 [0] ras/ras.cc:500 NCCL WARN NCCL version mismatch with remote peer node2<10.0.0.2:41234> (local 22803, remote 22707)")
+	f := nicMustFind(t, fs, "nccl.version.mismatch", Warn, "2.28.3 on node1, 2.27.7 on node2")
+	if !cites(f, "<stdin>", 4) || !strings.Contains(f.Mechanism, "RAS thread saw it too") {
+		t.Errorf("evidence %v mechanism %s", f.Evidence, f.Mechanism)
+	}
+	for _, f := range fs {
+		if f.ID == "nccl.warn.error" {
+			t.Errorf("RAS's WARN told twice: %s", f.Title)
+		}
+	}
+}

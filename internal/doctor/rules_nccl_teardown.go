@@ -14,35 +14,39 @@ func reclaimFailed(msg string) bool {
 
 // teardowns records, per failure group, which of its processes failed
 // while destroying or aborting the communicator: the process's next WARN
-// after its failure's chain is its own commReclaim WARN. A commReclaim
-// after another WARN of the process, or of another process, says nothing
-// about when this failure happened.
+// after its failure's chain is its own commReclaim WARN, printed by the
+// thread that failed. A commReclaim after another WARN of the process, of
+// another process, or from another thread (the main thread reclaiming a
+// communicator whose proxy thread failed) says nothing about when this
+// failure happened.
 type teardowns struct {
 	procs map[*failureGroup]map[string]bool // a group's processes: torn down or not
 	last  map[string]*failureGroup          // the group whose WARN a process printed last, nil after any other WARN
+	tid   map[string]int                    // the thread that printed it
 }
 
 func newTeardowns() *teardowns {
-	return &teardowns{procs: map[*failureGroup]map[string]bool{}, last: map[string]*failureGroup{}}
+	return &teardowns{procs: map[*failureGroup]map[string]bool{}, last: map[string]*failureGroup{}, tid: map[string]int{}}
 }
 
 // warn reads the next WARN of process proc (pid -1: the line names no
-// process): a commReclaim WARN right after the chain of proc's failure
-// marks that process as torn down.
-func (t *teardowns) warn(proc string, pid int, msg string) {
-	if g := t.last[proc]; g != nil && pid >= 0 && reclaimFailed(msg) {
+// process) from thread tid: a commReclaim WARN right after the chain of
+// proc's failure, from the same thread, marks that process as torn down.
+func (t *teardowns) warn(proc string, pid, tid int, msg string) {
+	if g := t.last[proc]; g != nil && pid >= 0 && tid == t.tid[proc] && reclaimFailed(msg) {
 		t.procs[g][proc] = true
 	}
 	t.last[proc] = nil
 }
 
-// cause records that process proc's failure is g's.
-func (t *teardowns) cause(proc string, g *failureGroup) {
+// cause records that process proc's failure, printed by thread tid, is
+// g's.
+func (t *teardowns) cause(proc string, tid int, g *failureGroup) {
 	if t.procs[g] == nil {
 		t.procs[g] = map[string]bool{}
 	}
 	t.procs[g][proc] = false
-	t.last[proc] = g
+	t.last[proc], t.tid[proc] = g, tid
 }
 
 // label tells f that g's failure came at teardown, when it did on some of

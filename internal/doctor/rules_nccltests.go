@@ -381,7 +381,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		f.Evidence = ev.sorted()
 		return f
 	}
-	perNIC := gbps(p.BusBW) / lim.m // Gb/s each NIC carries at the plateau
+	perNIC := lim.perNIC(gbps(p.BusBW)) // Gb/s each NIC carries at the plateau
 	cs := bandwidthCauses(inc, unit.BitRate(perNIC*1e9), line)
 	if !speedKnown {
 		f.ID, f.Severity = "nccltests.busbw.unjudged", Info

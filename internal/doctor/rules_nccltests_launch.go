@@ -143,8 +143,13 @@ func checkTestsFailed(inc *Incident) []Finding {
 		optKey := "" // the last getopt refusal's
 		for _, f := range t.Failures {
 			key := f.Call + "\x00" + f.Where + "\x00" + f.Message
+			if f.Signal > 0 {
+				// One crash on several processes: the fault address
+				// after ':' differs from process to process.
+				key = strconv.Itoa(f.Signal) + "\x00" + strings.SplitN(f.Message, ":", 2)[0]
+			}
 			if f.Usage == ingest.UsageOption {
-				// getopt's line and nccl-tests' "invalid option 'x'" after
+				// getopt's line and nccl-tests' "invalid option '?'" after
 				// it tell one refusal; the first, getopt's, names the
 				// option. Another option refused is another refusal.
 				if strings.HasPrefix(f.Message, "invalid option '") && optKey != "" {
@@ -200,7 +205,12 @@ func failureWhat(f ingest.TestFailure) string {
 	if f.Timeout > 0 {
 		return fmt.Sprintf("a collective did not complete within its -T %d s timeout (%s)", f.Timeout, f.Where)
 	}
-	if f.Usage != "" {
+	switch {
+	case f.CommunicatorCheck():
+		return "the communicator lacks what -D needs: " + f.Message
+	case f.Usage == ingest.UsageDevice && strings.HasPrefix(f.Message, incompatibleDeviceAPI):
+		return "the NCCL it loaded does not share the device API it was built for: " + f.Message
+	case f.Usage != "":
 		return "it refused its command line: " + f.Message
 	}
 	if f.GPUsWanted > 0 {
@@ -214,6 +224,10 @@ func failureWhat(f ingest.TestFailure) string {
 	}
 	return fmt.Sprintf("%s call failed at %s with '%s'", map[string]string{"NCCL": "an NCCL", "CUDA": "a CUDA"}[f.Call], f.Where, f.Message)
 }
+
+// incompatibleDeviceAPI starts nccl-tests' refusal of a library whose
+// device API is not the one it was compiled against.
+const incompatibleDeviceAPI = "Incompatible NCCL versions. nccl-tests was compiled with NCCL "
 
 // failureMechanism says how the test stopped and what the cause means.
 func failureMechanism(f ingest.TestFailure) string {
@@ -236,7 +250,7 @@ var usageText = map[ingest.UsageKind]struct{ cause, fix string }{
 		"Correct the flag the line names, e.g. `-b 8 -e 16G -f 2`; when a script or job template builds the command, check that the variable behind it expanded to such a size (not empty, not 1T or 1e9B).",
 	},
 	ingest.UsageOption: {
-		"The binary does not have the option given: getopt names it (`invalid option -- 'x'`, `unrecognized option '--x'`, or one given without its value), and nccl-tests then prints `invalid option 'x'` and its usage and exits with status 0, so a launcher or script that checks only the exit status counts a run that measured nothing as passed. Options come with releases (the device-API -D and -V arrived in September 2025, with NCCL 2.28) and differ between nccl-tests, rccl-tests and vendor forks; nothing ran.",
+		"The binary does not have the option given: getopt names it (`invalid option -- 'x'`, `unrecognized option '--x'`, or one given without its value), and nccl-tests then prints `invalid option '?'` (getopt_long's return value, not the letter) and its usage and exits with status 0, so a launcher or script that checks only the exit status counts a run that measured nothing as passed. Options come with releases (the device-API -D and -V arrived in September 2025, with NCCL 2.28) and differ between nccl-tests, rccl-tests and vendor forks; nothing ran.",
 		"Compare the command with the usage the same binary prints (`all_reduce_perf -h`): drop the option, or build a release that has it (`nccl-tests version` in the banner of a run names the release). Make the job fail when the output holds no `# Avg bus bandwidth` line rather than trusting the exit status.",
 	},
 	ingest.UsageDevice: {

@@ -250,13 +250,13 @@ func TestNCCLTestsRefusedOptions(t *testing.T) {
 			"# nccl-tests version 2.19.6 nccl-headers=22903 nccl-library=22903",
 			"This test requires GIN support, but GIN support is not enabled for this communicator.",
 			"This test requires GIN support, but GIN support is not enabled for this communicator.",
-		}, "it refused its command line: This test requires GIN support, but GIN support is not enabled for this communicator. (2 processes)", "across nodes therefore needs GIN", "its -D 3 and 4 need GIN"},
+		}, "the communicator lacks what -D needs: This test requires GIN support, but GIN support is not enabled for this communicator. (2 processes)", "across nodes therefore needs GIN", "its -D 3 and 4 need GIN"},
 		{[]string{
 			"DeviceImplementation > 1 requires CUDA P2P connectivity across all ranks. Not all ranks of this communicator have P2P connectivity.",
-		}, "it refused its command line: DeviceImplementation > 1 requires CUDA P2P", "every -D > 0", "all_reduce_perf needs CUDA P2P across all ranks for every -D > 0"},
+		}, "the communicator lacks what -D needs: DeviceImplementation > 1 requires CUDA P2P", "every -D > 0", "all_reduce_perf needs CUDA P2P across all ranks for every -D > 0"},
 		{[]string{
 			"./build/all_reduce_perf: invalid option -- 'D'",
-			"invalid option 'D'",
+			"invalid option '?'",
 			"USAGE: all_reduce_perf ",
 			"\t[-t,--nthreads <num threads>] ",
 			"\t[-h,--help]",
@@ -272,10 +272,10 @@ func TestNCCLTestsRefusedOptions(t *testing.T) {
 	}
 }
 
-// getopt's complaint and nccl-tests' "invalid option 'x'" after it are one
+// getopt's complaint and nccl-tests' "invalid option '?'" after it are one
 // refusal: one finding, citing both.
 func TestNCCLTestsRefusedOptionOnce(t *testing.T) {
-	fs := synthFindings(t, Options{}, "./build/all_reduce_perf: invalid option -- 'D'", "invalid option 'D'", "USAGE: all_reduce_perf ")
+	fs := synthFindings(t, Options{}, "./build/all_reduce_perf: invalid option -- 'D'", "invalid option '?'", "USAGE: all_reduce_perf ")
 	var n int
 	for _, f := range fs {
 		if f.ID == "nccltests.failed" {
@@ -357,4 +357,39 @@ func TestNCCLTestsCrashOnSignalNoDescription(t *testing.T) {
 	if strings.Contains(f.Title, "()") {
 		t.Errorf("title %q", f.Title)
 	}
+}
+
+// One crash on several processes is one finding: the fault address after
+// ':' differs per process (synthetic UCX lines after ucs_handle_error).
+func TestNCCLTestsCrashOnSignalGrouped(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"#  Rank  0 Group  0 Pid 3765587 on     h20-01 device  0 [0000:08:00] NVIDIA H20",
+		"#  Rank  1 Group  0 Pid 1234568 on     h20-02 device  0 [0000:08:00] NVIDIA H20",
+		"[h20-01:3765588:0:3767672] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x48)",
+		"[h20-02:1234568:0:1234999] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x7f00)",
+		"[h20-01:3765587:0:3767673] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x50)")
+	n := 0
+	for _, f := range fs {
+		if f.ID == "nccltests.failed" {
+			n++
+			if !strings.Contains(f.Title, "(3 processes)") {
+				t.Errorf("title %q", f.Title)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d crash findings for one signal, want 1", n)
+	}
+}
+
+// nccl-tests refusing a library of another device-API generation is told
+// once, as that refusal, not also as a build mismatch (SYNTHETIC, after
+// common.cu 2.17's line).
+func TestNCCLTestsIncompatibleDeviceAPI(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# nccl-tests version 2.17.6 nccl-headers=22903 nccl-library=22807",
+		"# nThread 1 nGpus 8 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0",
+		"Incompatible NCCL versions. nccl-tests was compiled with NCCL 22903, but is running with NCCL 22807. The Device API is not compatible across versions.")
+	nicMustFind(t, fs, "nccltests.failed", Error, "the NCCL it loaded does not share the device API it was built for: Incompatible NCCL versions")
+	nicMustNot(t, fs, "nccltests.version.mismatch")
 }

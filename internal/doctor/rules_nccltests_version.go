@@ -29,8 +29,8 @@ func checkBuildMismatch(inc *Incident) []Finding {
 				lib = "RCCL"
 			}
 			built, ran, ok := buildVersions(r.Version)
-			if !ok || built == ran {
-				continue
+			if !ok || built == ran || refusedIncompatible(t, built, ran) {
+				continue // the same versions the refusal names: nccltests.failed tells it
 			}
 			sev, how := Info, "newer than"
 			if ran < built {
@@ -46,6 +46,18 @@ func checkBuildMismatch(inc *Incident) []Finding {
 		}
 	}
 	return fs
+}
+
+// refusedIncompatible reports whether t holds nccl-tests' refusal of the
+// device API between the built and ran NCCL codes.
+func refusedIncompatible(t *ingest.NCCLTests, built, ran int) bool {
+	want := fmt.Sprintf("%s%d, but is running with NCCL %d.", incompatibleDeviceAPI, built, ran)
+	for _, f := range t.Failures {
+		if f.Usage == ingest.UsageDevice && strings.HasPrefix(f.Message, want) {
+			return true
+		}
+	}
+	return false
 }
 
 // buildVersions reads the "nccl-headers=22803 nccl-library=22707" (or

@@ -383,6 +383,18 @@ func TestPerftestLinkLocalMeasured(t *testing.T) {
 	// A run of no named host is no host to vouch for.
 	anon := append([]string{"# synthetic"}, run[2:]...)
 	nicMustFind(t, synthFindings(t, Options{}, append(anon, rows...)...), "gid.index.link_local", Error, "ionic_0")
+	// A run that names no host vouches only for its own port: one over
+	// another port's link-local GID (another MAC) leaves gpu01's error.
+	other := append([]string{"# synthetic"}, run[2:]...)
+	other[8] = " GID: 254:128:00:00:00:00:00:00:06:144:129:255:254:77:77:77"
+	other[10] = " GID: 254:128:00:00:00:00:00:00:06:144:129:255:254:88:88:88"
+	unrelated := write("perftest-other.txt", append(other, rows...)...)
+	nicMustFind(t, diagnose(t, Options{}, write("perftest-noconn.txt", run...), unrelated).Findings, "gid.index.link_local", Error, "gpu01 ionic_0")
+	// The same port's run, its prompt cut off, still vouches for it.
+	same := append([]string{"# synthetic"}, run[2:]...)
+	same[7] = " local address: LID 0000 QPN 0x0009 PSN 0x11bb12 RKey 0x000184 VAddr 0x007fe939e00000"
+	same = append(same, rows...)
+	nicMustFind(t, diagnose(t, Options{}, write("perftest-noconn.txt", run...), write("perftest-same.txt", same...)).Findings, "gid.index.link_local", Warn, "gpu01 ionic_0")
 }
 
 // --use_rocm's buffer lines mark a run's buffers as GPU memory, so low

@@ -291,6 +291,9 @@ func checkQueueDrops(inc *Incident) []Finding {
 			sev, class := Warn, "lossy"
 			mech := "A lossy queue drops when its share of the buffer fills: TCP and other lossy traffic recovers, but RoCE carried here is lossy too."
 			fix := "For RoCE on a lossless queue: check PFC on the priority end to end (`show pfc counters`, the peer NIC's mlnx_qos), the PG headroom (`show priority-group watermark headroom`, `mmuconfig -l`) against the cable length, and `show pfcwd stats`. For RoCE on a lossy queue: map its DSCP (26 by default) to a lossless queue."
+			if q.EOS {
+				fix = "For RoCE on a lossless queue: check PFC on the priority end to end (`show priority-flow-control counters`, the peer NIC's mlnx_qos), the headroom the port reserves (`show qos interfaces " + q.Port + "`, `show hardware counter drop`) against the cable length, and the watchdog (`show priority-flow-control counters watchdog`). For RoCE on a lossy queue: map its DSCP (26 by default) to a lossless traffic class (`qos map dscp 26 to traffic-class 3`)."
+			}
 			if q.QoSGroup {
 				fs = append(fs, qosGroupEgressDrop(s, q))
 				continue
@@ -326,17 +329,15 @@ func checkQueueDrops(inc *Incident) []Finding {
 			}
 			title := fmt.Sprintf("%s: %s dropped on %s queue %d (of %d sent)", name, count, class, q.Queue, q.Packets)
 			if class == "" {
-				took := q.Packets + uint64(q.DropPkts)
-				title = fmt.Sprintf("%s: %s dropped, %.1f%% of the %d it took (%d sent); lossless or not, no input says", name, count, 100*float64(q.DropPkts)/float64(took), took, q.Packets)
+				title = unjudgedDropTitle(name, count, q, "sent")
 			}
 			if q.OS10 {
 				// Dell OS10's queues: no input says which is lossless.
 				// A paste may hold a second switch's tables: each row
 				// names the switch of its own prompt.
 				sw := queueSwName(s, q, port)
-				took := q.Packets + uint64(q.DropPkts)
 				name = fmt.Sprintf("%s queue %d", sw, q.Queue)
-				title = fmt.Sprintf("%s: %s dropped, %.1f%% of the %d it took (%d sent, which OS10's Packets counts, and the drops); lossless or not, no input says", name, count, 100*float64(q.DropPkts)/float64(took), took, q.Packets)
+				title = unjudgedDropTitle(name, count, q, "sent, which OS10's Packets counts, and the drops")
 				mech = "A queue drops when its share of the buffer fills, and " + os10NoLossless + ". If PFC was meant to protect this queue's traffic (RoCE), it did not (PFC off on the port or its priority, or headroom short); if the queue is lossy, RoCE carried here is dropped instead of paused and recovers by go-back-N and timeouts, and TCP by its own congestion control (an ECN-marking WRED profile on the queue keeps drops down for ECN-capable senders)."
 				fix = "See whether this queue's qos-group is paused: `show running-configuration policy-map`, `show qos interface " + q.Port + "` (its network-qos policy with `pause` and `pfc-cos`, `priority-flow-control mode on`), or pass the running-configuration to `rocelab lint`. For RoCE: a lossless class end to end (pause on its qos-group, PFC on the NICs' priority) with ECN marking on its queue."
 			}
@@ -358,6 +359,14 @@ func checkQueueDrops(inc *Incident) []Finding {
 		}
 	}
 	return fs
+}
+
+// unjudgedDropTitle titles drops on a queue no input says is lossless or
+// not, by the share of what the queue took (its sent packets and its
+// drops); sent says what the sent figure is.
+func unjudgedDropTitle(name, count string, q ingest.QueueCount, sent string) string {
+	took := q.Packets + uint64(q.DropPkts)
+	return fmt.Sprintf("%s: %s dropped, %.1f%% of the %d it took (%d %s); lossless or not, no input says", name, count, 100*float64(q.DropPkts)/float64(took), took, q.Packets, sent)
 }
 
 // checkHeadroom reports lossless priority groups whose headroom was used,

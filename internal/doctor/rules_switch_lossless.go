@@ -67,7 +67,7 @@ func eosLossless(sws []*ingest.SwitchCounters, s *ingest.SwitchCounters, host st
 				files = append(files, p.Evidence.File)
 			}
 			named = named || p.Host != ""
-			if host != "" && p.Host == host || host == "" && p.Host == "" && o == s {
+			if host != "" && p.Host != "" && ingest.SameHostName(p.Host, host) || host == "" && p.Host == "" && o == s {
 				prios = append(prios, p.Prios...)
 			}
 		}
@@ -101,7 +101,7 @@ func eosLossless(sws []*ingest.SwitchCounters, s *ingest.SwitchCounters, host st
 // queueSwName names the switch port a queue row is of: the switch its
 // own prompt names (OS10, EOS) when a paste holds another's tables.
 func queueSwName(s *ingest.SwitchCounters, q ingest.QueueCount, port string) string {
-	if q.Host != "" && q.Host != s.Switch && (q.OS10 || q.EOS) {
+	if q.Host != "" && !ingest.SameHostName(q.Host, s.Switch) && (q.OS10 || q.EOS) {
 		return q.Host + " " + port
 	}
 	return swName(s, port)

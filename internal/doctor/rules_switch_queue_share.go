@@ -45,7 +45,7 @@ func queueKinds(qs []ingest.QueueCount) [][]ingest.QueueCount {
 	var out [][]ingest.QueueCount
 	for _, q := range qs {
 		i := slices.IndexFunc(out, func(g []ingest.QueueCount) bool {
-			return g[0].OS10 == q.OS10 && g[0].EOS == q.EOS && g[0].Host == q.Host
+			return g[0].OS10 == q.OS10 && g[0].EOS == q.EOS && (g[0].Host == q.Host || g[0].Host != "" && q.Host != "" && ingest.SameHostName(g[0].Host, q.Host))
 		})
 		if i < 0 {
 			i = len(out)
@@ -60,6 +60,7 @@ func queueKinds(qs []ingest.QueueCount) [][]ingest.QueueCount {
 // queues, lossless being the queues that speak of them (from).
 func lossyShares(s *ingest.SwitchCounters, qs []ingest.QueueCount, lossless []int, from string, roce bool, roceEv []Evidence) []Finding {
 	var fs []Finding
+	words := queueWordsOf(qs[0])
 	for _, p := range portQueueShares(qs, lossless) {
 		if p.packets < minQueueSharePackets || p.top.Bytes == 0 || hasPrio(lossless, p.top.Queue) || p.losslessBytes*100 >= p.bytes {
 			continue
@@ -79,11 +80,43 @@ func lossyShares(s *ingest.SwitchCounters, qs []ingest.QueueCount, lossless []in
 			ID: "switch.queue.lossy_traffic", Severity: sev, Layer: LayerFabric,
 			Title:     title,
 			Evidence:  evidenceInOrder(ev),
-			Mechanism: fmt.Sprintf("A SONiC switch queues a packet by its DSCP (DSCP_TO_TC_MAP, then TC_TO_QUEUE_MAP). Queues %s are lossless (%s): PFC pauses the sender there, and the WRED profile that marks ECN for DCQCN sits on them. This port sent %d unicast packets, almost all through queue %d and under 1%% through the lossless ones: RoCE among them is dropped under congestion instead of paused, recovered by go-back-N and timeouts, and never ECN-marked by a profile on the lossless queues only. TCP on a lossy queue is normal; RoCE there is the DSCP map or the NICs' traffic class disagreeing. Counted since the counters were last cleared.", prioList(lossless), from, p.packets, p.top.Queue),
-			Fix:       fmt.Sprintf("Find RoCE's DSCP (the NICs' traffic class: NCCL_IB_TC, `cma_roce_tos`, mlnx_qos's dscp2prio) and map it to queue %d on the switch (config_db DSCP_TO_TC_MAP and TC_TO_QUEUE_MAP; `show qos map dscp-tc`), or set the NICs to a DSCP the switch already sends there; then check that `show queue counters %s` grows on UC%d under the job.", lossless[0], p.port, lossless[0]),
+			Mechanism: fmt.Sprintf("%s Queues %s are lossless (%s): PFC pauses the sender there, and the WRED profile that marks ECN for DCQCN sits on them. This port sent %d unicast packets, almost all through queue %d and under 1%% through the lossless ones: RoCE among them is dropped under congestion instead of paused, recovered by go-back-N and timeouts, and never ECN-marked by a profile on the lossless queues only. TCP on a lossy queue is normal; RoCE there is the DSCP map or the NICs' traffic class disagreeing. Counted since the counters were last cleared.", words.classify, prioList(lossless), from, p.packets, p.top.Queue),
+			Fix:       fmt.Sprintf("Find RoCE's DSCP (the NICs' traffic class: NCCL_IB_TC, `cma_roce_tos`, mlnx_qos's dscp2prio) and map it to queue %d on the switch (%s), or set the NICs to a DSCP the switch already sends there; then check that %s grows on %s%d under the job.", lossless[0], words.mapIt(lossless[0]), words.counters(p.port), words.queue, lossless[0]),
 		}.per(name, "port", "Switch ports whose traffic rides lossy queues"))
 	}
 	return fs
+}
+
+// queueWords are a switch OS's words for how it queues a packet, how to
+// map a DSCP to a queue and where to count a port's queues.
+type queueWords struct {
+	classify string
+	mapIt    func(queue int) string
+	counters func(port string) string
+	queue    string // a queue's name in those counters: "UC", "TC"
+}
+
+// queueWordsOf gives the words of the OS whose counters q came from:
+// Arista EOS's, else SONiC's.
+func queueWordsOf(q ingest.QueueCount) queueWords {
+	if q.EOS {
+		return queueWords{
+			classify: "An Arista EOS switch queues a packet by its DSCP (`qos trust dscp`, `qos map dscp … to traffic-class`), each traffic class on its transmit queue.",
+			mapIt: func(tc int) string {
+				return fmt.Sprintf("`qos map dscp <RoCE's DSCP> to traffic-class %d`; `show qos maps`", tc)
+			},
+			counters: func(port string) string { return "`show interfaces " + port + " counters queue`" },
+			queue:    "TC",
+		}
+	}
+	return queueWords{
+		classify: "A SONiC switch queues a packet by its DSCP (DSCP_TO_TC_MAP, then TC_TO_QUEUE_MAP).",
+		mapIt: func(int) string {
+			return "config_db DSCP_TO_TC_MAP and TC_TO_QUEUE_MAP; `show qos map dscp-tc`"
+		},
+		counters: func(port string) string { return "`show queue counters " + port + "`" },
+		queue:    "UC",
+	}
 }
 
 // queueShare is one port's unicast traffic split over its queues.

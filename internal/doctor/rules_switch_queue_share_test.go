@@ -77,3 +77,59 @@ func TestVOQDropsPerNamespace(t *testing.T) {
 	fs := Diagnose([]string{"-"}, strings.NewReader(text), Options{}).Findings
 	nicMustFind(t, fs, "switch.queue.drops", Error, "asic0 nfc404-3|asic0|Ethernet4 VOQ3: 512 packets dropped on lossless queue 3")
 }
+
+// eosQueueLines are an EOS switch's PFC table and queue counters
+// (synthetic, in the shape of EOS's `show priority-flow-control` and `show
+// interfaces counters queue`), the counters under prompt.
+func eosQueueLines(prompt string) []string {
+	return []string{"# synthetic",
+		"leaf1#show priority-flow-control",
+		"E: PFC Enabled, D: PFC Disabled, A: PFC Active, W: PFC Watchdog Enabled",
+		"Port       Status  Priorities  Action      Timeout  Recovery        Polling         Note",
+		"                                                    Interval/Mode   Config/Oper",
+		"---------------------------------------------------------------------------------------",
+		"Et1        E A W   3           drop        0.2      0.2 / Auto      Auto / Auto",
+		"Et2        E A W   3           drop        0.2      0.2 / Auto      Auto / Auto",
+		"",
+		prompt + "show interfaces counters queue",
+		"Egress Queue Counters",
+		"Port                 Traffic DropPrec   DestType          OutEnqPkts      OutEnqOctets       OutDropPkts     OutDropOctets",
+		"                     Class",
+		"Et1                  TC1     DP0-3      UC                 400916761       38488009056                 0                 0",
+		"Et1                  TC3     DP0-3      UC                      1497            208895                 5               500",
+		"Et2                  TC1     DP0-3      UC                 400916761       38488009056               100             10000"}
+}
+
+// An Arista EOS switch's queues are told in EOS's words, not SONiC's
+// (synthetic counts in the shape of EOS's `show interfaces counters queue`
+// and `show priority-flow-control`).
+func TestQueueFindingsEOSWords(t *testing.T) {
+	fs := synthFindings(t, Options{}, eosQueueLines("leaf1#")...)
+	for _, f := range fs {
+		if f.ID != "switch.queue.lossy_traffic" && f.ID != "switch.queue.drops" {
+			continue
+		}
+		for _, sonic := range []string{"DSCP_TO_TC_MAP", "config_db", "show queue counters", "mmuconfig", "pfcwd"} {
+			if strings.Contains(f.Mechanism+f.Fix, sonic) {
+				t.Errorf("%s: SONiC's %q on an EOS queue: %s %s", f.Title, sonic, f.Mechanism, f.Fix)
+			}
+		}
+	}
+	f := nicMustFind(t, fs, "switch.queue.lossy_traffic", Info, "leaf1 Et1")
+	if !strings.Contains(f.Fix, "`show interfaces Et1 counters queue` grows on TC3") || !strings.Contains(f.Fix, "to traffic-class 3") {
+		t.Errorf("fix %s", f.Fix)
+	}
+	f = nicMustFind(t, fs, "switch.queue.drops", Error, "leaf1 Et1")
+	if !strings.Contains(f.Fix, "show priority-flow-control counters") {
+		t.Errorf("fix %s", f.Fix)
+	}
+}
+
+// EOS's prompt may be the full hostname in one paste and the short one in
+// another: "leaf1.dc1#" and "leaf1#" are one switch, so its PFC table says
+// which of its queues are lossless (synthetic, the EOS lines above).
+func TestQueueEOSPromptFQDN(t *testing.T) {
+	fs := synthFindings(t, Options{}, eosQueueLines("leaf1.dc1#")...)
+	nicMustFind(t, fs, "switch.queue.drops", Error, "5 packets dropped on lossless queue 3")
+	nicMustFind(t, fs, "switch.queue.lossy_traffic", Info, "on lossless queues 3")
+}

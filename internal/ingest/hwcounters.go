@@ -162,7 +162,7 @@ func (p *hwParser) Feed(l Line) {
 		p.section = false
 	}
 	if p.linkOpen {
-		if name, v, ok := nameThenValue(strings.Fields(t), t != l.Text); ok {
+		if name, v, ok := nameThenValue(strings.Fields(t), strings.HasPrefix(l.Text, " ") || strings.HasPrefix(l.Text, "\t")); ok {
 			p.add(p.secKey, name, v, l)
 			p.out.lines.add(l)
 			return

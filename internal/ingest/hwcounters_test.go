@@ -201,3 +201,21 @@ func TestHWCountersNamesOfSeveralWords(t *testing.T) {
 		}
 	}
 }
+
+// Under `rdma -p statistic show link`, only indented lines are the link's
+// counters: a note after the block with trailing spaces is no counter
+// (synthetic).
+func TestHWCountersPrettyTrailingSpaces(t *testing.T) {
+	in := "$ rdma -p statistic show link mlx5_1/1\nlink mlx5_1/1\n    rx_write_requests 10\n    out_of_sequence 4\nafter the block a note line 5   \n"
+	h := nicArtifact[*HWCounters](t, nicReadText(t, "synthetic-pretty-trailing", in))
+	for _, s := range h.Samples {
+		for _, c := range s.After.Counters {
+			if c.Name == "after the block a note line" {
+				t.Errorf("a note read as a counter: %+v", c)
+			}
+		}
+	}
+	if len(h.Samples) != 1 || nicValue(t, &h.Samples[0], "out_of_sequence") != 4 {
+		t.Errorf("samples %+v", h.Samples)
+	}
+}

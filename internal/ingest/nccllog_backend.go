@@ -168,6 +168,6 @@ func (l *NCCLLog) closeBackend() {
 	l.pending = nil
 	l.WarningCount++
 	if len(l.Warnings) < maxKept {
-		l.Warnings = append(l.Warnings, Warning{PID: -1, Where: p.where, Message: strings.Clone(p.raised.Text), Result: p.result, Chain: []string{p.where}, Evidence: p.raised, Raised: p.raised})
+		l.Warnings = append(l.Warnings, Warning{PID: -1, TID: -1, Where: p.where, Message: strings.Clone(p.raised.Text), Result: p.result, Chain: []string{p.where}, Evidence: p.raised, Raised: p.raised})
 	}
 }

@@ -127,6 +127,8 @@ type Warning struct {
 	Host string
 	// PID is the printing process's id, -1 when the prefix has none.
 	PID int
+	// TID is the printing thread's id, -1 when the prefix has none.
+	TID int
 	// Where is the source location NCCL printed ("misc/ibvwrap.cc:63").
 	Where   string
 	Message string

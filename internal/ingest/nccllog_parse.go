@@ -310,7 +310,7 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 		}
 		l.WarningCount++
 		if len(l.Warnings) < maxKept {
-			l.Warnings = append(l.Warnings, Warning{Host: host, PID: o.pid, Where: strings.Clone(o.loc), Message: strings.Clone(msg), Result: proxyResult(msg), Evidence: ev})
+			l.Warnings = append(l.Warnings, Warning{Host: host, PID: o.pid, TID: o.tid, Where: strings.Clone(o.loc), Message: strings.Clone(msg), Result: proxyResult(msg), Evidence: ev})
 			l.setLastWarn(key, warnRef{'w', len(l.Warnings) - 1, ev.Line})
 		}
 	}
@@ -456,7 +456,7 @@ func (l *NCCLLog) sysErrorOrigin(o origin, host, msg, where string, result int, 
 	if len(l.Warnings) >= maxKept {
 		return
 	}
-	l.Warnings = append(l.Warnings, Warning{Host: host, PID: o.pid, Where: strings.Clone(where), Message: strings.Clone(msg), Result: result, Evidence: ev})
+	l.Warnings = append(l.Warnings, Warning{Host: host, PID: o.pid, TID: o.tid, Where: strings.Clone(where), Message: strings.Clone(msg), Result: result, Evidence: ev})
 	l.setLastWarn(o.thread(), warnRef{'w', len(l.Warnings) - 1, ev.Line})
 }
 

@@ -55,6 +55,9 @@ type NCCLTests struct {
 	// nextTrace is the first of Failures whose " .. host pid N: Test
 	// failure" trace line has not been read.
 	nextTrace int
+	// traces are the "host pid N" of the trace lines read: a process's
+	// later trace lines claim no abort.
+	traces map[string]bool
 	// Garbled are the table rows, the first maxKept, whose columns are
 	// all there but hold a time, algbw, busbw that is not a number of at
 	// least 0, or a #wrong that is neither a count nor N/A.

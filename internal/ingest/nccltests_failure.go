@@ -49,8 +49,9 @@ type TestFailure struct {
 // to the abort line that names none.
 func (t *NCCLTests) failure(ln Line, s string) bool {
 	if rest, ok := strings.CutPrefix(s, ".. "); ok && strings.Contains(rest, ": Test failure ") {
-		if host, _, ok := strings.Cut(rest, " pid "); ok && host != "" && !strings.ContainsAny(host, " \t") {
-			t.traced(host)
+		if host, pid, ok := strings.Cut(rest, " pid "); ok && host != "" && !strings.ContainsAny(host, " \t") {
+			pid, _, _ = strings.Cut(pid, ":")
+			t.traced(host, pid)
 		}
 		return true
 	}
@@ -178,10 +179,23 @@ func (t *NCCLTests) caughtSignal(ln Line, s string) bool {
 // traced gives a trace line's host to the earliest kept abort line not
 // yet traced: processes print their abort line and then its trace, so
 // with their output interleaved the traces come in the aborts' order. An
-// abort line that names the host already is its own.
-func (t *NCCLTests) traced(host string) {
+// abort line that names the host already is its own. A process prints a
+// trace line per call level it unwinds (common.cu:891, then :1100), so
+// only its first claims an abort; a command-line refusal returns before
+// any trace, so none is claimed by one (the tests' own checks of the
+// communicator, "This test requires GIN support", fail through the
+// trace like any call).
+func (t *NCCLTests) traced(host, pid string) {
+	id := host + " pid " + pid
+	if t.traces[id] {
+		return
+	}
+	if t.traces == nil {
+		t.traces = map[string]bool{}
+	}
+	t.traces[id] = true
 	for i := t.nextTrace; i < len(t.Failures); i++ {
-		if f := &t.Failures[i]; f.Host == "" || f.Host == host {
+		if f := &t.Failures[i]; !f.traceless() && (f.Host == "" || f.Host == host) {
 			if f.Host == "" {
 				f.Host = strings.Clone(host)
 			}
@@ -189,6 +203,20 @@ func (t *NCCLTests) traced(host string) {
 			return
 		}
 	}
+}
+
+// traceless reports a refusal of the command line, which returns before
+// any trace line is printed.
+func (f *TestFailure) traceless() bool {
+	return f.Usage != "" && !f.CommunicatorCheck()
+}
+
+// CommunicatorCheck reports a device-API refusal by the test's own check
+// of the communicator it created (no GIN, multimem or CUDA P2P for the -D
+// kernel), not of its command line.
+func (f *TestFailure) CommunicatorCheck() bool {
+	return f.Usage == UsageDevice && (strings.HasPrefix(f.Message, "This test requires ") ||
+		strings.HasPrefix(f.Message, "DeviceImplementation ") && strings.Contains(f.Message, " requires CUDA P2P connectivity"))
 }
 
 // keepFailure counts f and keeps it within the bound.

@@ -224,7 +224,7 @@ func TestNCCLTestsRefusalLines(t *testing.T) {
 		{"/opt/nccl-tests/build/alltoall_perf: unrecognized option '--device_impl=1'", UsageOption},
 		{"all_gather_perf: option requires an argument -- 'b'", UsageOption},
 		{"all_reduce_perf_mpi: option '--minbytes' requires an argument", UsageOption},
-		{"invalid option 'Q'", UsageOption},
+		{"invalid option '?'", UsageOption},
 		{"invalid size specified for 'maxbytes'", UsageSize},
 	}
 	var lines []string
@@ -264,10 +264,39 @@ func TestNCCLTestsFailedHosts(t *testing.T) {
 	if x == nil || len(x.Failures) != 3 {
 		t.Fatalf("got %+v", x)
 	}
-	for i, want := range []string{"node-a", "node-b", "node-c"} {
+	// The refusal returns before any trace: node-b's trace is no one's.
+	for i, want := range []string{"node-a", "", "node-c"} {
 		if h := x.Failures[i].Host; h != want {
 			t.Errorf("failure %d on %q, want %q", i, h, want)
 		}
+	}
+	// Each process prints a trace line per level it unwinds: only its
+	// first claims an abort, so nodeB's gets the second.
+	x = parseTests(t, "Invalid number of GPUs: 9 requested but only 8 were found.\n"+
+		"Invalid number of GPUs: 9 requested but only 8 were found.\n"+
+		" .. nodeA pid 100: Test failure common.cu:1100\n"+
+		" .. nodeA pid 100: Test failure common.cu:1200\n"+
+		" .. nodeB pid 200: Test failure common.cu:1100\n"+
+		" .. nodeB pid 200: Test failure common.cu:1200\n")
+	if x == nil || len(x.Failures) != 2 || x.Failures[0].Host != "nodeA" || x.Failures[1].Host != "nodeB" {
+		t.Errorf("got %+v", x)
+	}
+	// A local refusal before the job is no node's: nodeB's trace under its
+	// own abort leaves it alone.
+	x = parseTests(t, "$ ./build/all_reduce_perf -b 8 -e 1Q -g 8\n"+
+		"invalid size specified for 'maxbytes'\n"+
+		"$ mpirun -np 2 -H nodeA,nodeB ./build/all_reduce_perf -b 8 -e 1G -g 8\n"+
+		"nodeB: Test NCCL failure common.cu:1005 'unhandled system error / '\n"+
+		" .. nodeB pid 200: Test failure common.cu:891\n"+
+		" .. nodeB pid 200: Test failure common.cu:1100\n")
+	if x == nil || len(x.Failures) != 2 || x.Failures[0].Host != "" || x.Failures[1].Host != "nodeB" {
+		t.Errorf("got %+v", x)
+	}
+	// The test's own check of the communicator fails through the trace.
+	x = parseTests(t, "This test requires GIN support, but GIN support is not enabled for this communicator.\n"+
+		" .. n1 pid 100: Test failure alltoall.cu:300\n")
+	if x == nil || len(x.Failures) != 1 || x.Failures[0].Host != "n1" {
+		t.Errorf("got %+v", x)
 	}
 }
 
@@ -282,6 +311,9 @@ func TestNCCLTestsDirectCommandLine(t *testing.T) {
 	}{
 		{"./build/sendrecv_perf -b 128M -e 1G -f 2 -g 8", 8},
 		{"root@dkh:~/nccl-tests# ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 8", 8},
+		{"(base) [root@gpu-1 nccl-tests]# ./build/all_reduce_perf -b 1G -e 4G -f 2 -g 8", 8},
+		{"[user@host my tests]$ ./build/all_reduce_perf -g 4", 4},
+		{"(base) [root@gpu-1 nccl-tests]# mpirun -np 16 ./build/all_reduce_perf -g 1", 0},
 		{"$ NCCL_ALGO=Tree sudo ./all_reduce_perf -t 2 -g4", 8},
 		{"all_gather_perf --nthreads=2 --ngpus=2", 4},
 		{"all_reduce_perf -b 8 -e 1G", 1},

@@ -190,14 +190,15 @@ func (t *NCCLTests) binary(s string, inCommand bool) {
 
 // launcherless reports whether the words before a command line's *_perf
 // binary start it without a launcher: nothing but a shell prompt ("$",
-// "root@node:~/nccl-tests#"), environment assignments (NCCL_ALGO=Ring),
-// and sudo, env or time. Under mpirun, srun or any other word the binary
-// may run as many processes on many hosts. A leading ">" is not a prompt
-// that starts a command: it is the shell's continuation prompt.
+// "root@node:~/nccl-tests#", bash's "[user@host dir]$", after a conda or
+// virtualenv's "(base)"), environment assignments (NCCL_ALGO=Ring), and
+// sudo, env or time. Under mpirun, srun or any other word the binary may
+// run as many processes on many hosts. A leading ">" is not a prompt that
+// starts a command: it is the shell's continuation prompt.
 func launcherless(pre []string) bool {
-	for i, w := range pre {
+	pre = skipPrompt(pre)
+	for _, w := range pre {
 		switch {
-		case i == 0 && (w == "$" || w == "#" || strings.HasSuffix(w, "$") || strings.HasSuffix(w, "#")):
 		case w == "sudo" || w == "env" || w == "time":
 		case envAssignment(w):
 		default:
@@ -205,6 +206,31 @@ func launcherless(pre []string) bool {
 		}
 	}
 	return true
+}
+
+// skipPrompt drops a shell prompt from the start of a command line's
+// words: an environment's "(base)", then "$", "#", "host:~$", or a
+// bracketed "[user@host dir]#" whose directory may be words long. Words
+// that are no prompt are kept.
+func skipPrompt(w []string) []string {
+	if len(w) > 1 && strings.HasPrefix(w[0], "(") && strings.HasSuffix(w[0], ")") {
+		w = w[1:]
+	}
+	if len(w) == 0 {
+		return w
+	}
+	if strings.HasPrefix(w[0], "[") && strings.Contains(w[0], "@") {
+		for i, x := range w {
+			if strings.HasSuffix(x, "]$") || strings.HasSuffix(x, "]#") {
+				return w[i+1:]
+			}
+		}
+		return w
+	}
+	if strings.HasSuffix(w[0], "$") || strings.HasSuffix(w[0], "#") {
+		return w[1:]
+	}
+	return w
 }
 
 // launchers are the programs that start a binary as many processes,

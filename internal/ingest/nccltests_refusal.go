@@ -17,8 +17,9 @@ const (
 	// UsageOption: an option the binary does not have, refused by getopt
 	// ("all_reduce_perf: invalid option -- 'q'", "unrecognized option
 	// '--foo'", "option requires an argument -- 'b'") and then by
-	// nccl-tests ("invalid option 'q'"), which prints its usage and exits
-	// 0 without running anything.
+	// nccl-tests ("invalid option '?'": it prints getopt_long's return,
+	// not the letter), which prints its usage and exits 0 without running
+	// anything.
 	UsageOption UsageKind = "option"
 	// UsageDevice: the device-API options of nccl-tests 2.17 and later
 	// (-D device kernels, -V their CTA count, -H host RMA) refused: the
