@@ -229,16 +229,25 @@ func failureWhat(f ingest.TestFailure) string {
 // device API is not the one it was compiled against.
 const incompatibleDeviceAPI = "Incompatible NCCL versions. nccl-tests was compiled with NCCL "
 
+// stopText gives the cause and fix of a stop that is not a failed call:
+// the -T watchdog, a refused command line, a process dying on a signal.
+func stopText(f ingest.TestFailure) (cause, fix string, ok bool) {
+	switch {
+	case f.Timeout > 0:
+		return timeoutCause, timeoutFix, true
+	case f.Usage != "":
+		t := usageText[f.Usage]
+		return t.cause, t.fix, true
+	case f.Signal > 0:
+		return signalCause, signalFix, true
+	}
+	return "", "", false
+}
+
 // failureMechanism says how the test stopped and what the cause means.
 func failureMechanism(f ingest.TestFailure) string {
-	if f.Timeout > 0 {
-		return timeoutCause
-	}
-	if f.Usage != "" {
-		return usageText[f.Usage].cause
-	}
-	if f.Signal > 0 {
-		return signalCause
+	if cause, _, ok := stopText(f); ok {
+		return cause
 	}
 	return "nccl-tests checks every NCCL and CUDA call and stops the whole test at the first one that fails: the sizes printed before the failure were measured, the rest never ran. " + failureCause(f)
 }
@@ -333,14 +342,8 @@ func warned(inc *Incident, src string) bool {
 // failureFix says how to find the cause of a failed call; warn says the
 // same output holds NCCL's WARN lines, which name it.
 func failureFix(f ingest.TestFailure, warn bool) string {
-	if f.Timeout > 0 {
-		return timeoutFix
-	}
-	if f.Usage != "" {
-		return usageText[f.Usage].fix
-	}
-	if f.Signal > 0 {
-		return signalFix
+	if _, fix, ok := stopText(f); ok {
+		return fix
 	}
 	if _, fix, ok := cudaFailure(f); ok {
 		return fix

@@ -161,10 +161,7 @@ func Parse(name string, data []byte) (*Config, error) {
 func inheritChannel(c *Config) {
 	swcfg.Members(c.Interfaces, func(it *Interface) string { return it.Name }, func(it *Interface) Value { return it.Channel },
 		"Port-Channel", "the QoS trust it gives its members is not known",
-		func(it *Interface, at Value) {
-			it.ChannelMissing = true
-			c.NotJudged = append(c.NotJudged, at)
-		},
+		&c.NotJudged, func(it *Interface) { it.ChannelMissing = true },
 		func(it, pc *Interface, pcName string) {
 			it.PortChannel = pc
 			pc.Members = append(pc.Members, it.Name)

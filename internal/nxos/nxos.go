@@ -264,10 +264,7 @@ func Parse(name string, data []byte) (*Config, error) {
 func inheritChannel(c *Config) {
 	swcfg.Members(c.Interfaces, func(it *Interface) string { return it.Name }, func(it *Interface) Value { return it.Channel },
 		"port-channel", "the member takes its service-policy type qos input, which is not known",
-		func(it *Interface, at Value) {
-			it.ChannelMissing = true
-			c.NotJudged = append(c.NotJudged, at)
-		},
+		&c.NotJudged, func(it *Interface) { it.ChannelMissing = true },
 		func(it, pc *Interface, pcName string) {
 			if it.QoSInput.Given() && it.QoSInput.Text != pc.QoSInput.Text {
 				at := it.QoSInput

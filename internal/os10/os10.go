@@ -148,10 +148,7 @@ func Parse(name string, data []byte) (*Config, error) {
 func inheritChannel(c *Config) {
 	swcfg.Members(c.Interfaces, func(it *Interface) string { return it.Name }, func(it *Interface) Value { return it.Channel },
 		"port-channel", "the QoS it gives its members is not known",
-		func(it *Interface, at Value) {
-			it.ChannelMissing = true
-			c.NotJudged = append(c.NotJudged, at)
-		},
+		&c.NotJudged, func(it *Interface) { it.ChannelMissing = true },
 		func(it, pc *Interface, pcName string) {
 			pc.Members = append(pc.Members, it.Name)
 			if pc.PFC.Given() && len(pc.Members) == 1 {

@@ -295,9 +295,9 @@ func FromChannel(settings []Setting, member, channel string, notJudged []Value) 
 // is a port channel's member (channel(it) given: `channel-group N`), pc
 // being the interface of list named prefix+N. A member whose port channel
 // list does not hold (a cut of the config) is passed to missing instead,
-// with the value that names it as not judged: "channel-group N on MEMBER
-// (CHANNEL not in the input: UNKNOWN)" at the channel-group's number.
-func Members[T any](list []*T, name func(*T) string, channel func(*T) Value, prefix, unknown string, missing func(*T, Value), take func(member, pc *T, pcName string)) {
+// and named not judged in notJudged: "channel-group N on MEMBER (CHANNEL
+// not in the input: UNKNOWN)" at the channel-group's number.
+func Members[T any](list []*T, name func(*T) string, channel func(*T) Value, prefix, unknown string, notJudged *[]Value, missing func(*T), take func(member, pc *T, pcName string)) {
 	byName := map[string]*T{}
 	for _, it := range list {
 		byName[name(it)] = it
@@ -314,6 +314,7 @@ func Members[T any](list []*T, name func(*T) string, channel func(*T) Value, pre
 		}
 		at := ch
 		at.Text = fmt.Sprintf("channel-group %s on %s (%s not in the input: %s)", ch.Text, name(it), pcName, unknown)
-		missing(it, at)
+		*notJudged = append(*notJudged, at)
+		missing(it)
 	}
 }
