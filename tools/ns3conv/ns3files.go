@@ -72,6 +72,7 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	var head [][]string
+	var sids []string                     // the switches' ids read so far
 	var headLine, linksCol, wantLinks int // wantLinks: the count the first line gives
 	hostLink := map[int][2]int{}          // each host's first link's line and other end
 	t := &ns3Topology{}
@@ -108,13 +109,16 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 			wantLinks, _ = strconv.Atoi(f[2])
 			continue
 		case len(head) == 1:
-			head = append(head, f)
+			// third.cc reads the switches' ids word by word (topof >>
+			// sid), so they may take one line or one line each.
 			nodes, err1 := strconv.Atoi(head[0][0])
 			sw, err2 := strconv.Atoi(head[0][1])
-			if err1 != nil || err2 != nil || nodes < 3 || nodes > maxNs3Nodes || sw < 1 || sw >= nodes || len(f) != sw {
-				return nil, errAt(0, "expected the %s switches' node ids, after \"NODES SWITCHES LINKS\" (at most %d nodes)", head[0][1], maxNs3Nodes)
+			if err1 != nil || err2 != nil || nodes < 3 || nodes > maxNs3Nodes || sw < 1 || sw >= nodes || len(sids)+len(f) > sw {
+				return nil, errAt(max(0, min(sw-len(sids), len(f)-1)), "expected the %s switches' node ids, after \"NODES SWITCHES LINKS\" (at most %d nodes)", head[0][1], maxNs3Nodes)
 			}
-			isSwitch = make([]bool, nodes)
+			if isSwitch == nil {
+				isSwitch = make([]bool, nodes)
+			}
 			for i, x := range f {
 				id, err := strconv.Atoi(x)
 				if err != nil || id < 0 || id >= nodes || isSwitch[id] {
@@ -122,7 +126,10 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 				}
 				isSwitch[id] = true
 			}
-			t.hostsFirst = !slices.Contains(isSwitch[:nodes-sw], true)
+			if sids = append(sids, f...); len(sids) == sw {
+				head = append(head, sids)
+				t.hostsFirst = !slices.Contains(isSwitch[:nodes-sw], true)
+			}
 			continue
 		}
 		if len(links) == wantLinks {

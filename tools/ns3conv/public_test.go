@@ -70,6 +70,9 @@ func TestImportsPublicInputs(t *testing.T) {
 		{config: "testdata/public/hpcc-plus/mix/configs/config_full_rate_pull.txt", want: "config_full_rate_pull.txt:6:1: RX_BUFFER_SIZE: not a key of HPCC's third.cc (and 7 more: RX_BUFFER_PER_QUEUE, RX_PULL_MODE, RX_PULL_RATE, RX_PULL_MODE_NODE, CWND_OUTPUT_FILE): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read RX_BUFFER_SIZE: HPCC-Plus's"},
 		{config: "testdata/public/ocs-mprdma-ns3/mix/config.txt", want: "ocs-mprdma-ns3/mix/config.txt:9:1: OCS_MAP_FILE: not a key of HPCC's third.cc: from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read OCS_MAP_FILE: ocs-mprdma's (renyue0411/ocs-mprdma-ns3: optical circuit switches"},
 		{config: "testdata/public/ns3-pb-fs/mix/config.txt", want: "ns3-pb-fs/mix/config.txt:3:1: ENABLE_PBT: not a key of HPCC's third.cc (and 12 more: ENABLE_PFC, PBT_OUTPUT_FILE, GPUT_OUTPUT_FILE, LOSS_OUTPUT_FILE, GPUT_COUNT_END_TIME): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read ENABLE_PBT: ns3-PB-FS's (DanAaronson/ns3-PB-FS: a packet-buffer threshold marking"},
+		// a k=16 fat-tree whose topology lists the 320 switches' ids one
+		// a line, which third.cc reads word by word as it reads one line
+		{config: "testdata/public/ns3-experiments/mix/config.txt", hosts: 1024, switches: 320},
 		{config: "testdata/public/simai/inputs/config/SimAI.conf", want: "SimAI.conf:58:1: BW_MON_FILE: not a key of HPCC's third.cc (and 7 more: RATE_MON_FILE, CNP_MON_FILE, MON_START, MON_END, QP_MON_INTERVAL): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read BW_MON_FILE: SimAI's"},
 	} {
 		t.Run(c.config, func(t *testing.T) {
@@ -87,6 +90,38 @@ func TestImportsPublicInputs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A topology's switch ids one a line (NS3_Experiments' files) read as
+// one line of them: third.cc reads them word by word (topof >> sid). They
+// were refused at the second line for not listing every switch.
+func TestReadsSwitchIDsOverLines(t *testing.T) {
+	for name, want := range map[string][2]int{
+		"fattree4_topo.txt": {16, 20},
+		"dumbbell_topo.txt": {4, 6},
+		"abi_topo.txt":      {12, 12},
+		"geanet_topo.txt":   {23, 23},
+	} {
+		tp, err := readFile("testdata/public/ns3-experiments/mix/"+name, readTopology)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if got := [2]int{tp.hosts, tp.switches}; got != want {
+			t.Errorf("%s: %d hosts and %d switches, expected %v", name, got[0], got[1], want)
+		}
+	}
+	for text, want := range map[string]string{
+		// one id short on the last of its lines: the link after it is not one
+		"4 2 2\n2\n\n0 2 100Gbps 1us 0\n1 3 100Gbps 1us 0\n":   "t.txt:4:3: expected the 2 switches' node ids",
+		"4 2 2\n2 3 1\n0 2 100Gbps 1us 0\n1 3 100Gbps 1us 0\n": "t.txt:2:5: expected the 2 switches' node ids",
+		"4 2 2\n2\n2\n": "t.txt:3:1: switch \"2\": expected a node id below 4, once",
+		"4 2 2\n2\n":    "t.txt: expected \"NODES SWITCHES LINKS\" and the switches' ids",
+	} {
+		if _, err := readTopology("t.txt", strings.NewReader(text)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, expected %q", text, err, want)
+		}
 	}
 }
 
