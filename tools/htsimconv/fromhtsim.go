@@ -57,13 +57,15 @@ var htsimFlags = map[string]int{
 var hpccLacks = map[string]bool{"-tiers": true, "-topo": true}
 
 // htsimOthers says why each of htsim's other datacenter programs is not
-// imported (csg-htsim's main_*.cpp and the sources they build on): each
-// needs a sender, receiver or queue that rocelab does not model. None
-// models DCQCN; htsim_roce is RoCE under PFC alone.
+// imported (csg-htsim's main_*.cpp and the sources they build on, and the
+// Ultra Ethernet transport's htsim_uec, built from htsim's descendants
+// such as UEC's): each needs a sender, receiver or queue that rocelab
+// does not model. None models DCQCN; htsim_roce is RoCE under PFC alone.
 var htsimOthers = map[string]string{
 	"htsim_swift": "Swift (swift.cpp) is a window of packets cut by delay against a target that grows with the path's hops, over lossy queues with retransmission; rocelab's delay-based control is TIMELY's rate, and it has no Swift",
 	"htsim_ndp":   "NDP (ndp.cpp) sends its first window at line rate into queues that trim a full queue's packet to its header (COMPOSITE) and clocks the rest by its receivers' pulls (NdpPullPacer); rocelab's switches drop or pause, never trim, and its receivers send no pulls",
 	"htsim_eqds":  "EQDS (eqds.cpp) is receiver-driven, its receivers granting credit through a pull pacer (EqdsPullPacer) over trimming or Aeolus queues; rocelab has neither credit nor trimming",
+	"htsim_uec":   "the Ultra Ethernet transport (uec.cpp) sprays each flow's packets over path entropies (-load_balancing_algo: oblivious, REPS and others), sets its window by delay and ECN at the sender (NSCC, alone with -sender_cc_only) or by the receiver's credit (RCCC's pull pacer), and runs over queues that trim a full queue's packet to its header (-disable_trim turns that off); rocelab's switches drop or pause, never trim, its receivers grant no credit and its senders run RoCE queue pairs",
 	"htsim_tcp":   "TCP (tcp.cpp, mtcp.cpp) is NewReno's and MPTCP's loss-driven window with retransmission timers over drop-tail queues; rocelab's hosts run RoCE queue pairs",
 }
 

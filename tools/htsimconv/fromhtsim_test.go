@@ -340,6 +340,9 @@ func TestImportRefusesOtherPrograms(t *testing.T) {
 		"htsim_eqds":                            "htsim_eqds: only htsim_roce and htsim_hpcc runs are imported: EQDS (eqds.cpp) is receiver-driven",
 		"htsim_tcp":                             "htsim_tcp: only htsim_roce and htsim_hpcc runs are imported: TCP",
 		"ls":                                    `"ls": expected htsim_roce, htsim_hpcc or htsim_roce's first flag`,
+		// the Ultra Ethernet htsim's program, which had been told the
+		// same as ls
+		"./htsim_uec": "htsim_uec: only htsim_roce and htsim_hpcc runs are imported: the Ultra Ethernet transport (uec.cpp) sprays each flow's packets over path entropies",
 		// sim/EXAMPLES' command lines run csg-htsim's old_tests programs
 		// (collateral/run_*.sh, permutation/run.sh); they had been told
 		// "expected htsim_roce, htsim_hpcc or htsim_roce's first flag"
