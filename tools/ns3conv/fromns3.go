@@ -100,9 +100,12 @@ func fromNs3(file string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tp, err := c.path("TOPOLOGY_FILE")
+	tp, moved, err := c.path("TOPOLOGY_FILE")
 	if err != nil {
 		return err
+	}
+	if moved {
+		notes = append(notes, movedNote(c, "TOPOLOGY_FILE", tp))
 	}
 	topology, err := readFile(tp, readTopology)
 	if err != nil {
@@ -115,9 +118,12 @@ func fromNs3(file string, w io.Writer) error {
 	if len(losses) > 0 {
 		notes = append(notes, lossNote)
 	}
-	fp, err := c.path("FLOW_FILE")
+	fp, moved, err := c.path("FLOW_FILE")
 	if err != nil {
 		return err
+	}
+	if moved {
+		notes = append(notes, movedNote(c, "FLOW_FILE", fp))
 	}
 	ff, err := readFile(fp, func(name string, r io.Reader) (ns3Flows, error) { return readFlows(name, r, topology) })
 	if err != nil {

@@ -275,38 +275,61 @@ func (c *ns3Config) num(key string) (float64, error) {
 // for mix/output/ID/config.txt): the path is tried relative to
 // config.txt's directory and then each directory above it, nearest
 // first, then as written from here, and last its name beside config.txt
-// (a run's files gathered in one directory). The error lists each place
-// tried.
-func (c *ns3Config) path(key string) (string, error) {
+// (a run's files gathered in one directory). An absolute path is tried
+// as written, then, where it is not on this machine (a config written
+// where it ran: ERD's /root/code/simulation/mix/topology.txt), each of
+// its tails, longest first, as a relative path is, and moved says so.
+// The error lists each place tried.
+func (c *ns3Config) path(key string) (p string, moved bool, err error) {
 	v, ok := c.kv[key]
 	if !ok || len(v) == 0 {
-		return "", fmt.Errorf("%s: expected the file's path", c.at(key))
+		return "", false, fmt.Errorf("%s: expected the file's path", c.at(key))
 	}
 	var tried []string
+	rel := []string{v[0]}
 	if filepath.IsAbs(v[0]) {
 		tried = []string{v[0]}
-	} else {
+		parts := strings.Split(filepath.ToSlash(filepath.Clean(v[0])), "/")
+		rel = nil
+		for i := 2; i < len(parts); i++ {
+			rel = append(rel, filepath.Join(parts[i:]...))
+		}
+	}
+	for _, r := range rel {
 		dir, _ := filepath.Abs(filepath.Dir(c.file))
 		for {
-			tried = append(tried, filepath.Join(dir, v[0]))
+			tried = append(tried, filepath.Join(dir, r))
 			up := filepath.Dir(dir)
 			if up == dir {
 				break
 			}
 			dir = up
 		}
-		if here, err := filepath.Abs(v[0]); err == nil && !slices.Contains(tried, here) {
+		if here, err := filepath.Abs(r); err == nil && !slices.Contains(tried, here) {
 			tried = append(tried, here)
 		}
-		tried = append(tried, filepath.Join(filepath.Dir(c.file), filepath.Base(v[0])))
 	}
-	for _, p := range tried {
+	if beside := filepath.Join(filepath.Dir(c.file), filepath.Base(v[0])); !slices.Contains(tried, beside) {
+		tried = append(tried, beside)
+	}
+	for i, p := range tried {
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, nil
+			return p, i > 0 && filepath.IsAbs(v[0]), nil
 		}
 	}
-	return "", fmt.Errorf("%s %s: no such file; ns-3 opens it relative to where it runs, so from-ns3 looked relative to %s's directory, each directory above it and the working directory, then for its name beside it: %s",
+	return "", false, fmt.Errorf("%s %s: no such file; ns-3 opens it relative to where it runs, so from-ns3 looked relative to %s's directory, each directory above it and the working directory (an absolute path: as written, then each of its tails so), then for its name beside it: %s",
 		c.at(key), v[0], filepath.Base(c.file), strings.Join(tried, ", "))
+}
+
+// movedNote says which file from-ns3 read for a key whose absolute path
+// is not on this machine (path's moved), relative to config.txt's
+// directory.
+func movedNote(c *ns3Config, key, found string) string {
+	dir, _ := filepath.Abs(filepath.Dir(c.file))
+	if r, err := filepath.Rel(dir, found); err == nil {
+		found = r
+	}
+	return fmt.Sprintf("%s %s is not on this machine: read %s (relative to %s's directory), the file its path ends in", key, c.kv[key][0], found, filepath.Base(c.file))
 }
 
 // ns3RateUnits is the bit rate of each unit ns-3's DataRate reads (ns-3.17

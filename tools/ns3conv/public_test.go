@@ -70,6 +70,11 @@ func TestImportsPublicInputs(t *testing.T) {
 		{config: "testdata/public/hpcc-plus/mix/configs/config_full_rate_pull.txt", want: "config_full_rate_pull.txt:6:1: RX_BUFFER_SIZE: not a key of HPCC's third.cc (and 7 more: RX_BUFFER_PER_QUEUE, RX_PULL_MODE, RX_PULL_RATE, RX_PULL_MODE_NODE, CWND_OUTPUT_FILE): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read RX_BUFFER_SIZE: HPCC-Plus's"},
 		{config: "testdata/public/ocs-mprdma-ns3/mix/config.txt", want: "ocs-mprdma-ns3/mix/config.txt:9:1: OCS_MAP_FILE: not a key of HPCC's third.cc: from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read OCS_MAP_FILE: ocs-mprdma's (renyue0411/ocs-mprdma-ns3: optical circuit switches"},
 		{config: "testdata/public/ns3-pb-fs/mix/config.txt", want: "ns3-pb-fs/mix/config.txt:3:1: ENABLE_PBT: not a key of HPCC's third.cc (and 12 more: ENABLE_PFC, PBT_OUTPUT_FILE, GPUT_OUTPUT_FILE, LOSS_OUTPUT_FILE, GPUT_COUNT_END_TIME): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read ENABLE_PBT: ns3-PB-FS's (DanAaronson/ns3-PB-FS: a packet-buffer threshold marking"},
+		// its files named by absolute paths of the machine it ran on
+		// (/root/code/simulation/mix/...), read from the same tail
+		// under config.txt's directory; they had been "no such file"
+		{config: "testdata/public/erd/mix/config.txt", hosts: 39, switches: 1,
+			note: "# Differs: TOPOLOGY_FILE /root/code/simulation/mix/topology.txt is not on this machine: read topology.txt (relative to config.txt's directory), the file its path ends in.\n"},
 		// a k=16 fat-tree whose topology lists the 320 switches' ids one
 		// a line, which third.cc reads word by word as it reads one line
 		{config: "testdata/public/ns3-experiments/mix/config.txt", hosts: 1024, switches: 320},
