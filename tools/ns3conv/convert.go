@@ -120,13 +120,9 @@ func ns3IntMulti(rate unit.BitRate, payload int) int64 {
 	return max(1, min(int64(rate/(25*unit.Gbps)), int64(payload+ns3HPCCOverhead)/ns3INTByteUnit))
 }
 
-// ns3Headroom is the headroom third.cc gives a switch port: three times
-// the link's bandwidth-delay product, in whole bytes as its integer
-// arithmetic has it (delay in ns).
-func ns3Headroom(l topo.LinkSpec) unit.Bytes {
-	ns := int64(l.Cable.Delay() / unit.Nanosecond)
-	return unit.Bytes(int64(l.Rate) * ns / 8 / 1_000_000_000 * 3)
-}
+// ns3Headroom is the headroom third.cc gives a switch port of link l
+// (ns3PortHeadroom).
+func ns3Headroom(l topo.LinkSpec) unit.Bytes { return ns3PortHeadroom(l.Rate, l.Cable.Delay()) }
 
 // files are the inputs of ns-3's scratch/third: its configuration and the
 // files the configuration names.

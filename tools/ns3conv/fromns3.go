@@ -224,6 +224,9 @@ func fromNs3(file string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := headroomFits(c, topology, tp, buffer); err != nil {
+		return err
+	}
 	if err := ackEveryPacket(c, payload, flows); err != nil {
 		return err
 	}
@@ -588,4 +591,29 @@ func frameNote(ccMode, payload float64, mtu int) string {
 	}
 	return fmt.Sprintf("frames: ns-3 sends %g B of payload in %g B on the wire, rocelab %d B in %g B: %+.1f %% a byte, so saturated links finish about that much later and DCQCN with PFC pauses more (docs/engine.md)",
 		payload, ns3, mtu, ours, 100*(ours/float64(mtu)/(ns3/payload)-1))
+}
+
+// headroomFits refuses a topology whose largest headroom, which the
+// scenario gives every switch port, leaves a switch no shared buffer
+// (BUFFER_SIZE MiB), at the link that gives it, and says what ns-3 does
+// there: with its own ports' headroom within the buffer it runs, so only
+// the one size is at fault; past it, the free pool it computes (buffer
+// less headroom, reserves and use, in unsigned 32 bits) wraps to some
+// 4 GB, so that switch neither pauses nor drops, which no buffer runs
+// alike. A long-haul link (Themis' inter-DC link, 1600G over 500 us:
+// 300 MB a port) is the case.
+func headroomFits(c *ns3Config, t *ns3Topology, file string, buffer float64) error {
+	const reserve = 4 * unit.KiB
+	size := unit.Bytes(buffer * float64(unit.MiB))
+	sw, need, own, over := t.overBuffer(size, reserve)
+	if !over {
+		return nil
+	}
+	l := t.widest
+	msg := fmt.Sprintf("%s:%d:%d: %v at %v: ns-3 gives each port of this link 3 x rate x delay = %d B of headroom, and the scenario every switch port the largest headroom (rocelab's is one size), so switch %s (ns-3 node %d) needs %d B with ns-3's 4 KiB reserves, past BUFFER_SIZE's %g MiB (%s)",
+		file, l.line, l.col, l.rate, l.d, int64(t.headroom), sw, slices.Index(t.name, sw), int64(need), buffer, c.at("BUFFER_SIZE"))
+	if own < size {
+		return fmt.Errorf("%s; ns-3's own ports take %d B there, within it: give BUFFER_SIZE %d or more (MiB), or the links one delay and rate, for a run both hold alike", msg, int64(own), int64(need)/int64(unit.MiB)+1)
+	}
+	return fmt.Errorf("%s; ns-3's own ports take %d B there too: its free pool (buffer less headroom, reserves and use, unsigned 32 bits) wraps to some 4 GB, so that switch neither pauses nor drops, which no buffer runs alike; not converted", msg, int64(own))
 }

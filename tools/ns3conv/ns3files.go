@@ -29,8 +29,13 @@ type ns3Topology struct {
 	// ends are each link's two nodes by rocelab's name ("s0-h1"), which
 	// names it in a fault: one link joins a pair (lastPerPair).
 	ends []string
-	// headroom is the largest of ns-3's 3 x rate x delay per port.
+	// headroom is the largest of ns-3's 3 x rate x delay per port, and
+	// widest the link that gives it.
 	headroom unit.Bytes
+	widest   ns3Link
+	// ports are each switch's links' headrooms as ns-3 gives them, by
+	// rocelab's name.
+	ports map[string][]unit.Bytes
 	// hostsFirst says the hosts are ns-3's first node ids, the switches
 	// the rest: with renumbered false, the numbering under which the
 	// scenario can take ns-3's ECMP (ecmp.NS3).
@@ -60,7 +65,8 @@ type ns3Link struct {
 	rate unit.BitRate
 	d    unit.Time
 	loss float64
-	line int
+	// line is the link's line, col its delay's column.
+	line, col int
 }
 
 // maxNs3Nodes bounds the nodes a topology.txt may declare, far above any
@@ -178,7 +184,7 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 		case e >= 1:
 			return nil, errAt(4, "error rate %s: ns-3 then loses every packet on this link, and no flow across it completes; expected below 1", f[4])
 		}
-		links = append(links, ns3Link{a, b, rate, d, e, n})
+		links = append(links, ns3Link{a, b, rate, d, e, n, cols[3]})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
@@ -208,15 +214,56 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 	}
 	out := slices.Concat(t.unused, t.apart)
 	t.renumbered = len(out) > 0 && slices.Min(out) < len(t.name)-len(out)
+	t.ports = map[string][]unit.Bytes{}
 	for _, l := range links {
+		h := ns3PortHeadroom(l.rate, l.d)
+		if h > t.headroom {
+			t.headroom, t.widest = h, l
+		}
+		for _, n := range []string{t.name[l.a], t.name[l.b]} {
+			if n[0] == 's' {
+				t.ports[n] = append(t.ports[n], h)
+			}
+		}
 		t.links = append(t.links, fmt.Sprintf("{a: %s, b: %s, rate: %s, cable: %s}", t.name[l.a], t.name[l.b], l.rate, unit.CableFor(l.d)))
 		t.rates = append(t.rates, l.rate)
 		t.delay = append(t.delay, l.d)
 		t.loss = append(t.loss, l.loss)
 		t.ends = append(t.ends, t.name[l.a]+"-"+t.name[l.b])
-		t.headroom = max(t.headroom, unit.Bytes(int64(l.rate)*int64(l.d/unit.Nanosecond)/8/1_000_000_000*3))
 	}
 	return t, nil
+}
+
+// ns3PortHeadroom is the headroom third.cc gives a switch port of a link
+// at rate with delay d: rate x delay (ns-3's nanosecond steps) / 8 / 1e9
+// x 3, in whole bytes as its integers have it.
+func ns3PortHeadroom(rate unit.BitRate, d unit.Time) unit.Bytes {
+	return unit.Bytes(int64(rate) * int64(d/unit.Nanosecond) / 8 / 1_000_000_000 * 3)
+}
+
+// overBuffer returns a switch whose ports the scenario cannot give their
+// headroom and ns-3's reserve out of buffer bytes: from-ns3 gives every
+// port the largest headroom (rocelab's is one size), so the switch needs
+// its ports times that and the reserve. ns3Need is what ns-3 itself
+// takes out of that switch's buffer: each port's own headroom and the
+// reserve. Of several, the first in ns-3's node order where ns3Need is
+// past the buffer too, else the first.
+func (t *ns3Topology) overBuffer(buffer, reserve unit.Bytes) (sw string, need, ns3Need unit.Bytes, ok bool) {
+	for _, name := range t.name {
+		hs := t.ports[name]
+		n := unit.Bytes(len(hs)) * (t.headroom + reserve)
+		if len(hs) == 0 || n < buffer {
+			continue
+		}
+		own := unit.Bytes(len(hs)) * reserve
+		for _, h := range hs {
+			own += h
+		}
+		if !ok || own >= buffer && ns3Need < buffer {
+			sw, need, ns3Need, ok = name, n, own, true
+		}
+	}
+	return sw, need, ns3Need, ok
 }
 
 // lastPerPair keeps, of the links between each two nodes, the last one

@@ -78,6 +78,7 @@ func TestImportsPublicInputs(t *testing.T) {
 		// a k=16 fat-tree whose topology lists the 320 switches' ids one
 		// a line, which third.cc reads word by word as it reads one line
 		{config: "testdata/public/ns3-experiments/mix/config.txt", hosts: 1024, switches: 320},
+		{config: "testdata/public/themis/mix/config.txt", want: "themis/mix/config.txt:2:1: ENABLE_THEMIS: not a key of HPCC's third.cc: from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read ENABLE_THEMIS: Themis's (Eternal579/Themis: with ENABLE_THEMIS its two long-haul gateway switches"},
 		{config: "testdata/public/simai/inputs/config/SimAI.conf", want: "SimAI.conf:58:1: BW_MON_FILE: not a key of HPCC's third.cc (and 7 more: RATE_MON_FILE, CNP_MON_FILE, MON_START, MON_END, QP_MON_INTERVAL): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read BW_MON_FILE: SimAI's"},
 	} {
 		t.Run(c.config, func(t *testing.T) {
@@ -128,6 +129,55 @@ func TestReadsSwitchIDsOverLines(t *testing.T) {
 			t.Errorf("%q: error %v, expected %q", text, err, want)
 		}
 	}
+}
+
+// A link whose headroom (3 x rate x delay), given to every switch port
+// as the scenario's one size, fills a switch's buffer is refused at its
+// topology line with what ns-3 does there; it had been the converted
+// scenario's own error at its switch.buffer line. Themis' HPCC baseline
+// (its README: ENABLE_THEMIS 0, CC_MODE 3, which is then third.cc's run)
+// joins two data centres by a 1600G link of 500 us: 300 MB of headroom,
+// past the 32 MiB even in ns-3's own sum, whose free pool then wraps. A
+// 500 us link on HPCC's one-switch fabric fits ns-3's buffer but not
+// four ports of it.
+func TestRefusesHeadroomPastBuffer(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/public/themis")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "mix", "config.txt")
+	text, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := strings.Replace(strings.Replace(string(text), "ENABLE_THEMIS 1", "ENABLE_THEMIS 0", 1), "CC_MODE 1", "CC_MODE 3", 1)
+	if readme == string(text) || !strings.Contains(readme, "CC_MODE 3") {
+		t.Fatal("Themis' config.txt no longer sets ENABLE_THEMIS 1 and CC_MODE 1")
+	}
+	if err := os.WriteFile(cfg, []byte(readme), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = fromNs3(cfg, &bytes.Buffer{})
+	refused(t, err, "mix/topology.txt:75:16: 1600Gbps at 500us: ns-3 gives each port of this link 3 x rate x delay = 300000000 B of headroom, and the scenario every switch port the largest headroom (rocelab's is one size), so switch s16 (ns-3 node 48) needs 1500020480 B with ns-3's 4 KiB reserves, past BUFFER_SIZE's 32 MiB")
+	refused(t, err, "ns-3's own ports take 300620480 B there too: its free pool (buffer less headroom, reserves and use, unsigned 32 bits) wraps to some 4 GB")
+
+	hand := t.TempDir()
+	conf, err := os.ReadFile("testdata/hand/config.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"config.txt":   string(conf),
+		"topology.txt": "5 1 4\n0\n0 1 100Gbps 0.001ms 0\n0 2 100Gbps 0.001ms 0\n0 3 100Gbps 0.001ms 0\n0 4 100Gbps 500us 0\n",
+		"flow.txt":     "1\n1 2 3 100 100000 0\n",
+	} {
+		if err := os.WriteFile(filepath.Join(hand, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = fromNs3(filepath.Join(hand, "config.txt"), &bytes.Buffer{})
+	refused(t, err, "topology.txt:6:13: 100Gbps at 500us: ns-3 gives each port of this link 3 x rate x delay = 18750000 B of headroom")
+	refused(t, err, "ns-3's own ports take 18878884 B there, within it: give BUFFER_SIZE 72 or more (MiB), or the links one delay and rate")
 }
 
 // The model's other files, given where config.txt belongs (a judge's
