@@ -77,6 +77,7 @@ var ns3Forks = map[string]string{
 	"Floodgate":  "(NASA-NJU/Floodgate-NS3: with USE_FLOODGATE its switches hold each destination's packets to a credit window, set by the SWTICH_* and SWITCH_* keys, RESET_ONLY_TOR_SWITCH_WIN and FLOODGATE_CONFIG_FILE; with FLOW_FROM_FILE 0 its third.cc draws the flows from FLOW_CDF, LOAD and INCAST_* and reads no FLOW_FILE; ROUTING_MODE 1 is DRILL's per-packet routing, DRILL_LOAD_MODE its load measure)",
 	"HPCC-Plus":  "(ItamarMeir/High-Precision-Congestion-Control-Plus: its NICs hold what they receive in a buffer (RX_BUFFER_SIZE, RX_BUFFER_PER_QUEUE) that the host drains at once or at a fixed rate (RX_PULL_MODE, RX_PULL_RATE, per node by RX_PULL_MODE_NODE), and it traces each QP's window (CWND_OUTPUT_FILE))",
 	"ocs-mprdma": "(renyue0411/ocs-mprdma-ns3: optical circuit switches whose port map OCS_MAP_FILE gives, under multipath RDMA)",
+	"Pyrrha":     "(NASA-NJU/Pyrrha-NS3, Floodgate's descendant: FC_MODE picks the switches' flow control, PFC (0), Floodgate's windows (1), BFC's per-flow backpressure (2), per-destination PFC over VOQs (3), Pyrrha's congestion isolation (4, by TH_HOL, TH_CONGESTION, TH_RESUME, CONGESTION_MERGE, NEAREST_MATCH) or none (5); its third.cc also draws flows from FLOW_CDF and LOAD unless FLOW_FROM_FILE, as Floodgate's does)",
 	"Themis":     "(Eternal579/Themis: with ENABLE_THEMIS its two long-haul gateway switches, ns-3 nodes 48 and 49, send CNPs to the senders themselves and cut their rates early; ENABLE_THEMIS 0 leaves third.cc's run, which from-ns3 converts)",
 	"ns3-PB-FS":  "(DanAaronson/ns3-PB-FS: a packet-buffer threshold marking, ENABLE_PBT and the PBT_* keys (PBT_OUTPUT_FILE its trace), PFC switched off by ENABLE_PFC 0, and response timeouts LOW_RESP_TIMEOUT and HIGH_RESP_TIMEOUT)",
 }
@@ -110,6 +111,8 @@ var ns3ForkKeys = map[string]string{
 	"RX_BUFFER_SIZE": "HPCC-Plus", "RX_BUFFER_PER_QUEUE": "HPCC-Plus", "RX_PULL_MODE": "HPCC-Plus", "RX_PULL_RATE": "HPCC-Plus",
 	"RX_PULL_MODE_NODE": "HPCC-Plus", "CWND_OUTPUT_FILE": "HPCC-Plus", "ENABLE_CWND_TRACE": "HPCC-Plus", "RXBUF_OUTPUT_FILE": "HPCC-Plus",
 	"OCS_MAP_FILE": "ocs-mprdma", "ENABLE_THEMIS": "Themis",
+	"FC_MODE": "Pyrrha", "TH_HOL": "Pyrrha", "TH_CONGESTION": "Pyrrha", "TH_RESUME": "Pyrrha", "TH_CIQ_RATE": "Pyrrha",
+	"CONGESTION_MERGE": "Pyrrha", "NEAREST_MATCH": "Pyrrha", "QOS_MODE": "Pyrrha", "VOQ_PAUSE_MODE": "Pyrrha", "VOQ_PAUSE_M": "Pyrrha",
 	"ENABLE_PBT": "ns3-PB-FS", "PBT_MARKING_INTERVAL": "ns3-PB-FS", "PBT_MARKING_OFFSET": "ns3-PB-FS", "PBT_MIN": "ns3-PB-FS", "PBT_MAX": "ns3-PB-FS",
 	"PBT_OUTPUT_FILE": "ns3-PB-FS", "LOW_RESP_TIMEOUT": "ns3-PB-FS", "HIGH_RESP_TIMEOUT": "ns3-PB-FS",
 }

@@ -78,6 +78,10 @@ func TestImportsPublicInputs(t *testing.T) {
 		// a k=16 fat-tree whose topology lists the 320 switches' ids one
 		// a line, which third.cc reads word by word as it reads one line
 		{config: "testdata/public/ns3-experiments/mix/config.txt", hosts: 1024, switches: 320},
+		// Pyrrha's configs start with FC_MODE, its own key; they had
+		// been told of Floodgate, whose ROUTING_MODE they carry too
+		{config: "testdata/public/pyrrha-ns3/mix_withcc/config-hpcc-FLOW_CDF-13-pure.ini", want: "config-hpcc-FLOW_CDF-13-pure.ini:6:1: FC_MODE: not a key of HPCC's third.cc (and 38 more: TH_HOL, TH_CONGESTION, TH_RESUME, CONGESTION_MERGE, ROUTING_MODE): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read FC_MODE: Pyrrha's (NASA-NJU/Pyrrha-NS3, Floodgate's descendant: FC_MODE picks the switches' flow control"},
+		{config: "testdata/public/pyrrha-ns3/mix_withcc/config-CI-NEAREST_MATCH-1-FLOW_CDF-13-hpcc.ini", want: "a fork known to read FC_MODE: Pyrrha's"},
 		{config: "testdata/public/themis/mix/config.txt", want: "themis/mix/config.txt:2:1: ENABLE_THEMIS: not a key of HPCC's third.cc: from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read ENABLE_THEMIS: Themis's (Eternal579/Themis: with ENABLE_THEMIS its two long-haul gateway switches"},
 		{config: "testdata/public/simai/inputs/config/SimAI.conf", want: "SimAI.conf:58:1: BW_MON_FILE: not a key of HPCC's third.cc (and 7 more: RATE_MON_FILE, CNP_MON_FILE, MON_START, MON_END, QP_MON_INTERVAL): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read BW_MON_FILE: SimAI's"},
 	} {
