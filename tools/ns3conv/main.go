@@ -24,7 +24,8 @@
 // from-ns3 goes the other way: it writes the rocelab scenario of an ns-3
 // run from its config.txt and the topology and flow files it names
 // (relative to config.txt's directory or one above it, where ns-3 runs,
-// or beside config.txt): the topology as a graph, ns-3's
+// or beside config.txt; an absolute path not on this machine by its
+// tail there): the topology as a graph, ns-3's
 // built-in switch and NIC as the keys that say the same, the config's
 // congestion control, ECN and buffer, and the flows, their starts counted
 // from the first. What rocelab cannot run alike (windows other than
