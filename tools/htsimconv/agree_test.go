@@ -659,7 +659,13 @@ func TestAgreesWithHtsimAdaptiveRouting(t *testing.T) {
 // goodput mean -2.3 %, median -1.9 %; shuffle, completion -0.8, +0.2,
 // -0.9 %, goodput +1.1, -0.2 %. Single seeds differ by up to 13 % (each
 // simulator draws its own ECMP paths, which set which flows the
-// oversubscribed uplinks and the rack's PFC hold back longest).
+// oversubscribed uplinks and the rack's PFC hold back longest). The rack
+// incast on htsim_hpcc: completion -3.8, +2.8, -5.3 %, goodput mean
+// +8.2 %, median -4.2 %: rocelab's HPCC spreads the completions wider
+// (seed 1: its first at 360 us, htsim_hpcc's at 591; its last later),
+// nearer its own PFC-only spread (pauses cut from 5097 frames to 1500,
+// not to none), so its early finishers lift the goodput mean; htsim's
+// pauses are not in its output, and the cause is not traced.
 func TestAgreesWithHtsimRackIncastAndShuffle(t *testing.T) {
 	for _, c := range []struct {
 		name, matrix            string
@@ -667,6 +673,9 @@ func TestAgreesWithHtsimRackIncastAndShuffle(t *testing.T) {
 	}{
 		{"syn-rackinc128", "testdata/htsim/syn-rackinc128.cm", 0.05, 0.05, 0.04, 0.04},
 		{"syn-shuffle-ls32", "testdata/htsim/syn-shuffle-ls32.cm", 0.03, 0.03, 0.03, 0.03},
+		// the rack incast on htsim_hpcc (rocelab's HPCC with htsim's
+		// constants, as from-htsim imports it)
+		{"syn-hprackinc128", "testdata/htsim/syn-rackinc128.cm", 0.05, 0.05, 0.08, 0.10},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var h, r, hg, rg agree.Seeds
