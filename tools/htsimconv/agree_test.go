@@ -663,9 +663,11 @@ func TestAgreesWithHtsimAdaptiveRouting(t *testing.T) {
 // incast on htsim_hpcc: completion -3.8, +2.8, -5.3 %, goodput mean
 // +8.2 %, median -4.2 %: rocelab's HPCC spreads the completions wider
 // (seed 1: its first at 360 us, htsim_hpcc's at 591; its last later),
-// nearer its own PFC-only spread (pauses cut from 5097 frames to 1500,
-// not to none), so its early finishers lift the goodput mean; htsim's
-// pauses are not in its output, and the cause is not traced.
+// nearer its own PFC-only spread, so its early finishers lift the
+// goodput mean. It is HPCC's sharing, not PFC's: with PFC out of reach
+// (-pfc_thresholds 900 1000) on both, seed 1's first completion is 413
+// us against 623; which step of the two senders differs is not traced
+// (docs/engine.md).
 func TestAgreesWithHtsimRackIncastAndShuffle(t *testing.T) {
 	for _, c := range []struct {
 		name, matrix            string
