@@ -49,6 +49,9 @@ func TestImportHtsimTopologies(t *testing.T) {
 		{"leaf_spine_tiny.topo", []string{"-nodes", "32"}, "leaf-spine", 4, 2, 0, 10, 4, 0, 100 * unit.Gbps, 100 * unit.Gbps, 0, 4, false},
 		// 200G hosts and ToR uplinks, 100G core links in bundles of two.
 		{"test.topo", []string{"-nodes", "8", "-linkspeed", "200000"}, "graph", 4, 4, 4, 4, 6, 4, 200 * unit.Gbps, 200 * unit.Gbps, 100 * unit.Gbps, 1, false},
+		// An Ultra Ethernet htsim's 1024 hosts, 4:1 at the ToRs (8 hosts,
+		// 2 uplinks), 2 aggregation switches a pod of 64, 16 cores.
+		{"fat_tree_1024_4os_100g.topo", []string{"-nodes", "1024"}, "graph", 128, 32, 16, 10, 16, 16, 100 * unit.Gbps, 100 * unit.Gbps, 100 * unit.Gbps, 4, false},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			n := c.args[1]
