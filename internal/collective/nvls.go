@@ -44,10 +44,11 @@ type nvlsTune struct {
 // (ncclNvlsTreeSm100Tuning, v2.30.4 lines 158-193; comm->minNetBw,
 // topo.cc ncclTopoGetMinNetBw: 48 GB/s for a 400G NIC behind PCIe Gen5
 // x16): 32 channels on two servers (chunks 256 KiB with at most 4 GPUs a
-// server; NVLSTree's cap 64 KiB where 8 GPUs reach NICs under 96 GB/s
-// through PCIe switches, 128 KiB otherwise); on more servers 24 channels
-// at 48-96 GB/s (256 KiB chunks from 96 with up to 8 GPUs a server),
-// 32 on NVLink domains of more GPUs. NCCL_NVLS_NCHANNELS then overrides
+// server; NVLSTree's cap 64 KiB with 16 GPUs or more a server, or up to 8
+// reaching NICs under 96 GB/s through PCIe switches, 128 KiB otherwise);
+// on more servers 24 channels at 48-96 GB/s (cap 64 KiB through PCIe
+// switches) and from 96 with up to 8 GPUs a server (256 KiB chunks), 32
+// on NVLink domains of more GPUs. NCCL_NVLS_NCHANNELS then overrides
 // the channels, which NCCL_MIN/MAX_CTAS bound ("std::max(minCTAs,
 // std::min(maxCTAs, channels))").
 func nvlsTuning(cfg *Config, n node, g Graph, minCC, nNodes int) nvlsTune {
