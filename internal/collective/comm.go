@@ -173,7 +173,7 @@ func NewComm(cfg *Config, sys System, servers []int, gpus []int) (*Comm, error) 
 	if cfg.NVLSEnable != 0 && in.minCC >= 90 {
 		in.nvls = nvlsSearch(n)
 		if in.nvls.NChannels > 0 {
-			in.nvlsChannels = nvlsChannels(cfg, in.minCC, len(servers))
+			in.nvlsTune = nvlsTuning(cfg, n, in.nvls, in.minCC, len(servers))
 		}
 	}
 	c.Tuning = newTuning(cfg, in)
@@ -257,26 +257,6 @@ func (c *Comm) compCaps() (lo, hi int) {
 // model returns the GPU model of the communicator's node i.
 func (c *Comm) model(node int) gpu.Model {
 	return c.Sys.ModelOf(c.Servers[node])
-}
-
-// nvlsChannels is comm->nvlsChannels (transport/nvls.cc ncclNvlsInit):
-// 16 on Hopper, 32 on Blackwell across servers and 24 on one, or
-// NCCL_NVLS_NCHANNELS, then bounded by the config's maxCTAs and raised to
-// its minCTAs as every release from 2.17 does ("std::max(minCTAs,
-// std::min(maxCTAs, channels))"): NCCL_MIN_CTAS=24 runs NVLS and
-// NVLSTree on 24 channels.
-func nvlsChannels(cfg *Config, minCC, nNodes int) int {
-	n := 16
-	switch {
-	case cfg.NVLSChannels > 0:
-		n = cfg.NVLSChannels
-	case minCC >= 100 && nNodes > 1:
-		n = 32
-	case minCC >= 100:
-		n = 24
-	}
-	minCTAs, maxCTAs := ctaBounds(cfg)
-	return max(minCTAs, min(maxCTAs, n))
 }
 
 // pickGDR decides GPUDirect RDMA per GPU (net.cc ncclTopoCheckGdr): the

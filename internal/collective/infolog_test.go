@@ -205,6 +205,37 @@ func TestInfoLogTuning(t *testing.T) {
 	}
 }
 
+// TestInfoLogNVLSChannels: the init line of channel counts gives
+// comm->nvlsChannels as NCCL prints it (init.cc, "%d nvls channels"): 0
+// without NVLink SHARP (A100), 16 on 2 × 8 H100, 32 on 2 × 8 B200 (NCCL
+// 2.29.7), 24 on 4 × 8 B200 with 400G NICs from NCCL 2.30
+// (ncclNvlsTreeSm100Tuning).
+func TestInfoLogNVLSChannels(t *testing.T) {
+	b200 := preset(t, "hgx-h100")
+	b200.GPU, _ = gpu.LookupModel("B200")
+	for _, c := range []struct {
+		srv     gpu.Server
+		v       Version
+		servers int
+		want    string
+	}{
+		{preset(t, "dgx-a100"), DefaultVersion, 2, " 0 nvls channels"},
+		{preset(t, "hgx-h100"), DefaultVersion, 2, " 16 nvls channels"},
+		{b200, Version{2, 29, 7}, 2, " 32 nvls channels"},
+		{b200, Version{2, 30, 7}, 4, " 24 nvls channels"},
+	} {
+		cm := mustCommOf(t, c.v, c.srv, c.servers, 8, map[string]string{"NCCL_IB_GID_INDEX": "3"})
+		var b bytes.Buffer
+		if err := cm.WriteInfoLog(&b, logHosts(c.servers, c.srv.NICs)); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("%s %s, %d servers: no %q in the init lines", c.srv.GPU.Name, c.v, c.servers, c.want)
+		}
+		readLog(t, b.Bytes())
+	}
+}
+
 // A server whose NIC ports pair up on dual-port cards logs each card as
 // one device of two ports, as NCCL 2.20 and later print merged devices
 // ("[0]={[0] mlx5_0:1/RoCE, [1] mlx5_1:1/RoCE}"), and the doctor's parser

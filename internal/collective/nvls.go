@@ -1,5 +1,7 @@
 package collective
 
+import "rocelab/internal/gpu"
+
 // NVLS and NVLSTree (NVLink SHARP): on an NVSwitch server of Hopper or
 // later GPUs the switch reduces what the GPUs store into a multicast
 // object and multicasts the result back. Every GPU with a NIC of its own
@@ -21,14 +23,96 @@ package collective
 // nvlsEfficiency), which gives each GPU 9/8 of the data per direction with
 // eight heads, the load NCCL's NVLS search books (search.cc).
 
+// nvlsTune is what NCCL sets up for NVLS when the communicator is built:
+// comm->nvlsChannels, the channels every NVLS or NVLSTree call runs on
+// whatever its size (enqueue.cc topoGetAlgoInfo: nc = comm->nvlsChannels),
+// comm->nvlsChunkSize and NVLSTree's cap on it (nvlsTreeMaxChunkSize).
+type nvlsTune struct {
+	channels       int
+	chunk, treeMax int64
+}
+
+// nvlsTuning returns NCCL's NVLS set-up for a communicator of nNodes
+// servers (n: one of them; g: its NVLS graph) by release
+// (transport/nvls.cc). 16 channels (NCCL_NVLS_NCHANNELS) up to 2.24 and
+// on Hopper; on Blackwell 32 from 2.25 (NVLS_NCHANNELS_SM100), and from
+// 2.27 24 on one server (NVLS_NCHANNELS_SM100_NVL); chunks of
+// NCCL_NVLS_CHUNKSIZE (128 KiB), NVLSTree's capped at 64 KiB from 4
+// servers (NCCL_NVLSTREE_MAX_CHUNKSIZE, enqueue.cc up to 2.29). From 2.30
+// ncclNvlsTuning lets Blackwell across servers choose all three from the
+// servers, the GPUs per server and the slowest GPU-NIC path's bandwidth
+// (ncclNvlsTreeSm100Tuning, v2.30.4 lines 158-193; comm->minNetBw,
+// topo.cc ncclTopoGetMinNetBw: 48 GB/s for a 400G NIC behind PCIe Gen5
+// x16): 32 channels on two servers (chunks 256 KiB with at most 4 GPUs a
+// server; NVLSTree's cap 64 KiB with 16 GPUs or more a server, or up to 8
+// reaching NICs under 96 GB/s through PCIe switches, 128 KiB otherwise);
+// on more servers 24 channels at 48-96 GB/s (cap 64 KiB through PCIe
+// switches) and from 96 with up to 8 GPUs a server (256 KiB chunks), 32
+// on NVLink domains of more GPUs. NCCL_NVLS_NCHANNELS then overrides
+// the channels, which NCCL_MIN/MAX_CTAS bound ("std::max(minCTAs,
+// std::min(maxCTAs, channels))").
+func nvlsTuning(cfg *Config, n node, g Graph, minCC, nNodes int) nvlsTune {
+	t := nvlsTune{channels: 16, chunk: 128 << 10}
+	switch {
+	case minCC < 100 || !cfg.Version.AtLeast(2, 25, 0):
+	case nNodes > 1 || !cfg.Version.AtLeast(2, 27, 0):
+		t.channels = 32
+	default:
+		t.channels = 24
+	}
+	if minCC >= 100 && nNodes > 1 && cfg.Version.AtLeast(2, 30, 0) {
+		t.sm100Tree(nNodes, n.ppn, n.maxBW(), g.TypeInter)
+	}
+	if t.treeMax == 0 {
+		t.treeMax = t.chunk
+		if nNodes >= 4 {
+			t.treeMax = 64 << 10
+		}
+	}
+	if cfg.NVLSChannels > 0 {
+		t.channels = cfg.NVLSChannels
+	}
+	minCTAs, maxCTAs := ctaBounds(cfg)
+	t.channels = max(minCTAs, min(maxCTAs, t.channels))
+	return t
+}
+
+// sm100Tree is NCCL 2.30's ncclNvlsTreeSm100Tuning for Blackwell across
+// nNodes servers of ppn GPUs whose slowest GPU-NIC path carries nicBw
+// GB/s over path type inter; a system below 48 GB/s keeps the defaults.
+func (t *nvlsTune) sm100Tree(nNodes, ppn int, nicBw float32, inter gpu.Path) {
+	t.chunk = 128 << 10
+	switch {
+	case nNodes == 2 && nicBw >= 48:
+		t.channels, t.treeMax = 32, 128<<10
+		if ppn <= 4 {
+			t.chunk, t.treeMax = 256<<10, 256<<10
+		} else if ppn >= 16 || (ppn <= 8 && inter <= gpu.PXB && nicBw < 96) {
+			t.treeMax = 64 << 10
+		}
+	case nicBw >= 96 && ppn <= 8:
+		t.channels, t.chunk, t.treeMax = 24, 256<<10, 256<<10
+	case nicBw >= 96:
+		t.channels, t.treeMax = 32, 128<<10
+		if ppn >= 32 {
+			t.treeMax = 64 << 10
+		}
+	case nicBw >= 48:
+		t.channels, t.treeMax = 24, 128<<10
+		if inter <= gpu.PXB {
+			t.treeMax = 64 << 10
+		}
+	}
+}
+
 // nvlsChunk is NCCL's NVLS or NVLSTree chunk for a call of nBytes over nc
-// channels (enqueue.cc calcCollChunking): NCCL_NVLS_CHUNKSIZE (128 KiB),
-// for NVLSTree at most treeMaxChunkSize (64 KiB from 4 servers), then
-// smaller while the call has few chunks for each of the nc × nHeads
-// pipelines (NVLSTree: 64 KiB below 4, 32 KiB below 1 chunk each; NVLS
-// across fewer bytes: 64, 32, 16 KiB below 64, 8 and 2).
+// channels (enqueue.cc calcCollChunking): the communicator's NVLS chunk,
+// for NVLSTree at most its cap (nvlsTuning), then smaller while the call
+// has few chunks for each of the nc × nHeads pipelines (NVLSTree: 256 KiB
+// below 32, 128 KiB below 16, 64 KiB below 4, 32 KiB below 1 chunk each;
+// NVLS across fewer bytes: 64, 32, 16 KiB below 64, 8 and 2).
 func (c *Comm) nvlsChunk(a Algo, nBytes int64, nc int) int64 {
-	chunk := int64(128 << 10)
+	chunk := c.Tuning.nvlsTune.chunk
 	ops := int64(nc) * int64(len(c.nvlsHeads()))
 	if a == NVLS {
 		for _, r := range []struct{ below, max int64 }{{64, 65536}, {8, 32768}, {2, 16384}} {
@@ -38,9 +122,7 @@ func (c *Comm) nvlsChunk(a Algo, nBytes int64, nc int) int64 {
 		}
 		return chunk
 	}
-	if c.NNodes() >= 4 {
-		chunk = 64 << 10
-	}
+	chunk = min(chunk, c.Tuning.nvlsTune.treeMax)
 	for _, r := range []struct{ below, max int64 }{{32, 262144}, {16, 131072}, {4, 65536}, {1, 32768}} {
 		if nBytes < r.below*ops*chunk && chunk > r.max {
 			chunk = r.max

@@ -13,14 +13,14 @@ import (
 // treeUp and on each treeDown[1..2] (proxy.cc ncclProxySaveOp,
 // ncclPatternNvlsTree), unmerged (only shared p2p connections group a
 // call's operations, proxy.cc ProxyAppend). Blackwell has 32 NVLS
-// channels across servers (nvls.cc NVLS_NCHANNELS_SM100), so on 2 servers
-// of 8 B200 each GPU's proxy serves 64 operations a call; on n servers
-// every tree edge of every head's pipeline carries 4 (a send and a
-// receive at each end), channels × heads × 4 × (n-1) in all.
+// channels across servers from 2.25 to 2.29 (nvls.cc NVLS_NCHANNELS_SM100),
+// so on 2 servers of 8 B200 each GPU's proxy serves 64 operations a call;
+// on n servers every tree edge of every head's pipeline carries 4 (a send
+// and a receive at each end), channels × heads × 4 × (n-1) in all.
 func TestNVLSTreeProxyOps(t *testing.T) {
 	srv := serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel)
 	for _, servers := range []int{2, 4} {
-		c := mustComm(t, srv, servers, 8, nil)
+		c := mustCommOf(t, Version{2, 29, 7}, srv, servers, 8, nil)
 		call := Call{Func: AllReduce, Bytes: 8 << 20}
 		ch, err := c.Plan(call)
 		if err != nil {
@@ -40,6 +40,56 @@ func TestNVLSTreeProxyOps(t *testing.T) {
 		}
 		if want := ch.Channels * heads * 4 * (servers - 1); total != want {
 			t.Errorf("%d servers: %d operations a call in all, want %d (%d channels × %d heads × 4 × %d tree edges)", servers, total, want, ch.Channels, heads, servers-1)
+		}
+	}
+}
+
+// TestNVLSTuningByRelease: the NVLS channels and chunk caps NCCL sets up
+// (transport/nvls.cc), by release, GPU, servers, GPUs per server and
+// GPU-NIC path: 16 channels on Hopper and before 2.25; on Blackwell 32
+// from 2.25, 24 on one server from 2.27; from 2.30 ncclNvlsTreeSm100Tuning
+// across servers: 32 channels on two servers with NVLSTree's chunk capped
+// at 64 KiB (8 GPUs on 400G NICs behind PCIe switches, 48 GB/s a path),
+// 24 on four (64 KiB), 24 with 256 KiB chunks on four servers of 800G NICs
+// (96 GB/s), 256 KiB chunks on two servers of 4 GPUs; NCCL_NVLS_NCHANNELS
+// overrides the channels. A call's chunk follows the cap (calcCollChunking:
+// 64 KiB at 1 GiB on 2 × 8 B200 from 2.30, 128 KiB before).
+func TestNVLSTuningByRelease(t *testing.T) {
+	b200 := serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel)
+	b200x800 := serverOf("B200", 8, 800*unit.Gbps, 6, gpu.PXB, gpu.Intel)
+	b200x800.GPUPCIe = 6
+	h100 := serverOf("H100", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel)
+	for _, c := range []struct {
+		name                    string
+		v                       Version
+		srv                     gpu.Server
+		servers, ppn            int
+		env                     map[string]string
+		channels                int
+		chunk, treeMax, chunk1G int64
+	}{
+		{"H100 2.30.7", Version{2, 30, 7}, h100, 2, 8, nil, 16, 128 << 10, 128 << 10, 128 << 10},
+		{"B200 2.24.3", Version{2, 24, 3}, b200, 2, 8, nil, 16, 128 << 10, 128 << 10, 128 << 10},
+		{"B200 2.26.2", Version{2, 26, 2}, b200, 2, 8, nil, 32, 128 << 10, 128 << 10, 128 << 10},
+		{"B200 2.26.2, one server", Version{2, 26, 2}, b200, 1, 8, nil, 32, 128 << 10, 128 << 10, 0},
+		{"B200 2.28.3, one server", Version{2, 28, 3}, b200, 1, 8, nil, 24, 128 << 10, 128 << 10, 0},
+		{"B200 2.29.7, 4 servers", Version{2, 29, 7}, b200, 4, 8, nil, 32, 128 << 10, 64 << 10, 64 << 10},
+		{"B200 2.30.7", Version{2, 30, 7}, b200, 2, 8, nil, 32, 128 << 10, 64 << 10, 64 << 10},
+		{"B200 2.30.7, 4 GPUs a server", Version{2, 30, 7}, b200, 2, 4, nil, 32, 256 << 10, 256 << 10, 256 << 10},
+		{"B200 2.30.7, 4 servers", Version{2, 30, 7}, b200, 4, 8, nil, 24, 128 << 10, 64 << 10, 64 << 10},
+		{"B200 2.30.7, 4 servers, 800G", Version{2, 30, 7}, b200x800, 4, 8, nil, 24, 256 << 10, 256 << 10, 256 << 10},
+		{"B200 2.30.7, NCCL_NVLS_NCHANNELS=16", Version{2, 30, 7}, b200, 4, 8, map[string]string{"NCCL_NVLS_NCHANNELS": "16"}, 16, 128 << 10, 64 << 10, 64 << 10},
+	} {
+		cm := mustCommOf(t, c.v, c.srv, c.servers, c.ppn, c.env)
+		got := cm.Tuning.nvlsTune
+		if got.channels != c.channels || got.chunk != c.chunk || got.treeMax != c.treeMax {
+			t.Errorf("%s: %d channels, chunk %d, NVLSTree cap %d; want %d, %d, %d", c.name, got.channels, got.chunk, got.treeMax, c.channels, c.chunk, c.treeMax)
+		}
+		if c.chunk1G == 0 {
+			continue
+		}
+		if ch := cm.nvlsChunk(NVLSTree, 1<<30, got.channels); ch != c.chunk1G {
+			t.Errorf("%s: NVLSTree chunk at 1 GiB %d, want %d", c.name, ch, c.chunk1G)
 		}
 	}
 }

@@ -71,6 +71,8 @@ type Tuning struct {
 	// (twice the graph's, then bounded by NCCL_MIN/MAX_NCHANNELS);
 	// NVLSChannels is comm->nvlsChannels.
 	NChannels, NVLSChannels int
+	// nvlsTune is NCCL's NVLS set-up: NVLSChannels and the chunk sizes.
+	nvlsTune nvlsTune
 	// builtChannels is what comm->nChannels would be without
 	// NCCL_MIN/MAX_NCHANNELS and NCCL_MIN/MAX_CTAS: the graph's channels
 	// as connect.cc duplicates them.
@@ -118,7 +120,7 @@ type tuneIn struct {
 	nNodes       int
 	ring, tree   Graph
 	nvls         Graph
-	nvlsChannels int
+	nvlsTune     nvlsTune
 }
 
 // newTuning builds the model from the graphs, as ncclTopoTuneModel does,
@@ -128,7 +130,7 @@ type tuneIn struct {
 func newTuning(cfg *Config, in tuneIn) *Tuning {
 	nRanks, nNodes := in.nRanks, in.nNodes
 	m := modelFor(cfg.Version)
-	t := &Tuning{NRanks: nRanks, NNodes: nNodes, Ring: in.ring, Tree: in.tree, NVLS: in.nvls, minCC: in.minCC, NVLSChannels: in.nvlsChannels, model: m, version: cfg.Version}
+	t := &Tuning{NRanks: nRanks, NNodes: nNodes, Ring: in.ring, Tree: in.tree, NVLS: in.nvls, minCC: in.minCC, NVLSChannels: in.nvlsTune.channels, nvlsTune: in.nvlsTune, model: m, version: cfg.Version}
 	ch := min(in.ring.NChannels, in.tree.NChannels)
 	t.Ring.NChannels, t.Tree.NChannels = ch, ch
 	t.NChannels = runtimeChannels(cfg, m, in.minCC, ch, nNodes, in.ring.BWIntra)
