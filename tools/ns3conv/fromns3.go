@@ -600,8 +600,8 @@ func frameNote(ccMode, payload float64, mtu int) string {
 // the one size is at fault; past it, the free pool it computes (buffer
 // less headroom, reserves and use, in unsigned 32 bits) wraps to some
 // 4 GB, so that switch neither pauses nor drops, which no buffer runs
-// alike. A long-haul link (Themis' inter-DC link, 1600G over 500 us:
-// 300 MB a port) is the case.
+// alike. A long-haul link (1600G over 500 us, as Themis joins two data
+// centres: 300 MB a port) is the case.
 func headroomFits(c *ns3Config, t *ns3Topology, file string, buffer float64) error {
 	const reserve = 4 * unit.KiB
 	size := unit.Bytes(buffer * float64(unit.MiB))

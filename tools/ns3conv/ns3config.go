@@ -78,15 +78,9 @@ var ns3Forks = map[string]string{
 	"HPCC-Plus":  "(ItamarMeir/High-Precision-Congestion-Control-Plus: its NICs hold what they receive in a buffer (RX_BUFFER_SIZE, RX_BUFFER_PER_QUEUE) that the host drains at once or at a fixed rate (RX_PULL_MODE, RX_PULL_RATE, per node by RX_PULL_MODE_NODE), and it traces each QP's window (CWND_OUTPUT_FILE))",
 	"ocs-mprdma": "(renyue0411/ocs-mprdma-ns3: optical circuit switches whose port map OCS_MAP_FILE gives, under multipath RDMA)",
 	"Pyrrha":     "(NASA-NJU/Pyrrha-NS3, Floodgate's descendant: FC_MODE picks the switches' flow control, PFC (0), Floodgate's windows (1), BFC's per-flow backpressure (2), per-destination PFC over VOQs (3), Pyrrha's congestion isolation (4, by TH_HOL, TH_CONGESTION, TH_RESUME, CONGESTION_MERGE, NEAREST_MATCH) or none (5); its third.cc also draws flows from FLOW_CDF and LOAD unless FLOW_FROM_FILE, as Floodgate's does)",
-	"Themis":     "(Eternal579/Themis: with ENABLE_THEMIS its two long-haul gateway switches, ns-3 nodes 48 and 49, send CNPs to the senders themselves and cut their rates early; ENABLE_THEMIS 0 leaves third.cc's run, which from-ns3 converts)",
+	"Themis":     "(Eternal579/Themis: its third.cc gives its two long-haul gateway switches, ns-3 nodes 48 and 49, a 200 MiB buffer whatever ENABLE_THEMIS says (its README's \"false\" is read as a number), so no value of the key is third.cc's run; with it on they also send CNPs to the senders themselves and cut their rates early)",
 	"ns3-PB-FS":  "(DanAaronson/ns3-PB-FS: a packet-buffer threshold marking, ENABLE_PBT and the PBT_* keys (PBT_OUTPUT_FILE its trace), PFC switched off by ENABLE_PFC 0, and response timeouts LOW_RESP_TIMEOUT and HIGH_RESP_TIMEOUT)",
 }
-
-// ns3ForkOff is the fork keys whose value 0 turns the fork's change
-// off, so that the run is third.cc's: from-ns3 passes over them at 0.
-// Themis' third.cc marks its gateway switches only when ENABLE_THEMIS is
-// not 0, and its README runs DCQCN and HPCC so.
-var ns3ForkOff = map[string]bool{"ENABLE_THEMIS": true}
 
 // ns3ForkKeys names the simulator (ns3Forks) that reads each key third.cc
 // does not, for the refusal: its configs run another program. Forks share
@@ -164,9 +158,6 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 				}
 			}
 			f, cols = f[:i+1], cols[:i+1]
-		}
-		if ns3ForkOff[f[0]] && len(f) > 1 && f[1] == "0" {
-			continue
 		}
 		if !isNs3Key(f[0]) {
 			if first == "" {
