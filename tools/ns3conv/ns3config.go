@@ -281,8 +281,10 @@ func (c *ns3Config) num(key string) (float64, error) {
 // first, then as written from here, and last its name beside config.txt
 // (a run's files gathered in one directory). An absolute path is tried
 // as written, then, where it is not on this machine (a config written
-// where it ran: ERD's /root/code/simulation/mix/topology.txt), each of
-// its tails, longest first, as a relative path is, and moved says so.
+// where it ran: ERD's /root/code/simulation/mix/topology.txt), as its
+// tails: in each of those directories, nearest first, each tail,
+// longest first, so that a file beside config.txt is read before one of
+// the same tail higher up; moved says so.
 // The error lists each place tried.
 func (c *ns3Config) path(key string) (p string, moved bool, err error) {
 	v, ok := c.kv[key]
@@ -299,18 +301,19 @@ func (c *ns3Config) path(key string) (p string, moved bool, err error) {
 			rel = append(rel, filepath.Join(parts[i:]...))
 		}
 	}
-	for _, r := range rel {
-		dir, _ := filepath.Abs(filepath.Dir(c.file))
-		for {
-			tried = append(tried, filepath.Join(dir, r))
-			up := filepath.Dir(dir)
-			if up == dir {
-				break
-			}
-			dir = up
+	var dirs []string
+	for dir, _ := filepath.Abs(filepath.Dir(c.file)); ; dir = filepath.Dir(dir) {
+		dirs = append(dirs, dir)
+		if filepath.Dir(dir) == dir {
+			break
 		}
-		if here, err := filepath.Abs(r); err == nil && !slices.Contains(tried, here) {
-			tried = append(tried, here)
+	}
+	if here, err := filepath.Abs("."); err == nil && !slices.Contains(dirs, here) {
+		dirs = append(dirs, here)
+	}
+	for _, dir := range dirs {
+		for _, r := range rel {
+			tried = append(tried, filepath.Join(dir, r))
 		}
 	}
 	if beside := filepath.Join(filepath.Dir(c.file), filepath.Base(v[0])); !slices.Contains(tried, beside) {
@@ -321,7 +324,7 @@ func (c *ns3Config) path(key string) (p string, moved bool, err error) {
 			return p, i > 0 && filepath.IsAbs(v[0]), nil
 		}
 	}
-	return "", false, fmt.Errorf("%s %s: no such file; ns-3 opens it relative to where it runs, so from-ns3 looked relative to %s's directory, each directory above it and the working directory (an absolute path: as written, then each of its tails so), then for its name beside it: %s",
+	return "", false, fmt.Errorf("%s %s: no such file; ns-3 opens it relative to where it runs, so from-ns3 looked relative to %s's directory, each directory above it and the working directory (an absolute path: as written, then in each of those its tails, longest first), then for its name beside it: %s",
 		c.at(key), v[0], filepath.Base(c.file), strings.Join(tried, ", "))
 }
 

@@ -135,6 +135,42 @@ func TestReadsSwitchIDsOverLines(t *testing.T) {
 	}
 }
 
+// An absolute path not on this machine is read from its tails in the
+// directories nearest config.txt first: ERD's config beside its
+// topology.txt, under a directory that holds another simulation/mix/
+// (a decoy with ERD's longer tail), reads the one beside it. Each tail
+// had been tried up to / before the next, shorter one, so the decoy was
+// read.
+func TestAbsolutePathNearestFirst(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, "runs", "erd", "mix")
+	if err := os.CopyFS(run, os.DirFS("testdata/public/erd/mix")); err != nil {
+		t.Fatal(err)
+	}
+	decoy := filepath.Join(dir, "simulation", "mix")
+	if err := os.MkdirAll(decoy, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"topology.txt", "flow.txt"} {
+		if err := os.WriteFile(filepath.Join(decoy, name), []byte("decoy\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := readFile(filepath.Join(run, "config.txt"), readConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{"TOPOLOGY_FILE": "topology.txt", "FLOW_FILE": "flow.txt"} {
+		p, moved, err := c.path(key)
+		if err != nil || !moved || p != filepath.Join(run, want) {
+			t.Errorf("%s: read %s (moved %v, %v), expected %s", key, p, moved, err, filepath.Join(run, want))
+		}
+	}
+	if err := fromNs3(filepath.Join(run, "config.txt"), &bytes.Buffer{}); err != nil {
+		t.Error(err)
+	}
+}
+
 // Themis' third.cc gives its gateway switches (ns-3 nodes 48 and 49) a
 // 200 MiB buffer whatever ENABLE_THEMIS says, so its README's baselines
 // (ENABLE_THEMIS false, which third.cc reads as a number) are not
