@@ -235,10 +235,12 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 }
 
 // ns3PortHeadroom is the headroom third.cc gives a switch port of a link
-// at rate with delay d: rate x delay (ns-3's nanosecond steps) / 8 / 1e9
-// x 3, in whole bytes as its integers have it.
+// at rate with delay d, in its integers: rate x delay (ns-3's nanosecond
+// steps) in uint64, which wraps past 2^64 as ns-3's does (1600G over 20
+// ms), / 8 / 1e9 x 3, kept in a uint32 (400G over 30 ms: 4.5 GB less
+// 2^32).
 func ns3PortHeadroom(rate unit.BitRate, d unit.Time) unit.Bytes {
-	return unit.Bytes(int64(rate) * int64(d/unit.Nanosecond) / 8 / 1_000_000_000 * 3)
+	return unit.Bytes(uint32(uint64(rate) * uint64(d/unit.Nanosecond) / 8 / 1_000_000_000 * 3))
 }
 
 // overBuffer returns a switch whose ports the scenario cannot give their

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"rocelab/internal/scenario"
+	"rocelab/internal/unit"
 	"rocelab/tools/internal/agree"
 )
 
@@ -168,6 +169,26 @@ func TestAbsolutePathNearestFirst(t *testing.T) {
 	}
 	if err := fromNs3(filepath.Join(run, "config.txt"), &bytes.Buffer{}); err != nil {
 		t.Error(err)
+	}
+}
+
+// A port's headroom is ns-3's integers: the product in uint64 (wrapping
+// as ns-3's does) and the headroom kept in a uint32. In int64 the product
+// overflowed: 400G over 30 ms came out negative.
+func TestPortHeadroomAsNs3(t *testing.T) {
+	for _, c := range []struct {
+		rate unit.BitRate
+		d    unit.Time
+		want unit.Bytes
+	}{
+		{100 * unit.Gbps, 1 * unit.Microsecond, 37500},
+		{1600 * unit.Gbps, 500 * unit.Microsecond, 300000000},
+		{400 * unit.Gbps, 30 * unit.Millisecond, 205032704},  // 4.5e9 kept in 32 bits
+		{1600 * unit.Gbps, 20 * unit.Millisecond, 787503674}, // 3.2e19 wraps in 64 bits first
+	} {
+		if got := ns3PortHeadroom(c.rate, c.d); got != c.want {
+			t.Errorf("%v at %v: headroom %d B, ns-3's is %d", c.rate, c.d, int64(got), int64(c.want))
+		}
 	}
 }
 
