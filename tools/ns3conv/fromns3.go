@@ -603,9 +603,8 @@ func frameNote(ccMode, payload float64, mtu int) string {
 // alike. A long-haul link (1600G over 500 us, as Themis joins two data
 // centres: 300 MB a port) is the case.
 func headroomFits(c *ns3Config, t *ns3Topology, file string, buffer float64) error {
-	const reserve = 4 * unit.KiB
 	size := unit.Bytes(buffer * float64(unit.MiB))
-	sw, need, own, over := t.overBuffer(size, reserve)
+	sw, need, own, over := t.overBuffer(size)
 	if !over {
 		return nil
 	}

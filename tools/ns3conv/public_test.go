@@ -253,6 +253,11 @@ func TestRefusesHeadroomPastBuffer(t *testing.T) {
 	refused(t, err, "topology.txt:6:13: 100Gbps at 500us: ns-3 gives each port of this link 3 x rate x delay = 18750000 B of headroom")
 	refused(t, err, "ns-3's own ports take 18878884 B there, within it: give BUFFER_SIZE 72 or more (MiB), or the links one delay and rate")
 
+	// the 500 us link listed twice: ns-3 installs a port for each, so its
+	// own sum is past the buffer too, though the scenario runs the last
+	err = handRun(t, "5 1 5\n0\n0 1 100Gbps 0.001ms 0\n0 2 100Gbps 0.001ms 0\n0 3 100Gbps 0.001ms 0\n0 4 100Gbps 500us 0\n0 4 100Gbps 500us 0\n", "1\n1 2 3 100 100000 0\n")
+	refused(t, err, "ns-3's own ports take 37632980 B there too")
+
 	err = handRun(t, "6 2 5\n0 1\n2 0 100Gbps 1us 0\n3 0 100Gbps 1us 0\n4 1 100Gbps 1us 0\n5 1 100Gbps 1us 0\n0 1 1600Gbps 500us 0\n", "1\n2 4 3 100 100000 0\n",
 		"KMAX_MAP 3 25000000000 400 50000000000 800 100000000000 1600", "KMAX_MAP 2 100000000000 1600 1600000000000 25600",
 		"KMIN_MAP 3 25000000000 100 50000000000 200 100000000000 400", "KMIN_MAP 2 100000000000 400 1600000000000 6400",
