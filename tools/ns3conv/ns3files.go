@@ -278,6 +278,17 @@ func (t *ns3Topology) overBuffer(buffer unit.Bytes) (sw string, need, ns3Need un
 	return sw, need, ns3Need, ok
 }
 
+// even says no scenario port's headroom differs from another's (all 0
+// among them), so no link is the one that gives the largest.
+func (t *ns3Topology) even() bool {
+	for _, hs := range t.ports {
+		if slices.ContainsFunc(hs, func(h unit.Bytes) bool { return h != t.headroom }) {
+			return false
+		}
+	}
+	return true
+}
+
 // lastPerPair keeps, of the links between each two nodes, the last one
 // listed, which is the one third.cc routes through; t.idle gets the
 // others' lines.

@@ -258,6 +258,13 @@ func TestRefusesHeadroomPastBuffer(t *testing.T) {
 	err = handRun(t, "5 1 5\n0\n0 1 100Gbps 0.001ms 0\n0 2 100Gbps 0.001ms 0\n0 3 100Gbps 0.001ms 0\n0 4 100Gbps 500us 0\n0 4 100Gbps 500us 0\n", "1\n1 2 3 100 100000 0\n")
 	refused(t, err, "ns-3's own ports take 37632980 B there too")
 
+	// every link alike (or every headroom 0): no link is at fault, the
+	// buffer is; it had been pointed at one link, or at topology.txt:0:0
+	err = handRun(t, "5 1 4\n0\n0 1 100Gbps 500us 0\n0 2 100Gbps 500us 0\n0 3 100Gbps 500us 0\n0 4 100Gbps 500us 0\n", "1\n1 2 3 100 100000 0\n")
+	refused(t, err, "config.txt:55:13: BUFFER_SIZE 32: switch s0 (ns-3 node 0) has 4 ports, each with 18750000 B of headroom (3 x rate x delay, alike on every link) and ns-3's 4 KiB reserve: 75016384 B, past the buffer; ns-3's own ports take 75016384 B there too")
+	err = handRun(t, "5 1 4\n0\n0 1 100Gbps 0ms 0\n0 2 100Gbps 0ms 0\n0 3 100Gbps 0ms 0\n0 4 100Gbps 0ms 0\n", "1\n1 2 3 100 100000 0\n", "BUFFER_SIZE 32", "BUFFER_SIZE 0")
+	refused(t, err, "config.txt:55:13: BUFFER_SIZE 0: switch s0")
+
 	err = handRun(t, "6 2 5\n0 1\n2 0 100Gbps 1us 0\n3 0 100Gbps 1us 0\n4 1 100Gbps 1us 0\n5 1 100Gbps 1us 0\n0 1 1600Gbps 500us 0\n", "1\n2 4 3 100 100000 0\n",
 		"KMAX_MAP 3 25000000000 400 50000000000 800 100000000000 1600", "KMAX_MAP 2 100000000000 1600 1600000000000 25600",
 		"KMIN_MAP 3 25000000000 100 50000000000 200 100000000000 400", "KMIN_MAP 2 100000000000 400 1600000000000 6400",
