@@ -192,6 +192,24 @@ func TestPortHeadroomAsNs3(t *testing.T) {
 	}
 }
 
+// NS3_Experiments' dumbbell runs its second flow in priority group 4,
+// which the scenario cannot: refused at that flow with the reason.
+func TestRefusesDumbbellPriorityGroup(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/public/ns3-experiments")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "mix", "config.txt")
+	text, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(strings.ReplaceAll(string(text), "mix/fattree16_", "mix/dumbbell_")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refused(t, fromNs3(cfg, &bytes.Buffer{}), "mix/dumbbell_flow.txt:3:5: priority group 4: the converted scenario's lossless priority is 3")
+}
+
 // Themis' third.cc gives its gateway switches (ns-3 nodes 48 and 49) a
 // 200 MiB buffer whatever ENABLE_THEMIS says, so its README's baselines
 // (ENABLE_THEMIS false, which third.cc reads as a number) are not
