@@ -195,8 +195,17 @@ func TestPortHeadroomAsNs3(t *testing.T) {
 // NS3_Experiments' dumbbell runs its second flow in priority group 4,
 // which the scenario cannot: refused at that flow with the reason.
 func TestRefusesDumbbellPriorityGroup(t *testing.T) {
+	cfg := editedCopy(t, "testdata/public/ns3-experiments", "mix/fattree16_", "mix/dumbbell_")
+	refused(t, fromNs3(cfg, &bytes.Buffer{}), "mix/dumbbell_flow.txt:3:5: priority group 4: the converted scenario's lossless priority is 3")
+}
+
+// editedCopy copies a public run's directory and returns its
+// mix/config.txt with each old string replaced by its new one (pairs),
+// each expected there.
+func editedCopy(t *testing.T, src string, edit ...string) string {
+	t.Helper()
 	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("testdata/public/ns3-experiments")); err != nil {
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(dir, "mix", "config.txt")
@@ -204,10 +213,15 @@ func TestRefusesDumbbellPriorityGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(cfg, []byte(strings.ReplaceAll(string(text), "mix/fattree16_", "mix/dumbbell_")), 0o644); err != nil {
+	for i := 0; i+1 < len(edit); i += 2 {
+		if !strings.Contains(string(text), edit[i]) {
+			t.Fatalf("%s/mix/config.txt no longer holds %q", src, edit[i])
+		}
+	}
+	if err := os.WriteFile(cfg, []byte(strings.NewReplacer(edit...).Replace(string(text))), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	refused(t, fromNs3(cfg, &bytes.Buffer{}), "mix/dumbbell_flow.txt:3:5: priority group 4: the converted scenario's lossless priority is 3")
+	return cfg
 }
 
 // Themis' third.cc gives its gateway switches (ns-3 nodes 48 and 49) a
@@ -217,23 +231,8 @@ func TestRefusesDumbbellPriorityGroup(t *testing.T) {
 // 0 had been passed over as third.cc's run.
 func TestRefusesThemisAtAnyValue(t *testing.T) {
 	for _, v := range []string{"0", "false", "1"} {
-		dir := t.TempDir()
-		if err := os.CopyFS(dir, os.DirFS("testdata/public/themis")); err != nil {
-			t.Fatal(err)
-		}
-		cfg := filepath.Join(dir, "mix", "config.txt")
-		text, err := os.ReadFile(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		baseline := strings.Replace(strings.Replace(string(text), "ENABLE_THEMIS 1", "ENABLE_THEMIS "+v, 1), "CC_MODE 1", "CC_MODE 3", 1)
-		if !strings.Contains(baseline, "ENABLE_THEMIS "+v+"\r\n") || !strings.Contains(baseline, "CC_MODE 3") {
-			t.Fatal("Themis' config.txt no longer sets ENABLE_THEMIS 1 and CC_MODE 1")
-		}
-		if err := os.WriteFile(cfg, []byte(baseline), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		err = fromNs3(cfg, &bytes.Buffer{})
+		cfg := editedCopy(t, "testdata/public/themis", "ENABLE_THEMIS 1\r\n", "ENABLE_THEMIS "+v+"\r\n", "CC_MODE 1\r\n", "CC_MODE 3\r\n")
+		err := fromNs3(cfg, &bytes.Buffer{})
 		refused(t, err, "mix/config.txt:2:1: ENABLE_THEMIS: not a key of HPCC's third.cc")
 		refused(t, err, "ns-3 nodes 48 and 49, a 200 MiB buffer whatever ENABLE_THEMIS says")
 	}
