@@ -267,7 +267,7 @@ func TestAgreesWithHtsimHPCC(t *testing.T) {
 				}
 				byPair := map[string]float64{}
 				for _, f := range o.Flows {
-					byPair["HPCC_"+strings.TrimPrefix(f.Src, "h")+"_"+strings.TrimPrefix(f.Dst, "h")] = f.StartUS + *f.FCTUS
+					byPair["HPCC_"+flowPair(f)] = f.StartUS + *f.FCTUS
 				}
 				x := make([]float64, len(hf))
 				var ratio []float64
@@ -714,11 +714,10 @@ func flowGoodputs(t *testing.T, hf []htsimFinish, o twin.Observation) (h, r []fl
 	}
 	bytes := map[string]int64{}
 	for _, f := range o.Flows {
-		bytes[strings.TrimPrefix(f.Src, "h")+"_"+strings.TrimPrefix(f.Dst, "h")] = f.Bytes
+		bytes[flowPair(f)] = f.Bytes
 	}
 	for i, f := range hf {
-		_, pair, _ := strings.Cut(f.name, "_")
-		bits := float64(8 * bytes[pair])
+		bits := float64(8 * bytes[htsimPair(f.name)])
 		h = append(h, bits/hx[i]/1e3)
 		r = append(r, bits/rx[i]/1e3)
 	}

@@ -208,6 +208,19 @@ func checkSeed(w io.Writer, file string, x runSeed, want uint64, known bool, why
 	return nil
 }
 
+// flowPair is a rocelab flow's source and destination as an htsim
+// flow's name ends them (SRC_DST, htsimPair), the key that pairs the two.
+func flowPair(f twin.Flow) string {
+	return strings.TrimPrefix(f.Src, "h") + "_" + strings.TrimPrefix(f.Dst, "h")
+}
+
+// htsimPair is an htsim flow's source and destination from its name
+// (Roce_SRC_DST, HPCC_SRC_DST).
+func htsimPair(name string) string {
+	_, pair, _ := strings.Cut(name, "_")
+	return pair
+}
+
 // byFlow pairs htsim's flow lines with rocelab's flows by source and
 // destination (htsim names a flow Roce_SRC_DST or HPCC_SRC_DST), in
 // rocelab's order of flows (htsim prints them as they finish, an order
@@ -219,7 +232,7 @@ func checkSeed(w io.Writer, file string, x runSeed, want uint64, known bool, why
 func byFlow(hf []htsimFinish, o twin.Observation) ([]agree.FlowResult, bool) {
 	finish := map[string]float64{}
 	for _, x := range hf {
-		_, pair, _ := strings.Cut(x.name, "_")
+		pair := htsimPair(x.name)
 		if _, ok := finish[pair]; ok {
 			return nil, false
 		}
@@ -230,7 +243,7 @@ func byFlow(hf []htsimFinish, o twin.Observation) ([]agree.FlowResult, bool) {
 	}
 	out := make([]agree.FlowResult, 0, len(o.Flows))
 	for _, f := range o.Flows {
-		pair := strings.TrimPrefix(f.Src, "h") + "_" + strings.TrimPrefix(f.Dst, "h")
+		pair := flowPair(f)
 		us, ok := finish[pair]
 		if !ok || f.FCTUS == nil {
 			return nil, false

@@ -280,15 +280,14 @@ func sweepFCTs(hf []htsimFinish, o twin.Observation, finishes bool) ([]float64, 
 	type run struct{ start, fct float64 }
 	byPair := map[string]run{}
 	for _, f := range o.Flows {
-		byPair[strings.TrimPrefix(f.Src, "h")+"_"+strings.TrimPrefix(f.Dst, "h")] = run{f.StartUS, *f.FCTUS}
+		byPair[flowPair(f)] = run{f.StartUS, *f.FCTUS}
 	}
 	if len(hf) != len(o.Flows) {
 		return nil, nil, fmt.Errorf("htsim completed %d flows, rocelab ran %d", len(hf), len(o.Flows))
 	}
 	h, r := make([]float64, len(hf)), make([]float64, len(hf))
 	for i, f := range hf {
-		_, pair, _ := strings.Cut(f.name, "_")
-		v, ok := byPair[pair]
+		v, ok := byPair[htsimPair(f.name)]
 		if !ok {
 			return nil, nil, fmt.Errorf("htsim's flow %s is not rocelab's", f.name)
 		}

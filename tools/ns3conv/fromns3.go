@@ -600,18 +600,22 @@ func frameNote(ccMode, payload float64, mtu int) string {
 // the one size is at fault; past it, the free pool it computes (buffer
 // less headroom, reserves and use, in unsigned 32 bits) wraps to some
 // 4 GB, so that switch neither pauses nor drops, which no buffer runs
-// alike. A long-haul link (Themis' inter-DC link, 1600G over 500 us:
-// 300 MB a port) is the case.
+// alike. A long-haul link (1600G over 500 us, as Themis joins two data
+// centres: 300 MB a port) is the case.
 func headroomFits(c *ns3Config, t *ns3Topology, file string, buffer float64) error {
-	const reserve = 4 * unit.KiB
 	size := unit.Bytes(buffer * float64(unit.MiB))
-	sw, need, own, over := t.overBuffer(size, reserve)
+	sw, need, own, over := t.overBuffer(size)
 	if !over {
 		return nil
 	}
 	l := t.widest
 	msg := fmt.Sprintf("%s:%d:%d: %v at %v: ns-3 gives each port of this link 3 x rate x delay = %d B of headroom, and the scenario every switch port the largest headroom (rocelab's is one size), so switch %s (ns-3 node %d) needs %d B with ns-3's 4 KiB reserves, past BUFFER_SIZE's %g MiB (%s)",
 		file, l.line, l.col, l.rate, l.d, int64(t.headroom), sw, slices.Index(t.name, sw), int64(need), buffer, c.at("BUFFER_SIZE"))
+	if t.even() {
+		// no link gives more than another: the buffer is at fault
+		msg = fmt.Sprintf("%s %g: switch %s (ns-3 node %d) has %d ports, each with %d B of headroom (3 x rate x delay, alike on every link) and ns-3's 4 KiB reserve: %d B, past the buffer",
+			c.at("BUFFER_SIZE"), buffer, sw, slices.Index(t.name, sw), len(t.ports[sw]), int64(t.headroom), int64(need))
+	}
 	if own < size {
 		return fmt.Errorf("%s; ns-3's own ports take %d B there, within it: give BUFFER_SIZE %d or more (MiB), or the links one delay and rate, for a run both hold alike", msg, int64(own), int64(need)/int64(unit.MiB)+1)
 	}

@@ -292,11 +292,27 @@ func FuzzFromNs3(f *testing.F) {
 	f.Add("CC_MODE 1\nKMIN_MAP 1 100000000000 100   # note\nKMAX_MAP 2 100000000000 # CC_MODE 3\nPMAX_MAP x 1\nLINK_DOWN 0 0 0 # never\n", "1\n2 1 3 100 1 0\n")
 	// a switch (node 0) and four hosts at 100G
 	top := "5 1 4\n0\n0 1 100Gbps 0.001ms 0\n0 2 100Gbps 0.001ms 0\n0 3 100Gbps 0.001ms 0\n0 4 100Gbps 0.001ms 0\n"
-	files := regexp.MustCompile(`(?m)^(TOPOLOGY_FILE|FLOW_FILE) .*$`)
+	// The files' keys name the two files beside config.txt: a seed's
+	// absolute path to a file of that name (a config written where it
+	// ran, ERD's) is kept, for from-ns3 to find by its tail.
+	files := regexp.MustCompile(`(?m)^(TOPOLOGY_FILE|FLOW_FILE) (\S*).*$`)
+	names := map[string]string{"TOPOLOGY_FILE": "topology.txt", "FLOW_FILE": "flow.txt"}
 	f.Fuzz(func(t *testing.T, config, flow string) {
 		dir := t.TempDir()
-		config = files.ReplaceAllString(config, "")
-		config += "\nTOPOLOGY_FILE topology.txt\nFLOW_FILE flow.txt\n"
+		kept := map[string]bool{}
+		config = files.ReplaceAllStringFunc(config, func(line string) string {
+			m := files.FindStringSubmatch(line)
+			if filepath.IsAbs(m[2]) && filepath.Base(m[2]) == names[m[1]] {
+				kept[m[1]] = true
+				return line
+			}
+			return ""
+		})
+		for _, key := range []string{"TOPOLOGY_FILE", "FLOW_FILE"} {
+			if !kept[key] {
+				config += "\n" + key + " " + names[key] + "\n"
+			}
+		}
 		for name, text := range map[string]string{"config.txt": config, "topology.txt": top, "flow.txt": flow} {
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 				t.Fatal(err)

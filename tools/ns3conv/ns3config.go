@@ -78,15 +78,9 @@ var ns3Forks = map[string]string{
 	"HPCC-Plus":  "(ItamarMeir/High-Precision-Congestion-Control-Plus: its NICs hold what they receive in a buffer (RX_BUFFER_SIZE, RX_BUFFER_PER_QUEUE) that the host drains at once or at a fixed rate (RX_PULL_MODE, RX_PULL_RATE, per node by RX_PULL_MODE_NODE), and it traces each QP's window (CWND_OUTPUT_FILE))",
 	"ocs-mprdma": "(renyue0411/ocs-mprdma-ns3: optical circuit switches whose port map OCS_MAP_FILE gives, under multipath RDMA)",
 	"Pyrrha":     "(NASA-NJU/Pyrrha-NS3, Floodgate's descendant: FC_MODE picks the switches' flow control, PFC (0), Floodgate's windows (1), BFC's per-flow backpressure (2), per-destination PFC over VOQs (3), Pyrrha's congestion isolation (4, by TH_HOL, TH_CONGESTION, TH_RESUME, CONGESTION_MERGE, NEAREST_MATCH) or none (5); its third.cc also draws flows from FLOW_CDF and LOAD unless FLOW_FROM_FILE, as Floodgate's does)",
-	"Themis":     "(Eternal579/Themis: with ENABLE_THEMIS its two long-haul gateway switches, ns-3 nodes 48 and 49, send CNPs to the senders themselves and cut their rates early; ENABLE_THEMIS 0 leaves third.cc's run, which from-ns3 converts)",
+	"Themis":     "(Eternal579/Themis: its third.cc gives its two long-haul gateway switches, ns-3 nodes 48 and 49, a 200 MiB buffer whatever ENABLE_THEMIS says (its README's \"false\" is read as a number), so no value of the key is third.cc's run; with it on they also send CNPs to the senders themselves and cut their rates early)",
 	"ns3-PB-FS":  "(DanAaronson/ns3-PB-FS: a packet-buffer threshold marking, ENABLE_PBT and the PBT_* keys (PBT_OUTPUT_FILE its trace), PFC switched off by ENABLE_PFC 0, and response timeouts LOW_RESP_TIMEOUT and HIGH_RESP_TIMEOUT)",
 }
-
-// ns3ForkOff is the fork keys whose value 0 turns the fork's change
-// off, so that the run is third.cc's: from-ns3 passes over them at 0.
-// Themis' third.cc marks its gateway switches only when ENABLE_THEMIS is
-// not 0, and its README runs DCQCN and HPCC so.
-var ns3ForkOff = map[string]bool{"ENABLE_THEMIS": true}
 
 // ns3ForkKeys names the simulator (ns3Forks) that reads each key third.cc
 // does not, for the refusal: its configs run another program. Forks share
@@ -164,9 +158,6 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 				}
 			}
 			f, cols = f[:i+1], cols[:i+1]
-		}
-		if ns3ForkOff[f[0]] && len(f) > 1 && f[1] == "0" {
-			continue
 		}
 		if !isNs3Key(f[0]) {
 			if first == "" {
@@ -290,8 +281,10 @@ func (c *ns3Config) num(key string) (float64, error) {
 // first, then as written from here, and last its name beside config.txt
 // (a run's files gathered in one directory). An absolute path is tried
 // as written, then, where it is not on this machine (a config written
-// where it ran: ERD's /root/code/simulation/mix/topology.txt), each of
-// its tails, longest first, as a relative path is, and moved says so.
+// where it ran: ERD's /root/code/simulation/mix/topology.txt), as its
+// tails: in each of those directories, nearest first, each tail,
+// longest first, so that a file beside config.txt is read before one of
+// the same tail higher up; moved says so.
 // The error lists each place tried.
 func (c *ns3Config) path(key string) (p string, moved bool, err error) {
 	v, ok := c.kv[key]
@@ -308,18 +301,19 @@ func (c *ns3Config) path(key string) (p string, moved bool, err error) {
 			rel = append(rel, filepath.Join(parts[i:]...))
 		}
 	}
-	for _, r := range rel {
-		dir, _ := filepath.Abs(filepath.Dir(c.file))
-		for {
-			tried = append(tried, filepath.Join(dir, r))
-			up := filepath.Dir(dir)
-			if up == dir {
-				break
-			}
-			dir = up
+	var dirs []string
+	for dir, _ := filepath.Abs(filepath.Dir(c.file)); ; dir = filepath.Dir(dir) {
+		dirs = append(dirs, dir)
+		if filepath.Dir(dir) == dir {
+			break
 		}
-		if here, err := filepath.Abs(r); err == nil && !slices.Contains(tried, here) {
-			tried = append(tried, here)
+	}
+	if here, err := filepath.Abs("."); err == nil && !slices.Contains(dirs, here) {
+		dirs = append(dirs, here)
+	}
+	for _, dir := range dirs {
+		for _, r := range rel {
+			tried = append(tried, filepath.Join(dir, r))
 		}
 	}
 	if beside := filepath.Join(filepath.Dir(c.file), filepath.Base(v[0])); !slices.Contains(tried, beside) {
@@ -330,7 +324,7 @@ func (c *ns3Config) path(key string) (p string, moved bool, err error) {
 			return p, i > 0 && filepath.IsAbs(v[0]), nil
 		}
 	}
-	return "", false, fmt.Errorf("%s %s: no such file; ns-3 opens it relative to where it runs, so from-ns3 looked relative to %s's directory, each directory above it and the working directory (an absolute path: as written, then each of its tails so), then for its name beside it: %s",
+	return "", false, fmt.Errorf("%s %s: no such file; ns-3 opens it relative to where it runs, so from-ns3 looked relative to %s's directory, each directory above it and the working directory (an absolute path: as written, then in each of those its tails, longest first), then for its name beside it: %s",
 		c.at(key), v[0], filepath.Base(c.file), strings.Join(tried, ", "))
 }
 

@@ -34,8 +34,13 @@ type ns3Topology struct {
 	headroom unit.Bytes
 	widest   ns3Link
 	// ports are each switch's links' headrooms as ns-3 gives them, by
-	// rocelab's name.
+	// rocelab's name: the scenario's ports.
 	ports map[string][]unit.Bytes
+	// ns3Own is what ns-3 takes out of each switch's buffer, by ns-3
+	// node id: each port's headroom and reserve (ns3Reserve) for every
+	// link listed, as third.cc installs a device for each, those
+	// lastPerPair and hostsReach drop too.
+	ns3Own map[int]unit.Bytes
 	// hostsFirst says the hosts are ns-3's first node ids, the switches
 	// the rest: with renumbered false, the numbering under which the
 	// scenario can take ns-3's ECMP (ecmp.NS3).
@@ -195,6 +200,14 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 	if wantLinks != len(links) {
 		return nil, fmt.Errorf("%s:%d:%d: %d links listed, the first line says %s", file, headLine, linksCol, len(links), head[0][2])
 	}
+	t.ns3Own = map[int]unit.Bytes{}
+	for _, l := range links {
+		for _, id := range []int{l.a, l.b} {
+			if isSwitch[id] {
+				t.ns3Own[id] += ns3PortHeadroom(l.rate, l.d) + ns3Reserve
+			}
+		}
+	}
 	links = t.lastPerPair(links)
 	links = t.hostsReach(isSwitch, links)
 	t.name = nodeNames(isSwitch, links)
@@ -235,35 +248,45 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 }
 
 // ns3PortHeadroom is the headroom third.cc gives a switch port of a link
-// at rate with delay d: rate x delay (ns-3's nanosecond steps) / 8 / 1e9
-// x 3, in whole bytes as its integers have it.
+// at rate with delay d, in its integers: rate x delay (ns-3's nanosecond
+// steps) in uint64, which wraps past 2^64 as ns-3's does (1600G over 20
+// ms), / 8 / 1e9 x 3, kept in a uint32 (400G over 30 ms: 4.5 GB less
+// 2^32).
 func ns3PortHeadroom(rate unit.BitRate, d unit.Time) unit.Bytes {
-	return unit.Bytes(int64(rate) * int64(d/unit.Nanosecond) / 8 / 1_000_000_000 * 3)
+	return unit.Bytes(uint32(uint64(rate) * uint64(d/unit.Nanosecond) / 8 / 1_000_000_000 * 3))
 }
 
 // overBuffer returns a switch whose ports the scenario cannot give their
 // headroom and ns-3's reserve out of buffer bytes: from-ns3 gives every
 // port the largest headroom (rocelab's is one size), so the switch needs
 // its ports times that and the reserve. ns3Need is what ns-3 itself
-// takes out of that switch's buffer: each port's own headroom and the
-// reserve. Of several, the first in ns-3's node order where ns3Need is
-// past the buffer too, else the first.
-func (t *ns3Topology) overBuffer(buffer, reserve unit.Bytes) (sw string, need, ns3Need unit.Bytes, ok bool) {
-	for _, name := range t.name {
+// takes out of that switch's buffer (ns3Own). Of several, the first in
+// ns-3's node order where ns3Need is past the buffer too, else the
+// first.
+func (t *ns3Topology) overBuffer(buffer unit.Bytes) (sw string, need, ns3Need unit.Bytes, ok bool) {
+	for id, name := range t.name {
 		hs := t.ports[name]
-		n := unit.Bytes(len(hs)) * (t.headroom + reserve)
+		n := unit.Bytes(len(hs)) * (t.headroom + ns3Reserve)
 		if len(hs) == 0 || n < buffer {
 			continue
 		}
-		own := unit.Bytes(len(hs)) * reserve
-		for _, h := range hs {
-			own += h
-		}
+		own := t.ns3Own[id]
 		if !ok || own >= buffer && ns3Need < buffer {
 			sw, need, ns3Need, ok = name, n, own, true
 		}
 	}
 	return sw, need, ns3Need, ok
+}
+
+// even says no scenario port's headroom differs from another's (all 0
+// among them), so no link is the one that gives the largest.
+func (t *ns3Topology) even() bool {
+	for _, hs := range t.ports {
+		if slices.ContainsFunc(hs, func(h unit.Bytes) bool { return h != t.headroom }) {
+			return false
+		}
+	}
+	return true
 }
 
 // lastPerPair keeps, of the links between each two nodes, the last one

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"rocelab/internal/scenario"
+	"rocelab/internal/unit"
 	"rocelab/tools/internal/agree"
 )
 
@@ -82,7 +83,7 @@ func TestImportsPublicInputs(t *testing.T) {
 		// been told of Floodgate, whose ROUTING_MODE they carry too
 		{config: "testdata/public/pyrrha-ns3/mix_withcc/config-hpcc-FLOW_CDF-13-pure.ini", want: "config-hpcc-FLOW_CDF-13-pure.ini:6:1: FC_MODE: not a key of HPCC's third.cc (and 38 more: TH_HOL, TH_CONGESTION, TH_RESUME, CONGESTION_MERGE, ROUTING_MODE): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read FC_MODE: Pyrrha's (NASA-NJU/Pyrrha-NS3, Floodgate's descendant: FC_MODE picks the switches' flow control"},
 		{config: "testdata/public/pyrrha-ns3/mix_withcc/config-CI-NEAREST_MATCH-1-FLOW_CDF-13-hpcc.ini", want: "a fork known to read FC_MODE: Pyrrha's"},
-		{config: "testdata/public/themis/mix/config.txt", want: "themis/mix/config.txt:2:1: ENABLE_THEMIS: not a key of HPCC's third.cc: from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read ENABLE_THEMIS: Themis's (Eternal579/Themis: with ENABLE_THEMIS its two long-haul gateway switches"},
+		{config: "testdata/public/themis/mix/config.txt", want: "themis/mix/config.txt:2:1: ENABLE_THEMIS: not a key of HPCC's third.cc: from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read ENABLE_THEMIS: Themis's (Eternal579/Themis: its third.cc gives its two long-haul gateway switches"},
 		{config: "testdata/public/simai/inputs/config/SimAI.conf", want: "SimAI.conf:58:1: BW_MON_FILE: not a key of HPCC's third.cc (and 7 more: RATE_MON_FILE, CNP_MON_FILE, MON_START, MON_END, QP_MON_INTERVAL): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read BW_MON_FILE: SimAI's"},
 	} {
 		t.Run(c.config, func(t *testing.T) {
@@ -135,18 +136,76 @@ func TestReadsSwitchIDsOverLines(t *testing.T) {
 	}
 }
 
-// A link whose headroom (3 x rate x delay), given to every switch port
-// as the scenario's one size, fills a switch's buffer is refused at its
-// topology line with what ns-3 does there; it had been the converted
-// scenario's own error at its switch.buffer line. Themis' HPCC baseline
-// (its README: ENABLE_THEMIS 0, CC_MODE 3, which is then third.cc's run)
-// joins two data centres by a 1600G link of 500 us: 300 MB of headroom,
-// past the 32 MiB even in ns-3's own sum, whose free pool then wraps. A
-// 500 us link on HPCC's one-switch fabric fits ns-3's buffer but not
-// four ports of it.
-func TestRefusesHeadroomPastBuffer(t *testing.T) {
+// An absolute path not on this machine is read from its tails in the
+// directories nearest config.txt first: ERD's config beside its
+// topology.txt, under a directory that holds another simulation/mix/
+// (a decoy with ERD's longer tail), reads the one beside it. Each tail
+// had been tried up to / before the next, shorter one, so the decoy was
+// read.
+func TestAbsolutePathNearestFirst(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("testdata/public/themis")); err != nil {
+	run := filepath.Join(dir, "runs", "erd", "mix")
+	if err := os.CopyFS(run, os.DirFS("testdata/public/erd/mix")); err != nil {
+		t.Fatal(err)
+	}
+	decoy := filepath.Join(dir, "simulation", "mix")
+	if err := os.MkdirAll(decoy, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"topology.txt", "flow.txt"} {
+		if err := os.WriteFile(filepath.Join(decoy, name), []byte("decoy\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := readFile(filepath.Join(run, "config.txt"), readConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{"TOPOLOGY_FILE": "topology.txt", "FLOW_FILE": "flow.txt"} {
+		p, moved, err := c.path(key)
+		if err != nil || !moved || p != filepath.Join(run, want) {
+			t.Errorf("%s: read %s (moved %v, %v), expected %s", key, p, moved, err, filepath.Join(run, want))
+		}
+	}
+	if err := fromNs3(filepath.Join(run, "config.txt"), &bytes.Buffer{}); err != nil {
+		t.Error(err)
+	}
+}
+
+// A port's headroom is ns-3's integers: the product in uint64 (wrapping
+// as ns-3's does) and the headroom kept in a uint32. In int64 the product
+// overflowed: 400G over 30 ms came out negative.
+func TestPortHeadroomAsNs3(t *testing.T) {
+	for _, c := range []struct {
+		rate unit.BitRate
+		d    unit.Time
+		want unit.Bytes
+	}{
+		{100 * unit.Gbps, 1 * unit.Microsecond, 37500},
+		{1600 * unit.Gbps, 500 * unit.Microsecond, 300000000},
+		{400 * unit.Gbps, 30 * unit.Millisecond, 205032704},  // 4.5e9 kept in 32 bits
+		{1600 * unit.Gbps, 20 * unit.Millisecond, 787503674}, // 3.2e19 wraps in 64 bits first
+	} {
+		if got := ns3PortHeadroom(c.rate, c.d); got != c.want {
+			t.Errorf("%v at %v: headroom %d B, ns-3's is %d", c.rate, c.d, int64(got), int64(c.want))
+		}
+	}
+}
+
+// NS3_Experiments' dumbbell runs its second flow in priority group 4,
+// which the scenario cannot: refused at that flow with the reason.
+func TestRefusesDumbbellPriorityGroup(t *testing.T) {
+	cfg := editedCopy(t, "testdata/public/ns3-experiments", "mix/fattree16_", "mix/dumbbell_")
+	refused(t, fromNs3(cfg, &bytes.Buffer{}), "mix/dumbbell_flow.txt:3:5: priority group 4: the converted scenario's lossless priority is 3")
+}
+
+// editedCopy copies a public run's directory and returns its
+// mix/config.txt with each old string replaced by its new one (pairs),
+// each expected there.
+func editedCopy(t *testing.T, src string, edit ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(dir, "mix", "config.txt")
@@ -154,34 +213,81 @@ func TestRefusesHeadroomPastBuffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := strings.Replace(strings.Replace(string(text), "ENABLE_THEMIS 1", "ENABLE_THEMIS 0", 1), "CC_MODE 1", "CC_MODE 3", 1)
-	if readme == string(text) || !strings.Contains(readme, "CC_MODE 3") {
-		t.Fatal("Themis' config.txt no longer sets ENABLE_THEMIS 1 and CC_MODE 1")
+	for i := 0; i+1 < len(edit); i += 2 {
+		if !strings.Contains(string(text), edit[i]) {
+			t.Fatalf("%s/mix/config.txt no longer holds %q", src, edit[i])
+		}
 	}
-	if err := os.WriteFile(cfg, []byte(readme), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(strings.NewReplacer(edit...).Replace(string(text))), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = fromNs3(cfg, &bytes.Buffer{})
-	refused(t, err, "mix/topology.txt:75:16: 1600Gbps at 500us: ns-3 gives each port of this link 3 x rate x delay = 300000000 B of headroom, and the scenario every switch port the largest headroom (rocelab's is one size), so switch s16 (ns-3 node 48) needs 1500020480 B with ns-3's 4 KiB reserves, past BUFFER_SIZE's 32 MiB")
-	refused(t, err, "ns-3's own ports take 300620480 B there too: its free pool (buffer less headroom, reserves and use, unsigned 32 bits) wraps to some 4 GB")
+	return cfg
+}
 
-	hand := t.TempDir()
+// Themis' third.cc gives its gateway switches (ns-3 nodes 48 and 49) a
+// 200 MiB buffer whatever ENABLE_THEMIS says, so its README's baselines
+// (ENABLE_THEMIS false, which third.cc reads as a number) are not
+// third.cc's run either: refused at the key at any value. ENABLE_THEMIS
+// 0 had been passed over as third.cc's run.
+func TestRefusesThemisAtAnyValue(t *testing.T) {
+	for _, v := range []string{"0", "false", "1"} {
+		cfg := editedCopy(t, "testdata/public/themis", "ENABLE_THEMIS 1\r\n", "ENABLE_THEMIS "+v+"\r\n", "CC_MODE 1\r\n", "CC_MODE 3\r\n")
+		err := fromNs3(cfg, &bytes.Buffer{})
+		refused(t, err, "mix/config.txt:2:1: ENABLE_THEMIS: not a key of HPCC's third.cc")
+		refused(t, err, "ns-3 nodes 48 and 49, a 200 MiB buffer whatever ENABLE_THEMIS says")
+	}
+}
+
+// handRun converts HPCC's hand config (its BUFFER_SIZE 32 MiB) with
+// lines replaced by edit (old, new pairs) beside a synthetic topology
+// and flow file.
+func handRun(t *testing.T, topology, flow string, edit ...string) error {
+	t.Helper()
+	dir := t.TempDir()
 	conf, err := os.ReadFile("testdata/hand/config.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, text := range map[string]string{
-		"config.txt":   string(conf),
-		"topology.txt": "5 1 4\n0\n0 1 100Gbps 0.001ms 0\n0 2 100Gbps 0.001ms 0\n0 3 100Gbps 0.001ms 0\n0 4 100Gbps 500us 0\n",
-		"flow.txt":     "1\n1 2 3 100 100000 0\n",
-	} {
-		if err := os.WriteFile(filepath.Join(hand, name), []byte(text), 0o644); err != nil {
+	config := strings.NewReplacer(edit...).Replace(string(conf))
+	for name, text := range map[string]string{"config.txt": config, "topology.txt": topology, "flow.txt": flow} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	err = fromNs3(filepath.Join(hand, "config.txt"), &bytes.Buffer{})
+	return fromNs3(filepath.Join(dir, "config.txt"), &bytes.Buffer{})
+}
+
+// A link whose headroom (3 x rate x delay), given to every switch port
+// as the scenario's one size, fills a switch's buffer is refused at its
+// topology line with what ns-3 does there; it had been the converted
+// scenario's own error at its switch.buffer line. Synthetic fabrics: a
+// 500 us link on one switch fits ns-3's 32 MiB but not four ports of
+// it; two data centres joined by 1600G over 500 us (Themis' shape: 300
+// MB of headroom) are past the buffer even in ns-3's own sum, whose free
+// pool then wraps.
+func TestRefusesHeadroomPastBuffer(t *testing.T) {
+	err := handRun(t, "5 1 4\n0\n0 1 100Gbps 0.001ms 0\n0 2 100Gbps 0.001ms 0\n0 3 100Gbps 0.001ms 0\n0 4 100Gbps 500us 0\n", "1\n1 2 3 100 100000 0\n")
 	refused(t, err, "topology.txt:6:13: 100Gbps at 500us: ns-3 gives each port of this link 3 x rate x delay = 18750000 B of headroom")
 	refused(t, err, "ns-3's own ports take 18878884 B there, within it: give BUFFER_SIZE 72 or more (MiB), or the links one delay and rate")
+
+	// the 500 us link listed twice: ns-3 installs a port for each, so its
+	// own sum is past the buffer too, though the scenario runs the last
+	err = handRun(t, "5 1 5\n0\n0 1 100Gbps 0.001ms 0\n0 2 100Gbps 0.001ms 0\n0 3 100Gbps 0.001ms 0\n0 4 100Gbps 500us 0\n0 4 100Gbps 500us 0\n", "1\n1 2 3 100 100000 0\n")
+	refused(t, err, "ns-3's own ports take 37632980 B there too")
+
+	// every link alike (or every headroom 0): no link is at fault, the
+	// buffer is; it had been pointed at one link, or at topology.txt:0:0
+	err = handRun(t, "5 1 4\n0\n0 1 100Gbps 500us 0\n0 2 100Gbps 500us 0\n0 3 100Gbps 500us 0\n0 4 100Gbps 500us 0\n", "1\n1 2 3 100 100000 0\n")
+	refused(t, err, "config.txt:55:13: BUFFER_SIZE 32: switch s0 (ns-3 node 0) has 4 ports, each with 18750000 B of headroom (3 x rate x delay, alike on every link) and ns-3's 4 KiB reserve: 75016384 B, past the buffer; ns-3's own ports take 75016384 B there too")
+	err = handRun(t, "5 1 4\n0\n0 1 100Gbps 0ms 0\n0 2 100Gbps 0ms 0\n0 3 100Gbps 0ms 0\n0 4 100Gbps 0ms 0\n", "1\n1 2 3 100 100000 0\n", "BUFFER_SIZE 32", "BUFFER_SIZE 0")
+	refused(t, err, "config.txt:55:13: BUFFER_SIZE 0: switch s0")
+
+	err = handRun(t, "6 2 5\n0 1\n2 0 100Gbps 1us 0\n3 0 100Gbps 1us 0\n4 1 100Gbps 1us 0\n5 1 100Gbps 1us 0\n0 1 1600Gbps 500us 0\n", "1\n2 4 3 100 100000 0\n",
+		"KMAX_MAP 3 25000000000 400 50000000000 800 100000000000 1600", "KMAX_MAP 2 100000000000 1600 1600000000000 25600",
+		"KMIN_MAP 3 25000000000 100 50000000000 200 100000000000 400", "KMIN_MAP 2 100000000000 400 1600000000000 6400",
+		"PMAX_MAP 3 25000000000 0.2 50000000000 0.2 100000000000 0.2", "PMAX_MAP 2 100000000000 0.2 1600000000000 0.2")
+	refused(t, err, "topology.txt:7:14: 1600Gbps at 500us: ns-3 gives each port of this link 3 x rate x delay = 300000000 B of headroom, and the scenario every switch port the largest headroom (rocelab's is one size), so switch s0 (ns-3 node 0) needs 900012288 B with ns-3's 4 KiB reserves, past BUFFER_SIZE's 32 MiB")
+	refused(t, err, "ns-3's own ports take 300087288 B there too: its free pool (buffer less headroom, reserves and use, unsigned 32 bits) wraps to some 4 GB")
 }
 
 // The model's other files, given where config.txt belongs (a judge's
