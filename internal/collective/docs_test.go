@@ -71,6 +71,7 @@ var resultGroups = []struct {
 	{14, "Held out, group 14 (added 2026-12-05 after group 13, compared before any change)", "group 14"},
 	{16, "Held out, group 16 (added 2026-12-06, compared before any change)", "group 16"},
 	{17, "Held out, group 17 (added in session 35, compared before any change)", "group 17"},
+	{18, "Held out, group 18 (added in session 37, compared before any change)", "group 18"},
 }
 
 // TestResultGroupsCoverRuns: every public all_reduce result's group is

@@ -336,6 +336,11 @@ var publicRuns = []publicRun{
 	{file: "h100-2n-ib400g-vm-nvlstree-crusoe-nccltests294.txt", host: "VM", label: "Crusoe VMs, 2 × 8 H100, 8 IB HCAs (400G NDR and Intel hosts assumed), NCCL_ALGO=NVLSTree (nccl-tests#294; NCCL 2.18.3 by the thread's next run)", fabric: "IB",
 		srv: h100x8, servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_ALGO": "NVLSTree", "NCCL_IB_MERGE_VFS": "0"}, version: "2.18.3", heldOut: 17, iters: 10},
+	// Held out, group 18: added in session 37 and compared before any
+	// change (docs/nccl.md, "Held out, group 18").
+	togetherRing("all_reduce", 8, 324.53),
+	togetherRing("all_reduce", 16, 313.76),
+	togetherRing("all_reduce", 32, 306.26),
 	// Held out, group 3: the other collectives (all_gather, reduce_scatter,
 	// alltoall, sendrecv), added and compared before anything was changed
 	// on them (docs/nccl.md, "Other collectives").
@@ -408,6 +413,23 @@ var publicRuns = []publicRun{
 	// Held out, group 17: the other collectives.
 	{file: "h200-2n-roce400g-gcp-a3ultra-all_gather-skypilot-gib.txt", op: "all_gather", host: "VM", label: "GKE A3 Ultra (SkyPilot's own pods), 2 × 8 H200, 8 × 400G RoCE, all_gather, gIB plugin (version not printed)", fabric: "RoCE",
 		srv: h100x8pix, servers: 2, ppn: 8, version: "2.26.6", heldOut: 17, iters: 100},
+	// Held out, group 18: the other collectives.
+	togetherRing("all_gather", 2, 342.37),
+	togetherRing("all_gather", 4, 330.34),
+	togetherRing("all_gather", 8, 325.12),
+	togetherRing("all_gather", 16, 319.55),
+	togetherRing("all_gather", 32, 324.02),
+	togetherRing("reduce_scatter", 2, 343.30),
+	togetherRing("reduce_scatter", 4, 329.56),
+	togetherRing("reduce_scatter", 8, 312.85),
+	togetherRing("reduce_scatter", 16, 311.02),
+	togetherRing("reduce_scatter", 32, 309.29),
+	{file: "b200-2n-ib400g-sendrecv-together-run1.txt", op: "sendrecv", host: "bare metal", label: "Together AI use3a-ss, 2 × 8 B200, 8 × 400G NDR IB, sendrecv, NVLS and SHARP off (run 1)", fabric: "IB",
+		srv: b200UseSS, servers: 2, ppn: 8, env: map[string]string{"NCCL_NVLS_ENABLE": "0", "NCCL_COLLNET_ENABLE": "0"}, version: "2.29.7", heldOut: 18, iters: 50},
+	{file: "b200-2n-ib400g-sendrecv-together-run2.txt", op: "sendrecv", host: "bare metal", label: "Together AI use3a-ss, 2 × 8 B200, 8 × 400G NDR IB, sendrecv, NVLS and SHARP off (run 2, another node pair)", fabric: "IB",
+		srv: b200UseSS, servers: 2, ppn: 8, env: map[string]string{"NCCL_NVLS_ENABLE": "0", "NCCL_COLLNET_ENABLE": "0"}, version: "2.29.7", heldOut: 18},
+	{file: "b200-4n-ib400g-sendrecv-together-run2.txt", op: "sendrecv", host: "bare metal", label: "Together AI use3a-ss, 4 × 8 B200, 8 × 400G NDR IB, sendrecv, NVLS and SHARP off (run 2)", fabric: "IB",
+		srv: b200UseSS, servers: 4, ppn: 8, env: map[string]string{"NCCL_NVLS_ENABLE": "0", "NCCL_COLLNET_ENABLE": "0"}, version: "2.29.7", heldOut: 18},
 	{file: "oci-a100-2n-roce-default-2024.txt", label: "OCI A100, 2 × 8 A100, 16 × 100G RoCE, NCCL defaults", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4"}, version: "2.14.3",
@@ -429,6 +451,30 @@ var b200DGX = serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel)
 // (NCCL_NVLS_ENABLE=1, NCCL's own algorithm), Tree and NVLSTree (forced,
 // NVLS as NVLSTree needs it).
 func togetherB200(op, config string, nodes int, gib2, gib4, gib8 float64) publicRun {
+	return togetherReport("2026-04-17", b200DGX, 13, op, config, nodes, "2-8 GiB",
+		publicRow{size: 2 << 30, busbw: gib2}, publicRow{size: 4 << 30, busbw: gib4}, publicRow{size: 8 << 30, busbw: gib8})
+}
+
+// b200UseSS is the use3a-ss cluster's node as the together-nccl-tests
+// sendrecv files print it (benchmarks/B200/sendrecv-p2p-scaling, run 1,
+// nvidia-smi topo -m and NCCL_IB_HCA): each B200's 400G NDR ConnectX-7 on
+// its own PCIe switch (PIX); the CPU is not printed (Intel, as b200DGX).
+var b200UseSS = serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel)
+
+// togetherRing is one row of group 18's report source, Together AI's
+// "B200 Cluster Benchmark Report — NCCL + FlashAttention-4" of 2026-04-09
+// on the same cluster as group 13's
+// (https://github.com/togethercomputer/together-dgxc-benchmarking/blob/661e8e14461c672315ea1a129380fb2e84b8dcc2/worklog/2026-04-09_nccl_benchmark.md,
+// sections 3.3-3.5): the peak busbw of op at 8 GiB, the largest size of
+// its 1 MiB-8 GiB sweep, with NCCL_ALGO=RING, NVLS and CollNet off (its
+// "Ring" configuration), NCCL 2.29.7, 20 timed iterations, -g 1.
+func togetherRing(op string, nodes int, gib8 float64) publicRun {
+	return togetherReport("2026-04-09", b200UseSS, 18, op, "Ring", nodes, "8 GiB", publicRow{size: 8 << 30, busbw: gib8})
+}
+
+// togetherReport is a Together AI report's quoted peak busbw rows of op
+// under one of its configurations on the given nodes.
+func togetherReport(date string, srv gpu.Server, held int, op, config string, nodes int, sizes string, rows ...publicRow) publicRun {
 	env := map[string]string{"NCCL_COLLNET_ENABLE": "0"}
 	switch config {
 	case "Ring", "Tree":
@@ -445,10 +491,10 @@ func togetherB200(op, config string, nodes int, gib2, gib4, gib8 float64) public
 	if op == "all_reduce" {
 		op = ""
 	}
-	return publicRun{file: fmt.Sprintf("Together AI B200 report 2026-04-17 (%s, %d nodes)", name, nodes), op: op,
-		label:  fmt.Sprintf("Together AI DGX B200, %d × 8 B200, 8 × 400G NDR IB, %s (the report's peak busbw at 2-8 GiB)", nodes, name),
-		fabric: "IB", srv: b200DGX, servers: nodes, ppn: 8, env: env, version: "2.29.7", host: "bare metal", heldOut: 13, table: true,
-		quoted: []publicRow{{size: 2 << 30, busbw: gib2}, {size: 4 << 30, busbw: gib4}, {size: 8 << 30, busbw: gib8}}}
+	return publicRun{file: fmt.Sprintf("Together AI B200 report %s (%s, %d nodes)", date, name, nodes), op: op,
+		label:  fmt.Sprintf("Together AI DGX B200, %d × 8 B200, 8 × 400G NDR IB, %s (the report's peak busbw at %s)", nodes, name, sizes),
+		fabric: "IB", srv: srv, servers: nodes, ppn: 8, env: env, version: "2.29.7", host: "bare metal", heldOut: held, table: true,
+		quoted: rows}
 }
 
 // readPublic reads the out-of-place rows of a result file: the usual
@@ -716,6 +762,9 @@ var knownMisses = map[string]string{
 	"h100-2x1-ib400g-4nic-tree-nccltests232.txt@4M":  "as 2M",
 	"h100-2x1-ib400g-4nic-tree-nccltests232.txt@8M":  "as 2M",
 	"h100-2x1-ib400g-4nic-tree-nccltests232.txt@16M": "as 2M",
+	// Held out, group 18.
+	"Together AI B200 report 2026-04-09 (all_reduce, Ring, 16 nodes)@8G": "Ring/Simple forced on 16 × 8 B200 at 8 GiB: the twin's ring carries RingQPRate on each of its 16 channels' queue pairs whatever the server count (335.7 GB/s on 2 to 32 servers), the run 313.8 (×1.070), falling with the servers (344.0, 332.1, 324.5, 313.8, 306.3 on 2, 4, 8, 16, 32; 8 in band, ×1.035); the same report's all_gather on 16 and 32 servers is in band (319.6, 324.0) and its reduce_scatter falls as its all_reduce (311.0, 309.3), and the cluster's later report (2026-04-25) has this ring at 309.3 and 307.4 on 16 and 32 servers: what slows a ring's queue pairs as the ring grows is not in the twin (docs/nccl.md, \"Held out, group 18\")",
+	"Together AI B200 report 2026-04-09 (all_reduce, Ring, 32 nodes)@8G": "as the 16-server row: the run 306.3 GB/s, the twin 335.7 (×1.096)",
 	// Out since the comparison times nccl-tests' loop from 64 MiB.
 	"h100-8n-ib400g-minctas24-nccltests309.txt@256M": "NVLSTree on 8 servers with 24 channels at 256 MiB: the twin's first call of the timed loop takes 2282 µs (its proxies take up every channel's tree operations at its start), its later calls 1991, so nccl-tests' mean over 20 calls is 2005 against the run's 2199 (×1.10; ×0.96 when the first call alone was timed); the same cluster with NCCL's 16 channels is within 1% at 256 MiB (1969 against 1955 µs)",
 	"b200-2n-ib-lambda1cc-dstack.txt@1G":             "NVLSTree on B200 at 1 GiB: the twin's later calls are slower than its first (3150 against 3079 µs; the proxy thread's load, docs/nccl.md \"Held out, group 5\"), so its mean over the run's 100 calls is 3150 µs against the run's 2972 (×0.94; ×0.97 with the first call alone); the Vultr and GCP A4 runs' 1 GiB stay in band (×0.96, ×1.03)",
