@@ -164,11 +164,15 @@ func fabricNote(inc *Incident, r *ingest.TestRun, nodes int, p ingest.Plateau) (
 	return note, short
 }
 
-// otherNetwork reports whether an NCCL log of the incident shows a network
-// other than NCCL's IB verbs transport: a net plugin's own lines (AWS EFA
-// through aws-ofi-nccl), or "Using network" naming sockets or a plugin.
-// Such nodes have their own fabric (p4d: four 100G EFA), not the usual one.
+// otherNetwork reports whether the incident shows a network other than
+// NCCL's IB verbs transport: a net plugin's own lines (AWS EFA through
+// aws-ofi-nccl), "Using network" naming sockets or a plugin, or
+// NCCL_IB_DISABLE=1. Such nodes have their own fabric (p4d: four 100G
+// EFA), or the job does not use it, so the usual one is no reference.
 func otherNetwork(inc *Incident) bool {
+	if _, off := ibTurnedOff(inc); off {
+		return true
+	}
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		if l.PluginNetLines.Count > 0 {
 			return true
