@@ -264,3 +264,13 @@ func p2pOff(inc *Incident) string {
 	}
 	return "Likely cause in this incident: " + strings.Join(distinct(xs), "; ") + "."
 }
+
+// gpuLinks names the links between the GPUs of one node: AMD Instinct
+// GPUs of an rccl-tests run reach each other over xGMI (Infinity Fabric),
+// NVIDIA's over NVLink, and either over PCIe where those are absent.
+func gpuLinks(r *ingest.TestRun) string {
+	if r.Tool == ingest.ToolRCCL {
+		return "xGMI (AMD Infinity Fabric) or PCIe"
+	}
+	return "NVLink or PCIe"
+}

@@ -188,3 +188,21 @@ func TestHGXFabricReference(t *testing.T) {
 		}
 	}
 }
+
+// A single-node rccl-tests run on 8 AMD Instinct GPUs moves its data over
+// xGMI: the ROCm blog's MI300X all_reduce (318 GB/s, rocm.blogs.amd.com
+// mi300x-rccl-xgmi) and an MI350X qualification run were said to run over
+// "NVLink or PCIe". An nccl-tests run on one H100 node still names NVLink.
+func TestSingleNodeInterconnectNamed(t *testing.T) {
+	for _, c := range []struct{ file, want, not string }{
+		{"rccl-2.22.3-mi300x-1n-8rank-mpirun-old-rank-lines-librccl-path-318GBps-rocmblogs-xgmi.txt", "xGMI (AMD Infinity Fabric) or PCIe", "NVLink"},
+		{"rccl-mi350x-1n-g8-single-process-dips-64m-2g-361GBps-amd-qualification.txt", "xGMI (AMD Infinity Fabric) or PCIe", "NVLink"},
+		{"multi-2.17.8-h100-1n-8rank-five-collectives-nvls-481GBps-xxrjun.txt", "NVLink or PCIe", "xGMI"},
+	} {
+		fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/"+c.file)
+		f := nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "on one node, so no NIC is on its path")
+		if !strings.Contains(f.Mechanism, c.want) || strings.Contains(f.Mechanism, c.not) {
+			t.Errorf("%s: mechanism %q, want %q and no %q", c.file, f.Mechanism, c.want, c.not)
+		}
+	}
+}
