@@ -588,4 +588,3 @@ func checkWrong(inc *Incident) []Finding {
 	}
 	return fs
 }
-
