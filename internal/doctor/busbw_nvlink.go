@@ -23,10 +23,17 @@ import (
 //   - H800 (NVLink 4 cut to 8 links, 200 GB/s): about 160 GB/s with Ring
 //     by the same 80%; 215 GB/s reported with NVLS (NVIDIA/nccl#1374).
 //
-// Only 8 ranks of one of these SXM models on one host are judged: 2 or 4
+// AMD's MI300X (and the MI325X, which keeps its Infinity Fabric) link
+// each of the 8 GPUs of a board to the 7 others by xGMI, 64 GB/s per link
+// each way of which about 48 are usable: RCCL's 8-GPU all_reduce reaches
+// 310-330 GB/s busbw (the ROCm blog "Understanding RCCL Bandwidth and xGMI
+// Performance on AMD Instinct MI300X", 2025; 316-319 GB/s in its runs and
+// others of the corpus), about 315 here.
+//
+// Only 8 ranks of one of these models on one host are judged: 2 or 4
 // GPUs may sit on a 4-GPU board whose GPUs link directly, and PCIe cards
 // (A100 PCIe, H100 PCIe/NVL with bridges) have no NVSwitch. Other GPUs
-// (B200, MI300X) have no reference figure here and stay unjudged.
+// (B200, MI350X/MI355X) have no reference figure here and stay unjudged.
 //
 // Across nodes, with no NIC speed known, the compute fabric such 8-GPU
 // nodes usually carry is a reference, not a verdict: 8 x 200G (HDR) on
@@ -56,6 +63,16 @@ type nvlinkGPU struct {
 	// the raw 31.5 and 63.
 	pcie     float64
 	pcieLink string
+	// amd marks an AMD Instinct board, whose GPUs link by xGMI.
+	amd bool
+}
+
+// link names the GPU-to-GPU links of the model's board.
+func (m nvlinkGPU) link() string {
+	if m.amd {
+		return "xGMI"
+	}
+	return "NVLink"
 }
 
 var nvlinkGPUs = []nvlinkGPU{
@@ -67,6 +84,7 @@ var nvlinkGPUs = []nvlinkGPU{
 	// B200 (NVLink 5, 900 GB/s each way): no single-node reference figure
 	// here (ring 0), but DGX/HGX B200 nodes carry 8 x 400G like the H100's.
 	{exact: []string{"NVIDIA B200"}, name: "B200 (NVLink 5)", perDir: 900, fabric: "8 × 400G NICs, one per GPU", fabricRing: 380},
+	{match: []string{"Instinct MI300X", "Instinct MI325X"}, name: "MI300X/MI325X", perDir: 448, ring: 315, amd: true},
 }
 
 // nvlinkModel returns the SXM model every rank's GPU name matches. Ranks
@@ -164,11 +182,15 @@ func fabricNote(inc *Incident, r *ingest.TestRun, nodes int, p ingest.Plateau) (
 	return note, short
 }
 
-// otherNetwork reports whether an NCCL log of the incident shows a network
-// other than NCCL's IB verbs transport: a net plugin's own lines (AWS EFA
-// through aws-ofi-nccl), or "Using network" naming sockets or a plugin.
-// Such nodes have their own fabric (p4d: four 100G EFA), not the usual one.
+// otherNetwork reports whether the incident shows a network other than
+// NCCL's IB verbs transport: a net plugin's own lines (AWS EFA through
+// aws-ofi-nccl), "Using network" naming sockets or a plugin, or
+// NCCL_IB_DISABLE=1. Such nodes have their own fabric (p4d: four 100G
+// EFA), or the job does not use it, so the usual one is no reference.
 func otherNetwork(inc *Incident) bool {
+	if _, off := ibTurnedOff(inc); off {
+		return true
+	}
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		if l.PluginNetLines.Count > 0 {
 			return true
@@ -185,7 +207,7 @@ func otherNetwork(inc *Incident) bool {
 // nvlinkJudged reports whether run r is a ring collective on the 8 GPUs of
 // one known SXM board, the runs judgeNVLink judges.
 func nvlinkJudged(r *ingest.TestRun) (nvlinkGPU, bool) {
-	if r.Tool != "" {
+	if r.Tool != "" && r.Tool != ingest.ToolRCCL {
 		// mscclpp-test's kernels are not NCCL's Ring: no reference figure.
 		return nvlinkGPU{}, false
 	}
@@ -199,7 +221,9 @@ func nvlinkJudged(r *ingest.TestRun) (nvlinkGPU, bool) {
 		return nvlinkGPU{}, false
 	}
 	m, ok := nvlinkModel(r)
-	return m, ok && m.ring > 0
+	// The xGMI figure is RCCL's all_reduce; its other collectives have
+	// none here.
+	return m, ok && m.ring > 0 && (!m.amd || r.Collective == "all_reduce")
 }
 
 // judgeNVLink judges the plateau p of a single-node run against its GPUs'
@@ -210,30 +234,42 @@ func judgeNVLink(inc *Incident, r *ingest.TestRun, p ingest.Plateau, m nvlinkGPU
 	n := len(p.Rows)
 	rising := n >= 2 && p.Rows[n-1].BestBusBW() > 1.03*p.Rows[n-2].BestBusBW()
 	mech := fmt.Sprintf("All 8 ranks run on one %s board, so their data crosses NVLink and the NVSwitches, not a NIC. Each GPU has %.0f GB/s of NVLink in each direction; a healthy 8-GPU Ring %s settles near %.0f GB/s busbw (NVLink SHARP all_reduce, NVLS, reaches more on NVLink 4).", m.name, m.perDir, r.Collective, m.ring)
+	if m.amd {
+		mech = fmt.Sprintf("All 8 ranks run on one %s board, so their data crosses xGMI (AMD Infinity Fabric), each GPU linked directly to the 7 others, not a NIC. Each GPU has %.0f GB/s of xGMI in each direction (7 links of 64 GB/s, about 48 usable after CRC and protocol overhead); a healthy 8-GPU RCCL all_reduce settles near %.0f GB/s busbw (AMD: 310-330 GB/s).", m.name, m.perDir, m.ring)
+	}
 	f := Finding{Layer: LayerNCCL, Mechanism: mech}
 	switch {
 	case frac < lowFraction && frac >= veryLowFraction && rising:
 		// nccl-tests#149: a sweep that stops at 1 GB is still climbing;
 		// the maintainer's answer was a larger -e, not a fault.
 		f.ID, f.Severity = "nccltests.busbw.unjudged", Info
-		f.Title = fmt.Sprintf("%s %s is %.0f%% of what 8 %s GPUs reach over NVLink (about %.0f GB/s), but still rising at its largest size", testName(r), plat, frac*100, m.name, m.ring)
-		f.Fix = "Rerun with a larger maximum size (-e 8G): NVLink busbw levels off only at several GB per rank."
+		f.Title = fmt.Sprintf("%s %s is %.0f%% of what 8 %s GPUs reach over %s (about %.0f GB/s), but still rising at its largest size", testName(r), plat, frac*100, m.name, m.link(), m.ring)
+		f.Fix = "Rerun with a larger maximum size (-e 8G): " + m.link() + " busbw levels off only at several GB per rank."
 	case frac < lowFraction:
 		f.ID, f.Severity = "nccltests.busbw.low", Warn
 		if frac < veryLowFraction {
 			f.Severity = Error
 		}
-		f.Title = fmt.Sprintf("%s %s is %.0f%% of what 8 %s GPUs reach over NVLink (about %.0f GB/s)", testName(r), plat, frac*100, m.name, m.ring)
+		f.Title = fmt.Sprintf("%s %s is %.0f%% of what 8 %s GPUs reach over %s (about %.0f GB/s)", testName(r), plat, frac*100, m.name, m.link(), m.ring)
 		f.Fix = "Check the NVLink path: `nvidia-smi nvlink -s` (every link active at full speed), `nvidia-smi topo -m` (NV# between every GPU pair), `systemctl status nvidia-fabricmanager` on NVSwitch systems, and that neither NCCL_P2P_DISABLE=1 nor NCCL_P2P_LEVEL/NCCL_SHM settings push traffic through host memory; in a VM or container, check that GPU peer-to-peer is allowed. Then rerun with NCCL_DEBUG=INFO: channels should say `via P2P/CUMEM` or `P2P/IPC`, not `via SHM`."
+		if m.amd {
+			f.Fix = "Check the xGMI path: `rocm-smi --showtopo` (XGMI, not PCIE, between every GPU pair), `rocm-smi --showxgmierr` or `amd-smi xgmi` (no link errors), that NUMA auto-balancing is off (`cat /proc/sys/kernel/numa_balancing` is 0) and NCCL_P2P_DISABLE is unset; run one process per GPU (mpirun -np 8 ... -g 1). Then rerun with NCCL_DEBUG=INFO: channels should go `via P2P`, not `via SHM`."
+		}
 		if t := p2pOff(inc); t != "" {
 			f.Fix = t + " " + f.Fix
 		}
 	default:
+		over := m.link() + " with Ring"
+		if m.amd {
+			over = "xGMI"
+		}
 		f.ID, f.Severity = "nccltests.busbw.ok", Info
-		f.Title = fmt.Sprintf("%s %s is %.0f%% of what 8 %s GPUs reach over NVLink with Ring (about %.0f GB/s): NVLink delivers its bandwidth", testName(r), plat, frac*100, m.name, m.ring)
+		f.Title = fmt.Sprintf("%s %s is %.0f%% of what 8 %s GPUs reach over %s (about %.0f GB/s): %s delivers its bandwidth", testName(r), plat, frac*100, m.name, over, m.ring, m.link())
 		if frac > 1.1 {
-			f.Title = fmt.Sprintf("%s %s is above what 8 %s GPUs reach over NVLink with Ring (about %.0f GB/s): NVLink delivers its bandwidth", testName(r), plat, m.name, m.ring)
-			f.Mechanism += " A plateau above the Ring figure is NVLS (NVLink SHARP, in the NVSwitches) at work."
+			f.Title = fmt.Sprintf("%s %s is above what 8 %s GPUs reach over %s (about %.0f GB/s): %s delivers its bandwidth", testName(r), plat, m.name, over, m.ring, m.link())
+			if !m.amd {
+				f.Mechanism += " A plateau above the Ring figure is NVLS (NVLink SHARP, in the NVSwitches) at work."
+			}
 		}
 	}
 	f.Mechanism += " No NIC is on this path: run across nodes to judge the network."
@@ -259,4 +295,14 @@ func p2pOff(inc *Incident) string {
 		return ""
 	}
 	return "Likely cause in this incident: " + strings.Join(distinct(xs), "; ") + "."
+}
+
+// gpuLinks names the links between the GPUs of one node: AMD Instinct
+// GPUs of an rccl-tests run reach each other over xGMI (Infinity Fabric),
+// NVIDIA's over NVLink, and either over PCIe where those are absent.
+func gpuLinks(r *ingest.TestRun) string {
+	if r.Tool == ingest.ToolRCCL {
+		return "xGMI (AMD Infinity Fabric) or PCIe"
+	}
+	return "NVLink or PCIe"
 }

@@ -43,3 +43,31 @@ func TestNCCLNoNetworkLines(t *testing.T) {
 	nicMustFind(t, Diagnose([]string{bare}, nil, Options{}).Findings, "nccl.log.no_network_lines", Info, "job on 2 nodes", "2 hosts appear")
 	nicMustNot(t, Diagnose([]string{shown}, nil, Options{}).Findings, "nccl.log.no_network_lines")
 }
+
+// TestNCCLIBDisabledTellsTransport: schmaustech/nvidia-tools-image's
+// OpenShift runs pass -x NCCL_IB_DISABLE=1 on mpirun's command line and
+// print no NCCL network line. The setting tells the transport (sockets,
+// nccl.transport.socket_fallback), so the log's silence is not reported as
+// the transport being unknown, and the two H200 pods' 92 GB/s over
+// sockets is not set beside the 8 x 400G RDMA fabric such nodes carry
+// ("24% of the ~380 GB/s of the usual fabric"). The pods' IB run of the
+// same README (NCCL_IB_DISABLE=0) still says the network is not shown.
+func TestNCCLIBDisabledTellsTransport(t *testing.T) {
+	for _, rel := range []string{
+		"corpus/nccl-tests/allreduce-2.27.3-h200-2pod-g8-one-shared-if-ib-disable-ring-92GBps-openshift.txt",
+		"corpus/nccl-tests/allreduce-2.27.3-l40s-2pod-1g-sriov-ib-disable-socket-reducing-maxbytes-8GBps-openshift.txt",
+	} {
+		fs := diagnoseFiles(t, Options{}, rel)
+		if f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Error, "falls back to TCP sockets"); !strings.Contains(f.Mechanism, "NCCL_IB_DISABLE=1") {
+			t.Errorf("%s: socket fallback without its cause: %s", rel, f.Mechanism)
+		}
+		nicMustNot(t, fs, "nccl.log.no_network_lines")
+		f := nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "no NIC speed known")
+		if strings.Contains(f.Title+f.Mechanism, "usual fabric") {
+			t.Errorf("%s: set beside the RDMA fabric: %s", rel, f.Title)
+		}
+	}
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-2.27.3-l40s-2pod-g2-sriov-ib-reducing-maxbytes-9.6GBps-openshift.txt")
+	nicMustFind(t, fs, "nccl.log.no_network_lines", Info, "job on 2 nodes")
+	nicMustNot(t, fs, "nccl.transport.socket_fallback")
+}

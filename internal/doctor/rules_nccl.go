@@ -251,19 +251,29 @@ func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fi
 			fixes = append(fixes, "Fix the net plugin load error shown (library path, NCCL_NET_PLUGIN, plugin/NCCL version match).")
 		}
 	}
-	for _, e := range ncclEnv(inc, "NCCL_IB_DISABLE") {
-		if e.Value == "1" && !ibDisabled {
-			ibDisabled = true
-			why = append(why, e.Evidence)
-			r := "NCCL_IB_DISABLE=1 turns the IB/RoCE transport off"
-			if !e.Echoed() {
-				r += fmt.Sprintf(" (set by %s at line %d)", e.How, e.Evidence.Line)
-			}
-			reasons = append(reasons, r)
-			fixes = append(fixes, "Unset NCCL_IB_DISABLE (or set it to 0) in the job's environment and launcher (-x NCCL_IB_DISABLE=0).")
+	if e, ok := ibTurnedOff(inc); ok {
+		ibDisabled = true
+		why = append(why, e.Evidence)
+		r := "NCCL_IB_DISABLE=1 turns the IB/RoCE transport off"
+		if !e.Echoed() {
+			r += fmt.Sprintf(" (set by %s at line %d)", e.How, e.Evidence.Line)
 		}
+		reasons = append(reasons, r)
+		fixes = append(fixes, "Unset NCCL_IB_DISABLE (or set it to 0) in the job's environment and launcher (-x NCCL_IB_DISABLE=0).")
 	}
 	return why, reasons, fixes, ibDisabled, loads > 0 && loads == len(reasons)
+}
+
+// ibTurnedOff returns the first NCCL_IB_DISABLE=1 the incident gives the
+// job: a setting that by itself decides NCCL's inter-node transport
+// (TCP sockets, unless a net plugin carries the traffic).
+func ibTurnedOff(inc *Incident) (ingest.NCCLSetting, bool) {
+	for _, e := range ncclEnv(inc, "NCCL_IB_DISABLE") {
+		if e.Value == "1" {
+			return e, true
+		}
+	}
+	return ingest.NCCLSetting{}, false
 }
 
 // ibInitFix is what to do about the WARN that stopped NCCL's IB
@@ -607,6 +617,11 @@ func pluginInUse(logs []*ingest.NCCLLog) []Finding {
 func checkNetworkUnshown(inc *Incident) []Finding {
 	logs := All[*ingest.NCCLLog](inc)
 	if len(logs) == 0 || slices.ContainsFunc(logs, networkShown) {
+		return nil
+	}
+	if _, off := ibTurnedOff(inc); off {
+		// The setting tells the transport (nccl.transport.socket_fallback
+		// says so): the log's silence hides nothing about it.
 		return nil
 	}
 	s := jobSpan(inc)

@@ -368,7 +368,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 			f.Title = fmt.Sprintf("%s %s: %s (%s), so no NIC is on its path", testName(r), plat, lim.model, sp.how)
 			ev.add(sp.ev)
 		}
-		f.Mechanism = "Ranks on one node exchange data over NVLink or PCIe (P2P, shared memory), not the network: their busbw judges the GPU interconnect, not the NIC or the fabric."
+		f.Mechanism = "Ranks on one node exchange data over " + gpuLinks(r) + " (P2P, shared memory), not the network: their busbw judges the GPU interconnect, not the NIC or the fabric."
 		f.Fix = "Run the test across nodes (e.g. mpirun -np 16 -N 8 over two hosts) to judge the network."
 		f.Evidence = ev.sorted()
 		return f

@@ -140,6 +140,9 @@ func checkTestsFailed(inc *Incident) []Finding {
 	for _, t := range All[*ingest.NCCLTests](inc) {
 		var byError tally[ingest.TestFailure]
 		wanted := map[*tallied[ingest.TestFailure]][]int{}
+		// tests names the runs each error stopped: a script's tests one
+		// after another, each failing alike.
+		tests := map[*tallied[ingest.TestFailure]][]string{}
 		optKey := "" // the last getopt refusal's
 		for _, f := range t.Failures {
 			key := f.Call + "\x00" + f.Where + "\x00" + f.Message
@@ -161,6 +164,9 @@ func checkTestsFailed(inc *Incident) []Finding {
 			if len(g.ev.list) < 3 {
 				g.ev.add(f.Evidence)
 			}
+			if f.Test != "" && !slices.Contains(tests[g], f.Test) {
+				tests[g] = append(tests[g], f.Test)
+			}
 			if f.GPUsWanted > 0 && !slices.Contains(wanted[g], f.GPUsWanted-1) {
 				wanted[g] = append(wanted[g], f.GPUsWanted-1)
 			}
@@ -174,6 +180,9 @@ func checkTestsFailed(inc *Incident) []Finding {
 				what = tooFewGPUs(f, g.n, wanted[g])
 			case g.n > 1 && f.Usage != ingest.UsageOption:
 				where += fmt.Sprintf(" (%d processes)", g.n)
+			}
+			if ts := tests[g]; len(ts) > 1 {
+				where += fmt.Sprintf(", in %d tests one after another (%s)", len(ts), strings.Join(ts, ", "))
 			}
 			fs = append(fs, Finding{
 				ID: "nccltests.failed", Severity: Error, Layer: LayerNCCL,

@@ -393,3 +393,17 @@ func TestNCCLTestsIncompatibleDeviceAPI(t *testing.T) {
 	nicMustFind(t, fs, "nccltests.failed", Error, "the NCCL it loaded does not share the device API it was built for: Incompatible NCCL versions")
 	nicMustNot(t, fs, "nccltests.version.mismatch")
 }
+
+// xxrjun/nccl-tests-cluster's pairwise log of two H100 nodes: alltoall_perf
+// and then sendrecv_perf both stop on 'remote process exited' before their
+// first row. The one finding named 11 processes and not that two tests
+// failed alike; it names them. The same log's neighbour, where only
+// alltoall fails, names no list.
+func TestNCCLTestsFailureNamesTestsOneAfterAnother(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/alltoall-sendrecv-2.17.6-h100-2n-g8-both-runs-remote-exited-before-rows-xxrjun.txt")
+	nicMustFind(t, fs, "nccltests.failed", Error, "remote process exited", "in 2 tests one after another (alltoall, sendrecv)")
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-tests/alltoall-sendrecv-2.17.6-h100-2n-g4-remote-exited-then-sendrecv-falls-exp-time-xxrjun.txt")
+	if f := nicMustFind(t, fs, "nccltests.failed", Error, "remote process exited"); strings.Contains(f.Title, "tests one after another") {
+		t.Errorf("one test failed: %s", f.Title)
+	}
+}

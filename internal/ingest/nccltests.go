@@ -271,7 +271,13 @@ func (t *NCCLTests) cur(fresh bool) *TestRun {
 	if n > 0 && !(fresh && len(t.Runs[n-1].Rows) > 0) {
 		return t.Runs[n-1]
 	}
-	if n >= maxRuns {
+	return t.start()
+}
+
+// start begins a run, with the binary and sizes of the command line read
+// before it.
+func (t *NCCLTests) start() *TestRun {
+	if len(t.Runs) >= maxRuns {
 		return t.overflow()
 	}
 	r := &TestRun{AvgBusBW: -1, OutOfBounds: -1, hostSeen: map[string]int{}}
@@ -282,6 +288,22 @@ func (t *NCCLTests) cur(fresh bool) *TestRun {
 		t.pendingBinary = ""
 	}
 	t.Runs = append(t.Runs, r)
+	return r
+}
+
+// opening returns the run a command's first lines (its version line, its
+// "Collective test starting" banner) belong to: the current one, or a new
+// one when the current one has rows or stopped on a failure after its
+// parameters line. A script that runs one test after another prints the
+// next test's version line and banner right under the failure of one that
+// died before its first row (xxrjun/nccl-tests-cluster's pairwise logs:
+// alltoall_perf fails, then sendrecv_perf starts); they are not that
+// run's.
+func (t *NCCLTests) opening() *TestRun {
+	r := t.cur(true)
+	if t.sink == nil && r.Params.Line > 0 && r.failuresAt < t.FailureCount {
+		return t.start()
+	}
 	return r
 }
 

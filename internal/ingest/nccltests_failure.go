@@ -42,6 +42,9 @@ type TestFailure struct {
 	// "unhandled cuda error (run with NCCL_DEBUG=INFO for details)".
 	Message  string
 	Evidence Evidence
+	// Test is the collective of the run the failure stopped, as far as
+	// read then ("alltoall"); "" before any run.
+	Test string
 }
 
 // failure reads an abort line, or the " .. host pid N: Test failure
@@ -222,6 +225,9 @@ func (f *TestFailure) CommunicatorCheck() bool {
 // keepFailure counts f and keeps it within the bound.
 func (t *NCCLTests) keepFailure(f TestFailure) {
 	t.FailureCount++
+	if n := len(t.Runs); n > 0 && t.sink == nil {
+		f.Test = t.Runs[n-1].Collective
+	}
 	if len(t.Failures) < maxKept {
 		t.Failures = append(t.Failures, f)
 	}

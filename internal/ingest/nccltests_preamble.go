@@ -22,7 +22,7 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 	case strings.HasPrefix(s, "nccl-tests version ") || strings.HasPrefix(s, "rccl-tests version "):
 		// rccl-tests prints its own name: "# rccl-tests version
 		// 2.17.9-develop:4a65e8d rccl-headers=22707 rccl-library=22707".
-		r := t.cur(true)
+		r := t.opening()
 		r.Version = strings.Clone(strings.TrimSpace(s[len("nccl-tests version "):]))
 		r.VersionLine = ev
 		if s[0] == 'r' {
@@ -45,7 +45,7 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 		// its run's table, and says nothing of other runs pasted with it.
 		t.cur(true).rcclLib = true
 	case strings.HasPrefix(s, "Collective test starting:"):
-		r := t.cur(true)
+		r := t.opening()
 		r.Banner = ev
 		if name := collectiveName(strings.TrimSpace(s[len("Collective test starting:"):])); name != "" {
 			r.Collective, r.CollectiveFrom = name, FromBanner
