@@ -50,6 +50,7 @@ var ncclLogFindings = []struct{ file, want string }{
 	{"nccl-vllm-k8s-rfc3339-timestamps-interleaved-cut-line-socket-eth0-4-ranks-vllm9193.txt", "nccl.transport.socket_fallback:warn"},
 	{"pytorch-nccl-2.14.3-one-line-remote-error-completion-error-12-alpaca207.txt", "nccl.ib.retry_exceeded:error"},
 	{"pytorch-rank-prefix-nccl-2.28.8-remote-error-ofi-undeliverable-nccl1928.txt", "nccl.warn.error:error"},
+	{"pytorch-distbackenderror-nccl-2.29.7-wrapped-after-location-symm-mem-window-register-pytorch188567.txt", "nccl.warn.error:error"},
 	{"pytorch-watchdog-reduce-scatter-seq7753-pg1-no-nccl-lines-llamafactory6269.txt", "nccl.collective.timeout:error"},
 	{"rccl-2.20.5-azure-mi300x-vf-topology-reverse-path-failed-socket-quoted-rccl1728.txt", "nccl.transport.socket_fallback:info nccl.warn.error:error nccltests.rows.none:info"},
 	{"rccl-2.21.5-banner-socket-dmabuf-disabled-mi50-rccltests163.txt", "nccl.transport.socket_fallback:warn nccltests.rows.none:info"},
