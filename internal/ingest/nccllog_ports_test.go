@@ -193,7 +193,7 @@ func TestQPLineWithFunction(t *testing.T) {
 // does not (SYNTHETIC lists; NVIDIA/aicr#1413 shortens with "…").
 func TestNetDevicesElided(t *testing.T) {
 	for _, c := range []struct {
-		list string
+		list      string
 		n, elided int
 	}{
 		{"[0]rocep161s0_dma:1/RoCE … [7]rocep202s0_dma:1/RoCE [RO]; OOB eth0:10.0.0.1<0>", 2, 8},
