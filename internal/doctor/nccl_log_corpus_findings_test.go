@@ -32,6 +32,8 @@ var ncclLogFindings = []struct{ file, want string }{
 	{"nccl-2.2x-ras-bind-address-in-use-p2p-disabled-shm-one-host-vllm19204.txt", ""},
 	{"nccl-2.2x-roce-intermittent-status12-recv-hca-mlx5_10-gid-subnet-differs-from-oob-nccl1698.txt", "nccl.ib.retry_exceeded:error"},
 	{"nccl-2.29-gb300-roce-8-dma-devices-list-elided-no-prefix-aicr1413.txt", "nccl.transport.ib:info"},
+	{"nccl-2.2x-host-cut-prefix-local-protection-and-retry-exceeded-ipv4-mapped-gids-nccl1434.txt", "nccl.ib.local_protection:error nccl.ib.retry_exceeded:error"},
+	{"nccl-2.1x-mpirun-prose-backquote-local-protection-err4-vendor81-ipv6-link-local-peers-5-hosts-nccl928.txt", "nccl.ib.local_protection:error"},
 	{"nccl-2.3-old-format-18-ib-devices-ib0-sideband-dgx1-pytorch43258.txt", "nccl.transport.ib:info"},
 	{"nccl-2.4-mpirun-stdout-tag-ofi-libfabric-open-av-einval-awsofinccl24.txt", "nccl.warn.error:warn"},
 	{"nccl-2.4.2-aws-socket-rings-shm-h-cuda-invalid-argument-32-ranks-pytorch23534.txt", "nccl.transport.socket_fallback:error nccl.warn.error:warn"},
