@@ -162,6 +162,9 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		return c, true
 	}
 	m := strings.ToLower(w.Message)
+	if ingest.IBDeviceSkipped(w.Message) {
+		return ibDeviceSkippedClass(w.Message), true
+	}
 	if c, ok := socketTypeClass(m); ok {
 		return c, true
 	}
