@@ -367,10 +367,12 @@ func failureFix(f ingest.TestFailure, log logState, rocm bool) string {
 	switch {
 	case log == logWarned:
 		return "The NCCL WARN lines before the failure in this output name the call that failed and why (the nccl.warn.error finding): fix that, then rerun."
-	case log == logQuiet && rocm:
-		return "This output already holds NCCL INFO lines but no WARN naming the failed call: give every rank's whole output (the WARN may be cut from the paste or in another rank's), and if none has one, rerun with NCCL_DEBUG_SUBSYS=ALL and AMD_LOG_LEVEL=1 so that the HIP runtime logs the call that failed."
 	case log == logQuiet:
-		return "This output already holds NCCL INFO lines but no WARN naming the failed call: give every rank's whole output (the WARN may be cut from the paste or in another rank's), and if none has one, rerun with NCCL_DEBUG_SUBSYS=ALL."
+		fix := "This output already holds NCCL INFO lines but no WARN naming the failed call: give every rank's whole output (the WARN may be cut from the paste or in another rank's), and if none has one, rerun with NCCL_DEBUG_SUBSYS=ALL"
+		if rocm {
+			return fix + " and AMD_LOG_LEVEL=1 so that the HIP runtime logs the call that failed."
+		}
+		return fix + "."
 	}
 	return "Rerun with NCCL_DEBUG=INFO (and NCCL_DEBUG_SUBSYS=INIT,NET) and give the log to rocelab diagnose: the NCCL WARN line printed just before the failure names the call that failed and why."
 }
