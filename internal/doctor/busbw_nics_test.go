@@ -190,3 +190,21 @@ func TestNCCLTestsSpeedFromPortLine(t *testing.T) {
 		t.Errorf("transport facts: %s", ib.Mechanism)
 	}
 }
+
+// A "NET/IB : Using" list its poster shortened with "…" (NVIDIA/aicr
+// #1413: "[0]rocep161s0_dma:1/RoCE … [7]rocep202s0_dma:1/RoCE") holds 8
+// devices by NCCL's indices, not the 2 it names: the transport finding
+// says so, and 8 ranks per host share 8 NICs, not 2 (SYNTHETIC table and
+// hosts around the real line).
+func TestElidedDeviceListCountsNCCLIndices(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.29-gb300-roce-8-dma-devices-list-elided-no-prefix-aicr1413.txt")
+	nicMustFind(t, fs, "nccl.transport.ib", Info, "NET/IB over RoCE (8 devices, rocep161s0_dma:1 … rocep202s0_dma:1; the list as given is shortened)")
+	run := channelRun(180, "2.29.3+cuda13.1", "IB", 1, nil)
+	for _, h := range []string{"node0:1000:1000", "node1:1008:1008"} {
+		run = h + " [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE … [7]mlx5_7:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\n" + run
+	}
+	f := nicMustFind(t, synthFindings(t, Options{}, run), "nccltests.busbw.unjudged", Info)
+	if !strings.Contains(f.Mechanism, "8 ranks per host share 8 NICs") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+}

@@ -104,6 +104,7 @@ func rankShare(inc *Incident, r *ingest.TestRun) share {
 				perHost[d.Host] = map[string]bool{}
 			}
 			perHost[d.Host][d.Name] = true
+			s.nics = max(s.nics, d.Elided)
 			if len(devEv) == 0 {
 				devEv = append(devEv, d.Evidence)
 			}

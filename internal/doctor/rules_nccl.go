@@ -431,6 +431,7 @@ func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 		}
 	}
 	var nets, devs, idle, gids, tcs, versions, renamed []string
+	elided := 0 // the devices of a list the input shortened
 	var linkLayers []string
 	gdr := ingest.GDRReport{}
 	for _, l := range logs {
@@ -446,6 +447,7 @@ func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 		for _, d := range l.IBDevices {
 			dev := fmt.Sprintf("%s:%d", d.Name, d.Port)
 			devs = append(devs, dev)
+			elided = max(elided, d.Elided)
 			linkLayers = append(linkLayers, d.LinkLayer)
 			once("dev "+dev+"/"+d.LinkLayer, d.Evidence)
 		}
@@ -503,7 +505,9 @@ func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 	} else {
 		title += " (the link layer is not in these lines)"
 	}
-	if d := distinct(devs); len(d) > 0 {
+	if d := distinct(devs); len(d) > 0 && elided > len(d) {
+		title += fmt.Sprintf(" (%d devices, %s; the list as given is shortened)", elided, strings.Join(d, " … "))
+	} else if len(d) > 0 {
 		title += " (" + list(d, 4) + ")"
 	}
 	var facts []string

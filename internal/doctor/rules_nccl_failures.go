@@ -162,6 +162,9 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		return c, true
 	}
 	m := strings.ToLower(w.Message)
+	if ingest.IBDeviceSkipped(w.Message) {
+		return ibDeviceSkippedClass(w.Message), true
+	}
 	if c, ok := socketTypeClass(m); ok {
 		return c, true
 	}
@@ -187,7 +190,7 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	// connect that failed outright. A socket closed by its peer later in
 	// the run is fallout of the peer's own failure, not this.
 	if w.Raised.Line > 0 && w.Message == w.Raised.Text {
-		return raisedClass(w.Result), true
+		return raisedClass(w.Result, w.Where), true
 	}
 	if c, ok := loopbackConnect(m); ok {
 		return c, true

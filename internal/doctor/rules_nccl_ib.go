@@ -519,3 +519,19 @@ func setupFindings(logs []*ingest.NCCLLog, entries []ingest.GIDEntry, explained 
 	}
 	return []Finding{f}
 }
+
+// ibDeviceSkippedClass is NET/IB failing to open or query one RDMA device
+// while it lists them (NVIDIA/nccl#2428: "Unable to open device erdma_1",
+// a device the container's device plugin did not admit): NCCL leaves it
+// out and goes on, so the job runs on fewer NICs on that host, and ranks
+// whose hosts list different devices can wait on each other for ever.
+func ibDeviceSkippedClass(msg string) failureClass {
+	f := strings.Fields(msg)
+	what := "open the RDMA device " + f[len(f)-1]
+	if strings.Contains(msg, "query port") {
+		what = "query port " + f[len(f)-1] + " of an RDMA device"
+	}
+	return failureClass{"NCCL could not " + what + " and left it out: this host's ranks run on the devices it did open",
+		"At init NET/IB opens every verbs device (ibv_open_device, then ibv_query_device and each port) and skips, with this WARN, one that fails; the transport still starts on the others, so this is no socket fallback. The device is listed by the kernel but not usable by the process: in a container, its /dev/infiniband/uverbsN not passed in (a device plugin or cgroup that admits fewer devices than the host has), or a driver in a bad state. The host then uses fewer NICs than its peers: its bandwidth drops, and NCCL's check that the ranks' networks match fails, or, with NCCL_IGNORE_NET_MISMATCH=1, the channels placed on the missing device wait for ever (NVIDIA/nccl#2428).",
+		"Make the device usable where NCCL runs (`ibv_devinfo -d <device>` inside the container; request every RDMA device from the device plugin, or pass all of /dev/infiniband), or leave it out on every rank with NCCL_IB_HCA so that all hosts list the same devices; do not set NCCL_IGNORE_NET_MISMATCH to get past a mismatch."}
+}

@@ -105,3 +105,22 @@ func TestInfiniBandGIDsAreNotLinkLocalRoCE(t *testing.T) {
 	lines[0] = strings.ReplaceAll(lines[0], "/IB", "/RoCE")
 	nicMustFind(t, synthFindings(t, Options{}, lines...), "gid.index.link_local", Error)
 }
+
+// NET/IB failing to open one device (NVIDIA/nccl#2428: "Unable to open
+// device erdma_1", eRDMA, NCCL 2.30.7) leaves that device out and goes on:
+// it is no socket fallback, and the finding says which device and what a
+// host with fewer devices than its peers does. Before, the WARN was read
+// as NCCL's IB transport stopping, a fallback to TCP sockets.
+func TestIBDeviceSkippedIsNoSocketFallback(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.30.7-erdma-unable-to-open-device-one-of-two-no-prefix-nccl2428.txt")
+	if got := nicFind(fs, "nccl.transport.socket_fallback"); len(got) != 0 {
+		t.Errorf("read as a socket fallback:\n%s", nicTitles(fs))
+	}
+	f := nicMustFind(t, fs, "nccl.warn.error", Warn, "NCCL could not open the RDMA device erdma_1 and left it out")
+	if !strings.Contains(f.Mechanism, "NCCL_IGNORE_NET_MISMATCH") || !strings.Contains(f.Fix, "NCCL_IB_HCA") {
+		t.Errorf("why %s\nfix %s", f.Mechanism, f.Fix)
+	}
+	// A port NET/IB could not query (SYNTHETIC line of net_ib.cc's form).
+	fs = synthFindings(t, Options{}, "# synthetic", "h:1:2 [0] transport/net_ib.cc:590 NCCL WARN NET/IB : Unable to query port_num 2")
+	nicMustFind(t, fs, "nccl.warn.error", Warn, "NCCL could not query port 2 of an RDMA device")
+}

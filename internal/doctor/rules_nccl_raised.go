@@ -21,11 +21,15 @@ var raisedResults = map[int]string{
 	6: "a peer process exited or the network to it failed; this rank only saw its connection end",
 }
 
-// raisedClass is the class of a PyTorch NCCL error with no last error text.
-func raisedClass(result int) failureClass {
+// raisedClass is the class of a PyTorch NCCL error with no last error
+// text; where is the PyTorch file that raised it.
+func raisedClass(result int, where string) failureClass {
 	what, ok := raisedResults[result]
 	if !ok {
 		what = "NCCL returned an error"
+	}
+	if strings.HasPrefix(where, "NCCLSymmetricMemory.") {
+		return symmRegisterClass(what)
 	}
 	return failureClass{"PyTorch raised an NCCL error without NCCL's own reason: " + what,
 		"PyTorch's ProcessGroupNCCL raises DistBackendError (RuntimeError before 2.1) with ncclResult_t's name when an NCCL call returns an error; NCCL from 2.13 adds its last WARN under 'Last error:', and older NCCL or a paste cut there gives only the result, which names a class of failure, not its cause.",
@@ -69,4 +73,15 @@ func loopbackConnect(m string) (failureClass, bool) {
 	return failureClass{"NCCL's ranks connect to " + kind + ", which no other host can reach",
 		"Each rank advertises the address of the interface NCCL picks for its sockets (NCCL_SOCKET_IFNAME, else the first that is up); when that is lo, or an IPv6 link-local address on an IB or RoCE netdev, a peer on another host connects to itself or to nothing, and the connect fails (refused, aborted, timed out) at init or at the first collective.",
 		"Set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on (e.g. ^lo,docker or the name of the routed Ethernet, such as enp on AWS P5), the same on every rank, and check that its address is a routable one on every host (`ip -br addr`)."}, true
+}
+
+// symmRegisterClass is a PyTorch NCCL error raised by its NCCL backend of
+// symmetric memory (symm_mem/NCCLSymmetricMemory.cu), which registers the
+// tensors of a rendezvous as NCCL windows: pytorch/pytorch#188567,
+// "Failed to window register segment" with invalid argument when the
+// rendezvous is the first NCCL operation of the process group.
+func symmRegisterClass(what string) failureClass {
+	return failureClass{"PyTorch's NCCL symmetric memory failed to register a buffer as an NCCL window: " + what,
+		"torch.distributed._symmetric_memory with the NCCL backend registers each segment of its pool with ncclCommWindowRegister at rendezvous. The registration needs a communicator that exists and supports symmetric memory (cuMem on, CUDA P2P or GIN between its ranks) and a buffer from NCCL's allocator on NCCL's 4096-byte window alignment; a rendezvous that is the process group's first NCCL operation has been seen to fail with invalid argument where the same rendezvous after a barrier succeeds (pytorch/pytorch#188567). It is not the network.",
+		"Create the communicator before the rendezvous (init_process_group with device_id for eager init, or one collective such as a barrier first), allocate the tensors with symm_mem.empty, and rerun with NCCL_DEBUG=WARN on every rank: NCCL's WARN names why ncclCommWindowRegister refused the window."}
 }

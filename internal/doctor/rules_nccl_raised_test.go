@@ -69,3 +69,24 @@ func TestDistBackendErrorJoinsPrefixedWARN(t *testing.T) {
 		t.Fatalf("want one finding with the WARN and PyTorch's line:\n%s", nicTitles(fs))
 	}
 }
+
+// PyTorch's error wrapped after the location's comma, its result and
+// version on the next line (pytorch/pytorch#188567, NCCL 2.29.7): read as
+// one error. Raised by PyTorch's NCCL symmetric-memory backend, it is a
+// window registration that failed, not a collective's argument. Before,
+// the paste was "in no format rocelab recognises".
+func TestDistBackendErrorWrappedAfterLocation(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/pytorch-distbackenderror-nccl-2.29.7-wrapped-after-location-symm-mem-window-register-pytorch188567.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "PyTorch's NCCL symmetric memory failed to register a buffer as an NCCL window", "NCCL returned 4 (invalid argument) through NCCLSymmetricMemory.cu:174")
+	if f.Evidence[0].Line != 3 || !strings.Contains(f.Fix, "eager init") || !strings.Contains(f.Mechanism, "ncclCommWindowRegister") {
+		t.Errorf("evidence %+v\nwhy %s\nfix %s", f.Evidence, f.Mechanism, f.Fix)
+	}
+	// A location line that nothing completes is no error (SYNTHETIC).
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"torch.distributed.DistBackendError: NCCL error in: ../ProcessGroupNCCL.cpp:1333,",
+		"Traceback (most recent call last):")
+	if got := nicFind(fs, "nccl.warn.error"); len(got) != 0 {
+		t.Errorf("an uncompleted location line read as an error:\n%s", nicTitles(fs))
+	}
+}

@@ -188,8 +188,8 @@ func checkTestsFailed(inc *Incident) []Finding {
 				ID: "nccltests.failed", Severity: Error, Layer: LayerNCCL,
 				Title:     fmt.Sprintf("%s stopped: %s%s", fileTool(t), what, where),
 				Evidence:  g.ev.sorted(),
-				Mechanism: failureMechanism(f),
-				Fix:       failureFix(f, warned(inc, t.Source())),
+				Mechanism: failureMechanism(f, fileTool(t) == ingest.ToolRCCL),
+				Fix:       failureFix(f, logged(inc, t.Source()), fileTool(t) == ingest.ToolRCCL),
 			}.per(t.Source(), "file", "nccl-tests stopped on a failed call"))
 		}
 	}
@@ -253,12 +253,13 @@ func stopText(f ingest.TestFailure) (cause, fix string, ok bool) {
 	return "", "", false
 }
 
-// failureMechanism says how the test stopped and what the cause means.
-func failureMechanism(f ingest.TestFailure) string {
+// failureMechanism says how the test stopped and what the cause means;
+// rocm says the test is rccl-tests, on AMD GPUs.
+func failureMechanism(f ingest.TestFailure, rocm bool) string {
 	if cause, _, ok := stopText(f); ok {
 		return cause
 	}
-	return "nccl-tests checks every NCCL and CUDA call and stops the whole test at the first one that fails: the sizes printed before the failure were measured, the rest never ran. " + failureCause(f)
+	return "nccl-tests checks every NCCL and CUDA call and stops the whole test at the first one that fails: the sizes printed before the failure were measured, the rest never ran. " + failureCause(f, rocm)
 }
 
 // usageText explains each kind of refused command line.
@@ -338,38 +339,63 @@ func cudaFailure(f ingest.TestFailure) (cause, fix string, ok bool) {
 	return "", "", false
 }
 
-// warned reports whether an NCCL log read from src holds a WARN line.
-func warned(inc *Incident, src string) bool {
+// logState is what the NCCL log read from the same input as a test holds.
+type logState int
+
+const (
+	logNone   logState = iota // no NCCL log lines
+	logQuiet                  // NCCL INFO lines of its setup, no WARN
+	logWarned                 // a WARN line
+)
+
+// logged says what the NCCL log read from src holds.
+func logged(inc *Incident, src string) logState {
+	st := logNone
 	for _, l := range All[*ingest.NCCLLog](inc) {
-		if l.Source() == src && l.WarningCount > 0 {
-			return true
+		switch {
+		case l.Source() != src:
+		case l.WarningCount > 0:
+			return logWarned
+		case len(l.Channels) > 0 || len(l.Networks) > 0 || len(l.BootIfaces) > 0 || len(l.Env) > 0 || l.Comm.Ranks > 0:
+			// INFO lines of NCCL's setup, not only its version line.
+			st = logQuiet
 		}
 	}
-	return false
+	return st
 }
 
-// failureFix says how to find the cause of a failed call; warn says the
-// same output holds NCCL's WARN lines, which name it.
-func failureFix(f ingest.TestFailure, warn bool) string {
+// failureFix says how to find the cause of a failed call, by what the
+// NCCL log of the same output holds; rocm says the test is rccl-tests.
+func failureFix(f ingest.TestFailure, log logState, rocm bool) string {
 	if _, fix, ok := stopText(f); ok {
 		return fix
 	}
 	if _, fix, ok := cudaFailure(f); ok {
 		return fix
 	}
-	if warn {
+	switch {
+	case log == logWarned:
 		return "The NCCL WARN lines before the failure in this output name the call that failed and why (the nccl.warn.error finding): fix that, then rerun."
+	case log == logQuiet:
+		fix := "This output already holds NCCL INFO lines but no WARN naming the failed call: give every rank's whole output (the WARN may be cut from the paste or in another rank's), and if none has one, rerun with NCCL_DEBUG_SUBSYS=ALL"
+		if rocm {
+			return fix + " and AMD_LOG_LEVEL=1 so that the HIP runtime logs the call that failed."
+		}
+		return fix + "."
 	}
 	return "Rerun with NCCL_DEBUG=INFO (and NCCL_DEBUG_SUBSYS=INIT,NET) and give the log to rocelab diagnose: the NCCL WARN line printed just before the failure names the call that failed and why."
 }
 
-// failureCause says what NCCL's error class usually means.
-func failureCause(f ingest.TestFailure) string {
+// failureCause says what NCCL's error class usually means; rocm says
+// the library is RCCL, whose "cuda" errors are HIP's on AMD GPUs.
+func failureCause(f ingest.TestFailure, rocm bool) string {
 	if cause, _, ok := cudaFailure(f); ok {
 		return cause
 	}
 	m := strings.ToLower(f.Message)
 	switch {
+	case rocm && (f.Call == "CUDA" || strings.Contains(m, "cuda error")):
+		return "RCCL keeps NCCL's error names, so 'unhandled cuda error' (or a failed CUDA call of rccl-tests) is a HIP call failing on the AMD GPU: GPU memory exhausted (maxBytes near the GPU's memory, or other processes on it), peer-to-peer access between the GPUs refused (P2P/direct pointer or IPC over PCIe needs large BAR and the IOMMU in passthrough; XGMI links), a ROCm runtime the kernel driver does not support, or a GPU fault (amdgpu lines in dmesg, `rocm-smi`)."
 	case f.Call == "CUDA":
 		return "A CUDA runtime call nccl-tests makes itself (selecting a GPU, allocating its buffers, launching its kernels, synchronising its streams) failed with the error string quoted, before or outside NCCL: the GPU, its driver or the build, not the network. Check the GPU with `nvidia-smi` and dmesg (Xid lines), and run a CUDA sample on the host named."
 	case strings.Contains(m, "cuda error"):

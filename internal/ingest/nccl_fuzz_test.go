@@ -58,6 +58,10 @@ func FuzzNCCLLog(f *testing.F) {
 	f.Add([]byte("[1,7]<stdout>:h:1:2 [7] NCCL INFO Ring 00 : 7 -> 8 [send] via NET/AWS Libfabric/0\n[1,23]<stdout>:g:3:4 [7] create_nccl_ofi_component:459 NCCL WARN NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument\n"))
 	// NCCL 2.30.7's function after each location.
 	f.Add([]byte("h:1:2 [0] nccl/src/allocator.cc:229 (ncclSpaceAlloc) NCCL WARN x\nh:1:2 [0] NCCL INFO nccl/src/dev_runtime.cc:602 (symMemoryObtain) -> 3\n[0] a.cc:1 () NCCL WARN y\n[0] NCCL INFO (f) -> 2\n"))
+	// Device lists shortened by their poster.
+	f.Add([]byte("h:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE … [7]mlx5_7:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\n  NCCL INFO NET/IB : Using [9]a:1/IB ... [2]b:1/IB [...] …\n"))
+	// PyTorch's error wrapped after its location, complete and not.
+	f.Add([]byte("torch.distributed.DistBackendError: NCCL error in: a/NCCLSymmetricMemory.cu:174,\ninvalid argument (run with NCCL_DEBUG=WARN for details), NCCL version 2.29.7\nx: NCCL error in: b.cpp:1,\n,\nNCCL error in: ,\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := checkArtifact(t, data)
 		for _, a := range res.Artifacts {

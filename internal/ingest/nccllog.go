@@ -229,7 +229,11 @@ type NetDevice struct {
 	// LinkLayer is "RoCE" or "IB" for IB devices, "" for sockets.
 	LinkLayer string
 	// Addr is the socket device's address, "" for IB devices.
-	Addr     string
+	Addr string
+	// Elided is, for a device list a poster shortened ("[0]mlx5_0:1/RoCE
+	// … [7]mlx5_7:1/RoCE"), the number of devices NCCL's indices say it
+	// held; 0 for a list given whole.
+	Elided   int
 	Evidence Evidence
 }
 

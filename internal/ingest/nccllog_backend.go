@@ -43,36 +43,52 @@ func (l *NCCLLog) backendError(ln Line, s string) bool {
 	}
 	rest := s[i+len("NCCL error in: "):]
 	loc, rest, ok := strings.Cut(rest, ", ")
-	if !ok {
-		return false
-	}
-	res := -1
-	low := strings.ToLower(rest)
-	for _, r := range backendResults {
-		if strings.HasPrefix(low, r.text) {
-			res = r.result
-			break
-		}
-	}
-	if res < 0 {
+	// A terminal or a paste may wrap the message after the location's
+	// comma: the result and version are then the next line's.
+	wrapped := !ok && strings.HasSuffix(strings.TrimSpace(loc), ",") && strings.Contains(loc, ":")
+	res := backendResult(rest)
+	if !wrapped && res < 0 {
 		return false
 	}
 	ev := At(l.src, ln)
 	l.lines.add(ln)
-	if _, v, ok := strings.Cut(rest, "NCCL version "); ok {
-		l.addVersion("", v, ev)
-	}
 	// What a logger put before the exception's name ("[rank3]:", "ERROR
 	// 04-07 00:57:46 ray_utils.py:45]") it puts before the lines after it.
 	prefix := ""
 	if k := strings.LastIndexByte(strings.TrimRight(s[:i], " "), ' '); k >= 0 {
 		prefix = strings.Clone(s[:k+1])
 	}
-	l.pending = &pendingBackend{where: strings.Clone(path.Base(loc)), result: res, raised: ev, prefix: prefix}
+	if wrapped {
+		loc = strings.TrimSuffix(strings.TrimSpace(loc), ",")
+	}
+	l.pending = &pendingBackend{where: strings.Clone(path.Base(loc)), result: res, raised: ev, prefix: prefix, wrapped: wrapped}
+	if !wrapped {
+		l.backendRest(ln, rest, ev)
+	}
+	return true
+}
+
+// backendResult returns the ncclResult_t whose text starts s (the part
+// of PyTorch's error after the location), or -1.
+func backendResult(s string) int {
+	low := strings.ToLower(strings.TrimSpace(s))
+	for _, r := range backendResults {
+		if strings.HasPrefix(low, r.text) {
+			return r.result
+		}
+	}
+	return -1
+}
+
+// backendRest reads what follows the result in PyTorch's error, on its
+// line: NCCL's version and, from NCCL 2.13 on, the last error.
+func (l *NCCLLog) backendRest(ln Line, rest string, ev Evidence) {
+	if _, v, ok := strings.Cut(rest, "NCCL version "); ok {
+		l.addVersion("", v, ev)
+	}
 	if _, last, ok := strings.Cut(rest, "Last error:"); ok {
 		l.lastError(ln, last)
 	}
-	return true
 }
 
 // pendingBackend is a PyTorch NCCL error whose last error text is yet to
@@ -87,6 +103,9 @@ type pendingBackend struct {
 	// loose when only NCCL's description of the result was, so that the
 	// next line is the text only if it reads as an error.
 	open, loose bool
+	// wrapped is set while the result is still to come, on the line
+	// after the location's.
+	wrapped bool
 }
 
 // lastErrorText reports whether a line after NCCL's description of a
@@ -136,6 +155,18 @@ func (l *NCCLLog) lastError(ln Line, text string) {
 func (l *NCCLLog) backendLine(ln Line, s string) bool {
 	p := l.pending
 	t := strings.TrimSpace(stripLabel(strings.TrimSpace(strings.TrimPrefix(s, p.prefix))))
+	if p.wrapped {
+		// The line the message was wrapped onto gives the result, or the
+		// line before was no PyTorch error after all.
+		if p.result = backendResult(t); p.result < 0 {
+			l.pending = nil
+			return false
+		}
+		p.wrapped = false
+		l.lines.add(ln)
+		l.backendRest(ln, t, p.raised)
+		return true
+	}
 	switch {
 	case t == "":
 		return false
@@ -166,6 +197,9 @@ func (l *NCCLLog) closeBackend() {
 		return
 	}
 	l.pending = nil
+	if p.wrapped {
+		return
+	}
 	l.WarningCount++
 	if len(l.Warnings) < maxKept {
 		l.Warnings = append(l.Warnings, Warning{PID: -1, TID: -1, Where: p.where, Message: strings.Clone(p.raised.Text), Result: p.result, Chain: []string{p.where}, Evidence: p.raised, Raised: p.raised})

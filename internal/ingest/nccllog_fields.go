@@ -244,7 +244,12 @@ func parseNetDevices(s string) []NetDevice {
 		s = flattenMerged(s)
 	}
 	var out []NetDevice
+	elided := false
 	for _, f := range strings.Fields(s) {
+		if strings.Trim(f, ".…[]") == "" && f != "[]" {
+			elided = true // "…", "...", "[...]"
+			continue
+		}
 		if len(f) < 4 || f[0] != '[' {
 			continue
 		}
@@ -272,6 +277,11 @@ func parseNetDevices(s string) []NetDevice {
 		}
 		if d.Name != "" {
 			out = append(out, d)
+		}
+	}
+	if n := len(out); elided && n > 0 && out[n-1].Index+1 > n {
+		for i := range out {
+			out[i].Elided = out[n-1].Index + 1
 		}
 	}
 	return out

@@ -301,11 +301,12 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(msg, "Failed to initialize any NET plugin"):
 		l.NoNetwork.add(host, ev)
 	default:
-		if strings.HasPrefix(msg, "NET/IB") && len(l.IBDevices) == 0 && len(l.IBPorts) == 0 && !dataPathWarn(msg) && !wrappedWarn(msg) {
+		if strings.HasPrefix(msg, "NET/IB") && len(l.IBDevices) == 0 && len(l.IBPorts) == 0 && !dataPathWarn(msg) && !wrappedWarn(msg) && !IBDeviceSkipped(msg) {
 			// Before NET/IB lists its devices: it is starting (unless
 			// the excerpt begins past the device list, at a WARN about
-			// data to or from a peer, or at one whose words went on to
-			// the next line).
+			// data to or from a peer, at one whose words went on to the
+			// next line, or at one device it leaves out and goes on
+			// without).
 			l.IBInitWarns.add(host, ev)
 		}
 		l.WarningCount++
@@ -346,6 +347,16 @@ func proxyResult(msg string) int {
 // request, which no warning of the transport's start does.
 func dataPathWarn(msg string) bool {
 	return strings.Contains(msg, " peer ") || strings.Contains(msg, " req ")
+}
+
+// IBDeviceSkipped reports whether a WARN is NET/IB leaving one device or
+// port out of its list while it opens them (net_ib.cc: "Unable to open
+// device mlx5_1", "Unable to query device", "Unable to query port_num
+// 2"): it goes on with the others, so the transport still starts.
+func IBDeviceSkipped(msg string) bool {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(msg), "NET/IB")
+	rest = strings.TrimLeft(rest, " :")
+	return ok && (strings.HasPrefix(rest, "Unable to open device ") || strings.HasPrefix(rest, "Unable to query device ") || strings.HasPrefix(rest, "Unable to query port"))
 }
 
 // wrappedWarn reports whether a WARN's message is only its subsystem's

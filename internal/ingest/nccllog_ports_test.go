@@ -187,3 +187,30 @@ func TestQPLineWithFunction(t *testing.T) {
 		t.Errorf("QPs %+v MTUs %+v", l.QPs, l.MTUs)
 	}
 }
+
+// A device list shortened with an ellipsis keeps NCCL's count in each
+// device it names; a whole list, or one whose last index is its length,
+// does not (SYNTHETIC lists; NVIDIA/aicr#1413 shortens with "…").
+func TestNetDevicesElided(t *testing.T) {
+	for _, c := range []struct {
+		list      string
+		n, elided int
+	}{
+		{"[0]rocep161s0_dma:1/RoCE … [7]rocep202s0_dma:1/RoCE [RO]; OOB eth0:10.0.0.1<0>", 2, 8},
+		{"[0]mlx5_0:1/IB ... [3]mlx5_3:1/IB", 2, 4},
+		{"[0]mlx5_0:1/IB [...] [15]mlx5_15:1/IB", 2, 16},
+		{"[0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [RO]", 2, 0},
+		{"[0]mlx5_0:1/RoCE … [1]mlx5_1:1/RoCE", 2, 0},
+		{"… [RO]", 0, 0},
+	} {
+		ds := parseNetDevices(c.list)
+		if len(ds) != c.n {
+			t.Fatalf("%s: %d devices, want %d", c.list, len(ds), c.n)
+		}
+		for _, d := range ds {
+			if d.Elided != c.elided {
+				t.Errorf("%s: %s elided %d, want %d", c.list, d.Name, d.Elided, c.elided)
+			}
+		}
+	}
+}

@@ -326,6 +326,13 @@ func TestNCCLTestsDirectCommandLine(t *testing.T) {
 		{"mpirun -np 16 \\\n./build/all_reduce_perf -g 1", 0},
 		{"mpirun -np 16 -npernode 8 --hostfile hosts\n\n./build/all_reduce_perf -g 1", 0},
 		{"./run_on_nodes.sh --nodes 2 \\\n  ./build/all_reduce_perf -g 8", 0},
+		// A launcher named in prose runs nothing; one run as a command,
+		// after a colon or quoted, is the binary's launcher.
+		{"It is fast under mpirun on two nodes, but alone:\n./build/all_reduce_perf -g 8", 8},
+		{"We normally launch with srun.\n$ ./build/all_reduce_perf -b 8 -e 1G -g 4", 4},
+		{"command: /usr/bin/mpirun -np 16 -H a,b\n./build/all_reduce_perf -g 1", 0},
+		{"I run `mpirun -np 2 -H a,b` with\n./build/all_reduce_perf -g 1", 0},
+		{"NCCL_DEBUG=INFO sudo mpirun -np 2\n./build/all_reduce_perf -g 1", 0},
 	} {
 		x := parseTests(t, c.line+"\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n   134217728      33554432     float     sum      -1   1211.2  110.81  110.81      0   1211.8  110.76  110.76      0\n")
 		if x == nil || len(x.Runs) != 1 {

@@ -240,13 +240,21 @@ var launchers = map[string]bool{
 	"torchrun": true, "prun": true, "aprun": true, "orterun": true,
 }
 
-// namesLauncher reports whether a word of s is a launcher's name, with or
-// without its directory ("/usr/bin/mpirun").
+// namesLauncher reports whether s runs a launcher, named with or without
+// its directory ("/usr/bin/mpirun"): as the command after a prompt,
+// environment assignments or sudo/env/time, or after a word that ends in
+// a colon ("command: mpirun -np 2") or a backquote ("`srun"). A launcher
+// named in prose ("it works without mpirun") runs nothing.
 func namesLauncher(s string) bool {
-	for _, w := range strings.Fields(s) {
-		if launchers[w[strings.LastIndexByte(w, '/')+1:]] {
+	f := skipPrompt(strings.Fields(s))
+	lead := true
+	for _, w := range f {
+		quoted := strings.HasPrefix(w, "`")
+		w = strings.TrimLeft(w, "`")
+		if (lead || quoted) && launchers[w[strings.LastIndexByte(w, '/')+1:]] {
 			return true
 		}
+		lead = lead && (w == "sudo" || w == "env" || w == "time" || envAssignment(w)) || strings.HasSuffix(w, ":")
 	}
 	return false
 }
