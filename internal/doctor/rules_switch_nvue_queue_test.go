@@ -50,3 +50,53 @@ func TestNVUELosslessDefault(t *testing.T) {
 	}
 	nicMustFind(t, fs, "switch.queue.drops", Warn, "swp1 UC4: 9 packets dropped on lossy queue 4")
 }
+
+// The Cumulus 5.4 user guide's `nv show interface swp16 qos roce
+// counters` (real): the port's RoCE tree, whose tx-roce-stats count 663
+// billion Tx buffer discards for RoCE traffic, lossless traffic class 3
+// under NVUE's RoCE mode, and whose tx-ecn-stats count its ECN marks.
+// Before, the tree was taken for a garbled `nv show qos roce`
+// (input.garbled) and nothing of it was read.
+func TestNVUERoCECounters(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/cumulus-nv-show-interface-swp16-qos-roce-counters-663g-discards-cl54-doc.txt")
+	f := nicMustFind(t, fs, "switch.queue.drops", Error, "swp16 UC3: 663060754115 packets dropped on lossless queue 3 (of 803785675319 sent)")
+	if len(f.Evidence) == 0 || f.Evidence[0].Line != 47 {
+		t.Errorf("evidence %+v, want the unicast-no-buffer-discard row at line 47", f.Evidence)
+	}
+	nicMustFind(t, fs, "switch.ecn.marks", Info, "693777677344 packets marked CE")
+	for _, f := range fs {
+		if f.ID == "input.garbled" {
+			t.Errorf("garbled: %s", f.Title)
+		}
+	}
+	// With `nv show qos roce` in the same paste, each table is read on
+	// its own: its PFC priority and ECN thresholds as before.
+	fs = diagnoseFiles(t, Options{}, "corpus/switch/cumulus-nv-show-qos-roce-description-column-cl54-doc.txt",
+		"corpus/switch/cumulus-nv-show-interface-swp16-qos-roce-counters-663g-discards-cl54-doc.txt")
+	nicMustFind(t, fs, "switch.ecn.thresholds", Info, "ECN marks from 149996B to 1499464B")
+	// The per-port `nv show interface swp16 qos roce status` of the same
+	// guide, operational column only, reads as `nv show qos roce` does.
+	fs = diagnoseFiles(t, Options{}, "corpus/switch/cumulus-nv-show-interface-swp16-qos-roce-status-cl54-doc.txt")
+	nicMustFind(t, fs, "switch.ecn.thresholds", Info, "ECN marks from 153KiB to 1499464B")
+}
+
+// SYNTHETIC: a RoCE counter tree whose count does not read is garbled at
+// its place, and a CNP discard is read on traffic class 6.
+func TestNVUERoCECountersGarbled(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"cumulus@leaf1:mgmt:~$ nv show interface swp2 qos roce counters",
+		"                               operational   applied  description",
+		"-----------------------------  ------------  -------  ------------------------------------------------------",
+		"tx-stats",
+		"  tx-cnp-stats",
+		"    cnp-packets                900                    Tx CNP Packets",
+		"    unicast-no-buffer-discard  4                      Tx buffer discards for CNP traffic",
+		"  tx-roce-stats",
+		"    roce-packets               12x                    Tx RoCE Packets")
+	nicMustFind(t, fs, "input.garbled", Warn, "")
+	for _, f := range fs {
+		if f.ID == "input.garbled" && !strings.Contains(f.Evidence[0].Text, "12x") {
+			t.Errorf("garbled at %+v, want the roce-packets row", f.Evidence)
+		}
+	}
+}

@@ -118,7 +118,7 @@ func IsConfig(data []byte) bool {
 		switch {
 		case top && (strings.HasPrefix(t, "system qos") || strings.HasPrefix(t, "policy-map type network-qos") || strings.HasPrefix(t, "feature ")):
 			return false
-		case top && (strings.HasPrefix(t, "interface Ethernet") || strings.HasPrefix(t, "interface Port-Channel") || strings.HasPrefix(t, "qos profile ")):
+		case top && (strings.HasPrefix(t, "interface ") && isPort(t[len("interface "):]) || strings.HasPrefix(t, "qos profile ")):
 			block = true
 		case strings.HasPrefix(t, "! device: ") && strings.Contains(t, ", EOS-") || strings.HasPrefix(t, "!RANCID-CONTENT-TYPE: arista"):
 			// `show running-config`'s header names EOS: a config without
@@ -131,6 +131,21 @@ func IsConfig(data []byte) bool {
 		}
 	}
 	return block && qos
+}
+
+// portName writes an interface name as `show running-config` prints it:
+// EOS takes the type in any case and short (`interface ethernet1`, as
+// AVD renders a structured config's lower-case names, `et1`, `po10`,
+// `port-channel10`).
+func portName(n string) string {
+	return swcfg.Expand(swcfg.Expand(n, "Ethernet"), "Port-Channel")
+}
+
+// isPort reports whether an interface name (or the rest of an
+// `interface` line) names an Ethernet or Port-Channel interface.
+func isPort(n string) bool {
+	n = portName(n)
+	return strings.HasPrefix(n, "Ethernet") || strings.HasPrefix(n, "Port-Channel")
 }
 
 // Parse reads an EOS configuration. A QoS command it knows with a value
@@ -217,7 +232,7 @@ func (p *parser) top(w []Value) error {
 	switch {
 	case len(w) >= 2 && w[0].Text == "interface":
 		for _, n := range swcfg.ExpandNames(strings.Join(swcfg.Texts(w[1:]), "")) {
-			if !strings.HasPrefix(n, "Ethernet") && !strings.HasPrefix(n, "Port-Channel") {
+			if n = portName(n); !isPort(n) {
 				continue
 			}
 			p.iface = append(p.iface, swcfg.Entered(&p.c.Interfaces, n, func(it *Interface) string { return it.Name }, func() *Interface {

@@ -160,6 +160,7 @@ func TestIsConfigNXOS(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("interface Ethernet1\n   priority-flow-control on\n   priority-flow-control priority 3 no-drop\n   tx-queue 3\n      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes\n"))
 	f.Add([]byte("qos map dscp 26 to traffic-class 3\nqos profile P\n   qos trust dscp\ninterface Ethernet1/1-4,7\n   service-profile P\n   speed 400g-8\n"))
+	f.Add([]byte("interface ethernet1\n   service-profile P\ninterface po10\n   qos trust dscp\ninterface et2-3,port-channel-4\n   channel-group 10 mode active\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if _, err := Parse("f.cfg", data); !pos.Placed(err) {
 			t.Fatalf("error without a place: %v", err)
@@ -280,5 +281,50 @@ func TestChannelPFCRangeNamed(t *testing.T) {
 		if fmt.Sprint(got) != want {
 			t.Errorf("%s: not judged %q", head, got)
 		}
+	}
+}
+
+// TestParseInterfaceNameCase: EOS takes an interface type in any case
+// and short, and AVD renders a structured config's lower-case names as
+// written (testdata/corpus/eos, l3_edge_isis: `interface ethernet1` with
+// the file's only QoS line). The blocks are the ports Ethernet1 and
+// Port-Channel10, as `show running-config` names them; before, a
+// lower-case block was no interface and the file was refused.
+func TestParseInterfaceNameCase(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/eos/avd-eos_designs-l3_edge_isis-lowercase-ethernet.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !IsConfig(data) {
+		t.Fatal("not recognised as an EOS configuration")
+	}
+	c, err := Parse("isis.cfg", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, it := range c.Interfaces {
+		names = append(names, it.Name)
+		if it.Name == "Ethernet1" && (it.Profile.Text != "TEST-QOS-PROFILE" || it.Profile.Line != 33) {
+			t.Errorf("Ethernet1 profile %+v, want TEST-QOS-PROFILE at line 33", it.Profile)
+		}
+	}
+	if got := strings.Join(names, ","); got != "Ethernet1,Ethernet2,Ethernet3,Ethernet4" {
+		t.Errorf("interfaces %s", got)
+	}
+	in := "interface po10\n   qos trust dscp\ninterface et1-2\n   channel-group 10 mode active\n   priority-flow-control on\n   priority-flow-control priority 3 no-drop\n"
+	if !IsConfig([]byte(in)) {
+		t.Fatal("short names: not recognised")
+	}
+	c, err = Parse("short.cfg", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names = names[:0]
+	for _, it := range c.Interfaces {
+		names = append(names, it.Name)
+	}
+	if got := strings.Join(names, ","); got != "Port-Channel10,Ethernet1,Ethernet2" {
+		t.Errorf("short names read as %s", got)
 	}
 }

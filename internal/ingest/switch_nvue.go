@@ -12,14 +12,24 @@ import (
 
 // nvueShow keeps the lines of NVIDIA Cumulus Linux's `nv show qos roce`
 // (from its "operational  applied" header on) for package nvue's reader,
-// the one lint uses, to read at the end; and the interface a pasted `nv
-// show interface <swp> counters qos ...` command names, which its PFC
-// table does not.
+// the one lint uses, to read at the end, and those of `nv show interface
+// <swp> qos roce counters`, which prints the same header; and the
+// interface a pasted `nv show interface <swp> ...` command names, which
+// its tables do not.
 type nvueShow struct {
-	lines []Line
-	in    bool
+	// blocks are the tables, one per header, in the order pasted.
+	blocks []nvueBlock
+	kept   int
+	in     bool
 	// port is the interface of the last `nv show interface` command.
 	port string
+}
+
+// nvueBlock is one table under an "operational  applied" header, with
+// the interface of the command above it ("" when none names one).
+type nvueBlock struct {
+	lines []Line
+	port  string
 }
 
 // maxNVUELines bounds the lines kept (`nv show qos roce` prints about 60).
@@ -39,56 +49,68 @@ func (n *nvueShow) feed(l Line, t string) bool {
 	switch {
 	case len(f) >= 2 && f[0] == "operational" && f[1] == "applied":
 		n.in = true
+		n.blocks = append(n.blocks, nvueBlock{port: n.port})
 	case !n.in:
 		return false
 	case strings.Contains(t, "@") && strings.Contains(t, "$ "):
 		n.in = false // the next command's prompt
 		return false
 	}
-	if len(n.lines) >= maxNVUELines {
+	if n.kept >= maxNVUELines {
 		return false
 	}
-	n.lines = append(n.lines, Line{Num: l.Num, Text: strings.Clone(l.Text)})
+	n.kept++
+	b := &n.blocks[len(n.blocks)-1]
+	b.lines = append(b.lines, Line{Num: l.Num, Text: strings.Clone(l.Text)})
 	return true
 }
 
 // garble places the reader's error on the input's own line: its line
 // counts the kept lines from the table's header.
-func (n *nvueShow) garble(err error) Garble {
-	g := Garble{Line: n.lines[0].Num, Col: 1, Text: n.lines[0].Text}
+func garbleNVUE(lines []Line, err error) Garble {
+	g := Garble{Line: lines[0].Num, Col: 1, Text: lines[0].Text}
 	msg := err.Error()
 	var pe *pos.Error
 	if errors.As(err, &pe) {
 		msg = pe.Msg
-		if pe.Line >= 1 && pe.Line <= len(n.lines) {
-			g.Line, g.Col, g.Text = n.lines[pe.Line-1].Num, max(pe.Col, 1), n.lines[pe.Line-1].Text
+		if pe.Line >= 1 && pe.Line <= len(lines) {
+			g.Line, g.Col, g.Text = lines[pe.Line-1].Num, max(pe.Col, 1), lines[pe.Line-1].Text
 		}
 	}
 	g.Expected = "`nv show qos roce` as NVUE prints it: " + msg
 	return g
 }
 
-// read gives the switch priorities `nv show qos roce` runs PFC on and the
-// ECN thresholds of the traffic class RoCE's priority drains into, with
-// their lines.
+// read reads each table kept: the RoCE counters of a port, or `nv show
+// qos roce`.
 func (n *nvueShow) read(o *SwitchCounters) {
-	if len(n.lines) == 0 {
-		return
+	for _, b := range n.blocks {
+		if isNVUERoCECounters(b.lines) {
+			readRoCECounters(o, b)
+		} else {
+			readShowRoCE(o, b.lines)
+		}
 	}
-	text := make([]string, len(n.lines))
-	for i, l := range n.lines {
+}
+
+// readShowRoCE gives the switch priorities `nv show qos roce` runs PFC on
+// and the ECN thresholds of the traffic class RoCE's priority drains
+// into, with their lines.
+func readShowRoCE(o *SwitchCounters, lines []Line) {
+	text := make([]string, len(lines))
+	for i, l := range lines {
 		text[i] = l.Text
 	}
 	c, err := nvue.ParseShowRoCE(o.src, []byte(strings.Join(text, "\n")))
 	if err != nil {
-		o.Garbled = append(o.Garbled, n.garble(err))
+		o.Garbled = append(o.Garbled, garbleNVUE(lines, err))
 		return
 	}
 	at := func(v nvue.Value) (Evidence, bool) {
-		if v.Line < 1 || v.Line > len(n.lines) {
+		if v.Line < 1 || v.Line > len(lines) {
 			return Evidence{}, false
 		}
-		return At(o.src, n.lines[v.Line-1]), true
+		return At(o.src, lines[v.Line-1]), true
 	}
 	roce := 3
 	if f := c.PFC[nvue.DefaultProfile]; f != nil {

@@ -72,15 +72,46 @@ func (n *Node) Has(word string) (Value, bool) {
 // configuration: braces and a `forwarding-classes` or `classifiers`
 // statement, or the set form (`set class-of-service …` lines, or `set`
 // lines below an `[edit class-of-service]` banner) setting one of them or
-// a congestion-notification-profile.
+// a congestion-notification-profile; or a whole configuration as `show
+// configuration` prints it, with or without class-of-service (Whole).
 func IsConfig(data []byte) bool {
 	s := string(data)
+	if Whole(data) {
+		return true
+	}
 	if isSet(s) {
 		return strings.Contains(s, "class-of-service") && (strings.Contains(s, "forwarding-classes ") ||
 			strings.Contains(s, "classifiers ") || strings.Contains(s, "congestion-notification-profile "))
 	}
 	return strings.Contains(s, "{") && (strings.Contains(s, "forwarding-classes {") || strings.Contains(s, "classifiers {")) &&
 		(strings.Contains(s, "code-points") || strings.Contains(s, "queue-num"))
+}
+
+// Whole reports whether text is a whole Junos configuration: its first
+// statement (after `## Last commit` comments) is the `version 23.4R2;`
+// line `show configuration` begins with (`set version …` in the set
+// form), and a top-level `system` or `interfaces` hierarchy follows. One
+// without class-of-service runs no PFC and marks nothing.
+func Whole(data []byte) bool {
+	first, top := "", false
+	for line := range strings.SplitSeq(string(data), "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*") {
+			continue
+		}
+		if first == "" {
+			first = t
+			continue
+		}
+		if line[0] != ' ' && line[0] != '\t' && (strings.HasPrefix(t, "system {") || strings.HasPrefix(t, "interfaces {") ||
+			strings.HasPrefix(t, "set system ") || strings.HasPrefix(t, "set interfaces ")) {
+			top = true
+			break
+		}
+	}
+	braces := strings.HasPrefix(first, "version ") && strings.HasSuffix(first, ";")
+	set := strings.HasPrefix(first, "set version ")
+	return top && (braces || set)
 }
 
 // Parse reads a Junos configuration into its statement tree: the

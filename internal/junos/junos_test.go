@@ -91,9 +91,37 @@ func TestParseErrors(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("forwarding-classes {\n    class NO-LOSS queue-num 4 no-loss pfc-priority 3;\n}\nclassifiers {\n    dscp d {\n        forwarding-class NO-LOSS {\n            loss-priority low code-points [ 011010 af31 ];\n        }\n    }\n}\n"))
 	f.Add([]byte("[edit class-of-service]\nuser@sw# set forwarding-classes class N queue-num 3\nset classifiers dscp d forwarding-class N loss-priority low code-points [ 011010 \"af31\" ]\ndelete interfaces\n"))
+	f.Add([]byte("## Last commit\nversion 23.4R2-S5.4-EVO;\nsystem {\n    host-name leaf1;\n}\ninterfaces {\n    et-0/0/0 {\n        mtu 9216;\n    }\n}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		Whole(data)
 		if _, err := Parse("f.conf", data); !pos.Placed(err) {
 			t.Fatalf("error without a place: %v", err)
 		}
 	})
+}
+
+// TestWhole: a whole configuration, as `show configuration` prints it
+// (Juniper's JVD AI/ML inference frontend leaf, testdata/corpus/junos),
+// is a Junos configuration though it has no class-of-service: its QoS is
+// absent, not its kind unknown. Its set form likewise; a class-of-service
+// cut is not whole, and neither is a text that merely begins "version".
+func TestWhole(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/junos/jvd-aiml-inference-frontend-leaf1-qfx5130-32cd-no-cos.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Whole(data) || !IsConfig(data) {
+		t.Fatal("the JVD frontend leaf's whole configuration is not recognised")
+	}
+	for in, want := range map[string]bool{
+		"## Last commit: 2024-01-01 by admin\nversion 23.4R2;\nsystem {\n    host-name a;\n}\n":                true,
+		"set version 22.2R3\nset system host-name a\nset interfaces et-0/0/0 mtu 9216\n":                       true,
+		"class-of-service {\n    forwarding-classes {\n        class NO-LOSS queue-num 4 no-loss;\n    }\n}\n": false,
+		"version 2\ninterfaces {\n}\n":                  false,
+		"version 1.0;\nfoo {\n    system {\n    }\n}\n": false,
+	} {
+		if got := Whole([]byte(in)); got != want {
+			t.Errorf("Whole(%q) = %v, want %v", in, got, want)
+		}
+	}
 }

@@ -738,3 +738,23 @@ func TestLintEOSPFCAllOff(t *testing.T) {
 		}
 	}
 }
+
+// TestLintEOSNoTrustFix: AVD's port-channel-interfaces render (real,
+// testdata/corpus/eos) leaves Port-Channel101, and so its member
+// Ethernet10/1, with `no qos trust`: every packet takes the class of
+// `qos cos`, class 1, RoCE's with the rest. PFC is off there; the fix
+// is to trust DSCP and pause the class DSCP 26 then takes (3), not to
+// make class 1, all the port's traffic, lossless, as it said before.
+func TestLintEOSNoTrustFix(t *testing.T) {
+	r := lintFiles(t, eosDir+"/avd-eos_cli_config_gen-port-channel-interfaces.cfg")
+	var fix string
+	for _, f := range r.Findings {
+		if f.ID == "qos.pfc.disabled" && strings.Contains(f.Title, "Ethernet10/1") {
+			fix = f.Fix
+		}
+	}
+	if !strings.Contains(fix, "`qos trust dscp` in place of `no qos trust`") || !strings.Contains(fix, "`priority-flow-control priority 3 no-drop`") ||
+		strings.Contains(fix, "priority 1 no-drop") {
+		t.Errorf("fix: %s", fix)
+	}
+}

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"rocelab/internal/eos"
 	"slices"
 	"strings"
 
@@ -151,10 +152,17 @@ func pfcOffFix(r roceClass, s switchSide) string {
 		mapTo = fmt.Sprintf("Put DSCP %d in the lossless qos-group (`qos-group %d dscp %d` in the `trust dscp-map` these ports trust)", d, to, d)
 	case s.DB.Vendor == sonic.VendorAOSCX:
 		mapTo = fmt.Sprintf("Map DSCP %d to the lossless local priority (`qos dscp-map %d local-priority %d`)", d, d, to)
+	case eosUntrusted(s):
+		// Untrusted, every packet takes the class of `qos cos`: PFC on
+		// it would make all the port's traffic lossless. Trusting DSCP
+		// gives RoCE its own class first.
+		mapTo = ""
+		own := eos.DefaultDSCPTC(d)
+		pfcOn = fmt.Sprintf("trust DSCP on these ports (`qos trust dscp` in place of `no qos trust`, which puts every packet, RoCE's with the rest, in class %d) and turn PFC on for the class DSCP %d then takes (%d by EOS's default map, unless a `qos map dscp` line moves it: `priority-flow-control on`, `priority-flow-control priority %d no-drop`) (and on the NICs' priority %d)", tc, d, own, own, own)
 	case s.DB.Vendor == sonic.VendorEOS:
 		mapTo = fmt.Sprintf("Map DSCP %d to a class with PFC (`qos map dscp %d to traffic-class N`)", d, d)
 	}
-	if c := pfcOnCommand(s.DB, tc); c != "" {
+	if c := pfcOnCommand(s.DB, tc); c != "" && !eosUntrusted(s) {
 		pfcOn = fmt.Sprintf("%s (and PFC on the NICs' priority %d)", c, tc)
 	}
 	var alts []string
@@ -167,6 +175,12 @@ func pfcOffFix(r roceClass, s switchSide) string {
 	}
 	fix := strings.Join(alts, ", or ") + "."
 	return strings.ToUpper(fix[:1]) + fix[1:]
+}
+
+// eosUntrusted reports whether RoCE's class on an EOS side comes from
+// `no qos trust` (every packet in the class of `qos cos`).
+func eosUntrusted(s switchSide) bool {
+	return s.DB != nil && s.DB.Vendor == sonic.VendorEOS && s.TCEv.Text == "no qos trust"
 }
 
 // noLosslessFix is the fix for ports whose RoCE class is not known and

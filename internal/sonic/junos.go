@@ -64,10 +64,15 @@ func (f junosFC) class(lossless []int) int {
 // Ports are the interfaces the configuration names (`et-*` included);
 // without an interfaces block, one port named "class-of-service" that
 // binds the configuration's classifier and congestion-notification-profile
-// when it defines one of each (said so in Skipped).
+// when it defines one of each (said so in Skipped). A whole configuration
+// without class-of-service writes no rows: it sets no QoS on any port
+// (config.qos.absent), as the other switch OSes' readers say of theirs.
 func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 	db := newDB(file, "")
 	db.lines, db.Vendor = lines, VendorJunos
+	if len(root.Find("class-of-service")) == 0 && junos.Whole([]byte(strings.Join(lines, "\n"))) {
+		return db
+	}
 	fcs := map[string]junosFC{}
 	for _, set := range root.Find("forwarding-classes") {
 		for _, c := range set.Children {

@@ -206,6 +206,8 @@ func TestExpand(t *testing.T) {
 		{"Ethernet1/1", "Ethernet", "Ethernet1/1"},
 		{"po10", "port-channel", "port-channel10"},
 		{"port-channel10", "Ethernet", "port-channel10"},
+		{"port-channel10", "Port-Channel", "Port-Channel10"},
+		{"Port-Channel10", "port-channel", "port-channel10"},
 		{"loopback0", "Ethernet", "loopback0"},
 		{"Ethernet", "Ethernet", "Ethernet"},
 	} {

@@ -239,11 +239,12 @@ func CoSTC(cos int) int {
 }
 
 // Expand reads an interface type written short or in another case, as
-// the CLI takes it (`ethernet 1/1`, `eth1/1`, `e1/1` for Ethernet1/1):
-// name with its leading letters, when they begin full (case aside) and
-// a number follows, written as full. Other names are returned as they are.
+// the CLI takes it (`ethernet 1/1`, `eth1/1`, `e1/1` for Ethernet1/1;
+// `po10`, `port-channel10` for Port-Channel10): name with its leading
+// letters and hyphens, when they begin full (case aside) and a number
+// follows, written as full. Other names are returned as they are.
 func Expand(name, full string) string {
-	i := strings.IndexFunc(name, func(r rune) bool { return r < 'A' || r > 'z' || r > 'Z' && r < 'a' })
+	i := strings.IndexFunc(name, func(r rune) bool { return r != '-' && (r < 'A' || r > 'z' || r > 'Z' && r < 'a') })
 	if i <= 0 || name[i] < '0' || name[i] > '9' || !strings.HasPrefix(strings.ToLower(full), strings.ToLower(name[:i])) {
 		return name
 	}

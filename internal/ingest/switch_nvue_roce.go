@@ -1,0 +1,120 @@
+package ingest
+
+import (
+	"strconv"
+	"strings"
+
+	"rocelab/internal/nvue"
+)
+
+// NVIDIA Cumulus Linux's `nv show interface <swp> qos roce counters`
+// prints, under the same "operational  applied" header as `nv show qos
+// roce`, a tree of the port's RoCE counters: rx-stats and tx-stats, each
+// with a section per kind of traffic (rx-roce-stats, tx-roce-stats,
+// tx-cnp-stats, rx-pfc-stats, tx-pfc-stats, tx-ecn-stats). Its rows are
+// a counter's name, its count (bytes with NVUE's unit) and a description.
+// The output names no priority or traffic class: they are RoCE's, which
+// NVUE's RoCE mode puts on switch priority 3 and traffic class 3, its CNPs
+// on traffic class 6 (Cumulus Linux user guide, "RDMA over Converged
+// Ethernet - RoCE", Default RoCE Configuration).
+const (
+	nvueRoCEPrio = 3
+	nvueRoCETC   = 3
+	nvueCNPTC    = 6
+)
+
+// isNVUERoCECounters reports whether the kept lines are that tree rather
+// than `nv show qos roce`'s table.
+func isNVUERoCECounters(lines []Line) bool {
+	for _, l := range lines {
+		if f := strings.Fields(l.Text); len(f) == 1 && (f[0] == "rx-roce-stats" || f[0] == "tx-roce-stats") {
+			return true
+		}
+	}
+	return false
+}
+
+// readRoCECounters reads the tree into the port's queue counts (RoCE's
+// traffic class: packets and bytes sent, unicast-no-buffer-discard as its
+// drops; the CNP class likewise), ECN marks and PFC frames (rx and tx
+// pause-packets on RoCE's priority). A row of a section read whose count
+// does not read is garbled at its place; sections not named above (the
+// non-RoCE and buffer-usage rows) are not read.
+func readRoCECounters(o *SwitchCounters, b nvueBlock) {
+	port := b.port
+	if port == "" {
+		port = "(interface not in the paste)"
+	}
+	roce := QueueCount{Port: port, Queue: nvueRoCETC, Type: "UC", DropPkts: -1, DropBytes: -1}
+	cnp := QueueCount{Port: port, Queue: nvueCNPTC, Type: "UC", DropPkts: -1, DropBytes: -1}
+	wred := QueueWRED{Port: port, Queue: nvueRoCETC, Type: "UC", WREDDrop: -1, ECNMarks: -1}
+	section := ""
+	for _, l := range b.lines {
+		f := strings.Fields(l.Text)
+		if len(f) == 1 {
+			section = f[0]
+			continue
+		}
+		if len(f) < 2 || !strings.HasPrefix(l.Text, " ") {
+			continue
+		}
+		var q *QueueCount
+		switch section {
+		case "tx-roce-stats":
+			q = &roce
+		case "tx-cnp-stats":
+			q = &cnp
+		case "tx-ecn-stats", "rx-pfc-stats", "tx-pfc-stats":
+		default:
+			continue
+		}
+		cell := f[1]
+		if len(f) > 2 && nvueUnit(f[2]) {
+			cell += " " + f[2]
+		}
+		v, ok := nvueCount(cell)
+		if !ok {
+			o.Garbled = append(o.Garbled, garbleAt(l, strings.Index(l.Text, f[1]),
+				"`nv show interface <swp> qos roce counters` as NVUE prints it: a count under operational for "+f[0]))
+			return
+		}
+		ev := At(o.src, l)
+		switch {
+		case q != nil && (f[0] == "roce-packets" || f[0] == "cnp-packets"):
+			q.Packets, q.Evidence = v, ev
+		case q != nil && (f[0] == "roce-bytes" || f[0] == "cnp-bytes"):
+			q.Bytes = v
+		case q != nil && f[0] == "unicast-no-buffer-discard":
+			q.DropPkts = int64(min(v, 1<<62))
+			if q.Evidence.Line == 0 || v > 0 {
+				q.Evidence = ev
+			}
+		case section == "tx-ecn-stats" && f[0] == "ecn-marked-packets":
+			wred.ECNMarks, wred.Evidence = int64(min(v, 1<<62)), ev
+		case f[0] == "pause-packets":
+			dir := RX
+			if section == "tx-pfc-stats" {
+				dir = TX
+			}
+			o.PFC = appendCapped(o.PFC, SwitchPFC{Port: port, Dir: dir, Prio: nvueRoCEPrio, Frames: v, Evidence: ev}, maxSwitchRows, &o.Omitted)
+		}
+	}
+	for _, q := range []QueueCount{roce, cnp} {
+		if q.Evidence.Line > 0 {
+			o.Queues = appendCapped(o.Queues, q, maxSwitchRows, &o.Omitted)
+		}
+	}
+	if wred.ECNMarks >= 0 {
+		o.WRED = appendCapped(o.WRED, wred, maxSwitchRows, &o.Omitted)
+	}
+}
+
+// nvueCount reads a count NVUE prints bare ("803785675319") or, for
+// bytes, with its unit ("92824.38 GB").
+func nvueCount(s string) (uint64, bool) {
+	if v, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return v, true
+	}
+	v, ok := nvue.Size(s)
+	return uint64(v), ok && strings.Contains(s, " ")
+}
