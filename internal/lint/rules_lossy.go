@@ -76,7 +76,11 @@ func (m *Model) lossyByDesign(db *sonic.ConfigDB, d sonic.LossyDesign, s switchS
 		ev = append(ev, sonicEv(db, d.NoXoffAt))
 		how = append(how, "no buffer profile keeps PFC headroom (xoff)")
 	}
-	title := fmt.Sprintf("%s: lossy by design: pfc_enable is empty on every port and %s", db.File, strings.Join(how, ", and "))
+	pfc := "pfc_enable is empty on every port"
+	if d.PFCEnableAbsent {
+		pfc = "no PORT_QOS_MAP row writes pfc_enable (PFC on no priority)"
+	}
+	title := fmt.Sprintf("%s: lossy by design: %s and %s", db.File, pfc, strings.Join(how, ", and "))
 	if d.NoPFCWritten {
 		title = fmt.Sprintf("%s: lossy by design: no line turns PFC on or declares a class lossless (%s)", db.File, noPFCWords(db))
 	}
