@@ -157,3 +157,32 @@ func TestLossyECNJudgedAgainstQueuePool(t *testing.T) {
 		t.Errorf("with a 216 MB pool: %q, want the queue judged as marking", title)
 	}
 }
+
+// A lossy design's RoCE queue under a profile that marks with
+// wred_green_enable false marks nothing on a platform DEVICE_METADATA
+// names and that is not Spectrum (SAI's per-colour enable, as
+// sonicECNMode reads it): Arista 7060X6-64PE-B C448O16, Tomahawk 5,
+// ecn_green on queue 4. It was told as a queue that marks at its
+// thresholds; a fragment naming no platform is still told so.
+func TestLossyECNGreenOffOffSpectrum(t *testing.T) {
+	const file = "../../testdata/corpus/sonic/buildimage-render-arista-7060x6-64pe-b-c448o16-t0-lossy-qos-buffers.json"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	title := func(text string) string {
+		for _, f := range lintFiles(t, tempFile(t, "config_db.json", text)).Findings {
+			if f.ID == "qos.lossy.by_design" {
+				return f.Title
+			}
+		}
+		return ""
+	}
+	if got, want := title(string(data)), `whose queue 4 marks nothing: WRED_PROFILE AZURE_LOSSY_DOWNLINK_Q4 has ecn ecn_green with wred_green_enable "false", which on x86_64-arista_7060x6_64pe_b`; !strings.Contains(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	noPlatform := strings.Replace(string(data), `"platform": "x86_64-arista_7060x6_64pe_b",`, ``, 1)
+	if got := title(noPlatform); strings.Contains(got, "marks nothing") || !strings.Contains(got, "marks ECN only above 266338050 bytes") {
+		t.Errorf("without a platform: %q", got)
+	}
+}
