@@ -82,3 +82,107 @@ func lintFiles(t *testing.T, paths ...string) *doctor.Report {
 	}
 	return rep
 }
+
+// A SKU whose qos.json.j2 writes PORT_QOS_MAP rows without pfc_enable
+// (sonic-buildimage's Nexthop NH-4010) runs every class lossy as surely as
+// one that writes it empty: orchagent enables PFC on no priority. With no
+// buffer profile keeping xoff and no WRED profile anywhere, RoCE has
+// neither PFC nor ECN; lint said nothing of it.
+func TestLossyByDesignWithoutPFCField(t *testing.T) {
+	const file = "testdata/bi-nh4010-128x400g-qos-buffers-render-t1.json"
+	rep := lintFiles(t, file)
+	if len(rep.Findings) != 1 || rep.Findings[0].ID != "qos.lossy.by_design" || rep.Findings[0].Severity != doctor.Warn {
+		t.Fatalf("findings %v, want qos.lossy.by_design warn alone", ids(rep))
+	}
+	f := rep.Findings[0]
+	for _, want := range []string{"no PORT_QOS_MAP row writes pfc_enable", "no buffer profile keeps PFC headroom", "lands in class 3", "queue 3 has no WRED/ECN profile"} {
+		if !strings.Contains(f.Title, want) {
+			t.Errorf("title %q lacks %q", f.Title, want)
+		}
+	}
+	// The evidence names the first port's row, where pfc_enable belongs.
+	named := false
+	for _, e := range f.Evidence {
+		named = named || strings.Contains(e.Text, `"Ethernet0": {`)
+	}
+	if !named {
+		t.Errorf("evidence %v does not name PORT_QOS_MAP's Ethernet0 row", f.Evidence)
+	}
+	// One port writing pfc_enable makes it no design: the other rules judge it.
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(data), `"tc_to_pg_map": "NH_DEFAULT_TC_TO_PRI_GROUP_MAP"`, `"tc_to_pg_map": "NH_DEFAULT_TC_TO_PRI_GROUP_MAP", "pfc_enable": "3"`, 1)
+	for _, f := range lintFiles(t, tempFile(t, "config_db.json", text)).Findings {
+		if f.ID == "qos.lossy.by_design" {
+			t.Errorf("pfc_enable 3 on one port: %s", f.Title)
+		}
+	}
+}
+
+// A lossy SKU's RoCE queue that marks only above the pool it draws on
+// never marks: the pool bounds the queue, whatever the ASIC's whole
+// buffer (SN5640 C448O16: 136 MB threshold, 108 MB egress_lossy_pool). It
+// was judged against a fixed 64 MiB "switch's buffer", below Spectrum-4's
+// and Tomahawk 5's, and its thresholds were judged again as
+// switch.ecn.thresholds; a pool larger than the threshold lets it mark.
+func TestLossyECNJudgedAgainstQueuePool(t *testing.T) {
+	const file = "testdata/bi-sn5640-c448o16-qos-buffers-render-t0.json"
+	rep := lintFiles(t, file)
+	if len(rep.Findings) != 1 || rep.Findings[0].ID != "qos.lossy.by_design" {
+		t.Fatalf("findings %v, want qos.lossy.by_design alone", ids(rep))
+	}
+	if want := "beyond the 108270592 bytes of egress_lossy_pool, the pool queue 4 draws on (BUFFER_QUEUE profile queue4_downlink_lossy_profile): in practice never"; !strings.Contains(rep.Findings[0].Title, want) {
+		t.Errorf("title %q lacks %q", rep.Findings[0].Title, want)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(data), `"size": "108270592",
+            "type": "egress"`, `"size": "216541184",
+            "type": "egress"`, 1)
+	if text == string(data) {
+		t.Fatal("egress_lossy_pool's size not found")
+	}
+	rep = lintFiles(t, tempFile(t, "config_db.json", text))
+	var title string
+	for _, f := range rep.Findings {
+		if f.ID == "qos.lossy.by_design" {
+			title = f.Title
+		}
+	}
+	if !strings.Contains(title, "marks ECN from 136200192 to 136200192 bytes") {
+		t.Errorf("with a 216 MB pool: %q, want the queue judged as marking", title)
+	}
+}
+
+// A lossy design's RoCE queue under a profile that marks with
+// wred_green_enable false marks nothing on a platform DEVICE_METADATA
+// names and that is not Spectrum (SAI's per-colour enable, as
+// sonicECNMode reads it): Arista 7060X6-64PE-B C448O16, Tomahawk 5,
+// ecn_green on queue 4. It was told as a queue that marks at its
+// thresholds; a fragment naming no platform is still told so.
+func TestLossyECNGreenOffOffSpectrum(t *testing.T) {
+	const file = "../../testdata/corpus/sonic/buildimage-render-arista-7060x6-64pe-b-c448o16-t0-lossy-qos-buffers.json"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	title := func(text string) string {
+		for _, f := range lintFiles(t, tempFile(t, "config_db.json", text)).Findings {
+			if f.ID == "qos.lossy.by_design" {
+				return f.Title
+			}
+		}
+		return ""
+	}
+	if got, want := title(string(data)), `whose queue 4 marks nothing: WRED_PROFILE AZURE_LOSSY_DOWNLINK_Q4 has ecn ecn_green with wred_green_enable "false", which on x86_64-arista_7060x6_64pe_b`; !strings.Contains(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	noPlatform := strings.Replace(string(data), `"platform": "x86_64-arista_7060x6_64pe_b",`, ``, 1)
+	if got := title(noPlatform); strings.Contains(got, "marks nothing") || !strings.Contains(got, "marks ECN only above 266338050 bytes") {
+		t.Errorf("without a platform: %q", got)
+	}
+}

@@ -318,6 +318,7 @@ func (m *Model) sonicECN(db *sonic.ConfigDB) []ecnProfile {
 		}
 	}
 	sort.Strings(names)
+	_, lossy := m.lossyDesigns()[db]
 	var out []ecnProfile
 	for _, name := range names {
 		// A profile that does not mark green packets, RoCE's, has no
@@ -326,11 +327,14 @@ func (m *Model) sonicECN(db *sonic.ConfigDB) []ecnProfile {
 		if !ok || !w.OK || !marksGreen(w) {
 			continue
 		}
+		u := uses[name]
+		if why, _ := neverMarks(db, u.ports[0], roceQueue(u.ports[0]), w.Min); lossy && why != "" {
+			continue // qos.lossy.by_design says RoCE's queue never marks
+		}
 		defaulted := ""
 		if w.Defaulted {
 			defaulted = " (Pmax 100 %, SAI's default)"
 		}
-		u := uses[name]
 		p := ecnProfile{
 			Subject: fmt.Sprintf("%s %s (on %s)%s", db.File, ecnName(db, name), portList(u.ports), defaulted),
 			Kmin:    unit.Bytes(w.Min), Kmax: unit.Bytes(w.Max), Pmax: float64(w.Prob) / 100,

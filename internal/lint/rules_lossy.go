@@ -76,7 +76,11 @@ func (m *Model) lossyByDesign(db *sonic.ConfigDB, d sonic.LossyDesign, s switchS
 		ev = append(ev, sonicEv(db, d.NoXoffAt))
 		how = append(how, "no buffer profile keeps PFC headroom (xoff)")
 	}
-	title := fmt.Sprintf("%s: lossy by design: pfc_enable is empty on every port and %s", db.File, strings.Join(how, ", and "))
+	pfc := "pfc_enable is empty on every port"
+	if d.PFCEnableAbsent {
+		pfc = "no PORT_QOS_MAP row writes pfc_enable (PFC on no priority)"
+	}
+	title := fmt.Sprintf("%s: lossy by design: %s and %s", db.File, pfc, strings.Join(how, ", and "))
 	if d.NoPFCWritten {
 		title = fmt.Sprintf("%s: lossy by design: no line turns PFC on or declares a class lossless (%s)", db.File, noPFCWords(db))
 	}
@@ -164,13 +168,39 @@ func (m *Model) lossyByDesign(db *sonic.ConfigDB, d sonic.LossyDesign, s switchS
 type lossyECNState struct {
 	text string
 	ev   []Evidence
-	// marks: the queue marks ECN below lossyECNBeyond.
+	// marks: the queue marks ECN below what it can hold (neverMarks).
 	marks bool
 }
 
 // lossyECNBeyond is a marking threshold past which a queue never marks in
-// practice: more than a whole switch ASIC's buffer (64 MiB).
+// practice where the config does not say which pool the queue draws on:
+// more than a whole switch ASIC's buffer (64 MiB).
 const lossyECNBeyond = 64 << 20
+
+// neverMarks says why a queue whose marking starts at kmin bytes never
+// marks in practice ("" when it may): kmin is at least the size of the
+// BUFFER_POOL the queue's BUFFER_QUEUE profile draws on, which bounds the
+// queue; or, where the config does not hold that pool, lossyECNBeyond.
+// A pool the config sizes below kmin is the bound whatever lossyECNBeyond
+// says: Spectrum-4 and Tomahawk 5 pools exceed 100 MB, so a threshold of
+// 136 MB is beyond a 108 MB pool, not beyond "a switch's buffer".
+func neverMarks(db *sonic.ConfigDB, port string, queue int, kmin int64) (string, []Evidence) {
+	if prof, ok := db.QueueProfile(port, queue); ok {
+		if pr, ok := db.Profile(strings.TrimSpace(prof.Text)); ok {
+			name := strings.TrimSpace(pr.Pool.Text)
+			if size, at, ok := db.PoolSize(name); ok {
+				if kmin < size {
+					return "", nil
+				}
+				return fmt.Sprintf("beyond the %d bytes of %s, the pool queue %d draws on (BUFFER_QUEUE profile %s)", size, name, queue, pr.Name), []Evidence{sonicEv(db, prof), sonicEv(db, at)}
+			}
+		}
+	}
+	if kmin >= lossyECNBeyond {
+		return "more than a switch's buffer", nil
+	}
+	return "", nil
+}
 
 func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 	if tc < 0 {
@@ -194,6 +224,13 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 			return lossyECNState{}
 		}
 		marks := marksGreen(w)
+		if platform, named := db.Field("DEVICE_METADATA", "localhost", "platform"); marks && named && db.Vendor == "" && !strings.EqualFold(strings.TrimSpace(w.GreenEnable.Text), "true") && !db.Spectrum() {
+			// As sonicECNMode reads it: SAI's per-colour enable leaves
+			// green packets, RoCE's, out of ECN unless the platform is
+			// Spectrum, which marks under the ECN mode alone; a
+			// fragment naming no platform is not judged so.
+			return lossyECNState{text: fmt.Sprintf("whose %s marks nothing: %s has ecn %s with wred_green_enable %q, which on %s (not NVIDIA Spectrum, whose SAI alone marks without it) leaves green packets, RoCE's, out of ECN", queue, ecnName(db, w.Name), w.ECN.Text, w.GreenEnable.Text, platform.Text), ev: []Evidence{sonicEv(db, q.WREDProfile), sonicEv(db, w.GreenEnable), sonicEv(db, platform)}}
+		}
 		if !w.OK {
 			if !marks {
 				return lossyECNState{}
@@ -208,8 +245,8 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 			return lossyECNState{text: fmt.Sprintf("whose %s marks ECN (%s, thresholds in %s: not judged)", queue, ecnName(db, w.Name), w.MinAt.Text), ev: []Evidence{sonicEv(db, q.WREDProfile), sonicEv(db, w.ECN)}, marks: true}
 		}
 		ev := []Evidence{sonicEv(db, q.WREDProfile), sonicEv(db, w.MinAt)}
-		if w.Min >= lossyECNBeyond {
-			return lossyECNState{text: fmt.Sprintf("whose %s marks ECN only above %d bytes (%s), more than a switch's buffer: in practice never", queue, w.Min, ecnName(db, w.Name)), ev: ev}
+		if why, at := neverMarks(db, q.Ports[0], tc, w.Min); why != "" {
+			return lossyECNState{text: fmt.Sprintf("whose %s marks ECN only above %d bytes (%s), %s: in practice never", queue, w.Min, ecnName(db, w.Name), why), ev: append(ev, at...)}
 		}
 		mode := w.ECN.Text
 		if isNVUE(db) {

@@ -232,6 +232,9 @@ func FuzzParse(f *testing.F) {
 			db.Queues()
 			db.PGs()
 			db.Watchdogs()
+			if d, ok := db.LossyByDesign(); ok && (d.PFCEnableAt.Line < 1 || d.PFCEnableAt.Line > lines) {
+				t.Fatalf("lossy design's pfc_enable %+v outside the %d-line input", d.PFCEnableAt, lines)
+			}
 			for _, u := range db.UnknownPorts() {
 				if u.At.Line < 1 || u.At.Line > lines || u.At.Col < 1 || u.Port == "" && u.Table == "CABLE_LENGTH" {
 					t.Fatalf("unknown port %+v outside the %d-line input", u, lines)

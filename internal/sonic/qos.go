@@ -404,11 +404,13 @@ func (db *ConfigDB) CableLength(port string) (float64, Value, bool) {
 }
 
 // LossyDesign is what makes a config lossy on purpose rather than by a
-// missing field: every port's pfc_enable written empty, and no priority
+// missing field: no port's pfc_enable names a priority, and no priority
 // group set apart for lossless traffic.
 type LossyDesign struct {
-	// PFCEnableAt is the first port's empty pfc_enable.
-	PFCEnableAt Value
+	// PFCEnableAt is the first port's empty pfc_enable, or, where no row
+	// writes the field (PFCEnableAbsent), the first row's key.
+	PFCEnableAt     Value
+	PFCEnableAbsent bool
 	// OnePG is the TC_TO_PRIORITY_GROUP_MAP entry of a map that sends
 	// every class to one priority group, when that is the evidence.
 	OnePG Value
@@ -427,8 +429,10 @@ type LossyDesign struct {
 
 // LossyByDesign reports a config that runs every class lossy on purpose,
 // as NVIDIA's Spectrum-X AI SKUs ship (sonic-buildimage's SN5600 C256S1,
-// SN5640 C512S2): pfc_enable present and empty on every port, and either
-// a TC_TO_PRIORITY_GROUP_MAP that sends every class to one priority group
+// SN5640 C512S2: pfc_enable present and empty on every port) and SKUs
+// whose qos.json.j2 writes no pfc_enable at all (Nexthop NH-4010:
+// orchagent then enables PFC on no priority), with either a
+// TC_TO_PRIORITY_GROUP_MAP that sends every class to one priority group
 // or buffer profiles none of which has xoff; or, for a switch OS's
 // configuration read whole, no line naming PFC or a lossless class.
 func (db *ConfigDB) LossyByDesign() (LossyDesign, bool) {
@@ -436,22 +440,29 @@ func (db *ConfigDB) LossyByDesign() (LossyDesign, bool) {
 	if db.lossyMode.Line > 0 {
 		return LossyDesign{PFCEnableAt: db.lossyMode, RoCEMode: db.lossyMode}, true
 	}
-	ports := 0
-	for _, pq := range db.PortQoSMaps() {
-		if pq.Port == "global" {
+	ports, written := 0, false
+	for _, k := range db.Tables["PORT_QOS_MAP"].Keys() {
+		if k == "global" {
 			continue
 		}
-		if !pq.HasPFCEnable || len(pq.PFCEnable) > 0 || strings.TrimSpace(pq.PFCEnableAt.Text) != "" {
+		v, has := db.Tables["PORT_QOS_MAP"][k]["pfc_enable"]
+		if has && strings.TrimSpace(v.Text) != "" || !has && db.Vendor != "" {
+			// Another OS's reader writes pfc_enable where it read PFC.
 			return LossyDesign{}, false
 		}
-		if ports == 0 {
-			d.PFCEnableAt = pq.PFCEnableAt
+		if !has {
+			v, _ = db.KeyPos("PORT_QOS_MAP|" + k)
 		}
+		if has && !written || ports == 0 {
+			d.PFCEnableAt = v
+		}
+		written = written || has
 		ports++
 	}
 	if ports == 0 {
 		return LossyDesign{}, false
 	}
+	d.PFCEnableAbsent = !written
 	if db.noPFC && !db.excerpt.Given() {
 		d.NoPFCWritten = true
 		return d, true
