@@ -21,6 +21,29 @@ func TestIRDMAAndBNXTRECounters(t *testing.T) {
 	nicMustFind(t, fs, "counters.retry_exceeded", Warn, "max_retry_exceeded")
 }
 
+// irdma's GEN3 devices (Intel IPU E2000) name their RC loss recovery in
+// words (linux-rdma Message-ID 20250827152545.2056-7-tatyana.e.nikolova@
+// intel.com): the counters were read but drove no finding. SYNTHETIC
+// values, in both forms a sysfs dump takes.
+func TestIRDMAGen3Counters(t *testing.T) {
+	const dir = "/sys/class/infiniband/irdma1/ports/1/hw_counters/"
+	for _, lines := range [][]string{
+		{"link irdma1/1 cnpHandled 0 RxUDP 91234567 Nak Sequence Error 4123 Nak Sequence Error Implied 311 RTO 2211 Rcvd Out of order packets 5123 RNR received 0 RNR sent 0"},
+		{dir + "RxUDP:91234567", dir + "Nak Sequence Error:4123", dir + "Nak Sequence Error Implied:311", dir + "RTO:2211", dir + "Rcvd Out of order packets:5123", dir + "RNR received:0"},
+	} {
+		fs := synthFindings(t, Options{}, lines...)
+		f := nicMustFind(t, fs, "counters.retransmission", Warn, "RTO 2211", "Rcvd Out of order packets 5123", "Nak Sequence Error 4123")
+		if !strings.Contains(f.Fix, "irdma") {
+			t.Errorf("fix %q", f.Fix)
+		}
+	}
+	fs := synthFindings(t, Options{}, "link irdma1/1 RNR received 1543", "link irdma0/1 RNR sent 1543")
+	f := nicMustFind(t, fs, "counters.rnr_nak", Info, "irdma1 port 1: 1543 RNR NAKs received (RNR received)")
+	if !strings.Contains(f.Mechanism, "irdma0 port 1 RNR sent 1543") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+}
+
 // SYNTHETIC (no public dump with rx_prioN_marked moving was found): mlx5's
 // per-host congestion marks, the NIC marking CE itself because its host
 // drains the receive buffer too slowly (the kernel's mlx5 counters.rst:

@@ -179,7 +179,7 @@ func (p *hwParser) Feed(l Line) {
 // before the file's content.
 func (p *hwParser) sysfsLine(l Line, rest string) bool {
 	path, val, ok := strings.Cut(rest, ":")
-	k, name, isCounter := sysfsCounterFile(path)
+	k, name, isCounter := sysfsCounterFile(path, ok)
 	if !isCounter {
 		return false
 	}
@@ -209,14 +209,14 @@ func (p *hwParser) bannerLine(l Line, t string) bool {
 	}
 	name := strings.TrimPrefix(strings.TrimSpace(strings.TrimSuffix(inner, "===")), "./")
 	if rest, ok := sysfsIBPath(name); ok {
-		k, n, ok := sysfsCounterFile(rest)
+		k, n, ok := sysfsCounterFile(rest, false)
 		if !ok {
 			return false
 		}
 		p.moreFile = &moreFile{key: k, name: n, path: l}
 		return true
 	}
-	if p.cwd == nil || !isCounterName(name) {
+	if p.cwd == nil || !isCounterFileName(name, false) {
 		return false
 	}
 	p.moreFile = &moreFile{key: *p.cwd, name: strings.Clone(name), path: l}
@@ -225,7 +225,7 @@ func (p *hwParser) bannerLine(l Line, t string) bool {
 
 // sysfsCounterDir parses "<dev>/ports/<p>/hw_counters" (or counters).
 func sysfsCounterDir(dir string) (hwKey, bool) {
-	k, _, ok := sysfsCounterFile(dir + "/x")
+	k, _, ok := sysfsCounterFile(dir+"/x", true)
 	return k, ok
 }
 
@@ -243,17 +243,44 @@ func isMoreRule(t string) bool {
 	return len(t) >= 3 && strings.Trim(t, ":") == ""
 }
 
-// sysfsCounterFile parses "<dev>/ports/<p>/hw_counters/<name>".
-func sysfsCounterFile(path string) (hwKey, string, bool) {
+// sysfsCounterFile parses "<dev>/ports/<p>/hw_counters/<name>"; valued
+// says a value follows the path on its line (see isCounterFileName).
+func sysfsCounterFile(path string, valued bool) (hwKey, string, bool) {
 	parts := strings.Split(path, "/")
 	if len(parts) != 5 || parts[1] != "ports" || parts[3] != "hw_counters" && parts[3] != "counters" {
 		return hwKey{}, "", false
 	}
 	port, err := strconv.Atoi(parts[2])
-	if err != nil || !isCounterName(parts[4]) {
+	if err != nil || !isCounterFileName(parts[4], valued) {
 		return hwKey{}, "", false
 	}
 	return hwKey{dev: parts[0], port: port}, parts[4], true
+}
+
+// isCounterFileName reports a counter file's name: one counter-name word,
+// or up to maxNameWords of them joined by single spaces, as irdma's GEN3
+// counters are ("Nak Sequence Error", "RTO" beside them). A name of
+// several words is read where a value follows it on the line (grep's
+// "path:value"), or where a driver prints it (the counters table): a
+// path followed by prose is no counter file.
+func isCounterFileName(s string, valued bool) bool {
+	if isCounterName(s) {
+		return true
+	}
+	f := strings.Fields(s)
+	if len(f) < 2 || len(f) > maxNameWords || strings.Join(f, " ") != s {
+		return false
+	}
+	for _, w := range f {
+		if !isCounterName(w) {
+			return false
+		}
+	}
+	if valued {
+		return true
+	}
+	_, _, known := counterTable().Lookup(s)
+	return known
 }
 
 // sysfsValue records the value val read from counter file name of port k,

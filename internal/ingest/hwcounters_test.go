@@ -202,6 +202,36 @@ func TestHWCountersNamesOfSeveralWords(t *testing.T) {
 	}
 }
 
+// The same GEN3 names are sysfs files with spaces in their names, read as
+// grep prints them ("path:value"), as `more` prints them (the path between
+// rules, the value below) and under a shell loop's banner; before, only
+// RTO, the one name of a single word, was read. A path followed by prose
+// is no counter file. Synthetic values.
+func TestHWCountersSysfsNamesOfSeveralWords(t *testing.T) {
+	const dir = "/sys/class/infiniband/irdma0/ports/1/hw_counters/"
+	for _, text := range []string{
+		"# synthetic\n" + dir + "Nak Sequence Error:7\n" + dir + "Nak Sequence Error Implied:1\n" + dir + "RTO:2\n" + dir + "Rcvd Out of order packets:9\n",
+		"# synthetic\n::::::::::::::\n" + dir + "Nak Sequence Error\n::::::::::::::\n7\n::::::::::::::\n" + dir + "Nak Sequence Error Implied\n::::::::::::::\n1\n" +
+			"::::::::::::::\n" + dir + "RTO\n::::::::::::::\n2\n::::::::::::::\n" + dir + "Rcvd Out of order packets\n::::::::::::::\n9\n",
+		"# synthetic\ncd " + dir + "\n=== ./Nak Sequence Error ===\n7\n=== ./Nak Sequence Error Implied ===\n1\n=== ./RTO ===\n2\n=== ./Rcvd Out of order packets ===\n9\n",
+	} {
+		h := nicArtifact[*HWCounters](t, nicReadText(t, "irdma-sysfs.txt", text))
+		if len(h.Samples) != 1 {
+			t.Fatalf("samples %+v", h.Samples)
+		}
+		s := &h.Samples[0]
+		for name, want := range map[string]uint64{"Nak Sequence Error": 7, "Nak Sequence Error Implied": 1, "RTO": 2, "Rcvd Out of order packets": 9} {
+			if got := nicValue(t, s, name); got != want {
+				t.Errorf("%q = %d, want %d", name, got, want)
+			}
+		}
+	}
+	prose := "# synthetic\n" + dir + "out_of_sequence stays at\n0\n"
+	if res := nicReadText(t, "prose.txt", prose); len(res.Artifacts) != 0 {
+		t.Errorf("a path and prose read as counters: %+v", res.Artifacts)
+	}
+}
+
 // Under `rdma -p statistic show link`, only indented lines are the link's
 // counters: a note after the block with trailing spaces is no counter
 // (synthetic).
