@@ -198,7 +198,7 @@ func (p *hwParser) bannerLine(l Line, t string) bool {
 		dir, _, _ := strings.Cut(rest, "$")
 		dir, _, _ = strings.Cut(dir, "#")
 		dir = strings.TrimRight(strings.TrimSpace(dir), "/")
-		if k, ok := sysfsCounterDir(dir); ok && (strings.Contains(rest, "$") || strings.Contains(rest, "#") || strings.HasPrefix(t, "cd ")) {
+		if k, ok := sysfsCounterDir(dir); ok && (strings.Contains(rest, "$") || strings.Contains(rest, "#") || isCdInto(t)) {
 			p.cwd = &k
 		}
 		return false
@@ -221,6 +221,13 @@ func (p *hwParser) bannerLine(l Line, t string) bool {
 	}
 	p.moreFile = &moreFile{key: *p.cwd, name: strings.Clone(name), path: l}
 	return true
+}
+
+// isCdInto reports a cd into a sysfs infiniband directory, bare or after
+// a shell prompt ("[root@h ~]# cd /sys/class/infiniband/...").
+func isCdInto(t string) bool {
+	c, ok := findCommand(t, "cd")
+	return ok && len(c.Args) == 1 && strings.Contains(c.Args[0], "/infiniband/")
 }
 
 // sysfsCounterDir parses "<dev>/ports/<p>/hw_counters" (or counters).
