@@ -269,3 +269,26 @@ func TestRealRoCECapture(t *testing.T) {
 		t.Errorf("flows hold %d packets, want 105", pkts)
 	}
 }
+
+// TestRealCNPCapture reads one CNP a ConnectX-4 Lx sent (scapy's test
+// holds the frame's bytes; the pcap around them is ours): counted as a
+// CNP of the flow toward QP 0x118, not as a request or a response, on
+// DSCP 48, with no CE mark.
+func TestRealCNPCapture(t *testing.T) {
+	f, err := os.Open("../../testdata/corpus/pcap-roce/cnp-cx4-lx-one-packet-scapy-hexcap.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	a, err := Analyze("cnp.pcap", f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Packets != 1 || a.RoCEPackets != 1 || a.DecodeErrors != 0 || len(a.Flows) != 1 {
+		t.Fatalf("packets %d roce %d errors %d flows %d", a.Packets, a.RoCEPackets, a.DecodeErrors, len(a.Flows))
+	}
+	fl := a.Flows[0]
+	if fl.Key.QPN != 0x118 || fl.CNPs != 1 || fl.Requests != 0 || fl.Responses != 0 || fl.CE != 0 || fl.DSCP != 48 {
+		t.Errorf("flow %+v", fl)
+	}
+}
