@@ -44,6 +44,26 @@ func TestIRDMAGen3Counters(t *testing.T) {
 	}
 }
 
+// Broadcom's out-of-tree bnxt_re (the driver AMD's Thor2 guides install;
+// lykeioner/driver's copy of bnxt_re/hw_counters.c) prints mlx5's names:
+// local_ack_timeout_err, packet_seq_err, out_of_sequence, np_cnp_sent.
+// Its device's name (bnxt_re0) says the driver, and the fix was mlx5's
+// mlnx_qos and rx_discards_phy. SYNTHETIC values.
+func TestRDMADeviceNameSaysDriver(t *testing.T) {
+	fs := synthFindings(t, Options{}, "link bnxt_re0/1 local_ack_timeout_err 2211 packet_seq_err 4123 out_of_sequence 5123 np_cnp_sent 0 rp_cnp_handled 0")
+	f := nicMustFind(t, fs, "counters.retransmission", Warn, "bnxt_re0 port 1", "local_ack_timeout_err 2211")
+	if strings.Contains(f.Fix, "mlnx_qos") || strings.Contains(f.Fix, "rx_discards_phy") || !strings.Contains(f.Fix, "bnxt_re") {
+		t.Errorf("fix %q", f.Fix)
+	}
+	// A device udev named after its netdev says nothing: mlx5's names
+	// read as mlx5's.
+	fs = synthFindings(t, Options{}, "link rocep1s0f0/1 local_ack_timeout_err 2211 packet_seq_err 4123 out_of_sequence 5123")
+	f = nicMustFind(t, fs, "counters.retransmission", Warn, "local_ack_timeout_err 2211")
+	if !strings.Contains(f.Fix, "mlnx_qos") {
+		t.Errorf("fix %q", f.Fix)
+	}
+}
+
 // SYNTHETIC (no public dump with rx_prioN_marked moving was found): mlx5's
 // per-host congestion marks, the NIC marking CE itself because its host
 // drains the receive buffer too slowly (the kernel's mlx5 counters.rst:
