@@ -76,6 +76,17 @@ func TestBnxtPerftestRead(t *testing.T) {
 	}
 }
 
+// An E810's two ports looped on one host (Media Transport Library's RDMA
+// guide): ibstat says irdma0 runs at 25 and irdma1 at "10 (FDR10)", a 10G
+// Ethernet port named by the IB speed. ib_write_bw on irdma1 reached
+// 9.3 Gb/s; the FDR10 rate went unread and irdma0's 25 judged it, an
+// error of 37% where it is 93% of its own port.
+func TestPerftestJudgedAgainstItsFDR10Port(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/perftest/ib-write-bw-irdma-e810-10g-fdr10-ibstat-two-ports-mtu1024-mtl.txt")
+	nicMustFind(t, fs, "perftest.bw.ok", Info, "ib_write_bw on irdma1: best 9.3 Gb/s = 93% of the 10.0 Gb/s link rate")
+	nicMustNot(t, fs, "perftest.bw.low")
+}
+
 // ib_write_bw between two GB10 with --force-link IB on rocep1s0f0 (a
 // Dell Pro Max GB10 README): perftest prints Link type IB for a RoCE
 // device, so its MTU of 1024 (netdev MTU 1500) went unjudged.
