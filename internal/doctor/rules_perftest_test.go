@@ -87,6 +87,18 @@ func TestPerftestJudgedAgainstItsFDR10Port(t *testing.T) {
 	nicMustNot(t, fs, "perftest.bw.low")
 }
 
+// Two Pollara hosts' ib_write_bw -b -q 4 -a, the server and the client
+// on different perftest builds (their banners differ: "Using DDP" and
+// "CPU freq" against "Using Enhanced Reorder"), pasted one after the
+// other: both runs are read, each with its host from the prompt, and at
+// 400G each way they are near line rate.
+func TestPollaraPerftestTwoBuilds(t *testing.T) {
+	fs := diagnoseFiles(t, Options{NICSpeed: 400 * unit.Gbps}, "corpus/perftest/ib-write-bw-bidir-ionic-pollara-4qp-all-sizes-779gbps-two-perftest-versions-alibaba.txt")
+	nicMustFind(t, fs, "perftest.bw.ok", Info, "Aliyun1: ib_write_bw on ionic_7: best 779.2 Gb/s (bidirectional: 389.6 Gb/s each way) = 97%")
+	nicMustFind(t, fs, "perftest.bw.ok", Info, "Aliyun3: ib_write_bw on ionic_1: best 779.2 Gb/s")
+	nicMustNot(t, fs, "perftest.mtu.small")
+}
+
 // ib_write_bw between two GB10 with --force-link IB on rocep1s0f0 (a
 // Dell Pro Max GB10 README): perftest prints Link type IB for a RoCE
 // device, so its MTU of 1024 (netdev MTU 1500) went unjudged.
