@@ -97,6 +97,16 @@ func TestPollaraPerftestTwoBuilds(t *testing.T) {
 	nicMustFind(t, fs, "perftest.bw.ok", Info, "Aliyun1: ib_write_bw on ionic_7: best 779.2 Gb/s (bidirectional: 389.6 Gb/s each way) = 97%")
 	nicMustFind(t, fs, "perftest.bw.ok", Info, "Aliyun3: ib_write_bw on ionic_1: best 779.2 Gb/s")
 	nicMustNot(t, fs, "perftest.mtu.small")
+	// The same pair from an MI355X's memory (--use_rocm): the ROCm
+	// banner lines before the test's are no failure, and 87% each way is
+	// not low.
+	fs = diagnoseFiles(t, Options{NICSpeed: 400 * unit.Gbps}, "corpus/perftest/ib-write-bw-bidir-ionic-pollara-use-rocm-mi355x-4qp-698gbps-alibaba.txt")
+	nicMustFind(t, fs, "perftest.bw.ok", Info, "Aliyun3: ib_write_bw on ionic_1: best 698.0 Gb/s (bidirectional: 349.0 Gb/s each way) = 87%")
+	for _, f := range fs {
+		if f.Severity != Info {
+			t.Errorf("%s %s: %s", f.Severity, f.ID, f.Title)
+		}
+	}
 }
 
 // ib_write_bw between two GB10 with --force-link IB on rocep1s0f0 (a
