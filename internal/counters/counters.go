@@ -309,6 +309,11 @@ type Desc struct {
 	// read as its concept whatever the driver, but it does not say which
 	// driver printed the dump.
 	Common bool
+	// Sometimes marks a name only some firmware of the driver prints
+	// (ionic's tx_rdma_ack_timeout is the Pollara AI NICs', not the DSC
+	// cards'): a dump of that driver without it does not count the
+	// concept.
+	Sometimes bool
 
 	// byPrio holds the concrete names of priorities 0-7 of a per-priority
 	// counter in a Table, spelled once when the table is built: the twin

@@ -208,6 +208,7 @@ func provenance() map[string]string {
 		"resp_rx_cqe_err":                    `pensando-sw-05047a53 nic/hal/plugins/cfg/rdma/init.cc:105 "resp_rx_cqe_err"`,
 		"resp_rx_cqe_flush":                  `pensando-sw-05047a53 nic/hal/plugins/cfg/rdma/init.cc:106 "resp_rx_cqe_flush"`,
 		"resp_tx_rmt_acc_err":                `pensando-sw-05047a53 nic/hal/plugins/cfg/rdma/init.cc:113 "resp_tx_rmt_acc_err"`,
+		"tx_rdma_ack_timeout":                `amd-node-scraper-22519c0b test/unit/plugin/fixtures/rdma_statistic_example_data.json:52 "tx_rdma_ack_timeout"`,
 		"rx_drops":                           `amzn-drivers-64788ef7 kernel/linux/efa/src/efa_verbs.c:79 "rx_drops"`,
 		"retrans_pkts":                       `amzn-drivers-64788ef7 kernel/linux/efa/src/efa_verbs.c:93 "retrans_pkts"`,
 		"retrans_timeout_events":             `amzn-drivers-64788ef7 kernel/linux/efa/src/efa_verbs.c:94 "retrans_timeout_events"`,

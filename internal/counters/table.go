@@ -361,6 +361,10 @@ func builtin() []Desc {
 		hwv(IONIC, "resp_rx_cqe_err", RespCQEError, NoDir),
 		hwv(IONIC, "resp_rx_cqe_flush", RespCQEFlushError, NoDir),
 		hwv(IONIC, "resp_tx_rmt_acc_err", RespRemoteAccessErrs, NoDir),
+		// The Pollara AI NICs' firmware adds the requester's ACK timeouts
+		// (with retransmitted packets and the collective-traffic subsets
+		// beside them), as `rdma statistic` prints them on ionic_0..7.
+		{Name: "tx_rdma_ack_timeout", Vendor: IONIC, Source: HWCounters, Concept: LocalAckTimeoutErr, Unit: Events, Sometimes: true},
 
 		// efa hw_counters (AWS Elastic Fabric Adapter, SRD).
 		hwv(EFA, "rx_drops", EFARxDrops, RX),

@@ -102,7 +102,7 @@ func (s *CounterSample) NameOf(c counters.Concept, d counters.Dir) string {
 // driver (Vendor; mlx5 when the dump does not say) has one. A rule that
 // explains a mechanism by its counter says none rather than borrow mlx5's
 // name for a driver that has no such counter (ionic counts no ACK
-// timeouts).
+// timeouts but on the Pollara firmware, whose dumps print the name).
 func (s *CounterSample) Counts(c counters.Concept, d counters.Dir) bool {
 	for _, n := range counterTable().NamesIn(s.source(), c, d, 0) {
 		if s.Has(n) {
@@ -110,8 +110,8 @@ func (s *CounterSample) Counts(c counters.Concept, d counters.Dir) bool {
 		}
 	}
 	v, _ := s.Vendor()
-	_, ok := counterTable().Find(v, s.source(), c, d)
-	return ok
+	desc, ok := counterTable().Find(v, s.source(), c, d)
+	return ok && !desc.Sometimes
 }
 
 // printsRenamed reports whether the dump prints a name driver v took for a
