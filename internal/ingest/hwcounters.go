@@ -37,6 +37,9 @@ type HWCounters struct {
 	Unreadable      []Evidence
 	UnreadableCount int
 	UnreadablePorts []string
+	// Garbled are the `rdma -j statistic` arrays that were cut before
+	// their closing ']' or do not parse as JSON.
+	Garbled []Garble
 }
 
 // Kind returns KindHWCounters.
@@ -88,6 +91,11 @@ type hwParser struct {
 	// ("/sys/class/infiniband/mlx5_1/ports/1/counters$ "), for a loop
 	// that prints each file's bare name.
 	cwd *hwKey
+	// json gathers an `rdma -j statistic` array (hwcounters_json.go);
+	// jsonNext is set after a command that prints one.
+	json     jsonArray
+	jsonNext bool
+	jsonCmd  bool // the open array follows such a command
 }
 
 // NewHWCountersParser returns a parser for RDMA hw_counters in the input
@@ -102,6 +110,9 @@ func (p *hwParser) Feed(l Line) {
 		return
 	}
 	t := strings.TrimSpace(l.Text)
+	if p.jsonLine(l, t) {
+		return
+	}
 	if rest, ok := sysfsIBPath(t); ok && p.sysfsLine(l, rest) {
 		p.out.lines.add(l)
 		return
@@ -548,10 +559,13 @@ func (p *hwParser) flushKey(k hwKey) {
 
 // Result implements Parser.
 func (p *hwParser) Result() Artifact {
+	if p.json.open() {
+		p.garbleJSON(p.json.take(), "the array's closing ']' before the input ends (the rdma -j output is cut)")
+	}
 	for len(p.order) > 0 {
 		p.flushKey(p.order[0])
 	}
-	if p.out.lines.n == 0 || len(p.out.Samples) == 0 && len(p.out.Unreadable) == 0 {
+	if p.out.lines.n == 0 || len(p.out.Samples) == 0 && len(p.out.Unreadable) == 0 && len(p.out.Garbled) == 0 {
 		return nil
 	}
 	return &p.out

@@ -251,3 +251,55 @@ func TestHWCountersPrettyTrailingSpaces(t *testing.T) {
 		t.Errorf("samples %+v", h.Samples)
 	}
 }
+
+// `rdma -j statistic show` prints the ports as a JSON array, on one line
+// or with -p over many; each port object's numeric keys are its counters,
+// and two arrays are a before/after pair. Before, the JSON was no input
+// rocelab read. Synthetic values; the keys are those of the Pollara ionic
+// dumps amd/node-scraper records and mlx5's.
+func TestHWCountersRdmaJSON(t *testing.T) {
+	one := `$ rdma -j statistic show
+[{"ifname":"ionic_0","port":1,"rx_rdma_ucast_pkts":2000,"tx_rdma_ack_timeout":7,"req_rx_pkt_seq_err":3},{"ifname":"mlx5_0","port":1,"out_of_sequence":17,"local_ack_timeout_err":2}]
+`
+	pretty := `[ {
+        "ifname": "mlx5_0",
+        "port": 1,
+        "out_of_sequence": 20,
+        "local_ack_timeout_err": 5
+    } ]
+`
+	h := nicArtifact[*HWCounters](t, nicReadText(t, "rdma-j.txt", one+pretty))
+	if len(h.Samples) != 2 {
+		t.Fatalf("samples %+v", h.Samples)
+	}
+	for _, s := range h.Samples {
+		switch s.Device {
+		case "ionic_0":
+			if nicValue(t, &s, "tx_rdma_ack_timeout") != 7 || nicValue(t, &s, "rx_rdma_ucast_pkts") != 2000 || s.Before != nil {
+				t.Errorf("ionic_0 %+v", s)
+			}
+		case "mlx5_0":
+			if s.Before == nil || nicValue(t, &s, "out_of_sequence") != 3 {
+				t.Errorf("mlx5_0 is no before/after pair: %+v", s)
+			}
+			if r, _ := s.Get("out_of_sequence"); len(r.Evidence) == 0 || r.Evidence[len(r.Evidence)-1].Line != 6 {
+				t.Errorf("out_of_sequence's evidence %+v, want line 6", r.Evidence)
+			}
+		default:
+			t.Errorf("device %q", s.Device)
+		}
+	}
+	// A cut array is reported where it opens, not dropped.
+	h = nicArtifact[*HWCounters](t, nicReadText(t, "cut.txt", "$ rdma -j statistic show\n[{\"ifname\":\"mlx5_0\",\"port\":1,\"out_of_sequence\":17,\n"))
+	if len(h.Garbled) != 1 || h.Garbled[0].Line != 2 || len(h.Samples) != 0 {
+		t.Errorf("cut array: %+v %+v", h.Garbled, h.Samples)
+	}
+	// An ethtool --json array has no port objects: no counters.
+	if res := nicReadText(t, "ethtool-j.txt", "[ {\n        \"ifname\": \"eth0\",\n        \"eth-mac\": {\n            \"FramesReceivedOK\": 5\n        }\n    } ]\n"); len(res.Artifacts) > 0 {
+		for _, a := range res.Artifacts {
+			if _, ok := a.(*HWCounters); ok {
+				t.Errorf("ethtool's JSON read as RDMA counters")
+			}
+		}
+	}
+}
