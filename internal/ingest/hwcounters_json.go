@@ -77,21 +77,15 @@ func (p *hwParser) garbleJSON(lines []Line, expected string) {
 	if !ifname || !port {
 		return
 	}
-	first := lines[0]
-	p.out.Garbled = append(p.out.Garbled, garbleAt(first, max(strings.IndexByte(first.Text, '['), 0), expected))
-	p.out.lines.add(first)
+	p.out.Garbled = append(p.out.Garbled, openingGarble(lines, expected))
+	p.out.lines.add(lines[0])
 }
 
 // readJSON reads one gathered array's port objects. A counter's evidence
 // is the first line from its object's "ifname" on that names it.
 func (p *hwParser) readJSON(lines []Line) {
-	var text strings.Builder
-	for _, l := range lines {
-		text.WriteString(l.Text)
-		text.WriteByte('\n')
-	}
 	var objs []map[string]json.RawMessage
-	dec := json.NewDecoder(strings.NewReader(text.String()))
+	dec := json.NewDecoder(strings.NewReader(jsonText(lines)))
 	dec.UseNumber()
 	if err := dec.Decode(&objs); err != nil {
 		if _, ok := err.(*json.SyntaxError); ok {
