@@ -246,15 +246,7 @@ func FuzzAnalyze(f *testing.F) {
 // direction sends, the other acknowledges) against what tshark shows of
 // it: 105 of 123 frames are RoCEv2, no PSN gap, no retransmission.
 func TestRealRoCECapture(t *testing.T) {
-	f, err := os.Open("../../testdata/corpus/pcap-roce/rc-send-two-qps-oferby-proxy.pcap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	a, err := Analyze("roce.pcap", f, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := analyzeCorpus(t, "pcap-roce/rc-send-two-qps-oferby-proxy.pcap")
 	if a.Packets != 123 || a.RoCEPackets != 105 || a.DecodeErrors != 0 || a.BackwardTime != 1 || len(a.Flows) != 2 {
 		t.Fatalf("packets %d roce %d errors %d backwards %d flows %d", a.Packets, a.RoCEPackets, a.DecodeErrors, a.BackwardTime, len(a.Flows))
 	}
@@ -268,4 +260,34 @@ func TestRealRoCECapture(t *testing.T) {
 	if pkts != 105 {
 		t.Errorf("flows hold %d packets, want 105", pkts)
 	}
+}
+
+// TestRealCNPCapture reads one CNP a ConnectX-4 Lx sent (scapy's test
+// holds the frame's bytes; the pcap around them is ours): counted as a
+// CNP of the flow toward QP 0x118, not as a request or a response, on
+// DSCP 48, with no CE mark.
+func TestRealCNPCapture(t *testing.T) {
+	a := analyzeCorpus(t, "pcap-roce/cnp-cx4-lx-one-packet-scapy-hexcap.pcap")
+	if a.Packets != 1 || a.RoCEPackets != 1 || a.DecodeErrors != 0 || len(a.Flows) != 1 {
+		t.Fatalf("packets %d roce %d errors %d flows %d", a.Packets, a.RoCEPackets, a.DecodeErrors, len(a.Flows))
+	}
+	fl := a.Flows[0]
+	if fl.Key.QPN != 0x118 || fl.CNPs != 1 || fl.Requests != 0 || fl.Responses != 0 || fl.CE != 0 || fl.DSCP != 48 {
+		t.Errorf("flow %+v", fl)
+	}
+}
+
+// analyzeCorpus analyzes a capture of the repository's corpus.
+func analyzeCorpus(t *testing.T, rel string) *Analysis {
+	t.Helper()
+	f, err := os.Open("../../testdata/corpus/" + rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	a, err := Analyze(filepath.Base(rel), f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

@@ -3,7 +3,6 @@ package capture
 import (
 	"bytes"
 	"encoding/binary"
-	"os"
 	"testing"
 
 	"rocelab/internal/unit"
@@ -98,15 +97,7 @@ func TestCookedCaptures(t *testing.T) {
 
 // A real cooked capture from the tcpdump test suite reads cleanly.
 func TestRealCookedCapture(t *testing.T) {
-	f, err := os.Open("../../testdata/corpus/pcap-sll/tcp-handshake-nano.pcap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	a, err := Analyze("tcp-handshake-nano.pcap", f, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := analyzeCorpus(t, "pcap-sll/tcp-handshake-nano.pcap")
 	if a.Packets != 3 || a.DecodeErrors != 0 || a.Other["IPv4"] != 3 || a.Bytes != 76+76+68-3*2 {
 		t.Errorf("packets %d, errors %d, other %v, bytes %d", a.Packets, a.DecodeErrors, a.Other, a.Bytes)
 	}

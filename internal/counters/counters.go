@@ -129,6 +129,23 @@ func VendorNamed(name string) (Vendor, bool) {
 	return 0, false
 }
 
+// VendorOfDevice returns the RDMA driver that named device dev, by the
+// name it registers its devices under (ib_register_device's format):
+// mlx5_%d and mlx5_bond_%d (mlx5_ib), bnxt_re%d, irdma%d, ionic_%d (ionic_rdma), efa_%d
+// and mana_%d. A device udev renamed after its netdev (rocep1s0f0) does
+// not say; false for it and for drivers the table does not know.
+func VendorOfDevice(dev string) (Vendor, bool) {
+	for _, d := range []struct {
+		prefix string
+		v      Vendor
+	}{{"mlx5_bond_", MLX5}, {"mlx5_", MLX5}, {"bnxt_re", BNXTRE}, {"irdma", IRDMA}, {"ionic_", IONIC}, {"efa_", EFA}, {"mana_", MANA}} {
+		if rest, ok := strings.CutPrefix(dev, d.prefix); ok && rest != "" && strings.Trim(rest, "0123456789") == "" {
+			return d.v, true
+		}
+	}
+	return 0, false
+}
+
 // Dir is the direction a counter counts, when it has one.
 type Dir uint8
 
@@ -292,6 +309,11 @@ type Desc struct {
 	// read as its concept whatever the driver, but it does not say which
 	// driver printed the dump.
 	Common bool
+	// Sometimes marks a name only some firmware of the driver prints
+	// (ionic's tx_rdma_ack_timeout is the Pollara AI NICs', not the DSC
+	// cards'): a dump of that driver without it does not count the
+	// concept.
+	Sometimes bool
 
 	// byPrio holds the concrete names of priorities 0-7 of a per-priority
 	// counter in a Table, spelled once when the table is built: the twin

@@ -95,7 +95,7 @@ func TestNamesIn(t *testing.T) {
 		t.Errorf("NamesIn(ethtool, host rings) = %v", got)
 	}
 	got := tb.NamesIn(HWCounters, RespOutOfBuffer, RX, 0)
-	if strings.Join(got, " ") != "out_of_buffer rx_out_of_buffer resp_rx_outof_buf" {
+	if strings.Join(got, " ") != "out_of_buffer RNR sent rx_out_of_buffer resp_rx_outof_buf" {
 		t.Errorf("NamesIn(hw_counters, responders) = %v", got)
 	}
 	all := tb.AllNamesIn(Ethtool, PauseDuration)
@@ -116,6 +116,23 @@ func TestNewRejectsDuplicates(t *testing.T) {
 	if err == nil {
 		t.Error("a per-priority name without PerPrio accepted")
 	}
+}
+
+// originFields splits a provenance entry into its tree, its file:line,
+// its token and its substitutions. A quoted token is one field up to its
+// closing quote, spaces and all: irdma's GEN3 counters are named "RNR
+// sent", "Nak Sequence Error" and the like.
+func originFields(o string) []string {
+	f := strings.Fields(o)
+	if len(f) < 3 || !strings.HasPrefix(f[2], `"`) {
+		return f
+	}
+	rest := strings.TrimSpace(strings.SplitN(o, " ", 3)[2])
+	end := strings.Index(rest[1:], `"`)
+	if end < 0 {
+		return f
+	}
+	return append(f[:2:2], append([]string{rest[:end+2]}, strings.Fields(rest[end+2:])...)...)
 }
 
 // TestProvenance checks the provenance column: every name a driver prints
@@ -142,7 +159,7 @@ func TestProvenance(t *testing.T) {
 			}
 			continue
 		}
-		f := strings.Fields(d.Origin)
+		f := originFields(d.Origin)
 		if len(f) < 3 {
 			t.Errorf("%s (%s %s): no provenance", d.Name, d.Vendor, d.Source)
 			continue
@@ -171,6 +188,20 @@ func TestProvenance(t *testing.T) {
 	for _, name := range []string{"unicast_xmit_packets", "unicast_rcv_packets", "multicast_xmit_packets", "multicast_rcv_packets", "req_transport_retries_exceeded", "req_rnr_retries_exceeded"} {
 		if _, _, ok := Default().Lookup(name); !ok {
 			t.Errorf("%s is not in the table", name)
+		}
+	}
+}
+
+// An RDMA device's registered name says its driver; a renamed one does not.
+func TestVendorOfDevice(t *testing.T) {
+	for dev, want := range map[string]Vendor{"mlx5_0": MLX5, "mlx5_12": MLX5, "mlx5_bond_0": MLX5, "bnxt_re0": BNXTRE, "irdma1": IRDMA, "ionic_3": IONIC, "efa_0": EFA, "mana_0": MANA} {
+		if v, ok := VendorOfDevice(dev); !ok || v != want {
+			t.Errorf("%s: %v %v, want %v", dev, v, ok, want)
+		}
+	}
+	for _, dev := range []string{"rocep1s0f0", "bnxt_re", "irdma", "hns_0", "rxe0", "ionic_x"} {
+		if v, ok := VendorOfDevice(dev); ok {
+			t.Errorf("%s: %v", dev, v)
 		}
 	}
 }

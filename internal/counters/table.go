@@ -287,6 +287,19 @@ func builtin() []Desc {
 		// irdma's UDP counts are its RoCEv2 packets (the RDMA engine's own).
 		{Name: "RxUDP", Vendor: IRDMA, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: RX, Unit: Packets},
 		{Name: "TxUDP", Vendor: IRDMA, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: TX, Unit: Packets},
+		// irdma's GEN3 devices (Intel IPU E2000, linux-rdma Message-ID
+		// 20250827152545.2056-7-tatyana.e.nikolova@intel.com) add RC loss
+		// recovery, named in words with spaces as sysfs files and in
+		// `rdma statistic`: the requester's NAKs and retransmission
+		// timeouts, the responder's out-of-order packets, and RNR NAKs
+		// both ways (one sent is a receive WQE the responder lacked, as
+		// mlx5's out_of_buffer).
+		hwv(IRDMA, "Nak Sequence Error", PacketSeqErr, RX),
+		hwv(IRDMA, "Nak Sequence Error Implied", ImpliedNakSeqErr, RX),
+		hwv(IRDMA, "RTO", LocalAckTimeoutErr, NoDir),
+		hwv(IRDMA, "Rcvd Out of order packets", OutOfSequence, RX),
+		hwv(IRDMA, "RNR received", RNRNakRetryErr, NoDir),
+		hwv(IRDMA, "RNR sent", RespOutOfBuffer, RX),
 
 		// bnxt_re hw_counters (Broadcom RoCE): RC loss recovery.
 		hwv(BNXTRE, "to_retransmits", LocalAckTimeoutErr, NoDir),
@@ -348,6 +361,10 @@ func builtin() []Desc {
 		hwv(IONIC, "resp_rx_cqe_err", RespCQEError, NoDir),
 		hwv(IONIC, "resp_rx_cqe_flush", RespCQEFlushError, NoDir),
 		hwv(IONIC, "resp_tx_rmt_acc_err", RespRemoteAccessErrs, NoDir),
+		// The Pollara AI NICs' firmware adds the requester's ACK timeouts
+		// (with retransmitted packets and the collective-traffic subsets
+		// beside them), as `rdma statistic` prints them on ionic_0..7.
+		{Name: "tx_rdma_ack_timeout", Vendor: IONIC, Source: HWCounters, Concept: LocalAckTimeoutErr, Unit: Events, Sometimes: true},
 
 		// efa hw_counters (AWS Elastic Fabric Adapter, SRD).
 		hwv(EFA, "rx_drops", EFARxDrops, RX),

@@ -182,6 +182,18 @@ func TestIonicHWCounters(t *testing.T) {
 	}
 }
 
+// The Pollara AI NICs' firmware gives ionic an ACK timeout counter
+// (tx_rdma_ack_timeout, beside the DSC's names; amd/node-scraper's
+// fixture of `rdma statistic` on ionic_0..7): its timeouts went unread
+// and the mechanism said ionic had none. SYNTHETIC values.
+func TestPollaraAckTimeouts(t *testing.T) {
+	fs := synthFindings(t, Options{}, "link ionic_3/1 rx_rdma_ucast_pkts 41877012 req_rx_pkt_seq_err 0 resp_rx_outouf_seq 0 tx_rdma_ack_timeout 2211 tx_rdma_retx_pkts 90112 req_tx_retry_excd_err 0")
+	r := nicMustFind(t, fs, "counters.retransmission", Warn, "ionic_3 port 1", "tx_rdma_ack_timeout 2211")
+	if strings.Contains(r.Mechanism, "no ionic counter") || !strings.Contains(r.Mechanism, "(tx_rdma_ack_timeout)") {
+		t.Errorf("mechanism %s", r.Mechanism)
+	}
+}
+
 // rx_dropped is the receive rings' drops on ice only; ixgbe, igb,
 // virtio_net and most drivers count the network stack's drops there too.
 // Before, an ixgbe port's rx_dropped was explained as ring descriptors the

@@ -76,6 +76,39 @@ func TestBnxtPerftestRead(t *testing.T) {
 	}
 }
 
+// An E810's two ports looped on one host (Media Transport Library's RDMA
+// guide): ibstat says irdma0 runs at 25 and irdma1 at "10 (FDR10)", a 10G
+// Ethernet port named by the IB speed. ib_write_bw on irdma1 reached
+// 9.3 Gb/s; the FDR10 rate went unread and irdma0's 25 judged it, an
+// error of 37% where it is 93% of its own port.
+func TestPerftestJudgedAgainstItsFDR10Port(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/perftest/ib-write-bw-irdma-e810-10g-fdr10-ibstat-two-ports-mtu1024-mtl.txt")
+	nicMustFind(t, fs, "perftest.bw.ok", Info, "ib_write_bw on irdma1: best 9.3 Gb/s = 93% of the 10.0 Gb/s link rate")
+	nicMustNot(t, fs, "perftest.bw.low")
+}
+
+// Two Pollara hosts' ib_write_bw -b -q 4 -a, the server and the client
+// on different perftest builds (their banners differ: "Using DDP" and
+// "CPU freq" against "Using Enhanced Reorder"), pasted one after the
+// other: both runs are read, each with its host from the prompt, and at
+// 400G each way they are near line rate.
+func TestPollaraPerftestTwoBuilds(t *testing.T) {
+	fs := diagnoseFiles(t, Options{NICSpeed: 400 * unit.Gbps}, "corpus/perftest/ib-write-bw-bidir-ionic-pollara-4qp-all-sizes-779gbps-two-perftest-versions-alibaba.txt")
+	nicMustFind(t, fs, "perftest.bw.ok", Info, "Aliyun1: ib_write_bw on ionic_7: best 779.2 Gb/s (bidirectional: 389.6 Gb/s each way) = 97%")
+	nicMustFind(t, fs, "perftest.bw.ok", Info, "Aliyun3: ib_write_bw on ionic_1: best 779.2 Gb/s")
+	nicMustNot(t, fs, "perftest.mtu.small")
+	// The same pair from an MI355X's memory (--use_rocm): the ROCm
+	// banner lines before the test's are no failure, and 87% each way is
+	// not low.
+	fs = diagnoseFiles(t, Options{NICSpeed: 400 * unit.Gbps}, "corpus/perftest/ib-write-bw-bidir-ionic-pollara-use-rocm-mi355x-4qp-698gbps-alibaba.txt")
+	nicMustFind(t, fs, "perftest.bw.ok", Info, "Aliyun3: ib_write_bw on ionic_1: best 698.0 Gb/s (bidirectional: 349.0 Gb/s each way) = 87%")
+	for _, f := range fs {
+		if f.Severity != Info {
+			t.Errorf("%s %s: %s", f.Severity, f.ID, f.Title)
+		}
+	}
+}
+
 // ib_write_bw between two GB10 with --force-link IB on rocep1s0f0 (a
 // Dell Pro Max GB10 README): perftest prints Link type IB for a RoCE
 // device, so its MTU of 1024 (netdev MTU 1500) went unjudged.

@@ -21,6 +21,49 @@ func TestIRDMAAndBNXTRECounters(t *testing.T) {
 	nicMustFind(t, fs, "counters.retry_exceeded", Warn, "max_retry_exceeded")
 }
 
+// irdma's GEN3 devices (Intel IPU E2000) name their RC loss recovery in
+// words (linux-rdma Message-ID 20250827152545.2056-7-tatyana.e.nikolova@
+// intel.com): the counters were read but drove no finding. SYNTHETIC
+// values, in both forms a sysfs dump takes.
+func TestIRDMAGen3Counters(t *testing.T) {
+	const dir = "/sys/class/infiniband/irdma1/ports/1/hw_counters/"
+	for _, lines := range [][]string{
+		{"link irdma1/1 cnpHandled 0 RxUDP 91234567 Nak Sequence Error 4123 Nak Sequence Error Implied 311 RTO 2211 Rcvd Out of order packets 5123 RNR received 0 RNR sent 0"},
+		{dir + "RxUDP:91234567", dir + "Nak Sequence Error:4123", dir + "Nak Sequence Error Implied:311", dir + "RTO:2211", dir + "Rcvd Out of order packets:5123", dir + "RNR received:0"},
+	} {
+		fs := synthFindings(t, Options{}, lines...)
+		f := nicMustFind(t, fs, "counters.retransmission", Warn, "RTO 2211", "Rcvd Out of order packets 5123", "Nak Sequence Error 4123")
+		if !strings.Contains(f.Fix, "irdma") {
+			t.Errorf("fix %q", f.Fix)
+		}
+	}
+	fs := synthFindings(t, Options{}, "link irdma1/1 RNR received 1543", "link irdma0/1 RNR sent 1543")
+	f := nicMustFind(t, fs, "counters.rnr_nak", Info, "irdma1 port 1: 1543 RNR NAKs received (RNR received)")
+	if !strings.Contains(f.Mechanism, "irdma0 port 1 RNR sent 1543") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+}
+
+// Broadcom's out-of-tree bnxt_re (the driver AMD's Thor2 guides install;
+// lykeioner/driver's copy of bnxt_re/hw_counters.c) prints mlx5's names:
+// local_ack_timeout_err, packet_seq_err, out_of_sequence, np_cnp_sent.
+// Its device's name (bnxt_re0) says the driver, and the fix was mlx5's
+// mlnx_qos and rx_discards_phy. SYNTHETIC values.
+func TestRDMADeviceNameSaysDriver(t *testing.T) {
+	fs := synthFindings(t, Options{}, "link bnxt_re0/1 local_ack_timeout_err 2211 packet_seq_err 4123 out_of_sequence 5123 np_cnp_sent 0 rp_cnp_handled 0")
+	f := nicMustFind(t, fs, "counters.retransmission", Warn, "bnxt_re0 port 1", "local_ack_timeout_err 2211")
+	if strings.Contains(f.Fix, "mlnx_qos") || strings.Contains(f.Fix, "rx_discards_phy") || !strings.Contains(f.Fix, "bnxt_re") {
+		t.Errorf("fix %q", f.Fix)
+	}
+	// A device udev named after its netdev says nothing: mlx5's names
+	// read as mlx5's.
+	fs = synthFindings(t, Options{}, "link rocep1s0f0/1 local_ack_timeout_err 2211 packet_seq_err 4123 out_of_sequence 5123")
+	f = nicMustFind(t, fs, "counters.retransmission", Warn, "local_ack_timeout_err 2211")
+	if !strings.Contains(f.Fix, "mlnx_qos") {
+		t.Errorf("fix %q", f.Fix)
+	}
+}
+
 // SYNTHETIC (no public dump with rx_prioN_marked moving was found): mlx5's
 // per-host congestion marks, the NIC marking CE itself because its host
 // drains the receive buffer too slowly (the kernel's mlx5 counters.rst:

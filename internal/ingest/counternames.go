@@ -102,7 +102,7 @@ func (s *CounterSample) NameOf(c counters.Concept, d counters.Dir) string {
 // driver (Vendor; mlx5 when the dump does not say) has one. A rule that
 // explains a mechanism by its counter says none rather than borrow mlx5's
 // name for a driver that has no such counter (ionic counts no ACK
-// timeouts).
+// timeouts but on the Pollara firmware, whose dumps print the name).
 func (s *CounterSample) Counts(c counters.Concept, d counters.Dir) bool {
 	for _, n := range counterTable().NamesIn(s.source(), c, d, 0) {
 		if s.Has(n) {
@@ -110,8 +110,8 @@ func (s *CounterSample) Counts(c counters.Concept, d counters.Dir) bool {
 		}
 	}
 	v, _ := s.Vendor()
-	_, ok := counterTable().Find(v, s.source(), c, d)
-	return ok
+	desc, ok := counterTable().Find(v, s.source(), c, d)
+	return ok && !desc.Sometimes
 }
 
 // printsRenamed reports whether the dump prints a name driver v took for a
@@ -281,12 +281,18 @@ func isEthtoolName(n string) bool {
 // mlx5 where the names are mlx5's, and false where no name is known. A
 // driver that prints some of mlx5's names among its own (bnxt_re's
 // rx_out_of_buffer, and all but one of its hw_counters from Linux 6.18) is
-// still told apart; a name many drivers print (Common) says nothing.
+// still told apart; a name many drivers print (Common) says nothing. An
+// RDMA device's own name says its driver before any counter name does
+// (counters.VendorOfDevice): Broadcom's out-of-tree bnxt_re prints mlx5's
+// names alone, and so may a dump cut to a few lines.
 func (s *CounterSample) Vendor() (counters.Vendor, bool) {
 	if s.After == nil {
 		return 0, false
 	}
 	if v, ok := counters.VendorNamed(s.Driver); ok {
+		return v, true
+	}
+	if v, ok := counters.VendorOfDevice(s.Device); ok && s.Kind == KindHWCounters {
 		return v, true
 	}
 	src, found := s.source(), false

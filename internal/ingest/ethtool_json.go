@@ -118,9 +118,8 @@ func (p *ethtoolParser) garbleJSON(lines []Line, expected string) {
 	if !ours {
 		return
 	}
-	first := lines[0]
-	p.out.Garbled = append(p.out.Garbled, garbleAt(first, max(strings.IndexByte(first.Text, '['), 0), expected))
-	p.out.lines.add(first)
+	p.out.Garbled = append(p.out.Garbled, openingGarble(lines, expected))
+	p.out.lines.add(lines[0])
 }
 
 // A jsonArray gathers the lines of one JSON array a command printed, in
@@ -156,6 +155,23 @@ func (j *jsonArray) add(l Line, t string) (lines []Line, cut bool) {
 	return j.take(), j.depth > 0
 }
 
+// jsonText is the text of an array's gathered lines.
+func jsonText(lines []Line) string {
+	var text strings.Builder
+	for _, l := range lines {
+		text.WriteString(l.Text)
+		text.WriteByte('\n')
+	}
+	return text.String()
+}
+
+// openingGarble reports an array at its first line's '[' (the line's
+// start when it has none), where it was expected to go on as expected.
+func openingGarble(lines []Line, expected string) Garble {
+	first := lines[0]
+	return garbleAt(first, max(strings.IndexByte(first.Text, '['), 0), expected)
+}
+
 // jsonNesting returns how many more brackets t opens than it closes,
 // outside strings.
 func jsonNesting(t string) int {
@@ -183,20 +199,16 @@ func jsonNesting(t string) int {
 // line from its opening brace on that names the key: an object's keys may
 // come in any order (`jq -S` sorts them, "eth-mac" before "ifname").
 func (p *ethtoolParser) readJSON(lines []Line) {
-	var text strings.Builder
-	for _, l := range lines {
-		text.WriteString(l.Text)
-		text.WriteByte('\n')
-	}
 	var objs []ethtoolJSONObject
 	var raw []map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(text.String()), &objs); err != nil {
+	doc := []byte(jsonText(lines))
+	if err := json.Unmarshal(doc, &objs); err != nil {
 		if _, ok := err.(*json.SyntaxError); ok {
 			p.garbleJSON(lines, "an ethtool --json array ("+err.Error()+")")
 		}
 		return
 	}
-	if json.Unmarshal([]byte(text.String()), &raw) != nil {
+	if json.Unmarshal(doc, &raw) != nil {
 		return
 	}
 	starts := jsonElementLines(lines)

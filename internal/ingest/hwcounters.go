@@ -37,6 +37,9 @@ type HWCounters struct {
 	Unreadable      []Evidence
 	UnreadableCount int
 	UnreadablePorts []string
+	// Garbled are the `rdma -j statistic` arrays that were cut before
+	// their closing ']' or do not parse as JSON.
+	Garbled []Garble
 }
 
 // Kind returns KindHWCounters.
@@ -88,6 +91,11 @@ type hwParser struct {
 	// ("/sys/class/infiniband/mlx5_1/ports/1/counters$ "), for a loop
 	// that prints each file's bare name.
 	cwd *hwKey
+	// json gathers an `rdma -j statistic` array (hwcounters_json.go);
+	// jsonNext is set after a command that prints one.
+	json     jsonArray
+	jsonNext bool
+	jsonCmd  bool // the open array follows such a command
 }
 
 // NewHWCountersParser returns a parser for RDMA hw_counters in the input
@@ -102,6 +110,9 @@ func (p *hwParser) Feed(l Line) {
 		return
 	}
 	t := strings.TrimSpace(l.Text)
+	if p.jsonLine(l, t) {
+		return
+	}
 	if rest, ok := sysfsIBPath(t); ok && p.sysfsLine(l, rest) {
 		p.out.lines.add(l)
 		return
@@ -179,7 +190,7 @@ func (p *hwParser) Feed(l Line) {
 // before the file's content.
 func (p *hwParser) sysfsLine(l Line, rest string) bool {
 	path, val, ok := strings.Cut(rest, ":")
-	k, name, isCounter := sysfsCounterFile(path)
+	k, name, isCounter := sysfsCounterFile(path, ok)
 	if !isCounter {
 		return false
 	}
@@ -198,7 +209,7 @@ func (p *hwParser) bannerLine(l Line, t string) bool {
 		dir, _, _ := strings.Cut(rest, "$")
 		dir, _, _ = strings.Cut(dir, "#")
 		dir = strings.TrimRight(strings.TrimSpace(dir), "/")
-		if k, ok := sysfsCounterDir(dir); ok && (strings.Contains(rest, "$") || strings.Contains(rest, "#") || strings.HasPrefix(t, "cd ")) {
+		if k, ok := sysfsCounterDir(dir); ok && (strings.Contains(rest, "$") || strings.Contains(rest, "#") || isCdInto(t)) {
 			p.cwd = &k
 		}
 		return false
@@ -209,23 +220,30 @@ func (p *hwParser) bannerLine(l Line, t string) bool {
 	}
 	name := strings.TrimPrefix(strings.TrimSpace(strings.TrimSuffix(inner, "===")), "./")
 	if rest, ok := sysfsIBPath(name); ok {
-		k, n, ok := sysfsCounterFile(rest)
+		k, n, ok := sysfsCounterFile(rest, false)
 		if !ok {
 			return false
 		}
 		p.moreFile = &moreFile{key: k, name: n, path: l}
 		return true
 	}
-	if p.cwd == nil || !isCounterName(name) {
+	if p.cwd == nil || !isCounterFileName(name, false) {
 		return false
 	}
 	p.moreFile = &moreFile{key: *p.cwd, name: strings.Clone(name), path: l}
 	return true
 }
 
+// isCdInto reports a cd into a sysfs infiniband directory, bare or after
+// a shell prompt ("[root@h ~]# cd /sys/class/infiniband/...").
+func isCdInto(t string) bool {
+	c, ok := findCommand(t, "cd")
+	return ok && len(c.Args) == 1 && strings.Contains(c.Args[0], "/infiniband/")
+}
+
 // sysfsCounterDir parses "<dev>/ports/<p>/hw_counters" (or counters).
 func sysfsCounterDir(dir string) (hwKey, bool) {
-	k, _, ok := sysfsCounterFile(dir + "/x")
+	k, _, ok := sysfsCounterFile(dir+"/x", true)
 	return k, ok
 }
 
@@ -243,17 +261,44 @@ func isMoreRule(t string) bool {
 	return len(t) >= 3 && strings.Trim(t, ":") == ""
 }
 
-// sysfsCounterFile parses "<dev>/ports/<p>/hw_counters/<name>".
-func sysfsCounterFile(path string) (hwKey, string, bool) {
+// sysfsCounterFile parses "<dev>/ports/<p>/hw_counters/<name>"; valued
+// says a value follows the path on its line (see isCounterFileName).
+func sysfsCounterFile(path string, valued bool) (hwKey, string, bool) {
 	parts := strings.Split(path, "/")
 	if len(parts) != 5 || parts[1] != "ports" || parts[3] != "hw_counters" && parts[3] != "counters" {
 		return hwKey{}, "", false
 	}
 	port, err := strconv.Atoi(parts[2])
-	if err != nil || !isCounterName(parts[4]) {
+	if err != nil || !isCounterFileName(parts[4], valued) {
 		return hwKey{}, "", false
 	}
 	return hwKey{dev: parts[0], port: port}, parts[4], true
+}
+
+// isCounterFileName reports a counter file's name: one counter-name word,
+// or up to maxNameWords of them joined by single spaces, as irdma's GEN3
+// counters are ("Nak Sequence Error", "RTO" beside them). A name of
+// several words is read where a value follows it on the line (grep's
+// "path:value"), or where a driver prints it (the counters table): a
+// path followed by prose is no counter file.
+func isCounterFileName(s string, valued bool) bool {
+	if isCounterName(s) {
+		return true
+	}
+	f := strings.Fields(s)
+	if len(f) < 2 || len(f) > maxNameWords || strings.Join(f, " ") != s {
+		return false
+	}
+	for _, w := range f {
+		if !isCounterName(w) {
+			return false
+		}
+	}
+	if valued {
+		return true
+	}
+	_, _, known := counterTable().Lookup(s)
+	return known
 }
 
 // sysfsValue records the value val read from counter file name of port k,
@@ -514,10 +559,13 @@ func (p *hwParser) flushKey(k hwKey) {
 
 // Result implements Parser.
 func (p *hwParser) Result() Artifact {
+	if p.json.open() {
+		p.garbleJSON(p.json.take(), "the array's closing ']' before the input ends (the rdma -j output is cut)")
+	}
 	for len(p.order) > 0 {
 		p.flushKey(p.order[0])
 	}
-	if p.out.lines.n == 0 || len(p.out.Samples) == 0 && len(p.out.Unreadable) == 0 {
+	if p.out.lines.n == 0 || len(p.out.Samples) == 0 && len(p.out.Unreadable) == 0 && len(p.out.Garbled) == 0 {
 		return nil
 	}
 	return &p.out

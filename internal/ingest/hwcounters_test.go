@@ -155,9 +155,11 @@ func TestHWCountersLoopBanners(t *testing.T) {
 			t.Errorf("%s = %+v, want %d", name, r, want)
 		}
 	}
-	res := nicReadText(t, "synthetic", "cd /sys/class/infiniband/mlx5_3/ports/1/hw_counters\n=== out_of_sequence ===\n12\n")
-	if h := nicArtifact[*HWCounters](t, res); len(h.Samples) != 1 || h.Samples[0].Device != "mlx5_3" {
-		t.Errorf("cd: %+v", h.Samples)
+	for _, cd := range []string{"cd /sys/class/infiniband/mlx5_3/ports/1/hw_counters", "[root@gpu07 ~]# cd /sys/class/infiniband/mlx5_3/ports/1/hw_counters/"} {
+		res := nicReadText(t, "synthetic", cd+"\n=== out_of_sequence ===\n12\n")
+		if h := nicArtifact[*HWCounters](t, res); len(h.Samples) != 1 || h.Samples[0].Device != "mlx5_3" {
+			t.Errorf("%s: %+v", cd, h.Samples)
+		}
 	}
 	if res := nicReadText(t, "synthetic", "=== out_of_sequence ===\n12\n"); len(res.Artifacts) != 0 {
 		t.Errorf("no directory: %v", res.Artifacts)
@@ -202,6 +204,36 @@ func TestHWCountersNamesOfSeveralWords(t *testing.T) {
 	}
 }
 
+// The same GEN3 names are sysfs files with spaces in their names, read as
+// grep prints them ("path:value"), as `more` prints them (the path between
+// rules, the value below) and under a shell loop's banner; before, only
+// RTO, the one name of a single word, was read. A path followed by prose
+// is no counter file. Synthetic values.
+func TestHWCountersSysfsNamesOfSeveralWords(t *testing.T) {
+	const dir = "/sys/class/infiniband/irdma0/ports/1/hw_counters/"
+	for _, text := range []string{
+		"# synthetic\n" + dir + "Nak Sequence Error:7\n" + dir + "Nak Sequence Error Implied:1\n" + dir + "RTO:2\n" + dir + "Rcvd Out of order packets:9\n",
+		"# synthetic\n::::::::::::::\n" + dir + "Nak Sequence Error\n::::::::::::::\n7\n::::::::::::::\n" + dir + "Nak Sequence Error Implied\n::::::::::::::\n1\n" +
+			"::::::::::::::\n" + dir + "RTO\n::::::::::::::\n2\n::::::::::::::\n" + dir + "Rcvd Out of order packets\n::::::::::::::\n9\n",
+		"# synthetic\ncd " + dir + "\n=== ./Nak Sequence Error ===\n7\n=== ./Nak Sequence Error Implied ===\n1\n=== ./RTO ===\n2\n=== ./Rcvd Out of order packets ===\n9\n",
+	} {
+		h := nicArtifact[*HWCounters](t, nicReadText(t, "irdma-sysfs.txt", text))
+		if len(h.Samples) != 1 {
+			t.Fatalf("samples %+v", h.Samples)
+		}
+		s := &h.Samples[0]
+		for name, want := range map[string]uint64{"Nak Sequence Error": 7, "Nak Sequence Error Implied": 1, "RTO": 2, "Rcvd Out of order packets": 9} {
+			if got := nicValue(t, s, name); got != want {
+				t.Errorf("%q = %d, want %d", name, got, want)
+			}
+		}
+	}
+	prose := "# synthetic\n" + dir + "out_of_sequence stays at\n0\n"
+	if res := nicReadText(t, "prose.txt", prose); len(res.Artifacts) != 0 {
+		t.Errorf("a path and prose read as counters: %+v", res.Artifacts)
+	}
+}
+
 // Under `rdma -p statistic show link`, only indented lines are the link's
 // counters: a note after the block with trailing spaces is no counter
 // (synthetic).
@@ -217,5 +249,57 @@ func TestHWCountersPrettyTrailingSpaces(t *testing.T) {
 	}
 	if len(h.Samples) != 1 || nicValue(t, &h.Samples[0], "out_of_sequence") != 4 {
 		t.Errorf("samples %+v", h.Samples)
+	}
+}
+
+// `rdma -j statistic show` prints the ports as a JSON array, on one line
+// or with -p over many; each port object's numeric keys are its counters,
+// and two arrays are a before/after pair. Before, the JSON was no input
+// rocelab read. Synthetic values; the keys are those of the Pollara ionic
+// dumps amd/node-scraper records and mlx5's.
+func TestHWCountersRdmaJSON(t *testing.T) {
+	one := `$ rdma -j statistic show
+[{"ifname":"ionic_0","port":1,"rx_rdma_ucast_pkts":2000,"tx_rdma_ack_timeout":7,"req_rx_pkt_seq_err":3},{"ifname":"mlx5_0","port":1,"out_of_sequence":17,"local_ack_timeout_err":2}]
+`
+	pretty := `[ {
+        "ifname": "mlx5_0",
+        "port": 1,
+        "out_of_sequence": 20,
+        "local_ack_timeout_err": 5
+    } ]
+`
+	h := nicArtifact[*HWCounters](t, nicReadText(t, "rdma-j.txt", one+pretty))
+	if len(h.Samples) != 2 {
+		t.Fatalf("samples %+v", h.Samples)
+	}
+	for _, s := range h.Samples {
+		switch s.Device {
+		case "ionic_0":
+			if nicValue(t, &s, "tx_rdma_ack_timeout") != 7 || nicValue(t, &s, "rx_rdma_ucast_pkts") != 2000 || s.Before != nil {
+				t.Errorf("ionic_0 %+v", s)
+			}
+		case "mlx5_0":
+			if s.Before == nil || nicValue(t, &s, "out_of_sequence") != 3 {
+				t.Errorf("mlx5_0 is no before/after pair: %+v", s)
+			}
+			if r, _ := s.Get("out_of_sequence"); len(r.Evidence) == 0 || r.Evidence[len(r.Evidence)-1].Line != 6 {
+				t.Errorf("out_of_sequence's evidence %+v, want line 6", r.Evidence)
+			}
+		default:
+			t.Errorf("device %q", s.Device)
+		}
+	}
+	// A cut array is reported where it opens, not dropped.
+	h = nicArtifact[*HWCounters](t, nicReadText(t, "cut.txt", "$ rdma -j statistic show\n[{\"ifname\":\"mlx5_0\",\"port\":1,\"out_of_sequence\":17,\n"))
+	if len(h.Garbled) != 1 || h.Garbled[0].Line != 2 || len(h.Samples) != 0 {
+		t.Errorf("cut array: %+v %+v", h.Garbled, h.Samples)
+	}
+	// An ethtool --json array has no port objects: no counters.
+	if res := nicReadText(t, "ethtool-j.txt", "[ {\n        \"ifname\": \"eth0\",\n        \"eth-mac\": {\n            \"FramesReceivedOK\": 5\n        }\n    } ]\n"); len(res.Artifacts) > 0 {
+		for _, a := range res.Artifacts {
+			if _, ok := a.(*HWCounters); ok {
+				t.Errorf("ethtool's JSON read as RDMA counters")
+			}
+		}
 	}
 }

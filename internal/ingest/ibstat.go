@@ -150,7 +150,10 @@ func (p *devinfoParser) ibstatLine(l Line, t string) bool {
 		pt.Evidence["link_layer"] = ev
 	case "LMC", "SM lid", "Capability mask", "Port GUID":
 	case "Rate":
-		n, err := strconv.ParseFloat(val, 64)
+		// ibstat names an FDR10 port's speed after its rate: "10 (FDR10)",
+		// which irdma's 10G Ethernet ports print too.
+		num, _, _ := strings.Cut(val, " (")
+		n, err := strconv.ParseFloat(num, 64)
 		if err != nil || n <= 0 {
 			return false
 		}

@@ -101,21 +101,15 @@ func (p *ipLinkParser) garbleJSON(lines []Line, expected string) {
 	if !slices.ContainsFunc(lines, func(l Line) bool { return strings.Contains(l.Text, `"ifindex"`) }) {
 		return
 	}
-	first := lines[0]
-	p.garble(garbleAt(first, max(strings.IndexByte(first.Text, '['), 0), expected))
-	p.out.lines.add(first)
+	p.garble(openingGarble(lines, expected))
+	p.out.lines.add(lines[0])
 }
 
 // readJSON reads one gathered array into a dump per interface, each
 // counter's evidence the line of its "stats64" key.
 func (p *ipLinkParser) readJSON(lines []Line) {
-	var text strings.Builder
-	for _, l := range lines {
-		text.WriteString(l.Text)
-		text.WriteByte('\n')
-	}
 	var objs []ipLinkJSONObject
-	if err := json.Unmarshal([]byte(text.String()), &objs); err != nil {
+	if err := json.Unmarshal([]byte(jsonText(lines)), &objs); err != nil {
 		p.garbleJSON(lines, "an ip -j array ("+err.Error()+")")
 		return
 	}

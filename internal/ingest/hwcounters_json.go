@@ -1,0 +1,139 @@
+package ingest
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// `rdma -j statistic show` prints the ports' counters as one JSON array,
+// an object per port with the counters as its keys beside "ifname" and
+// "port":
+//
+//	[{"ifname":"mlx5_0","port":1,"rx_write_requests":0,"out_of_sequence":17,...}]
+//
+// on one line, or spread over many with -p ("[ {" first). The parser
+// gathers the array as ethtool --json's reader does and reads each port
+// object's numeric keys as its counters; keys that are no counter
+// (strings, lists, objects) are left.
+
+// rdmaJSONCommand reports an `rdma` command line printing statistics as
+// JSON (-j, --json, or -j among combined flags such as -pj).
+func rdmaJSONCommand(t string) bool {
+	c, ok := findCommand(t, "rdma")
+	if !ok {
+		return false
+	}
+	json, stat := false, false
+	for _, a := range c.Args {
+		switch {
+		case a == "--json" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "j"):
+			json = true
+		case strings.HasPrefix(a, "stat"):
+			stat = true
+		}
+	}
+	return json && stat
+}
+
+// jsonLine gathers a line of an `rdma -j statistic` array and reports
+// whether it was one: an array opens on the line after such a command, or
+// on a line that opens one with a port object ("[{"ifname"", "[ {").
+func (p *hwParser) jsonLine(l Line, t string) bool {
+	if !p.json.open() {
+		opens := strings.HasPrefix(t, "[") && (p.jsonNext || strings.HasPrefix(t, `[{"ifname"`) || t == "[ {")
+		p.jsonNext = rdmaJSONCommand(t)
+		if !opens {
+			return p.jsonNext
+		}
+		p.json.start()
+	}
+	p.jsonCmd = p.jsonNext
+	p.jsonNext = false
+	lines, cut := p.json.add(l, t)
+	switch {
+	case lines == nil:
+	case cut:
+		p.garbleJSON(lines, fmt.Sprintf("the array's closing ']' within %d lines (the rdma -j output is cut)", maxEthtoolJSONLines))
+	default:
+		p.readJSON(lines)
+	}
+	return true
+}
+
+// garbleJSON reports an array that was cut or does not parse at its
+// first line's "[", when it is rdma's: opened after an `rdma -j
+// statistic` command, or naming "ifname" and "port".
+func (p *hwParser) garbleJSON(lines []Line, expected string) {
+	if len(lines) == 0 || len(p.out.Garbled) >= maxEthtoolGarbled {
+		return
+	}
+	ifname, port := p.jsonCmd, p.jsonCmd
+	for _, l := range lines {
+		ifname = ifname || strings.Contains(l.Text, `"ifname"`)
+		port = port || strings.Contains(l.Text, `"port"`)
+	}
+	if !ifname || !port {
+		return
+	}
+	p.out.Garbled = append(p.out.Garbled, openingGarble(lines, expected))
+	p.out.lines.add(lines[0])
+}
+
+// readJSON reads one gathered array's port objects. A counter's evidence
+// is the first line from its object's "ifname" on that names it.
+func (p *hwParser) readJSON(lines []Line) {
+	var objs []map[string]json.RawMessage
+	dec := json.NewDecoder(strings.NewReader(jsonText(lines)))
+	dec.UseNumber()
+	if err := dec.Decode(&objs); err != nil {
+		if _, ok := err.(*json.SyntaxError); ok {
+			p.garbleJSON(lines, "an rdma -j statistic array ("+err.Error()+")")
+		}
+		return
+	}
+	from := 0
+	for _, o := range objs {
+		var dev string
+		var port int
+		if json.Unmarshal(o["ifname"], &dev) != nil || json.Unmarshal(o["port"], &port) != nil || dev == "" {
+			continue
+		}
+		from = lineNaming(lines, from, `"ifname"`)
+		k := hwKey{dev: dev, port: port}
+		names := make([]string, 0, len(o))
+		for name := range o {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			if name == "ifname" || name == "port" || !isCounterFileName(name, true) {
+				continue
+			}
+			var n json.Number
+			if json.Unmarshal(o[name], &n) != nil {
+				continue
+			}
+			v, ok := parseCounterValue(n.String())
+			if !ok {
+				continue
+			}
+			l := lines[lineNaming(lines, from, `"`+name+`"`)]
+			p.add(k, name, v, l)
+			p.out.lines.add(l)
+		}
+		from++
+	}
+}
+
+// lineNaming returns the index of the first of lines from from on that
+// holds s, or from when none does (one-line JSON holds every key).
+func lineNaming(lines []Line, from int, s string) int {
+	for i := min(from, len(lines)-1); i < len(lines); i++ {
+		if strings.Contains(lines[i].Text, s) {
+			return i
+		}
+	}
+	return min(from, len(lines)-1)
+}
