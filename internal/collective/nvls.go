@@ -32,6 +32,17 @@ type nvlsTune struct {
 	chunk, treeMax int64
 }
 
+// nvlsMinGPUs is the fewest GPUs of a server NCCL sets NVLS up on
+// (ncclNvlsInit returns early below them): 3 up to 2.28 ("gpuCount <= 2",
+// v2.26.2 nvls.cc 157, v2.28.3 160), 2 from 2.29 ("gpuCount < 2", v2.29.7
+// 162).
+func nvlsMinGPUs(v Version) int {
+	if v.AtLeast(2, 29, 0) {
+		return 2
+	}
+	return 3
+}
+
 // nvlsTuning returns NCCL's NVLS set-up for a communicator of nNodes
 // servers (n: one of them; g: its NVLS graph) by release
 // (transport/nvls.cc). 16 channels (NCCL_NVLS_NCHANNELS) up to 2.24 and
