@@ -196,7 +196,7 @@ func (c *Comm) logProcess(l *infoLogger, node int, h LogHost, commID uint64) {
 			}
 		}
 		nch := c.Tuning.NChannels
-		l.line(t, g, "%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer", nch, nch, c.Tuning.NVLSChannels, c.p2pChannels(), c.p2pPerPeer())
+		l.line(t, g, "%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer", nch, nch, c.Tuning.NVLSChannels(), c.p2pChannels(), c.p2pPerPeer())
 		l.line(t, g, "ncclCommInitRank comm 0x%x rank %d nranks %d cudaDev %d nvmlDev %d busId %x000 commId 0x%x - Init COMPLETE",
 			commAddr(node, i), r, c.NRanks, g, g, BusID(g), commID)
 	}
