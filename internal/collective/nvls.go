@@ -61,7 +61,11 @@ func nvlsMinGPUs(v Version) int {
 // switches) and from 96 with up to 8 GPUs a server (256 KiB chunks), 32
 // on NVLink domains of more GPUs. NCCL_NVLS_NCHANNELS then overrides
 // the channels, which NCCL_MIN/MAX_CTAS bound ("std::max(minCTAs,
-// std::min(maxCTAs, channels))").
+// std::min(maxCTAs, channels))"), NCCL_NVLS_CHUNKSIZE the chunk and
+// NCCL_NVLSTREE_MAX_CHUNKSIZE the cap, in every release (v2.30.4 nvls.cc
+// 217 and 220-225; before 2.30 nvls.cc reads the chunk, enqueue.cc the
+// cap); without it the cap is 2.30's tuning, else 64 KiB from 4 servers
+// or the chunk.
 func nvlsTuning(cfg *Config, n node, g Graph, minCC, nNodes int) nvlsTune {
 	t := nvlsTune{channels: 16, chunk: 128 << 10}
 	switch {
@@ -74,11 +78,17 @@ func nvlsTuning(cfg *Config, n node, g Graph, minCC, nNodes int) nvlsTune {
 	if minCC >= 100 && nNodes > 1 && cfg.Version.AtLeast(2, 30, 0) {
 		t.sm100Tree(nNodes, n.ppn, n.maxBW(), g.TypeInter)
 	}
-	if t.treeMax == 0 {
+	if cfg.NVLSChunk > 0 {
+		t.chunk = cfg.NVLSChunk
+	}
+	switch {
+	case cfg.NVLSTreeMaxChunk > 0:
+		t.treeMax = cfg.NVLSTreeMaxChunk
+	case t.treeMax > 0:
+	case nNodes >= 4:
+		t.treeMax = 64 << 10
+	default:
 		t.treeMax = t.chunk
-		if nNodes >= 4 {
-			t.treeMax = 64 << 10
-		}
 	}
 	if cfg.NVLSChannels > 0 {
 		t.channels = cfg.NVLSChannels
@@ -92,7 +102,6 @@ func nvlsTuning(cfg *Config, n node, g Graph, minCC, nNodes int) nvlsTune {
 // nNodes servers of ppn GPUs whose slowest GPU-NIC path carries nicBw
 // GB/s over path type inter; a system below 48 GB/s keeps the defaults.
 func (t *nvlsTune) sm100Tree(nNodes, ppn int, nicBw float32, inter gpu.Path) {
-	t.chunk = 128 << 10
 	switch {
 	case nNodes == 2 && nicBw >= 48:
 		t.channels, t.treeMax = 32, 128<<10
