@@ -74,7 +74,7 @@ func (e *engine) plan() {
 	}
 	maxCh := c.Tuning.NChannels
 	if e.choice.Algo == NVLS || e.choice.Algo == NVLSTree {
-		maxCh = c.Tuning.NVLSChannels
+		maxCh = c.Tuning.NVLSChannels()
 	}
 	e.shares = channelShares(c.Cfg.Version, e.call.Func, e.choice.Proto, count, c.NRanks, e.choice.Channels, e.choice.Threads, max(maxCh, e.choice.Channels))
 	e.nch = len(e.shares)

@@ -370,7 +370,7 @@ func (c *Comm) channelCap(f Func, a Algo, p Proto, used int) float64 {
 	case a == NVLSTree:
 		nsteps := 2 * (c.NRanks - 1)
 		bus := float64(t.NVLS.NChannels) * float64(perChMaxNVLSTreeBw[cci][index2])
-		return min(base, bus*float64(c.NRanks)/float64(nsteps)/float64(max(t.NVLSChannels, used)))
+		return min(base, bus*float64(c.NRanks)/float64(nsteps)/float64(max(t.NVLSChannels(), used)))
 	}
 	return base
 }

@@ -170,7 +170,7 @@ func NewComm(cfg *Config, sys System, servers []int, gpus []int) (*Comm, error) 
 	ring, tree := search(n)
 	in := tuneIn{srv: c.dev, nRanks: c.NRanks, nNodes: len(servers), ring: ring, tree: tree}
 	in.minCC, in.maxCC = c.compCaps()
-	if cfg.NVLSEnable != 0 && in.minCC >= 90 {
+	if cfg.NVLSEnable != 0 && in.minCC >= 90 && ppn >= nvlsMinGPUs(cfg.Version) {
 		in.nvls = nvlsSearch(n)
 		if in.nvls.NChannels > 0 {
 			in.nvlsTune = nvlsTuning(cfg, n, in.nvls, in.minCC, len(servers))

@@ -130,6 +130,9 @@ type Config struct {
 	// NVSwitch supports multicast. NVLSChannels is NCCL_NVLS_NCHANNELS
 	// (0: the architecture's default).
 	NVLSEnable, NVLSChannels int
+	// NVLSChunk is NCCL_NVLS_CHUNKSIZE, NVLSTreeMaxChunk
+	// NCCL_NVLSTREE_MAX_CHUNKSIZE (0: not set; nvlsTuning).
+	NVLSChunk, NVLSTreeMaxChunk int64
 	// PATEnable is NCCL_PAT_ENABLE (2.23 on): 0 off, 1 on whatever the
 	// layout, 2 (default) with one GPU per node (tuning.cc
 	// ncclPatEnable).
@@ -172,7 +175,7 @@ var knownVars = []string{
 	"NCCL_MAX_NRINGS", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS", "NCCL_ALGO", "NCCL_PROTO", "NCCL_NET_GDR_LEVEL", "NCCL_SOCKET_NTHREADS",
 	"NCCL_NSOCKS_PERTHREAD", "NCCL_BUFFSIZE", "NCCL_P2P_NET_CHUNKSIZE", "NCCL_NCHANNELS_PER_NET_PEER",
 	"NCCL_NET_OVERHEAD", "NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_ADDR_FAMILY", "NCCL_NVLS_ENABLE",
-	"NCCL_NVLS_NCHANNELS", "NCCL_PXN_DISABLE", "NCCL_P2P_PXN_LEVEL", "NCCL_COLLNET_ENABLE",
+	"NCCL_NVLS_NCHANNELS", "NCCL_NVLS_CHUNKSIZE", "NCCL_NVLSTREE_MAX_CHUNKSIZE", "NCCL_PXN_DISABLE", "NCCL_P2P_PXN_LEVEL", "NCCL_COLLNET_ENABLE",
 	"NCCL_GDR_FLUSH_DISABLE", "NCCL_NET_FORCE_FLUSH", "NCCL_IB_MERGE_NICS",
 	"NCCL_ALLOC_P2P_NET_LL_BUFFERS", "NCCL_PAT_ENABLE",
 }
@@ -370,6 +373,14 @@ func (c *Config) set(k, val string) error {
 		c.PATEnable, err = intIn(0, 2, "0, 1 or 2")
 	case "NCCL_NVLS_NCHANNELS":
 		c.NVLSChannels, err = intIn(1, 32, "1 to 32 channels")
+	case "NCCL_NVLS_CHUNKSIZE", "NCCL_NVLSTREE_MAX_CHUNKSIZE":
+		var n int
+		n, err = intIn(1<<10, 1<<24, "a chunk size in bytes from 1024 to 16777216")
+		if k == "NCCL_NVLS_CHUNKSIZE" {
+			c.NVLSChunk = int64(n)
+		} else {
+			c.NVLSTreeMaxChunk = int64(n)
+		}
 	case "NCCL_PXN_DISABLE":
 		err = flag(&c.PXNDisable)
 	case "NCCL_P2P_PXN_LEVEL":

@@ -126,14 +126,16 @@ func TestConfigDefaultsByVersion(t *testing.T) {
 
 func TestConfigErrorsAndNotes(t *testing.T) {
 	bad := map[string]string{
-		"NCCL_IB_TIMEOUT":            "32",
-		"NCCL_IB_RETRY_CNT":          "8",
-		"NCCL_IB_QPS_PER_CONNECTION": "0",
-		"NCCL_IB_TC":                 "0x60",
-		"NCCL_NET_GDR_LEVEL":         "NEAR",
-		"NCCL_IB_DISABLE":            "yes",
-		"NCCL_PROTO":                 "LL256",
-		"FOO":                        "1",
+		"NCCL_IB_TIMEOUT":             "32",
+		"NCCL_IB_RETRY_CNT":           "8",
+		"NCCL_IB_QPS_PER_CONNECTION":  "0",
+		"NCCL_IB_TC":                  "0x60",
+		"NCCL_NET_GDR_LEVEL":          "NEAR",
+		"NCCL_IB_DISABLE":             "yes",
+		"NCCL_PROTO":                  "LL256",
+		"NCCL_NVLS_CHUNKSIZE":         "0",
+		"NCCL_NVLSTREE_MAX_CHUNKSIZE": "64K",
+		"FOO":                         "1",
 	}
 	for k, v := range bad {
 		_, err := NewConfig(map[string]string{k: v}, DefaultVersion)

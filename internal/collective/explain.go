@@ -168,7 +168,7 @@ func (c *Comm) plannedChannels(call Call, ch Choice) int {
 	}
 	maxCh := c.Tuning.NChannels
 	if ch.Algo == NVLS || ch.Algo == NVLSTree {
-		maxCh = c.Tuning.NVLSChannels
+		maxCh = c.Tuning.NVLSChannels()
 	}
 	return len(channelShares(c.Cfg.Version, call.Func, ch.Proto, call.Bytes, c.NRanks, ch.Channels, ch.Threads, max(maxCh, ch.Channels)))
 }

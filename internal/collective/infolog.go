@@ -195,14 +195,29 @@ func (c *Comm) logProcess(l *infoLogger, node int, h LogHost, commID uint64) {
 				l.tuning(t, g, s)
 			}
 		}
-		nch := c.Tuning.NChannels
-		l.line(t, g, "%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer", nch, nch, c.Tuning.NVLSChannels, c.p2pChannels(), c.p2pPerPeer())
+		l.line(t, g, "%s", c.channelCounts())
 		l.line(t, g, "ncclCommInitRank comm 0x%x rank %d nranks %d cudaDev %d nvmlDev %d busId %x000 commId 0x%x - Init COMPLETE",
 			commAddr(node, i), r, c.NRanks, g, g, BusID(g), commID)
 	}
 	for i, g := range c.GPUs {
 		c.logConnections(l, l.connectTID(i), node*c.PPN+i, g)
 	}
+}
+
+// channelCounts is NCCL's INIT line of a rank's channel counts as its
+// release prints it: "collnet channels" from 2.20 (v2.20.3 init.cc 1254),
+// "nvls channels" from 2.17 (v2.17.1 init.cc 940), neither up to 2.16
+// (v2.16.5 paths.cc 737).
+func (c *Comm) channelCounts() string {
+	nch, v := c.Tuning.NChannels, c.Cfg.Version
+	p2p := fmt.Sprintf("%d p2p channels, %d p2p channels per peer", c.p2pChannels(), c.p2pPerPeer())
+	switch {
+	case v.AtLeast(2, 20, 0):
+		return fmt.Sprintf("%d coll channels, %d collnet channels, %d nvls channels, %s", nch, nch, c.Tuning.NVLSChannels(), p2p)
+	case v.AtLeast(2, 17, 0):
+		return fmt.Sprintf("%d coll channels, %d nvls channels, %s", nch, c.Tuning.NVLSChannels(), p2p)
+	}
+	return fmt.Sprintf("%d coll channels, %s", nch, p2p)
 }
 
 // commAddr is a stable comm pointer per rank.

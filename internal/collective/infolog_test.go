@@ -209,7 +209,8 @@ func TestInfoLogTuning(t *testing.T) {
 // comm->nvlsChannels as NCCL prints it (init.cc, "%d nvls channels"): 0
 // without NVLink SHARP (A100), 16 on 2 × 8 H100, 32 on 2 × 8 B200 (NCCL
 // 2.29.7), 24 on 4 × 8 B200 with 400G NICs from NCCL 2.30
-// (ncclNvlsTreeSm100Tuning).
+// (ncclNvlsTreeSm100Tuning). The line's fields follow the release: no
+// "collnet channels" before 2.20, no "nvls channels" before 2.17.
 func TestInfoLogNVLSChannels(t *testing.T) {
 	b200 := preset(t, "hgx-h100")
 	b200.GPU, _ = gpu.LookupModel("B200")
@@ -223,6 +224,8 @@ func TestInfoLogNVLSChannels(t *testing.T) {
 		{preset(t, "hgx-h100"), DefaultVersion, 2, " 16 nvls channels"},
 		{b200, Version{2, 29, 7}, 2, " 32 nvls channels"},
 		{b200, Version{2, 30, 7}, 4, " 24 nvls channels"},
+		{preset(t, "hgx-h100"), Version{2, 19, 4}, 2, "16 coll channels, 16 nvls channels, 16 p2p channels"},
+		{preset(t, "hgx-h100"), Version{2, 16, 5}, 2, "16 coll channels, 16 p2p channels"},
 	} {
 		cm := mustCommOf(t, c.v, c.srv, c.servers, 8, map[string]string{"NCCL_IB_GID_INDEX": "3"})
 		var b bytes.Buffer

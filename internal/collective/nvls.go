@@ -32,6 +32,17 @@ type nvlsTune struct {
 	chunk, treeMax int64
 }
 
+// nvlsMinGPUs is the fewest GPUs of a server NCCL sets NVLS up on
+// (ncclNvlsInit returns early below them): 3 up to 2.28 ("gpuCount <= 2",
+// v2.26.2 nvls.cc 157, v2.28.3 160), 2 from 2.29 ("gpuCount < 2", v2.29.7
+// 162).
+func nvlsMinGPUs(v Version) int {
+	if v.AtLeast(2, 29, 0) {
+		return 2
+	}
+	return 3
+}
+
 // nvlsTuning returns NCCL's NVLS set-up for a communicator of nNodes
 // servers (n: one of them; g: its NVLS graph) by release
 // (transport/nvls.cc). 16 channels (NCCL_NVLS_NCHANNELS) up to 2.24 and
@@ -50,7 +61,11 @@ type nvlsTune struct {
 // switches) and from 96 with up to 8 GPUs a server (256 KiB chunks), 32
 // on NVLink domains of more GPUs. NCCL_NVLS_NCHANNELS then overrides
 // the channels, which NCCL_MIN/MAX_CTAS bound ("std::max(minCTAs,
-// std::min(maxCTAs, channels))").
+// std::min(maxCTAs, channels))"), NCCL_NVLS_CHUNKSIZE the chunk and
+// NCCL_NVLSTREE_MAX_CHUNKSIZE the cap, in every release (v2.30.4 nvls.cc
+// 217 and 220-225; before 2.30 nvls.cc reads the chunk, enqueue.cc the
+// cap); without it the cap is 2.30's tuning, else 64 KiB from 4 servers
+// or the chunk.
 func nvlsTuning(cfg *Config, n node, g Graph, minCC, nNodes int) nvlsTune {
 	t := nvlsTune{channels: 16, chunk: 128 << 10}
 	switch {
@@ -63,11 +78,17 @@ func nvlsTuning(cfg *Config, n node, g Graph, minCC, nNodes int) nvlsTune {
 	if minCC >= 100 && nNodes > 1 && cfg.Version.AtLeast(2, 30, 0) {
 		t.sm100Tree(nNodes, n.ppn, n.maxBW(), g.TypeInter)
 	}
-	if t.treeMax == 0 {
+	if cfg.NVLSChunk > 0 {
+		t.chunk = cfg.NVLSChunk
+	}
+	switch {
+	case cfg.NVLSTreeMaxChunk > 0:
+		t.treeMax = cfg.NVLSTreeMaxChunk
+	case t.treeMax > 0:
+	case nNodes >= 4:
+		t.treeMax = 64 << 10
+	default:
 		t.treeMax = t.chunk
-		if nNodes >= 4 {
-			t.treeMax = 64 << 10
-		}
 	}
 	if cfg.NVLSChannels > 0 {
 		t.channels = cfg.NVLSChannels
@@ -81,7 +102,6 @@ func nvlsTuning(cfg *Config, n node, g Graph, minCC, nNodes int) nvlsTune {
 // nNodes servers of ppn GPUs whose slowest GPU-NIC path carries nicBw
 // GB/s over path type inter; a system below 48 GB/s keeps the defaults.
 func (t *nvlsTune) sm100Tree(nNodes, ppn int, nicBw float32, inter gpu.Path) {
-	t.chunk = 128 << 10
 	switch {
 	case nNodes == 2 && nicBw >= 48:
 		t.channels, t.treeMax = 32, 128<<10

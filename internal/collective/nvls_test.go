@@ -52,13 +52,21 @@ func TestNVLSTreeProxyOps(t *testing.T) {
 // at 64 KiB (8 GPUs on 400G NICs behind PCIe switches, 48 GB/s a path),
 // 24 on four (64 KiB), 24 with 256 KiB chunks on four servers of 800G NICs
 // (96 GB/s), 256 KiB chunks on two servers of 4 GPUs; NCCL_NVLS_NCHANNELS
-// overrides the channels. A call's chunk follows the cap (calcCollChunking:
+// overrides the channels, NCCL_NVLS_CHUNKSIZE the chunk (over the 2.30
+// tuning too, whose cap then stands), NCCL_NVLSTREE_MAX_CHUNKSIZE the cap.
+// Below 48 GB/s a path (200G) 2.30 keeps 32 channels and 128 KiB; on two
+// servers of 800G NICs (96 GB/s) the cap stays 128 KiB; on four servers
+// at 48 GB/s through the host bridge (PHB) 24 channels, cap 128 KiB. Up to 2.28 a server of 2 GPUs has no NVLS
+// (ncclNvlsInit: gpuCount <= 2), from 2.29 it has. A call's chunk follows the cap (calcCollChunking:
 // 64 KiB at 1 GiB on 2 × 8 B200 from 2.30, 128 KiB before).
 func TestNVLSTuningByRelease(t *testing.T) {
 	b200 := serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel)
 	b200x800 := serverOf("B200", 8, 800*unit.Gbps, 6, gpu.PXB, gpu.Intel)
 	b200x800.GPUPCIe = 6
 	h100 := serverOf("H100", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel)
+	b200x200 := serverOf("B200", 8, 200*unit.Gbps, 5, gpu.PXB, gpu.Intel)
+	b200phb := serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PHB, gpu.Intel)
+	env := func(k, v string) map[string]string { return map[string]string{k: v} }
 	for _, c := range []struct {
 		name                    string
 		v                       Version
@@ -78,12 +86,27 @@ func TestNVLSTuningByRelease(t *testing.T) {
 		{"B200 2.30.7, 4 GPUs a server", Version{2, 30, 7}, b200, 2, 4, nil, 32, 256 << 10, 256 << 10, 256 << 10},
 		{"B200 2.30.7, 4 servers", Version{2, 30, 7}, b200, 4, 8, nil, 24, 128 << 10, 64 << 10, 64 << 10},
 		{"B200 2.30.7, 4 servers, 800G", Version{2, 30, 7}, b200x800, 4, 8, nil, 24, 256 << 10, 256 << 10, 256 << 10},
-		{"B200 2.30.7, NCCL_NVLS_NCHANNELS=16", Version{2, 30, 7}, b200, 4, 8, map[string]string{"NCCL_NVLS_NCHANNELS": "16"}, 16, 128 << 10, 64 << 10, 64 << 10},
+		{"2 × 2 B200 2.26.2", Version{2, 26, 2}, b200, 2, 2, nil, 0, 0, 0, 0},
+		{"2 × 2 B200 2.29.7", Version{2, 29, 7}, b200, 2, 2, nil, 32, 128 << 10, 128 << 10, 128 << 10},
+		{"B200 2.30.7, 200G", Version{2, 30, 7}, b200x200, 2, 8, nil, 32, 128 << 10, 128 << 10, 128 << 10},
+		{"B200 2.30.7, 800G", Version{2, 30, 7}, b200x800, 2, 8, nil, 32, 128 << 10, 128 << 10, 128 << 10},
+		{"B200 2.30.7, 4 servers, PHB", Version{2, 30, 7}, b200phb, 4, 8, nil, 24, 128 << 10, 128 << 10, 128 << 10},
+		{"B200 2.30.7, NCCL_NVLS_NCHANNELS=16", Version{2, 30, 7}, b200, 4, 8, env("NCCL_NVLS_NCHANNELS", "16"), 16, 128 << 10, 64 << 10, 64 << 10},
+		{"B200 2.30.7, 4 GPUs a server, NCCL_NVLS_CHUNKSIZE=65536", Version{2, 30, 7}, b200, 2, 4, env("NCCL_NVLS_CHUNKSIZE", "65536"), 32, 64 << 10, 256 << 10, 64 << 10},
+		{"B200 2.26.2, NCCL_NVLS_CHUNKSIZE=262144", Version{2, 26, 2}, b200, 2, 8, env("NCCL_NVLS_CHUNKSIZE", "262144"), 32, 256 << 10, 256 << 10, 256 << 10},
+		{"B200 2.30.7, NCCL_NVLSTREE_MAX_CHUNKSIZE=262144", Version{2, 30, 7}, b200, 2, 8, env("NCCL_NVLSTREE_MAX_CHUNKSIZE", "262144"), 32, 128 << 10, 256 << 10, 128 << 10},
+		{"B200 2.29.7, 4 servers, NCCL_NVLSTREE_MAX_CHUNKSIZE=131072", Version{2, 29, 7}, b200, 4, 8, env("NCCL_NVLSTREE_MAX_CHUNKSIZE", "131072"), 32, 128 << 10, 128 << 10, 128 << 10},
 	} {
 		cm := mustCommOf(t, c.v, c.srv, c.servers, c.ppn, c.env)
 		got := cm.Tuning.nvlsTune
 		if got.channels != c.channels || got.chunk != c.chunk || got.treeMax != c.treeMax {
 			t.Errorf("%s: %d channels, chunk %d, NVLSTree cap %d; want %d, %d, %d", c.name, got.channels, got.chunk, got.treeMax, c.channels, c.chunk, c.treeMax)
+		}
+		if c.channels == 0 {
+			ch, err := cm.Plan(Call{Func: AllReduce, Bytes: 1 << 30})
+			if err != nil || ch.Algo == NVLS || ch.Algo == NVLSTree {
+				t.Errorf("%s: no NVLS, yet 1 GiB runs %s (%v)", c.name, ch.Algo, err)
+			}
 		}
 		if c.chunk1G == 0 {
 			continue

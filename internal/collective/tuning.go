@@ -68,10 +68,9 @@ type Tuning struct {
 	// servers have no NVSwitch multicast.
 	NVLS Graph
 	// NChannels is comm->nChannels: the channels the communicator built
-	// (twice the graph's, then bounded by NCCL_MIN/MAX_NCHANNELS);
-	// NVLSChannels is comm->nvlsChannels.
-	NChannels, NVLSChannels int
-	// nvlsTune is NCCL's NVLS set-up: NVLSChannels and the chunk sizes.
+	// (twice the graph's, then bounded by NCCL_MIN/MAX_NCHANNELS).
+	NChannels int
+	// nvlsTune is NCCL's NVLS set-up: the channels and the chunk sizes.
 	nvlsTune nvlsTune
 	// builtChannels is what comm->nChannels would be without
 	// NCCL_MIN/MAX_NCHANNELS and NCCL_MIN/MAX_CTAS: the graph's channels
@@ -123,6 +122,10 @@ type tuneIn struct {
 	nvlsTune     nvlsTune
 }
 
+// NVLSChannels is comm->nvlsChannels, the channels of every NVLS and
+// NVLSTree call (0 without NVLS).
+func (t *Tuning) NVLSChannels() int { return t.nvlsTune.channels }
+
 // newTuning builds the model from the graphs, as ncclTopoTuneModel does,
 // then applies NCCL_ALGO and NCCL_PROTO, the algorithms the system cannot
 // run (NVLSTree on one node, NVLS across nodes without CollNet, CollNet
@@ -130,7 +133,7 @@ type tuneIn struct {
 func newTuning(cfg *Config, in tuneIn) *Tuning {
 	nRanks, nNodes := in.nRanks, in.nNodes
 	m := modelFor(cfg.Version)
-	t := &Tuning{NRanks: nRanks, NNodes: nNodes, Ring: in.ring, Tree: in.tree, NVLS: in.nvls, minCC: in.minCC, NVLSChannels: in.nvlsTune.channels, nvlsTune: in.nvlsTune, model: m, version: cfg.Version}
+	t := &Tuning{NRanks: nRanks, NNodes: nNodes, Ring: in.ring, Tree: in.tree, NVLS: in.nvls, minCC: in.minCC, nvlsTune: in.nvlsTune, model: m, version: cfg.Version}
 	ch := min(in.ring.NChannels, in.tree.NChannels)
 	t.Ring.NChannels, t.Tree.NChannels = ch, ch
 	t.NChannels = runtimeChannels(cfg, m, in.minCC, ch, nNodes, in.ring.BWIntra)
@@ -581,7 +584,7 @@ func (t *Tuning) Choose(f Func, nBytes int64) (Choice, error) {
 	thr := t.thresholds[best.Algo][best.Proto]
 	if best.Algo == NVLS || best.Algo == NVLSTree {
 		// NVLS uses its own channel count whatever the size.
-		best.Channels, best.Threads = t.NVLSChannels, nt
+		best.Channels, best.Threads = t.NVLSChannels(), nt
 		return best, nil
 	}
 	for nBytes < int64(nc*nt)*thr && nc >= 2 {

@@ -117,7 +117,7 @@ func TestSearch(t *testing.T) {
 		{map[string]string{"NCCL_MAX_CTAS": "8"}, 8},
 		{map[string]string{"NCCL_NVLS_NCHANNELS": "4", "NCCL_MIN_CTAS": "6"}, 6},
 	} {
-		if got := mustComm(t, preset(t, "hgx-h100"), 4, 8, c.env).Tuning.NVLSChannels; got != c.want {
+		if got := mustComm(t, preset(t, "hgx-h100"), 4, 8, c.env).Tuning.NVLSChannels(); got != c.want {
 			t.Errorf("%v: %d NVLS channels, want %d", c.env, got, c.want)
 		}
 	}
@@ -292,8 +292,8 @@ func TestTuningGrid(t *testing.T) {
 func TestNVLSTuningByHand(t *testing.T) {
 	one := mustComm(t, preset(t, "hgx-h100"), 1, 8, nil)
 	g := one.Tuning.NVLS
-	if g.NChannels != 8 || g.BWIntra != 40 || g.BWInter != 60 || one.Tuning.NVLSChannels != 16 {
-		t.Errorf("one server: NVLS graph %+v, %d channels", g, one.Tuning.NVLSChannels)
+	if g.NChannels != 8 || g.BWIntra != 40 || g.BWInter != 60 || one.Tuning.NVLSChannels() != 16 {
+		t.Errorf("one server: NVLS graph %+v, %d channels", g, one.Tuning.NVLSChannels())
 	}
 	if bw, lat := one.Tuning.BW[AllReduce][NVLS][Simple], one.Tuning.Lat[AllReduce][NVLS][Simple]; math.Abs(float64(bw)-59.5*8*8/14) > 1e-3 || lat != 25 {
 		t.Errorf("NVLS: %v GB/s at %v µs", bw, lat)
