@@ -184,11 +184,11 @@ func fabricNote(inc *Incident, r *ingest.TestRun, nodes int, p ingest.Plateau) (
 
 // otherNetwork reports whether the incident shows a network other than
 // NCCL's IB verbs transport: a net plugin's own lines (AWS EFA through
-// aws-ofi-nccl), "Using network" naming sockets or a plugin, or
-// NCCL_IB_DISABLE=1. Such nodes have their own fabric (p4d: four 100G
+// aws-ofi-nccl), "Using network" naming sockets or a plugin, a plugin
+// named by NCCL_NET or NCCL_NET_PLUGIN, or NCCL_IB_DISABLE in effect. Such nodes have their own fabric (p4d: four 100G
 // EFA), or the job does not use it, so the usual one is no reference.
 func otherNetwork(inc *Incident) bool {
-	if _, off := ibTurnedOff(inc); off {
+	if _, off := ibTurnedOff(inc); off || netPluginNamed(inc) {
 		return true
 	}
 	for _, l := range All[*ingest.NCCLLog](inc) {
