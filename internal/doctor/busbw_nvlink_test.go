@@ -191,12 +191,12 @@ func TestHGXFabricReference(t *testing.T) {
 }
 
 // A single-node rccl-tests run on 8 AMD Instinct GPUs moves its data over
-// xGMI: an MI350X qualification guide's runs (no xGMI figure here, so
+// xGMI: an AMD engineer's MI350X node notes' runs (no xGMI figure here, so
 // unjudged) were said to run over "NVLink or PCIe". An nccl-tests run on one H100 node still names NVLink.
 func TestSingleNodeInterconnectNamed(t *testing.T) {
 	for _, c := range []struct{ file, want, not string }{
-		{"rccl-mi350x-1n-8rank-mpirun-falls-512m-2g-erratic-253GBps-amd-qualification.txt", "xGMI (AMD Infinity Fabric) or PCIe", "NVLink"},
-		{"rccl-mi350x-1n-g8-single-process-dips-64m-2g-361GBps-amd-qualification.txt", "xGMI (AMD Infinity Fabric) or PCIe", "NVLink"},
+		{"rccl-mi350x-1n-8rank-mpirun-falls-512m-2g-erratic-253GBps-mhilgema-node-notes.txt", "xGMI (AMD Infinity Fabric) or PCIe", "NVLink"},
+		{"rccl-mi350x-1n-g8-single-process-dips-64m-2g-361GBps-mhilgema-node-notes.txt", "xGMI (AMD Infinity Fabric) or PCIe", "NVLink"},
 		{"multi-2.17.8-h100-1n-8rank-five-collectives-nvls-481GBps-xxrjun.txt", "NVLink or PCIe", "xGMI"},
 	} {
 		fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/"+c.file)
@@ -218,7 +218,7 @@ func TestXGMISingleNode(t *testing.T) {
 		{"rccl-2.22.3-mi300x-1n-8rank-mpirun-old-rank-lines-librccl-path-318GBps-rocmblogs-xgmi.txt", "nccltests.busbw.ok", "101% of what 8 MI300X/MI325X GPUs reach over xGMI (about 315 GB/s)"},
 		{"rccl-mi300x-1n-8g-allreduce-316GBps.txt", "nccltests.busbw.ok", "100% of what 8 MI300X/MI325X GPUs reach over xGMI"},
 		{"rccl-mi300x-vf-1n-g8-old-rank-lines-full-bus-id-version-plus-293GBps-rccl1562.txt", "nccltests.busbw.unjudged", "but still rising at its largest size"},
-		{"rccl-mi350x-1n-8rank-mpirun-falls-512m-2g-erratic-253GBps-amd-qualification.txt", "nccltests.busbw.unjudged", "so no NIC is on its path"},
+		{"rccl-mi350x-1n-8rank-mpirun-falls-512m-2g-erratic-253GBps-mhilgema-node-notes.txt", "nccltests.busbw.unjudged", "so no NIC is on its path"},
 		{"rccl-2.17.9-headers-22803-library-22707-1n-g8-docker-pid1-radeon-allreduce-322GBps-aion.txt", "nccltests.busbw.unjudged", "so no NIC is on its path"},
 	} {
 		f := nicMustFind(t, diagnoseFiles(t, Options{}, "corpus/nccl-tests/"+c.file), c.id, Info, c.title)
