@@ -177,18 +177,18 @@ func fabricNote(inc *Incident, r *ingest.TestRun, nodes int, p ingest.Plateau) (
 		}
 		above = ": above it"
 	}
-	note = fmt.Sprintf("For reference: 8-GPU %s nodes usually carry %s, whose healthy Ring plateau across nodes is about %.0f GB/s; this plateau is %.0f%% of it, %s. The file does not say which NICs the nodes have: pass --nic-speed and --nics-per-node to judge it.", m.name, m.fabric, m.fabricRing, 100*frac, verdict)
-	short = fmt.Sprintf(" (%.0f%% of the ~%.0f GB/s of the usual fabric, %s%s)", 100*frac, m.fabricRing, m.fabric, above)
+	note = fmt.Sprintf("For reference: 8-GPU %s nodes usually carry %s, whose healthy Ring plateau across nodes is about %.0f GB/s; this plateau is %d%% of it, %s. The file does not say which NICs the nodes have: pass --nic-speed and --nics-per-node to judge it.", m.name, m.fabric, m.fabricRing, sharePct(frac, lowFraction), verdict)
+	short = fmt.Sprintf(" (%d%% of the ~%.0f GB/s of the usual fabric, %s%s)", sharePct(frac, lowFraction), m.fabricRing, m.fabric, above)
 	return note, short
 }
 
 // otherNetwork reports whether the incident shows a network other than
 // NCCL's IB verbs transport: a net plugin's own lines (AWS EFA through
-// aws-ofi-nccl), "Using network" naming sockets or a plugin, or
-// NCCL_IB_DISABLE=1. Such nodes have their own fabric (p4d: four 100G
+// aws-ofi-nccl), "Using network" naming sockets or a plugin, a plugin
+// named by NCCL_NET or NCCL_NET_PLUGIN, or NCCL_IB_DISABLE in effect. Such nodes have their own fabric (p4d: four 100G
 // EFA), or the job does not use it, so the usual one is no reference.
 func otherNetwork(inc *Incident) bool {
-	if _, off := ibTurnedOff(inc); off {
+	if _, off := ibTurnedOff(inc); off || netPluginNamed(inc) {
 		return true
 	}
 	for _, l := range All[*ingest.NCCLLog](inc) {
@@ -243,14 +243,14 @@ func judgeNVLink(inc *Incident, r *ingest.TestRun, p ingest.Plateau, m nvlinkGPU
 		// nccl-tests#149: a sweep that stops at 1 GB is still climbing;
 		// the maintainer's answer was a larger -e, not a fault.
 		f.ID, f.Severity = "nccltests.busbw.unjudged", Info
-		f.Title = fmt.Sprintf("%s %s is %.0f%% of what 8 %s GPUs reach over %s (about %.0f GB/s), but still rising at its largest size", testName(r), plat, frac*100, m.name, m.link(), m.ring)
+		f.Title = fmt.Sprintf("%s %s is %d%% of what 8 %s GPUs reach over %s (about %.0f GB/s), but still rising at its largest size", testName(r), plat, sharePct(frac, lowFraction, veryLowFraction), m.name, m.link(), m.ring)
 		f.Fix = "Rerun with a larger maximum size (-e 8G): " + m.link() + " busbw levels off only at several GB per rank."
 	case frac < lowFraction:
 		f.ID, f.Severity = "nccltests.busbw.low", Warn
 		if frac < veryLowFraction {
 			f.Severity = Error
 		}
-		f.Title = fmt.Sprintf("%s %s is %.0f%% of what 8 %s GPUs reach over %s (about %.0f GB/s)", testName(r), plat, frac*100, m.name, m.link(), m.ring)
+		f.Title = fmt.Sprintf("%s %s is %d%% of what 8 %s GPUs reach over %s (about %.0f GB/s)", testName(r), plat, sharePct(frac, lowFraction, veryLowFraction), m.name, m.link(), m.ring)
 		f.Fix = "Check the NVLink path: `nvidia-smi nvlink -s` (every link active at full speed), `nvidia-smi topo -m` (NV# between every GPU pair), `systemctl status nvidia-fabricmanager` on NVSwitch systems, and that neither NCCL_P2P_DISABLE=1 nor NCCL_P2P_LEVEL/NCCL_SHM settings push traffic through host memory; in a VM or container, check that GPU peer-to-peer is allowed. Then rerun with NCCL_DEBUG=INFO: channels should say `via P2P/CUMEM` or `P2P/IPC`, not `via SHM`."
 		if m.amd {
 			f.Fix = "Check the xGMI path: `rocm-smi --showtopo` (XGMI, not PCIE, between every GPU pair), `rocm-smi --showxgmierr` or `amd-smi xgmi` (no link errors), that NUMA auto-balancing is off (`cat /proc/sys/kernel/numa_balancing` is 0) and NCCL_P2P_DISABLE is unset; run one process per GPU (mpirun -np 8 ... -g 1). Then rerun with NCCL_DEBUG=INFO: channels should go `via P2P`, not `via SHM`."

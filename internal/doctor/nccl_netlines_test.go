@@ -71,3 +71,36 @@ func TestNCCLIBDisabledTellsTransport(t *testing.T) {
 	nicMustFind(t, fs, "nccl.log.no_network_lines", Info, "job on 2 nodes")
 	nicMustNot(t, fs, "nccl.transport.socket_fallback")
 }
+
+// TestNCCLIBDisabledInEffect: only the NCCL_IB_DISABLE the job ran with
+// tells the transport. NCCL's own echo decides; else the setting made last
+// (a launcher's -x after an export); any non-zero integer turns IB off, as
+// NCCL reads it; a net plugin named by NCCL_NET or NCCL_NET_PLUGIN carries
+// the traffic in its place, so the log's silence still hides it.
+// Synthetic: a two-host log with no network line after the settings.
+func TestNCCLIBDisabledInEffect(t *testing.T) {
+	log := "hostA:100:100 [0] NCCL INFO comm 0x5561 rank 0 nranks 2 cudaDev 0 busId 7000 - Init COMPLETE\n" +
+		"hostB:200:200 [0] NCCL INFO comm 0x7781 rank 1 nranks 2 cudaDev 0 busId 7000 - Init COMPLETE\n"
+	for _, c := range []struct {
+		name, pre string
+		hidden    bool // the transport is unknown: nccl.log.no_network_lines
+	}{
+		{"launcher-overrides-export", "export NCCL_IB_DISABLE=1\nmpirun -np 2 -x NCCL_IB_DISABLE=0 ./all_reduce_perf -b 8 -e 1G\n", true},
+		{"launcher-sets-after-export", "export NCCL_IB_DISABLE=0\nmpirun -np 2 -x NCCL_IB_DISABLE=1 ./all_reduce_perf -b 8 -e 1G\n", false},
+		{"echo-decides", "export NCCL_IB_DISABLE=1\nhostA:100:100 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n", true},
+		{"non-zero-integer", "export NCCL_IB_DISABLE=2\n", false},
+		{"unreadable-is-default", "export NCCL_IB_DISABLE=yes\n", true},
+		{"net-plugin", "export NCCL_IB_DISABLE=1\nexport NCCL_NET_PLUGIN=aws-ofi\n", true},
+		{"net-names-plugin", "export NCCL_IB_DISABLE=1\nexport NCCL_NET=\"AWS Libfabric\"\n", true},
+		{"net-names-socket", "export NCCL_IB_DISABLE=1\nexport NCCL_NET=Socket\n", false},
+	} {
+		path := filepath.Join(t.TempDir(), "nccl-2hosts-"+c.name+"-synthetic.log")
+		if err := os.WriteFile(path, []byte(c.pre+log), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fs := Diagnose([]string{path}, nil, Options{}).Findings
+		if got := find(fs, "nccl.log.no_network_lines") != nil; got != c.hidden {
+			t.Errorf("%s: nccl.log.no_network_lines %v, want %v", c.name, got, c.hidden)
+		}
+	}
+}

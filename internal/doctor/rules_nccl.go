@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -254,7 +255,7 @@ func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fi
 	if e, ok := ibTurnedOff(inc); ok {
 		ibDisabled = true
 		why = append(why, e.Evidence)
-		r := "NCCL_IB_DISABLE=1 turns the IB/RoCE transport off"
+		r := "NCCL_IB_DISABLE=" + e.Value + " turns the IB/RoCE transport off"
 		if !e.Echoed() {
 			r += fmt.Sprintf(" (set by %s at line %d)", e.How, e.Evidence.Line)
 		}
@@ -264,16 +265,60 @@ func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fi
 	return why, reasons, fixes, ibDisabled, loads > 0 && loads == len(reasons)
 }
 
-// ibTurnedOff returns the first NCCL_IB_DISABLE=1 the incident gives the
-// job: a setting that by itself decides NCCL's inter-node transport
-// (TCP sockets, unless a net plugin carries the traffic).
+// ibTurnedOff returns the NCCL_IB_DISABLE setting that takes effect when
+// it turns the IB verbs transport off: a setting that by itself decides
+// NCCL's inter-node transport (TCP sockets), unless NCCL_NET or
+// NCCL_NET_PLUGIN names a net plugin that carries the traffic instead.
 func ibTurnedOff(inc *Incident) (ingest.NCCLSetting, bool) {
-	for _, e := range ncclEnv(inc, "NCCL_IB_DISABLE") {
-		if e.Value == "1" {
-			return e, true
+	e, ok := settingInEffect(inc, "NCCL_IB_DISABLE")
+	if !ok || !ncclIntNonZero(e.Value) || netPluginNamed(inc) {
+		return ingest.NCCLSetting{}, false
+	}
+	return e, true
+}
+
+// settingInEffect returns the value of the named variable the job ran
+// with: NCCL's own echo ("NCCL_IB_DISABLE set by environment to 0") when
+// it printed one, else the setting made last in line order, as a
+// launcher's -x or -genv on the command line overrides an export made
+// before it.
+func settingInEffect(inc *Incident, name string) (ingest.NCCLSetting, bool) {
+	es := ncclEnv(inc, name)
+	if i := slices.IndexFunc(es, ingest.NCCLSetting.Echoed); i >= 0 {
+		return es[i], true
+	}
+	if len(es) == 0 {
+		return ingest.NCCLSetting{}, false
+	}
+	last := es[0]
+	for _, e := range es[1:] {
+		if e.Evidence.File != last.Evidence.File || e.Evidence.Line >= last.Evidence.Line {
+			last = e
 		}
 	}
-	return ingest.NCCLSetting{}, false
+	return last, true
+}
+
+// ncclIntNonZero reads v as NCCL reads an integer parameter (strtoll with
+// base 0: "1", "0x1", "2"); any value it takes other than 0 is set. A
+// value it cannot read leaves the default, 0.
+func ncclIntNonZero(v string) bool {
+	if strings.Contains(v, "_") {
+		return false // strtoll has no digit separators
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64)
+	return err == nil && n != 0
+}
+
+// netPluginNamed reports whether the job's NCCL_NET or NCCL_NET_PLUGIN
+// names a net plugin: NCCL_NET other than NCCL's own "IB" and "Socket",
+// NCCL_NET_PLUGIN other than "none".
+func netPluginNamed(inc *Incident) bool {
+	if e, ok := settingInEffect(inc, "NCCL_NET"); ok && e.Value != "" && !strings.EqualFold(e.Value, "IB") && !strings.EqualFold(e.Value, "Socket") {
+		return true
+	}
+	e, ok := settingInEffect(inc, "NCCL_NET_PLUGIN")
+	return ok && e.Value != "" && !strings.EqualFold(e.Value, "none")
 }
 
 // ibInitFix is what to do about the WARN that stopped NCCL's IB

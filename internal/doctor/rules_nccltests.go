@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -32,6 +33,20 @@ const (
 	ceilingLo       = 0.96
 	ceilingHi       = 0.98
 )
+
+// sharePct is frac as a whole percentage, rounded down where rounding
+// would reach one of the thresholds it fell short of, so that a share
+// judged below a line never reads as meeting it (0.897 of the line is
+// "89%", not "90%").
+func sharePct(frac float64, thresholds ...float64) int {
+	p := math.Round(frac * 100)
+	for _, t := range thresholds {
+		if frac < t && p >= t*100 {
+			p = math.Floor(frac * 100)
+		}
+	}
+	return int(p)
+}
 
 // gbps converts a busbw in GB/s (10^9 bytes/s) to Gb/s.
 func gbps(gbs float64) float64 { return gbs * 8 }
@@ -418,7 +433,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 			if frac < veryLowFraction {
 				f.Severity = Error
 			}
-			f.Title = fmt.Sprintf("%s %s is %.0f%% of what %s allows per rank (%s GB/s, %s)", testName(r), plat, frac*100, speed.rate, fmtGB(line), limitShort(lim))
+			f.Title = fmt.Sprintf("%s %s is %d%% of what %s allows per rank (%s GB/s, %s)", testName(r), plat, sharePct(frac, lowFraction, veryLowFraction), speed.rate, fmtGB(line), limitShort(lim))
 			rerun := "rerun with NCCL_ALGO=RING and more channels (NCCL_MIN_NCHANNELS)"
 			if ringOnly(inc) {
 				rerun = "rerun with more channels (NCCL_MIN_NCHANNELS)"

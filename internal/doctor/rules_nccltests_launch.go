@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -140,9 +141,9 @@ func checkTestsFailed(inc *Incident) []Finding {
 	for _, t := range All[*ingest.NCCLTests](inc) {
 		var byError tally[ingest.TestFailure]
 		wanted := map[*tallied[ingest.TestFailure]][]int{}
-		// tests names the runs each error stopped: a script's tests one
-		// after another, each failing alike.
-		tests := map[*tallied[ingest.TestFailure]][]string{}
+		// runs lists the runs each error stopped: a script's tests one
+		// after another (or one test in a loop), each failing alike.
+		runs := map[*tallied[ingest.TestFailure]][]failedRun{}
 		optKey := "" // the last getopt refusal's
 		for _, f := range t.Failures {
 			key := f.Call + "\x00" + f.Where + "\x00" + f.Message
@@ -161,11 +162,17 @@ func checkTestsFailed(inc *Incident) []Finding {
 				optKey = key
 			}
 			g := byError.add(key, f, 1, f.Host)
-			if len(g.ev.list) < 3 {
+			rs := runs[g]
+			switch {
+			case len(rs) == 0 || rs[len(rs)-1].run != f.Run:
+				// The first line of each run, as a script's log shows them.
+				runs[g] = append(rs, failedRun{run: f.Run, test: f.Test, n: 1})
 				g.ev.add(f.Evidence)
-			}
-			if f.Test != "" && !slices.Contains(tests[g], f.Test) {
-				tests[g] = append(tests[g], f.Test)
+			default:
+				rs[len(rs)-1].n++
+				if len(rs) == 1 && len(g.ev.list) < 3 {
+					g.ev.add(f.Evidence)
+				}
 			}
 			if f.GPUsWanted > 0 && !slices.Contains(wanted[g], f.GPUsWanted-1) {
 				wanted[g] = append(wanted[g], f.GPUsWanted-1)
@@ -178,11 +185,13 @@ func checkTestsFailed(inc *Incident) []Finding {
 			switch {
 			case len(wanted[g]) > 1:
 				what = tooFewGPUs(f, g.n, wanted[g])
+			case len(runs[g]) > 1:
+				// The processes are counted run by run below.
 			case g.n > 1 && f.Usage != ingest.UsageOption:
 				where += fmt.Sprintf(" (%d processes)", g.n)
 			}
-			if ts := tests[g]; len(ts) > 1 {
-				where += fmt.Sprintf(", in %d tests one after another (%s)", len(ts), strings.Join(ts, ", "))
+			if len(runs[g]) > 1 {
+				where += runsText(runs[g], f.Usage != ingest.UsageOption)
 			}
 			fs = append(fs, Finding{
 				ID: "nccltests.failed", Severity: Error, Layer: LayerNCCL,
@@ -194,6 +203,28 @@ func checkTestsFailed(inc *Incident) []Finding {
 		}
 	}
 	return fs
+}
+
+// failedRun is one run an error stopped, with the processes it stopped
+// there.
+type failedRun struct {
+	run  int // ingest.TestFailure.Run
+	test string
+	n    int
+}
+
+// runsText names the runs one error stopped one after another, with the
+// processes each lost when procs is set: ", in 2 tests one after another
+// (alltoall: 8 processes, sendrecv: 3 processes)".
+func runsText(rs []failedRun, procs bool) string {
+	names := make([]string, len(rs))
+	for i, r := range rs {
+		names[i] = cmp.Or(r.test, "a test not named")
+		if procs && r.n > 1 {
+			names[i] += fmt.Sprintf(": %d processes", r.n)
+		}
+	}
+	return fmt.Sprintf(", in %d tests one after another (%s)", len(rs), strings.Join(names, ", "))
 }
 
 // tooFewGPUs says what n processes that each found fewer GPUs than they

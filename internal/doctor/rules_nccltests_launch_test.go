@@ -1,6 +1,8 @@
 package doctor
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -396,14 +398,32 @@ func TestNCCLTestsIncompatibleDeviceAPI(t *testing.T) {
 
 // xxrjun/nccl-tests-cluster's pairwise log of two H100 nodes: alltoall_perf
 // and then sendrecv_perf both stop on 'remote process exited' before their
-// first row. The one finding named 11 processes and not that two tests
-// failed alike; it names them. The same log's neighbour, where only
-// alltoall fails, names no list.
+// first row. The one finding names the two tests, the processes each lost
+// (not 11 summed over both) and the first line of each. The same log's
+// neighbour, where only alltoall fails, names no list.
 func TestNCCLTestsFailureNamesTestsOneAfterAnother(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/alltoall-sendrecv-2.17.6-h100-2n-g8-both-runs-remote-exited-before-rows-xxrjun.txt")
-	nicMustFind(t, fs, "nccltests.failed", Error, "remote process exited", "in 2 tests one after another (alltoall, sendrecv)")
+	f := nicMustFind(t, fs, "nccltests.failed", Error, "remote process exited", "in 2 tests one after another (alltoall: 6 processes, sendrecv: 5 processes)")
+	if strings.Contains(f.Title, "11 processes") || !cites(f, ".txt", 23) || !cites(f, ".txt", 56) {
+		t.Errorf("processes summed or a test's first line missing: %s %v", f.Title, f.Evidence)
+	}
 	fs = diagnoseFiles(t, Options{}, "corpus/nccl-tests/alltoall-sendrecv-2.17.6-h100-2n-g4-remote-exited-then-sendrecv-falls-exp-time-xxrjun.txt")
 	if f := nicMustFind(t, fs, "nccltests.failed", Error, "remote process exited"); strings.Contains(f.Title, "tests one after another") {
 		t.Errorf("one test failed: %s", f.Title)
 	}
+}
+
+// The same test run twice in a loop, failing alike both times, is two runs,
+// not one test (synthetic: the xxrjun log with its second test renamed
+// alltoall).
+func TestNCCLTestsFailureSameTestTwice(t *testing.T) {
+	b, err := os.ReadFile(nicTestdata("corpus/nccl-tests/alltoall-sendrecv-2.17.6-h100-2n-g8-both-runs-remote-exited-before-rows-xxrjun.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "alltoall-twice-remote-exited-synthetic.txt")
+	if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(b), "sendrecv_perf", "alltoall_perf")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nicMustFind(t, Diagnose([]string{path}, nil, Options{}).Findings, "nccltests.failed", Error, "in 2 tests one after another (alltoall: 6 processes, alltoall: 5 processes)")
 }

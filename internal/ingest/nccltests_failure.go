@@ -45,6 +45,9 @@ type TestFailure struct {
 	// Test is the collective of the run the failure stopped, as far as
 	// read then ("alltoall"); "" before any run.
 	Test string
+	// Run numbers that run from 1 in input order, so that a test a script
+	// ran twice is two runs; 0 before any run.
+	Run int
 }
 
 // failure reads an abort line, or the " .. host pid N: Test failure
@@ -226,7 +229,7 @@ func (f *TestFailure) CommunicatorCheck() bool {
 func (t *NCCLTests) keepFailure(f TestFailure) {
 	t.FailureCount++
 	if n := len(t.Runs); n > 0 && t.sink == nil {
-		f.Test = t.Runs[n-1].Collective
+		f.Test, f.Run = t.Runs[n-1].Collective, n
 	}
 	if len(t.Failures) < maxKept {
 		t.Failures = append(t.Failures, f)
