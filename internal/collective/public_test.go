@@ -440,7 +440,11 @@ var publicRuns = []publicRun{
 }
 
 // b200DGX is a DGX B200: eight B200s, a 400G NDR ConnectX-7 per GPU
-// behind the GPU's PCIe switch, Intel Xeon hosts.
+// behind the GPU's PCIe switch, Intel Xeon hosts. Group 13 gives its
+// use3a-ss rows PXB; the same cluster's nvidia-smi topo -m in group 18's
+// run-1 file prints PIX (b200UseSS): on group 13's rows the two give the
+// same figures, as the twin only asks whether the path is within PXB (GPU
+// Direct RDMA at NCCL's default level, tuning.go's okInter).
 var b200DGX = serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel)
 
 // togetherB200 is one row of group 13's source, a public GitHub write-up
@@ -461,7 +465,9 @@ func togetherB200(op, config string, nodes int, gib2, gib4, gib8 float64) public
 // b200UseSS is the use3a-ss cluster's node as the together-nccl-tests
 // sendrecv files print it (benchmarks/B200/sendrecv-p2p-scaling, run 1,
 // nvidia-smi topo -m and NCCL_IB_HCA): each B200's 400G NDR ConnectX-7 on
-// its own PCIe switch (PIX); the CPU is not printed (Intel, as b200DGX).
+// its own PCIe switch (PIX); the CPU is not printed: Intel is assumed, as
+// for b200DGX, though the file's CPU affinity (0-255, 256 hardware threads
+// on two NUMA nodes) is not a DGX B200's 224.
 var b200UseSS = serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel)
 
 // togetherRing is one row of group 18's report source, Together AI's
@@ -470,7 +476,9 @@ var b200UseSS = serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel)
 // (https://github.com/togethercomputer/together-dgxc-benchmarking/blob/661e8e14461c672315ea1a129380fb2e84b8dcc2/worklog/2026-04-09_nccl_benchmark.md,
 // sections 3.3-3.5): the peak busbw of op at 8 GiB, the largest size of
 // its 1 MiB-8 GiB sweep, with NCCL_ALGO=RING, NVLS and CollNet off (its
-// "Ring" configuration), NCCL 2.29.7, 20 timed iterations, -g 1.
+// "Ring" configuration), NCCL 2.29.7, 20 timed iterations; -g 1 is
+// assumed (this report does not state it; the cluster's 2026-04-17 and
+// 2026-04-25 reports do).
 func togetherRing(op string, nodes int, gib8 float64) publicRun {
 	return togetherReport("2026-04-09", b200UseSS, 18, op, "Ring", nodes, "8 GiB", publicRow{size: 8 << 30, busbw: gib8})
 }
