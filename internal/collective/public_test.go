@@ -338,6 +338,7 @@ var publicRuns = []publicRun{
 		env: map[string]string{"NCCL_ALGO": "NVLSTree", "NCCL_IB_MERGE_VFS": "0"}, version: "2.18.3", heldOut: 17, iters: 10},
 	// Held out, group 18: added in session 37 and compared before any
 	// change (docs/nccl.md, "Held out, group 18").
+	togetherRing("all_reduce", 6, 307.86),
 	togetherRing("all_reduce", 8, 324.53),
 	togetherRing("all_reduce", 16, 313.76),
 	togetherRing("all_reduce", 32, 306.26),
@@ -416,11 +417,13 @@ var publicRuns = []publicRun{
 	// Held out, group 18: the other collectives.
 	togetherRing("all_gather", 2, 342.37),
 	togetherRing("all_gather", 4, 330.34),
+	togetherRing("all_gather", 6, 314.65),
 	togetherRing("all_gather", 8, 325.12),
 	togetherRing("all_gather", 16, 319.55),
 	togetherRing("all_gather", 32, 324.02),
 	togetherRing("reduce_scatter", 2, 343.30),
 	togetherRing("reduce_scatter", 4, 329.56),
+	togetherRing("reduce_scatter", 6, 319.57),
 	togetherRing("reduce_scatter", 8, 312.85),
 	togetherRing("reduce_scatter", 16, 311.02),
 	togetherRing("reduce_scatter", 32, 309.29),
@@ -437,7 +440,11 @@ var publicRuns = []publicRun{
 }
 
 // b200DGX is a DGX B200: eight B200s, a 400G NDR ConnectX-7 per GPU
-// behind the GPU's PCIe switch, Intel Xeon hosts.
+// behind the GPU's PCIe switch, Intel Xeon hosts. Group 13 gives its
+// use3a-ss rows PXB; the same cluster's nvidia-smi topo -m in group 18's
+// run-1 file prints PIX (b200UseSS): on group 13's rows the two give the
+// same figures, as the twin only asks whether the path is within PXB (GPU
+// Direct RDMA at NCCL's default level, tuning.go's okInter).
 var b200DGX = serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel)
 
 // togetherB200 is one row of group 13's source, a public GitHub write-up
@@ -458,7 +465,9 @@ func togetherB200(op, config string, nodes int, gib2, gib4, gib8 float64) public
 // b200UseSS is the use3a-ss cluster's node as the together-nccl-tests
 // sendrecv files print it (benchmarks/B200/sendrecv-p2p-scaling, run 1,
 // nvidia-smi topo -m and NCCL_IB_HCA): each B200's 400G NDR ConnectX-7 on
-// its own PCIe switch (PIX); the CPU is not printed (Intel, as b200DGX).
+// its own PCIe switch (PIX); the CPU is not printed: Intel is assumed, as
+// for b200DGX, though the file's CPU affinity (0-255, 256 hardware threads
+// on two NUMA nodes) is not a DGX B200's 224.
 var b200UseSS = serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel)
 
 // togetherRing is one row of group 18's report source, Together AI's
@@ -467,7 +476,9 @@ var b200UseSS = serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel)
 // (https://github.com/togethercomputer/together-dgxc-benchmarking/blob/661e8e14461c672315ea1a129380fb2e84b8dcc2/worklog/2026-04-09_nccl_benchmark.md,
 // sections 3.3-3.5): the peak busbw of op at 8 GiB, the largest size of
 // its 1 MiB-8 GiB sweep, with NCCL_ALGO=RING, NVLS and CollNet off (its
-// "Ring" configuration), NCCL 2.29.7, 20 timed iterations, -g 1.
+// "Ring" configuration), NCCL 2.29.7, 20 timed iterations; -g 1 is
+// assumed (this report does not state it; the cluster's 2026-04-17 and
+// 2026-04-25 reports do).
 func togetherRing(op string, nodes int, gib8 float64) publicRun {
 	return togetherReport("2026-04-09", b200UseSS, 18, op, "Ring", nodes, "8 GiB", publicRow{size: 8 << 30, busbw: gib8})
 }
@@ -763,8 +774,9 @@ var knownMisses = map[string]string{
 	"h100-2x1-ib400g-4nic-tree-nccltests232.txt@8M":  "as 2M",
 	"h100-2x1-ib400g-4nic-tree-nccltests232.txt@16M": "as 2M",
 	// Held out, group 18.
-	"Together AI B200 report 2026-04-09 (all_reduce, Ring, 16 nodes)@8G": "Ring/Simple forced on 16 × 8 B200 at 8 GiB: the twin's ring carries RingQPRate on each of its 16 channels' queue pairs whatever the server count (335.7 GB/s on 2 to 32 servers), the run 313.8 (×1.070), falling with the servers (344.0, 332.1, 324.5, 313.8, 306.3 on 2, 4, 8, 16, 32; 8 in band, ×1.035); the same report's all_gather on 16 and 32 servers is in band (319.6, 324.0) and its reduce_scatter falls as its all_reduce (311.0, 309.3), and the cluster's later report (2026-04-25) has this ring at 309.3 and 307.4 on 16 and 32 servers: what slows a ring's queue pairs as the ring grows is not in the twin (docs/nccl.md, \"Held out, group 18\")",
-	"Together AI B200 report 2026-04-09 (all_reduce, Ring, 32 nodes)@8G": "as the 16-server row: the run 306.3 GB/s, the twin 335.7 (×1.096)",
+	"Together AI B200 report 2026-04-09 (all_reduce, Ring, 6 nodes)@8G":  "Ring/Simple forced on 6 × 8 B200 at 8 GiB: the twin's ring carries RingQPRate on each of its 16 channels' queue pairs whatever the server count (335.7 GB/s on 2 to 32 servers), the run 307.9 (×1.091), below its own 8 servers (324.5, in band, ×1.035): the report's Ring rows fall with the servers, not in order (344.0, 332.1, 307.9, 324.5, 313.8, 306.3 on 2, 4, 6, 8, 16, 32); its all_gather and reduce_scatter fall too (all_gather 342.4, 330.3, 314.7, 325.1, 319.6, 324.0; reduce_scatter 343.3, 329.6, 319.6, 312.9, 311.0, 309.3), and the cluster's full re-run of 2026-04-25 (worklog/2026-04-25_nccl_benchmark_full_report.md) has all_reduce Ring at 303.9, 309.3, 307.4 on 8, 16, 32 servers and all_gather Ring at 341.1, 315.9, 309.9, 309.6 on 2, 8, 16, 32: every Ring collective here slows as the ring grows, by an amount that varies from run to run, and what slows it is not in the twin (docs/nccl.md, \"Held out, group 18\")",
+	"Together AI B200 report 2026-04-09 (all_reduce, Ring, 16 nodes)@8G": "as the 6-server row: the run 313.8 GB/s, the twin 335.7 (×1.070)",
+	"Together AI B200 report 2026-04-09 (all_reduce, Ring, 32 nodes)@8G": "as the 6-server row: the run 306.3 GB/s, the twin 335.7 (×1.096)",
 	// Out since the comparison times nccl-tests' loop from 64 MiB.
 	"h100-8n-ib400g-minctas24-nccltests309.txt@256M": "NVLSTree on 8 servers with 24 channels at 256 MiB: the twin's first call of the timed loop takes 2282 µs (its proxies take up every channel's tree operations at its start), its later calls 1991, so nccl-tests' mean over 20 calls is 2005 against the run's 2199 (×1.10; ×0.96 when the first call alone was timed); the same cluster with NCCL's 16 channels is within 1% at 256 MiB (1969 against 1955 µs)",
 	"b200-2n-ib-lambda1cc-dstack.txt@1G":             "NVLSTree on B200 at 1 GiB: the twin's later calls are slower than its first (3150 against 3079 µs; the proxy thread's load, docs/nccl.md \"Held out, group 5\"), so its mean over the run's 100 calls is 3150 µs against the run's 2972 (×0.94; ×0.97 with the first call alone); the Vultr and GCP A4 runs' 1 GiB stay in band (×0.96, ×1.03)",
