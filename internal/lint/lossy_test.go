@@ -186,3 +186,47 @@ func TestLossyECNGreenOffOffSpectrum(t *testing.T) {
 		t.Errorf("without a platform: %q", got)
 	}
 }
+
+// The same profile with thresholds a queue reaches (1-2 MiB) still marks
+// nothing there: switch.ecn.thresholds judged it as well, saying marking
+// starts late on a queue that never marks. Without the wred_green_enable
+// field the title read `wred_green_enable ""` over a line-0 evidence.
+func TestLossyECNGreenOffNotJudgedTwice(t *testing.T) {
+	const file = "../../testdata/corpus/sonic/buildimage-render-arista-7060x6-64pe-b-c448o16-t0-lossy-qos-buffers.json"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const q4 = `"green_max_threshold": "266338050",
+            "green_min_threshold": "266338050",
+            "wred_green_enable": "false"`
+	if !strings.Contains(string(data), q4) {
+		t.Fatal("AZURE_LOSSY_DOWNLINK_Q4's thresholds not found")
+	}
+	for _, c := range []struct{ with, want string }{
+		{`"green_max_threshold": "2097152",
+            "green_min_threshold": "1048576",
+            "wred_green_enable": "false"`, `wred_green_enable "false"`},
+		{`"green_max_threshold": "2097152",
+            "green_min_threshold": "1048576"`, "with no wred_green_enable (SAI's default, false)"},
+	} {
+		rep := lintFiles(t, tempFile(t, "config_db.json", strings.Replace(string(data), q4, c.with, 1)))
+		var title string
+		for _, f := range rep.Findings {
+			switch f.ID {
+			case "switch.ecn.thresholds":
+				t.Errorf("%s: also %s", c.want, f.Title)
+			case "qos.lossy.by_design":
+				title = f.Title
+				for _, e := range f.Evidence {
+					if e.Line < 1 {
+						t.Errorf("%s: evidence %+v at no line", c.want, e)
+					}
+				}
+			}
+		}
+		if !strings.Contains(title, "marks nothing") || !strings.Contains(title, c.want) {
+			t.Errorf("title %q, want marks nothing %s", title, c.want)
+		}
+	}
+}

@@ -224,12 +224,14 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 			return lossyECNState{}
 		}
 		marks := marksGreen(w)
-		if platform, named := db.Field("DEVICE_METADATA", "localhost", "platform"); marks && named && db.Vendor == "" && !strings.EqualFold(strings.TrimSpace(w.GreenEnable.Text), "true") && !db.Spectrum() {
-			// As sonicECNMode reads it: SAI's per-colour enable leaves
-			// green packets, RoCE's, out of ECN unless the platform is
-			// Spectrum, which marks under the ECN mode alone; a
-			// fragment naming no platform is not judged so.
-			return lossyECNState{text: fmt.Sprintf("whose %s marks nothing: %s has ecn %s with wred_green_enable %q, which on %s (not NVIDIA Spectrum, whose SAI alone marks without it) leaves green packets, RoCE's, out of ECN", queue, ecnName(db, w.Name), w.ECN.Text, w.GreenEnable.Text, platform.Text), ev: []Evidence{sonicEv(db, q.WREDProfile), sonicEv(db, w.GreenEnable), sonicEv(db, platform)}}
+		if platform, named := db.Field("DEVICE_METADATA", "localhost", "platform"); marks && named && db.Vendor == "" && greenUnmarked(db, w) {
+			// As sonicECNMode reads it; a fragment naming no platform is
+			// not judged so.
+			green, at := fmt.Sprintf("wred_green_enable %q", w.GreenEnable.Text), w.GreenEnable
+			if at.Line == 0 {
+				green, at = "no wred_green_enable (SAI's default, false)", w.ECN
+			}
+			return lossyECNState{text: fmt.Sprintf("whose %s marks nothing: %s has ecn %s with %s, which on %s (not NVIDIA Spectrum, whose SAI alone marks without it) leaves green packets, RoCE's, out of ECN", queue, ecnName(db, w.Name), w.ECN.Text, green, platform.Text), ev: []Evidence{sonicEv(db, q.WREDProfile), sonicEv(db, at), sonicEv(db, platform)}}
 		}
 		if !w.OK {
 			if !marks {
