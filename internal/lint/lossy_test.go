@@ -83,24 +83,22 @@ func lintFiles(t *testing.T, paths ...string) *doctor.Report {
 	return rep
 }
 
-// A SKU whose qos.json.j2 writes PORT_QOS_MAP rows without pfc_enable
-// (sonic-buildimage's Nexthop NH-4010) runs every class lossy as surely as
-// one that writes it empty: orchagent enables PFC on no priority. With no
-// buffer profile keeping xoff and no WRED profile anywhere, RoCE has
-// neither PFC nor ECN; lint said nothing of it.
-func TestLossyByDesignWithoutPFCField(t *testing.T) {
+// A config_db whose PORT_QOS_MAP rows write no pfc_enable pauses no
+// priority (orchagent reads the row as an empty pfc_enable, buffermgrd
+// writes no lossless priority group). Where the SKU keeps per-class
+// priority groups and no ECN on RoCE's queue (Nexthop NH-4010: DSCP 24-31
+// to TC 3, no WRED profile), PFC was forgotten, not designed away: it was
+// told "lossy by design", and before that nothing at all.
+func TestPFCEnableAbsentIsForgotten(t *testing.T) {
 	const file = "testdata/bi-nh4010-128x400g-qos-buffers-render-t1.json"
 	rep := lintFiles(t, file)
-	if len(rep.Findings) != 1 || rep.Findings[0].ID != "qos.lossy.by_design" || rep.Findings[0].Severity != doctor.Warn {
-		t.Fatalf("findings %v, want qos.lossy.by_design warn alone", ids(rep))
+	if len(rep.Findings) != 1 || rep.Findings[0].ID != "qos.pfc.disabled" || rep.Findings[0].Severity != doctor.Error {
+		t.Fatalf("findings %v, want qos.pfc.disabled error alone", ids(rep))
 	}
 	f := rep.Findings[0]
-	for _, want := range []string{"no PORT_QOS_MAP row writes pfc_enable", "no buffer profile keeps PFC headroom", "lands in class 3", "queue 3 has no WRED/ECN profile"} {
-		if !strings.Contains(f.Title, want) {
-			t.Errorf("title %q lacks %q", f.Title, want)
-		}
+	if !strings.Contains(f.Title, "write no pfc_enable") || !strings.Contains(f.Fix, `"pfc_enable": "3,4"`) {
+		t.Errorf("title %q fix %q", f.Title, f.Fix)
 	}
-	// The evidence names the first port's row, where pfc_enable belongs.
 	named := false
 	for _, e := range f.Evidence {
 		named = named || strings.Contains(e.Text, `"Ethernet0": {`)
@@ -108,14 +106,25 @@ func TestLossyByDesignWithoutPFCField(t *testing.T) {
 	if !named {
 		t.Errorf("evidence %v does not name PORT_QOS_MAP's Ethernet0 row", f.Evidence)
 	}
-	// One port writing pfc_enable makes it no design: the other rules judge it.
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// With a lossless profile keeping xoff on priority groups 3-4 (the
+	// classic forgotten field: headroom kept, nothing paused) it is no
+	// lossy design either; lint said nothing of it.
+	xoff := strings.Replace(string(data), `"BUFFER_PROFILE": {`, `"BUFFER_PROFILE": {
+        "pg_lossless_profile": {"pool": "ingress_pool", "size": "18432", "xon": "18432", "xoff": "165888", "dynamic_th": "0"},`, 1)
+	xoff = strings.Replace(xoff, `"BUFFER_PG": {`, `"BUFFER_PG": {
+        "Ethernet0|3-4": {"profile": "pg_lossless_profile"},`, 1)
+	if got := ids(lintFiles(t, tempFile(t, "config_db.json", xoff))); got["qos.pfc.disabled"] != doctor.Error || got["qos.lossy.by_design"] != 0 {
+		t.Errorf("lossless xoff profile, no pfc_enable: %v, want qos.pfc.disabled error", got)
+	}
+	// One port writing pfc_enable 3 sets the others apart: not judged
+	// as forgotten (service ports beside lossless ones).
 	text := strings.Replace(string(data), `"tc_to_pg_map": "NH_DEFAULT_TC_TO_PRI_GROUP_MAP"`, `"tc_to_pg_map": "NH_DEFAULT_TC_TO_PRI_GROUP_MAP", "pfc_enable": "3"`, 1)
 	for _, f := range lintFiles(t, tempFile(t, "config_db.json", text)).Findings {
-		if f.ID == "qos.lossy.by_design" {
+		if f.ID == "qos.lossy.by_design" || f.ID == "qos.pfc.disabled" && strings.Contains(f.Title, "write no pfc_enable") {
 			t.Errorf("pfc_enable 3 on one port: %s", f.Title)
 		}
 	}
