@@ -239,3 +239,58 @@ func TestLossyECNGreenOffNotJudgedTwice(t *testing.T) {
 		}
 	}
 }
+
+// The pool bounds the queue only where it is an egress pool with a size:
+// one written without a size (the dynamic buffer model sizes it at run
+// time) was taken for the 64 MiB fallback and the queue told never to
+// mark; now where it stops is not judged. A pool that is not egress is no
+// bound for a queue: the fallback holds.
+func TestLossyECNPoolUnsizedOrNotEgress(t *testing.T) {
+	const file = "testdata/bi-sn5640-c448o16-qos-buffers-render-t0.json"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pool = `"size": "108270592",
+            "type": "egress"`
+	if !strings.Contains(string(data), pool) {
+		t.Fatal("egress_lossy_pool not found")
+	}
+	for _, c := range []struct{ with, want string }{
+		{`"type": "egress"`, "egress_lossy_pool, the pool queue 4 draws on, has no size (sized at run time): whether it reaches 136200192 bytes is not judged"},
+		{`"size": "108270592",
+            "type": "ingress"`, "more than a switch's buffer: in practice never"},
+	} {
+		var title string
+		for _, f := range lintFiles(t, tempFile(t, "config_db.json", strings.Replace(string(data), pool, c.with, 1))).Findings {
+			if f.ID == "qos.lossy.by_design" {
+				title = f.Title
+			}
+		}
+		if !strings.Contains(title, c.want) {
+			t.Errorf("title %q lacks %q", title, c.want)
+		}
+	}
+}
+
+// Rows that write pfc_enable empty beside rows that omit it: the title
+// said "empty on every port", which some ports do not write at all.
+func TestLossyByDesignPFCEnableMixed(t *testing.T) {
+	data, err := os.ReadFile("testdata/bi-sn5600-c256s1-qos-render-t0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const empty = `"pfc_enable"      : "",`
+	if !strings.Contains(string(data), empty) {
+		t.Fatal("empty pfc_enable not found")
+	}
+	var title string
+	for _, f := range lintFiles(t, tempFile(t, "config_db.json", strings.Replace(string(data), empty, "", 1))).Findings {
+		if f.ID == "qos.lossy.by_design" {
+			title = f.Title
+		}
+	}
+	if strings.Contains(title, "empty on every port") || !strings.Contains(title, "empty or not written on every port") {
+		t.Errorf("title %q", title)
+	}
+}

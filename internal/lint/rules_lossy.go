@@ -80,8 +80,11 @@ func (m *Model) lossyByDesign(db *sonic.ConfigDB, d sonic.LossyDesign, s switchS
 		how = append(how, "no buffer profile keeps PFC headroom (xoff)")
 	}
 	pfc := "pfc_enable is empty on every port"
-	if d.PFCEnableAbsent {
+	switch {
+	case d.PFCEnableAbsent:
 		pfc = "no PORT_QOS_MAP row writes pfc_enable (PFC on no priority)"
+	case d.PFCEnableMixed:
+		pfc = "pfc_enable is empty or not written on every port (PFC on no priority)"
 	}
 	title := fmt.Sprintf("%s: lossy by design: %s and %s", db.File, pfc, strings.Join(how, ", and "))
 	if d.NoPFCWritten {
@@ -182,27 +185,34 @@ const lossyECNBeyond = 64 << 20
 
 // neverMarks says why a queue whose marking starts at kmin bytes never
 // marks in practice ("" when it may): kmin is at least the size of the
-// BUFFER_POOL the queue's BUFFER_QUEUE profile draws on, which bounds the
-// queue; or, where the config does not hold that pool, lossyECNBeyond.
-// A pool the config sizes below kmin is the bound whatever lossyECNBeyond
-// says: Spectrum-4 and Tomahawk 5 pools exceed 100 MB, so a threshold of
-// 136 MB is beyond a 108 MB pool, not beyond "a switch's buffer".
-func neverMarks(db *sonic.ConfigDB, port string, queue int, kmin int64) (string, []Evidence) {
+// egress BUFFER_POOL the queue's BUFFER_QUEUE profile draws on, which
+// bounds the queue; or, where the config does not hold that pool,
+// lossyECNBeyond. A pool the config sizes below kmin is the bound whatever
+// lossyECNBeyond says: Spectrum-4 and Tomahawk 5 pools exceed 100 MB, so a
+// threshold of 136 MB is beyond a 108 MB pool, not beyond "a switch's
+// buffer". An egress pool written without a size (the dynamic buffer
+// model, where buffermgrd sizes it) bounds the queue by what is not
+// written: unjudged names it, and the queue is not judged never to mark.
+func neverMarks(db *sonic.ConfigDB, port string, queue int, kmin int64) (why string, at []Evidence, unjudged string) {
 	if prof, ok := db.QueueProfile(port, queue); ok {
 		if pr, ok := db.Profile(strings.TrimSpace(prof.Text)); ok {
 			name := strings.TrimSpace(pr.Pool.Text)
-			if size, at, ok := db.PoolSize(name); ok {
-				if kmin < size {
-					return "", nil
+			if typ, ok := db.Field("BUFFER_POOL", name, "type"); ok && strings.EqualFold(strings.TrimSpace(typ.Text), "egress") {
+				size, at, sized := db.PoolSize(name)
+				switch {
+				case !sized:
+					return "", nil, fmt.Sprintf("%s, the pool queue %d draws on, has no size (sized at run time): whether it reaches %d bytes is not judged", name, queue, kmin)
+				case kmin < size:
+					return "", nil, ""
 				}
-				return fmt.Sprintf("beyond the %d bytes of %s, the pool queue %d draws on (BUFFER_QUEUE profile %s)", size, name, queue, pr.Name), []Evidence{sonicEv(db, prof), sonicEv(db, at)}
+				return fmt.Sprintf("beyond the %d bytes of %s, the pool queue %d draws on (BUFFER_QUEUE profile %s)", size, name, queue, pr.Name), []Evidence{sonicEv(db, prof), sonicEv(db, at)}, ""
 			}
 		}
 	}
 	if kmin >= lossyECNBeyond {
-		return "more than a switch's buffer", nil
+		return "more than a switch's buffer", nil, ""
 	}
-	return "", nil
+	return "", nil, ""
 }
 
 func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
@@ -250,8 +260,12 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 			return lossyECNState{text: fmt.Sprintf("whose %s marks ECN (%s, thresholds in %s: not judged)", queue, ecnName(db, w.Name), w.MinAt.Text), ev: []Evidence{sonicEv(db, q.WREDProfile), sonicEv(db, w.ECN)}, marks: true}
 		}
 		ev := []Evidence{sonicEv(db, q.WREDProfile), sonicEv(db, w.MinAt)}
-		if why, at := neverMarks(db, q.Ports[0], tc, w.Min); why != "" {
+		why, at, unjudged := neverMarks(db, q.Ports[0], tc, w.Min)
+		if why != "" {
 			return lossyECNState{text: fmt.Sprintf("whose %s marks ECN only above %d bytes (%s), %s: in practice never", queue, w.Min, ecnName(db, w.Name), why), ev: append(ev, at...)}
+		}
+		if unjudged != "" {
+			unjudged = "; " + unjudged
 		}
 		mode := w.ECN.Text
 		if isNVUE(db) {
@@ -260,7 +274,7 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 				mode = "ecn disable"
 			}
 		}
-		return lossyECNState{text: fmt.Sprintf("whose %s marks ECN from %d to %d bytes (%s, %s)", queue, w.Min, w.Max, ecnName(db, w.Name), mode), ev: ev, marks: marks}
+		return lossyECNState{text: fmt.Sprintf("whose %s marks ECN from %d to %d bytes (%s, %s%s)", queue, w.Min, w.Max, ecnName(db, w.Name), mode, unjudged), ev: ev, marks: marks}
 	}
 	return lossyECNState{}
 }

@@ -411,6 +411,8 @@ type LossyDesign struct {
 	// writes the field (PFCEnableAbsent), the first row's key.
 	PFCEnableAt     Value
 	PFCEnableAbsent bool
+	// PFCEnableMixed: some rows write pfc_enable empty, others omit it.
+	PFCEnableMixed bool
 	// OnePG is the TC_TO_PRIORITY_GROUP_MAP entry of a map that sends
 	// every class to one priority group, when that is the evidence.
 	OnePG Value
@@ -480,6 +482,7 @@ func (db *ConfigDB) LossyByDesign() (LossyDesign, bool) {
 		if has && !written || ports == 0 {
 			d.PFCEnableAt = v
 		}
+		d.PFCEnableMixed = d.PFCEnableMixed || ports > 0 && has != written
 		written = written || has
 		ports++
 	}
