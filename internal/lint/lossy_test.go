@@ -90,7 +90,7 @@ func lintFiles(t *testing.T, paths ...string) *doctor.Report {
 // to TC 3, no WRED profile), PFC was forgotten, not designed away: it was
 // told "lossy by design", and before that nothing at all.
 func TestPFCEnableAbsentIsForgotten(t *testing.T) {
-	const file = "testdata/bi-nh4010-128x400g-qos-buffers-render-t1.json"
+	const file = "testdata/bi-nh4010-128x400g-qos-buffers-render-t1-synthetic-ports.json"
 	rep := lintFiles(t, file)
 	if len(rep.Findings) != 1 || rep.Findings[0].ID != "qos.pfc.disabled" || rep.Findings[0].Severity != doctor.Error {
 		t.Fatalf("findings %v, want qos.pfc.disabled error alone", ids(rep))
@@ -137,7 +137,7 @@ func TestPFCEnableAbsentIsForgotten(t *testing.T) {
 // and Tomahawk 5's, and its thresholds were judged again as
 // switch.ecn.thresholds; a pool larger than the threshold lets it mark.
 func TestLossyECNJudgedAgainstQueuePool(t *testing.T) {
-	const file = "testdata/bi-sn5640-c448o16-qos-buffers-render-t0.json"
+	const file = "testdata/bi-sn5640-c448o16-qos-buffers-render-t0-synthetic-ports.json"
 	rep := lintFiles(t, file)
 	if len(rep.Findings) != 1 || rep.Findings[0].ID != "qos.lossy.by_design" {
 		t.Fatalf("findings %v, want qos.lossy.by_design alone", ids(rep))
@@ -174,7 +174,7 @@ func TestLossyECNJudgedAgainstQueuePool(t *testing.T) {
 // ecn_green on queue 4. It was told as a queue that marks at its
 // thresholds; a fragment naming no platform is still told so.
 func TestLossyECNGreenOffOffSpectrum(t *testing.T) {
-	const file = "../../testdata/corpus/sonic/buildimage-render-arista-7060x6-64pe-b-c448o16-t0-lossy-qos-buffers.json"
+	const file = "../../testdata/corpus/sonic/buildimage-render-arista-7060x6-64pe-b-c448o16-t0-lossy-qos-buffers-synthetic-ports.json"
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -201,7 +201,7 @@ func TestLossyECNGreenOffOffSpectrum(t *testing.T) {
 // starts late on a queue that never marks. Without the wred_green_enable
 // field the title read `wred_green_enable ""` over a line-0 evidence.
 func TestLossyECNGreenOffNotJudgedTwice(t *testing.T) {
-	const file = "../../testdata/corpus/sonic/buildimage-render-arista-7060x6-64pe-b-c448o16-t0-lossy-qos-buffers.json"
+	const file = "../../testdata/corpus/sonic/buildimage-render-arista-7060x6-64pe-b-c448o16-t0-lossy-qos-buffers-synthetic-ports.json"
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -246,7 +246,7 @@ func TestLossyECNGreenOffNotJudgedTwice(t *testing.T) {
 // mark; now where it stops is not judged. A pool that is not egress is no
 // bound for a queue: the fallback holds.
 func TestLossyECNPoolUnsizedOrNotEgress(t *testing.T) {
-	const file = "testdata/bi-sn5640-c448o16-qos-buffers-render-t0.json"
+	const file = "testdata/bi-sn5640-c448o16-qos-buffers-render-t0-synthetic-ports.json"
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
