@@ -83,24 +83,22 @@ func lintFiles(t *testing.T, paths ...string) *doctor.Report {
 	return rep
 }
 
-// A SKU whose qos.json.j2 writes PORT_QOS_MAP rows without pfc_enable
-// (sonic-buildimage's Nexthop NH-4010) runs every class lossy as surely as
-// one that writes it empty: orchagent enables PFC on no priority. With no
-// buffer profile keeping xoff and no WRED profile anywhere, RoCE has
-// neither PFC nor ECN; lint said nothing of it.
-func TestLossyByDesignWithoutPFCField(t *testing.T) {
-	const file = "testdata/bi-nh4010-128x400g-qos-buffers-render-t1.json"
+// A config_db whose PORT_QOS_MAP rows write no pfc_enable pauses no
+// priority (orchagent reads the row as an empty pfc_enable, buffermgrd
+// writes no lossless priority group). Where the SKU keeps per-class
+// priority groups and no ECN on RoCE's queue (Nexthop NH-4010: DSCP 24-31
+// to TC 3, no WRED profile), PFC was forgotten, not designed away: it was
+// told "lossy by design", and before that nothing at all.
+func TestPFCEnableAbsentIsForgotten(t *testing.T) {
+	const file = "testdata/bi-nh4010-128x400g-qos-buffers-render-t1-synthetic-ports.json"
 	rep := lintFiles(t, file)
-	if len(rep.Findings) != 1 || rep.Findings[0].ID != "qos.lossy.by_design" || rep.Findings[0].Severity != doctor.Warn {
-		t.Fatalf("findings %v, want qos.lossy.by_design warn alone", ids(rep))
+	if len(rep.Findings) != 1 || rep.Findings[0].ID != "qos.pfc.disabled" || rep.Findings[0].Severity != doctor.Error {
+		t.Fatalf("findings %v, want qos.pfc.disabled error alone", ids(rep))
 	}
 	f := rep.Findings[0]
-	for _, want := range []string{"no PORT_QOS_MAP row writes pfc_enable", "no buffer profile keeps PFC headroom", "lands in class 3", "queue 3 has no WRED/ECN profile"} {
-		if !strings.Contains(f.Title, want) {
-			t.Errorf("title %q lacks %q", f.Title, want)
-		}
+	if !strings.Contains(f.Title, "write no pfc_enable") || !strings.Contains(f.Fix, `"pfc_enable": "3,4"`) {
+		t.Errorf("title %q fix %q", f.Title, f.Fix)
 	}
-	// The evidence names the first port's row, where pfc_enable belongs.
 	named := false
 	for _, e := range f.Evidence {
 		named = named || strings.Contains(e.Text, `"Ethernet0": {`)
@@ -108,14 +106,25 @@ func TestLossyByDesignWithoutPFCField(t *testing.T) {
 	if !named {
 		t.Errorf("evidence %v does not name PORT_QOS_MAP's Ethernet0 row", f.Evidence)
 	}
-	// One port writing pfc_enable makes it no design: the other rules judge it.
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// With a lossless profile keeping xoff on priority groups 3-4 (the
+	// classic forgotten field: headroom kept, nothing paused) it is no
+	// lossy design either; lint said nothing of it.
+	xoff := strings.Replace(string(data), `"BUFFER_PROFILE": {`, `"BUFFER_PROFILE": {
+        "pg_lossless_profile": {"pool": "ingress_pool", "size": "18432", "xon": "18432", "xoff": "165888", "dynamic_th": "0"},`, 1)
+	xoff = strings.Replace(xoff, `"BUFFER_PG": {`, `"BUFFER_PG": {
+        "Ethernet0|3-4": {"profile": "pg_lossless_profile"},`, 1)
+	if got := ids(lintFiles(t, tempFile(t, "config_db.json", xoff))); got["qos.pfc.disabled"] != doctor.Error || got["qos.lossy.by_design"] != 0 {
+		t.Errorf("lossless xoff profile, no pfc_enable: %v, want qos.pfc.disabled error", got)
+	}
+	// One port writing pfc_enable 3 sets the others apart: not judged
+	// as forgotten (service ports beside lossless ones).
 	text := strings.Replace(string(data), `"tc_to_pg_map": "NH_DEFAULT_TC_TO_PRI_GROUP_MAP"`, `"tc_to_pg_map": "NH_DEFAULT_TC_TO_PRI_GROUP_MAP", "pfc_enable": "3"`, 1)
 	for _, f := range lintFiles(t, tempFile(t, "config_db.json", text)).Findings {
-		if f.ID == "qos.lossy.by_design" {
+		if f.ID == "qos.lossy.by_design" || f.ID == "qos.pfc.disabled" && strings.Contains(f.Title, "write no pfc_enable") {
 			t.Errorf("pfc_enable 3 on one port: %s", f.Title)
 		}
 	}
@@ -128,7 +137,7 @@ func TestLossyByDesignWithoutPFCField(t *testing.T) {
 // and Tomahawk 5's, and its thresholds were judged again as
 // switch.ecn.thresholds; a pool larger than the threshold lets it mark.
 func TestLossyECNJudgedAgainstQueuePool(t *testing.T) {
-	const file = "testdata/bi-sn5640-c448o16-qos-buffers-render-t0.json"
+	const file = "testdata/bi-sn5640-c448o16-qos-buffers-render-t0-synthetic-ports.json"
 	rep := lintFiles(t, file)
 	if len(rep.Findings) != 1 || rep.Findings[0].ID != "qos.lossy.by_design" {
 		t.Fatalf("findings %v, want qos.lossy.by_design alone", ids(rep))
@@ -165,7 +174,7 @@ func TestLossyECNJudgedAgainstQueuePool(t *testing.T) {
 // ecn_green on queue 4. It was told as a queue that marks at its
 // thresholds; a fragment naming no platform is still told so.
 func TestLossyECNGreenOffOffSpectrum(t *testing.T) {
-	const file = "../../testdata/corpus/sonic/buildimage-render-arista-7060x6-64pe-b-c448o16-t0-lossy-qos-buffers.json"
+	const file = "../../testdata/corpus/sonic/buildimage-render-arista-7060x6-64pe-b-c448o16-t0-lossy-qos-buffers-synthetic-ports.json"
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -184,5 +193,104 @@ func TestLossyECNGreenOffOffSpectrum(t *testing.T) {
 	noPlatform := strings.Replace(string(data), `"platform": "x86_64-arista_7060x6_64pe_b",`, ``, 1)
 	if got := title(noPlatform); strings.Contains(got, "marks nothing") || !strings.Contains(got, "marks ECN only above 266338050 bytes") {
 		t.Errorf("without a platform: %q", got)
+	}
+}
+
+// The same profile with thresholds a queue reaches (1-2 MiB) still marks
+// nothing there: switch.ecn.thresholds judged it as well, saying marking
+// starts late on a queue that never marks. Without the wred_green_enable
+// field the title read `wred_green_enable ""` over a line-0 evidence.
+func TestLossyECNGreenOffNotJudgedTwice(t *testing.T) {
+	const file = "../../testdata/corpus/sonic/buildimage-render-arista-7060x6-64pe-b-c448o16-t0-lossy-qos-buffers-synthetic-ports.json"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const q4 = `"green_max_threshold": "266338050",
+            "green_min_threshold": "266338050",
+            "wred_green_enable": "false"`
+	if !strings.Contains(string(data), q4) {
+		t.Fatal("AZURE_LOSSY_DOWNLINK_Q4's thresholds not found")
+	}
+	for _, c := range []struct{ with, want string }{
+		{`"green_max_threshold": "2097152",
+            "green_min_threshold": "1048576",
+            "wred_green_enable": "false"`, `wred_green_enable "false"`},
+		{`"green_max_threshold": "2097152",
+            "green_min_threshold": "1048576"`, "with no wred_green_enable (SAI's default, false)"},
+	} {
+		rep := lintFiles(t, tempFile(t, "config_db.json", strings.Replace(string(data), q4, c.with, 1)))
+		var title string
+		for _, f := range rep.Findings {
+			switch f.ID {
+			case "switch.ecn.thresholds":
+				t.Errorf("%s: also %s", c.want, f.Title)
+			case "qos.lossy.by_design":
+				title = f.Title
+				for _, e := range f.Evidence {
+					if e.Line < 1 {
+						t.Errorf("%s: evidence %+v at no line", c.want, e)
+					}
+				}
+			}
+		}
+		if !strings.Contains(title, "marks nothing") || !strings.Contains(title, c.want) {
+			t.Errorf("title %q, want marks nothing %s", title, c.want)
+		}
+	}
+}
+
+// The pool bounds the queue only where it is an egress pool with a size:
+// one written without a size (the dynamic buffer model sizes it at run
+// time) was taken for the 64 MiB fallback and the queue told never to
+// mark; now where it stops is not judged. A pool that is not egress is no
+// bound for a queue: the fallback holds.
+func TestLossyECNPoolUnsizedOrNotEgress(t *testing.T) {
+	const file = "testdata/bi-sn5640-c448o16-qos-buffers-render-t0-synthetic-ports.json"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pool = `"size": "108270592",
+            "type": "egress"`
+	if !strings.Contains(string(data), pool) {
+		t.Fatal("egress_lossy_pool not found")
+	}
+	for _, c := range []struct{ with, want string }{
+		{`"type": "egress"`, "egress_lossy_pool, the pool queue 4 draws on, has no size (sized at run time): whether it reaches 136200192 bytes is not judged"},
+		{`"size": "108270592",
+            "type": "ingress"`, "more than a switch's buffer: in practice never"},
+	} {
+		var title string
+		for _, f := range lintFiles(t, tempFile(t, "config_db.json", strings.Replace(string(data), pool, c.with, 1))).Findings {
+			if f.ID == "qos.lossy.by_design" {
+				title = f.Title
+			}
+		}
+		if !strings.Contains(title, c.want) {
+			t.Errorf("title %q lacks %q", title, c.want)
+		}
+	}
+}
+
+// Rows that write pfc_enable empty beside rows that omit it: the title
+// said "empty on every port", which some ports do not write at all.
+func TestLossyByDesignPFCEnableMixed(t *testing.T) {
+	data, err := os.ReadFile("testdata/bi-sn5600-c256s1-qos-render-t0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const empty = `"pfc_enable"      : "",`
+	if !strings.Contains(string(data), empty) {
+		t.Fatal("empty pfc_enable not found")
+	}
+	var title string
+	for _, f := range lintFiles(t, tempFile(t, "config_db.json", strings.Replace(string(data), empty, "", 1))).Findings {
+		if f.ID == "qos.lossy.by_design" {
+			title = f.Title
+		}
+	}
+	if strings.Contains(title, "empty on every port") || !strings.Contains(title, "empty or not written on every port") {
+		t.Errorf("title %q", title)
 	}
 }

@@ -68,6 +68,9 @@ type switchSide struct {
 	Lossless      []int
 	LosslessKnown bool
 	LosslessEv    Evidence
+	// NoPFCField: a config_db's PORT_QOS_MAP rows of these ports write no
+	// pfc_enable, which orchagent reads as empty (LosslessEv is the row).
+	NoPFCField bool
 	// DSCPToTC maps any DSCP (for CNPs); -1 unmapped.
 	DSCPToTC func(d int) (int, Evidence, bool)
 	// Strict reports whether a class is served strictly, when known.

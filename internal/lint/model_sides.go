@@ -101,10 +101,12 @@ func sonicSides(db *sonic.ConfigDB, d int) []switchSide {
 	var groups []*group
 	byKey := map[string]*group{}
 	pqs := db.PortQoSMaps()
+	anyPFC := false
 	for _, pq := range pqs {
 		if pq.Port == "global" {
 			global = pq
 		}
+		anyPFC = anyPFC || pq.HasPFCEnable
 	}
 	for _, pq := range pqs {
 		if pq.Port == "global" {
@@ -151,12 +153,38 @@ func sonicSides(db *sonic.ConfigDB, d int) []switchSide {
 		}
 		if g.pq.HasPFCEnable {
 			sd.Lossless, sd.LosslessKnown, sd.LosslessEv = g.pq.PFCEnable, true, sonicEv(db, g.pq.PFCEnableAt)
+		} else if row, ok := portQoSRow(db, g.pq.Port); ok && db.Vendor == "" && !anyPFC && !onePG(db, g.pq) {
+			// orchagent (qosorch.cpp handlePortQosMapTable) reads a row
+			// without pfc_enable as an empty one, and buffermgrd writes
+			// no lossless priority group: PFC on no priority. Beside
+			// rows that write it, a row without it is a port set apart
+			// (a service port); a row sending every class to one
+			// priority group is lossy on purpose.
+			sd.LosslessKnown, sd.LosslessEv, sd.NoPFCField = true, sonicEv(db, row), true
 		}
 		port := g.ports[0]
 		sd.Strict = func(tc int) (bool, Evidence, bool) { return queueStrict(db, port, tc) }
 		out = append(out, sd)
 	}
 	return out
+}
+
+// portQoSRow is the key of the PORT_QOS_MAP row that holds port, alone
+// or in a comma list ("Ethernet0,Ethernet4").
+func portQoSRow(db *sonic.ConfigDB, port string) (sonic.Value, bool) {
+	for _, k := range db.Tables["PORT_QOS_MAP"].Keys() {
+		if slices.Contains(strings.Split(k, ","), port) {
+			return db.KeyPos("PORT_QOS_MAP|" + k)
+		}
+	}
+	return sonic.Value{}, false
+}
+
+// onePG reports whether a PORT_QOS_MAP row binds a tc_to_pg_map that
+// sends every class to one priority group.
+func onePG(db *sonic.ConfigDB, pq sonic.PortQoS) bool {
+	_, one := db.OnePG(pq.TCToPG.Text)
+	return one
 }
 
 // queueStrict reports whether a port's queue is scheduled strictly.

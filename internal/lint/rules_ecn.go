@@ -171,7 +171,7 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 			})
 		case marks && (green || db.Spectrum()) && (w.MinAt.Text == "" || w.MaxAt.Text == ""):
 			fs = append(fs, unsetGreenThresholds(db, subject, name, w, ev))
-		case !green && marks && db.Spectrum():
+		case !green && marks && !greenUnmarked(db, w):
 			// NVIDIA's SAI marks under the ECN mode with WRED's dropping off
 			// (its own SKUs ship so): nothing to say.
 		case !green && !noCC:
@@ -190,6 +190,14 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 		}
 	}
 	return fs
+}
+
+// greenUnmarked reports whether a profile leaves green packets, RoCE's,
+// out of WRED and ECN on this switch: wred_green_enable not true on an ASIC
+// that follows SAI's per-colour enable (sonic-buildimage#4545), that is,
+// any but NVIDIA Spectrum, whose SAI marks under the ECN mode alone.
+func greenUnmarked(db *sonic.ConfigDB, w *sonic.WRED) bool {
+	return !strings.EqualFold(strings.TrimSpace(w.GreenEnable.Text), "true") && !db.Spectrum()
 }
 
 // ecnFix is the fix that makes a profile mark: SONiC's, or for a Cumulus
@@ -328,8 +336,8 @@ func (m *Model) sonicECN(db *sonic.ConfigDB) []ecnProfile {
 			continue
 		}
 		u := uses[name]
-		if why, _ := neverMarks(db, u.ports[0], roceQueue(u.ports[0]), w.Min); lossy && why != "" {
-			continue // qos.lossy.by_design says RoCE's queue never marks
+		if lossy && !m.lossyECN(db, roceQueue(u.ports[0])).marks {
+			continue // qos.lossy.by_design says RoCE's queue marks nothing
 		}
 		defaulted := ""
 		if w.Defaulted {

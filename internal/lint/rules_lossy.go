@@ -22,13 +22,16 @@ import (
 // they mark ECN, and DCQCN is then the only brake (Mellanox community,
 // "Introduction to Resilient RoCE - FAQ", community.mellanox.com/docs/DOC-2499).
 // With neither PFC nor ECN on RoCE's queue nothing was chosen: PFC was
-// forgotten, and qos.pfc.disabled says so.
+// forgotten, and qos.pfc.disabled says so. A config_db whose PORT_QOS_MAP
+// rows write no pfc_enable is read the same way unless it also sends every
+// class to one priority group: a SKU that keeps per-class priority groups
+// (and lossless pools with xoff) forgot the field.
 
 // lossyDesigns returns the configs that are lossy by design.
 func (m *Model) lossyDesigns() map[*sonic.ConfigDB]sonic.LossyDesign {
 	out := map[*sonic.ConfigDB]sonic.LossyDesign{}
 	for _, db := range m.Sonic {
-		if d, ok := db.LossyByDesign(); ok && (!d.NoPFCWritten || m.marksRoCE(db)) {
+		if d, ok := db.LossyByDesign(); ok && (!d.NoPFCWritten && !d.PFCEnableAbsent || d.PFCEnableAbsent && d.OnePG.Line > 0 || m.marksRoCE(db)) {
 			out[db] = d
 		}
 	}
@@ -77,8 +80,11 @@ func (m *Model) lossyByDesign(db *sonic.ConfigDB, d sonic.LossyDesign, s switchS
 		how = append(how, "no buffer profile keeps PFC headroom (xoff)")
 	}
 	pfc := "pfc_enable is empty on every port"
-	if d.PFCEnableAbsent {
+	switch {
+	case d.PFCEnableAbsent:
 		pfc = "no PORT_QOS_MAP row writes pfc_enable (PFC on no priority)"
+	case d.PFCEnableMixed:
+		pfc = "pfc_enable is empty or not written on every port (PFC on no priority)"
 	}
 	title := fmt.Sprintf("%s: lossy by design: %s and %s", db.File, pfc, strings.Join(how, ", and "))
 	if d.NoPFCWritten {
@@ -179,27 +185,34 @@ const lossyECNBeyond = 64 << 20
 
 // neverMarks says why a queue whose marking starts at kmin bytes never
 // marks in practice ("" when it may): kmin is at least the size of the
-// BUFFER_POOL the queue's BUFFER_QUEUE profile draws on, which bounds the
-// queue; or, where the config does not hold that pool, lossyECNBeyond.
-// A pool the config sizes below kmin is the bound whatever lossyECNBeyond
-// says: Spectrum-4 and Tomahawk 5 pools exceed 100 MB, so a threshold of
-// 136 MB is beyond a 108 MB pool, not beyond "a switch's buffer".
-func neverMarks(db *sonic.ConfigDB, port string, queue int, kmin int64) (string, []Evidence) {
+// egress BUFFER_POOL the queue's BUFFER_QUEUE profile draws on, which
+// bounds the queue; or, where the config does not hold that pool,
+// lossyECNBeyond. A pool the config sizes below kmin is the bound whatever
+// lossyECNBeyond says: Spectrum-4 and Tomahawk 5 pools exceed 100 MB, so a
+// threshold of 136 MB is beyond a 108 MB pool, not beyond "a switch's
+// buffer". An egress pool written without a size (the dynamic buffer
+// model, where buffermgrd sizes it) bounds the queue by what is not
+// written: unjudged names it, and the queue is not judged never to mark.
+func neverMarks(db *sonic.ConfigDB, port string, queue int, kmin int64) (why string, at []Evidence, unjudged string) {
 	if prof, ok := db.QueueProfile(port, queue); ok {
 		if pr, ok := db.Profile(strings.TrimSpace(prof.Text)); ok {
 			name := strings.TrimSpace(pr.Pool.Text)
-			if size, at, ok := db.PoolSize(name); ok {
-				if kmin < size {
-					return "", nil
+			if typ, ok := db.Field("BUFFER_POOL", name, "type"); ok && strings.EqualFold(strings.TrimSpace(typ.Text), "egress") {
+				size, at, sized := db.PoolSize(name)
+				switch {
+				case !sized:
+					return "", nil, fmt.Sprintf("%s, the pool queue %d draws on, has no size (sized at run time): whether it reaches %d bytes is not judged", name, queue, kmin)
+				case kmin < size:
+					return "", nil, ""
 				}
-				return fmt.Sprintf("beyond the %d bytes of %s, the pool queue %d draws on (BUFFER_QUEUE profile %s)", size, name, queue, pr.Name), []Evidence{sonicEv(db, prof), sonicEv(db, at)}
+				return fmt.Sprintf("beyond the %d bytes of %s, the pool queue %d draws on (BUFFER_QUEUE profile %s)", size, name, queue, pr.Name), []Evidence{sonicEv(db, prof), sonicEv(db, at)}, ""
 			}
 		}
 	}
 	if kmin >= lossyECNBeyond {
-		return "more than a switch's buffer", nil
+		return "more than a switch's buffer", nil, ""
 	}
-	return "", nil
+	return "", nil, ""
 }
 
 func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
@@ -224,12 +237,14 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 			return lossyECNState{}
 		}
 		marks := marksGreen(w)
-		if platform, named := db.Field("DEVICE_METADATA", "localhost", "platform"); marks && named && db.Vendor == "" && !strings.EqualFold(strings.TrimSpace(w.GreenEnable.Text), "true") && !db.Spectrum() {
-			// As sonicECNMode reads it: SAI's per-colour enable leaves
-			// green packets, RoCE's, out of ECN unless the platform is
-			// Spectrum, which marks under the ECN mode alone; a
-			// fragment naming no platform is not judged so.
-			return lossyECNState{text: fmt.Sprintf("whose %s marks nothing: %s has ecn %s with wred_green_enable %q, which on %s (not NVIDIA Spectrum, whose SAI alone marks without it) leaves green packets, RoCE's, out of ECN", queue, ecnName(db, w.Name), w.ECN.Text, w.GreenEnable.Text, platform.Text), ev: []Evidence{sonicEv(db, q.WREDProfile), sonicEv(db, w.GreenEnable), sonicEv(db, platform)}}
+		if platform, named := db.Field("DEVICE_METADATA", "localhost", "platform"); marks && named && db.Vendor == "" && greenUnmarked(db, w) {
+			// As sonicECNMode reads it; a fragment naming no platform is
+			// not judged so.
+			green, at := fmt.Sprintf("wred_green_enable %q", w.GreenEnable.Text), w.GreenEnable
+			if at.Line == 0 {
+				green, at = "no wred_green_enable (SAI's default, false)", w.ECN
+			}
+			return lossyECNState{text: fmt.Sprintf("whose %s marks nothing: %s has ecn %s with %s, which on %s (not NVIDIA Spectrum, whose SAI alone marks without it) leaves green packets, RoCE's, out of ECN", queue, ecnName(db, w.Name), w.ECN.Text, green, platform.Text), ev: []Evidence{sonicEv(db, q.WREDProfile), sonicEv(db, at), sonicEv(db, platform)}}
 		}
 		if !w.OK {
 			if !marks {
@@ -245,8 +260,12 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 			return lossyECNState{text: fmt.Sprintf("whose %s marks ECN (%s, thresholds in %s: not judged)", queue, ecnName(db, w.Name), w.MinAt.Text), ev: []Evidence{sonicEv(db, q.WREDProfile), sonicEv(db, w.ECN)}, marks: true}
 		}
 		ev := []Evidence{sonicEv(db, q.WREDProfile), sonicEv(db, w.MinAt)}
-		if why, at := neverMarks(db, q.Ports[0], tc, w.Min); why != "" {
+		why, at, unjudged := neverMarks(db, q.Ports[0], tc, w.Min)
+		if why != "" {
 			return lossyECNState{text: fmt.Sprintf("whose %s marks ECN only above %d bytes (%s), %s: in practice never", queue, w.Min, ecnName(db, w.Name), why), ev: append(ev, at...)}
+		}
+		if unjudged != "" {
+			unjudged = "; " + unjudged
 		}
 		mode := w.ECN.Text
 		if isNVUE(db) {
@@ -255,7 +274,7 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 				mode = "ecn disable"
 			}
 		}
-		return lossyECNState{text: fmt.Sprintf("whose %s marks ECN from %d to %d bytes (%s, %s)", queue, w.Min, w.Max, ecnName(db, w.Name), mode), ev: ev, marks: marks}
+		return lossyECNState{text: fmt.Sprintf("whose %s marks ECN from %d to %d bytes (%s, %s%s)", queue, w.Min, w.Max, ecnName(db, w.Name), mode, unjudged), ev: ev, marks: marks}
 	}
 	return lossyECNState{}
 }

@@ -93,6 +93,11 @@ func qosRules(m *Model) []doctor.Finding {
 			f.Severity = doctor.Error
 			f.Title = fmt.Sprintf("%s: PFC is off on every priority", s.Name)
 			f.Mechanism = "Without PFC the switch drops when a queue fills, and RoCE's RC transport recovers only by go-back-N and ACK timeouts. Unless the fabric is deliberately lossy (Resilient RoCE, selective repeat), RoCE needs PFC on its class on every switch port and NIC."
+			if s.NoPFCField {
+				f.Title = fmt.Sprintf("%s: PFC is off on every priority: the PORT_QOS_MAP rows write no pfc_enable", s.Name)
+				f.Mechanism = "orchagent (qosorch.cpp handlePortQosMapTable) reads a PORT_QOS_MAP row without pfc_enable as an empty one, and buffermgrd writes no lossless priority group for the port: whatever the DSCP map, priority groups and lossless pools say, no priority is paused. " + f.Mechanism
+				f.Fix = fmt.Sprintf("\"pfc_enable\": \"%s\" in every port's PORT_QOS_MAP row (SONiC's lossless classes, as its qos.json writes them), beside pfcwd_sw_enable, with PFC on the same priorities on the NICs.", pfcEnableFor(s.TC))
+			}
 		}
 		fs = append(fs, f)
 	}
@@ -105,6 +110,15 @@ func qosRules(m *Model) []doctor.Finding {
 		fs = append(fs, m.cnpRules(roceTC)...)
 	}
 	return fs
+}
+
+// pfcEnableFor is the pfc_enable a fix writes: SONiC's lossless classes,
+// 3 and 4, and RoCE's class where it is another.
+func pfcEnableFor(tc int) string {
+	if tc < 0 || tc == 3 || tc == 4 {
+		return "3,4"
+	}
+	return fmt.Sprintf("3,4,%d", tc)
 }
 
 // pfcAllOffFix puts first in fix the removal of a global command that

@@ -411,6 +411,8 @@ type LossyDesign struct {
 	// writes the field (PFCEnableAbsent), the first row's key.
 	PFCEnableAt     Value
 	PFCEnableAbsent bool
+	// PFCEnableMixed: some rows write pfc_enable empty, others omit it.
+	PFCEnableMixed bool
 	// OnePG is the TC_TO_PRIORITY_GROUP_MAP entry of a map that sends
 	// every class to one priority group, when that is the evidence.
 	OnePG Value
@@ -425,6 +427,30 @@ type LossyDesign struct {
 	// declares a class lossless, when that is the evidence: a design
 	// only where ECN marks RoCE's queue, which lint judges.
 	NoPFCWritten bool
+}
+
+// OnePG reports whether TC_TO_PRIORITY_GROUP_MAP name sends every class
+// it maps (two at least) to one priority group, with its first entry.
+func (db *ConfigDB) OnePG(name string) (Value, bool) {
+	m, ok := db.NumMap("TC_TO_PRIORITY_GROUP_MAP", name)
+	if !ok {
+		return Value{}, false
+	}
+	pg, n := -1, 0
+	var at Value
+	for tc := 0; tc < 8; tc++ {
+		if m.To[tc] < 0 {
+			continue
+		}
+		if pg >= 0 && m.To[tc] != pg {
+			return Value{}, false
+		}
+		if n == 0 {
+			at = m.At[tc]
+		}
+		pg, n = m.To[tc], n+1
+	}
+	return at, n >= 2
 }
 
 // LossyByDesign reports a config that runs every class lossy on purpose,
@@ -456,6 +482,7 @@ func (db *ConfigDB) LossyByDesign() (LossyDesign, bool) {
 		if has && !written || ports == 0 {
 			d.PFCEnableAt = v
 		}
+		d.PFCEnableMixed = d.PFCEnableMixed || ports > 0 && has != written
 		written = written || has
 		ports++
 	}
@@ -467,25 +494,14 @@ func (db *ConfigDB) LossyByDesign() (LossyDesign, bool) {
 		d.NoPFCWritten = true
 		return d, true
 	}
-	for _, name := range db.Tables["TC_TO_PRIORITY_GROUP_MAP"].Keys() {
-		m, _ := db.NumMap("TC_TO_PRIORITY_GROUP_MAP", name)
-		pg, n := -1, 0
-		for tc := 0; tc < 8; tc++ {
-			if m.To[tc] < 0 {
-				continue
-			}
-			if pg >= 0 && m.To[tc] != pg {
-				pg = -2
-				break
-			}
-			pg, n = m.To[tc], n+1
-			if d.OnePG.Line == 0 {
-				d.OnePG = m.At[tc]
-			}
-		}
-		if pg < 0 || n < 2 {
+	for i, name := range db.Tables["TC_TO_PRIORITY_GROUP_MAP"].Keys() {
+		at, one := db.OnePG(name)
+		if !one {
 			d.OnePG = Value{}
 			break
+		}
+		if i == 0 {
+			d.OnePG = at
 		}
 	}
 	if profiles := db.Tables["BUFFER_PROFILE"]; len(profiles) > 0 {
