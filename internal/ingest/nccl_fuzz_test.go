@@ -151,6 +151,9 @@ func FuzzNCCLTests(f *testing.F) {
 	addCorpusSeeds(f, "nccl-tests")
 	f.Add([]byte("#  Rank  0 Group  0 Pid 1 on h device  0 [0000:08:00] NVIDIA H20\n[h:1:0:2] Caught signal 11 (Segmentation fault: addres\n[h:1] Caught signal x (y)\n[] Caught signal 7\n"))
 	f.Add([]byte("# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\nrccl-tests: Version develop:448c4c7\n#  Rank  0 Group  0 Pid 1 on h device  0 [0000:05:00] AMD Instinct MI300X\n# rccl-tests version \n"))
+	for _, l := range []string{"+ mpirun -np 16 -H a,b", "nohup torchrun --nnodes 2 --no-python \\", "timeout 600 mpirun -np 16", "/usr/bin/time -v mpirun -np 16", "salloc -N2 srun \\", "singularity exec img.sif mpirun -np 16", "kubectl exec pod -- mpirun -np 16", "++ srun"} {
+		f.Add([]byte(l + "\n./build/all_reduce_perf -g 1\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n        1024           256     float     sum      -1    20.00    0.05    0.09      0    20.00    0.05    0.09      0\n"))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := checkArtifact(t, data)
 		for _, a := range res.Artifacts {
