@@ -117,7 +117,10 @@ func TestIBDeviceSkippedIsNoSocketFallback(t *testing.T) {
 		t.Errorf("read as a socket fallback:\n%s", nicTitles(fs))
 	}
 	f := nicMustFind(t, fs, "nccl.warn.error", Warn, "NCCL could not open the RDMA device erdma_1 and left it out")
-	if !strings.Contains(f.Mechanism, "NCCL_IGNORE_NET_MISMATCH") || !strings.Contains(f.Fix, "NCCL_IB_HCA") {
+	// NCCL 2.30's check defaults to NCCL_IGNORE_NET_MISMATCH=1 (init.cc:131
+	// at v2.30.7-1): a mismatch is logged at INFO and hangs; =0 fails init.
+	if !strings.Contains(f.Mechanism, "by default (NCCL_IGNORE_NET_MISMATCH=1)") || !strings.Contains(f.Fix, "NCCL_IB_HCA") ||
+		!strings.Contains(f.Fix, "set NCCL_IGNORE_NET_MISMATCH=0 so a mismatch fails init") {
 		t.Errorf("why %s\nfix %s", f.Mechanism, f.Fix)
 	}
 	// A port NET/IB could not query (SYNTHETIC line of net_ib.cc's form).
