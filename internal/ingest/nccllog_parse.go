@@ -309,6 +309,9 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 			// without).
 			l.IBInitWarns.add(host, ev)
 		}
+		if IBDeviceSkipped(msg) {
+			l.IBSkipped.add(host, ev)
+		}
 		l.WarningCount++
 		if len(l.Warnings) < maxKept {
 			l.Warnings = append(l.Warnings, Warning{Host: host, PID: o.pid, TID: o.tid, Where: strings.Clone(o.loc), Message: strings.Clone(msg), Result: proxyResult(msg), Evidence: ev})
