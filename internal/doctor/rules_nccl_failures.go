@@ -187,7 +187,7 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	// connect that failed outright. A socket closed by its peer later in
 	// the run is fallout of the peer's own failure, not this.
 	if w.Raised.Line > 0 && w.Message == w.Raised.Text {
-		return raisedClass(w.Result, w.Where), true
+		return raisedClass(w.Result, w.Where, w.Reason), true
 	}
 	if c, ok := loopbackConnect(m); ok {
 		return c, true

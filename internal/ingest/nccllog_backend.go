@@ -106,6 +106,20 @@ type pendingBackend struct {
 	// wrapped is set while the result is still to come, on the line
 	// after the location's.
 	wrapped bool
+	// reason is PyTorch's message under the error (Warning.Reason).
+	reason string
+}
+
+// backendReason reports whether a line under PyTorch's NCCL error is
+// PyTorch's own message of the NCCL call that failed: a registration
+// ("Failed to window register segment with ptr ...") or a line naming the
+// call ("ncclMemAlloc failed").
+func backendReason(t string) bool {
+	if strings.HasPrefix(t, "Failed to window register segment") || strings.HasPrefix(t, "Failed to register segment") {
+		return true
+	}
+	call, _, _ := strings.Cut(t, " ")
+	return len(call) > 4 && strings.HasPrefix(call, "nccl") && call[4] >= 'A' && call[4] <= 'Z' && !strings.Contains(t, "Error: ")
 }
 
 // lastErrorText reports whether a line after NCCL's description of a
@@ -178,6 +192,10 @@ func (l *NCCLLog) backendLine(ln Line, s string) bool {
 	case p.open && (!p.loose || lastErrorText(t)):
 		l.lastError(ln, t)
 		return true
+	case !p.open && p.reason == "" && backendReason(t):
+		l.lines.add(ln)
+		p.reason = strings.Clone(t)
+		return true
 	case strings.HasPrefix(t, "nccl") && strings.Contains(t, "Error: "):
 		// NCCL 2.2x's last error may follow this description without a
 		// "Last error:" line (NVIDIA/nccl#2077).
@@ -202,6 +220,6 @@ func (l *NCCLLog) closeBackend() {
 	}
 	l.WarningCount++
 	if len(l.Warnings) < maxKept {
-		l.Warnings = append(l.Warnings, Warning{PID: -1, TID: -1, Where: p.where, Message: strings.Clone(p.raised.Text), Result: p.result, Chain: []string{p.where}, Evidence: p.raised, Raised: p.raised})
+		l.Warnings = append(l.Warnings, Warning{PID: -1, TID: -1, Where: p.where, Message: strings.Clone(p.raised.Text), Result: p.result, Chain: []string{p.where}, Evidence: p.raised, Raised: p.raised, Reason: p.reason})
 	}
 }
