@@ -109,3 +109,23 @@ func TestRaisedSymmetricMemoryByMessage(t *testing.T) {
 	nicMustFind(t, raise("ProcessGroupNCCL.cpp:1333", "invalid argument", "Failed to window register segment with ptr 0x7f00, size 4096 on ncclComm_ 0x55"), "nccl.warn.error", Error, "failed to register a buffer as an NCCL window")
 	nicMustFind(t, raise("NCCLSymmetricMemory.cu:300", "remote process exited or there was a network error", ""), "nccl.warn.error", Error, "without NCCL's own reason: a peer process exited")
 }
+
+// SYNTHETIC pastes of PyTorch's error wrapped over lines. One cut after
+// the location's comma is no NCCL log (input.unrecognized, as before the
+// wrap was read); blank lines between the parts are skipped; the message
+// wrapped after "NCCL error in:" (pytorch/pytorch#181610's form) is read
+// with its location on the next line. Before, the cut paste was an
+// nccl-log with no findings.
+func TestDistBackendErrorWrapCompletes(t *testing.T) {
+	fs := synthFindings(t, Options{}, "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333,")
+	nicMustFind(t, fs, "input.unrecognized", Warn)
+	fs = synthFindings(t, Options{}, "# synthetic",
+		"torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333,",
+		"",
+		"unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6")
+	nicMustFind(t, fs, "nccl.warn.error", Error, "through ProcessGroupNCCL.cpp:1333")
+	fs = synthFindings(t, Options{}, "# synthetic",
+		"torch.distributed.DistBackendError: NCCL error in:",
+		"../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.21.5")
+	nicMustFind(t, fs, "nccl.warn.error", Error, "through ProcessGroupNCCL.cpp:1333")
+}

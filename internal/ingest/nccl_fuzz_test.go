@@ -61,6 +61,7 @@ func FuzzNCCLLog(f *testing.F) {
 	// Device lists shortened by their poster.
 	f.Add([]byte("h:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE … [7]mlx5_7:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\n  NCCL INFO NET/IB : Using [9]a:1/IB ... [2]b:1/IB [...] …\n"))
 	// PyTorch's error wrapped after its location, complete and not.
+	f.Add([]byte("[rank0]: DistBackendError: NCCL error in:\n\n[rank0]: a/ProcessGroupNCCL.cpp:1333,\n\n[rank0]: remote error, NCCL version 2.21.5\nNCCL error in:\nx\nNCCL error in: b.cpp:1,\n"))
 	f.Add([]byte("DistBackendError: NCCL error in: a/NCCLSymmetricMemory.cu:9, unhandled cuda error, NCCL version 2.29.7\nncclMemAlloc failed\nnccl\nFailed to window register segment\nNCCL error in: b.cpp:1, invalid usage\nncclX\n"))
 	f.Add([]byte("torch.distributed.DistBackendError: NCCL error in: a/NCCLSymmetricMemory.cu:174,\ninvalid argument (run with NCCL_DEBUG=WARN for details), NCCL version 2.29.7\nx: NCCL error in: b.cpp:1,\n,\nNCCL error in: ,\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {

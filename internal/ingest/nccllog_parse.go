@@ -103,7 +103,7 @@ func (l *NCCLLog) feedPrefixedAt(ln Line, pre, loc string, warn bool, msg string
 // whether the line was one.
 func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 	var msg string
-	if strings.Contains(s, "NCCL error in: ") {
+	if strings.Contains(s, "NCCL error in:") {
 		l.closeBackend()
 		if l.backendError(ln, s) {
 			return true
