@@ -33,7 +33,7 @@ var ncclLogFindings = []struct{ file, want string }{
 	{"nccl-2.2x-roce-intermittent-status12-recv-hca-mlx5_10-gid-subnet-differs-from-oob-nccl1698.txt", "nccl.ib.retry_exceeded:error"},
 	{"nccl-2.29-gb300-roce-8-dma-devices-list-elided-no-prefix-aicr1413.txt", "nccl.transport.ib:info"},
 	{"nccl-2.2x-host-cut-prefix-local-protection-and-retry-exceeded-ipv4-mapped-gids-nccl1434.txt", "nccl.ib.local_protection:error nccl.ib.retry_exceeded:error"},
-	{"nccl-2.1x-mpirun-prose-backquote-local-protection-err4-vendor81-ipv6-link-local-peers-5-hosts-nccl928.txt", "nccl.ib.local_protection:error"},
+	{"nccl-2.1x-mpirun-local-protection-err4-vendor81-ipv6-link-local-peers-5-hosts-nccl928.txt", "nccl.ib.local_protection:error"},
 	{"nccl-2.28.9-vllm-worker-pid-k8s-pod-ib-gin-gdaki-dmabuf-dynamo11914.txt", "nccl.transport.ib:info"},
 	{"nccl-2.26.2-vllm-rfc3339-lines-k8s-bridge-br0-rdma-sharp-plugin-v8-dynamo1408.txt", ""},
 	{"nccl-2.30.7-erdma-unable-to-open-device-one-of-two-no-prefix-nccl2428.txt", "nccl.warn.error:warn"},

@@ -239,6 +239,13 @@ func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fi
 			}
 			fixes = append(fixes, fix)
 		}
+		for i, h := range l.IBSkipped.Hosts {
+			if ibSkippedAll(l, h) {
+				why = append(why, l.IBSkipped.First[i])
+				reasons = append(reasons, fmt.Sprintf("NET/IB could not %s%s", strings.Join(ibSkipped(l, h), ", "), onHosts([]string{h})))
+				fixes = append(fixes, ibDeviceSkippedClass(nil, false).fix)
+			}
+		}
 		if l.IBInitWarns.Count > 0 && l.NoIBDevice.Count+l.VerbsMissing.Count == 0 {
 			first := l.IBInitWarns.Lines[0]
 			why = append(why, first)

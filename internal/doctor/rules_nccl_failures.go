@@ -162,9 +162,6 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		return c, true
 	}
 	m := strings.ToLower(w.Message)
-	if ingest.IBDeviceSkipped(w.Message) {
-		return ibDeviceSkippedClass(w.Message), true
-	}
 	if c, ok := socketTypeClass(m); ok {
 		return c, true
 	}
@@ -190,7 +187,7 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	// connect that failed outright. A socket closed by its peer later in
 	// the run is fallout of the peer's own failure, not this.
 	if w.Raised.Line > 0 && w.Message == w.Raised.Text {
-		return raisedClass(w.Result, w.Where), true
+		return raisedClass(w.Result, w.Where, w.Reason), true
 	}
 	if c, ok := loopbackConnect(m); ok {
 		return c, true
@@ -513,6 +510,13 @@ func checkWarnErrors(inc *Incident) []Finding {
 				continue // the plugin failing to start: the transport rules tell it
 			}
 			c, ok := warnClass(w)
+			if ingest.IBDeviceSkipped(w.Message) {
+				if ibSkippedAll(l, w.Host) {
+					continue // no device kept: the cause of the socket fallback (nccl.transport.socket_fallback)
+				}
+				using := slices.ContainsFunc(l.IBDevices, func(d ingest.NetDevice) bool { return d.Host == w.Host })
+				c, ok = ibDeviceSkippedClass(ibSkipped(l, w.Host), using), true
+			}
 			extraEv := sharedMemOver(l, w)
 			if extraEv != nil {
 				c, ok = sharedMemClass, true

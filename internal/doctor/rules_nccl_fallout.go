@@ -59,7 +59,7 @@ func (tf transportFailures) elsewhere(hosts []string) ([]string, int) {
 // its peer fails: a socket closed by the peer, or a remote error raised
 // without NCCL's reason.
 func remoteFallout(c failureClass) bool {
-	return c.what == peerGoneClass.what || c.what == raisedClass(6, "").what
+	return c.what == peerGoneClass.what || c.what == raisedClass(6, "", "").what
 }
 
 // foldRemoteFallout marks f, a peer's closed connection on hosts, as the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -520,18 +521,57 @@ func setupFindings(logs []*ingest.NCCLLog, entries []ingest.GIDEntry, explained 
 	return []Finding{f}
 }
 
+// ibSkipped names what NET/IB left out on host, in log order, each with
+// the step that failed: "open the RDMA device erdma_1", "query the RDMA
+// device mlx5_2", "query port 2 of an RDMA device".
+func ibSkipped(l *ingest.NCCLLog, host string) []string {
+	var what []string
+	for _, w := range l.Warnings {
+		if w.Host != host || !ingest.IBDeviceSkipped(w.Message) {
+			continue
+		}
+		f := strings.Fields(w.Message)
+		x := "open the RDMA device " + f[len(f)-1]
+		switch {
+		case strings.Contains(w.Message, "query port"):
+			x = "query port " + f[len(f)-1] + " of an RDMA device"
+		case strings.Contains(w.Message, "query device"):
+			x = "query the RDMA device " + f[len(f)-1]
+		}
+		what = append(what, x)
+	}
+	return distinct(what)
+}
+
+// ibSkippedAll reports whether NET/IB kept no device on host: the host
+// has "No device found." or "Failed to initialize any NET plugin", or
+// lists socket devices and no IB device. Its skipped devices are then why
+// the transport fell back (whyNoIB), not devices left out of a working one.
+func ibSkippedAll(l *ingest.NCCLLog, host string) bool {
+	if slices.Contains(l.NoIBDevice.Hosts, host) || slices.Contains(l.NoNetwork.Hosts, host) {
+		return true
+	}
+	on := func(d ingest.NetDevice) bool { return d.Host == host }
+	return slices.ContainsFunc(l.SocketDevices, on) && !slices.ContainsFunc(l.IBDevices, on)
+}
+
 // ibDeviceSkippedClass is NET/IB failing to open or query one RDMA device
 // while it lists them (NVIDIA/nccl#2428: "Unable to open device erdma_1",
 // a device the container's device plugin did not admit): NCCL leaves it
 // out and goes on, so the job runs on fewer NICs on that host, and ranks
 // whose hosts list different devices can wait on each other for ever.
-func ibDeviceSkippedClass(msg string) failureClass {
-	f := strings.Fields(msg)
-	what := "open the RDMA device " + f[len(f)-1]
-	if strings.Contains(msg, "query port") {
-		what = "query port " + f[len(f)-1] + " of an RDMA device"
+// what names each device or port the host left out (ibSkipped);
+// using is whether the host's "NET/IB : Using" line is in the log.
+func ibDeviceSkippedClass(what []string, using bool) failureClass {
+	them := "it"
+	if len(what) > 1 {
+		them = "them"
 	}
-	return failureClass{"NCCL could not " + what + " and left it out: this host's ranks run on the devices it did open",
-		"At init NET/IB opens every verbs device (ibv_open_device, then ibv_query_device and each port) and skips, with this WARN, one that fails; the transport still starts on the others, so this is no socket fallback. The device is listed by the kernel but not usable by the process: in a container, its /dev/infiniband/uverbsN not passed in (a device plugin or cgroup that admits fewer devices than the host has), or a driver in a bad state. The host then uses fewer NICs than its peers: its bandwidth drops, and NCCL's check that the ranks' networks match fails, or, with NCCL_IGNORE_NET_MISMATCH=1, the channels placed on the missing device wait for ever (NVIDIA/nccl#2428).",
-		"Make the device usable where NCCL runs (`ibv_devinfo -d <device>` inside the container; request every RDMA device from the device plugin, or pass all of /dev/infiniband), or leave it out on every rank with NCCL_IB_HCA so that all hosts list the same devices; do not set NCCL_IGNORE_NET_MISMATCH to get past a mismatch."}
+	kept := ": this host's ranks run on the devices it did open"
+	if !using {
+		kept = " (the log holds no NET/IB : Using line of this host to show the devices it kept)"
+	}
+	return failureClass{"NCCL could not " + strings.Join(what, ", ") + " and left " + them + " out" + kept,
+		"At init NET/IB opens every verbs device (ibv_open_device, then ibv_query_device and each port) and skips, with this WARN, one that fails; the transport still starts on the others, so this is no socket fallback. The device is listed by the kernel but not usable by the process: in a container, its /dev/infiniband/uverbsN not passed in (a device plugin or cgroup that admits fewer devices than the host has), or a driver in a bad state. The host then uses fewer NICs than its peers: its bandwidth drops, and the channels placed on the missing device can wait for ever. NCCL 2.30+ detects the mixed device counts at init but by default (NCCL_IGNORE_NET_MISMATCH=1) only logs it at INFO (`Detected mixed local Net device counts across ranks`) and goes on to hang (NVIDIA/nccl#2428); older NCCL has no check.",
+		"Make the device usable where NCCL runs (`ibv_devinfo -d <device>` inside the container; request every RDMA device from the device plugin, or pass all of /dev/infiniband), or leave it out on every rank with NCCL_IB_HCA so that all hosts list the same devices. NCCL 2.30+: set NCCL_IGNORE_NET_MISMATCH=0 so a mismatch fails init; older NCCL has no check."}
 }

@@ -22,14 +22,25 @@ var raisedResults = map[int]string{
 }
 
 // raisedClass is the class of a PyTorch NCCL error with no last error
-// text; where is the PyTorch file that raised it.
-func raisedClass(result int, where string) failureClass {
+// text; where is the PyTorch file that raised it, reason PyTorch's own
+// message under it (ingest.Warning.Reason). A window registration is told
+// by its message (NCCLSymmetricMemory.cu and ProcessGroupNCCL's segment
+// registration print the same one); the symmetric-memory file alone names
+// the backend, not the call, which may be ncclMemAlloc, ncclSignal or
+// ncclWaitSignal as well. A remote error is the peer's failure wherever
+// it was raised.
+func raisedClass(result int, where, reason string) failureClass {
 	what, ok := raisedResults[result]
 	if !ok {
 		what = "NCCL returned an error"
 	}
-	if strings.HasPrefix(where, "NCCLSymmetricMemory.") {
+	symm := strings.HasPrefix(where, "NCCLSymmetricMemory.")
+	switch {
+	case result == 6:
+	case strings.HasPrefix(reason, "Failed to window register segment"):
 		return symmRegisterClass(what)
+	case symm:
+		return symmBackendClass(what, reason)
 	}
 	return failureClass{"PyTorch raised an NCCL error without NCCL's own reason: " + what,
 		"PyTorch's ProcessGroupNCCL raises DistBackendError (RuntimeError before 2.1) with ncclResult_t's name when an NCCL call returns an error; NCCL from 2.13 adds its last WARN under 'Last error:', and older NCCL or a paste cut there gives only the result, which names a class of failure, not its cause.",
@@ -73,6 +84,19 @@ func loopbackConnect(m string) (failureClass, bool) {
 	return failureClass{"NCCL's ranks connect to " + kind + ", which no other host can reach",
 		"Each rank advertises the address of the interface NCCL picks for its sockets (NCCL_SOCKET_IFNAME, else the first that is up); when that is lo, or an IPv6 link-local address on an IB or RoCE netdev, a peer on another host connects to itself or to nothing, and the connect fails (refused, aborted, timed out) at init or at the first collective.",
 		"Set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on (e.g. ^lo,docker or the name of the routed Ethernet, such as enp on AWS P5), the same on every rank, and check that its address is a routable one on every host (`ip -br addr`)."}, true
+}
+
+// symmBackendClass is a PyTorch NCCL error raised by its NCCL
+// symmetric-memory backend for a call other than a window registration,
+// or for one it does not name (reason "").
+func symmBackendClass(what, reason string) failureClass {
+	call := "an NCCL call"
+	if c, _, _ := strings.Cut(reason, " "); strings.HasPrefix(c, "nccl") {
+		call = c
+	}
+	return failureClass{"PyTorch's NCCL symmetric-memory backend failed in " + call + ": " + what,
+		"torch.distributed._symmetric_memory with the NCCL backend (NCCLSymmetricMemory.cu) allocates its pool with ncclMemAlloc, registers it as NCCL windows at rendezvous and signals between ranks with ncclSignal/ncclWaitSignal; each needs a communicator that exists and supports symmetric memory (cuMem on, CUDA P2P or GIN between its ranks). PyTorch's message under the error names the call; without it the file names only the backend. It is not the network.",
+		"Create the communicator before the rendezvous (init_process_group with device_id for eager init, or one collective first), allocate the tensors with symm_mem.empty, and rerun with NCCL_DEBUG=WARN on every rank: NCCL's WARN names why the call failed."}
 }
 
 // symmRegisterClass is a PyTorch NCCL error raised by its NCCL backend of

@@ -90,3 +90,42 @@ func TestDistBackendErrorWrappedAfterLocation(t *testing.T) {
 		t.Errorf("an uncompleted location line read as an error:\n%s", nicTitles(fs))
 	}
 }
+
+// SYNTHETIC errors in PyTorch's C10D_NCCL_CHECK form: the window
+// registration is told by PyTorch's message under the error, wherever it
+// was raised; NCCLSymmetricMemory.cu alone names the backend and the call
+// its message names (ncclMemAlloc), or none; a remote error there is the
+// peer's failure. Before, the file name alone chose the window class.
+func TestRaisedSymmetricMemoryByMessage(t *testing.T) {
+	raise := func(file, result, reason string) []Finding {
+		lines := []string{"# synthetic", "torch.distributed.DistBackendError: NCCL error in: /c10d/" + file + ", " + result + " (run with NCCL_DEBUG=WARN for details), NCCL version 2.29.7"}
+		if reason != "" {
+			lines = append(lines, reason)
+		}
+		return synthFindings(t, Options{}, lines...)
+	}
+	nicMustFind(t, raise("NCCLSymmetricMemory.cu:190", "unhandled cuda error", "ncclMemAlloc failed"), "nccl.warn.error", Error, "PyTorch's NCCL symmetric-memory backend failed in ncclMemAlloc")
+	nicMustFind(t, raise("NCCLSymmetricMemory.cu:300", "invalid usage", ""), "nccl.warn.error", Error, "PyTorch's NCCL symmetric-memory backend failed in an NCCL call")
+	nicMustFind(t, raise("ProcessGroupNCCL.cpp:1333", "invalid argument", "Failed to window register segment with ptr 0x7f00, size 4096 on ncclComm_ 0x55"), "nccl.warn.error", Error, "failed to register a buffer as an NCCL window")
+	nicMustFind(t, raise("NCCLSymmetricMemory.cu:300", "remote process exited or there was a network error", ""), "nccl.warn.error", Error, "without NCCL's own reason: a peer process exited")
+}
+
+// SYNTHETIC pastes of PyTorch's error wrapped over lines. One cut after
+// the location's comma is no NCCL log (input.unrecognized, as before the
+// wrap was read); blank lines between the parts are skipped; the message
+// wrapped after "NCCL error in:" (pytorch/pytorch#181610's form) is read
+// with its location on the next line. Before, the cut paste was an
+// nccl-log with no findings.
+func TestDistBackendErrorWrapCompletes(t *testing.T) {
+	fs := synthFindings(t, Options{}, "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333,")
+	nicMustFind(t, fs, "input.unrecognized", Warn)
+	fs = synthFindings(t, Options{}, "# synthetic",
+		"torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333,",
+		"",
+		"unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6")
+	nicMustFind(t, fs, "nccl.warn.error", Error, "through ProcessGroupNCCL.cpp:1333")
+	fs = synthFindings(t, Options{}, "# synthetic",
+		"torch.distributed.DistBackendError: NCCL error in:",
+		"../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.21.5")
+	nicMustFind(t, fs, "nccl.warn.error", Error, "through ProcessGroupNCCL.cpp:1333")
+}

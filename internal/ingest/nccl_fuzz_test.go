@@ -44,6 +44,7 @@ func checkArtifact(t *testing.T, data []byte) *Result {
 func FuzzNCCLLog(f *testing.F) {
 	addCorpusSeeds(f, "nccl-log")
 	addCorpusSeeds(f, "threads")
+	f.Add([]byte("h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]... ...[5]mlx5_5:1/IB [...][7]mlx5_7:1/IB […] [RO]; OOB eth0:10.0.0.1<0>\n"))
 	f.Add([]byte(baseLogText()))
 	f.Add([]byte("h:1:1 [0] NCCL INFO NET/IB: [3] mlx5_3:uverbs3:1/RoCE provider=Mlx5 speed=400000 context=0x1 pciPath=/sys/devices/pci0000:00/0000:17:00.0 ar=0\nh:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_3:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\nh:1:1 [0] NCCL INFO Assigned NET plugin IB to comm\nh:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 4 nNodes 1 localRanks 4 localRank 0 MNNVL 1\n"))
 	f.Add([]byte("localhost:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\nlocalhost:2:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n:3:3 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.3<0>\n[0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 305 mtu 5 GID 3 (0/1000A0AFFFF0000)\n"))
@@ -61,6 +62,8 @@ func FuzzNCCLLog(f *testing.F) {
 	// Device lists shortened by their poster.
 	f.Add([]byte("h:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE … [7]mlx5_7:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\n  NCCL INFO NET/IB : Using [9]a:1/IB ... [2]b:1/IB [...] …\n"))
 	// PyTorch's error wrapped after its location, complete and not.
+	f.Add([]byte("[rank0]: DistBackendError: NCCL error in:\n\n[rank0]: a/ProcessGroupNCCL.cpp:1333,\n\n[rank0]: remote error, NCCL version 2.21.5\nNCCL error in:\nx\nNCCL error in: b.cpp:1,\n"))
+	f.Add([]byte("DistBackendError: NCCL error in: a/NCCLSymmetricMemory.cu:9, unhandled cuda error, NCCL version 2.29.7\nncclMemAlloc failed\nnccl\nFailed to window register segment\nNCCL error in: b.cpp:1, invalid usage\nncclX\n"))
 	f.Add([]byte("torch.distributed.DistBackendError: NCCL error in: a/NCCLSymmetricMemory.cu:174,\ninvalid argument (run with NCCL_DEBUG=WARN for details), NCCL version 2.29.7\nx: NCCL error in: b.cpp:1,\n,\nNCCL error in: ,\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := checkArtifact(t, data)
@@ -151,6 +154,9 @@ func FuzzNCCLTests(f *testing.F) {
 	addCorpusSeeds(f, "nccl-tests")
 	f.Add([]byte("#  Rank  0 Group  0 Pid 1 on h device  0 [0000:08:00] NVIDIA H20\n[h:1:0:2] Caught signal 11 (Segmentation fault: addres\n[h:1] Caught signal x (y)\n[] Caught signal 7\n"))
 	f.Add([]byte("# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\nrccl-tests: Version develop:448c4c7\n#  Rank  0 Group  0 Pid 1 on h device  0 [0000:05:00] AMD Instinct MI300X\n# rccl-tests version \n"))
+	for _, l := range []string{"+ mpirun -np 16 -H a,b", "nohup torchrun --nnodes 2 --no-python \\", "timeout 600 mpirun -np 16", "/usr/bin/time -v mpirun -np 16", "salloc -N2 srun \\", "singularity exec img.sif mpirun -np 16", "kubectl exec pod -- mpirun -np 16", "++ srun"} {
+		f.Add([]byte(l + "\n./build/all_reduce_perf -g 1\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n        1024           256     float     sum      -1    20.00    0.05    0.09      0    20.00    0.05    0.09      0\n"))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := checkArtifact(t, data)
 		for _, a := range res.Artifacts {

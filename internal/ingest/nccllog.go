@@ -80,6 +80,10 @@ type NCCLLog struct {
 	// other field reads ("NET/IB: Error in mlx5dv_get_data_direct_sysfs_path
 	// with device mlx5_0"): at init, the reason it did not start.
 	IBInitWarns HostLines
+	// IBSkipped holds NET/IB's WARNs that it left one device or port out
+	// while it opened them ("Unable to open device mlx5_1"; see
+	// IBDeviceSkipped).
+	IBSkipped HostLines
 	// NoNetwork holds NCCL's "Failed to initialize any NET plugin": no
 	// network transport started, so the communicator cannot be built.
 	NoNetwork HostLines

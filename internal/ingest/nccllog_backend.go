@@ -35,36 +35,51 @@ var backendResults = []struct {
 
 // backendError reads a line holding "NCCL error in: <file>:<line>,
 // <result>, NCCL version X", and the last error text when the same line
-// carries it. It reports whether the line was one.
+// carries it. It reports whether the line was one. A terminal or a paste
+// may wrap the message after the location's comma, or after "NCCL error
+// in:" (pytorch/pytorch#181610): the line is then held until the lines
+// after it complete the error.
 func (l *NCCLLog) backendError(ln Line, s string) bool {
-	i := strings.Index(s, "NCCL error in: ")
+	i := strings.Index(s, "NCCL error in:")
 	if i < 0 {
 		return false
 	}
-	rest := s[i+len("NCCL error in: "):]
-	loc, rest, ok := strings.Cut(rest, ", ")
-	// A terminal or a paste may wrap the message after the location's
-	// comma: the result and version are then the next line's.
-	wrapped := !ok && strings.HasSuffix(strings.TrimSpace(loc), ",") && strings.Contains(loc, ":")
-	res := backendResult(rest)
-	if !wrapped && res < 0 {
-		return false
-	}
-	ev := At(l.src, ln)
-	l.lines.add(ln)
+	rest := strings.TrimLeft(s[i+len("NCCL error in:"):], " ")
+	p := &pendingBackend{raised: At(l.src, ln), head: ln}
 	// What a logger put before the exception's name ("[rank3]:", "ERROR
 	// 04-07 00:57:46 ray_utils.py:45]") it puts before the lines after it.
-	prefix := ""
 	if k := strings.LastIndexByte(strings.TrimRight(s[:i], " "), ' '); k >= 0 {
-		prefix = strings.Clone(s[:k+1])
+		p.prefix = strings.Clone(s[:k+1])
 	}
-	if wrapped {
-		loc = strings.TrimSuffix(strings.TrimSpace(loc), ",")
+	if strings.TrimSpace(rest) == "" {
+		p.wait = waitLocation
+		l.pending = p
+		return true
 	}
-	l.pending = &pendingBackend{where: strings.Clone(path.Base(loc)), result: res, raised: ev, prefix: prefix, wrapped: wrapped}
-	if !wrapped {
-		l.backendRest(ln, rest, ev)
+	if !p.location(rest) {
+		return false
 	}
+	l.pending = p
+	if p.wait == waitNone {
+		l.lines.add(ln)
+		l.backendRest(ln, p.rest, p.raised)
+	}
+	return true
+}
+
+// location reads "<file>:<line>, <result> ..." into p: the result, or
+// waitResult when the text stops at the location's comma. It reports
+// whether s was one.
+func (p *pendingBackend) location(s string) bool {
+	loc, rest, ok := strings.Cut(s, ", ")
+	if !ok && strings.HasSuffix(strings.TrimSpace(loc), ",") && strings.Contains(loc, ":") {
+		p.where, p.result, p.wait = strings.Clone(path.Base(strings.TrimSuffix(strings.TrimSpace(loc), ","))), -1, waitResult
+		return true
+	}
+	if p.result = backendResult(rest); p.result < 0 {
+		return false
+	}
+	p.where, p.rest, p.wait = strings.Clone(path.Base(loc)), rest, waitNone
 	return true
 }
 
@@ -91,6 +106,13 @@ func (l *NCCLLog) backendRest(ln Line, rest string, ev Evidence) {
 	}
 }
 
+// What a PyTorch NCCL error wrapped over lines still waits for.
+const (
+	waitNone = iota
+	waitLocation
+	waitResult
+)
+
 // pendingBackend is a PyTorch NCCL error whose last error text is yet to
 // come.
 type pendingBackend struct {
@@ -103,9 +125,26 @@ type pendingBackend struct {
 	// loose when only NCCL's description of the result was, so that the
 	// next line is the text only if it reads as an error.
 	open, loose bool
-	// wrapped is set while the result is still to come, on the line
-	// after the location's.
-	wrapped bool
+	// wait is what a wrapped error still needs (the location, the
+	// result); head is its first line, recognised only once it completes.
+	wait int
+	head Line
+	// rest is the text after the result on the line that gave it.
+	rest string
+	// reason is PyTorch's message under the error (Warning.Reason).
+	reason string
+}
+
+// backendReason reports whether a line under PyTorch's NCCL error is
+// PyTorch's own message of the NCCL call that failed: a registration
+// ("Failed to window register segment with ptr ...") or a line naming the
+// call ("ncclMemAlloc failed").
+func backendReason(t string) bool {
+	if strings.HasPrefix(t, "Failed to window register segment") || strings.HasPrefix(t, "Failed to register segment") {
+		return true
+	}
+	call, _, _ := strings.Cut(t, " ")
+	return len(call) > 4 && strings.HasPrefix(call, "nccl") && call[4] >= 'A' && call[4] <= 'Z' && !strings.Contains(t, "Error: ")
 }
 
 // lastErrorText reports whether a line after NCCL's description of a
@@ -155,16 +194,28 @@ func (l *NCCLLog) lastError(ln Line, text string) {
 func (l *NCCLLog) backendLine(ln Line, s string) bool {
 	p := l.pending
 	t := strings.TrimSpace(stripLabel(strings.TrimSpace(strings.TrimPrefix(s, p.prefix))))
-	if p.wrapped {
-		// The line the message was wrapped onto gives the result, or the
-		// line before was no PyTorch error after all.
-		if p.result = backendResult(t); p.result < 0 {
+	if p.wait != waitNone {
+		// The line the message was wrapped onto gives the location or
+		// the result, or the line before was no PyTorch error after all.
+		// Blank lines between are skipped.
+		if t == "" {
+			return true
+		}
+		ok := false
+		if p.wait == waitLocation {
+			ok = p.location(t)
+		} else if p.result = backendResult(t); p.result >= 0 {
+			ok, p.rest, p.wait = true, t, waitNone
+		}
+		if !ok {
 			l.pending = nil
 			return false
 		}
-		p.wrapped = false
-		l.lines.add(ln)
-		l.backendRest(ln, t, p.raised)
+		if p.wait == waitNone {
+			l.lines.add(p.head)
+			l.lines.add(ln)
+			l.backendRest(ln, p.rest, p.raised)
+		}
 		return true
 	}
 	switch {
@@ -177,6 +228,10 @@ func (l *NCCLLog) backendLine(ln Line, s string) bool {
 		return true
 	case p.open && (!p.loose || lastErrorText(t)):
 		l.lastError(ln, t)
+		return true
+	case !p.open && p.reason == "" && backendReason(t):
+		l.lines.add(ln)
+		p.reason = strings.Clone(t)
 		return true
 	case strings.HasPrefix(t, "nccl") && strings.Contains(t, "Error: "):
 		// NCCL 2.2x's last error may follow this description without a
@@ -197,11 +252,11 @@ func (l *NCCLLog) closeBackend() {
 		return
 	}
 	l.pending = nil
-	if p.wrapped {
+	if p.wait != waitNone {
 		return
 	}
 	l.WarningCount++
 	if len(l.Warnings) < maxKept {
-		l.Warnings = append(l.Warnings, Warning{PID: -1, TID: -1, Where: p.where, Message: strings.Clone(p.raised.Text), Result: p.result, Chain: []string{p.where}, Evidence: p.raised, Raised: p.raised})
+		l.Warnings = append(l.Warnings, Warning{PID: -1, TID: -1, Where: p.where, Message: strings.Clone(p.raised.Text), Result: p.result, Chain: []string{p.where}, Evidence: p.raised, Raised: p.raised, Reason: p.reason})
 	}
 }

@@ -142,6 +142,10 @@ type Warning struct {
 	// Raised is the line of the framework that raised the error to the
 	// application (PyTorch's "NCCL error in: ..."), Line 0 if none.
 	Raised Evidence
+	// Reason is the application's own words under the error it raised,
+	// PyTorch's C10D_NCCL_CHECK message ("Failed to window register
+	// segment with ptr ...", "ncclMemAlloc failed"): the call that failed.
+	Reason string
 }
 
 // maxChain bounds Warning.Chain.

@@ -250,6 +250,12 @@ func parseNetDevices(s string) []NetDevice {
 			elided = true // "…", "...", "[...]"
 			continue
 		}
+		for _, e := range []string{"[...]", "[…]", "...", "…"} {
+			if rest, ok := strings.CutPrefix(f, e); ok && strings.HasPrefix(rest, "[") {
+				f, elided = rest, true // "...[7]mlx5_7", "[...][7]mlx5_7"
+				break
+			}
+		}
 		if len(f) < 4 || f[0] != '[' {
 			continue
 		}
@@ -263,6 +269,10 @@ func parseNetDevices(s string) []NetDevice {
 		}
 		d := NetDevice{Index: idx}
 		body := f[end+1:]
+		if strings.Trim(body, ".…") == "" {
+			elided = true // "[1]...": the list cut after an index
+			continue
+		}
 		if name, ll, ok := strings.Cut(body, "/"); ok {
 			// IB: name:port/LinkLayer, and the HPC-X plugin's flags after
 			// it ("mlx5_1:1/IB/SHARP").

@@ -103,7 +103,7 @@ func (l *NCCLLog) feedPrefixedAt(ln Line, pre, loc string, warn bool, msg string
 // whether the line was one.
 func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 	var msg string
-	if strings.Contains(s, "NCCL error in: ") {
+	if strings.Contains(s, "NCCL error in:") {
 		l.closeBackend()
 		if l.backendError(ln, s) {
 			return true
@@ -308,6 +308,9 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 			// next line, or at one device it leaves out and goes on
 			// without).
 			l.IBInitWarns.add(host, ev)
+		}
+		if IBDeviceSkipped(msg) {
+			l.IBSkipped.add(host, ev)
 		}
 		l.WarningCount++
 		if len(l.Warnings) < maxKept {

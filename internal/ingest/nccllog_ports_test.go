@@ -190,7 +190,8 @@ func TestQPLineWithFunction(t *testing.T) {
 
 // A device list shortened with an ellipsis keeps NCCL's count in each
 // device it names; a whole list, or one whose last index is its length,
-// does not (SYNTHETIC lists; NVIDIA/aicr#1413 shortens with "…").
+// does not (SYNTHETIC lists; NVIDIA/aicr#1413 shortens with "…"). An
+// ellipsis glued to an index is read as the cut, not as a device.
 func TestNetDevicesElided(t *testing.T) {
 	for _, c := range []struct {
 		list      string
@@ -202,6 +203,11 @@ func TestNetDevicesElided(t *testing.T) {
 		{"[0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [RO]", 2, 0},
 		{"[0]mlx5_0:1/RoCE … [1]mlx5_1:1/RoCE", 2, 0},
 		{"… [RO]", 0, 0},
+		// The ellipsis glued to an index: no device named "...", and
+		// the device after it kept.
+		{"[0]mlx5_0:1/IB [1]... [7]mlx5_7:1/IB", 2, 8},
+		{"[0]mlx5_0:1/IB ...[7]mlx5_7:1/IB", 2, 8},
+		{"[0]mlx5_0:1/IB [...][7]mlx5_7:1/IB", 2, 8},
 	} {
 		ds := parseNetDevices(c.list)
 		if len(ds) != c.n {

@@ -329,7 +329,18 @@ func TestNCCLTestsDirectCommandLine(t *testing.T) {
 		// A launcher named in prose runs nothing; one run as a command,
 		// after a colon or quoted, is the binary's launcher.
 		{"It is fast under mpirun on two nodes, but alone:\n./build/all_reduce_perf -g 8", 8},
-		{"We normally launch with srun.\n$ ./build/all_reduce_perf -b 8 -e 1G -g 4", 4},
+		{"We launch with srun on the cluster; here alone:\n$ ./build/all_reduce_perf -b 8 -e 1G -g 4", 4},
+		{"+ ./build/all_reduce_perf -g 4", 4},
+		// A launcher after a wrapper command, followed by its options or
+		// a continued line, runs the binary on the next line.
+		{"+ mpirun -np 16 -H a,b\n./build/all_reduce_perf -g 1", 0},
+		{"++ srun --mpi=pmix\n./build/all_reduce_perf -g 1", 0},
+		{"nohup torchrun --nnodes 2 --no-python \\\n./build/all_reduce_perf -g 1", 0},
+		{"timeout 600 mpirun -np 16 -H a,b\n./build/all_reduce_perf -g 1", 0},
+		{"/usr/bin/time -v mpirun -np 16\n./build/all_reduce_perf -g 1", 0},
+		{"salloc -N2 srun \\\n./build/all_reduce_perf -g 1", 0},
+		{"singularity exec img.sif mpirun -np 16\n./build/all_reduce_perf -g 1", 0},
+		{"kubectl exec pod -- mpirun --allow-run-as-root -np 16\n./build/all_reduce_perf -g 1", 0},
 		{"command: /usr/bin/mpirun -np 16 -H a,b\n./build/all_reduce_perf -g 1", 0},
 		{"I run `mpirun -np 2 -H a,b` with\n./build/all_reduce_perf -g 1", 0},
 		{"NCCL_DEBUG=INFO sudo mpirun -np 2\n./build/all_reduce_perf -g 1", 0},

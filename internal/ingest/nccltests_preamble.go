@@ -210,11 +210,15 @@ func launcherless(pre []string) bool {
 
 // skipPrompt drops a shell prompt from the start of a command line's
 // words: an environment's "(base)", then "$", "#", "host:~$", or a
-// bracketed "[user@host dir]#" whose directory may be words long. Words
-// that are no prompt are kept.
+// bracketed "[user@host dir]#" whose directory may be words long, or the
+// shell's "+"/"++" trace of a command under set -x. Words that are no
+// prompt are kept.
 func skipPrompt(w []string) []string {
 	if len(w) > 1 && strings.HasPrefix(w[0], "(") && strings.HasSuffix(w[0], ")") {
 		w = w[1:]
+	}
+	if len(w) > 0 && (w[0] == "+" || w[0] == "++") {
+		return w[1:]
 	}
 	if len(w) == 0 {
 		return w
@@ -243,15 +247,20 @@ var launchers = map[string]bool{
 // namesLauncher reports whether s runs a launcher, named with or without
 // its directory ("/usr/bin/mpirun"): as the command after a prompt,
 // environment assignments or sudo/env/time, or after a word that ends in
-// a colon ("command: mpirun -np 2") or a backquote ("`srun"). A launcher
-// named in prose ("it works without mpirun") runs nothing.
+// a colon ("command: mpirun -np 2") or a backquote ("`srun"); or
+// anywhere when an option follows it or the line continues with '\'
+// ("nohup torchrun --nnodes 2", "singularity exec img mpirun -np 2",
+// "salloc -N2 srun \"). A launcher named in prose ("it works without
+// mpirun") runs nothing.
 func namesLauncher(s string) bool {
 	f := skipPrompt(strings.Fields(s))
+	continues := strings.HasSuffix(strings.TrimSpace(s), `\`)
 	lead := true
-	for _, w := range f {
+	for i, w := range f {
 		quoted := strings.HasPrefix(w, "`")
 		w = strings.TrimLeft(w, "`")
-		if (lead || quoted) && launchers[w[strings.LastIndexByte(w, '/')+1:]] {
+		run := lead || quoted || continues || i+1 < len(f) && strings.HasPrefix(f[i+1], "-")
+		if run && launchers[w[strings.LastIndexByte(w, '/')+1:]] {
 			return true
 		}
 		lead = lead && (w == "sudo" || w == "env" || w == "time" || envAssignment(w)) || strings.HasSuffix(w, ":")
