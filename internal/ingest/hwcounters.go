@@ -437,6 +437,13 @@ func qpObject(f []string) (string, []string) {
 	if i == 0 {
 		return "", f
 	}
+	return qpName(attrs), f[i:]
+}
+
+// qpName names a counter object by its attributes (lower-case keys:
+// cntn, lqpn, comm, pid): "QP 178 of ibv_rc_pingpong, pid 30489", or
+// "counter 4" without a QP.
+func qpName(attrs map[string]string) string {
 	name := strings.TrimSpace("counter " + attrs["cntn"])
 	if q := attrs["lqpn"]; q != "" {
 		name = "QP " + q
@@ -447,7 +454,7 @@ func qpObject(f []string) (string, []string) {
 	if pid := attrs["pid"]; pid != "" {
 		name += ", pid " + pid
 	}
-	return name, f[i:]
+	return name
 }
 
 // maxNameWords bounds a counter name of several words: irdma's GEN3

@@ -1,6 +1,9 @@
 package ingest
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // synthetic: the three forms of RDMA port counters.
 const (
@@ -288,6 +291,23 @@ func TestHWCountersRdmaJSON(t *testing.T) {
 		default:
 			t.Errorf("device %q", s.Device)
 		}
+	}
+	// `rdma -j statistic qp show` (the keys iproute2's rdma/stat.c
+	// res_counter_line prints, synthetic values): each counter object on
+	// a port is its own sample named by its QPs, two arrays pair it
+	// before/after, and ifindex, cntn and pid are no counters.
+	qp := `[{"ifindex":3,"ifname":"mlx5_0","port":1,"cntn":4,"qp-type":"RC","pid":30489,"comm":"ib_write_bw","out_of_sequence":2,"packet_seq_err":1,"lqpn":[178]},` +
+		`{"ifindex":3,"ifname":"mlx5_0","port":1,"cntn":5,"qp-type":"RC","pid":30490,"comm":"ib_read_bw","out_of_sequence":0,"lqpn":[179,180]}]` + "\n"
+	h = nicArtifact[*HWCounters](t, nicReadText(t, "rdma-j-qp.txt", "$ rdma -j statistic qp show\n"+qp+strings.Replace(qp, `"out_of_sequence":2`, `"out_of_sequence":9`, 1)))
+	objs := map[string]uint64{}
+	for _, s := range h.Samples {
+		if s.Device != "mlx5_0" || s.Port != 1 || s.Before == nil || s.After.has("ifindex") || s.After.has("cntn") || s.After.has("pid") {
+			t.Errorf("qp sample %q %+v", s.Object, s.After)
+		}
+		objs[s.Object] = nicValue(t, &s, "out_of_sequence")
+	}
+	if len(objs) != 2 || objs["QP 178 of ib_write_bw, pid 30489"] != 7 || objs["QP 179,180 of ib_read_bw, pid 30490"] != 0 {
+		t.Errorf("qp objects %v", objs)
 	}
 	// A cut array is reported where it opens, not dropped.
 	h = nicArtifact[*HWCounters](t, nicReadText(t, "cut.txt", "$ rdma -j statistic show\n[{\"ifname\":\"mlx5_0\",\"port\":1,\"out_of_sequence\":17,\n"))
