@@ -55,6 +55,12 @@ func TestRDMADeviceNameSaysDriver(t *testing.T) {
 	if strings.Contains(f.Fix, "mlnx_qos") || strings.Contains(f.Fix, "rx_discards_phy") || !strings.Contains(f.Fix, "bnxt_re") {
 		t.Errorf("fix %q", f.Fix)
 	}
+	// The out-of-tree bnxt_re registers a bonded pair as bnxt_re_bond%d.
+	fs = synthFindings(t, Options{}, "link bnxt_re_bond0/1 local_ack_timeout_err 2211 packet_seq_err 4123 out_of_sequence 5123")
+	f = nicMustFind(t, fs, "counters.retransmission", Warn, "bnxt_re_bond0 port 1", "local_ack_timeout_err 2211")
+	if strings.Contains(f.Fix, "mlnx_qos") || !strings.Contains(f.Fix, "bnxt_re") {
+		t.Errorf("bond fix %q", f.Fix)
+	}
 	// A device udev named after its netdev says nothing: mlx5's names
 	// read as mlx5's.
 	fs = synthFindings(t, Options{}, "link rocep1s0f0/1 local_ack_timeout_err 2211 packet_seq_err 4123 out_of_sequence 5123")
