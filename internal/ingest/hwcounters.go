@@ -206,10 +206,16 @@ func (p *hwParser) sysfsLine(l Line, rest string) bool {
 // a full sysfs path), whose value the next line holds.
 func (p *hwParser) bannerLine(l Line, t string) bool {
 	if rest, ok := sysfsIBPath(t); ok && !strings.HasPrefix(t, "===") {
+		if dir, ok := cdInto(t); ok {
+			if k, ok := sysfsCounterDir(dir); ok {
+				p.cwd = &k
+			}
+			return false
+		}
 		dir, _, _ := strings.Cut(rest, "$")
 		dir, _, _ = strings.Cut(dir, "#")
 		dir = strings.TrimRight(strings.TrimSpace(dir), "/")
-		if k, ok := sysfsCounterDir(dir); ok && (strings.Contains(rest, "$") || strings.Contains(rest, "#") || isCdInto(t)) {
+		if k, ok := sysfsCounterDir(dir); ok && (strings.Contains(rest, "$") || strings.Contains(rest, "#")) {
 			p.cwd = &k
 		}
 		return false
@@ -234,11 +240,22 @@ func (p *hwParser) bannerLine(l Line, t string) bool {
 	return true
 }
 
-// isCdInto reports a cd into a sysfs infiniband directory, bare or after
-// a shell prompt ("[root@h ~]# cd /sys/class/infiniband/...").
-func isCdInto(t string) bool {
+// cdInto returns the directory under /sys/.../infiniband/ a cd enters,
+// bare or after a shell prompt ("[root@h ~]# cd /sys/class/infiniband/...")
+// and before the commands that follow it on its line ("&& for f in *; do
+// ...", "; for ...", "|| exit").
+func cdInto(t string) (string, bool) {
 	c, ok := findCommand(t, "cd")
-	return ok && len(c.Args) == 1 && strings.Contains(c.Args[0], "/infiniband/")
+	if !ok || len(c.Args) == 0 {
+		return "", false
+	}
+	arg, _, _ := strings.Cut(c.Args[0], "&&")
+	arg, _, _ = strings.Cut(arg, "||")
+	if len(c.Args) > 1 && c.Args[1] != "&&" && c.Args[1] != "||" {
+		return "", false
+	}
+	rest, ok := sysfsIBPath(arg)
+	return strings.TrimRight(rest, "/"), ok
 }
 
 // sysfsCounterDir parses "<dev>/ports/<p>/hw_counters" (or counters).

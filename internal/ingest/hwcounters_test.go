@@ -158,7 +158,9 @@ func TestHWCountersLoopBanners(t *testing.T) {
 			t.Errorf("%s = %+v, want %d", name, r, want)
 		}
 	}
-	for _, cd := range []string{"cd /sys/class/infiniband/mlx5_3/ports/1/hw_counters", "[root@gpu07 ~]# cd /sys/class/infiniband/mlx5_3/ports/1/hw_counters/"} {
+	for _, cd := range []string{"cd /sys/class/infiniband/mlx5_3/ports/1/hw_counters", "[root@gpu07 ~]# cd /sys/class/infiniband/mlx5_3/ports/1/hw_counters/",
+		`cd /sys/class/infiniband/mlx5_3/ports/1/hw_counters && for f in *; do echo "=== $f ==="; cat $f; done`,
+		`$ cd /sys/class/infiniband/mlx5_3/ports/1/hw_counters; for f in *; do echo "=== $f ==="; cat $f; done`} {
 		res := nicReadText(t, "synthetic", cd+"\n=== out_of_sequence ===\n12\n")
 		if h := nicArtifact[*HWCounters](t, res); len(h.Samples) != 1 || h.Samples[0].Device != "mlx5_3" {
 			t.Errorf("%s: %+v", cd, h.Samples)
