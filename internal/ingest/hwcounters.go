@@ -87,6 +87,9 @@ type hwParser struct {
 	// counter object's counters ("LQPN: <258>"), by object.
 	qpns     map[hwKey]string
 	moreFile *moreFile
+	// afterRule is set after a line of colons: a path alone on the next
+	// is the name of the file `more` prints.
+	afterRule bool
 	// cwd is the counter directory a prompt or cd last named
 	// ("/sys/class/infiniband/mlx5_1/ports/1/counters$ "), for a loop
 	// that prints each file's bare name.
@@ -110,10 +113,12 @@ func (p *hwParser) Feed(l Line) {
 		return
 	}
 	t := strings.TrimSpace(l.Text)
+	afterRule := p.afterRule
+	p.afterRule = isMoreRule(t)
 	if p.jsonLine(l, t) {
 		return
 	}
-	if rest, ok := sysfsIBPath(t); ok && p.sysfsLine(l, rest) {
+	if rest, ok := sysfsIBPath(t); ok && p.sysfsLine(l, rest, afterRule) {
 		p.out.lines.add(l)
 		return
 	}
@@ -187,10 +192,12 @@ func (p *hwParser) Feed(l Line) {
 
 // sysfsLine parses "<dev>/ports/<p>/hw_counters/<name>:<value>" (the part
 // after .../infiniband/), or notes the path alone, as `more` prints it
-// before the file's content.
-func (p *hwParser) sysfsLine(l Line, rest string) bool {
+// before the file's content. A name of several words the counters table
+// does not know is read after a value or between `more`'s rules (inMore),
+// where the path is the line's only content.
+func (p *hwParser) sysfsLine(l Line, rest string, inMore bool) bool {
 	path, val, ok := strings.Cut(rest, ":")
-	k, name, isCounter := sysfsCounterFile(path, ok)
+	k, name, isCounter := sysfsCounterFile(path, ok || inMore)
 	if !isCounter {
 		return false
 	}
@@ -203,7 +210,9 @@ func (p *hwParser) sysfsLine(l Line, rest string) bool {
 
 // bannerLine reads a prompt or cd that names a counter directory, and a
 // shell loop's "=== ./<name> ===" banner of a counter file in it (or of
-// a full sysfs path), whose value the next line holds.
+// a full sysfs path), whose value the next line holds. The banner bounds
+// the name, so one of several words is read whether or not the counters
+// table knows it.
 func (p *hwParser) bannerLine(l Line, t string) bool {
 	if rest, ok := sysfsIBPath(t); ok && !strings.HasPrefix(t, "===") {
 		if dir, ok := cdInto(t); ok {
@@ -226,14 +235,14 @@ func (p *hwParser) bannerLine(l Line, t string) bool {
 	}
 	name := strings.TrimPrefix(strings.TrimSpace(strings.TrimSuffix(inner, "===")), "./")
 	if rest, ok := sysfsIBPath(name); ok {
-		k, n, ok := sysfsCounterFile(rest, false)
+		k, n, ok := sysfsCounterFile(rest, true)
 		if !ok {
 			return false
 		}
 		p.moreFile = &moreFile{key: k, name: n, path: l}
 		return true
 	}
-	if p.cwd == nil || !isCounterFileName(name, false) {
+	if p.cwd == nil || !isCounterFileName(name, true) {
 		return false
 	}
 	p.moreFile = &moreFile{key: *p.cwd, name: strings.Clone(name), path: l}

@@ -233,6 +233,21 @@ func TestHWCountersSysfsNamesOfSeveralWords(t *testing.T) {
 			}
 		}
 	}
+	// Names of several words the counters table does not know ("CRC
+	// errors", "Rx atomics": irdma's GEN3 prints such names) are read in
+	// every form, as grep's already were: `more`'s rules and the banner
+	// bound the name.
+	for _, text := range []string{
+		"# synthetic\n" + dir + "CRC errors:3\n" + dir + "Rx atomics:5\n",
+		"# synthetic\n::::::::::::::\n" + dir + "CRC errors\n::::::::::::::\n3\n::::::::::::::\n" + dir + "Rx atomics\n::::::::::::::\n5\n",
+		"# synthetic\ncd " + dir + "\n=== ./CRC errors ===\n3\n=== ./Rx atomics ===\n5\n",
+		"# synthetic\n=== " + dir + "CRC errors ===\n3\n=== " + dir + "Rx atomics ===\n5\n",
+	} {
+		h := nicArtifact[*HWCounters](t, nicReadText(t, "irdma-sysfs-unknown.txt", text))
+		if len(h.Samples) != 1 || nicValue(t, &h.Samples[0], "CRC errors") != 3 || nicValue(t, &h.Samples[0], "Rx atomics") != 5 {
+			t.Errorf("%q: samples %+v", text, h.Samples)
+		}
+	}
 	prose := "# synthetic\n" + dir + "out_of_sequence stays at\n0\n"
 	if res := nicReadText(t, "prose.txt", prose); len(res.Artifacts) != 0 {
 		t.Errorf("a path and prose read as counters: %+v", res.Artifacts)
