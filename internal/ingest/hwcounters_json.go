@@ -94,9 +94,8 @@ func (p *hwParser) readJSON(lines []Line) {
 	dec := json.NewDecoder(strings.NewReader(jsonText(lines)))
 	dec.UseNumber()
 	if err := dec.Decode(&objs); err != nil {
-		if _, ok := err.(*json.SyntaxError); ok {
-			p.garbleJSON(lines, "an rdma -j statistic array ("+err.Error()+")")
-		}
+		// A syntax error, or an element that is no object ("[1,2]").
+		p.garbleJSON(lines, "an rdma -j statistic array of port objects ("+err.Error()+")")
 		return
 	}
 	from := 0

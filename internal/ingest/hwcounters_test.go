@@ -331,6 +331,11 @@ func TestHWCountersRdmaJSON(t *testing.T) {
 	if len(h.Garbled) != 1 || h.Garbled[0].Line != 2 || len(h.Samples) != 0 {
 		t.Errorf("cut array: %+v %+v", h.Garbled, h.Samples)
 	}
+	// An array with an element that is no object is reported, not dropped.
+	h = nicArtifact[*HWCounters](t, nicReadText(t, "not-objects.txt", "$ rdma -j statistic show\n[{\"ifname\":\"mlx5_0\",\"port\":1,\"out_of_sequence\":3},2]\n"))
+	if len(h.Garbled) != 1 || h.Garbled[0].Line != 2 || !strings.Contains(h.Garbled[0].Expected, "cannot unmarshal number") {
+		t.Errorf("array of numbers: %+v", h.Garbled)
+	}
 	// An ethtool --json array has no port objects: no counters.
 	if res := nicReadText(t, "ethtool-j.txt", "[ {\n        \"ifname\": \"eth0\",\n        \"eth-mac\": {\n            \"FramesReceivedOK\": 5\n        }\n    } ]\n"); len(res.Artifacts) > 0 {
 		for _, a := range res.Artifacts {
