@@ -206,3 +206,13 @@ func TestECNMarkingDenominator(t *testing.T) {
 		}
 	}
 }
+
+// SYNTHETIC: an `rdma -j statistic` array with an element that is no
+// object was dropped without a word; it is input.garbled at its '['.
+func TestRdmaJSONNotObjectsGarbled(t *testing.T) {
+	fs := synthFindings(t, Options{}, "$ rdma -j statistic show", `[{"ifname":"mlx5_0","port":1,"out_of_sequence":3},2]`)
+	f := nicMustFind(t, fs, "input.garbled", Warn)
+	if len(f.Evidence) == 0 || !strings.Contains(f.Evidence[0].String(), ":2:") || !strings.Contains(f.Title+f.Mechanism, "cannot unmarshal number") {
+		t.Errorf("finding %+v", f)
+	}
+}
