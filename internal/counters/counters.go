@@ -131,14 +131,15 @@ func VendorNamed(name string) (Vendor, bool) {
 
 // VendorOfDevice returns the RDMA driver that named device dev, by the
 // name it registers its devices under (ib_register_device's format):
-// mlx5_%d and mlx5_bond_%d (mlx5_ib), bnxt_re%d, irdma%d, ionic_%d (ionic_rdma), efa_%d
+// mlx5_%d and mlx5_bond_%d (mlx5_ib), bnxt_re%d and bnxt_re_bond%d (the
+// out-of-tree bnxt_re's bonded devices), irdma%d, ionic_%d (ionic_rdma), efa_%d
 // and mana_%d. A device udev renamed after its netdev (rocep1s0f0) does
 // not say; false for it and for drivers the table does not know.
 func VendorOfDevice(dev string) (Vendor, bool) {
 	for _, d := range []struct {
 		prefix string
 		v      Vendor
-	}{{"mlx5_bond_", MLX5}, {"mlx5_", MLX5}, {"bnxt_re", BNXTRE}, {"irdma", IRDMA}, {"ionic_", IONIC}, {"efa_", EFA}, {"mana_", MANA}} {
+	}{{"mlx5_bond_", MLX5}, {"mlx5_", MLX5}, {"bnxt_re_bond", BNXTRE}, {"bnxt_re", BNXTRE}, {"irdma", IRDMA}, {"ionic_", IONIC}, {"efa_", EFA}, {"mana_", MANA}} {
 		if rest, ok := strings.CutPrefix(dev, d.prefix); ok && rest != "" && strings.Trim(rest, "0123456789") == "" {
 			return d.v, true
 		}

@@ -194,12 +194,12 @@ func TestProvenance(t *testing.T) {
 
 // An RDMA device's registered name says its driver; a renamed one does not.
 func TestVendorOfDevice(t *testing.T) {
-	for dev, want := range map[string]Vendor{"mlx5_0": MLX5, "mlx5_12": MLX5, "mlx5_bond_0": MLX5, "bnxt_re0": BNXTRE, "irdma1": IRDMA, "ionic_3": IONIC, "efa_0": EFA, "mana_0": MANA} {
+	for dev, want := range map[string]Vendor{"mlx5_0": MLX5, "mlx5_12": MLX5, "mlx5_bond_0": MLX5, "bnxt_re0": BNXTRE, "bnxt_re_bond0": BNXTRE, "irdma1": IRDMA, "ionic_3": IONIC, "efa_0": EFA, "mana_0": MANA} {
 		if v, ok := VendorOfDevice(dev); !ok || v != want {
 			t.Errorf("%s: %v %v, want %v", dev, v, ok, want)
 		}
 	}
-	for _, dev := range []string{"rocep1s0f0", "bnxt_re", "irdma", "hns_0", "rxe0", "ionic_x"} {
+	for _, dev := range []string{"rocep1s0f0", "bnxt_re", "bnxt_re_bond", "irdma", "hns_0", "rxe0", "ionic_x"} {
 		if v, ok := VendorOfDevice(dev); ok {
 			t.Errorf("%s: %v", dev, v)
 		}

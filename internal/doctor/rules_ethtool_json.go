@@ -6,13 +6,7 @@ import "rocelab/internal/ingest"
 // take: cut by the end of the paste or a command typed after it, or not
 // JSON, so the readings in them were judged by no rule.
 func ethtoolJSONRules() []Rule {
-	return []Rule{{IDs: []string{"input.garbled"}, Check: checkEthtoolJSONGarbled}, {IDs: []string{"input.garbled"}, Check: checkRdmaJSONGarbled}}
-}
-
-func checkRdmaJSONGarbled(inc *Incident) []Finding {
-	return garbledOf(inc, "rdma -j statistic output", func(a *ingest.HWCounters) []ingest.Garble { return a.Garbled },
-		"This array opens as `rdma -j statistic` prints one (after its command, or with \"ifname\" and \"port\" keys) but does not parse as JSON or ends before its closing ']': the paste was cut or edited, so the counters in it were judged by no rule.",
-		"Paste the whole output: `rdma -j statistic show | tee rdma-stat.json`, or the text form without -j.")
+	return []Rule{{IDs: []string{"input.garbled"}, Check: checkEthtoolJSONGarbled}}
 }
 
 func checkEthtoolJSONGarbled(inc *Incident) []Finding {

@@ -351,3 +351,11 @@ func checkHostECN(inc *Incident) []Finding {
 		}, s, "Host ECN marking")}
 	})
 }
+
+// checkRdmaJSONGarbled reports `rdma -j statistic` arrays the hw_counters
+// reader could not take: cut, not JSON, or with elements no port object.
+func checkRdmaJSONGarbled(inc *Incident) []Finding {
+	return garbledOf(inc, "rdma -j statistic output", func(a *ingest.HWCounters) []ingest.Garble { return a.Garbled },
+		"This array opens as `rdma -j statistic` prints one (after its command, or with \"ifname\" and \"port\" keys) but does not parse as JSON, holds an element that is no object, or ends before its closing ']': the paste was cut or edited, so the counters in it were judged by no rule.",
+		"Paste the whole output: `rdma -j statistic show | tee rdma-stat.json`, or the text form without -j.")
+}

@@ -55,6 +55,12 @@ func TestRDMADeviceNameSaysDriver(t *testing.T) {
 	if strings.Contains(f.Fix, "mlnx_qos") || strings.Contains(f.Fix, "rx_discards_phy") || !strings.Contains(f.Fix, "bnxt_re") {
 		t.Errorf("fix %q", f.Fix)
 	}
+	// The out-of-tree bnxt_re registers a bonded pair as bnxt_re_bond%d.
+	fs = synthFindings(t, Options{}, "link bnxt_re_bond0/1 local_ack_timeout_err 2211 packet_seq_err 4123 out_of_sequence 5123")
+	f = nicMustFind(t, fs, "counters.retransmission", Warn, "bnxt_re_bond0 port 1", "local_ack_timeout_err 2211")
+	if strings.Contains(f.Fix, "mlnx_qos") || !strings.Contains(f.Fix, "bnxt_re") {
+		t.Errorf("bond fix %q", f.Fix)
+	}
 	// A device udev named after its netdev says nothing: mlx5's names
 	// read as mlx5's.
 	fs = synthFindings(t, Options{}, "link rocep1s0f0/1 local_ack_timeout_err 2211 packet_seq_err 4123 out_of_sequence 5123")
@@ -198,5 +204,15 @@ func TestECNMarkingDenominator(t *testing.T) {
 		if strings.Contains(f.Title, "light") && !strings.Contains(f.Title, "%") {
 			t.Errorf("light without a ratio: %s", f.Title)
 		}
+	}
+}
+
+// SYNTHETIC: an `rdma -j statistic` array with an element that is no
+// object was dropped without a word; it is input.garbled at its '['.
+func TestRdmaJSONNotObjectsGarbled(t *testing.T) {
+	fs := synthFindings(t, Options{}, "$ rdma -j statistic show", `[{"ifname":"mlx5_0","port":1,"out_of_sequence":3},2]`)
+	f := nicMustFind(t, fs, "input.garbled", Warn)
+	if len(f.Evidence) == 0 || !strings.Contains(f.Evidence[0].String(), ":2:") || !strings.Contains(f.Title+f.Mechanism, "cannot unmarshal number") {
+		t.Errorf("finding %+v", f)
 	}
 }

@@ -87,6 +87,9 @@ type hwParser struct {
 	// counter object's counters ("LQPN: <258>"), by object.
 	qpns     map[hwKey]string
 	moreFile *moreFile
+	// afterRule is set after a line of colons: a path alone on the next
+	// is the name of the file `more` prints.
+	afterRule bool
 	// cwd is the counter directory a prompt or cd last named
 	// ("/sys/class/infiniband/mlx5_1/ports/1/counters$ "), for a loop
 	// that prints each file's bare name.
@@ -110,10 +113,12 @@ func (p *hwParser) Feed(l Line) {
 		return
 	}
 	t := strings.TrimSpace(l.Text)
+	afterRule := p.afterRule
+	p.afterRule = isMoreRule(t)
 	if p.jsonLine(l, t) {
 		return
 	}
-	if rest, ok := sysfsIBPath(t); ok && p.sysfsLine(l, rest) {
+	if rest, ok := sysfsIBPath(t); ok && p.sysfsLine(l, rest, afterRule) {
 		p.out.lines.add(l)
 		return
 	}
@@ -187,10 +192,12 @@ func (p *hwParser) Feed(l Line) {
 
 // sysfsLine parses "<dev>/ports/<p>/hw_counters/<name>:<value>" (the part
 // after .../infiniband/), or notes the path alone, as `more` prints it
-// before the file's content.
-func (p *hwParser) sysfsLine(l Line, rest string) bool {
+// before the file's content. A name of several words the counters table
+// does not know is read after a value or between `more`'s rules (inMore),
+// where the path is the line's only content.
+func (p *hwParser) sysfsLine(l Line, rest string, inMore bool) bool {
 	path, val, ok := strings.Cut(rest, ":")
-	k, name, isCounter := sysfsCounterFile(path, ok)
+	k, name, isCounter := sysfsCounterFile(path, ok || inMore)
 	if !isCounter {
 		return false
 	}
@@ -203,13 +210,21 @@ func (p *hwParser) sysfsLine(l Line, rest string) bool {
 
 // bannerLine reads a prompt or cd that names a counter directory, and a
 // shell loop's "=== ./<name> ===" banner of a counter file in it (or of
-// a full sysfs path), whose value the next line holds.
+// a full sysfs path), whose value the next line holds. The banner bounds
+// the name, so one of several words is read whether or not the counters
+// table knows it.
 func (p *hwParser) bannerLine(l Line, t string) bool {
 	if rest, ok := sysfsIBPath(t); ok && !strings.HasPrefix(t, "===") {
+		if dir, ok := cdInto(t); ok {
+			if k, ok := sysfsCounterDir(dir); ok {
+				p.cwd = &k
+			}
+			return false
+		}
 		dir, _, _ := strings.Cut(rest, "$")
 		dir, _, _ = strings.Cut(dir, "#")
 		dir = strings.TrimRight(strings.TrimSpace(dir), "/")
-		if k, ok := sysfsCounterDir(dir); ok && (strings.Contains(rest, "$") || strings.Contains(rest, "#") || isCdInto(t)) {
+		if k, ok := sysfsCounterDir(dir); ok && (strings.Contains(rest, "$") || strings.Contains(rest, "#")) {
 			p.cwd = &k
 		}
 		return false
@@ -220,25 +235,36 @@ func (p *hwParser) bannerLine(l Line, t string) bool {
 	}
 	name := strings.TrimPrefix(strings.TrimSpace(strings.TrimSuffix(inner, "===")), "./")
 	if rest, ok := sysfsIBPath(name); ok {
-		k, n, ok := sysfsCounterFile(rest, false)
+		k, n, ok := sysfsCounterFile(rest, true)
 		if !ok {
 			return false
 		}
 		p.moreFile = &moreFile{key: k, name: n, path: l}
 		return true
 	}
-	if p.cwd == nil || !isCounterFileName(name, false) {
+	if p.cwd == nil || !isCounterFileName(name, true) {
 		return false
 	}
 	p.moreFile = &moreFile{key: *p.cwd, name: strings.Clone(name), path: l}
 	return true
 }
 
-// isCdInto reports a cd into a sysfs infiniband directory, bare or after
-// a shell prompt ("[root@h ~]# cd /sys/class/infiniband/...").
-func isCdInto(t string) bool {
+// cdInto returns the directory under /sys/.../infiniband/ a cd enters,
+// bare or after a shell prompt ("[root@h ~]# cd /sys/class/infiniband/...")
+// and before the commands that follow it on its line ("&& for f in *; do
+// ...", "; for ...", "|| exit").
+func cdInto(t string) (string, bool) {
 	c, ok := findCommand(t, "cd")
-	return ok && len(c.Args) == 1 && strings.Contains(c.Args[0], "/infiniband/")
+	if !ok || len(c.Args) == 0 {
+		return "", false
+	}
+	arg, _, _ := strings.Cut(c.Args[0], "&&")
+	arg, _, _ = strings.Cut(arg, "||")
+	if len(c.Args) > 1 && c.Args[1] != "&&" && c.Args[1] != "||" {
+		return "", false
+	}
+	rest, ok := sysfsIBPath(arg)
+	return strings.TrimRight(rest, "/"), ok
 }
 
 // sysfsCounterDir parses "<dev>/ports/<p>/hw_counters" (or counters).
@@ -437,6 +463,13 @@ func qpObject(f []string) (string, []string) {
 	if i == 0 {
 		return "", f
 	}
+	return qpName(attrs), f[i:]
+}
+
+// qpName names a counter object by its attributes (lower-case keys:
+// cntn, lqpn, comm, pid): "QP 178 of ibv_rc_pingpong, pid 30489", or
+// "counter 4" without a QP.
+func qpName(attrs map[string]string) string {
 	name := strings.TrimSpace("counter " + attrs["cntn"])
 	if q := attrs["lqpn"]; q != "" {
 		name = "QP " + q
@@ -447,7 +480,7 @@ func qpObject(f []string) (string, []string) {
 	if pid := attrs["pid"]; pid != "" {
 		name += ", pid " + pid
 	}
-	return name, f[i:]
+	return name
 }
 
 // maxNameWords bounds a counter name of several words: irdma's GEN3

@@ -13,7 +13,11 @@ import (
 //
 //	[{"ifname":"mlx5_0","port":1,"rx_write_requests":0,"out_of_sequence":17,...}]
 //
-// on one line, or spread over many with -p ("[ {" first). The parser
+// on one line, or spread over many with -p ("[ {" first). `rdma -j
+// statistic qp show` prints a counter object per element instead, its
+// "ifindex", "cntn", "qp-type", "pid", "comm" and "lqpn" (a list of the
+// QPs bound to it) beside the counters (iproute2's rdma/stat.c
+// res_counter_line); each object is its own sample. The parser
 // gathers the array as ethtool --json's reader does and reads each port
 // object's numeric keys as its counters; keys that are no counter
 // (strings, lists, objects) are left.
@@ -39,10 +43,12 @@ func rdmaJSONCommand(t string) bool {
 
 // jsonLine gathers a line of an `rdma -j statistic` array and reports
 // whether it was one: an array opens on the line after such a command, or
-// on a line that opens one with a port object ("[{"ifname"", "[ {").
+// on a line that opens one with a port object ("[{"ifname"", "[ {") or a
+// qp counter object ("[{"ifindex"" with "cntn"; ip -j's links have none).
 func (p *hwParser) jsonLine(l Line, t string) bool {
 	if !p.json.open() {
-		opens := strings.HasPrefix(t, "[") && (p.jsonNext || strings.HasPrefix(t, `[{"ifname"`) || t == "[ {")
+		opens := strings.HasPrefix(t, "[") && (p.jsonNext || strings.HasPrefix(t, `[{"ifname"`) || t == "[ {" ||
+			strings.HasPrefix(t, `[{"ifindex"`) && strings.Contains(t, `"cntn"`))
 		p.jsonNext = rdmaJSONCommand(t)
 		if !opens {
 			return p.jsonNext
@@ -88,9 +94,8 @@ func (p *hwParser) readJSON(lines []Line) {
 	dec := json.NewDecoder(strings.NewReader(jsonText(lines)))
 	dec.UseNumber()
 	if err := dec.Decode(&objs); err != nil {
-		if _, ok := err.(*json.SyntaxError); ok {
-			p.garbleJSON(lines, "an rdma -j statistic array ("+err.Error()+")")
-		}
+		// A syntax error, or an element that is no object ("[1,2]").
+		p.garbleJSON(lines, "an rdma -j statistic array of port objects ("+err.Error()+")")
 		return
 	}
 	from := 0
@@ -101,14 +106,14 @@ func (p *hwParser) readJSON(lines []Line) {
 			continue
 		}
 		from = lineNaming(lines, from, `"ifname"`)
-		k := hwKey{dev: dev, port: port}
+		k := hwKey{dev: dev, port: port, obj: jsonQPObject(o)}
 		names := make([]string, 0, len(o))
 		for name := range o {
 			names = append(names, name)
 		}
 		slices.Sort(names)
 		for _, name := range names {
-			if name == "ifname" || name == "port" || !isCounterFileName(name, true) {
+			if slices.Contains(jsonPortKeys, name) || slices.Contains(qpAttrs, name) || !isCounterFileName(name, true) {
 				continue
 			}
 			var n json.Number
@@ -136,4 +141,36 @@ func lineNaming(lines []Line, from int, s string) int {
 		}
 	}
 	return min(from, len(lines)-1)
+}
+
+// jsonPortKeys name the port an object of `rdma -j statistic` belongs to;
+// they are no counters.
+var jsonPortKeys = []string{"ifindex", "ifname", "port"}
+
+// jsonQPObject names the counter object of an `rdma -j statistic qp show`
+// object, which holds "cntn", "qp-type", "pid", "comm" and the QPs bound
+// to it as "lqpn":[178,...] beside its counters; "" for a port's object.
+func jsonQPObject(o map[string]json.RawMessage) string {
+	attrs := map[string]string{}
+	for _, a := range []string{"cntn", "pid", "comm"} {
+		var v any
+		if dec := json.NewDecoder(strings.NewReader(string(o[a]))); o[a] != nil {
+			dec.UseNumber()
+			if dec.Decode(&v) == nil && v != nil {
+				attrs[a] = fmt.Sprint(v)
+			}
+		}
+	}
+	var qps []json.Number
+	if json.Unmarshal(o["lqpn"], &qps) == nil && len(qps) > 0 {
+		q := make([]string, len(qps))
+		for i, n := range qps {
+			q[i] = n.String()
+		}
+		attrs["lqpn"] = strings.Join(q, ",")
+	}
+	if len(attrs) == 0 {
+		return ""
+	}
+	return qpName(attrs)
 }

@@ -1,6 +1,9 @@
 package ingest
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // synthetic: the three forms of RDMA port counters.
 const (
@@ -155,7 +158,9 @@ func TestHWCountersLoopBanners(t *testing.T) {
 			t.Errorf("%s = %+v, want %d", name, r, want)
 		}
 	}
-	for _, cd := range []string{"cd /sys/class/infiniband/mlx5_3/ports/1/hw_counters", "[root@gpu07 ~]# cd /sys/class/infiniband/mlx5_3/ports/1/hw_counters/"} {
+	for _, cd := range []string{"cd /sys/class/infiniband/mlx5_3/ports/1/hw_counters", "[root@gpu07 ~]# cd /sys/class/infiniband/mlx5_3/ports/1/hw_counters/",
+		`cd /sys/class/infiniband/mlx5_3/ports/1/hw_counters && for f in *; do echo "=== $f ==="; cat $f; done`,
+		`$ cd /sys/class/infiniband/mlx5_3/ports/1/hw_counters; for f in *; do echo "=== $f ==="; cat $f; done`} {
 		res := nicReadText(t, "synthetic", cd+"\n=== out_of_sequence ===\n12\n")
 		if h := nicArtifact[*HWCounters](t, res); len(h.Samples) != 1 || h.Samples[0].Device != "mlx5_3" {
 			t.Errorf("%s: %+v", cd, h.Samples)
@@ -228,6 +233,21 @@ func TestHWCountersSysfsNamesOfSeveralWords(t *testing.T) {
 			}
 		}
 	}
+	// Names of several words the counters table does not know ("CRC
+	// errors", "Rx atomics": irdma's GEN3 prints such names) are read in
+	// every form, as grep's already were: `more`'s rules and the banner
+	// bound the name.
+	for _, text := range []string{
+		"# synthetic\n" + dir + "CRC errors:3\n" + dir + "Rx atomics:5\n",
+		"# synthetic\n::::::::::::::\n" + dir + "CRC errors\n::::::::::::::\n3\n::::::::::::::\n" + dir + "Rx atomics\n::::::::::::::\n5\n",
+		"# synthetic\ncd " + dir + "\n=== ./CRC errors ===\n3\n=== ./Rx atomics ===\n5\n",
+		"# synthetic\n=== " + dir + "CRC errors ===\n3\n=== " + dir + "Rx atomics ===\n5\n",
+	} {
+		h := nicArtifact[*HWCounters](t, nicReadText(t, "irdma-sysfs-unknown.txt", text))
+		if len(h.Samples) != 1 || nicValue(t, &h.Samples[0], "CRC errors") != 3 || nicValue(t, &h.Samples[0], "Rx atomics") != 5 {
+			t.Errorf("%q: samples %+v", text, h.Samples)
+		}
+	}
 	prose := "# synthetic\n" + dir + "out_of_sequence stays at\n0\n"
 	if res := nicReadText(t, "prose.txt", prose); len(res.Artifacts) != 0 {
 		t.Errorf("a path and prose read as counters: %+v", res.Artifacts)
@@ -289,10 +309,32 @@ func TestHWCountersRdmaJSON(t *testing.T) {
 			t.Errorf("device %q", s.Device)
 		}
 	}
+	// `rdma -j statistic qp show` (the keys iproute2's rdma/stat.c
+	// res_counter_line prints, synthetic values): each counter object on
+	// a port is its own sample named by its QPs, two arrays pair it
+	// before/after, and ifindex, cntn and pid are no counters.
+	qp := `[{"ifindex":3,"ifname":"mlx5_0","port":1,"cntn":4,"qp-type":"RC","pid":30489,"comm":"ib_write_bw","out_of_sequence":2,"packet_seq_err":1,"lqpn":[178]},` +
+		`{"ifindex":3,"ifname":"mlx5_0","port":1,"cntn":5,"qp-type":"RC","pid":30490,"comm":"ib_read_bw","out_of_sequence":0,"lqpn":[179,180]}]` + "\n"
+	h = nicArtifact[*HWCounters](t, nicReadText(t, "rdma-j-qp.txt", "$ rdma -j statistic qp show\n"+qp+strings.Replace(qp, `"out_of_sequence":2`, `"out_of_sequence":9`, 1)))
+	objs := map[string]uint64{}
+	for _, s := range h.Samples {
+		if s.Device != "mlx5_0" || s.Port != 1 || s.Before == nil || s.After.has("ifindex") || s.After.has("cntn") || s.After.has("pid") {
+			t.Errorf("qp sample %q %+v", s.Object, s.After)
+		}
+		objs[s.Object] = nicValue(t, &s, "out_of_sequence")
+	}
+	if len(objs) != 2 || objs["QP 178 of ib_write_bw, pid 30489"] != 7 || objs["QP 179,180 of ib_read_bw, pid 30490"] != 0 {
+		t.Errorf("qp objects %v", objs)
+	}
 	// A cut array is reported where it opens, not dropped.
 	h = nicArtifact[*HWCounters](t, nicReadText(t, "cut.txt", "$ rdma -j statistic show\n[{\"ifname\":\"mlx5_0\",\"port\":1,\"out_of_sequence\":17,\n"))
 	if len(h.Garbled) != 1 || h.Garbled[0].Line != 2 || len(h.Samples) != 0 {
 		t.Errorf("cut array: %+v %+v", h.Garbled, h.Samples)
+	}
+	// An array with an element that is no object is reported, not dropped.
+	h = nicArtifact[*HWCounters](t, nicReadText(t, "not-objects.txt", "$ rdma -j statistic show\n[{\"ifname\":\"mlx5_0\",\"port\":1,\"out_of_sequence\":3},2]\n"))
+	if len(h.Garbled) != 1 || h.Garbled[0].Line != 2 || !strings.Contains(h.Garbled[0].Expected, "cannot unmarshal number") {
+		t.Errorf("array of numbers: %+v", h.Garbled)
 	}
 	// An ethtool --json array has no port objects: no counters.
 	if res := nicReadText(t, "ethtool-j.txt", "[ {\n        \"ifname\": \"eth0\",\n        \"eth-mac\": {\n            \"FramesReceivedOK\": 5\n        }\n    } ]\n"); len(res.Artifacts) > 0 {
