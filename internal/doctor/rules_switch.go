@@ -92,7 +92,9 @@ func checkSwitchGarbled(inc *Incident) []Finding {
 var sonicLossless = []int{3, 4}
 
 // switchLossless returns the lossless queues: those the PFC watchdog
-// watches, else those PFC is enabled on per the hosts' mlnx_qos, else
+// watches, else the traffic classes `nv show qos roce` maps its PFC
+// priorities to (none in a lossy mode), else those PFC is enabled on per
+// the switch, else
 // SONiC's default 3 and 4, and says where it came from.
 func switchLossless(inc *Incident) ([]int, string) {
 	seen := map[int]bool{}
@@ -108,6 +110,14 @@ func switchLossless(inc *Incident) ([]int, string) {
 	if len(qs) > 0 {
 		sort.Ints(qs)
 		return qs, "the queues the PFC watchdog watches"
+	}
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		if r := s.NVUERoCE; r != nil {
+			if len(r.Lossless) == 0 {
+				return nil, "`nv show qos roce`: RoCE mode " + r.Mode + ", no lossless traffic class"
+			}
+			return slices.Clone(r.Lossless), "the traffic classes `nv show qos roce` maps its PFC priorities to"
+		}
 	}
 	for _, s := range All[*ingest.SwitchCounters](inc) {
 		if prios, _ := s.LosslessPrios(); len(prios) > 0 {
