@@ -155,3 +155,17 @@ func TestNVUERoCECountersLossy(t *testing.T) {
 	}
 	nicMustFind(t, fs, "switch.queue.drops", Warn, "swp1 UC3")
 }
+
+// SYNTHETIC: rx-roce-stats' no-buffer-discard is RoCE dropped at ingress
+// (the lossless priority group's buffer and headroom overflowed): read as
+// a lossless PG's drops.
+func TestNVUERoCEIngressDiscards(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"cumulus@leaf1:mgmt:~$ nv show interface swp5 qos roce counters",
+		"                               operational   applied  description",
+		"rx-stats",
+		"  rx-roce-stats",
+		"    no-buffer-discard          812                    Rx buffer discards for RoCE traffic",
+		"    roce-packets               7000000                Rx RoCE Packets")
+	nicMustFind(t, fs, "switch.queue.drops", Error, "leaf1 swp5 PG3: 812 packets dropped at ingress on lossless priority group 3")
+}

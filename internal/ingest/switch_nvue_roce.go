@@ -53,7 +53,9 @@ func isNVUERoCECounters(lines []Line) bool {
 
 // readRoCECounters reads the tree into the port's queue counts (RoCE's
 // traffic class: packets and bytes sent, unicast-no-buffer-discard as its
-// drops; the CNP class likewise), ECN marks and PFC frames (rx and tx
+// drops, approximate when NVUE printed it with a unit; the CNP class
+// likewise), rx-roce-stats' no-buffer-discard as RoCE's ingress
+// (priority group) drops, ECN marks and PFC frames (rx and tx
 // pause-packets on RoCE's priority). A row of a section read whose count
 // does not read is garbled at its place; sections not named above (the
 // non-RoCE and buffer-usage rows) are not read.
@@ -85,7 +87,7 @@ func readRoCECounters(o *SwitchCounters, b nvueBlock) {
 			q = &roce
 		case "tx-cnp-stats":
 			q = &cnp
-		case "tx-ecn-stats", "rx-pfc-stats", "tx-pfc-stats":
+		case "tx-ecn-stats", "rx-pfc-stats", "tx-pfc-stats", "rx-roce-stats":
 		default:
 			continue
 		}
@@ -106,12 +108,18 @@ func readRoCECounters(o *SwitchCounters, b nvueBlock) {
 		case q != nil && (f[0] == "roce-bytes" || f[0] == "cnp-bytes"):
 			q.Bytes = v
 		case q != nil && f[0] == "unicast-no-buffer-discard":
-			q.DropPkts = int64(min(v, 1<<62))
+			q.DropPkts, q.DropsApprox = int64(min(v, 1<<62)), strings.ContainsAny(cell, "KMG")
 			if q.Evidence.Line == 0 || v > 0 {
 				q.Evidence = ev
 			}
 		case section == "tx-ecn-stats" && f[0] == "ecn-marked-packets":
 			wred.ECNMarks, wred.Evidence = int64(min(v, 1<<62)), ev
+		case section == "rx-roce-stats" && f[0] == "no-buffer-discard":
+			// RoCE dropped at ingress: its lossless priority group's
+			// buffer and headroom overflowed. The output names no PG: it
+			// is numbered as RoCE's traffic class, the doctor's lossless
+			// set.
+			o.PGDrops = appendCapped(o.PGDrops, PGDrop{Port: port, PG: r.TC, Packets: v, Evidence: ev}, maxSwitchRows, &o.Omitted)
 		case f[0] == "pause-packets":
 			dir := RX
 			if section == "tx-pfc-stats" {

@@ -65,3 +65,16 @@ func TestNVUETableCap(t *testing.T) {
 		t.Errorf("error %q", e)
 	}
 }
+
+// SYNTHETIC: a RoCE discard count NVUE printed with a unit is read back
+// to the precision shown and marked approximate.
+func TestNVUERoCEDiscardsApprox(t *testing.T) {
+	s := switchLines(t, "roce.txt", "cumulus@leaf1:mgmt:~$ nv show interface swp1 qos roce counters",
+		"                               operational   applied  description",
+		"tx-stats", "  tx-roce-stats",
+		"    roce-packets               900                    Tx RoCE Packets",
+		"    unicast-no-buffer-discard  75.19 KB               Tx buffer discards for RoCE traffic")
+	if len(s.Queues) != 1 || !s.Queues[0].DropsApprox || s.Queues[0].DropPkts != 76995 {
+		t.Errorf("queues: %+v", s.Queues)
+	}
+}
