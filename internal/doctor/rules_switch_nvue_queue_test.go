@@ -94,7 +94,10 @@ func TestNVUERoCECountersGarbled(t *testing.T) {
 		"    unicast-no-buffer-discard  4                      Tx buffer discards for CNP traffic",
 		"  tx-roce-stats",
 		"    roce-packets               12x                    Tx RoCE Packets")
-	nicMustFind(t, fs, "input.garbled", Warn, "")
+	g := nicMustFind(t, fs, "input.garbled", Warn, "")
+	if !strings.Contains(g.Fix, "nv show interface <swp> qos roce counters") {
+		t.Errorf("the fix names another command: %s", g.Fix)
+	}
 	for _, f := range fs {
 		if f.ID == "input.garbled" && !strings.Contains(f.Evidence[0].Text, "12x") {
 			t.Errorf("garbled at %+v, want the roce-packets row", f.Evidence)
