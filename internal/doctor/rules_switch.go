@@ -69,8 +69,8 @@ func checkSwitchCutRows(inc *Incident) []Finding {
 }
 
 // checkSwitchGarbled says which switch tables began as their tool prints
-// them and could not be read (`nv show qos roce`), so that no rule judged
-// them.
+// them and could not be read (`nv show qos roce`, `nv show interface <swp>
+// qos roce counters`), so that no rule judged them.
 func checkSwitchGarbled(inc *Incident) []Finding {
 	var fs []Finding
 	for _, s := range All[*ingest.SwitchCounters](inc) {
@@ -79,8 +79,8 @@ func checkSwitchGarbled(inc *Incident) []Finding {
 				ID: "input.garbled", Severity: Warn, Layer: LayerInput,
 				Title:     fmt.Sprintf("%s: a switch table could not be read: %s", s.Source(), g.Error(s.Source())),
 				Evidence:  []Evidence{{File: s.Source(), Line: g.Line, Text: g.Text}},
-				Mechanism: "The table begins as the switch prints it (`nv show qos roce`'s \"operational  applied\" header) but does not go on as it does (edited, cut, or wrapped in transit), so its PFC priorities and ECN thresholds were judged by no rule.",
-				Fix:       "Pass the command's unedited output (`nv show qos roce > roce.txt` on the switch), or the configuration it shows (`nv config show -o yaml`) to `rocelab lint`.",
+				Mechanism: "The table begins as the switch prints it (an NVUE `nv show` table's \"operational  applied\" header: `nv show qos roce` or `nv show interface <swp> qos roce counters`) but does not go on as it does (edited, cut, wrapped in transit, or longer than one such table), so its PFC priorities, ECN thresholds or RoCE counters were judged by no rule.",
+				Fix:       "Pass each command's unedited output once (`nv show qos roce > roce.txt`, `nv show interface <swp> qos roce counters > counters.txt` on the switch); for the RoCE configuration, `nv config show -o yaml` to `rocelab lint`.",
 			}.per(s.Source(), "input", "Inputs with tables that could not be read"))
 		}
 	}
@@ -92,7 +92,9 @@ func checkSwitchGarbled(inc *Incident) []Finding {
 var sonicLossless = []int{3, 4}
 
 // switchLossless returns the lossless queues: those the PFC watchdog
-// watches, else those PFC is enabled on per the hosts' mlnx_qos, else
+// watches, else the traffic classes `nv show qos roce` maps its PFC
+// priorities to (none in a lossy mode), else those PFC is enabled on per
+// the switch, else
 // SONiC's default 3 and 4, and says where it came from.
 func switchLossless(inc *Incident) ([]int, string) {
 	seen := map[int]bool{}
@@ -108,6 +110,14 @@ func switchLossless(inc *Incident) ([]int, string) {
 	if len(qs) > 0 {
 		sort.Ints(qs)
 		return qs, "the queues the PFC watchdog watches"
+	}
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		if r := s.NVUERoCE; r != nil {
+			if len(r.Lossless) == 0 {
+				return nil, "`nv show qos roce`: RoCE mode " + r.Mode + ", no lossless traffic class"
+			}
+			return slices.Clone(r.Lossless), "the traffic classes `nv show qos roce` maps its PFC priorities to"
+		}
 	}
 	for _, s := range All[*ingest.SwitchCounters](inc) {
 		if prios, _ := s.LosslessPrios(); len(prios) > 0 {

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -93,10 +94,81 @@ func TestNVUERoCECountersGarbled(t *testing.T) {
 		"    unicast-no-buffer-discard  4                      Tx buffer discards for CNP traffic",
 		"  tx-roce-stats",
 		"    roce-packets               12x                    Tx RoCE Packets")
-	nicMustFind(t, fs, "input.garbled", Warn, "")
+	g := nicMustFind(t, fs, "input.garbled", Warn, "")
+	if !strings.Contains(g.Fix, "nv show interface <swp> qos roce counters") {
+		t.Errorf("the fix names another command: %s", g.Fix)
+	}
 	for _, f := range fs {
 		if f.ID == "input.garbled" && !strings.Contains(f.Evidence[0].Text, "12x") {
 			t.Errorf("garbled at %+v, want the roce-packets row", f.Evidence)
 		}
 	}
+}
+
+// nvueRoCEShow is `nv show qos roce` in the shape of the Cumulus 5.4 user
+// guide's, with its mode, PFC priority and SP->TC map given.
+func nvueRoCEShow(mode, pfc string, sptc [8]int) []string {
+	lines := []string{"cumulus@leaf1:mgmt:~$ nv show qos roce",
+		"                    operational  applied   description",
+		"------------------  -----------  --------  ------------------------------------------------------",
+		"enable                           on        Turn the feature 'on' or 'off'.  The default is 'off'.",
+		"mode                " + mode + "     " + mode + "  Roce Mode",
+		"pfc",
+		"  pfc-priority      " + pfc + "                      switch-prio on which PFC is enabled",
+		"RoCE SP->TC mapping and ETS configurations",
+		"=============================================",
+		"        switch-prio  traffic-class  scheduler-weight",
+		"    --  -----------  -------------  ----------------"}
+	for sp, tc := range sptc {
+		lines = append(lines, fmt.Sprintf("    %d   %d            %d              DWRR-50%%", sp, sp, tc))
+	}
+	return append(lines, "cumulus@leaf1:mgmt:~$ nv show interface swp1 qos roce counters",
+		"                               operational   applied  description",
+		"tx-stats",
+		"  tx-pfc-stats",
+		"    pause-packets              40                     Tx PFC pause packets for RoCE traffic",
+		"  tx-roce-stats",
+		"    roce-packets               9000000                Tx RoCE Packets",
+		"    unicast-no-buffer-discard  700                    Tx buffer discards for RoCE traffic")
+}
+
+// SYNTHETIC, in the shape of the Cumulus user guide's "change the default
+// lossless priority to 2" example: `nv show qos roce` in the same paste
+// puts PFC on switch priority 2, leaving by traffic class 2, so the RoCE
+// counters' discards are class 2's, lossless, and its pause frames
+// priority 2's.
+func TestNVUERoCECountersMovedPriority(t *testing.T) {
+	fs := synthFindings(t, Options{}, nvueRoCEShow("lossless", "2", [8]int{0, 0, 2, 0, 0, 0, 6, 0})...)
+	nicMustFind(t, fs, "switch.queue.drops", Error, "leaf1 swp1 UC2: 700 packets dropped on lossless queue 2")
+	for _, f := range fs {
+		if strings.Contains(f.Title, "queue 3") || strings.Contains(f.Title, "UC3") {
+			t.Errorf("RoCE still taken as class 3: %s", f.Title)
+		}
+	}
+}
+
+// SYNTHETIC: in RoCE mode lossy no class is lossless: the discards are a
+// lossy queue's, no error.
+func TestNVUERoCECountersLossy(t *testing.T) {
+	fs := synthFindings(t, Options{}, nvueRoCEShow("lossy   ", "-", [8]int{0, 0, 0, 3, 0, 0, 6, 0})...)
+	for _, f := range fs {
+		if f.ID == "switch.queue.drops" && f.Severity == Error || strings.Contains(f.Title, "lossless queue") {
+			t.Errorf("lossy mode judged lossless: %s", f.Title)
+		}
+	}
+	nicMustFind(t, fs, "switch.queue.drops", Warn, "swp1 UC3")
+}
+
+// SYNTHETIC: rx-roce-stats' no-buffer-discard is RoCE dropped at ingress
+// (the lossless priority group's buffer and headroom overflowed): read as
+// a lossless PG's drops.
+func TestNVUERoCEIngressDiscards(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"cumulus@leaf1:mgmt:~$ nv show interface swp5 qos roce counters",
+		"                               operational   applied  description",
+		"rx-stats",
+		"  rx-roce-stats",
+		"    no-buffer-discard          812                    Rx buffer discards for RoCE traffic",
+		"    roce-packets               7000000                Rx RoCE Packets")
+	nicMustFind(t, fs, "switch.queue.drops", Error, "leaf1 swp5 PG3: 812 packets dropped at ingress on lossless priority group 3")
 }

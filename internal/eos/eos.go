@@ -118,7 +118,7 @@ func IsConfig(data []byte) bool {
 		switch {
 		case top && (strings.HasPrefix(t, "system qos") || strings.HasPrefix(t, "policy-map type network-qos") || strings.HasPrefix(t, "feature ")):
 			return false
-		case top && (strings.HasPrefix(t, "interface ") && isPort(t[len("interface "):]) || strings.HasPrefix(t, "qos profile ")):
+		case top && (strings.HasPrefix(t, "interface ") && isPort(strings.Join(strings.Fields(t[len("interface "):]), "")) || strings.HasPrefix(t, "qos profile ")):
 			block = true
 		case strings.HasPrefix(t, "! device: ") && strings.Contains(t, ", EOS-") || strings.HasPrefix(t, "!RANCID-CONTENT-TYPE: arista"):
 			// `show running-config`'s header names EOS: a config without

@@ -137,6 +137,8 @@ func TestIsConfigHeader(t *testing.T) {
 	for _, text := range []string{
 		"! Command: show running-config\n! device: leaf1 (DCS-7050CX3-32S, EOS-4.28.3M)\n!\ninterface Ethernet1\n   no switchport\n",
 		"interface Port-Channel3\n   no qos trust\n",
+		// EOS takes the type and number apart, as Parse reads them.
+		"interface ethernet 1\n   no qos trust\n",
 	} {
 		if !IsConfig([]byte(text)) {
 			t.Errorf("%q not recognised", text)

@@ -105,6 +105,9 @@ type SwitchCounters struct {
 	// priority`: any port's lossless priorities), with the lines.
 	PFCPrios   []int
 	PFCPrioEvs []Evidence
+	// NVUERoCE is what NVIDIA Cumulus Linux's `nv show qos roce` says of
+	// RoCE's classes (nil when no such table was read).
+	NVUERoCE *NVUERoCE
 	// EOSPFC are the ports of Arista EOS `show priority-flow-control`.
 	EOSPFC []EOSPFCPort
 	// NXOSPFC are the ports of Cisco NX-OS `show interface

@@ -3,6 +3,7 @@ package ingest
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,7 +20,6 @@ import (
 type nvueShow struct {
 	// blocks are the tables, one per header, in the order pasted.
 	blocks []nvueBlock
-	kept   int
 	in     bool
 	// port is the interface of the last `nv show interface` command.
 	port string
@@ -30,9 +30,12 @@ type nvueShow struct {
 type nvueBlock struct {
 	lines []Line
 	port  string
+	// cut is the first line past maxNVUELines (Num 0: none).
+	cut Line
 }
 
-// maxNVUELines bounds the lines kept (`nv show qos roce` prints about 60).
+// maxNVUELines bounds the lines kept of one table (`nv show qos roce`
+// prints about 60, the RoCE counters about 45).
 const maxNVUELines = 1024
 
 // feed copies l when it belongs to `nv show qos roce` and reports whether
@@ -56,11 +59,13 @@ func (n *nvueShow) feed(l Line, t string) bool {
 		n.in = false // the next command's prompt
 		return false
 	}
-	if n.kept >= maxNVUELines {
-		return false
-	}
-	n.kept++
 	b := &n.blocks[len(n.blocks)-1]
+	if len(b.lines) >= maxNVUELines {
+		if b.cut.Num == 0 {
+			b.cut = Line{Num: l.Num, Text: strings.Clone(l.Text), col: l.col}
+		}
+		return true
+	}
 	b.lines = append(b.lines, Line{Num: l.Num, Text: strings.Clone(l.Text)})
 	return true
 }
@@ -68,7 +73,10 @@ func (n *nvueShow) feed(l Line, t string) bool {
 // garble places the reader's error on the input's own line: its line
 // counts the kept lines from the table's header.
 func garbleNVUE(lines []Line, err error) Garble {
-	g := Garble{Line: lines[0].Num, Col: 1, Text: lines[0].Text}
+	var g Garble
+	if len(lines) > 0 {
+		g = Garble{Line: lines[0].Num, Col: 1, Text: lines[0].Text}
+	}
 	msg := err.Error()
 	var pe *pos.Error
 	if errors.As(err, &pe) {
@@ -81,15 +89,25 @@ func garbleNVUE(lines []Line, err error) Garble {
 	return g
 }
 
-// read reads each table kept: the RoCE counters of a port, or `nv show
-// qos roce`.
+// read reads each table kept: `nv show qos roce` first, whose RoCE
+// priority and classes the RoCE counters of a port (which name none) are
+// then read with. A table longer than maxNVUELines is refused at its
+// first line past the cap rather than read in part.
 func (n *nvueShow) read(o *SwitchCounters) {
+	var counters []nvueBlock
 	for _, b := range n.blocks {
-		if isNVUERoCECounters(b.lines) {
-			readRoCECounters(o, b)
-		} else {
+		switch {
+		case len(b.lines) == 0:
+		case b.cut.Num > 0:
+			o.Garbled = append(o.Garbled, garbleAt(b.cut, 0, fmt.Sprintf("an `nv show` table of at most %d lines (this one, from line %d, goes on past them: pass each command's output once)", maxNVUELines, b.lines[0].Num)))
+		case isNVUERoCECounters(b.lines):
+			counters = append(counters, b)
+		default:
 			readShowRoCE(o, b.lines)
 		}
+	}
+	for _, b := range counters {
+		readRoCECounters(o, b)
 	}
 }
 
@@ -112,7 +130,9 @@ func readShowRoCE(o *SwitchCounters, lines []Line) {
 		}
 		return At(o.src, lines[v.Line-1]), true
 	}
-	roce := 3
+	roce := nvueRoCEPrio
+	var pfc []int
+	var pfcEv Evidence
 	if f := c.PFC[nvue.DefaultProfile]; f != nil {
 		if ev, ok := at(f.PriosAt); ok {
 			for _, p := range f.Prios {
@@ -122,11 +142,31 @@ func readShowRoCE(o *SwitchCounters, lines []Line) {
 			if len(f.Prios) > 0 {
 				roce = f.Prios[0]
 			}
+			pfc, pfcEv = f.Prios, ev
 		}
 	}
-	tc, err := strconv.Atoi(c.EgressMap[roce].Text)
-	if err != nil {
-		tc = roce
+	egress := func(sp int) int {
+		if tc, err := strconv.Atoi(c.EgressMap[sp].Text); err == nil {
+			return tc
+		}
+		return sp
+	}
+	tc := egress(roce)
+	if o.NVUERoCE == nil {
+		r := &NVUERoCE{Prio: roce, TC: tc, CNPTC: egress(nvueCNPPrio), Evidence: pfcEv}
+		_, mode, modeAt := c.RoCE()
+		r.Mode = mode
+		if ev, ok := at(modeAt); ok && r.Evidence.Line == 0 {
+			r.Evidence = ev
+		}
+		if !strings.HasPrefix(mode, "lossy") {
+			for _, p := range pfc {
+				if t := egress(p); !slices.Contains(r.Lossless, t) {
+					r.Lossless = append(r.Lossless, t)
+				}
+			}
+		}
+		o.NVUERoCE = r
 	}
 	e := c.CC[nvue.DefaultProfile][tc]
 	if e == nil {

@@ -13,15 +13,32 @@ import (
 // with a section per kind of traffic (rx-roce-stats, tx-roce-stats,
 // tx-cnp-stats, rx-pfc-stats, tx-pfc-stats, tx-ecn-stats). Its rows are
 // a counter's name, its count (bytes with NVUE's unit) and a description.
-// The output names no priority or traffic class: they are RoCE's, which
-// NVUE's RoCE mode puts on switch priority 3 and traffic class 3, its CNPs
-// on traffic class 6 (Cumulus Linux user guide, "RDMA over Converged
-// Ethernet - RoCE", Default RoCE Configuration).
+// The output names no priority or traffic class: they are RoCE's, those
+// `nv show qos roce` in the same input gives, else NVUE's RoCE mode's
+// defaults: switch priority 3 and traffic class 3, its CNPs on switch
+// priority and traffic class 6 (Cumulus Linux user guide, "RDMA over
+// Converged Ethernet - RoCE", Default RoCE Configuration).
 const (
 	nvueRoCEPrio = 3
-	nvueRoCETC   = 3
-	nvueCNPTC    = 6
+	nvueCNPPrio  = 6
 )
+
+// NVUERoCE is what `nv show qos roce` says of RoCE's classes.
+type NVUERoCE struct {
+	// Prio is RoCE's switch priority (the first PFC priority), TC the
+	// traffic class it leaves by, CNPTC that of the CNPs' priority 6.
+	Prio, TC, CNPTC int
+	// Mode is RoCE's mode (lossless, lossy, ...).
+	Mode string
+	// Lossless are the traffic classes the PFC priorities leave by (the
+	// SP->TC map), none in a lossy mode.
+	Lossless []int
+	Evidence Evidence
+}
+
+// nvueDefaultRoCE is NVUE's RoCE mode as it is when no `nv show qos roce`
+// says otherwise.
+var nvueDefaultRoCE = NVUERoCE{Prio: nvueRoCEPrio, TC: 3, CNPTC: nvueCNPPrio, Mode: "lossless", Lossless: []int{3}}
 
 // isNVUERoCECounters reports whether the kept lines are that tree rather
 // than `nv show qos roce`'s table.
@@ -36,7 +53,9 @@ func isNVUERoCECounters(lines []Line) bool {
 
 // readRoCECounters reads the tree into the port's queue counts (RoCE's
 // traffic class: packets and bytes sent, unicast-no-buffer-discard as its
-// drops; the CNP class likewise), ECN marks and PFC frames (rx and tx
+// drops, approximate when NVUE printed it with a unit; the CNP class
+// likewise), rx-roce-stats' no-buffer-discard as RoCE's ingress
+// (priority group) drops, ECN marks and PFC frames (rx and tx
 // pause-packets on RoCE's priority). A row of a section read whose count
 // does not read is garbled at its place; sections not named above (the
 // non-RoCE and buffer-usage rows) are not read.
@@ -45,9 +64,13 @@ func readRoCECounters(o *SwitchCounters, b nvueBlock) {
 	if port == "" {
 		port = "(interface not in the paste)"
 	}
-	roce := QueueCount{Port: port, Queue: nvueRoCETC, Type: "UC", DropPkts: -1, DropBytes: -1}
-	cnp := QueueCount{Port: port, Queue: nvueCNPTC, Type: "UC", DropPkts: -1, DropBytes: -1}
-	wred := QueueWRED{Port: port, Queue: nvueRoCETC, Type: "UC", WREDDrop: -1, ECNMarks: -1}
+	r := nvueDefaultRoCE
+	if o.NVUERoCE != nil {
+		r = *o.NVUERoCE
+	}
+	roce := QueueCount{Port: port, Queue: r.TC, Type: "UC", DropPkts: -1, DropBytes: -1}
+	cnp := QueueCount{Port: port, Queue: r.CNPTC, Type: "UC", DropPkts: -1, DropBytes: -1}
+	wred := QueueWRED{Port: port, Queue: r.TC, Type: "UC", WREDDrop: -1, ECNMarks: -1}
 	section := ""
 	for _, l := range b.lines {
 		f := strings.Fields(l.Text)
@@ -64,7 +87,7 @@ func readRoCECounters(o *SwitchCounters, b nvueBlock) {
 			q = &roce
 		case "tx-cnp-stats":
 			q = &cnp
-		case "tx-ecn-stats", "rx-pfc-stats", "tx-pfc-stats":
+		case "tx-ecn-stats", "rx-pfc-stats", "tx-pfc-stats", "rx-roce-stats":
 		default:
 			continue
 		}
@@ -85,18 +108,24 @@ func readRoCECounters(o *SwitchCounters, b nvueBlock) {
 		case q != nil && (f[0] == "roce-bytes" || f[0] == "cnp-bytes"):
 			q.Bytes = v
 		case q != nil && f[0] == "unicast-no-buffer-discard":
-			q.DropPkts = int64(min(v, 1<<62))
+			q.DropPkts, q.DropsApprox = int64(min(v, 1<<62)), strings.ContainsAny(cell, "KMG")
 			if q.Evidence.Line == 0 || v > 0 {
 				q.Evidence = ev
 			}
 		case section == "tx-ecn-stats" && f[0] == "ecn-marked-packets":
 			wred.ECNMarks, wred.Evidence = int64(min(v, 1<<62)), ev
+		case section == "rx-roce-stats" && f[0] == "no-buffer-discard":
+			// RoCE dropped at ingress: its lossless priority group's
+			// buffer and headroom overflowed. The output names no PG: it
+			// is numbered as RoCE's traffic class, the doctor's lossless
+			// set.
+			o.PGDrops = appendCapped(o.PGDrops, PGDrop{Port: port, PG: r.TC, Packets: v, Evidence: ev}, maxSwitchRows, &o.Omitted)
 		case f[0] == "pause-packets":
 			dir := RX
 			if section == "tx-pfc-stats" {
 				dir = TX
 			}
-			o.PFC = appendCapped(o.PFC, SwitchPFC{Port: port, Dir: dir, Prio: nvueRoCEPrio, Frames: v, Evidence: ev}, maxSwitchRows, &o.Omitted)
+			o.PFC = appendCapped(o.PFC, SwitchPFC{Port: port, Dir: dir, Prio: r.Prio, Frames: v, Evidence: ev}, maxSwitchRows, &o.Omitted)
 		}
 	}
 	for _, q := range []QueueCount{roce, cnp} {

@@ -88,7 +88,8 @@ func IsConfig(data []byte) bool {
 }
 
 // Whole reports whether text is a whole Junos configuration: its first
-// statement (after `## Last commit` comments) is the `version 23.4R2;`
+// statement (after `## Last commit` comments and the echoed `show
+// configuration` command) is the `version 23.4R2;`
 // line `show configuration` begins with (`set version …` in the set
 // form), and a top-level `system` or `interfaces` hierarchy follows. One
 // without class-of-service runs no PFC and marks nothing.
@@ -96,7 +97,7 @@ func Whole(data []byte) bool {
 	first, top := "", false
 	for line := range strings.SplitSeq(string(data), "\n") {
 		t := strings.TrimSpace(line)
-		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*") {
+		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*") || first == "" && echo(t) {
 			continue
 		}
 		if first == "" {
@@ -131,6 +132,9 @@ func Parse(name string, data []byte) (*Node, error) {
 	}
 	for li, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimRight(line, "\r")
+		if !inComment && echo(line) {
+			continue
+		}
 		for i := 0; i < len(line); {
 			c := line[i]
 			at := Value{Line: li + 1, Col: i + 1}

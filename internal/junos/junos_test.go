@@ -119,9 +119,15 @@ func TestWhole(t *testing.T) {
 		"class-of-service {\n    forwarding-classes {\n        class NO-LOSS queue-num 4 no-loss;\n    }\n}\n": false,
 		"version 2\ninterfaces {\n}\n":                  false,
 		"version 1.0;\nfoo {\n    system {\n    }\n}\n": false,
+		// The command echoed above its output.
+		"show configuration |no-more\nversion 23.4R2;\nsystem {\n    host-name a;\n}\n":                        true,
+		"user@leaf1> show configuration | display set | no-more\nset version 22.2R3\nset system host-name a\n": true,
 	} {
 		if got := Whole([]byte(in)); got != want {
 			t.Errorf("Whole(%q) = %v, want %v", in, got, want)
+		}
+		if _, err := Parse("w.conf", []byte(in)); want && err != nil {
+			t.Errorf("Parse(%q): %v", in, err)
 		}
 	}
 }

@@ -58,12 +58,19 @@ var listKeys = []string{"code-points", "fill-level", "drop-probability"}
 func isSet(s string) bool {
 	for line := range strings.SplitSeq(s, "\n") {
 		line = prompt().ReplaceAllString(strings.TrimSpace(line), "")
-		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "/*") {
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "/*") || echo(line) {
 			continue
 		}
 		return strings.HasPrefix(line, "set ") || strings.HasPrefix(line, "[edit")
 	}
 	return false
+}
+
+// echo reports whether line is the `show configuration` command (`|
+// display set`, `| no-more`) echoed above its output, after a
+// `user@host>` prompt or none.
+func echo(line string) bool {
+	return strings.HasPrefix(prompt().ReplaceAllString(strings.TrimSpace(line), ""), "show configuration")
 }
 
 // setWords splits a line into words with their places: quotes keep
@@ -107,6 +114,9 @@ func parseSet(name string, data []byte) (*Node, error) {
 	var edit []Value
 	for li, raw := range strings.Split(string(data), "\n") {
 		raw = strings.TrimRight(raw, "\r")
+		if echo(raw) {
+			continue
+		}
 		from := len(raw) - len(strings.TrimLeft(raw, " \t"))
 		if m := prompt().FindStringIndex(raw[from:]); m != nil {
 			from += m[1]

@@ -758,3 +758,32 @@ func TestLintEOSNoTrustFix(t *testing.T) {
 		t.Errorf("fix: %s", fix)
 	}
 }
+
+// SYNTHETIC: AVD's own untrusted form, `no qos trust` with `qos cos 3`,
+// puts RoCE's class evidence on the `qos cos` line; the fix still trusts
+// DSCP rather than making class 3, all the port's traffic, lossless, and
+// names the class the config's own `qos map dscp 26 to traffic-class 4`
+// gives DSCP 26, not the default map's 3.
+func TestLintEOSNoTrustQoSCoSFix(t *testing.T) {
+	cfg := "! device: leaf1 (DCS-7050CX3-32S, EOS-4.30.1F)\n" +
+		"hostname leaf1\n" +
+		"qos map dscp 26 to traffic-class 4\n" +
+		"!\n" +
+		"interface Ethernet1\n" +
+		"   description gpu1\n" +
+		"   no switchport\n" +
+		"   no qos trust\n" +
+		"   qos cos 3\n" +
+		"!\n" +
+		"end\n"
+	var fix string
+	for _, f := range lintWritten(t, map[string]string{"leaf1-synthetic.cfg": cfg}) {
+		if f.ID == "qos.pfc.disabled" {
+			fix = f.Fix
+		}
+	}
+	if !strings.Contains(fix, "`qos trust dscp` in place of `no qos trust`") || !strings.Contains(fix, "`priority-flow-control priority 4 no-drop`") ||
+		!strings.Contains(fix, "`qos map dscp` at line 3") || strings.Contains(fix, "priority 3 no-drop") || strings.Contains(fix, ") (and on") {
+		t.Errorf("fix: %s", fix)
+	}
+}

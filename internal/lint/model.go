@@ -77,6 +77,8 @@ type switchSide struct {
 	Strict func(tc int) (bool, Evidence, bool)
 	// DB is the SONiC config the side comes from; nil for a description.
 	DB *sonic.ConfigDB
+	// TCMap is the DSCP_TO_TC_MAP the side's ports bind ("" when none).
+	TCMap string
 	// Port is the side's first port in DB.
 	Port string
 	// Unmapped is set when TC is 0 only because the DSCP map leaves

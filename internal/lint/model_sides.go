@@ -126,7 +126,7 @@ func sonicSides(db *sonic.ConfigDB, d int) []switchSide {
 	}
 	var out []switchSide
 	for _, g := range groups {
-		sd := switchSide{Name: fmt.Sprintf("%s %s", db.File, portList(g.ports)), TC: -1, DB: db, Port: g.ports[0]}
+		sd := switchSide{Name: fmt.Sprintf("%s %s", db.File, portList(g.ports)), TC: -1, DB: db, Port: g.ports[0], TCMap: g.pq.DSCPToTC.Text}
 		mp, ok := db.NumMap("DSCP_TO_TC_MAP", g.pq.DSCPToTC.Text)
 		if ok {
 			if mp.To[d] >= 0 {

@@ -2,11 +2,11 @@ package lint
 
 import (
 	"fmt"
-	"rocelab/internal/eos"
 	"slices"
 	"strings"
 
 	"rocelab/internal/doctor"
+	"rocelab/internal/eos"
 	"rocelab/internal/fabric"
 	"rocelab/internal/ingest"
 	"rocelab/internal/sonic"
@@ -171,8 +171,14 @@ func pfcOffFix(r roceClass, s switchSide) string {
 		// it would make all the port's traffic lossless. Trusting DSCP
 		// gives RoCE its own class first.
 		mapTo = ""
-		own := eos.DefaultDSCPTC(d)
-		pfcOn = fmt.Sprintf("trust DSCP on these ports (`qos trust dscp` in place of `no qos trust`, which puts every packet, RoCE's with the rest, in class %d) and turn PFC on for the class DSCP %d then takes (%d by EOS's default map, unless a `qos map dscp` line moves it: `priority-flow-control on`, `priority-flow-control priority %d no-drop`) (and on the NICs' priority %d)", tc, d, own, own, own)
+		own, by := eos.DefaultDSCPTC(d), "EOS's default map"
+		if mp, ok := s.DB.NumMap("DSCP_TO_TC_MAP", sonic.EOSDSCPMap); ok && mp.To[d] >= 0 {
+			own = mp.To[d]
+			if mp.At[d].Line > 0 {
+				by = fmt.Sprintf("the config's `qos map dscp` at line %d", mp.At[d].Line)
+			}
+		}
+		pfcOn = fmt.Sprintf("trust DSCP on these ports (`qos trust dscp` in place of `no qos trust`, which puts every packet, RoCE's with the rest, in class %d) and turn PFC on for the class DSCP %d then takes (%d by %s: `priority-flow-control on`, `priority-flow-control priority %d no-drop`; and on the NICs' priority %d)", tc, d, own, by, own, own)
 	case s.DB.Vendor == sonic.VendorEOS:
 		mapTo = fmt.Sprintf("Map DSCP %d to a class with PFC (`qos map dscp %d to traffic-class N`)", d, d)
 	}
@@ -192,9 +198,10 @@ func pfcOffFix(r roceClass, s switchSide) string {
 }
 
 // eosUntrusted reports whether RoCE's class on an EOS side comes from
-// `no qos trust` (every packet in the class of `qos cos`).
+// `no qos trust` (every packet in the class of `qos cos`): its ports bind
+// the map sonic names after it, whichever line the class's evidence is.
 func eosUntrusted(s switchSide) bool {
-	return s.DB != nil && s.DB.Vendor == sonic.VendorEOS && s.TCEv.Text == "no qos trust"
+	return s.DB != nil && s.DB.Vendor == sonic.VendorEOS && strings.HasPrefix(s.TCMap, "no qos trust")
 }
 
 // noLosslessFix is the fix for ports whose RoCE class is not known and

@@ -179,6 +179,26 @@ func (e eosDB) cosTC(cos int) (int, Value) {
 	return eos.DefaultCoSTC(cos), Value{}
 }
 
+// EOSDSCPMap is the DSCP_TO_TC_MAP of EOS's `qos map dscp` lines over its
+// default map: the classes of the ports that trust DSCP.
+const EOSDSCPMap = "qos map dscp"
+
+// dscpMap writes EOSDSCPMap once and returns its name.
+func (e eosDB) dscpMap() string {
+	if e.db.table("DSCP_TO_TC_MAP")[EOSDSCPMap] == nil {
+		m := map[string]Value{}
+		for d := range 64 {
+			v := Value{Text: strconv.Itoa(eos.DefaultDSCPTC(d))}
+			if w, ok := e.c.DSCP[d]; ok {
+				v = w
+			}
+			m[strconv.Itoa(d)] = v
+		}
+		e.db.table("DSCP_TO_TC_MAP")[EOSDSCPMap] = m
+	}
+	return EOSDSCPMap
+}
+
 // port writes an interface's rows with the settings s it runs.
 func (e eosDB) port(it *eos.Interface, s eos.Settings) {
 	row := map[string]Value{}
@@ -194,20 +214,13 @@ func (e eosDB) port(it *eos.Interface, s eos.Settings) {
 		// A member of a Port-Channel the input does not hold: the trust
 		// it takes is not known (named by eos), so no class is judged.
 	case trust == "dscp":
-		name := "qos map dscp"
-		if e.db.table("DSCP_TO_TC_MAP")[name] == nil {
-			m := map[string]Value{}
-			for d := range 64 {
-				v := Value{Text: strconv.Itoa(eos.DefaultDSCPTC(d))}
-				if w, ok := e.c.DSCP[d]; ok {
-					v = w
-				}
-				m[strconv.Itoa(d)] = v
-			}
-			e.db.table("DSCP_TO_TC_MAP")[name] = m
-		}
-		row["dscp_to_tc_map"] = Value{Text: name, Line: s.Trust.Line, Col: s.Trust.Col}
+		row["dscp_to_tc_map"] = Value{Text: e.dscpMap(), Line: s.Trust.Line, Col: s.Trust.Col}
 	case trust == "none":
+		if len(e.c.DSCP) > 0 {
+			// The map the port would take trusting DSCP, for the fix
+			// that says so.
+			e.dscpMap()
+		}
 		cos, at := 0, s.Trust
 		if s.DefaultCoS.Given() {
 			cos, _ = strconv.Atoi(s.DefaultCoS.Text)

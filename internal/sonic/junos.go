@@ -534,3 +534,18 @@ func (db *ConfigDB) junosScheduler(port string, class int, name string, s *junos
 	}
 	db.table("QUEUE")[port+"|"+strconv.Itoa(class)] = map[string]Value{"wred_profile": {Text: wname, Line: at.Line, Col: at.Col}}
 }
+
+// junosHeader is the `version …;` (or `set version …`) line a whole Junos
+// configuration begins with (junos.Whole), as RunningConfigHeader gives
+// the other OSes' headers.
+func (db *ConfigDB) junosHeader() (Value, bool) {
+	if !junos.Whole([]byte(strings.Join(db.lines, "\n"))) {
+		return Value{}, false
+	}
+	for i, l := range db.lines {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "version ") || strings.HasPrefix(t, "set version ") {
+			return Value{Text: t, Line: i + 1, Col: strings.Index(l, t) + 1}, true
+		}
+	}
+	return Value{}, false
+}

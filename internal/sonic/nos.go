@@ -113,13 +113,17 @@ func (db *ConfigDB) nosDone(notJudged []pos.Value) {
 // Version 10.…`, EOS's `! device: … EOS-…`, AOS-CX's `!Version
 // ArubaOS-CX …`, Onyx's `## Running database` (or `## Active saved
 // database`), NX-OS's `!Command: show running-config` with nothing after
-// it. Without such a line, or for a part of the configuration
+// it, Junos's `version …;` (`set version …`) atop a whole configuration
+// (junos.Whole). Without such a line, or for a part of the configuration
 // (MarkExcerpt), ok is false: what the input leaves out may be elsewhere.
 // Those OSes pause no priority and mark no ECN by default, so a whole
 // configuration without QoS runs every class lossy.
 func (db *ConfigDB) RunningConfigHeader() (Value, bool) {
 	if db.excerpt.Given() {
 		return Value{}, false
+	}
+	if db.Vendor == VendorJunos {
+		return db.junosHeader()
 	}
 	heads := map[string][]string{
 		VendorOS10:  {"! Version 10."},

@@ -1,0 +1,80 @@
+package ingest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// nvueRoCECountersPaste is the machine-printed lines of the Cumulus 5.4
+// user guide's `nv show interface swp16 qos roce counters`.
+func nvueRoCECountersPaste(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "switch", "cumulus-nv-show-interface-swp16-qos-roce-counters-663g-discards-cl54-doc.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		if !strings.HasPrefix(l, "# ") {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+// The same counters pasted 25 times (over 1024 lines in all) are 25
+// tables, each read whole (the last, too): the cap is per table, and no empty table is
+// left for the `nv show qos roce` reader.
+func TestNVUERoCECountersRepeated(t *testing.T) {
+	one := nvueRoCECountersPaste(t)
+	var lines []string
+	for range 25 {
+		lines = append(lines, one...)
+	}
+	if len(lines) <= maxNVUELines {
+		t.Fatalf("only %d lines", len(lines))
+	}
+	s := switchLines(t, "roce.txt", lines...)
+	if len(s.Garbled) != 0 {
+		t.Fatalf("garbled: %+v", s.Garbled)
+	}
+	if len(s.Queues) == 0 || s.Queues[0].DropPkts != 663060754115 || s.Queues[0].Evidence.Line <= maxNVUELines {
+		t.Errorf("the last paste's RoCE discards not read: %+v", s.Queues)
+	}
+}
+
+// SYNTHETIC: one table past maxNVUELines is refused at its first line
+// past the cap, not read in part.
+func TestNVUETableCap(t *testing.T) {
+	lines := []string{"cumulus@leaf1:mgmt:~$ nv show interface swp1 qos roce counters",
+		"                               operational   applied  description",
+		"tx-stats", "  tx-roce-stats"}
+	for len(lines) < maxNVUELines+10 {
+		lines = append(lines, "    roce-packets               5                      Tx RoCE Packets")
+	}
+	s := switchLines(t, "long.txt", lines...)
+	if len(s.Garbled) != 1 || s.Garbled[0].Line != maxNVUELines+2 || !strings.Contains(s.Garbled[0].Expected, "at most 1024 lines") {
+		t.Fatalf("garbled: %+v", s.Garbled)
+	}
+	if len(s.Queues) != 0 {
+		t.Errorf("a cut table read in part: %+v", s.Queues)
+	}
+	if e := s.Garbled[0].Error("long.txt"); !strings.HasPrefix(e, "long.txt:1026:1: ") {
+		t.Errorf("error %q", e)
+	}
+}
+
+// SYNTHETIC: a RoCE discard count NVUE printed with a unit is read back
+// to the precision shown and marked approximate.
+func TestNVUERoCEDiscardsApprox(t *testing.T) {
+	s := switchLines(t, "roce.txt", "cumulus@leaf1:mgmt:~$ nv show interface swp1 qos roce counters",
+		"                               operational   applied  description",
+		"tx-stats", "  tx-roce-stats",
+		"    roce-packets               900                    Tx RoCE Packets",
+		"    unicast-no-buffer-discard  75.19 KB               Tx buffer discards for RoCE traffic")
+	if len(s.Queues) != 1 || !s.Queues[0].DropsApprox || s.Queues[0].DropPkts != 76995 {
+		t.Errorf("queues: %+v", s.Queues)
+	}
+}
