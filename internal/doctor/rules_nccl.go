@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
-	"strconv"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -275,46 +274,21 @@ func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fi
 // ibTurnedOff returns the NCCL_IB_DISABLE setting that takes effect when
 // it turns the IB verbs transport off: a setting that by itself decides
 // NCCL's inter-node transport (TCP sockets), unless NCCL_NET or
-// NCCL_NET_PLUGIN names a net plugin that carries the traffic instead.
+// NCCL_NET_PLUGIN names a net plugin that carries the traffic instead, or
+// NCCL did not echo it and a log shows its NET/IB lines (ingest.IBDisabled).
 func ibTurnedOff(inc *Incident) (ingest.NCCLSetting, bool) {
-	e, ok := settingInEffect(inc, "NCCL_IB_DISABLE")
-	if !ok || !ncclIntNonZero(e.Value) || netPluginNamed(inc) {
+	ibShown := slices.ContainsFunc(All[*ingest.NCCLLog](inc), (*ingest.NCCLLog).IBShown)
+	e, ok := ingest.IBDisabled(ncclEnv(inc, "NCCL_IB_DISABLE"), ibShown)
+	if !ok || netPluginNamed(inc) {
 		return ingest.NCCLSetting{}, false
 	}
 	return e, true
 }
 
 // settingInEffect returns the value of the named variable the job ran
-// with: NCCL's own echo ("NCCL_IB_DISABLE set by environment to 0") when
-// it printed one, else the setting made last in line order, as a
-// launcher's -x or -genv on the command line overrides an export made
-// before it.
+// with (ingest.InEffect).
 func settingInEffect(inc *Incident, name string) (ingest.NCCLSetting, bool) {
-	es := ncclEnv(inc, name)
-	if i := slices.IndexFunc(es, ingest.NCCLSetting.Echoed); i >= 0 {
-		return es[i], true
-	}
-	if len(es) == 0 {
-		return ingest.NCCLSetting{}, false
-	}
-	last := es[0]
-	for _, e := range es[1:] {
-		if e.Evidence.File != last.Evidence.File || e.Evidence.Line >= last.Evidence.Line {
-			last = e
-		}
-	}
-	return last, true
-}
-
-// ncclIntNonZero reads v as NCCL reads an integer parameter (strtoll with
-// base 0: "1", "0x1", "2"); any value it takes other than 0 is set. A
-// value it cannot read leaves the default, 0.
-func ncclIntNonZero(v string) bool {
-	if strings.Contains(v, "_") {
-		return false // strtoll has no digit separators
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64)
-	return err == nil && n != 0
+	return ingest.InEffect(ncclEnv(inc, name))
 }
 
 // netPluginNamed reports whether the job's NCCL_NET or NCCL_NET_PLUGIN

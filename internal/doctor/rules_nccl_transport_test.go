@@ -205,3 +205,30 @@ func TestNCCL23TransportFormat(t *testing.T) {
 		"gpu1:10:30 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 305 mtu 5 GID 0 (80FE/1A8A41FEFF21A75E)")
 	nicMustFind(t, fs, "gid.index.link_local", Error, "gpu1 mlx5_0", "GID index 0", "fe80::5ea7:21ff:fe41:8a1a")
 }
+
+// SYNTHETIC: a script exports NCCL_IB_DISABLE=1, yet NCCL prints its
+// NET/IB lines (devices it could not open, no device found), which it
+// never does with IB disabled: the export did not reach NCCL and is no
+// cause of the socket fallback.
+func TestIBDisableNotSeenByNCCL(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"$ export NCCL_IB_DISABLE=1",
+		"$ mpirun -np 2 -H node1,node2 ./build/all_reduce_perf -b 8 -e 1G -f 2 -g 1",
+		"node1:1234:1234 [0] misc/ibvwrap.cc:108 NCCL WARN NET/IB : Unable to open device mlx5_0",
+		"node1:1234:1234 [0] misc/ibvwrap.cc:108 NCCL WARN NET/IB : Unable to open device mlx5_1",
+		"node1:1234:1234 [0] NCCL INFO NET/IB : No device found.",
+		"node1:1234:1234 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>",
+		"node1:1234:1234 [0] NCCL INFO Using network Socket")
+	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "falls back to TCP sockets")
+	if strings.Contains(f.Mechanism, "NCCL_IB_DISABLE") || strings.Contains(f.Fix, "NCCL_IB_DISABLE") {
+		t.Errorf("NCCL_IB_DISABLE blamed: %s / %s", f.Mechanism, f.Fix)
+	}
+	l := &ingest.NCCLLog{IBDevices: []ingest.NetDevice{{Host: "a"}}}
+	es := []ingest.NCCLSetting{{Name: "NCCL_IB_DISABLE", Value: "0x1", How: ingest.SetByExport}}
+	if _, off := ingest.IBDisabled(es, l.IBShown()); off {
+		t.Error("an export NCCL did not see turns IB off")
+	}
+	if _, off := ingest.IBDisabled(es, false); !off {
+		t.Error("NCCL_IB_DISABLE=0x1 not read as set")
+	}
+}

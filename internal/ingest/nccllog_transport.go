@@ -72,12 +72,10 @@ func (l *NCCLLog) SocketLinesBootstrap() bool {
 }
 
 // ibOff reports whether the log shows NCCL's IB transport not started:
-// NCCL_IB_DISABLE=1, NET/IB finding no device, or libibverbs missing.
+// NCCL_IB_DISABLE in effect (IBDisabled), NET/IB finding no device, or libibverbs missing.
 func (l *NCCLLog) ibOff() bool {
-	for _, e := range l.EnvValues("NCCL_IB_DISABLE") {
-		if strings.TrimSpace(e.Value) == "1" {
-			return true
-		}
+	if _, off := IBDisabled(l.EnvValues("NCCL_IB_DISABLE"), l.IBShown()); off {
+		return true
 	}
 	return l.NoIBDevice.Count+l.VerbsMissing.Count > 0
 }

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -505,4 +506,58 @@ func (p *settingsParser) Result() Artifact {
 		return nil
 	}
 	return &p.out
+}
+
+// InEffect returns, of the settings of one variable, the one the job ran
+// with: NCCL's own echo ("NCCL_IB_DISABLE set by environment to 0") when
+// it printed one, else the setting made last in line order, as a
+// launcher's -x or -genv on the command line overrides an export made
+// before it.
+func InEffect(es []NCCLSetting) (NCCLSetting, bool) {
+	for _, e := range es {
+		if e.Echoed() {
+			return e, true
+		}
+	}
+	if len(es) == 0 {
+		return NCCLSetting{}, false
+	}
+	last := es[0]
+	for _, e := range es[1:] {
+		if e.Evidence.File != last.Evidence.File || e.Evidence.Line >= last.Evidence.Line {
+			last = e
+		}
+	}
+	return last, true
+}
+
+// IntNonZero reads v as NCCL reads an integer parameter (strtoll with
+// base 0: "1", "0x1", "2"); any value it takes other than 0 is set. A
+// value it cannot read leaves the default, 0.
+func IntNonZero(v string) bool {
+	if strings.Contains(v, "_") {
+		return false // strtoll has no digit separators
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64)
+	return err == nil && n != 0
+}
+
+// IBDisabled returns the NCCL_IB_DISABLE setting in effect among es when
+// it turns NCCL's IB transport off, unless NCCL's NET/IB lines show that
+// the transport ran anyway: NCCL with IB disabled prints no NET/IB line,
+// so a setting it did not echo (an export in a script, a launcher flag)
+// that meets such lines never reached NCCL.
+func IBDisabled(es []NCCLSetting, ibShown bool) (NCCLSetting, bool) {
+	e, ok := InEffect(es)
+	if !ok || !IntNonZero(e.Value) || (ibShown && !e.Echoed()) {
+		return NCCLSetting{}, false
+	}
+	return e, true
+}
+
+// IBShown reports whether the log has any line of NCCL's NET/IB
+// transport: its device list, a device it skipped, no device found, or a
+// WARN while it started. NCCL prints none of them with NCCL_IB_DISABLE set.
+func (l *NCCLLog) IBShown() bool {
+	return len(l.IBDevices) > 0 || l.IBSkipped.Count+l.NoIBDevice.Count+l.IBInitWarns.Count > 0
 }
