@@ -229,9 +229,19 @@ func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fi
 			reasons = append(reasons, fmt.Sprintf("the net plugin %s failed to initialise on %s (%q), so NCCL fell back to its own transports", pluginName(first.Text), plural(len(l.PluginInitFailures.Hosts), "host", "hosts"), pluginMessage(first.Text)))
 			fixes = append(fixes, "Make the net plugin start: it loaded but could not open its network, and the lines it printed before the failure say why (provider, devices, versions). For aws-ofi-nccl on EFA, `fi_info -p efa` must list the EFA devices on the node and inside the container (a Kubernetes pod must request them, e.g. the vpc.amazonaws.com/efa resource), FI_PROVIDER must not name another provider, and libfabric and the plugin must be the versions installed together.")
 		}
+		var allSkipped []string
+		for _, h := range l.IBSkipped.Hosts {
+			if ibSkippedAll(l, h) {
+				allSkipped = append(allSkipped, h)
+			}
+		}
 		if l.NoIBDevice.Count > 0 {
 			why = append(why, l.NoIBDevice.Lines[0])
-			reasons = append(reasons, fmt.Sprintf("NET/IB found no RDMA device on %s", plural(len(l.NoIBDevice.Hosts), "host", "hosts")))
+		}
+		// A host whose every device NET/IB skipped has a cause of its own
+		// below: its "No device found." is their consequence.
+		if none := slices.DeleteFunc(slices.Clone(l.NoIBDevice.Hosts), func(h string) bool { return slices.Contains(allSkipped, h) }); len(none) > 0 {
+			reasons = append(reasons, fmt.Sprintf("NET/IB found no RDMA device on %s", plural(len(none), "host", "hosts")))
 			fix := "Make the RDMA devices visible to NCCL: `ibv_devinfo` must list the mlx5_* ports as PORT_ACTIVE; load mlx5_ib and ib_uverbs; in containers pass /dev/infiniband (docker run --device=/dev/infiniband --cap-add=IPC_LOCK, or the Kubernetes RDMA/SR-IOV device plugin); check that NCCL_IB_HCA does not exclude them."
 			if l.PluginInitFailures.Count == 0 {
 				fix += " On a cloud without RoCE/IB use its own net plugin (e.g. aws-ofi-nccl for EFA)."
@@ -239,11 +249,13 @@ func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fi
 			fixes = append(fixes, fix)
 		}
 		for i, h := range l.IBSkipped.Hosts {
-			if ibSkippedAll(l, h) {
+			if slices.Contains(allSkipped, h) {
 				why = append(why, l.IBSkipped.First[i])
 				reasons = append(reasons, fmt.Sprintf("NET/IB could not %s%s", strings.Join(ibSkipped(l, h), ", "), onHosts([]string{h})))
-				fixes = append(fixes, ibDeviceSkippedClass(nil, false).fix)
 			}
+		}
+		if len(allSkipped) > 0 {
+			fixes = append(fixes, ibAllSkippedFix)
 		}
 		if l.IBInitWarns.Count > 0 && l.NoIBDevice.Count+l.VerbsMissing.Count == 0 {
 			first := l.IBInitWarns.Lines[0]

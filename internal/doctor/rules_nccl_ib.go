@@ -525,22 +525,40 @@ func setupFindings(logs []*ingest.NCCLLog, entries []ingest.GIDEntry, explained 
 // the step that failed: "open the RDMA device erdma_1", "query the RDMA
 // device mlx5_2", "query port 2 of an RDMA device".
 func ibSkipped(l *ingest.NCCLLog, host string) []string {
-	var what []string
+	verbs := []string{"open the RDMA device", "query the RDMA device", "query port"}
+	names := make([][]string, len(verbs))
 	for _, w := range l.Warnings {
 		if w.Host != host || !ingest.IBDeviceSkipped(w.Message) {
 			continue
 		}
 		f := strings.Fields(w.Message)
-		x := "open the RDMA device " + f[len(f)-1]
+		k := 0
 		switch {
 		case strings.Contains(w.Message, "query port"):
-			x = "query port " + f[len(f)-1] + " of an RDMA device"
+			k = 2
 		case strings.Contains(w.Message, "query device"):
-			x = "query the RDMA device " + f[len(f)-1]
+			k = 1
+		}
+		if name := f[len(f)-1]; !slices.Contains(names[k], name) {
+			names[k] = append(names[k], name)
+		}
+	}
+	var what []string
+	for k, ns := range names {
+		if len(ns) == 0 {
+			continue
+		}
+		v := verbs[k]
+		if len(ns) > 1 {
+			v += "s"
+		}
+		x := v + " " + strings.Join(ns, ", ")
+		if k == 2 {
+			x += " of an RDMA device"
 		}
 		what = append(what, x)
 	}
-	return distinct(what)
+	return what
 }
 
 // ibSkippedAll reports whether NET/IB kept no device on host: the host
@@ -554,6 +572,11 @@ func ibSkippedAll(l *ingest.NCCLLog, host string) bool {
 	on := func(d ingest.NetDevice) bool { return d.Host == host }
 	return slices.ContainsFunc(l.SocketDevices, on) && !slices.ContainsFunc(l.IBDevices, on)
 }
+
+// ibAllSkippedFix is what to do when NET/IB skipped every device of a
+// host, so that NCCL fell back to sockets: no device is left to leave out
+// with NCCL_IB_HCA; the verbs devices themselves are not usable.
+const ibAllSkippedFix = "Make the verbs devices usable by the job: NET/IB saw them but could open none. In a container pass /dev/infiniband (every uverbsN and rdma_cm: docker run --device=/dev/infiniband --cap-add=IPC_LOCK, or the Kubernetes RDMA/SR-IOV device plugin); on the host load ib_uverbs and the NIC's driver (mlx5_ib) and install rdma-core with the NIC's provider (libmlx5); the user must be able to open /dev/infiniband/uverbs* (mode, group, a udev rule). `ibv_devinfo` run as the job's user where NCCL runs must list the ports as PORT_ACTIVE."
 
 // ibDeviceSkippedClass is NET/IB failing to open or query one RDMA device
 // while it lists them (NVIDIA/nccl#2428: "Unable to open device erdma_1",

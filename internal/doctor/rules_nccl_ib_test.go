@@ -143,7 +143,7 @@ func TestIBDeviceSkippedAllIsTheFallbackCause(t *testing.T) {
 		"h1:1:2 [0] NCCL INFO Using network Socket")
 	nicMustNot(t, fs, "nccl.warn.error")
 	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn)
-	if !strings.Contains(f.Mechanism+f.Title, "NET/IB could not open the RDMA device mlx5_0, open the RDMA device mlx5_1 on h1") {
+	if !strings.Contains(f.Mechanism+f.Title, "NET/IB could not open the RDMA devices mlx5_0, mlx5_1 on h1") {
 		t.Errorf("cause not told: %s\n%s", f.Title, f.Mechanism)
 	}
 	fs = synthFindings(t, Options{}, "# synthetic",
