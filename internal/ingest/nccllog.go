@@ -236,7 +236,9 @@ type NetDevice struct {
 	Addr string
 	// Elided is, for a device list a poster shortened ("[0]mlx5_0:1/RoCE
 	// … [7]mlx5_7:1/RoCE"), the number of devices NCCL's indices say it
-	// held; 0 for a list given whole.
+	// held, the highest index shown plus one; for a list that ends in an
+	// ellipsis ("[0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE ...") one more, as at
+	// least one device was cut: a lower bound. 0 for a list given whole.
 	Elided   int
 	Evidence Evidence
 }

@@ -244,10 +244,13 @@ func parseNetDevices(s string) []NetDevice {
 		s = flattenMerged(s)
 	}
 	var out []NetDevice
-	elided := false
+	// top is the highest index the list shows, a device cut after its
+	// index ("[1]...") too; open is whether an ellipsis follows the last
+	// device named, so that at least one more was left out.
+	elided, open, top := false, false, -1
 	for _, f := range strings.Fields(s) {
 		if strings.Trim(f, ".…[]") == "" && f != "[]" {
-			elided = true // "…", "...", "[...]"
+			elided, open = true, true // "…", "...", "[...]"
 			continue
 		}
 		for _, e := range []string{"[...]", "[…]", "...", "…"} {
@@ -269,6 +272,7 @@ func parseNetDevices(s string) []NetDevice {
 		}
 		d := NetDevice{Index: idx}
 		body := f[end+1:]
+		top, open = max(top, idx), false
 		if strings.Trim(body, ".…") == "" {
 			elided = true // "[1]...": the list cut after an index
 			continue
@@ -289,9 +293,13 @@ func parseNetDevices(s string) []NetDevice {
 			out = append(out, d)
 		}
 	}
-	if n := len(out); elided && n > 0 && out[n-1].Index+1 > n {
+	count := top + 1
+	if open {
+		count++ // "[1]mlx5_1:1/RoCE ...": at least one device after it
+	}
+	if elided && len(out) > 0 && count > len(out) {
 		for i := range out {
-			out[i].Elided = out[n-1].Index + 1
+			out[i].Elided = count
 		}
 	}
 	return out

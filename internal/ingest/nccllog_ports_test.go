@@ -208,6 +208,11 @@ func TestNetDevicesElided(t *testing.T) {
 		{"[0]mlx5_0:1/IB [1]... [7]mlx5_7:1/IB", 2, 8},
 		{"[0]mlx5_0:1/IB ...[7]mlx5_7:1/IB", 2, 8},
 		{"[0]mlx5_0:1/IB [...][7]mlx5_7:1/IB", 2, 8},
+		// Cut at its end: the last index shown counts, a device cut
+		// after its index too; a trailing ellipsis is at least one more.
+		{"[0]mlx5_0:1/RoCE [1]... ; OOB eth0:10.0.0.1<0>", 1, 2},
+		{"[0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE ... ;", 2, 3},
+		{"[0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE … [RO]; OOB eth0:10.0.0.1<0>", 2, 3},
 	} {
 		ds := parseNetDevices(c.list)
 		if len(ds) != c.n {
