@@ -21,8 +21,11 @@ type nvueShow struct {
 	// blocks are the tables, one per header, in the order pasted.
 	blocks []nvueBlock
 	in     bool
-	// port is the interface of the last `nv show interface` command.
-	port string
+	// port is the interface of the last `nv show interface` command;
+	// counters is whether the last `nv show` command was `... qos roce
+	// counters`.
+	port     string
+	counters bool
 }
 
 // nvueBlock is one table under an "operational  applied" header, with
@@ -30,6 +33,9 @@ type nvueShow struct {
 type nvueBlock struct {
 	lines []Line
 	port  string
+	// counters is whether the command above it is `nv show interface
+	// <swp> qos roce counters`.
+	counters bool
 	// cut is the first line past maxNVUELines (Num 0: none).
 	cut Line
 }
@@ -45,14 +51,17 @@ func (n *nvueShow) feed(l Line, t string) bool {
 		if f := strings.Fields(t[i+len("nv show interface "):]); len(f) > 0 {
 			n.port = strings.Clone(f[0])
 		}
-		n.in = false
+		n.in, n.counters = false, strings.Contains(t, " qos roce counters")
 		return false
+	}
+	if strings.Contains(t, "nv show ") {
+		n.counters = false
 	}
 	f := strings.Fields(t)
 	switch {
 	case len(f) >= 2 && f[0] == "operational" && f[1] == "applied":
 		n.in = true
-		n.blocks = append(n.blocks, nvueBlock{port: n.port})
+		n.blocks = append(n.blocks, nvueBlock{port: n.port, counters: n.counters})
 	case !n.in:
 		return false
 	case strings.Contains(t, "@") && strings.Contains(t, "$ "):
@@ -85,7 +94,7 @@ func garbleNVUE(lines []Line, err error) Garble {
 			g.Line, g.Col, g.Text = lines[pe.Line-1].Num, max(pe.Col, 1), lines[pe.Line-1].Text
 		}
 	}
-	g.Expected = "`nv show qos roce` as NVUE prints it: " + msg
+	g.Expected = "`nv show qos roce` as NVUE prints it (`nv show interface <swp> qos roce counters` is read by its command line or its rx-stats/tx-stats sections): " + msg
 	return g
 }
 
@@ -100,7 +109,7 @@ func (n *nvueShow) read(o *SwitchCounters) {
 		case len(b.lines) == 0:
 		case b.cut.Num > 0:
 			o.Garbled = append(o.Garbled, garbleAt(b.cut, 0, fmt.Sprintf("an `nv show` table of at most %d lines (this one, from line %d, goes on past them: pass each command's output once)", maxNVUELines, b.lines[0].Num)))
-		case isNVUERoCECounters(b.lines):
+		case isNVUERoCECounters(b):
 			counters = append(counters, b)
 		default:
 			readShowRoCE(o, b.lines)

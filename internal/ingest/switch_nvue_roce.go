@@ -40,11 +40,16 @@ type NVUERoCE struct {
 // says otherwise.
 var nvueDefaultRoCE = NVUERoCE{Prio: nvueRoCEPrio, TC: 3, CNPTC: nvueCNPPrio, Mode: "lossless", Lossless: []int{3}}
 
-// isNVUERoCECounters reports whether the kept lines are that tree rather
-// than `nv show qos roce`'s table.
-func isNVUERoCECounters(lines []Line) bool {
-	for _, l := range lines {
-		if f := strings.Fields(l.Text); len(f) == 1 && (f[0] == "rx-roce-stats" || f[0] == "tx-roce-stats") {
+// isNVUERoCECounters reports whether the block is that tree rather than
+// `nv show qos roce`'s table: its command line says so, or it has one of
+// the tree's sections (a paste cut before rx-roce-stats still has
+// rx-stats).
+func isNVUERoCECounters(b nvueBlock) bool {
+	if b.counters {
+		return true
+	}
+	for _, l := range b.lines {
+		if f := strings.Fields(l.Text); len(f) == 1 && (f[0] == "rx-stats" || f[0] == "tx-stats" || f[0] == "rx-roce-stats" || f[0] == "tx-roce-stats") {
 			return true
 		}
 	}
@@ -58,7 +63,8 @@ func isNVUERoCECounters(lines []Line) bool {
 // (priority group) drops, ECN marks and PFC frames (rx and tx
 // pause-packets on RoCE's priority). A row of a section read whose count
 // does not read is garbled at its place; sections not named above (the
-// non-RoCE and buffer-usage rows) are not read.
+// non-RoCE and buffer-usage rows) are not read, and a tree with no row
+// of the RoCE sections is refused at its last line.
 func readRoCECounters(o *SwitchCounters, b nvueBlock) {
 	port := b.port
 	if port == "" {
@@ -71,7 +77,7 @@ func readRoCECounters(o *SwitchCounters, b nvueBlock) {
 	roce := QueueCount{Port: port, Queue: r.TC, Type: "UC", DropPkts: -1, DropBytes: -1}
 	cnp := QueueCount{Port: port, Queue: r.CNPTC, Type: "UC", DropPkts: -1, DropBytes: -1}
 	wred := QueueWRED{Port: port, Queue: r.TC, Type: "UC", WREDDrop: -1, ECNMarks: -1}
-	section := ""
+	section, read := "", false
 	for _, l := range b.lines {
 		f := strings.Fields(l.Text)
 		if len(f) == 1 {
@@ -91,6 +97,7 @@ func readRoCECounters(o *SwitchCounters, b nvueBlock) {
 		default:
 			continue
 		}
+		read = true
 		cell := f[1]
 		if len(f) > 2 && nvueUnit(f[2]) {
 			cell += " " + f[2]
@@ -127,6 +134,14 @@ func readRoCECounters(o *SwitchCounters, b nvueBlock) {
 			}
 			o.PFC = appendCapped(o.PFC, SwitchPFC{Port: port, Dir: dir, Prio: r.Prio, Frames: v, Evidence: ev}, maxSwitchRows, &o.Omitted)
 		}
+	}
+	if !read {
+		// Cut before the RoCE sections (only rx-non-roce-stats, say):
+		// no RoCE count to give, and none to leave out silently.
+		last := b.lines[len(b.lines)-1]
+		o.Garbled = append(o.Garbled, garbleAt(last, 0,
+			"`nv show interface <swp> qos roce counters` as NVUE prints it, with its RoCE sections (rx-roce-stats, rx-pfc-stats, tx-roce-stats, tx-pfc-stats, tx-ecn-stats): the paste ends before them"))
+		return
 	}
 	for _, q := range []QueueCount{roce, cnp} {
 		if q.Evidence.Line > 0 {

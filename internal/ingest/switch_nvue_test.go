@@ -3,6 +3,7 @@ package ingest
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -76,5 +77,23 @@ func TestNVUERoCEDiscardsApprox(t *testing.T) {
 		"    unicast-no-buffer-discard  75.19 KB               Tx buffer discards for RoCE traffic")
 	if len(s.Queues) != 1 || !s.Queues[0].DropsApprox || s.Queues[0].DropPkts != 76995 {
 		t.Errorf("queues: %+v", s.Queues)
+	}
+}
+
+// The Cumulus 5.4 user guide's counters cut before rx-pfc-stats (after
+// rx-non-roce-stats), with and without its command line, are that tree,
+// not a garbled `nv show qos roce`: refused as a counters paste that ends
+// before its RoCE sections.
+func TestNVUERoCECountersCutEarly(t *testing.T) {
+	one := nvueRoCECountersPaste(t)
+	cut := slices.IndexFunc(one, func(l string) bool { return strings.TrimSpace(l) == "rx-pfc-stats" })
+	if cut < 0 {
+		t.Fatal("no rx-pfc-stats")
+	}
+	for _, lines := range [][]string{one[:cut], one[1:cut]} {
+		s := switchLines(t, "cut.txt", lines...)
+		if len(s.Garbled) != 1 || !strings.HasPrefix(s.Garbled[0].Expected, "`nv show interface <swp> qos roce counters`") || s.Garbled[0].Line != len(lines) {
+			t.Errorf("%q: garbled: %+v", lines[0], s.Garbled)
+		}
 	}
 }
