@@ -559,6 +559,9 @@ func checkWarnErrors(inc *Incident) []Finding {
 			if w.Raised.Line > 0 {
 				g.ev.add(w.Raised)
 			}
+			for _, e := range w.More {
+				g.ev.add(e)
+			}
 			for _, e := range extraEv {
 				g.ev.add(e)
 			}

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -126,6 +127,16 @@ func TestDistBackendErrorWrapCompletes(t *testing.T) {
 	nicMustFind(t, fs, "nccl.warn.error", Error, "through ProcessGroupNCCL.cpp:1333")
 	fs = synthFindings(t, Options{}, "# synthetic",
 		"torch.distributed.DistBackendError: NCCL error in:",
-		"../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.21.5")
-	nicMustFind(t, fs, "nccl.warn.error", Error, "through ProcessGroupNCCL.cpp:1333")
+		"../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.21.5",
+		"ncclCommInitRankConfig failed")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "through ProcessGroupNCCL.cpp:1333")
+	// The completing line and the reason line are evidence beside the
+	// first.
+	var got []int
+	for _, e := range f.Evidence {
+		got = append(got, e.Line)
+	}
+	if !slices.Equal(got, []int{2, 3, 4}) {
+		t.Errorf("evidence lines %v, want [2 3 4]", got)
+	}
 }

@@ -133,6 +133,8 @@ type pendingBackend struct {
 	rest string
 	// reason is PyTorch's message under the error (Warning.Reason).
 	reason string
+	// more are the error's lines after its first (Warning.More).
+	more []Evidence
 }
 
 // backendReason reports whether a line under PyTorch's NCCL error is
@@ -183,7 +185,7 @@ func (l *NCCLLog) lastError(ln Line, text string) {
 	l.feedWarn(origin{pid: -1, tid: -1, dev: -1}, l.intern("", ev), msg, ev)
 	if len(l.Warnings) > n {
 		w := &l.Warnings[n]
-		w.Result, w.Chain, w.Raised = p.result, []string{p.where}, p.raised
+		w.Result, w.Chain, w.Raised, w.More = p.result, []string{p.where}, p.raised, p.more
 	}
 }
 
@@ -214,6 +216,7 @@ func (l *NCCLLog) backendLine(ln Line, s string) bool {
 		if p.wait == waitNone {
 			l.lines.add(p.head)
 			l.lines.add(ln)
+			p.more = append(p.more, At(l.src, ln))
 			l.backendRest(ln, p.rest, p.raised)
 		}
 		return true
@@ -232,6 +235,7 @@ func (l *NCCLLog) backendLine(ln Line, s string) bool {
 	case !p.open && p.reason == "" && backendReason(t):
 		l.lines.add(ln)
 		p.reason = strings.Clone(t)
+		p.more = append(p.more, At(l.src, ln))
 		return true
 	case strings.HasPrefix(t, "nccl") && strings.Contains(t, "Error: "):
 		// NCCL 2.2x's last error may follow this description without a
@@ -257,6 +261,6 @@ func (l *NCCLLog) closeBackend() {
 	}
 	l.WarningCount++
 	if len(l.Warnings) < maxKept {
-		l.Warnings = append(l.Warnings, Warning{PID: -1, TID: -1, Where: p.where, Message: strings.Clone(p.raised.Text), Result: p.result, Chain: []string{p.where}, Evidence: p.raised, Raised: p.raised, Reason: p.reason})
+		l.Warnings = append(l.Warnings, Warning{PID: -1, TID: -1, Where: p.where, Message: strings.Clone(p.raised.Text), Result: p.result, Chain: []string{p.where}, Evidence: p.raised, Raised: p.raised, Reason: p.reason, More: p.more})
 	}
 }

@@ -146,6 +146,9 @@ type Warning struct {
 	// PyTorch's C10D_NCCL_CHECK message ("Failed to window register
 	// segment with ptr ...", "ncclMemAlloc failed"): the call that failed.
 	Reason string
+	// More are the raised error's lines after Raised: the line that
+	// completed a message wrapped over lines, and the Reason's line.
+	More []Evidence
 }
 
 // maxChain bounds Warning.Chain.
