@@ -395,3 +395,20 @@ func TestNCCLTestsCaughtSignalNeedsUCXPrefix(t *testing.T) {
 		t.Errorf("failures %+v", x.Failures)
 	}
 }
+
+// SYNTHETIC command lines: the words that may precede a command are one
+// list for both readers, nohup and exec among them: "nohup
+// ./all_reduce_perf" runs no launcher, "nohup mpirun ./all_reduce_perf"
+// does.
+func TestCommandLeadShared(t *testing.T) {
+	for _, pre := range [][]string{{"$", "nohup"}, {"#", "exec", "NCCL_ALGO=Ring"}, {"$", "sudo", "env", "time"}} {
+		if !launcherless(pre) {
+			t.Errorf("%q: a launcher", pre)
+		}
+	}
+	for _, s := range []string{"$ nohup mpirun ./build/all_reduce_perf", "# exec srun ./build/all_reduce_perf", "$ NCCL_DEBUG=INFO mpirun ./build/all_reduce_perf"} {
+		if !namesLauncher(s) {
+			t.Errorf("%q: no launcher", s)
+		}
+	}
+}

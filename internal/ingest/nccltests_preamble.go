@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -192,20 +193,22 @@ func (t *NCCLTests) binary(s string, inCommand bool) {
 // binary start it without a launcher: nothing but a shell prompt ("$",
 // "root@node:~/nccl-tests#", bash's "[user@host dir]$", after a conda or
 // virtualenv's "(base)"), environment assignments (NCCL_ALGO=Ring), and
-// sudo, env or time. Under mpirun, srun or any other word the binary may
-// run as many processes on many hosts. A leading ">" is not a prompt that
-// starts a command: it is the shell's continuation prompt.
+// the words commandLead takes. Under mpirun, srun or any other word the
+// binary may run as many processes on many hosts. A leading ">" is not a
+// prompt that starts a command: it is the shell's continuation prompt.
 func launcherless(pre []string) bool {
-	pre = skipPrompt(pre)
-	for _, w := range pre {
-		switch {
-		case w == "sudo" || w == "env" || w == "time":
-		case envAssignment(w):
-		default:
-			return false
-		}
+	return !slices.ContainsFunc(skipPrompt(pre), func(w string) bool { return !commandLead(w) })
+}
+
+// commandLead reports whether w may come before a command and leaves it
+// one process on this host: an environment assignment (NCCL_ALGO=Ring),
+// or sudo, env, time, nohup or exec.
+func commandLead(w string) bool {
+	switch w {
+	case "sudo", "env", "time", "nohup", "exec":
+		return true
 	}
-	return true
+	return envAssignment(w)
 }
 
 // skipPrompt drops a shell prompt from the start of a command line's
@@ -245,8 +248,8 @@ var launchers = map[string]bool{
 }
 
 // namesLauncher reports whether s runs a launcher, named with or without
-// its directory ("/usr/bin/mpirun"): as the command after a prompt,
-// environment assignments or sudo/env/time, or after a word that ends in
+// its directory ("/usr/bin/mpirun"): as the command after a prompt and
+// the words commandLead takes, or after a word that ends in
 // a colon ("command: mpirun -np 2") or a backquote ("`srun"); or
 // anywhere when an option follows it or the line continues with '\'
 // ("nohup torchrun --nnodes 2", "singularity exec img mpirun -np 2",
@@ -263,7 +266,7 @@ func namesLauncher(s string) bool {
 		if run && launchers[w[strings.LastIndexByte(w, '/')+1:]] {
 			return true
 		}
-		lead = lead && (w == "sudo" || w == "env" || w == "time" || envAssignment(w)) || strings.HasSuffix(w, ":")
+		lead = lead && commandLead(w) || strings.HasSuffix(w, ":")
 	}
 	return false
 }
