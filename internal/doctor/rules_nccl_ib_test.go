@@ -130,7 +130,8 @@ func TestIBDeviceSkippedIsNoSocketFallback(t *testing.T) {
 
 // SYNTHETIC lines in net_ib.cc's form. Every device failing to open, then
 // "No device found." and the socket transport: the WARNs are the socket
-// fallback's cause, not devices left out of a transport that started.
+// fallback's cause, not devices left out of a transport that started,
+// named under one verb, and their fix is to make the devices usable.
 // With a "NET/IB : Using" line, every device left out on the host is
 // named with the step that failed; with neither, the finding does not
 // claim the host ran on other devices.
@@ -145,6 +146,11 @@ func TestIBDeviceSkippedAllIsTheFallbackCause(t *testing.T) {
 	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn)
 	if !strings.Contains(f.Mechanism+f.Title, "NET/IB could not open the RDMA devices mlx5_0, mlx5_1 on h1") {
 		t.Errorf("cause not told: %s\n%s", f.Title, f.Mechanism)
+	}
+	// The fix makes the verbs devices usable, once, without the
+	// leave-one-out advice of a host that kept some.
+	if strings.Contains(f.Fix, "NCCL_IB_HCA") || strings.Contains(f.Fix, "NCCL_IGNORE_NET_MISMATCH") || strings.Count(f.Fix, "--device=/dev/infiniband") != 1 || !strings.Contains(f.Fix, "uverbs") {
+		t.Errorf("fix: %s", f.Fix)
 	}
 	fs = synthFindings(t, Options{}, "# synthetic",
 		"h1:1:2 [0] transport/net_ib.cc:590 NCCL WARN NET/IB : Unable to open device mlx5_0",

@@ -232,23 +232,3 @@ func TestIBDisableNotSeenByNCCL(t *testing.T) {
 		t.Error("NCCL_IB_DISABLE=0x1 not read as set")
 	}
 }
-
-// SYNTHETIC: NET/IB could open none of the host's devices and fell back
-// to sockets: the cause names them under one verb and the fix makes the
-// verbs devices usable, once, without the leave-one-out advice
-// (NCCL_IB_HCA, NCCL_IGNORE_NET_MISMATCH) of a host that kept some.
-func TestIBAllDevicesSkippedFix(t *testing.T) {
-	fs := synthFindings(t, Options{},
-		"node1:1234:1234 [0] misc/ibvwrap.cc:108 NCCL WARN NET/IB : Unable to open device mlx5_0",
-		"node1:1234:1234 [0] misc/ibvwrap.cc:108 NCCL WARN NET/IB : Unable to open device mlx5_1",
-		"node1:1234:1234 [0] NCCL INFO NET/IB : No device found.",
-		"node1:1234:1234 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>",
-		"node1:1234:1234 [0] NCCL INFO Using network Socket")
-	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "falls back to TCP sockets")
-	if !strings.Contains(f.Mechanism, "could not open the RDMA devices mlx5_0, mlx5_1 on node1") {
-		t.Errorf("cause: %s", f.Mechanism)
-	}
-	if strings.Contains(f.Fix, "NCCL_IB_HCA") || strings.Contains(f.Fix, "NCCL_IGNORE_NET_MISMATCH") || strings.Count(f.Fix, "--device=/dev/infiniband") != 1 || !strings.Contains(f.Fix, "uverbs") {
-		t.Errorf("fix: %s", f.Fix)
-	}
-}
