@@ -23,15 +23,16 @@ import (
 // "Introduction to Resilient RoCE - FAQ", community.mellanox.com/docs/DOC-2499).
 // With neither PFC nor ECN on RoCE's queue nothing was chosen: PFC was
 // forgotten, and qos.pfc.disabled says so. A config_db whose PORT_QOS_MAP
-// rows write no pfc_enable is read the same way unless it also sends every
-// class to one priority group: a SKU that keeps per-class priority groups
-// (and lossless pools with xoff) forgot the field.
+// rows write no pfc_enable is lossy by design where it sends every class
+// to one priority group or no buffer profile keeps xoff (Nexthop NH-4010,
+// Dell S5232F-P: lossy pools and profiles only); it forgot the field only
+// where a profile keeps PFC headroom (xoff) that nothing pauses into.
 
 // lossyDesigns returns the configs that are lossy by design.
 func (m *Model) lossyDesigns() map[*sonic.ConfigDB]sonic.LossyDesign {
 	out := map[*sonic.ConfigDB]sonic.LossyDesign{}
 	for _, db := range m.Sonic {
-		if d, ok := db.LossyByDesign(); ok && (!d.NoPFCWritten && !d.PFCEnableAbsent || d.PFCEnableAbsent && d.OnePG.Line > 0 || m.marksRoCE(db)) {
+		if d, ok := db.LossyByDesign(); ok && (!d.NoPFCWritten || m.marksRoCE(db)) {
 			out[db] = d
 		}
 	}
