@@ -787,3 +787,33 @@ func TestLintEOSNoTrustQoSCoSFix(t *testing.T) {
 		t.Errorf("fix: %s", fix)
 	}
 }
+
+// SYNTHETIC: the same untrusted port with class 4 already lossless: the
+// fix only trusts DSCP (DSCP 26 then takes class 4), and says nothing of
+// marking RoCE into the lossless class, which a port ignoring DSCP does
+// not read. It said "turn PFC on for 4" and "NCCL_IB_TC = DSCP×4 + 2".
+func TestLintEOSNoTrustLosslessFix(t *testing.T) {
+	cfg := "! device: leaf1 (DCS-7050CX3-32S, EOS-4.30.1F)\n" +
+		"hostname leaf1\n" +
+		"qos map dscp 26 to traffic-class 4\n" +
+		"!\n" +
+		"interface Ethernet1\n" +
+		"   description gpu1\n" +
+		"   no switchport\n" +
+		"   no qos trust\n" +
+		"   qos cos 3\n" +
+		"   priority-flow-control on\n" +
+		"   priority-flow-control priority 4 no-drop\n" +
+		"!\n" +
+		"end\n"
+	var fix string
+	for _, f := range lintWritten(t, map[string]string{"leaf1-synthetic.cfg": cfg}) {
+		if f.ID == "qos.pfc.disabled" {
+			fix = f.Fix
+		}
+	}
+	if !strings.Contains(fix, "`qos trust dscp` in place of `no qos trust`") || !strings.Contains(fix, "already lossless") ||
+		strings.Contains(fix, "NCCL_IB_TC") || strings.Contains(fix, "no-drop") {
+		t.Errorf("fix: %s", fix)
+	}
+}

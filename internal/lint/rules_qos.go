@@ -197,6 +197,9 @@ func pfcOffFix(r roceClass, s switchSide) string {
 			}
 		}
 		pfcOn = fmt.Sprintf("trust DSCP on these ports (`qos trust dscp` in place of `no qos trust`, which puts every packet, RoCE's with the rest, in class %d) and turn PFC on for the class DSCP %d then takes (%d by %s: `priority-flow-control on`, `priority-flow-control priority %d no-drop`; and on the NICs' priority %d)", tc, d, own, by, own, own)
+		if slices.Contains(s.Lossless, own) {
+			pfcOn = fmt.Sprintf("trust DSCP on these ports (`qos trust dscp` in place of `no qos trust`, which puts every packet, RoCE's with the rest, in class %d): DSCP %d then takes class %d (by %s), already lossless", tc, d, own, by)
+		}
 	case s.DB.Vendor == sonic.VendorEOS:
 		mapTo = fmt.Sprintf("Map DSCP %d to a class with PFC (`qos map dscp %d to traffic-class N`)", d, d)
 	}
@@ -208,7 +211,8 @@ func pfcOffFix(r roceClass, s switchSide) string {
 		alts = append(alts, mapTo)
 	}
 	alts = append(alts, pfcOn)
-	if len(s.Lossless) > 0 {
+	if len(s.Lossless) > 0 && !eosUntrusted(s) {
+		// A port that ignores DSCP puts no marking into another class.
 		alts = append(alts, fmt.Sprintf("mark RoCE into the lossless %s (NCCL_IB_TC = DSCP×4 + 2)", class))
 	}
 	fix := strings.Join(alts, ", or ") + "."
