@@ -208,8 +208,19 @@ func TestLossyECNGreenOffOffSpectrum(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	noPlatform := strings.Replace(string(data), `"platform": "x86_64-arista_7060x6_64pe_b",`, ``, 1)
-	if got := title(noPlatform); strings.Contains(got, "marks nothing") || !strings.Contains(got, "marks ECN only above 266338050 bytes") {
-		t.Errorf("without a platform: %q", got)
+	if got := title(noPlatform); !strings.Contains(got, "marks nothing") || !strings.Contains(got, "which on Arista-7060X6-64PE-B-C448O16") {
+		t.Errorf("without a platform, with its hwsku: %q", got)
+	}
+	// Naming neither, the ASIC is not known: whether green packets are
+	// marked is not judged, as ecn.disabled reads it (which warns that it
+	// may never mark); it was told as marking.
+	noPlatform = strings.Replace(noPlatform, `"hwsku": "Arista-7060X6-64PE-B-C448O16",`, ``, 1)
+	if got := title(noPlatform); !strings.Contains(got, "marks ECN only above 266338050 bytes") {
+		t.Errorf("without a platform or hwsku: %q", got)
+	}
+	reach := strings.ReplaceAll(noPlatform, `"266338050"`, `"1048576"`)
+	if got := title(reach); !strings.Contains(got, "only if the ASIC marks green packets without wred_green_enable") || !strings.Contains(got, "not judged") {
+		t.Errorf("without a platform or hwsku, thresholds at 1 MiB: %q", got)
 	}
 }
 

@@ -238,9 +238,12 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 			return lossyECNState{}
 		}
 		marks := marksGreen(w)
-		if platform, named := db.Field("DEVICE_METADATA", "localhost", "platform"); marks && named && db.Vendor == "" && greenUnmarked(db, w) {
-			// As sonicECNMode reads it; a fragment naming no platform is
-			// not judged so.
+		unmarked, known := greenUnmarked(db, w)
+		if marks && db.Vendor == "" && unmarked && known {
+			platform, _ := db.Field("DEVICE_METADATA", "localhost", "platform")
+			if platform.Text == "" {
+				platform, _ = db.Field("DEVICE_METADATA", "localhost", "hwsku")
+			}
 			green, at := fmt.Sprintf("wred_green_enable %q", w.GreenEnable.Text), w.GreenEnable
 			if at.Line == 0 {
 				green, at = "no wred_green_enable (SAI's default, false)", w.ECN
@@ -274,6 +277,12 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 			if w.ECN.Text != "ecn_all" {
 				mode = "ecn disable"
 			}
+		}
+		if marks && unmarked && !known {
+			// As sonicECNMode reads it: on an ASIC the config does not
+			// name, whether green packets, RoCE's, are marked is not
+			// judged, and the queue is not counted as marking.
+			return lossyECNState{text: fmt.Sprintf("whose %s marks ECN from %d to %d bytes only if the ASIC marks green packets without wred_green_enable (%s, %s; DEVICE_METADATA names no platform: not judged)", queue, w.Min, w.Max, ecnName(db, w.Name), mode), ev: append(ev, sonicEv(db, w.ECN))}
 		}
 		return lossyECNState{text: fmt.Sprintf("whose %s marks ECN from %d to %d bytes (%s, %s%s)", queue, w.Min, w.Max, ecnName(db, w.Name), mode, unjudged), ev: ev, marks: marks}
 	}
