@@ -139,6 +139,13 @@ func TestPFCEnableAbsent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The global row's pfc_enable pauses nothing (orchagent reads only its
+	// dscp_to_tc_map): the port rows still write none. It hid the finding.
+	global := strings.Replace(withXoff(data), `"PORT_QOS_MAP": {`, `"PORT_QOS_MAP": {
+        "global": {"pfc_enable": "3,4"},`, 1)
+	if got := ids(lintFiles(t, tempFile(t, "config_db.json", global))); got["qos.pfc.disabled"] != doctor.Error {
+		t.Errorf("global pfc_enable 3,4, none on the ports: %v, want qos.pfc.disabled error", got)
+	}
 	text := strings.Replace(withXoff(data), `"tc_to_pg_map": "NH_DEFAULT_TC_TO_PRI_GROUP_MAP"`, `"tc_to_pg_map": "NH_DEFAULT_TC_TO_PRI_GROUP_MAP", "pfc_enable": "3"`, 1)
 	for _, f := range lintFiles(t, tempFile(t, "config_db.json", text)).Findings {
 		if f.ID == "qos.lossy.by_design" || f.ID == "qos.pfc.disabled" && strings.Contains(f.Title, "write no pfc_enable") {

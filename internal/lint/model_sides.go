@@ -104,7 +104,11 @@ func sonicSides(db *sonic.ConfigDB, d int) []switchSide {
 	anyPFC := false
 	for _, pq := range pqs {
 		if pq.Port == "global" {
+			// orchagent reads only dscp_to_tc_map of the global row
+			// (qosorch.cpp handleGlobalQosMap: any other field "is not
+			// supported at global level"): its pfc_enable pauses nothing.
 			global = pq
+			continue
 		}
 		anyPFC = anyPFC || pq.HasPFCEnable
 	}
