@@ -765,6 +765,17 @@ func TestLintEOSNoTrustFix(t *testing.T) {
 // names the class the config's own `qos map dscp 26 to traffic-class 4`
 // gives DSCP 26, not the default map's 3.
 func TestLintEOSNoTrustQoSCoSFix(t *testing.T) {
+	fix := eosNoTrustFix(t, "")
+	if !strings.Contains(fix, "`qos trust dscp` in place of `no qos trust`") || !strings.Contains(fix, "`priority-flow-control priority 4 no-drop`") ||
+		!strings.Contains(fix, "`qos map dscp` at line 3") || strings.Contains(fix, "priority 3 no-drop") || strings.Contains(fix, ") (and on") {
+		t.Errorf("fix: %s", fix)
+	}
+}
+
+// eosNoTrustFix is the qos.pfc.disabled fix for a synthetic EOS port with
+// `no qos trust` and `qos cos 3`, `qos map dscp 26 to traffic-class 4`,
+// and the interface lines extra.
+func eosNoTrustFix(t *testing.T, extra string) string {
 	cfg := "! device: leaf1 (DCS-7050CX3-32S, EOS-4.30.1F)\n" +
 		"hostname leaf1\n" +
 		"qos map dscp 26 to traffic-class 4\n" +
@@ -773,7 +784,7 @@ func TestLintEOSNoTrustQoSCoSFix(t *testing.T) {
 		"   description gpu1\n" +
 		"   no switchport\n" +
 		"   no qos trust\n" +
-		"   qos cos 3\n" +
+		"   qos cos 3\n" + extra +
 		"!\n" +
 		"end\n"
 	var fix string
@@ -782,8 +793,17 @@ func TestLintEOSNoTrustQoSCoSFix(t *testing.T) {
 			fix = f.Fix
 		}
 	}
-	if !strings.Contains(fix, "`qos trust dscp` in place of `no qos trust`") || !strings.Contains(fix, "`priority-flow-control priority 4 no-drop`") ||
-		!strings.Contains(fix, "`qos map dscp` at line 3") || strings.Contains(fix, "priority 3 no-drop") || strings.Contains(fix, ") (and on") {
+	return fix
+}
+
+// SYNTHETIC: the same untrusted port with class 4 already lossless: the
+// fix only trusts DSCP (DSCP 26 then takes class 4), and says nothing of
+// marking RoCE into the lossless class, which a port ignoring DSCP does
+// not read. It said "turn PFC on for 4" and "NCCL_IB_TC = DSCP×4 + 2".
+func TestLintEOSNoTrustLosslessFix(t *testing.T) {
+	fix := eosNoTrustFix(t, "   priority-flow-control on\n   priority-flow-control priority 4 no-drop\n")
+	if !strings.Contains(fix, "`qos trust dscp` in place of `no qos trust`") || !strings.Contains(fix, "already lossless") ||
+		strings.Contains(fix, "NCCL_IB_TC") || strings.Contains(fix, "no-drop") {
 		t.Errorf("fix: %s", fix)
 	}
 }

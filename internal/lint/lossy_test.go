@@ -85,44 +85,68 @@ func lintFiles(t *testing.T, paths ...string) *doctor.Report {
 
 // A config_db whose PORT_QOS_MAP rows write no pfc_enable pauses no
 // priority (orchagent reads the row as an empty pfc_enable, buffermgrd
-// writes no lossless priority group). Where the SKU keeps per-class
-// priority groups and no ECN on RoCE's queue (Nexthop NH-4010: DSCP 24-31
-// to TC 3, no WRED profile), PFC was forgotten, not designed away: it was
-// told "lossy by design", and before that nothing at all.
-func TestPFCEnableAbsentIsForgotten(t *testing.T) {
+// writes no lossless priority group). Where no buffer profile keeps xoff
+// (Nexthop NH-4010, Dell S5232F-P: lossy pools and profiles only) that is
+// a lossy design; PFC was forgotten only where a profile keeps PFC
+// headroom. Both SKUs were told "PFC is off on every priority" (error),
+// and the Dell's fix paused class 0, where every DSCP lands.
+func TestPFCEnableAbsent(t *testing.T) {
+	withXoff := func(data []byte) string {
+		s := strings.Replace(string(data), `"BUFFER_PROFILE": {`, `"BUFFER_PROFILE": {
+        "pg_lossless_profile": {"pool": "ingress_pool", "size": "18432", "xon": "18432", "xoff": "165888", "dynamic_th": "0"},`, 1)
+		return strings.Replace(s, `"BUFFER_PG": {`, `"BUFFER_PG": {
+        "Ethernet0|3-4": {"profile": "pg_lossless_profile"},`, 1)
+	}
+	for _, c := range []struct{ file, fix string }{
+		{"testdata/bi-nh4010-128x400g-qos-buffers-render-t1-synthetic-ports.json", `"pfc_enable": "3,4" in every port's`},
+		{"../../testdata/corpus/sonic/buildimage-render-dell-s5232f-p-100g-t1-qos-buffers-synthetic-ports.json", "Map DSCP 26 to class 3 in DSCP_TO_TC_MAP DEFAULT first"},
+	} {
+		rep := lintFiles(t, c.file)
+		if len(rep.Findings) != 1 || rep.Findings[0].ID != "qos.lossy.by_design" {
+			t.Errorf("%s: findings %v, want qos.lossy.by_design alone", c.file, ids(rep))
+		}
+		data, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// With a lossless profile keeping xoff on priority groups 3-4
+		// (the classic forgotten field: headroom kept, nothing paused).
+		var f *doctor.Finding
+		for _, g := range lintFiles(t, tempFile(t, "config_db.json", withXoff(data))).Findings {
+			if g.ID == "qos.lossy.by_design" {
+				t.Errorf("%s with xoff: %s", c.file, g.Title)
+			}
+			if g.ID == "qos.pfc.disabled" {
+				f = &g
+			}
+		}
+		if f == nil || f.Severity != doctor.Error || !strings.Contains(f.Title, "write no pfc_enable") || !strings.Contains(f.Fix, c.fix) || strings.Contains(f.Fix, `"3,4,0"`) {
+			t.Errorf("%s with xoff: %+v, want qos.pfc.disabled error with fix %q", c.file, f, c.fix)
+			continue
+		}
+		named := false
+		for _, e := range f.Evidence {
+			named = named || strings.Contains(e.Text, `"Ethernet0`)
+		}
+		if !named {
+			t.Errorf("evidence %v does not name PORT_QOS_MAP's Ethernet0 row", f.Evidence)
+		}
+	}
+	// One port writing pfc_enable 3 sets the others apart: not judged
+	// as forgotten (service ports beside lossless ones).
 	const file = "testdata/bi-nh4010-128x400g-qos-buffers-render-t1-synthetic-ports.json"
-	rep := lintFiles(t, file)
-	if len(rep.Findings) != 1 || rep.Findings[0].ID != "qos.pfc.disabled" || rep.Findings[0].Severity != doctor.Error {
-		t.Fatalf("findings %v, want qos.pfc.disabled error alone", ids(rep))
-	}
-	f := rep.Findings[0]
-	if !strings.Contains(f.Title, "write no pfc_enable") || !strings.Contains(f.Fix, `"pfc_enable": "3,4"`) {
-		t.Errorf("title %q fix %q", f.Title, f.Fix)
-	}
-	named := false
-	for _, e := range f.Evidence {
-		named = named || strings.Contains(e.Text, `"Ethernet0": {`)
-	}
-	if !named {
-		t.Errorf("evidence %v does not name PORT_QOS_MAP's Ethernet0 row", f.Evidence)
-	}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// With a lossless profile keeping xoff on priority groups 3-4 (the
-	// classic forgotten field: headroom kept, nothing paused) it is no
-	// lossy design either; lint said nothing of it.
-	xoff := strings.Replace(string(data), `"BUFFER_PROFILE": {`, `"BUFFER_PROFILE": {
-        "pg_lossless_profile": {"pool": "ingress_pool", "size": "18432", "xon": "18432", "xoff": "165888", "dynamic_th": "0"},`, 1)
-	xoff = strings.Replace(xoff, `"BUFFER_PG": {`, `"BUFFER_PG": {
-        "Ethernet0|3-4": {"profile": "pg_lossless_profile"},`, 1)
-	if got := ids(lintFiles(t, tempFile(t, "config_db.json", xoff))); got["qos.pfc.disabled"] != doctor.Error || got["qos.lossy.by_design"] != 0 {
-		t.Errorf("lossless xoff profile, no pfc_enable: %v, want qos.pfc.disabled error", got)
+	// The global row's pfc_enable pauses nothing (orchagent reads only its
+	// dscp_to_tc_map): the port rows still write none. It hid the finding.
+	global := strings.Replace(withXoff(data), `"PORT_QOS_MAP": {`, `"PORT_QOS_MAP": {
+        "global": {"pfc_enable": "3,4"},`, 1)
+	if got := ids(lintFiles(t, tempFile(t, "config_db.json", global))); got["qos.pfc.disabled"] != doctor.Error {
+		t.Errorf("global pfc_enable 3,4, none on the ports: %v, want qos.pfc.disabled error", got)
 	}
-	// One port writing pfc_enable 3 sets the others apart: not judged
-	// as forgotten (service ports beside lossless ones).
-	text := strings.Replace(string(data), `"tc_to_pg_map": "NH_DEFAULT_TC_TO_PRI_GROUP_MAP"`, `"tc_to_pg_map": "NH_DEFAULT_TC_TO_PRI_GROUP_MAP", "pfc_enable": "3"`, 1)
+	text := strings.Replace(withXoff(data), `"tc_to_pg_map": "NH_DEFAULT_TC_TO_PRI_GROUP_MAP"`, `"tc_to_pg_map": "NH_DEFAULT_TC_TO_PRI_GROUP_MAP", "pfc_enable": "3"`, 1)
 	for _, f := range lintFiles(t, tempFile(t, "config_db.json", text)).Findings {
 		if f.ID == "qos.lossy.by_design" || f.ID == "qos.pfc.disabled" && strings.Contains(f.Title, "write no pfc_enable") {
 			t.Errorf("pfc_enable 3 on one port: %s", f.Title)
@@ -191,8 +215,19 @@ func TestLossyECNGreenOffOffSpectrum(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	noPlatform := strings.Replace(string(data), `"platform": "x86_64-arista_7060x6_64pe_b",`, ``, 1)
-	if got := title(noPlatform); strings.Contains(got, "marks nothing") || !strings.Contains(got, "marks ECN only above 266338050 bytes") {
-		t.Errorf("without a platform: %q", got)
+	if got := title(noPlatform); !strings.Contains(got, "marks nothing") || !strings.Contains(got, "which on Arista-7060X6-64PE-B-C448O16") {
+		t.Errorf("without a platform, with its hwsku: %q", got)
+	}
+	// Naming neither, the ASIC is not known: whether green packets are
+	// marked is not judged, as ecn.disabled reads it (which warns that it
+	// may never mark); it was told as marking.
+	noPlatform = strings.Replace(noPlatform, `"hwsku": "Arista-7060X6-64PE-B-C448O16",`, ``, 1)
+	if got := title(noPlatform); !strings.Contains(got, "marks ECN only above 266338050 bytes") {
+		t.Errorf("without a platform or hwsku: %q", got)
+	}
+	reach := strings.ReplaceAll(noPlatform, `"266338050"`, `"1048576"`)
+	if got := title(reach); !strings.Contains(got, "only if the ASIC marks green packets without wred_green_enable") || !strings.Contains(got, "not judged") {
+		t.Errorf("without a platform or hwsku, thresholds at 1 MiB: %q", got)
 	}
 }
 

@@ -104,7 +104,11 @@ func sonicSides(db *sonic.ConfigDB, d int) []switchSide {
 	anyPFC := false
 	for _, pq := range pqs {
 		if pq.Port == "global" {
+			// orchagent reads only dscp_to_tc_map of the global row
+			// (qosorch.cpp handleGlobalQosMap: any other field "is not
+			// supported at global level"): its pfc_enable pauses nothing.
 			global = pq
+			continue
 		}
 		anyPFC = anyPFC || pq.HasPFCEnable
 	}
@@ -124,6 +128,7 @@ func sonicSides(db *sonic.ConfigDB, d int) []switchSide {
 		}
 		g.ports = append(g.ports, pq.Port)
 	}
+	_, designed := db.LossyByDesign()
 	var out []switchSide
 	for _, g := range groups {
 		sd := switchSide{Name: fmt.Sprintf("%s %s", db.File, portList(g.ports)), TC: -1, DB: db, Port: g.ports[0], TCMap: g.pq.DSCPToTC.Text}
@@ -153,13 +158,14 @@ func sonicSides(db *sonic.ConfigDB, d int) []switchSide {
 		}
 		if g.pq.HasPFCEnable {
 			sd.Lossless, sd.LosslessKnown, sd.LosslessEv = g.pq.PFCEnable, true, sonicEv(db, g.pq.PFCEnableAt)
-		} else if row, ok := portQoSRow(db, g.pq.Port); ok && db.Vendor == "" && !anyPFC && !onePG(db, g.pq) {
+		} else if row, ok := portQoSRow(db, g.pq.Port); ok && db.Vendor == "" && !anyPFC && !onePG(db, g.pq) && !designed {
 			// orchagent (qosorch.cpp handlePortQosMapTable) reads a row
 			// without pfc_enable as an empty one, and buffermgrd writes
 			// no lossless priority group: PFC on no priority. Beside
 			// rows that write it, a row without it is a port set apart
 			// (a service port); a row sending every class to one
-			// priority group is lossy on purpose.
+			// priority group, or a config no buffer profile of which
+			// keeps xoff, is lossy on purpose.
 			sd.LosslessKnown, sd.LosslessEv, sd.NoPFCField = true, sonicEv(db, row), true
 		}
 		port := g.ports[0]

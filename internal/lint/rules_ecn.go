@@ -122,6 +122,7 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 		}
 		marks := marksGreen(w)
 		green := strings.EqualFold(strings.TrimSpace(w.GreenEnable.Text), "true")
+		unmarked, known := greenUnmarked(db, w)
 		modeText := "ecn " + mode
 		if w.ECN.Text == "" {
 			modeText = "no ecn field (ecn_none, the default)"
@@ -171,11 +172,14 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 			})
 		case marks && (green || db.Spectrum()) && (w.MinAt.Text == "" || w.MaxAt.Text == ""):
 			fs = append(fs, unsetGreenThresholds(db, subject, name, w, ev))
-		case !green && marks && !greenUnmarked(db, w):
+		case !green && marks && !unmarked:
 			// NVIDIA's SAI marks under the ECN mode with WRED's dropping off
 			// (its own SKUs ship so): nothing to say.
 		case !green && !noCC:
-			what := "RoCE's packets are green, and on ASICs that follow SAI's per-colour enable (sonic-buildimage#4545) WRED and ECN do not act on green packets unless wred_green_enable is true (SAI's default is off); NVIDIA Spectrum marks under the ECN mode without it, but DEVICE_METADATA does not name such a platform here"
+			what := "RoCE's packets are green, and on ASICs that follow SAI's per-colour enable (sonic-buildimage#4545) WRED and ECN do not act on green packets unless wred_green_enable is true (SAI's default is off); NVIDIA Spectrum marks under the ECN mode without it, but DEVICE_METADATA names another platform here"
+			if !known {
+				what = strings.Replace(what, "names another platform here", "names no platform here: it may never mark", 1)
+			}
 			if !marks {
 				what = "the profile neither marks nor drops green packets"
 			}
@@ -195,9 +199,19 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 // greenUnmarked reports whether a profile leaves green packets, RoCE's,
 // out of WRED and ECN on this switch: wred_green_enable not true on an ASIC
 // that follows SAI's per-colour enable (sonic-buildimage#4545), that is,
-// any but NVIDIA Spectrum, whose SAI marks under the ECN mode alone.
-func greenUnmarked(db *sonic.ConfigDB, w *sonic.WRED) bool {
-	return !strings.EqualFold(strings.TrimSpace(w.GreenEnable.Text), "true") && !db.Spectrum()
+// any but NVIDIA Spectrum, whose SAI marks under the ECN mode alone. A
+// config_db whose DEVICE_METADATA names neither platform nor hwsku (a
+// fragment) gives no ASIC: known is false, and it is not judged.
+func greenUnmarked(db *sonic.ConfigDB, w *sonic.WRED) (unmarked, known bool) {
+	if strings.EqualFold(strings.TrimSpace(w.GreenEnable.Text), "true") || db.Spectrum() {
+		return false, true
+	}
+	if db.Vendor != "" {
+		return true, true
+	}
+	_, platform := db.Field("DEVICE_METADATA", "localhost", "platform")
+	_, hwsku := db.Field("DEVICE_METADATA", "localhost", "hwsku")
+	return true, platform || hwsku
 }
 
 // ecnFix is the fix that makes a profile mark: SONiC's, or for a Cumulus

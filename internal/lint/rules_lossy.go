@@ -23,15 +23,16 @@ import (
 // "Introduction to Resilient RoCE - FAQ", community.mellanox.com/docs/DOC-2499).
 // With neither PFC nor ECN on RoCE's queue nothing was chosen: PFC was
 // forgotten, and qos.pfc.disabled says so. A config_db whose PORT_QOS_MAP
-// rows write no pfc_enable is read the same way unless it also sends every
-// class to one priority group: a SKU that keeps per-class priority groups
-// (and lossless pools with xoff) forgot the field.
+// rows write no pfc_enable is lossy by design where it sends every class
+// to one priority group or no buffer profile keeps xoff (Nexthop NH-4010,
+// Dell S5232F-P: lossy pools and profiles only); it forgot the field only
+// where a profile keeps PFC headroom (xoff) that nothing pauses into.
 
 // lossyDesigns returns the configs that are lossy by design.
 func (m *Model) lossyDesigns() map[*sonic.ConfigDB]sonic.LossyDesign {
 	out := map[*sonic.ConfigDB]sonic.LossyDesign{}
 	for _, db := range m.Sonic {
-		if d, ok := db.LossyByDesign(); ok && (!d.NoPFCWritten && !d.PFCEnableAbsent || d.PFCEnableAbsent && d.OnePG.Line > 0 || m.marksRoCE(db)) {
+		if d, ok := db.LossyByDesign(); ok && (!d.NoPFCWritten || m.marksRoCE(db)) {
 			out[db] = d
 		}
 	}
@@ -237,9 +238,12 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 			return lossyECNState{}
 		}
 		marks := marksGreen(w)
-		if platform, named := db.Field("DEVICE_METADATA", "localhost", "platform"); marks && named && db.Vendor == "" && greenUnmarked(db, w) {
-			// As sonicECNMode reads it; a fragment naming no platform is
-			// not judged so.
+		unmarked, known := greenUnmarked(db, w)
+		if marks && db.Vendor == "" && unmarked && known {
+			platform, _ := db.Field("DEVICE_METADATA", "localhost", "platform")
+			if platform.Text == "" {
+				platform, _ = db.Field("DEVICE_METADATA", "localhost", "hwsku")
+			}
 			green, at := fmt.Sprintf("wred_green_enable %q", w.GreenEnable.Text), w.GreenEnable
 			if at.Line == 0 {
 				green, at = "no wred_green_enable (SAI's default, false)", w.ECN
@@ -273,6 +277,12 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 			if w.ECN.Text != "ecn_all" {
 				mode = "ecn disable"
 			}
+		}
+		if marks && unmarked && !known {
+			// As sonicECNMode reads it: on an ASIC the config does not
+			// name, whether green packets, RoCE's, are marked is not
+			// judged, and the queue is not counted as marking.
+			return lossyECNState{text: fmt.Sprintf("whose %s marks ECN from %d to %d bytes only if the ASIC marks green packets without wred_green_enable (%s, %s; DEVICE_METADATA names no platform: not judged)", queue, w.Min, w.Max, ecnName(db, w.Name), mode), ev: append(ev, sonicEv(db, w.ECN))}
 		}
 		return lossyECNState{text: fmt.Sprintf("whose %s marks ECN from %d to %d bytes (%s, %s%s)", queue, w.Min, w.Max, ecnName(db, w.Name), mode, unjudged), ev: ev, marks: marks}
 	}

@@ -97,6 +97,11 @@ func qosRules(m *Model) []doctor.Finding {
 				f.Title = fmt.Sprintf("%s: PFC is off on every priority: the PORT_QOS_MAP rows write no pfc_enable", s.Name)
 				f.Mechanism = "orchagent (qosorch.cpp handlePortQosMapTable) reads a PORT_QOS_MAP row without pfc_enable as an empty one, and buffermgrd writes no lossless priority group for the port: whatever the DSCP map, priority groups and lossless pools say, no priority is paused. " + f.Mechanism
 				f.Fix = fmt.Sprintf("\"pfc_enable\": \"%s\" in every port's PORT_QOS_MAP row (SONiC's lossless classes, as its qos.json writes them), beside pfcwd_sw_enable, with PFC on the same priorities on the NICs.", pfcEnableFor(s.TC))
+				if sharedClass(s) {
+					// Pausing the class every DSCP lands in pauses all
+					// traffic: RoCE's DSCP gets a class of its own first.
+					f.Fix = fmt.Sprintf("Map DSCP %d to class 3 in DSCP_TO_TC_MAP %s first (every DSCP lands in class %d, and pausing it would pause all traffic); then \"pfc_enable\": \"3,4\" in every port's PORT_QOS_MAP row, beside pfcwd_sw_enable, with PFC on priority 3 on the NICs.", r.DSCP, s.TCMap, s.TC)
+				}
 			}
 		}
 		fs = append(fs, f)
@@ -110,6 +115,19 @@ func qosRules(m *Model) []doctor.Finding {
 		fs = append(fs, m.cnpRules(roceTC)...)
 	}
 	return fs
+}
+
+// sharedClass reports whether every DSCP lands in RoCE's class on side s.
+func sharedClass(s switchSide) bool {
+	if s.DSCPToTC == nil {
+		return false
+	}
+	for x := range 64 {
+		if tc, _, _ := s.DSCPToTC(x); tc != s.TC {
+			return false
+		}
+	}
+	return true
 }
 
 // pfcEnableFor is the pfc_enable a fix writes: SONiC's lossless classes,
@@ -179,6 +197,9 @@ func pfcOffFix(r roceClass, s switchSide) string {
 			}
 		}
 		pfcOn = fmt.Sprintf("trust DSCP on these ports (`qos trust dscp` in place of `no qos trust`, which puts every packet, RoCE's with the rest, in class %d) and turn PFC on for the class DSCP %d then takes (%d by %s: `priority-flow-control on`, `priority-flow-control priority %d no-drop`; and on the NICs' priority %d)", tc, d, own, by, own, own)
+		if slices.Contains(s.Lossless, own) {
+			pfcOn = fmt.Sprintf("trust DSCP on these ports (`qos trust dscp` in place of `no qos trust`, which puts every packet, RoCE's with the rest, in class %d): DSCP %d then takes class %d (by %s), already lossless", tc, d, own, by)
+		}
 	case s.DB.Vendor == sonic.VendorEOS:
 		mapTo = fmt.Sprintf("Map DSCP %d to a class with PFC (`qos map dscp %d to traffic-class N`)", d, d)
 	}
@@ -190,7 +211,8 @@ func pfcOffFix(r roceClass, s switchSide) string {
 		alts = append(alts, mapTo)
 	}
 	alts = append(alts, pfcOn)
-	if len(s.Lossless) > 0 {
+	if len(s.Lossless) > 0 && !eosUntrusted(s) {
+		// A port that ignores DSCP puts no marking into another class.
 		alts = append(alts, fmt.Sprintf("mark RoCE into the lossless %s (NCCL_IB_TC = DSCP×4 + 2)", class))
 	}
 	fix := strings.Join(alts, ", or ") + "."

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"rocelab/internal/pos"
 )
 
 // The config_db grammar over the token reader: the top level (one config,
@@ -173,6 +175,9 @@ func (p *parser) entry(db *ConfigDB, name string, off int, merge bool) error {
 
 // flatRow reads the fields of one "TABLE|key" entry of a flat dump.
 func (p *parser) flatRow(db *ConfigDB, table, key string, at Value, merge bool) error {
+	if msg := emptyPortName(table, key); msg != "" {
+		return &pos.Error{File: p.name, Line: at.Line, Col: at.Col, Msg: msg}
+	}
 	tab, ok := db.Tables[table]
 	if !ok {
 		tab = Table{}
@@ -194,6 +199,16 @@ func (p *parser) flatRow(db *ConfigDB, table, key string, at Value, merge bool) 
 	return nil
 }
 
+// emptyPortName says why a PORT_QOS_MAP key is no port list: orchagent
+// splits it on commas, and an empty name ("", ",", "Ethernet0,") is no
+// port.
+func emptyPortName(table, key string) string {
+	if table != "PORT_QOS_MAP" || !slices.Contains(strings.Split(key, ","), "") {
+		return ""
+	}
+	return fmt.Sprintf("PORT_QOS_MAP key %q: expected a port name or a comma-separated list of port names (or \"global\"), got an empty name", key)
+}
+
 func (p *parser) table(db *ConfigDB, name string, tab Table, merge bool) error {
 	off, err := p.open(name)
 	if err != nil {
@@ -211,6 +226,9 @@ func (p *parser) table(db *ConfigDB, name string, tab Table, merge bool) error {
 		}
 		if !ok {
 			return nil
+		}
+		if msg := emptyPortName(name, key); msg != "" {
+			return p.errAt(off, "%s", msg)
 		}
 		row, dup := tab[key]
 		l, c := p.pos(off)

@@ -93,6 +93,11 @@ func TestErrors(t *testing.T) {
 		{"{\"PORT\": x}", "invalid character 'x'", 1, 10},
 		{"qos-arista7260-t1.json", "invalid character 'q'", 1, 1},
 		{"{\"PORT\": {\"E\": {\"mtu\": \"9100\"}},\n \"QUEUE\": {\"E|3\": {\"scheduler\": tru}}}", "in literal true", 2, 36},
+		// PORT_QOS_MAP keys name ports, split on commas: an empty name is
+		// no port (it gave two findings with an empty subject).
+		{"{\"PORT_QOS_MAP\": {\n \"\": {\"pfc_enable\": \"3\"}}}", `PORT_QOS_MAP key "": expected a port name`, 2, 2},
+		{"{\"PORT_QOS_MAP\": {\"Ethernet0,\": {\"pfc_enable\": \"3\"}}}", `key "Ethernet0,": expected`, 1, 19},
+		{"{\"PORT_QOS_MAP|,\": {\"pfc_enable\": \"3\"}}", `key ",": expected`, 1, 2},
 	} {
 		_, err := Parse("c.json", []byte(c.text))
 		var e *pos.Error

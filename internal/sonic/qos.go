@@ -456,11 +456,13 @@ func (db *ConfigDB) OnePG(name string) (Value, bool) {
 // LossyByDesign reports a config that runs every class lossy on purpose,
 // as NVIDIA's Spectrum-X AI SKUs ship (sonic-buildimage's SN5600 C256S1,
 // SN5640 C512S2: pfc_enable present and empty on every port) and SKUs
-// whose qos.json.j2 writes no pfc_enable at all (Nexthop NH-4010:
-// orchagent then enables PFC on no priority), with either a
+// whose qos.json.j2 writes no pfc_enable at all (Nexthop NH-4010, Dell
+// S5232F-P: orchagent then enables PFC on no priority), with either a
 // TC_TO_PRIORITY_GROUP_MAP that sends every class to one priority group
-// or buffer profiles none of which has xoff; or, for a switch OS's
-// configuration read whole, no line naming PFC or a lossless class.
+// or buffer profiles none of which has xoff (rows without pfc_enable
+// beside a profile with xoff forgot the field: lint's qos.pfc.disabled);
+// or, for a switch OS's configuration read whole, no line naming PFC or a
+// lossless class.
 func (db *ConfigDB) LossyByDesign() (LossyDesign, bool) {
 	var d LossyDesign
 	if db.lossyMode.Line > 0 {

@@ -79,11 +79,21 @@ type ns3Link struct {
 // count is allocated.
 const maxNs3Nodes = 1 << 20
 
+// pluralIDs says how many switch ids are still missing, of sw, after read.
+func pluralIDs(sw string, read int) string {
+	n, _ := strconv.Atoi(sw)
+	if n-read == 1 {
+		return "1 id"
+	}
+	return fmt.Sprintf("%d ids", n-read)
+}
+
 func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	var head [][]string
 	var sids []string                     // the switches' ids read so far
+	var lastLine, lastEnd int             // the last line read with words, and the column past its last
 	var headLine, linksCol, wantLinks int // wantLinks: the count the first line gives
 	hostLink := map[int][2]int{}          // each host's first link's line and other end
 	t := &ns3Topology{}
@@ -96,6 +106,9 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 		}
 		if i := commentAt(f); i >= 0 && (len(head) < 2 || len(links) < wantLinks) {
 			return nil, errAt(i, "%s", noComment(f[i], "the last link"))
+		}
+		if len(f) > 0 {
+			lastLine, lastEnd = n, cols[len(f)-1]+len(f[len(f)-1])
 		}
 		switch {
 		case len(f) == 0:
@@ -193,6 +206,9 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	if len(head) == 1 {
+		return nil, fmt.Errorf("%s:%d:%d: %d of the %s switches' node ids, then the end of the file: expected the other %s", file, lastLine, lastEnd, len(sids), head[0][1], pluralIDs(head[0][1], len(sids)))
 	}
 	if len(head) < 2 {
 		return nil, fmt.Errorf("%s: expected \"NODES SWITCHES LINKS\" and the switches' ids", file)

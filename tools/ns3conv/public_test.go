@@ -128,7 +128,11 @@ func TestReadsSwitchIDsOverLines(t *testing.T) {
 		"4 2 2\n2\n\n0 2 100Gbps 1us 0\n1 3 100Gbps 1us 0\n":   "t.txt:4:3: expected the 2 switches' node ids",
 		"4 2 2\n2 3 1\n0 2 100Gbps 1us 0\n1 3 100Gbps 1us 0\n": "t.txt:2:5: expected the 2 switches' node ids",
 		"4 2 2\n2\n2\n": "t.txt:3:1: switch \"2\": expected a node id below 4, once",
-		"4 2 2\n2\n":    "t.txt: expected \"NODES SWITCHES LINKS\" and the switches' ids",
+		// cut after some ids, on the line-per-id path: the last line read
+		"4 2 2\n2\n":     "t.txt:2:2: 1 of the 2 switches' node ids, then the end of the file: expected the other 1 id",
+		"5 3 3\n4 2\n\n": "t.txt:2:4: 2 of the 3 switches' node ids, then the end of the file",
+		"6 4 3\n2\n3\n":  "t.txt:3:2: 2 of the 4 switches' node ids, then the end of the file: expected the other 2 ids",
+		"4 2 2\n":        "t.txt:1:6: 0 of the 2 switches' node ids, then the end of the file",
 	} {
 		if _, err := readTopology("t.txt", strings.NewReader(text)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, expected %q", text, err, want)
