@@ -94,7 +94,7 @@ func garbleNVUE(lines []Line, err error) Garble {
 			g.Line, g.Col, g.Text = lines[pe.Line-1].Num, max(pe.Col, 1), lines[pe.Line-1].Text
 		}
 	}
-	g.Expected = "`nv show qos roce` as NVUE prints it (`nv show interface <swp> qos roce counters` is read by its command line or its rx-stats/tx-stats sections): " + msg
+	g.Expected = "`nv show qos roce` as NVUE prints it: " + msg
 	return g
 }
 
