@@ -72,6 +72,7 @@ var resultGroups = []struct {
 	{16, "Held out, group 16 (added 2026-12-06, compared before any change)", "group 16"},
 	{17, "Held out, group 17 (added in session 35, compared before any change)", "group 17"},
 	{18, "Held out, group 18 (added in session 37, compared before any change)", "group 18"},
+	{19, "Held out, group 19 (added in session 38, compared before any change)", "group 19"},
 }
 
 // TestResultGroupsCoverRuns: every public all_reduce result's group is
