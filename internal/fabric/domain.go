@@ -37,9 +37,10 @@ type Domain struct {
 	net      *Network
 	switches []*Switch
 	sampler  sampler
-	// paused holds the domain's ports that ever received pause, in the
-	// order of their first: the pause sampler visits only these.
-	paused []*Port
+	// paused holds each port and priority of the domain that ever
+	// received pause, in the order of their first: the pause sampler
+	// visits only these.
+	paused []portPrio
 	// out holds the frames sent onto cut links since the last Flush, by
 	// receiving domain; in the frames flushed to the domain, by sending
 	// domain, until it takes them; taken the slices it took them in, to swap

@@ -547,8 +547,8 @@ func (pt *Port) applyPause(now unit.Time, f *packet.Packet) {
 			}
 			ps.active, ps.start, ps.end = true, now, now+pt.QuantaTime(q)
 			pt.pausing |= 1 << prio
-			if !pt.everPaused() {
-				pt.dom.paused = append(pt.dom.paused, pt)
+			if pt.ctr.RxPauseTransition[prio] == 0 {
+				pt.dom.paused = append(pt.dom.paused, portPrio{pt, int8(prio)})
 			}
 			pt.ctr.RxPauseTransition[prio]++
 		}
@@ -631,9 +631,6 @@ func (pt *Port) LongestPauseHeld() unit.Time {
 	}
 	return most
 }
-
-// everPaused reports whether the port ever received pause.
-func (pt *Port) everPaused() bool { return pt.ctr.RxPauseTransition != [8]int64{} }
 
 // Paused reports whether priority prio is held by a received pause now.
 func (pt *Port) Paused(prio int) bool {
