@@ -84,6 +84,16 @@ func TestImportsPublicInputs(t *testing.T) {
 		{config: "testdata/public/pyrrha-ns3/mix_withcc/config-hpcc-FLOW_CDF-13-pure.ini", want: "config-hpcc-FLOW_CDF-13-pure.ini:6:1: FC_MODE: not a key of HPCC's third.cc (and 38 more: TH_HOL, TH_CONGESTION, TH_RESUME, CONGESTION_MERGE, ROUTING_MODE): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read FC_MODE: Pyrrha's (NASA-NJU/Pyrrha-NS3, Floodgate's descendant: FC_MODE picks the switches' flow control"},
 		{config: "testdata/public/pyrrha-ns3/mix_withcc/config-CI-NEAREST_MATCH-1-FLOW_CDF-13-hpcc.ini", want: "a fork known to read FC_MODE: Pyrrha's"},
 		{config: "testdata/public/themis/mix/config.txt", want: "themis/mix/config.txt:2:1: ENABLE_THEMIS: not a key of HPCC's third.cc: from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read ENABLE_THEMIS: Themis's (Eternal579/Themis: its third.cc gives its two long-haul gateway switches"},
+		// run.py's DCQCN configs from a port of HPCC's model to ns-3.33:
+		// a k=4 fat-tree and a chain of five switches
+		{config: "testdata/public/ns3-detnet-rdma/mix/config_16hosts_topo_16hosts_flow_dcqcn.txt", hosts: 16, switches: 20},
+		{config: "testdata/public/ns3-detnet-rdma/mix/config_2hosts_topo_2hosts_flow_dcqcn.txt", hosts: 2, switches: 5},
+		// notes in braces with words after them, which third.cc skips
+		{config: "testdata/public/new-ubuntu-cc/mix/config_doc.txt", hosts: 65, switches: 1},
+		// a topology whose explanation heads it: third.cc's first read
+		// fails at its first word, which had been told as a comment three
+		// words on ("#,")
+		{config: "testdata/public/new-ubuntu-cc/mix/config-fat-synthetic.txt", want: "new-ubuntu-cc/mix/fat.txt:2:1: \"First\": expected \"NODES SWITCHES LINKS\", whole numbers: third.cc reads it with >>"},
 		{config: "testdata/public/simai/inputs/config/SimAI.conf", want: "SimAI.conf:58:1: BW_MON_FILE: not a key of HPCC's third.cc (and 7 more: RATE_MON_FILE, CNP_MON_FILE, MON_START, MON_END, QP_MON_INTERVAL): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read BW_MON_FILE: SimAI's"},
 	} {
 		t.Run(c.config, func(t *testing.T) {
@@ -410,6 +420,12 @@ func TestImportShapes(t *testing.T) {
 		{name: "flow start past 1e6 s", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 1 3 100 200000000 2e7\n"), want: "flow.txt:2:21: START \"2e7\": expected seconds, from 0 to 1e6"},
 		{name: "flow to a switch", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 0 3 100 200000000 2\n"), want: "flow.txt:2:3: node 0 is not a host"},
 		{name: "flow count", flow: edit(flow, "2\n", "70\n"), want: "flow.txt:66:1: node 66 is not a host of the topology"},
+		// a file headed by its explanation: third.cc's first read fails
+		// at the first word, which had been told at a later one
+		{name: "flow file headed by prose", flow: "Flows below\n" + flow, want: "flow.txt:1:1: \"Flows\": expected the flow count, a whole number: third.cc reads it with >>"},
+		{name: "flow file headed by prose with #", flow: "First line: # of flows\n" + flow, want: "flow.txt:1:1: \"First\": expected the flow count"},
+		{name: "topology headed by prose", top: "Nodes, switches, links\n" + top, want: "topology.txt:1:1: \"Nodes,\": expected \"NODES SWITCHES LINKS\", whole numbers"},
+		{name: "topology head with a # note", top: edit(top, "66 1 65\r\n", "66 1 65 # nodes switches links\r\n"), want: "topology.txt:1:9: \"#\" starts a comment"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := imported(t, cmp.Or(c.cfg, cfg), cmp.Or(c.top, top), cmp.Or(c.flow, flow))
