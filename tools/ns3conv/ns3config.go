@@ -80,6 +80,8 @@ var ns3Forks = map[string]string{
 	"Pyrrha":     "(NASA-NJU/Pyrrha-NS3, Floodgate's descendant: FC_MODE picks the switches' flow control, PFC (0), Floodgate's windows (1), BFC's per-flow backpressure (2), per-destination PFC over VOQs (3), Pyrrha's congestion isolation (4, by TH_HOL, TH_CONGESTION, TH_RESUME, CONGESTION_MERGE, NEAREST_MATCH) or none (5); its third.cc also draws flows from FLOW_CDF and LOAD unless FLOW_FROM_FILE, as Floodgate's does)",
 	"Themis":     "(Eternal579/Themis: its third.cc gives its two long-haul gateway switches, ns-3 nodes 48 and 49, a 200 MiB buffer whatever ENABLE_THEMIS says (its README's \"false\" is read as a number), so no value of the key is third.cc's run; with it on they also send CNPs to the senders themselves and cut their rates early)",
 	"ns3-PB-FS":  "(DanAaronson/ns3-PB-FS: a packet-buffer threshold marking, ENABLE_PBT and the PBT_* keys (PBT_OUTPUT_FILE its trace), PFC switched off by ENABLE_PFC 0, and response timeouts LOW_RESP_TIMEOUT and HIGH_RESP_TIMEOUT)",
+	"ASTRA-sim":  "(astra-sim/astra-network-ns3, ASTRA-sim's ns-3 backend: its flows come from ASTRA-sim's workload, not FLOW_FILE, and NIC_TOTAL_PAUSE_TIME is how many times each NIC that receives data pauses its link for 10 us, at most once a millisecond, as if its PCIe pushed back (rdma-hw.cc PCIePause))",
+	"playground": "(GabiJunkes/High-Precision-Congestion-Control's scratch/playground.cc, which its run.py runs with --use_playground 1: request-response applications in place of FLOW_FILE's flows, each client writing PACKET_SIZE bytes and each side taking CPU_TIME ns to produce or process them)",
 }
 
 // ns3ForkKeys names the simulator (ns3Forks) that reads each key third.cc
@@ -104,7 +106,8 @@ var ns3ForkKeys = map[string]string{
 	"DRILL_LOAD_MODE": "Floodgate", "SWITCH_ABSOLUTE_PSN": "Floodgate", "SWITCH_SYN_TIMEOUT_US": "Floodgate",
 	"RX_BUFFER_SIZE": "HPCC-Plus", "RX_BUFFER_PER_QUEUE": "HPCC-Plus", "RX_PULL_MODE": "HPCC-Plus", "RX_PULL_RATE": "HPCC-Plus",
 	"RX_PULL_MODE_NODE": "HPCC-Plus", "CWND_OUTPUT_FILE": "HPCC-Plus", "ENABLE_CWND_TRACE": "HPCC-Plus", "RXBUF_OUTPUT_FILE": "HPCC-Plus",
-	"OCS_MAP_FILE": "ocs-mprdma", "ENABLE_THEMIS": "Themis",
+	"OCS_MAP_FILE": "ocs-mprdma", "ENABLE_THEMIS": "Themis", "NIC_TOTAL_PAUSE_TIME": "ASTRA-sim",
+	"CPU_TIME": "playground", "PACKET_SIZE": "playground",
 	"FC_MODE": "Pyrrha", "TH_HOL": "Pyrrha", "TH_CONGESTION": "Pyrrha", "TH_RESUME": "Pyrrha", "TH_CIQ_RATE": "Pyrrha",
 	"CONGESTION_MERGE": "Pyrrha", "NEAREST_MATCH": "Pyrrha", "QOS_MODE": "Pyrrha", "VOQ_PAUSE_MODE": "Pyrrha", "VOQ_PAUSE_M": "Pyrrha",
 	"ENABLE_PBT": "ns3-PB-FS", "PBT_MARKING_INTERVAL": "ns3-PB-FS", "PBT_MARKING_OFFSET": "ns3-PB-FS", "PBT_MIN": "ns3-PB-FS", "PBT_MAX": "ns3-PB-FS",

@@ -94,6 +94,9 @@ func TestImportsPublicInputs(t *testing.T) {
 		// fails at its first word, which had been told as a comment three
 		// words on ("#,")
 		{config: "testdata/public/new-ubuntu-cc/mix/config-fat-synthetic.txt", want: "new-ubuntu-cc/mix/fat.txt:2:1: \"First\": expected \"NODES SWITCHES LINKS\", whole numbers: third.cc reads it with >>"},
+		// the forks' keys had been refused without naming the fork
+		{config: "testdata/public/astra-network-ns3/scratch/config/config.txt", want: "config/config.txt:43:1: NIC_TOTAL_PAUSE_TIME: not a key of HPCC's third.cc: from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read NIC_TOTAL_PAUSE_TIME: ASTRA-sim's (astra-sim/astra-network-ns3, ASTRA-sim's ns-3 backend: its flows come from ASTRA-sim's workload"},
+		{config: "testdata/public/hpcc-playground/mix/config_topology_test_flow_test_hp95.txt", want: "config_topology_test_flow_test_hp95.txt:60:1: CPU_TIME: not a key of HPCC's third.cc (and 1 more: PACKET_SIZE): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read CPU_TIME: playground's (GabiJunkes/High-Precision-Congestion-Control's scratch/playground.cc"},
 		{config: "testdata/public/simai/inputs/config/SimAI.conf", want: "SimAI.conf:58:1: BW_MON_FILE: not a key of HPCC's third.cc (and 7 more: RATE_MON_FILE, CNP_MON_FILE, MON_START, MON_END, QP_MON_INTERVAL): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read BW_MON_FILE: SimAI's"},
 	} {
 		t.Run(c.config, func(t *testing.T) {
