@@ -97,6 +97,10 @@ func TestImportsPublicInputs(t *testing.T) {
 		// the forks' keys had been refused without naming the fork
 		{config: "testdata/public/astra-network-ns3/scratch/config/config.txt", want: "config/config.txt:43:1: NIC_TOTAL_PAUSE_TIME: not a key of HPCC's third.cc: from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read NIC_TOTAL_PAUSE_TIME: ASTRA-sim's (astra-sim/astra-network-ns3, ASTRA-sim's ns-3 backend: its flows come from ASTRA-sim's workload"},
 		{config: "testdata/public/hpcc-playground/mix/config_topology_test_flow_test_hp95.txt", want: "config_topology_test_flow_test_hp95.txt:60:1: CPU_TIME: not a key of HPCC's third.cc (and 1 more: PACKET_SIZE): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read CPU_TIME: playground's (GabiJunkes/High-Precision-Congestion-Control's scratch/playground.cc"},
+		// a fork's own control (RoCC) under a CC_MODE third.cc does not
+		// know, without marks: it had converted as no congestion control
+		// and been refused at HAS_WIN only
+		{config: "testdata/public/rdma-ns3-rocc/mix/config.txt", want: "rdma-ns3-rocc/mix/config.txt:15:9: CC_MODE 5: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7), DCTCP (8), HPCC-PINT (10) or no congestion control (ENABLE_QCN 0 with CC_MODE 1) is converted"},
 		{config: "testdata/public/simai/inputs/config/SimAI.conf", want: "SimAI.conf:58:1: BW_MON_FILE: not a key of HPCC's third.cc (and 7 more: RATE_MON_FILE, CNP_MON_FILE, MON_START, MON_END, QP_MON_INTERVAL): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read BW_MON_FILE: SimAI's"},
 	} {
 		t.Run(c.config, func(t *testing.T) {
