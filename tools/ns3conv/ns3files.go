@@ -104,6 +104,9 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 		errAt := func(i int, format string, a ...any) error {
 			return fmt.Errorf("%s:%d:%d: %s", file, n, cols[min(i, len(cols)-1)], fmt.Sprintf(format, a...))
 		}
+		if k := otherFile(f); k != "" && len(head) == 0 && !(len(f) == 3 && ints(f)) {
+			return nil, errAt(0, "expected \"NODES SWITCHES LINKS\": this line reads as %s, not a topology", k)
+		}
 		if i := wordAt(f, 3); i >= 0 && len(head) == 0 {
 			return nil, errAt(i, "%q: expected \"NODES SWITCHES LINKS\", whole numbers: %s", f[i], notNumber("the last link"))
 		}
@@ -423,6 +426,9 @@ func readFlows(file string, r io.Reader, t *ns3Topology) (ns3Flows, error) {
 		}
 		if len(f) == 0 {
 			continue
+		}
+		if k := otherFile(f); k != "" && want < 0 && !(len(f) == 1 && ints(f)) {
+			return ns3Flows{}, errAt(0, "expected the flow count: this line reads as %s, not a flow file", k)
 		}
 		if i := wordAt(f, 1); i >= 0 && want < 0 {
 			return ns3Flows{}, errAt(i, "%q: expected the flow count, a whole number: %s", f[i], notNumber("the last flow"))

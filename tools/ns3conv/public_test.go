@@ -101,6 +101,9 @@ func TestImportsPublicInputs(t *testing.T) {
 		// know, without marks: it had converted as no congestion control
 		// and been refused at HAS_WIN only
 		{config: "testdata/public/rdma-ns3-rocc/mix/config.txt", want: "rdma-ns3-rocc/mix/config.txt:15:9: CC_MODE 5: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7), DCTCP (8), HPCC-PINT (10) or no congestion control (ENABLE_QCN 0 with CC_MODE 1) is converted"},
+		// an fct.txt named like a flow file, given as FLOW_FILE: its
+		// first line had been refused as "expected the flow count"
+		{config: "testdata/public/longhaulcc/mix/config-flow-longShort-synthetic.txt", want: "longhaulcc/mix/flow_longShort.txt:1:1: expected the flow count: this line reads as SIP DIP SPORT DPORT SIZE START FCT STANDALONE_FCT, ns-3's fct.txt (an output), not a flow file"},
 		{config: "testdata/public/simai/inputs/config/SimAI.conf", want: "SimAI.conf:58:1: BW_MON_FILE: not a key of HPCC's third.cc (and 7 more: RATE_MON_FILE, CNP_MON_FILE, MON_START, MON_END, QP_MON_INTERVAL): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read BW_MON_FILE: SimAI's"},
 	} {
 		t.Run(c.config, func(t *testing.T) {
@@ -432,6 +435,10 @@ func TestImportShapes(t *testing.T) {
 		{name: "flow file headed by prose", flow: "Flows below\n" + flow, want: "flow.txt:1:1: \"Flows\": expected the flow count, a whole number: third.cc reads it with >>"},
 		{name: "flow file headed by prose with #", flow: "First line: # of flows\n" + flow, want: "flow.txt:1:1: \"First\": expected the flow count"},
 		{name: "topology headed by prose", top: "Nodes, switches, links\n" + top, want: "topology.txt:1:1: \"Nodes,\": expected \"NODES SWITCHES LINKS\", whole numbers"},
+		// a file in another's place: its first line read for what it is
+		{name: "fct.txt as the flow file", flow: "0b001a01 0b002401 10000 100 50000 2000000000 830924 820872\n", want: "flow.txt:1:1: expected the flow count: this line reads as SIP DIP SPORT DPORT SIZE START FCT STANDALONE_FCT, ns-3's fct.txt (an output), not a flow file"},
+		{name: "topology as the flow file", flow: top, want: "flow.txt:1:1: expected the flow count: this line reads as NODES SWITCHES LINKS, a topology's head (TOPOLOGY_FILE), not a flow file"},
+		{name: "flow file as the topology", top: flow, want: "topology.txt:1:1: expected \"NODES SWITCHES LINKS\": this line reads as a count, a flow or trace file's head (FLOW_FILE, TRACE_FILE), not a topology"},
 		{name: "topology head with a # note", top: edit(top, "66 1 65\r\n", "66 1 65 # nodes switches links\r\n"), want: "topology.txt:1:9: \"#\" starts a comment"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
