@@ -324,7 +324,9 @@ func (c *ns3Config) path(key string) (p string, moved bool, err error) {
 	}
 	for i, p := range tried {
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, i > 0 && filepath.IsAbs(v[0]), nil
+			// a relative path is where ns-3 runs from: config.txt's
+			// directory or the one above it (run.py's simulation/)
+			return p, i > 0 && filepath.IsAbs(v[0]) || i > 1 && !filepath.IsAbs(v[0]), nil
 		}
 	}
 	return "", false, fmt.Errorf("%s %s: no such file; ns-3 opens it relative to where it runs, so from-ns3 looked relative to %s's directory, each directory above it and the working directory (an absolute path: as written, then in each of those its tails, longest first), then for its name beside it: %s",
@@ -332,12 +334,16 @@ func (c *ns3Config) path(key string) (p string, moved bool, err error) {
 }
 
 // movedNote says which file from-ns3 read for a key whose absolute path
-// is not on this machine (path's moved), relative to config.txt's
-// directory.
+// is not on this machine, or whose relative path is neither under
+// config.txt's directory nor the one above it (path's moved), relative to
+// config.txt's directory.
 func movedNote(c *ns3Config, key, found string) string {
 	dir, _ := filepath.Abs(filepath.Dir(c.file))
 	if r, err := filepath.Rel(dir, found); err == nil {
 		found = r
+	}
+	if !filepath.IsAbs(c.kv[key][0]) {
+		return fmt.Sprintf("%s %s is neither under %s's directory nor the one above it: read %s (relative to that directory), the nearest file of that path; ns-3 opens it relative to where it runs", key, c.kv[key][0], filepath.Base(c.file), found)
 	}
 	return fmt.Sprintf("%s %s is not on this machine: read %s (relative to %s's directory), the file its path ends in", key, c.kv[key][0], found, filepath.Base(c.file))
 }

@@ -196,6 +196,51 @@ func TestAbsolutePathNearestFirst(t *testing.T) {
 	}
 }
 
+// A relative path is read where ns-3 runs: config.txt's directory or the
+// one above it (run.py's simulation/), and further up for runs started
+// elsewhere (ConWeave's from its repository's root). A file found further
+// up is named in the head, as it may be another run's: a config two
+// directories under the model's mix/ had read mix/topology.txt and
+// mix/flow.txt from there, silently.
+func TestRelativePathFarAboveNoted(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "mix"), os.DirFS("testdata/mix")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "runs", "a", "mix", "config.txt")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("testdata/mix/config.txt")
+	if err == nil {
+		err = os.WriteFile(cfg, b, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var y bytes.Buffer
+	if err := fromNs3(cfg, &y); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"# Differs: TOPOLOGY_FILE mix/topology.txt is neither under config.txt's directory nor the one above it: read ../../../mix/topology.txt (relative to that directory), the nearest file of that path",
+		"# Differs: FLOW_FILE mix/flow.txt is neither under config.txt's directory nor the one above it: read ../../../mix/flow.txt",
+	} {
+		if !strings.Contains(y.String(), want) {
+			t.Errorf("the head does not say %q:\n%s", want, y.String())
+		}
+	}
+	// run.py's layout, config.txt in mix/ and ns-3 run from the directory
+	// above: no note
+	var own bytes.Buffer
+	if err := fromNs3("testdata/mix/config.txt", &own); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(own.String(), "neither under") {
+		t.Errorf("the model's own layout noted:\n%s", own.String())
+	}
+}
+
 // A port's headroom is ns-3's integers: the product in uint64 (wrapping
 // as ns-3's does) and the headroom kept in a uint32. In int64 the product
 // overflowed: 400G over 30 ms came out negative.
