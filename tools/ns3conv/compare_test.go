@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -84,6 +85,15 @@ func FuzzReadPauses(f *testing.F) {
 			t.Errorf("negative result %+v", p)
 		}
 	})
+}
+
+// whole holds a comparison to every flow completed on both sides, as the
+// agreement tests need: compare itself reads a run cut short.
+func whole(c *comparison, err error) (*comparison, error) {
+	if err == nil && (c.ns3Unfinished > 0 || c.rocelabUnfinished > 0) {
+		return nil, fmt.Errorf("%s: flows left unfinished: ns-3 %d, rocelab %d", c.name, c.ns3Unfinished, c.rocelabUnfinished)
+	}
+	return c, err
 }
 
 // A run that SIMULATOR_STOP_TIME cuts short leaves flows without an

@@ -758,7 +758,7 @@ func TestImportedForkInputsAgreeWithNs3(t *testing.T) {
 				}
 				hostIDs = top.hostIDs()
 			}
-			got, err := compare(file, 1, c.fct, "", hostIDs)
+			got, err := whole(compare(file, 1, c.fct, "", hostIDs))
 			if err != nil {
 				t.Fatal(err)
 			}
