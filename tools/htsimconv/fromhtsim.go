@@ -97,6 +97,11 @@ func htsimProgram(name string) (string, error) {
 	return base, nil
 }
 
+// zeroQueue says htsim reads -q as 0 packets (atoi: "0", or no digits).
+func (r *htsimRun) zeroQueue() bool {
+	return r.queueSize != "" && cAtoi(r.queueSize) == 0
+}
+
 // parseHtsimArgs reads an htsim_roce or htsim_hpcc command line (without
 // a program name, htsim_roce's) with htsim's defaults for what it leaves
 // out (main_roce.cpp and main_hpcc.cpp: 432 nodes, 3 tiers, 100 Gb/s
@@ -210,6 +215,8 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 		return nil, fmt.Errorf("-switch_latency %g: expected 0 to %v", r.switchUS, scenario.MaxSwitchLatency)
 	case r.pfcLow < 0 || r.pfcHigh <= r.pfcLow:
 		return nil, fmt.Errorf("-pfc_thresholds %d %d: expected low < high", r.pfcLow, r.pfcHigh)
+	case r.zeroQueue() && r.topoFile == "":
+		return nil, fmt.Errorf("-q %s: %s reads 0 packets (atoi) and fails an assertion as it builds its fat-tree (fat_tree_topology.cpp, set_queue_sizes: _queue_down[TOR_TIER] != 0), a run showed; leave -q out, or give a queue size", r.queueSize, r.program)
 	case r.queueType != "lossless_input":
 		return nil, fmt.Errorf("-queue_type %s: only htsim's default lossless_input (PFC per ingress port) is converted", r.queueType)
 	case r.hostQueue == "swift":

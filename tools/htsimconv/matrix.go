@@ -227,8 +227,11 @@ func readConn(f []string, col []int, line, nodes int, errs matrixErrs) (htsimCon
 	var err1, err2 error
 	c.src, err1 = strconv.Atoi(s)
 	c.dst, err2 = strconv.Atoi(d)
-	if err1 != nil || err2 != nil || c.src < 0 || c.dst < 0 || c.src >= nodes || c.dst >= nodes || c.src == c.dst {
+	if err1 != nil || err2 != nil || c.src < 0 || c.dst < 0 || c.src >= nodes || c.dst >= nodes {
 		return c, errs.at(line, col[0], "%q: expected SRC->DST, two different hosts below Nodes %d (declared first)", f[0], nodes)
+	}
+	if c.src == c.dst {
+		return c, errs.at(line, col[0], "%q: a connection from a host to itself, at which htsim aborts as the run starts (exit 134, a run of htsim_roce showed; a permutation generator that leaves a host in place writes one); expected two different hosts", f[0])
 	}
 	idCol := 0
 	for i := 1; i < len(f); i++ {

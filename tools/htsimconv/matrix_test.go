@@ -43,6 +43,17 @@ func TestImportMatrixFromStdin(t *testing.T) {
 	}
 }
 
+// A connection from a host to itself is refused with what htsim does
+// with it: htsim_roce aborted (exit 134) as the run started, a run of
+// csg-htsim 841d9e7 on "0->0 id 1 start 0 size 90000" showed. It had been
+// told as hosts out of range.
+func TestRefusesSelfConnection(t *testing.T) {
+	_, err := importMatrix(t, "Nodes 16\nConnections 2\n0->0 id 1 start 0 size 90000\n1->2 id 2 start 0 size 90000\n", "-nodes", "16")
+	if want := ":3:1: \"0->0\": a connection from a host to itself, at which htsim aborts as the run starts (exit 134"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, expected %q", err, want)
+	}
+}
+
 // A matrix's prio, recv_done_trigger and addon (csg-htsim's
 // ConnectionMatrix reads all three, addon a flag without a value) change
 // nothing in htsim_roce and htsim_hpcc, whose mains never use them (a run

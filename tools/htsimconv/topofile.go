@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -35,6 +36,8 @@ type htsimTopo struct {
 	tier                [3]htsimTier
 	ignored             []string // keys htsim skips
 	queues              []string // queue sizes: not converted, as -q is not
+	queueKey            string   // the first queue key, as written, at queueLine:queueCol
+	queueLine, queueCol int
 	pods, torPerPod     int
 	aggPerPod, ntor     int
 	nagg, ncore         int
@@ -114,6 +117,9 @@ func readHtsimTopo(file string, r io.Reader) (*htsimTopo, error) {
 			t.tier[cur].keyLine[key] = line
 			if strings.HasPrefix(key, "queue_") {
 				t.queues = append(t.queues, fmt.Sprintf("%s (line %d)", f[0], line))
+				if t.queueKey == "" {
+					t.queueKey, t.queueLine, t.queueCol = f[0], line, col[0]
+				}
 			}
 		}
 		return nil
@@ -376,6 +382,9 @@ func (r *htsimRun) loadTopo() (*htsimTopo, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := r.checkQueues(t); err != nil {
+		return nil, err
+	}
 	if t.nodes != r.nodes {
 		return nil, fmt.Errorf("-nodes %d: %s has Nodes %d; htsim sizes the connection matrix by -nodes and the fabric by the file: give -nodes %d", r.nodes, r.topoFile, t.nodes, t.nodes)
 	}
@@ -383,4 +392,27 @@ func (r *htsimRun) loadTopo() (*htsimTopo, error) {
 		return nil, fmt.Errorf("-linkspeed %g: htsim's senders pace at it while %s's host links run at %d Gb/s, and rocelab's NICs send at their link's rate: give -linkspeed %d", r.linkMbps, r.topoFile, t.tier[0].speedGbps, t.tier[0].speedGbps*1000)
 	}
 	return t, nil
+}
+
+// checkQueues refuses the queue sizes htsim exits at: FatTreeTopology::load
+// gives every tier's queues -q's size (a default of 15 packets without
+// it) before it reads the file, so a Queue_Up or Queue_Down line is a
+// second setting, refused as a duplicate, unless -q is 0 (atoi's reading
+// of it); with -q 0 the file must set each queue itself (runs showed both).
+func (r *htsimRun) checkQueues(t *htsimTopo) error {
+	errs := matrixErrs(t.file)
+	if !r.zeroQueue() {
+		if t.queueKey == "" {
+			return nil
+		}
+		return errs.at(t.queueLine, t.queueCol, "%s: %s exits here (\"Duplicate %s setting\"): it sets every tier's queues from -q (%s) before it reads the file and takes this line as a second setting; remove it, or give -q 0 so that the file sets the queues", t.queueKey, r.program, strings.ToLower(t.queueKey), cmp.Or(r.queueSize, "left out: 15 packets"))
+	}
+	for i := range t.tiers {
+		for _, k := range []string{"queue_up", "queue_down"} {
+			if _, ok := t.tier[i].keyLine[k]; !ok && (k == "queue_down" || i < t.tiers-1) {
+				return errs.at(t.tier[i].line, 1, "tier %d: no %s: with -q %s (0 packets, as atoi reads it) %s exits (\"Missing %s for tier %d\"), as the file must then set every queue; give it, or leave -q out", i, k, r.queueSize, r.program, k, i)
+			}
+		}
+	}
+	return nil
 }

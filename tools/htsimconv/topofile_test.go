@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -158,20 +159,20 @@ func TestImportTopologyRefuses(t *testing.T) {
 	}
 }
 
-// Keys htsim skips are skipped and named; the queue sizes are named as
-// not converted; per-tier switch latencies that agree become
-// switch.latency.
+// Keys htsim skips are skipped and named; the queue sizes (set by the
+// file under -q 0) are named as not converted; per-tier switch latencies
+// that agree become switch.latency.
 func TestImportTopologyNotes(t *testing.T) {
-	file := "# a comment\nNodes 32\nTiers 2\nPodsize 32\nColour red\n\nTier 0\nDownlink_speed_Gbps 100\nRadix_Down 8\nRadix_Up 2\nDownlink_Latency_ns 500\nSwitch_Latency_ns 300\nOversubscribed 4\nQueue_Up 100000\n\nTier 1\nDOWNLINK_SPEED_GBPS 100\nRadix_Down 4\nDownlink_Latency_ns 1000\nSwitch_Latency_ns 300\nFlavour 1\n"
+	file := "# a comment\nNodes 32\nTiers 2\nPodsize 32\nColour red\n\nTier 0\nDownlink_speed_Gbps 100\nRadix_Down 8\nRadix_Up 2\nDownlink_Latency_ns 500\nSwitch_Latency_ns 300\nOversubscribed 4\nQueue_Up 100000\nQueue_Down 100000\n\nTier 1\nDOWNLINK_SPEED_GBPS 100\nRadix_Down 4\nQueue_Down 100000\nDownlink_Latency_ns 1000\nSwitch_Latency_ns 300\nFlavour 1\n"
 	f := filepath.Join(t.TempDir(), "t.topo")
 	if err := os.WriteFile(f, []byte(file), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := importTopo(t, f, "Nodes 32\nConnections 1\n0->31 id 1 start 0 size 4096\n", "-nodes", "32", "-hop_latency", "2")
+	out, err := importTopo(t, f, "Nodes 32\nConnections 1\n0->31 id 1 start 0 size 4096\n", "-nodes", "32", "-hop_latency", "2", "-q", "0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Colour (line 5, in the header), Flavour (line 21, in tier 1)", "Queue_Up (line 14)", "htsim ignores -hop_latency with -topo",
+	for _, want := range []string{"Colour (line 5, in the header), Flavour (line 23, in tier 1)", "Queue_Up (line 14), Queue_Down (line 15), Queue_Down (line 20)", "htsim ignores -hop_latency with -topo",
 		"latency: 300ns", "host_link: {rate: 100Gbps, cable: 100m}", "fabric_link: {rate: 100Gbps, cable: 200m}"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("scenario lacks %q:\n%s", want, out)
@@ -179,6 +180,48 @@ func TestImportTopologyNotes(t *testing.T) {
 	}
 	if _, err := scenario.Load("t.yaml", []byte(out)); err != nil {
 		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// The queue sizes htsim_roce exits at (csg-htsim 841d9e7, runs of
+// 2026-12-06): its loader sets every tier's queues from -q before it
+// reads the file, so a Queue_Down line without -q 0 is "Duplicate
+// queue_down setting for tier 0 at line 9"; with -q 0 a tier without its
+// queues is "Missing queue_up for tier 0", and without -topo -q 0 fails
+// the assertion _queue_down[TOR_TIER] != 0. All three had converted.
+func TestRefusesQueueSizesHtsimExitsAt(t *testing.T) {
+	tiers := "Nodes 32\nTiers 2\nPodsize 32\n\nTier 0\nDownlink_speed_Gbps 100\nRadix_Down 8\nRadix_Up 2\n%sDownlink_Latency_ns 1000\nSwitch_Latency_ns 0\nOversubscribed 4\n\nTier 1\nDownlink_speed_Gbps 100\nRadix_Down 4\n%sDownlink_Latency_ns 1000\nSwitch_Latency_ns 0\n"
+	queues := fmt.Sprintf(tiers, "Queue_Down 1001\nQueue_Up 1002\n", "Queue_Down 2001\n")
+	bare := fmt.Sprintf(tiers, "", "")
+	cm := "Nodes 32\nConnections 1\n0->31 id 1 start 0 size 4096\n"
+	for _, c := range []struct {
+		name, file string
+		args       []string
+		want       string
+	}{
+		{"queue keys, -q left out", queues, nil, "t.topo:9:1: Queue_Down: htsim_roce exits here (\"Duplicate queue_down setting\"): it sets every tier's queues from -q (left out: 15 packets)"},
+		{"queue keys, -q 100", queues, []string{"-q", "100"}, "t.topo:9:1: Queue_Down: htsim_roce exits here"},
+		{"queue keys, -q 0", queues, []string{"-q", "0"}, ""},
+		{"no queue keys, -q 0", bare, []string{"-q", "0"}, "t.topo:5:1: tier 0: no queue_up: with -q 0 (0 packets, as atoi reads it) htsim_roce exits (\"Missing queue_up for tier 0\")"},
+		{"tier 1 without its queue, -q x", fmt.Sprintf(tiers, "Queue_Down 1001\nQueue_Up 1002\n", ""), []string{"-q", "x"}, "t.topo:15:1: tier 1: no queue_down"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "t.topo")
+			if err := os.WriteFile(f, []byte(c.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := importTopo(t, f, cm, append([]string{"-nodes", "32"}, c.args...)...)
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatal(err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("error %v, expected %q", err, c.want)
+			}
+		})
+	}
+	_, err := parseHtsimArgs([]string{"-tm", "m.cm", "-nodes", "16", "-q", "0", "-strat", "ecmp_host", "-paths", "1"})
+	if want := "-q 0: htsim_roce reads 0 packets (atoi) and fails an assertion as it builds its fat-tree"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, expected %q", err, want)
 	}
 }
 

@@ -242,7 +242,7 @@ func TestAgreesWithNs3(t *testing.T) {
 			ratio := 0.0
 			for seed := 1; seed <= c.seeds; seed++ {
 				data := cmp.Or(c.data, c.workload)
-				got, err := compare("scenarios/"+c.workload+".yaml", uint64(seed), fmt.Sprintf("testdata/ns3/%s-seed%d.txt", data, seed), "", nil)
+				got, err := whole(compare("scenarios/"+c.workload+".yaml", uint64(seed), fmt.Sprintf("testdata/ns3/%s-seed%d.txt", data, seed), "", nil))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -277,7 +277,7 @@ func TestAgreesWithNs3Sweep(t *testing.T) {
 	}
 	for _, file := range names {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			got, err := compare(file, 1, strings.TrimSuffix(file, ".yaml")+"-seed1.txt", "", nil)
+			got, err := whole(compare(file, 1, strings.TrimSuffix(file, ".yaml")+"-seed1.txt", "", nil))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -386,7 +386,7 @@ func TestAgreesWithNs3WebSearch(t *testing.T) {
 			if err := os.WriteFile(file, y.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			got, err := compare(file, 1, "testdata/websearch/fct-"+c.cc+".txt", "", nil)
+			got, err := whole(compare(file, 1, "testdata/websearch/fct-"+c.cc+".txt", "", nil))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -499,7 +499,7 @@ func TestAgreesWithNs3HoL(t *testing.T) {
 			worst := 0.0
 			for seed := 1; seed <= c.seeds; seed++ {
 				base := fmt.Sprintf("testdata/ns3/%s-seed%d", c.workload, seed)
-				got, err := compare("scenarios/"+c.workload+".yaml", uint64(seed), base+".txt", base+".pfc.txt", nil)
+				got, err := whole(compare("scenarios/"+c.workload+".yaml", uint64(seed), base+".txt", base+".pfc.txt", nil))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -570,7 +570,7 @@ func TestAgreesWithNs3FatTreeLoads(t *testing.T) {
 			const seeds = 6
 			var n, r [4][2]float64
 			for seed := 1; seed <= seeds; seed++ {
-				got, err := compare("scenarios/"+c.workload+".yaml", uint64(seed), fmt.Sprintf("testdata/ns3/%s-seed%d.txt", c.workload, seed), "", nil)
+				got, err := whole(compare("scenarios/"+c.workload+".yaml", uint64(seed), fmt.Sprintf("testdata/ns3/%s-seed%d.txt", c.workload, seed), "", nil))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -21,6 +21,7 @@ type ns3Flow struct {
 	src, dst, sport        int
 	size                   int64
 	start, fct, standalone float64 // µs
+	line                   int
 }
 
 // readFCT reads ns-3's fct.txt, named file in messages. Lines starting
@@ -44,7 +45,7 @@ func readFCT(file string, r io.Reader) ([]ns3Flow, error) {
 			}
 			v[i] = x
 		}
-		out = append(out, ns3Flow{src: nodeOf(v[0]), dst: nodeOf(v[1]), sport: int(v[2]), size: v[4], start: float64(v[5]) / 1e3, fct: float64(v[6]) / 1e3, standalone: float64(v[7]) / 1e3})
+		out = append(out, ns3Flow{src: nodeOf(v[0]), dst: nodeOf(v[1]), sport: int(v[2]), size: v[4], start: float64(v[5]) / 1e3, fct: float64(v[6]) / 1e3, standalone: float64(v[7]) / 1e3, line: line})
 		return nil
 	})
 	if err == nil && len(out) == 0 {
@@ -139,6 +140,10 @@ type comparison struct {
 	// PFC pauses; ns3Pauses is nil without a pfc.txt
 	ns3Pauses     *pauses
 	rocelabPauses pauses
+	// the scenario's flows, and those each run left unfinished (ns-3:
+	// without an fct.txt line), which the statistics leave out
+	flowCount                        int
+	ns3Unfinished, rocelabUnfinished int
 }
 
 // compare runs the scenario on rocelab and matches its flows with ns-3's
@@ -161,13 +166,15 @@ func compare(file string, seed uint64, fctFile, pfcFile string, hostIDs []int) (
 	if err != nil {
 		return nil, err
 	}
-	o, err := agree.RunScenario(s)
+	o, err := agree.RunToEnd(s)
 	if err != nil {
 		return nil, err
 	}
 	fct := map[string]float64{}
 	for _, f := range o.Flows {
-		fct[f.Name] = *f.FCTUS
+		if f.FCTUS != nil {
+			fct[f.Name] = *f.FCTUS
+		}
 	}
 	byKey := map[[3]int]ns3Flow{}
 	for _, g := range got {
@@ -182,18 +189,36 @@ func compare(file string, seed uint64, fctFile, pfcFile string, hostIDs []int) (
 			return -1
 		}
 	}
-	c := &comparison{name: s.Name}
+	c := &comparison{name: s.Name, flowCount: len(order)}
+	hint := ""
+	if hostIDs == nil {
+		hint = ", or the scenario's hosts are not ns-3's first node ids (a scenario from-ns3 wrote from a topology that interleaves hosts and switches or has nodes without links: give -topology TOPOLOGY.txt)"
+	}
+	matched := map[[3]int]bool{}
+	var missing *flow
 	for _, f := range order {
-		g, ok := byKey[[3]int{node(f.Src), node(f.Dst), f.sport}]
+		key := [3]int{node(f.Src), node(f.Dst), f.sport}
+		g, ok := byKey[key]
+		matched[key] = ok
+		r, done := fct[f.Name]
 		switch {
-		case !ok && hostIDs == nil:
-			return nil, fmt.Errorf("%s: no line for flow %s (h%d -> h%d, sport %d): it did not complete in ns-3, or the scenario's hosts are not ns-3's first node ids (a scenario from-ns3 wrote from a topology that interleaves hosts and switches or has nodes without links: give -topology TOPOLOGY.txt)", fctFile, f.Name, f.Src, f.Dst, f.sport)
-		case !ok:
-			return nil, fmt.Errorf("%s: no line for flow %s (h%d -> h%d, nodes %d -> %d, sport %d): it did not complete in ns-3", fctFile, f.Name, f.Src, f.Dst, node(f.Src), node(f.Dst), f.sport)
-		case g.size != int64(f.Bytes):
+		case !ok && missing == nil:
+			missing = &f
+		case ok && g.size != int64(f.Bytes):
 			return nil, fmt.Errorf("%s: flow h%d -> h%d sport %d sent %d bytes, the scenario's %s %d: not this scenario's output", fctFile, f.Src, f.Dst, f.sport, g.size, f.Name, int64(f.Bytes))
 		}
-		r := fct[f.Name]
+		// A run that SIMULATOR_STOP_TIME (the scenario's duration) cuts
+		// short leaves flows unfinished in either: ns-3 writes no line
+		// for them. The statistics are of the flows both completed.
+		if !ok {
+			c.ns3Unfinished++
+		}
+		if !done {
+			c.rocelabUnfinished++
+		}
+		if !ok || !done {
+			continue
+		}
 		c.ns3 = append(c.ns3, g.fct)
 		c.rocelab = append(c.rocelab, r)
 		c.ratio = append(c.ratio, r/g.fct)
@@ -208,8 +233,15 @@ func compare(file string, seed uint64, fctFile, pfcFile string, hostIDs []int) (
 		c.ns3End -= first
 		c.rocelabEnd -= slices.MinFunc(order, func(a, b flow) int { return cmp.Compare(a.Start, b.Start) }).Start.Seconds() * 1e6
 	}
-	if len(got) != len(order) {
-		return nil, fmt.Errorf("%s: %d flows, the scenario has %d", fctFile, len(got), len(order))
+	stray := slices.IndexFunc(got, func(g ns3Flow) bool { return !matched[[3]int{g.src, g.dst, g.sport}] })
+	switch {
+	case stray >= 0:
+		g := got[stray]
+		return nil, fmt.Errorf("%s:%d:1: nodes %d -> %d, sport %d: no flow of the scenario (matched by source, destination and sport): not this scenario's output%s", fctFile, g.line, g.src, g.dst, g.sport, hint)
+	case len(c.ns3) == 0 && c.ns3Unfinished == len(order) && missing != nil:
+		return nil, fmt.Errorf("%s: no line for flow %s (h%d -> h%d, nodes %d -> %d, sport %d) nor for any other: no flow completed in ns-3%s", fctFile, missing.Name, missing.Src, missing.Dst, node(missing.Src), node(missing.Dst), missing.sport, hint)
+	case len(c.ns3) == 0:
+		return nil, fmt.Errorf("%s: no flow completed in both runs (ns-3 %d of %d, rocelab %d by the scenario's end, %v): nothing to compare", fctFile, len(order)-c.ns3Unfinished, len(order), len(order)-c.rocelabUnfinished, s.Duration)
 	}
 	c.rocelabPauses = rocelabPauses(o)
 	if _, err := os.Stat(pfcFile); pfcFile != "" && err == nil {
@@ -244,6 +276,10 @@ func rocelabPauses(o twin.Observation) (p pauses) {
 // print writes the comparison as a table.
 func (c *comparison) print(w io.Writer) {
 	n, r, q := agree.Summarise(c.ns3), agree.Summarise(c.rocelab), agree.Summarise(c.ratio)
+	if c.ns3Unfinished > 0 || c.rocelabUnfinished > 0 {
+		fmt.Fprintf(w, "warning: ns-3 completed %d of the scenario's %d flows (no fct.txt line for the rest: SIMULATOR_STOP_TIME cut its run short, or not this scenario's run), rocelab %d by the scenario's end; the statistics are of the %d both completed\n",
+			c.flowCount-c.ns3Unfinished, c.flowCount, c.flowCount-c.rocelabUnfinished, len(c.ns3))
+	}
 	fmt.Fprintf(w, "%s: %d flows\n%-22s %12s %12s %8s\n", c.name, len(c.ns3), "statistic", "ns-3", "rocelab", "diff")
 	row := func(name string, a, b float64) {
 		fmt.Fprintf(w, "%-22s %12.1f %12.1f %+7.1f%%\n", name, a, b, 100*(b/a-1))

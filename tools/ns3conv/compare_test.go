@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,7 +17,7 @@ func TestReadFCT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ns3Flow{src: 9, dst: 0, sport: 10000, size: 2000000, start: 1, fct: 2126.977, standalone: 171.185}
+	want := ns3Flow{src: 9, dst: 0, sport: 10000, size: 2000000, start: 1, fct: 2126.977, standalone: 171.185, line: 2}
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
@@ -81,4 +85,90 @@ func FuzzReadPauses(f *testing.F) {
 			t.Errorf("negative result %+v", p)
 		}
 	})
+}
+
+// whole holds a comparison to every flow completed on both sides, as the
+// agreement tests need: compare itself reads a run cut short.
+func whole(c *comparison, err error) (*comparison, error) {
+	if err == nil && (c.ns3Unfinished > 0 || c.rocelabUnfinished > 0) {
+		return nil, fmt.Errorf("%s: flows left unfinished: ns-3 %d, rocelab %d", c.name, c.ns3Unfinished, c.rocelabUnfinished)
+	}
+	return c, err
+}
+
+// A run that SIMULATOR_STOP_TIME cuts short leaves flows without an
+// fct.txt line, and the scenario from-ns3 writes stops at the same time:
+// compare reads the flows both runs completed and says how many each
+// left, as htsimconv's compare does for -end. The model's own run
+// stopped at 2.036 s (its first 200 MB flow done at 35.67 ms, the second
+// at 36.69: fct.txt's first line alone, synthetic) had been refused ("no
+// line for flow"), and rocelab's unfinished flow too ("did not
+// complete"). An fct.txt line that matches no flow is still refused.
+func TestCompareRunCutShort(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := os.ReadFile("testdata/mix/config.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"config.txt":   strings.Replace(string(cfg), "SIMULATOR_STOP_TIME 4.00", "SIMULATOR_STOP_TIME 2.036", 1),
+		"topology.txt": "", "flow.txt": "", "trace.txt": "",
+	} {
+		if text == "" {
+			b, err := os.ReadFile(filepath.Join("testdata/mix", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			text = string(b)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var y bytes.Buffer
+	if err := fromNs3(filepath.Join(dir, "config.txt"), &y); err != nil {
+		t.Fatal(err)
+	}
+	scen := filepath.Join(dir, "run.yaml")
+	fct, err := os.ReadFile("testdata/mix/fct.txt")
+	if err == nil {
+		err = os.WriteFile(scen, y.Bytes(), 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(fct), "\n")
+	top, err := readFile(filepath.Join(dir, "topology.txt"), readTopology)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, fct, want string }{
+		{"cut short", first + "\n", ""},
+		{"a line of another run", first + "\n0b000401 0b000101 10000 100 200000000 2000000000 36685006 16772160\n", "fct.txt:2:1: "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "fct.txt")
+			if err := os.WriteFile(file, []byte(c.fct), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := compare(scen, 1, file, "", top.hostIDs())
+			if c.want != "" {
+				if want := c.want + "nodes 4 -> 1, sport 10000: no flow of the scenario"; err == nil || !strings.Contains(err.Error(), want) {
+					t.Fatalf("error %v, expected %q", err, want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.ns3) != 1 || got.ns3Unfinished != 1 || got.rocelabUnfinished != 1 {
+				t.Fatalf("compared %d flows, unfinished ns-3 %d, rocelab %d: expected 1, 1, 1", len(got.ns3), got.ns3Unfinished, got.rocelabUnfinished)
+			}
+			var out bytes.Buffer
+			got.print(&out)
+			if want := "warning: ns-3 completed 1 of the scenario's 2 flows"; !strings.Contains(out.String(), want) {
+				t.Errorf("no %q in:\n%s", want, out.String())
+			}
+		})
+	}
 }

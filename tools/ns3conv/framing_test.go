@@ -53,7 +53,7 @@ func TestNs3Framing(t *testing.T) {
 		payload  int32
 	}{{"ring8-pfc-1k", 1024}, {"ring8-pfc-4k", 4096}} {
 		t.Run(c.workload, func(t *testing.T) {
-			got, err := compare("scenarios/"+c.workload+".yaml", 1, fmt.Sprintf("testdata/ns3/%s-seed1.txt", c.workload), "", nil)
+			got, err := whole(compare("scenarios/"+c.workload+".yaml", 1, fmt.Sprintf("testdata/ns3/%s-seed1.txt", c.workload), "", nil))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -126,6 +126,9 @@ func TestImportRefuses(t *testing.T) {
 		qcn                  bool
 	}{
 		{"unknown mode", "CC_MODE 1", "CC_MODE 9", "unknown mode.txt:11:9: CC_MODE 9: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7), DCTCP (8), HPCC-PINT (10)", true},
+		// a fork's mode without marks (Nightzz1/rdma-ns3's RoCC, CC_MODE
+		// 5 with ENABLE_QCN 0) had converted as no congestion control
+		{"unknown mode without marks", "CC_MODE 1", "CC_MODE 5", "unknown mode without marks.txt:11:9: CC_MODE 5: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7), DCTCP (8), HPCC-PINT (10) or no congestion control (ENABLE_QCN 0 with CC_MODE 1) is converted; HPCC's NICs run no control at another mode", false},
 		{"pint-sampled", "PINT_PROB 1.0", "PINT_PROB 0.5\nCC_MODE 10\nHAS_WIN 1\nVAR_WIN 1", "pint-sampled.txt:36:11: PINT_PROB 0.5: feedback from a sample of the ACKs is not converted (expected 1)", true},
 		{"dctcp-fixed-window", "HAS_WIN 0", "HAS_WIN 1\nCC_MODE 8", "dctcp-fixed-window.txt:29:9: VAR_WIN 0: a window that does not follow the rate is not converted (expected 1)", true},
 		{"dctcp-window-2", "HAS_WIN 0", "HAS_WIN 2\nCC_MODE 8", "dctcp-window-2.txt:26:9: HAS_WIN 2: HAS_WIN other than 0 or 1", true},

@@ -53,7 +53,7 @@ func TestHandWrittenAgreesWithNs3(t *testing.T) {
 		t.Fatalf("host ids %v, expected %v", got, want)
 	}
 	for seed := uint64(1); seed <= 6; seed++ {
-		got, err := compare(file, seed, "testdata/hand/fct.txt", "", topo.hostIDs())
+		got, err := whole(compare(file, seed, "testdata/hand/fct.txt", "", topo.hostIDs()))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,6 +42,8 @@
 // p99, largest), the per-flow ratio rocelab/ns-3 and the PFC pauses.
 // With -topology, the topology.txt from-ns3 read, it matches the flows by
 // ns-3's node ids, for topologies whose hosts are not ns-3's first nodes.
+// A run that SIMULATOR_STOP_TIME cut short is compared on the flows both
+// runs completed, with a warning of how many each left unfinished.
 package main
 
 import (

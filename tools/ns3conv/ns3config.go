@@ -80,6 +80,8 @@ var ns3Forks = map[string]string{
 	"Pyrrha":     "(NASA-NJU/Pyrrha-NS3, Floodgate's descendant: FC_MODE picks the switches' flow control, PFC (0), Floodgate's windows (1), BFC's per-flow backpressure (2), per-destination PFC over VOQs (3), Pyrrha's congestion isolation (4, by TH_HOL, TH_CONGESTION, TH_RESUME, CONGESTION_MERGE, NEAREST_MATCH) or none (5); its third.cc also draws flows from FLOW_CDF and LOAD unless FLOW_FROM_FILE, as Floodgate's does)",
 	"Themis":     "(Eternal579/Themis: its third.cc gives its two long-haul gateway switches, ns-3 nodes 48 and 49, a 200 MiB buffer whatever ENABLE_THEMIS says (its README's \"false\" is read as a number), so no value of the key is third.cc's run; with it on they also send CNPs to the senders themselves and cut their rates early)",
 	"ns3-PB-FS":  "(DanAaronson/ns3-PB-FS: a packet-buffer threshold marking, ENABLE_PBT and the PBT_* keys (PBT_OUTPUT_FILE its trace), PFC switched off by ENABLE_PFC 0, and response timeouts LOW_RESP_TIMEOUT and HIGH_RESP_TIMEOUT)",
+	"ASTRA-sim":  "(astra-sim/astra-network-ns3, ASTRA-sim's ns-3 backend: its flows come from ASTRA-sim's workload, not FLOW_FILE, and NIC_TOTAL_PAUSE_TIME is how many times each NIC that receives data pauses its link for 10 us, at most once a millisecond, as if its PCIe pushed back (rdma-hw.cc PCIePause))",
+	"playground": "(GabiJunkes/High-Precision-Congestion-Control's scratch/playground.cc, which its run.py runs with --use_playground 1: request-response applications in place of FLOW_FILE's flows, each client writing PACKET_SIZE bytes and each side taking CPU_TIME ns to produce or process them)",
 }
 
 // ns3ForkKeys names the simulator (ns3Forks) that reads each key third.cc
@@ -104,7 +106,8 @@ var ns3ForkKeys = map[string]string{
 	"DRILL_LOAD_MODE": "Floodgate", "SWITCH_ABSOLUTE_PSN": "Floodgate", "SWITCH_SYN_TIMEOUT_US": "Floodgate",
 	"RX_BUFFER_SIZE": "HPCC-Plus", "RX_BUFFER_PER_QUEUE": "HPCC-Plus", "RX_PULL_MODE": "HPCC-Plus", "RX_PULL_RATE": "HPCC-Plus",
 	"RX_PULL_MODE_NODE": "HPCC-Plus", "CWND_OUTPUT_FILE": "HPCC-Plus", "ENABLE_CWND_TRACE": "HPCC-Plus", "RXBUF_OUTPUT_FILE": "HPCC-Plus",
-	"OCS_MAP_FILE": "ocs-mprdma", "ENABLE_THEMIS": "Themis",
+	"OCS_MAP_FILE": "ocs-mprdma", "ENABLE_THEMIS": "Themis", "NIC_TOTAL_PAUSE_TIME": "ASTRA-sim",
+	"CPU_TIME": "playground", "PACKET_SIZE": "playground",
 	"FC_MODE": "Pyrrha", "TH_HOL": "Pyrrha", "TH_CONGESTION": "Pyrrha", "TH_RESUME": "Pyrrha", "TH_CIQ_RATE": "Pyrrha",
 	"CONGESTION_MERGE": "Pyrrha", "NEAREST_MATCH": "Pyrrha", "QOS_MODE": "Pyrrha", "VOQ_PAUSE_MODE": "Pyrrha", "VOQ_PAUSE_M": "Pyrrha",
 	"ENABLE_PBT": "ns3-PB-FS", "PBT_MARKING_INTERVAL": "ns3-PB-FS", "PBT_MARKING_OFFSET": "ns3-PB-FS", "PBT_MIN": "ns3-PB-FS", "PBT_MAX": "ns3-PB-FS",
@@ -321,7 +324,9 @@ func (c *ns3Config) path(key string) (p string, moved bool, err error) {
 	}
 	for i, p := range tried {
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, i > 0 && filepath.IsAbs(v[0]), nil
+			// a relative path is where ns-3 runs from: config.txt's
+			// directory or the one above it (run.py's simulation/)
+			return p, i > 0 && filepath.IsAbs(v[0]) || i > 1 && !filepath.IsAbs(v[0]), nil
 		}
 	}
 	return "", false, fmt.Errorf("%s %s: no such file; ns-3 opens it relative to where it runs, so from-ns3 looked relative to %s's directory, each directory above it and the working directory (an absolute path: as written, then in each of those its tails, longest first), then for its name beside it: %s",
@@ -329,12 +334,16 @@ func (c *ns3Config) path(key string) (p string, moved bool, err error) {
 }
 
 // movedNote says which file from-ns3 read for a key whose absolute path
-// is not on this machine (path's moved), relative to config.txt's
-// directory.
+// is not on this machine, or whose relative path is neither under
+// config.txt's directory nor the one above it (path's moved), relative to
+// config.txt's directory.
 func movedNote(c *ns3Config, key, found string) string {
 	dir, _ := filepath.Abs(filepath.Dir(c.file))
 	if r, err := filepath.Rel(dir, found); err == nil {
 		found = r
+	}
+	if !filepath.IsAbs(c.kv[key][0]) {
+		return fmt.Sprintf("%s %s is neither under %s's directory nor the one above it: read %s (relative to that directory), the nearest file of that path; ns-3 opens it relative to where it runs", key, c.kv[key][0], filepath.Base(c.file), found)
 	}
 	return fmt.Sprintf("%s %s is not on this machine: read %s (relative to %s's directory), the file its path ends in", key, c.kv[key][0], found, filepath.Base(c.file))
 }

@@ -104,6 +104,12 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 		errAt := func(i int, format string, a ...any) error {
 			return fmt.Errorf("%s:%d:%d: %s", file, n, cols[min(i, len(cols)-1)], fmt.Sprintf(format, a...))
 		}
+		if k := otherFile(f); k != "" && len(head) == 0 && !(len(f) == 3 && ints(f)) {
+			return nil, errAt(0, "expected \"NODES SWITCHES LINKS\": this line reads as %s, not a topology", k)
+		}
+		if i := wordAt(f, 3); i >= 0 && len(head) == 0 {
+			return nil, errAt(i, "%q: expected \"NODES SWITCHES LINKS\", whole numbers: %s", f[i], notNumber("the last link"))
+		}
 		if i := commentAt(f); i >= 0 && (len(head) < 2 || len(links) < wantLinks) {
 			return nil, errAt(i, "%s", noComment(f[i], "the last link"))
 		}
@@ -421,6 +427,12 @@ func readFlows(file string, r io.Reader, t *ns3Topology) (ns3Flows, error) {
 		if len(f) == 0 {
 			continue
 		}
+		if k := otherFile(f); k != "" && want < 0 && !(len(f) == 1 && ints(f)) {
+			return ns3Flows{}, errAt(0, "expected the flow count: this line reads as %s, not a flow file", k)
+		}
+		if i := wordAt(f, 1); i >= 0 && want < 0 {
+			return ns3Flows{}, errAt(i, "%q: expected the flow count, a whole number: %s", f[i], notNumber("the last flow"))
+		}
 		if i := commentAt(f); i >= 0 && (want < 0 || len(out) < want) {
 			return ns3Flows{}, errAt(i, "%s", noComment(f[i], "the last flow"))
 		}
@@ -508,6 +520,28 @@ func ns3Seconds(s float64) unit.Time {
 // commentAt is the index of the first field that starts a comment, or -1.
 func commentAt(f []string) int {
 	return slices.IndexFunc(f, func(x string) bool { return strings.HasPrefix(x, "#") || strings.HasPrefix(x, "//") })
+}
+
+// wordAt is the index of the first of f's first n words that is not a
+// whole number, when no comment (commentAt) starts before it, or -1: a
+// note or header of prose where third.cc reads a count (topof >> node_num,
+// flowf >> flow_num), as a file whose explanation was moved from its end
+// to its head carries.
+func wordAt(f []string, n int) int {
+	c := commentAt(f)
+	i := slices.IndexFunc(f[:min(n, len(f))], func(x string) bool {
+		_, err := strconv.Atoi(x)
+		return err != nil
+	})
+	if i < 0 || c >= 0 && c <= i {
+		return -1
+	}
+	return i
+}
+
+// notNumber says why a word where ns-3 reads a count is refused.
+func notNumber(last string) string {
+	return fmt.Sprintf("third.cc reads it with >>, which fails at a word, so every value after it reads 0 and ns-3 builds nothing from the file; HPCC's files carry their explanation after %s, where third.cc stops reading", last)
 }
 
 // noComment says why a comment among ns-3's numbers is refused.

@@ -69,6 +69,21 @@ func (h *fileHead) kind() string {
 	return fmt.Sprintf("its first word %q is not a key", a[0])
 }
 
+// otherFile names the file of the model's that a first line f reads as
+// (an fct.txt's line, a topology's head, a flow or trace file's count),
+// "" when it reads as none: for a file given in another's place.
+func otherFile(f []string) string {
+	switch {
+	case len(f) == 8 && hex8(f[0]) && hex8(f[1]):
+		return "SIP DIP SPORT DPORT SIZE START FCT STANDALONE_FCT, ns-3's fct.txt (an output)"
+	case len(f) == 3 && ints(f):
+		return "NODES SWITCHES LINKS, a topology's head (TOPOLOGY_FILE)"
+	case len(f) == 1 && ints(f):
+		return "a count, a flow or trace file's head (FLOW_FILE, TRACE_FILE)"
+	}
+	return ""
+}
+
 func ints(f []string) bool {
 	for _, x := range f {
 		if _, err := strconv.Atoi(x); err != nil {

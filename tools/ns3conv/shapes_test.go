@@ -82,7 +82,7 @@ func holdShape(t *testing.T, c shapeRow) {
 		if _, err := os.Stat(pfc); err != nil {
 			pfc = "" // ns-3's pfc.txt was empty
 		}
-		got, err := compare(file, uint64(seed), fct, pfc, nil)
+		got, err := whole(compare(file, uint64(seed), fct, pfc, nil))
 		if err != nil {
 			t.Fatal(err)
 		}

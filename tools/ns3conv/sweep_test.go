@@ -313,7 +313,7 @@ func sweepRun(c sweepCase, dir, third, out string, seed int) (*comparison, error
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("ns-3: %v\n%s", err, b)
 	}
-	got, err := compare(file, uint64(seed), filepath.Join(out, "fct.txt"), filepath.Join(out, "pfc.txt"), nil)
+	got, err := whole(compare(file, uint64(seed), filepath.Join(out, "fct.txt"), filepath.Join(out, "pfc.txt"), nil))
 	if err != nil {
 		return nil, err
 	}
