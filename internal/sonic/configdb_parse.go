@@ -252,7 +252,11 @@ func (p *parser) table(db *ConfigDB, name string, tab Table, merge bool) error {
 var dumpKeys = map[string]bool{"expireat": true, "ttl": true, "type": true}
 
 // row reads one row's fields. In a table lint does not read, a row that is
-// not an object, or a field that is not a value, is skipped. A row in
+// not an object, or a field that is not a value, is skipped. A field whose
+// value is null, as sonic-cfggen's --print-data writes an attribute the
+// minigraph leaves out (`"deployment_id": null`), is skipped in any table:
+// ConfigDBConnector stores it as the text "None", which no reader of the
+// field takes for a value, so it is read as not written. A row in
 // sonic-db-dump's wrapper is read from its "value" object, and the
 // wrapper's own keys are dropped. A field name ending in '@' is a list
 // Redis keeps comma-joined (ConfigDBConnector's convention): the name is
@@ -320,6 +324,13 @@ func (p *parser) row(db *ConfigDB, table, what string, row map[string]Value, mer
 		}
 		if _, dup := row[field]; dup && !merge {
 			db.Duplicates = append(db.Duplicates, Value{Text: what + "." + field, Line: l, Col: c})
+		}
+		if p.peek() == 'n' {
+			if _, _, err := p.token(); err != nil {
+				return err
+			}
+			db.Skipped = append(db.Skipped, Value{Text: what + "." + field, Line: l, Col: c})
+			continue
 		}
 		v, err := p.value(what + "." + field)
 		if err != nil {
