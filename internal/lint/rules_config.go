@@ -92,15 +92,13 @@ func uncheckedConfigs(m *Model) []doctor.Finding {
 		if slices.ContainsFunc(attachTables, db.Has) || hostOfASICs(m, db) || db.PortsSkipped {
 			continue
 		}
-		var have, profiles []string
-		for t := range db.Tables {
-			have = append(have, t)
+		var profiles []string
+		have := db.TableNames()
+		for _, t := range have {
 			if slices.Contains(qosTables, t) {
 				profiles = append(profiles, t)
 			}
 		}
-		slices.Sort(have)
-		slices.Sort(profiles)
 		read := list(have, 6)
 		if len(have) == 0 {
 			read = "none (empty)"

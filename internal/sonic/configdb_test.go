@@ -824,3 +824,16 @@ func TestPFCList(t *testing.T) {
 		}
 	}
 }
+
+// A 2017 config_db (a home lab's 7050QX-32) holds "platform" and
+// "aboot_*" strings beside its tables: they are no tables, and
+// config.qos.absent listed them among the tables read.
+func TestTableNamesSkipScalars(t *testing.T) {
+	db, err := Parse("c.json", []byte(`{"platform": "x86_64-arista_7050_qx32", "PORT": {"Ethernet0": {"alias": "Ethernet1/1"}}, "SYSLOG_SERVER": {}, "VERSION": 3}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := db.TableNames(); !slices.Equal(got, []string{"PORT", "SYSLOG_SERVER"}) {
+		t.Errorf("tables %v", got)
+	}
+}
