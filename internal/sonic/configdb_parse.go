@@ -175,7 +175,7 @@ func (p *parser) entry(db *ConfigDB, name string, off int, merge bool) error {
 
 // flatRow reads the fields of one "TABLE|key" entry of a flat dump.
 func (p *parser) flatRow(db *ConfigDB, table, key string, at Value, merge bool) error {
-	if msg := emptyPortName(table, key); msg != "" {
+	if msg := badKey(table, key); msg != "" {
 		return &pos.Error{File: p.name, Line: at.Line, Col: at.Col, Msg: msg}
 	}
 	tab, ok := db.Tables[table]
@@ -197,6 +197,36 @@ func (p *parser) flatRow(db *ConfigDB, table, key string, at Value, merge bool) 
 	}
 	tab[key] = row
 	return nil
+}
+
+// applForm ends the message refusing APPL_DB's forms.
+const applForm = "this is APPL_DB content, what buffermgrd and orchagent are told; lint reads CONFIG_DB (config_db.json, `show runningconfiguration all`)"
+
+// badKey says why a key of a table lint reads is no CONFIG_DB key, "" when
+// it is one: an empty port name in PORT_QOS_MAP, or a priority group or
+// queue after a colon ("Ethernet0:3-4"), APPL_DB's separator where
+// CONFIG_DB writes "Ethernet0|3-4".
+func badKey(table, key string) string {
+	if msg := emptyPortName(table, key); msg != "" {
+		return msg
+	}
+	switch table {
+	case "BUFFER_PG", "BUFFER_QUEUE", "QUEUE":
+		if port, ids, ok := strings.Cut(key, ":"); ok && !strings.Contains(key, "|") {
+			return fmt.Sprintf("%s key %q: a port and its %s joined by a colon are APPL_DB's form (CONFIG_DB writes %q): %s", table, key, portKeyIDs[table], port+"|"+ids, applForm)
+		}
+	}
+	return ""
+}
+
+// portKeyIDs names what follows the port in a table's "port|ids" key.
+var portKeyIDs = map[string]string{"BUFFER_PG": "priority groups", "BUFFER_QUEUE": "queues", "QUEUE": "queue"}
+
+// applRef reports a reference in APPL_DB's form, "[BUFFER_PROFILE:name]"
+// (a colon where CONFIG_DB's "[BUFFER_PROFILE|name]" has a bar).
+func applRef(s string) bool {
+	table, _, ok := strings.Cut(strings.TrimPrefix(s, "["), ":")
+	return ok && strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") && !strings.Contains(s, "|") && tableName(table)
 }
 
 // emptyPortName says why a PORT_QOS_MAP key is no port list: orchagent
@@ -227,7 +257,7 @@ func (p *parser) table(db *ConfigDB, name string, tab Table, merge bool) error {
 		if !ok {
 			return nil
 		}
-		if msg := emptyPortName(name, key); msg != "" {
+		if msg := badKey(name, key); msg != "" {
 			return p.errAt(off, "%s", msg)
 		}
 		row, dup := tab[key]
@@ -358,6 +388,9 @@ func (p *parser) value(what string) (Value, error) {
 	v := Value{Line: l, Col: c}
 	switch x := t.(type) {
 	case string:
+		if applRef(x) {
+			return v, p.errAt(off, "%s: %q is a reference in APPL_DB's form (CONFIG_DB writes %q or the bare name): %s", what, x, strings.Replace(x, ":", "|", 1), applForm)
+		}
 		v.Text = unref(x)
 	case json.Number:
 		v.Text = x.String()

@@ -78,6 +78,12 @@ func TestErrors(t *testing.T) {
 		{"\"x\"", "expected an object", 1, 1},
 		{"{\"PORT\": {\"Ethernet0\": \"9100\"}}", "PORT|Ethernet0: expected an object", 1, 24},
 		{"{\"PORT\": {\"E\": {\"mtu\": {\"x\": 1}}}}", "PORT|E.mtu: expected a string, number or list", 1, 24},
+		// APPL_DB's forms, as SONiC's dynamic-headroom HLD prints what
+		// buffermgrd writes: a colon between port and priority groups, and
+		// in a reference (they were read as CONFIG_DB: a row of no port,
+		// a profile "not defined").
+		{"{\"BUFFER_PG\": {\n  \"Ethernet0:3-4\": {\"profile\": \"NULL\"}}}", `BUFFER_PG key "Ethernet0:3-4": a port and its priority groups joined by a colon are APPL_DB's form (CONFIG_DB writes "Ethernet0|3-4")`, 2, 3},
+		{"{\"BUFFER_PROFILE\": {\"p\": {\n \"pool\": \"[BUFFER_POOL:ingress_lossless_pool]\"}}}", `"[BUFFER_POOL:ingress_lossless_pool]" is a reference in APPL_DB's form`, 2, 10},
 		{"{\"PORT\": {\n\"E\": {\"lanes\": [null]}}}", "expected strings or numbers in the list, got null", 2, 17},
 		{"{\"PORT\": {\n\"E\": {\"mtu\": nul}}}", "invalid character", 2, 17},
 		{"{\"PORT\": {}", "unexpected end of input", 1, 12},
@@ -221,6 +227,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"DEVICE_NEIGHBOR|E": {"type": "hash", "value": {"value": {"value": {"name": "x"}}}}, "PORT|E": {"value": {"value": {"speed": "1"}}}}`))
 	f.Add([]byte(`{"PORT": {"Ethernet0": {}}, "BUFFER_QUEUE": {"Ethernet0,Ethernet1|3": {}}, "PORT_QOS_MAP|Ethernet0-Ethernet4": {}, "CABLE_LENGTH": {"AZURE": {"Ethernet2": "5m"}}}`))
 	f.Add([]byte(`{"PORT_QOS_MAP|Ethernet0": {"dscp_to_tc_map": "[DSCP_TO_TC_MAP|AZURE]"}, "VERSIONS": {"DATABASE|VERSION": "v", "X": {"a": [1, {"b": 2}]}}, "QUEUE": {"E|3": {}, "E|3": {"x": "y"}}}`))
+	f.Add([]byte(`{"BUFFER_PG": {"Ethernet0:3-4": {"profile": "[BUFFER_PROFILE:p]"}}, "QUEUE|E:3": {"scheduler": "[SCHEDULER:s]"}, "ACL_RULE": {"r": {"x": "[A:b]"}}}`))
 	f.Add([]byte(`{"DEVICE_METADATA": {"localhost": {"deployment_id": null, "hwsku": "x"}}, "PORT|E": {"type": "hash", "ttl": null, "value": {"speed": null}}, "QUEUE": {"E|3": {"wred_profile": nul}}}`))
 	for _, file := range []string{"util-override-multi-asic-namespaced.json", "mgmt-configlet-clet-add.json", "bi-vs-zero_profiles.json"} {
 		if data, err := os.ReadFile("testdata/public/" + file); err == nil {
