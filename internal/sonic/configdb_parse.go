@@ -153,6 +153,9 @@ func (p *parser) entry(db *ConfigDB, name string, off int, merge bool) error {
 	case "op", "path":
 		return p.errAt(off, "a JSON Patch operation (%q, as `config apply-patch` takes them), not CONFIG_DB: lint reads config_db.json", name)
 	}
+	if yangName(name) {
+		return p.errAt(off, "%s", yangMsg(name))
+	}
 	if table, key, flat := strings.Cut(name, "|"); flat {
 		// A flat dump (sonic-cfggen --print-data, redis dumps of
 		// CONFIG_DB): "TABLE|key": {fields}.
@@ -197,6 +200,26 @@ func (p *parser) flatRow(db *ConfigDB, table, key string, at Value, merge bool) 
 	}
 	tab[key] = row
 	return nil
+}
+
+// yangName reports a module-qualified name of SONiC's YANG models as
+// RFC 7951's JSON writes it ("sonic-port:sonic-port",
+// "sonic-scheduler:SCHEDULER", "openconfig-qos:qos"): no CONFIG_DB table
+// or key is one (an IPv6 address's colons follow hex digits).
+func yangName(s string) bool {
+	module, node, ok := strings.Cut(s, ":")
+	if !ok || !strings.HasPrefix(module, "sonic-") && !strings.HasPrefix(module, "openconfig-") || node == "" || !isLetter(node[0]) {
+		return false
+	}
+	return !strings.ContainsFunc(module, func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' }) &&
+		!strings.ContainsAny(node, ":/|")
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// yangMsg refuses the YANG instance data that name begins.
+func yangMsg(name string) string {
+	return fmt.Sprintf("%q: a YANG module-qualified name: this is SONiC YANG instance data (as RESTCONF, gNMI and sonic-yang-models' tests write it, tables as lists such as PORT_LIST), not CONFIG_DB: lint reads config_db.json; `show runningconfiguration all` prints the same settings as CONFIG_DB tables", name)
 }
 
 // applForm ends the message refusing APPL_DB's forms.
@@ -256,6 +279,9 @@ func (p *parser) table(db *ConfigDB, name string, tab Table, merge bool) error {
 		}
 		if !ok {
 			return nil
+		}
+		if yangName(key) {
+			return p.errAt(off, "%s", yangMsg(key))
 		}
 		if msg := badKey(name, key); msg != "" {
 			return p.errAt(off, "%s", msg)

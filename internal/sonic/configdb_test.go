@@ -84,6 +84,11 @@ func TestErrors(t *testing.T) {
 		// a profile "not defined").
 		{"{\"BUFFER_PG\": {\n  \"Ethernet0:3-4\": {\"profile\": \"NULL\"}}}", `BUFFER_PG key "Ethernet0:3-4": a port and its priority groups joined by a colon are APPL_DB's form (CONFIG_DB writes "Ethernet0|3-4")`, 2, 3},
 		{"{\"BUFFER_PROFILE\": {\"p\": {\n \"pool\": \"[BUFFER_POOL:ingress_lossless_pool]\"}}}", `"[BUFFER_POOL:ingress_lossless_pool]" is a reference in APPL_DB's form`, 2, 10},
+		// SONiC YANG instance data (RESTCONF, gNMI, sonic-yang-models'
+		// tests), at its first module-qualified name: it was read as
+		// tables of rows and named config.qos.absent.
+		{"{\"BUFFER_PG_VALID\": {\n  \"sonic-port:sonic-port\": {\"sonic-port:PORT\": {}}}}", `"sonic-port:sonic-port": a YANG module-qualified name`, 2, 3},
+		{"{\"openconfig-qos:qos\": {}}", "SONiC YANG instance data", 1, 2},
 		{"{\"PORT\": {\n\"E\": {\"lanes\": [null]}}}", "expected strings or numbers in the list, got null", 2, 17},
 		{"{\"PORT\": {\n\"E\": {\"mtu\": nul}}}", "invalid character", 2, 17},
 		{"{\"PORT\": {}", "unexpected end of input", 1, 12},
@@ -170,6 +175,16 @@ func TestNullField(t *testing.T) {
 	}
 }
 
+// IPv6 addresses and the like in keys are no YANG names.
+func TestYANGNames(t *testing.T) {
+	for s, want := range map[string]bool{"sonic-port:sonic-port": true, "sonic-scheduler:SCHEDULER": true, "openconfig-qos:qos": true,
+		"fc00::1": false, "Vlan1000|fc02:1000::1/64": false, "sonic-x:1": false, "Ethernet0:3-4": false, "sonic:port": false, "sonic-port:a/b": false} {
+		if yangName(s) != want {
+			t.Errorf("yangName(%q) = %v", s, !want)
+		}
+	}
+}
+
 // TestDBDump reads sonic-db-dump's CONFIG_DB (sonic-utilities' t1 mock, a
 // real switch's dump): each row's fields are those of its "value" object,
 // its expireat, ttl and type are not fields, and a list field ("ports@")
@@ -227,6 +242,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"DEVICE_NEIGHBOR|E": {"type": "hash", "value": {"value": {"value": {"name": "x"}}}}, "PORT|E": {"value": {"value": {"speed": "1"}}}}`))
 	f.Add([]byte(`{"PORT": {"Ethernet0": {}}, "BUFFER_QUEUE": {"Ethernet0,Ethernet1|3": {}}, "PORT_QOS_MAP|Ethernet0-Ethernet4": {}, "CABLE_LENGTH": {"AZURE": {"Ethernet2": "5m"}}}`))
 	f.Add([]byte(`{"PORT_QOS_MAP|Ethernet0": {"dscp_to_tc_map": "[DSCP_TO_TC_MAP|AZURE]"}, "VERSIONS": {"DATABASE|VERSION": "v", "X": {"a": [1, {"b": 2}]}}, "QUEUE": {"E|3": {}, "E|3": {"x": "y"}}}`))
+	f.Add([]byte(`{"T": {"sonic-port:sonic-port": {"sonic-port:PORT": {"PORT_LIST": [{"name": "Ethernet0"}]}}}, "VLAN_INTERFACE": {"Vlan1000|fc02:1000::1/64": {}, "fc00::1": {}}}`))
 	f.Add([]byte(`{"BUFFER_PG": {"Ethernet0:3-4": {"profile": "[BUFFER_PROFILE:p]"}}, "QUEUE|E:3": {"scheduler": "[SCHEDULER:s]"}, "ACL_RULE": {"r": {"x": "[A:b]"}}}`))
 	f.Add([]byte(`{"DEVICE_METADATA": {"localhost": {"deployment_id": null, "hwsku": "x"}}, "PORT|E": {"type": "hash", "ttl": null, "value": {"speed": null}}, "QUEUE": {"E|3": {"wred_profile": nul}}}`))
 	for _, file := range []string{"util-override-multi-asic-namespaced.json", "mgmt-configlet-clet-add.json", "bi-vs-zero_profiles.json"} {
