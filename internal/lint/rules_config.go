@@ -326,6 +326,9 @@ func fragmentNotJudged(m *Model) []doctor.Finding {
 		if !slices.Contains(missing, "PORT_QOS_MAP") {
 			missing, checks = nil, nil
 		}
+		if pqs := db.PortQoSMaps(); len(missing) == 0 && len(pqs) > 0 && !slices.ContainsFunc(pqs, func(pq sonic.PortQoS) bool { return pq.HasPFCEnable || !otherFeature(db, pq) }) {
+			missing, checks = append(missing, "pfc_enable or a QoS map"), append(checks, fragmentChecks[0].checks)
+		}
 		if setsPFC(db) && !wholeConfig(db) && !anyHas("BUFFER_PG") && !anyHas("BUFFER_PROFILE") {
 			missing, checks = append(missing, "BUFFER_PG", "BUFFER_PROFILE"), append(checks, bufferChecks)
 		}
