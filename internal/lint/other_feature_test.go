@@ -3,7 +3,7 @@ package lint
 import (
 	"os"
 	"path/filepath"
-	"slices"
+	"strings"
 	"testing"
 )
 
@@ -14,19 +14,8 @@ import (
 // (DEVICE_METADATA|localhost and PORT; synthetic) is PFC off on the port.
 func TestPortShaperExcerptNotJudged(t *testing.T) {
 	excerpt := "../../testdata/corpus/sonic/sonic-hld-scheduler-shaper-port-qos-map-scheduler-only.json"
-	ids := func(f string) []string {
-		rep, err := Lint([]string{f}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, fd := range rep.Findings {
-			out = append(out, fd.ID)
-		}
-		return out
-	}
-	if got := ids(excerpt); !slices.Equal(got, []string{"config.not_judged"}) {
-		t.Errorf("excerpt: %v, want config.not_judged alone", got)
+	if got := findingIDs(t, excerpt); got != "config.not_judged" {
+		t.Errorf("excerpt: %q, want config.not_judged alone", got)
 	}
 	whole := filepath.Join(t.TempDir(), "whole-synthetic.json")
 	text := `{"DEVICE_METADATA": {"localhost": {"hwsku": "x"}}, "PORT": {"Ethernet52": {"speed": "100000"}},
@@ -35,7 +24,7 @@ func TestPortShaperExcerptNotJudged(t *testing.T) {
 	if err := os.WriteFile(whole, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := ids(whole); !slices.Contains(got, "qos.pfc.disabled") {
-		t.Errorf("whole config: %v, want qos.pfc.disabled", got)
+	if got := findingIDs(t, whole); !strings.Contains(got, "qos.pfc.disabled") {
+		t.Errorf("whole config: %q, want qos.pfc.disabled", got)
 	}
 }
