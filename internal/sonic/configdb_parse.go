@@ -283,6 +283,9 @@ func (p *parser) table(db *ConfigDB, name string, tab Table, merge bool) error {
 		if yangName(key) {
 			return p.errAt(off, "%s", yangMsg(key))
 		}
+		if readTables[name] && readTables[key] {
+			return p.errAt(off, "%s|%s: the table %s as a row of %s: a } is missing before it, to close %s", name, key, key, name, name)
+		}
 		if msg := badKey(name, key); msg != "" {
 			return p.errAt(off, "%s", msg)
 		}

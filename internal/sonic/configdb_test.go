@@ -89,6 +89,10 @@ func TestErrors(t *testing.T) {
 		// tables of rows and named config.qos.absent.
 		{"{\"BUFFER_PG_VALID\": {\n  \"sonic-port:sonic-port\": {\"sonic-port:PORT\": {}}}}", `"sonic-port:sonic-port": a YANG module-qualified name`, 2, 3},
 		{"{\"openconfig-qos:qos\": {}}", "SONiC YANG instance data", 1, 2},
+		// A table pasted inside the one above it (its } missing, as
+		// SONiC's port breakout HLD prints BUFFER_PG then PORT_QOS_MAP)
+		// is named at its key: it was refused at its first row's value.
+		{"\"BUFFER_PG\": {\n  \"E|0\": {\"profile\": \"p\"},\n\"PORT_QOS_MAP\": {\n  \"E\": {\"pfc_enable\": \"3\"}}}", "BUFFER_PG|PORT_QOS_MAP: the table PORT_QOS_MAP as a row of BUFFER_PG: a } is missing before it", 3, 1},
 		{"{\"PORT\": {\n\"E\": {\"lanes\": [null]}}}", "expected strings or numbers in the list, got null", 2, 17},
 		{"{\"PORT\": {\n\"E\": {\"mtu\": nul}}}", "invalid character", 2, 17},
 		{"{\"PORT\": {}", "unexpected end of input", 1, 12},
