@@ -158,7 +158,7 @@ func sonicSides(db *sonic.ConfigDB, d int) []switchSide {
 		}
 		if g.pq.HasPFCEnable {
 			sd.Lossless, sd.LosslessKnown, sd.LosslessEv = g.pq.PFCEnable, true, sonicEv(db, g.pq.PFCEnableAt)
-		} else if row, ok := portQoSRow(db, g.pq.Port); ok && db.Vendor == "" && !anyPFC && !onePG(db, g.pq) && !designed {
+		} else if row, ok := portQoSRow(db, g.pq.Port); ok && db.Vendor == "" && !anyPFC && !onePG(db, g.pq) && !designed && !otherFeature(db, g.pq) {
 			// orchagent (qosorch.cpp handlePortQosMapTable) reads a row
 			// without pfc_enable as an empty one, and buffermgrd writes
 			// no lossless priority group: PFC on no priority. Beside
@@ -173,6 +173,24 @@ func sonicSides(db *sonic.ConfigDB, d int) []switchSide {
 		out = append(out, sd)
 	}
 	return out
+}
+
+// otherFeature reports a PORT_QOS_MAP row that binds no map and writes no
+// PFC field (only a port shaper's scheduler, or packet trimming's
+// tc_to_dscp_map, as SONiC's scheduler and trimming HLDs show them) in a
+// config that holds no QoS map or buffer table and is not a switch's whole
+// CONFIG_DB: an excerpt about another feature, which says nothing of PFC
+// (fragmentNotJudged names it).
+func otherFeature(db *sonic.ConfigDB, pq sonic.PortQoS) bool {
+	if wholeConfig(db) {
+		return false
+	}
+	for _, v := range []sonic.Value{pq.DSCPToTC, pq.TCToPG, pq.TCToQueue, pq.DOT1PToTC, pq.PFCToQueueMapName, pq.PFCToPGMapName, pq.PFCWDSWAt} {
+		if v.Given() {
+			return false
+		}
+	}
+	return !slices.ContainsFunc([]string{"DSCP_TO_TC_MAP", "DOT1P_TO_TC_MAP", "TC_TO_PRIORITY_GROUP_MAP", "TC_TO_QUEUE_MAP", "BUFFER_PG", "BUFFER_PROFILE", "BUFFER_POOL"}, db.Has)
 }
 
 // portQoSRow is the key of the PORT_QOS_MAP row that holds port, alone

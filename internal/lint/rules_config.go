@@ -92,15 +92,13 @@ func uncheckedConfigs(m *Model) []doctor.Finding {
 		if slices.ContainsFunc(attachTables, db.Has) || hostOfASICs(m, db) || db.PortsSkipped {
 			continue
 		}
-		var have, profiles []string
-		for t := range db.Tables {
-			have = append(have, t)
+		var profiles []string
+		have := db.TableNames()
+		for _, t := range have {
 			if slices.Contains(qosTables, t) {
 				profiles = append(profiles, t)
 			}
 		}
-		slices.Sort(have)
-		slices.Sort(profiles)
 		read := list(have, 6)
 		if len(have) == 0 {
 			read = "none (empty)"
@@ -327,6 +325,9 @@ func fragmentNotJudged(m *Model) []doctor.Finding {
 		}
 		if !slices.Contains(missing, "PORT_QOS_MAP") {
 			missing, checks = nil, nil
+		}
+		if pqs := db.PortQoSMaps(); len(missing) == 0 && len(pqs) > 0 && !slices.ContainsFunc(pqs, func(pq sonic.PortQoS) bool { return pq.HasPFCEnable || !otherFeature(db, pq) }) {
+			missing, checks = append(missing, "pfc_enable or a QoS map"), append(checks, fragmentChecks[0].checks)
 		}
 		if setsPFC(db) && !wholeConfig(db) && !anyHas("BUFFER_PG") && !anyHas("BUFFER_PROFILE") {
 			missing, checks = append(missing, "BUFFER_PG", "BUFFER_PROFILE"), append(checks, bufferChecks)

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -283,12 +284,6 @@ func objectKey(t []byte) (string, bool) {
 // first key that is no table name, else the first key, for the message.
 // An empty config is not foreign.
 func (db *ConfigDB) Foreign() (Value, bool) {
-	// A table whose value was no object is skipped under its bare name
-	// (a row or field skipped names its table and key).
-	notObject := map[string]bool{}
-	for _, v := range db.Skipped {
-		notObject[v.Text] = true
-	}
 	var first, firstNamed Value
 	earlier := func(a, b Value) bool { return b.Line == 0 || a.Line < b.Line || a.Line == b.Line && a.Col < b.Col }
 	for name, at := range db.tablePos {
@@ -298,7 +293,7 @@ func (db *ConfigDB) Foreign() (Value, bool) {
 			}
 			continue
 		}
-		if !notObject[name] {
+		if !db.notObject(name) {
 			return Value{}, false
 		}
 		if earlier(at, firstNamed) {
@@ -309,6 +304,28 @@ func (db *ConfigDB) Foreign() (Value, bool) {
 		first = firstNamed
 	}
 	return first, first.Line > 0
+}
+
+// notObject reports whether the top-level key name held no object: such a
+// key is skipped under its bare name (a row or field skipped names its
+// table and key).
+func (db *ConfigDB) notObject(name string) bool {
+	return slices.ContainsFunc(db.Skipped, func(v Value) bool { return v.Text == name })
+}
+
+// TableNames lists, sorted, the tables the config holds: its top-level
+// keys whose value is an object of rows. A key beside them whose value is
+// a string (the "platform" and "aboot_*" values of a 2017 config_db) is
+// no table.
+func (db *ConfigDB) TableNames() []string {
+	var names []string
+	for name := range db.Tables {
+		if !db.notObject(name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 // tableName reports whether s is written as CONFIG_DB writes table names:

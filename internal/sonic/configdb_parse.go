@@ -153,6 +153,9 @@ func (p *parser) entry(db *ConfigDB, name string, off int, merge bool) error {
 	case "op", "path":
 		return p.errAt(off, "a JSON Patch operation (%q, as `config apply-patch` takes them), not CONFIG_DB: lint reads config_db.json", name)
 	}
+	if yangName(name) {
+		return p.errAt(off, "%s", yangMsg(name))
+	}
 	if table, key, flat := strings.Cut(name, "|"); flat {
 		// A flat dump (sonic-cfggen --print-data, redis dumps of
 		// CONFIG_DB): "TABLE|key": {fields}.
@@ -175,7 +178,7 @@ func (p *parser) entry(db *ConfigDB, name string, off int, merge bool) error {
 
 // flatRow reads the fields of one "TABLE|key" entry of a flat dump.
 func (p *parser) flatRow(db *ConfigDB, table, key string, at Value, merge bool) error {
-	if msg := emptyPortName(table, key); msg != "" {
+	if msg := badKey(table, key); msg != "" {
 		return &pos.Error{File: p.name, Line: at.Line, Col: at.Col, Msg: msg}
 	}
 	tab, ok := db.Tables[table]
@@ -197,6 +200,56 @@ func (p *parser) flatRow(db *ConfigDB, table, key string, at Value, merge bool) 
 	}
 	tab[key] = row
 	return nil
+}
+
+// yangName reports a module-qualified name of SONiC's YANG models as
+// RFC 7951's JSON writes it ("sonic-port:sonic-port",
+// "sonic-scheduler:SCHEDULER", "openconfig-qos:qos"): no CONFIG_DB table
+// or key is one (an IPv6 address's colons follow hex digits).
+func yangName(s string) bool {
+	module, node, ok := strings.Cut(s, ":")
+	if !ok || !strings.HasPrefix(module, "sonic-") && !strings.HasPrefix(module, "openconfig-") || node == "" || !isLetter(node[0]) {
+		return false
+	}
+	return !strings.ContainsFunc(module, func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' }) &&
+		!strings.ContainsAny(node, ":/|")
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// yangMsg refuses the YANG instance data that name begins.
+func yangMsg(name string) string {
+	return fmt.Sprintf("%q: a YANG module-qualified name: this is SONiC YANG instance data (as RESTCONF, gNMI and sonic-yang-models' tests write it, tables as lists such as PORT_LIST), not CONFIG_DB: lint reads config_db.json; `show runningconfiguration all` prints the same settings as CONFIG_DB tables", name)
+}
+
+// applForm ends the message refusing APPL_DB's forms.
+const applForm = "this is APPL_DB content, what buffermgrd and orchagent are told; lint reads CONFIG_DB (config_db.json, `show runningconfiguration all`)"
+
+// badKey says why a key of a table lint reads is no CONFIG_DB key, "" when
+// it is one: an empty port name in PORT_QOS_MAP, or a priority group or
+// queue after a colon ("Ethernet0:3-4"), APPL_DB's separator where
+// CONFIG_DB writes "Ethernet0|3-4".
+func badKey(table, key string) string {
+	if msg := emptyPortName(table, key); msg != "" {
+		return msg
+	}
+	switch table {
+	case "BUFFER_PG", "BUFFER_QUEUE", "QUEUE":
+		if port, ids, ok := strings.Cut(key, ":"); ok && !strings.Contains(key, "|") {
+			return fmt.Sprintf("%s key %q: a port and its %s joined by a colon are APPL_DB's form (CONFIG_DB writes %q): %s", table, key, portKeyIDs[table], port+"|"+ids, applForm)
+		}
+	}
+	return ""
+}
+
+// portKeyIDs names what follows the port in a table's "port|ids" key.
+var portKeyIDs = map[string]string{"BUFFER_PG": "priority groups", "BUFFER_QUEUE": "queues", "QUEUE": "queue"}
+
+// applRef reports a reference in APPL_DB's form, "[BUFFER_PROFILE:name]"
+// (a colon where CONFIG_DB's "[BUFFER_PROFILE|name]" has a bar).
+func applRef(s string) bool {
+	table, _, ok := strings.Cut(strings.TrimPrefix(s, "["), ":")
+	return ok && strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") && !strings.Contains(s, "|") && tableName(table)
 }
 
 // emptyPortName says why a PORT_QOS_MAP key is no port list: orchagent
@@ -227,7 +280,13 @@ func (p *parser) table(db *ConfigDB, name string, tab Table, merge bool) error {
 		if !ok {
 			return nil
 		}
-		if msg := emptyPortName(name, key); msg != "" {
+		if yangName(key) {
+			return p.errAt(off, "%s", yangMsg(key))
+		}
+		if readTables[name] && readTables[key] {
+			return p.errAt(off, "%s|%s: the table %s as a row of %s: a } is missing before it, to close %s", name, key, key, name, name)
+		}
+		if msg := badKey(name, key); msg != "" {
 			return p.errAt(off, "%s", msg)
 		}
 		row, dup := tab[key]
@@ -252,7 +311,11 @@ func (p *parser) table(db *ConfigDB, name string, tab Table, merge bool) error {
 var dumpKeys = map[string]bool{"expireat": true, "ttl": true, "type": true}
 
 // row reads one row's fields. In a table lint does not read, a row that is
-// not an object, or a field that is not a value, is skipped. A row in
+// not an object, or a field that is not a value, is skipped. A field whose
+// value is null, as sonic-cfggen's --print-data writes an attribute the
+// minigraph leaves out (`"deployment_id": null`), is skipped in any table:
+// ConfigDBConnector stores it as the text "None", which no reader of the
+// field takes for a value, so it is read as not written. A row in
 // sonic-db-dump's wrapper is read from its "value" object, and the
 // wrapper's own keys are dropped. A field name ending in '@' is a list
 // Redis keeps comma-joined (ConfigDBConnector's convention): the name is
@@ -321,6 +384,13 @@ func (p *parser) row(db *ConfigDB, table, what string, row map[string]Value, mer
 		if _, dup := row[field]; dup && !merge {
 			db.Duplicates = append(db.Duplicates, Value{Text: what + "." + field, Line: l, Col: c})
 		}
+		if p.peek() == 'n' {
+			if _, _, err := p.token(); err != nil {
+				return err
+			}
+			db.Skipped = append(db.Skipped, Value{Text: what + "." + field, Line: l, Col: c})
+			continue
+		}
 		v, err := p.value(what + "." + field)
 		if err != nil {
 			if readTables[table] {
@@ -347,6 +417,9 @@ func (p *parser) value(what string) (Value, error) {
 	v := Value{Line: l, Col: c}
 	switch x := t.(type) {
 	case string:
+		if applRef(x) {
+			return v, p.errAt(off, "%s: %q is a reference in APPL_DB's form (CONFIG_DB writes %q or the bare name): %s", what, x, strings.Replace(x, ":", "|", 1), applForm)
+		}
 		v.Text = unref(x)
 	case json.Number:
 		v.Text = x.String()

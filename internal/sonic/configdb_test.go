@@ -78,7 +78,23 @@ func TestErrors(t *testing.T) {
 		{"\"x\"", "expected an object", 1, 1},
 		{"{\"PORT\": {\"Ethernet0\": \"9100\"}}", "PORT|Ethernet0: expected an object", 1, 24},
 		{"{\"PORT\": {\"E\": {\"mtu\": {\"x\": 1}}}}", "PORT|E.mtu: expected a string, number or list", 1, 24},
-		{"{\"PORT\": {\n\"E\": {\"mtu\": null}}}", "expected a string, got null", 2, 14},
+		// APPL_DB's forms, as SONiC's dynamic-headroom HLD prints what
+		// buffermgrd writes: a colon between port and priority groups, and
+		// in a reference (they were read as CONFIG_DB: a row of no port,
+		// a profile "not defined").
+		{"{\"BUFFER_PG\": {\n  \"Ethernet0:3-4\": {\"profile\": \"NULL\"}}}", `BUFFER_PG key "Ethernet0:3-4": a port and its priority groups joined by a colon are APPL_DB's form (CONFIG_DB writes "Ethernet0|3-4")`, 2, 3},
+		{"{\"BUFFER_PROFILE\": {\"p\": {\n \"pool\": \"[BUFFER_POOL:ingress_lossless_pool]\"}}}", `"[BUFFER_POOL:ingress_lossless_pool]" is a reference in APPL_DB's form`, 2, 10},
+		// SONiC YANG instance data (RESTCONF, gNMI, sonic-yang-models'
+		// tests), at its first module-qualified name: it was read as
+		// tables of rows and named config.qos.absent.
+		{"{\"BUFFER_PG_VALID\": {\n  \"sonic-port:sonic-port\": {\"sonic-port:PORT\": {}}}}", `"sonic-port:sonic-port": a YANG module-qualified name`, 2, 3},
+		{"{\"openconfig-qos:qos\": {}}", "SONiC YANG instance data", 1, 2},
+		// A table pasted inside the one above it (its } missing, as
+		// SONiC's port breakout HLD prints BUFFER_PG then PORT_QOS_MAP)
+		// is named at its key: it was refused at its first row's value.
+		{"\"BUFFER_PG\": {\n  \"E|0\": {\"profile\": \"p\"},\n\"PORT_QOS_MAP\": {\n  \"E\": {\"pfc_enable\": \"3\"}}}", "BUFFER_PG|PORT_QOS_MAP: the table PORT_QOS_MAP as a row of BUFFER_PG: a } is missing before it", 3, 1},
+		{"{\"PORT\": {\n\"E\": {\"lanes\": [null]}}}", "expected strings or numbers in the list, got null", 2, 17},
+		{"{\"PORT\": {\n\"E\": {\"mtu\": nul}}}", "invalid character", 2, 17},
 		{"{\"PORT\": {}", "unexpected end of input", 1, 12},
 		{"{} {}", "unexpected data after", 1, 4},
 		// The two mistakes of hand-made configs, named and placed.
@@ -133,6 +149,43 @@ func TestLenient(t *testing.T) {
 	}
 	if db.Tables["VERSIONS"]["X"]["e"].Text != "f" || len(db.Skipped) != 4 {
 		t.Errorf("skipped %+v, VERSIONS %+v", db.Skipped, db.Tables["VERSIONS"])
+	}
+}
+
+// A null field, as sonic-cfggen --print-data wrote an attribute the
+// minigraph leaves out ("deployment_id": null in a home lab's 7050QX-32
+// config_db), is read as not written, in a table lint reads too:
+// ConfigDBConnector stores it as the text "None". It was refused before.
+func TestNullField(t *testing.T) {
+	db, err := Parse("c.json", []byte(`{
+"DEVICE_METADATA": {"localhost": {"deployment_id": null, "hwsku": "Arista-7050-QX32"}},
+"PORT": {"Ethernet0": {"speed": null, "mtu": "9100"}},
+"BGP_NEIGHBOR": {"10.0.0.1": {"rrclient": 0, "name": null}}
+}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := db.Field("PORT", "Ethernet0", "speed"); ok {
+		t.Error("a null speed is read as written")
+	}
+	if v, _ := db.Field("PORT", "Ethernet0", "mtu"); v.Text != "9100" {
+		t.Errorf("mtu %+v", v)
+	}
+	if v, _ := db.Field("DEVICE_METADATA", "localhost", "hwsku"); v.Text != "Arista-7050-QX32" {
+		t.Errorf("hwsku %+v", v)
+	}
+	if len(db.Skipped) != 3 || db.Skipped[0].Text != "DEVICE_METADATA|localhost.deployment_id" || db.Skipped[0].Line != 2 || db.Skipped[0].Col != 35 {
+		t.Errorf("skipped %+v", db.Skipped)
+	}
+}
+
+// IPv6 addresses and the like in keys are no YANG names.
+func TestYANGNames(t *testing.T) {
+	for s, want := range map[string]bool{"sonic-port:sonic-port": true, "sonic-scheduler:SCHEDULER": true, "openconfig-qos:qos": true,
+		"fc00::1": false, "Vlan1000|fc02:1000::1/64": false, "sonic-x:1": false, "Ethernet0:3-4": false, "sonic:port": false, "sonic-port:a/b": false} {
+		if yangName(s) != want {
+			t.Errorf("yangName(%q) = %v", s, !want)
+		}
 	}
 }
 
@@ -193,6 +246,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"DEVICE_NEIGHBOR|E": {"type": "hash", "value": {"value": {"value": {"name": "x"}}}}, "PORT|E": {"value": {"value": {"speed": "1"}}}}`))
 	f.Add([]byte(`{"PORT": {"Ethernet0": {}}, "BUFFER_QUEUE": {"Ethernet0,Ethernet1|3": {}}, "PORT_QOS_MAP|Ethernet0-Ethernet4": {}, "CABLE_LENGTH": {"AZURE": {"Ethernet2": "5m"}}}`))
 	f.Add([]byte(`{"PORT_QOS_MAP|Ethernet0": {"dscp_to_tc_map": "[DSCP_TO_TC_MAP|AZURE]"}, "VERSIONS": {"DATABASE|VERSION": "v", "X": {"a": [1, {"b": 2}]}}, "QUEUE": {"E|3": {}, "E|3": {"x": "y"}}}`))
+	f.Add([]byte(`{"T": {"sonic-port:sonic-port": {"sonic-port:PORT": {"PORT_LIST": [{"name": "Ethernet0"}]}}}, "VLAN_INTERFACE": {"Vlan1000|fc02:1000::1/64": {}, "fc00::1": {}}}`))
+	f.Add([]byte(`{"BUFFER_PG": {"Ethernet0:3-4": {"profile": "[BUFFER_PROFILE:p]"}}, "QUEUE|E:3": {"scheduler": "[SCHEDULER:s]"}, "ACL_RULE": {"r": {"x": "[A:b]"}}}`))
+	f.Add([]byte(`{"DEVICE_METADATA": {"localhost": {"deployment_id": null, "hwsku": "x"}}, "PORT|E": {"type": "hash", "ttl": null, "value": {"speed": null}}, "QUEUE": {"E|3": {"wred_profile": nul}}}`))
 	for _, file := range []string{"util-override-multi-asic-namespaced.json", "mgmt-configlet-clet-add.json", "bi-vs-zero_profiles.json"} {
 		if data, err := os.ReadFile("testdata/public/" + file); err == nil {
 			f.Add(data)
@@ -793,5 +849,18 @@ func TestPFCList(t *testing.T) {
 		if strings.Join(s, ",") != c.want || yang != c.yang {
 			t.Errorf("PFCList(%q) = %v %v, want %s %v", c.in, got, yang, c.want, c.yang)
 		}
+	}
+}
+
+// A 2017 config_db (a home lab's 7050QX-32) holds "platform" and
+// "aboot_*" strings beside its tables: they are no tables, and
+// config.qos.absent listed them among the tables read.
+func TestTableNamesSkipScalars(t *testing.T) {
+	db, err := Parse("c.json", []byte(`{"platform": "x86_64-arista_7050_qx32", "PORT": {"Ethernet0": {"alias": "Ethernet1/1"}}, "SYSLOG_SERVER": {}, "VERSION": 3}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := db.TableNames(); !slices.Equal(got, []string{"PORT", "SYSLOG_SERVER"}) {
+		t.Errorf("tables %v", got)
 	}
 }

@@ -1,0 +1,30 @@
+package lint
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A PORT_QOS_MAP row that binds only a port shaper (SONiC's scheduler HLD,
+// real) in an excerpt holding no QoS map or buffer table is about another
+// feature: PFC is not judged and config.not_judged says so, where it gave
+// qos.pfc.disabled before. The same row in a switch's whole CONFIG_DB
+// (DEVICE_METADATA|localhost and PORT; synthetic) is PFC off on the port.
+func TestPortShaperExcerptNotJudged(t *testing.T) {
+	excerpt := "../../testdata/corpus/sonic/sonic-hld-scheduler-shaper-port-qos-map-scheduler-only.json"
+	if got := findingIDs(t, excerpt); got != "config.not_judged" {
+		t.Errorf("excerpt: %q, want config.not_judged alone", got)
+	}
+	whole := filepath.Join(t.TempDir(), "whole-synthetic.json")
+	text := `{"DEVICE_METADATA": {"localhost": {"hwsku": "x"}}, "PORT": {"Ethernet52": {"speed": "100000"}},
+"SCHEDULER": {"scheduler.port": {"meter_type": "bytes", "pir": "1000000000", "pbs": "8192"}},
+"PORT_QOS_MAP": {"Ethernet52": {"scheduler": "scheduler.port"}}}`
+	if err := os.WriteFile(whole, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := findingIDs(t, whole); !strings.Contains(got, "qos.pfc.disabled") {
+		t.Errorf("whole config: %q, want qos.pfc.disabled", got)
+	}
+}
