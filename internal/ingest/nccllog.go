@@ -47,6 +47,11 @@ type NCCLLog struct {
 	IBDevices []NetDevice
 	// SocketDevices are the "NET/Socket : Using [0]eth0:10.0.0.1<0>" entries.
 	SocketDevices []NetDevice
+	// PluginDevices are the device lists of net plugins that print their
+	// own ("NET/FastSocket : Using [0]enp0s12:10.0.0.6<0> ..."), one per
+	// host and plugin: the plugin started with devices and carries the
+	// host's data. They are network interfaces, not IB devices.
+	PluginDevices []NetChoice
 	// NoIBDevice holds "NET/IB : No device found." lines.
 	NoIBDevice HostLines
 	// VerbsMissing holds "Failed to open libibverbs.so" warnings.
@@ -61,8 +66,11 @@ type NCCLLog struct {
 	// communicator has no symmetric memory, which the device API and
 	// window registration then refuse.
 	SymmetricOff HostLines
-	// Plugins holds the net plugin lines ("NET/Plugin ...", "Plugin Path",
-	// "P2P plugin IBext", "Using non-device net plugin").
+	// Plugins holds the net plugin lines that show an external plugin
+	// ("NET/Plugin: Loaded net plugin FastSocket (v6)", "Plugin Path",
+	// "P2P plugin IBext"); not the loader's "No plugin found" and
+	// "Using non-device net plugin version 0", which NCCL prints for its
+	// own IB and socket transports alike (PluginNone).
 	Plugins HostLines
 	// IBextHosts holds the "P2P plugin IBext" lines: the host loaded a net
 	// plugin of the nccl-rdma-sharp-plugins family, which drives the IB

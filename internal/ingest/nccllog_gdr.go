@@ -1,7 +1,5 @@
 package ingest
 
-import "strings"
-
 // GDRReport is what a log shows about GPUDirect RDMA, by kind of evidence.
 type GDRReport struct {
 	// Disabled and Enabled are the decision lines by outcome.
@@ -33,7 +31,7 @@ func (l *NCCLLog) GDRReport() GDRReport {
 		}
 	}
 	for _, c := range l.Channels {
-		if c.Kind != "NET" || strings.Contains(c.Net, "Socket") {
+		if c.Kind != "NET" || SocketNet(c.Net) {
 			continue
 		}
 		switch {

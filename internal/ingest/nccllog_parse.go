@@ -236,7 +236,7 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(msg, "Using internal Network ") || strings.HasPrefix(msg, "Using external Network "):
 		// NCCL 2.3 names its network so.
 		l.addNetwork(host, msg[len("Using internal Network "):], ev)
-	case strings.HasPrefix(msg, "Plugin Path") || strings.HasPrefix(msg, "P2P plugin") || strings.HasPrefix(msg, "Using non-device net plugin"):
+	case strings.HasPrefix(msg, "Plugin Path") || strings.HasPrefix(msg, "P2P plugin"):
 		l.Plugins.add(host, ev)
 		if strings.HasPrefix(msg, "P2P plugin IB") {
 			l.IBextHosts.add(host, ev)
@@ -610,10 +610,11 @@ func validEnvName(n string) bool {
 
 func (l *NCCLLog) gdr(host, msg string, ev Evidence) {
 	d, ok := parseGDR(msg)
-	if !ok || d.Net == "Socket" {
+	if !ok || SocketNet(d.Net) {
 		// NCCL prints a decision for every device of the socket
 		// transport too ("NET/Socket : GPU Direct RDMA Disabled for HCA 1
-		// 'virbr0'", ray-project/ray#40850), which never reads GPU memory.
+		// 'virbr0'", ray-project/ray#40850) and of TCP plugins ("NET/FastSocket
+		// : ...", NVIDIA/nccl#1519), which never read GPU memory.
 		return
 	}
 	d.Host, d.Evidence = host, ev
