@@ -238,7 +238,7 @@ func pluginFailed(rest string) bool {
 // library missing, NCCL's internal implementation used. Such a line tells
 // nothing of the transport, which NCCL's own IB or socket code then picks.
 func PluginNone(rest string) bool {
-	for _, s := range []string{"No plugin found", "cannot open shared object", "No such file", "Could not find: libnccl-net", "Could not find: librccl-net", "internal implementation", "internal net plugin"} {
+	for _, s := range []string{"No plugin found", "cannot open shared object", "No such file", "Could not find: libnccl-net", "Could not find: librccl-net", "internal implementation", "internal net plugin", "internal network plugin"} {
 		if strings.Contains(rest, s) {
 			return true
 		}

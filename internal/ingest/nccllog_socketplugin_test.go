@@ -59,6 +59,7 @@ func TestNCCLPluginLoaderNone(t *testing.T) {
 		{"NET/Plugin: Could not find: libnccl-net.so.", 0},
 		{"NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory No plugin found (libnccl-net.so), using internal implementation", 0},
 		{"Using non-device net plugin version 0", 0},
+		{"NET/Plugin: Using internal network plugin.", 0},
 		{"NET/Plugin: Loaded net plugin FastSocket (v6)", 1},
 		{"Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so", 1},
 		{"P2P plugin IBext_v8", 1},
