@@ -213,7 +213,10 @@ type NCCLLog struct {
 	// size of communicator that host printed.
 	commRanks map[string]map[int]map[int]bool
 	lastWarn  map[string]warnRef
-	matrix    bool
+	// threadNodes is, per printing thread, the node count of the
+	// communicator it last printed a "comm ... nNodes N" line for.
+	threadNodes map[string]int
+	matrix      bool
 	// pending is a PyTorch NCCL error whose last error may follow.
 	pending *pendingBackend
 }
@@ -336,6 +339,11 @@ type HostRank struct {
 type RingSummary struct {
 	Host     string
 	PXN, GDR int
+	// Nodes is the node count of the communicator whose rings these are,
+	// from the printing thread's last "comm ... nNodes N" line; 0 when
+	// not printed. A one-node communicator has no network connection, so
+	// its GDR says nothing of GPUDirect RDMA in use.
+	Nodes    int
 	Evidence Evidence
 }
 
@@ -433,6 +441,7 @@ func NewNCCLLogParser(src string) Parser {
 		vias:         map[viaKey]int{},
 		ibIdx:        map[seenKey]ibRef{},
 		lastWarn:     map[string]warnRef{},
+		threadNodes:  map[string]int{},
 	}
 }
 

@@ -24,6 +24,9 @@ func (l *NCCLLog) GDRReport() GDRReport {
 		}
 	}
 	for _, s := range l.Rings {
+		if s.Nodes == 1 {
+			continue // no network in a one-node communicator
+		}
 		if s.GDR == 0 {
 			r.RingsOff = append(r.RingsOff, s)
 		} else {

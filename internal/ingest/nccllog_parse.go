@@ -248,7 +248,7 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		// ones at WARN: no verbs library, so no IB transport.
 		l.VerbsMissing.add(host, ev)
 	case strings.HasPrefix(msg, "Connected all rings"):
-		l.ringSummary(host, msg, ev)
+		l.ringSummary(host, l.threadNodes[o.thread()], msg, ev)
 	case strings.HasPrefix(msg, "ncclMaxSharedMem ") && strings.Contains(msg, " exceeds "):
 		l.SharedMemOver.add(host, ev)
 	case strings.HasPrefix(msg, "Symmetric memory is not supported."):
@@ -257,6 +257,9 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		// "comm 0x.. rank 0 nRanks 8 nNodes 2 ...", and the init lines of
 		// ncclCommInitRank, ncclCommInitRankConfig, ncclCommInitAll,
 		// ncclCommSplit and RCCL's ncclCommInitRank_impl.
+		if n := wordAfter(msg, " nNodes "); n != "" && len(l.threadNodes) < maxOrigins {
+			l.threadNodes[o.thread()] = atoiOr(n, 0)
+		}
 		l.comm(host, msg, ev)
 		l.rankGPU(host, msg, ev)
 	case strings.Contains(msg, "Call to ibv_") && strings.Contains(msg, "failed"):
@@ -624,13 +627,13 @@ func (l *NCCLLog) gdr(host, msg string, ev Evidence) {
 	}
 }
 
-func (l *NCCLLog) ringSummary(host, msg string, ev Evidence) {
+func (l *NCCLLog) ringSummary(host string, nodes int, msg string, ev Evidence) {
 	pxn, gdr := wordAfter(msg, " PXN "), wordAfter(msg, " GDR ")
 	if gdr == "" {
 		return
 	}
-	if l.once(seenKey{kind: 'r', a: host, b: pxn, c: gdr}) && len(l.Rings) < maxDistinct {
-		l.Rings = append(l.Rings, RingSummary{Host: host, PXN: atoiOr(pxn, -1), GDR: atoiOr(gdr, -1), Evidence: ev})
+	if l.once(seenKey{kind: 'r', a: host, b: pxn, c: gdr, d: strconv.Itoa(min(nodes, 2))}) && len(l.Rings) < maxDistinct {
+		l.Rings = append(l.Rings, RingSummary{Host: host, PXN: atoiOr(pxn, -1), GDR: atoiOr(gdr, -1), Nodes: nodes, Evidence: ev})
 	}
 }
 
