@@ -1,10 +1,6 @@
 package ingest
 
-import (
-	"os"
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
 // TestRingSummaryOfOneNodeComm: a process that builds a one-node
 // communicator after a multi-node one (ncclCommShrink, ncclCommSplit)
@@ -12,11 +8,7 @@ import (
 // touch the network (NVIDIA/nccl#2397). Only the multi-node
 // communicator's GDR 0 tells of GPUDirect RDMA.
 func TestRingSummaryOfOneNodeComm(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "nccl-log", "nccl-2.30.4-roce-2-hosts-gin-rma-ras-bind-in-use-ring-gdr0-then-shrink-one-node-gdr1-nccl2397.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := parseLog(t, string(b))
+	l := ncclLog(t, "nccl-log/nccl-2.30.4-roce-2-hosts-gin-rma-ras-bind-in-use-ring-gdr0-then-shrink-one-node-gdr1-nccl2397.txt")
 	g := l.GDRReport()
 	if len(g.RingsOn) != 0 || len(g.RingsOff) == 0 {
 		t.Errorf("rings on %+v off %+v, want only the two-node communicator's GDR 0", g.RingsOn, g.RingsOff)

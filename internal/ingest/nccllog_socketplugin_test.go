@@ -1,10 +1,6 @@
 package ingest
 
-import (
-	"os"
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
 // TestNCCLSocketPluginNotRDMA: a TCP net plugin (Google's FastSocket,
 // NVIDIA/nccl#1519) lists network interfaces and prints GPUDirect RDMA
@@ -15,11 +11,7 @@ func TestNCCLSocketPluginNotRDMA(t *testing.T) {
 		"nccl-2.20.5-fastsocket-plugin-v6-tcp-device-list-5-nics-nccl1519.txt",
 		"nccl-fastsocket-gdr-disabled-per-eth-topology-unreadable-nccl1519.txt",
 	} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "nccl-log", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		l := parseLog(t, string(b))
+		l := ncclLog(t, "nccl-log/"+name)
 		if len(l.IBDevices) != 0 {
 			t.Errorf("%s: FastSocket interfaces read as IB devices: %+v", name, l.IBDevices)
 		}
