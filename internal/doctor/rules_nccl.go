@@ -632,7 +632,7 @@ func pluginInUse(logs []*ingest.NCCLLog) []Finding {
 	var ev evidence
 	var names []string
 	for _, l := range logs {
-		for _, c := range l.Networks {
+		for _, c := range slices.Concat(l.Networks, l.PluginDevices) {
 			if !l.IBNet(c.Name) && c.Name != "Socket" {
 				names = append(names, c.Name)
 				ev.add(c.Evidence)
@@ -643,11 +643,15 @@ func pluginInUse(logs []*ingest.NCCLLog) []Finding {
 	if len(names) == 0 {
 		return nil
 	}
+	mech := "A net plugin (cloud or vendor transport such as EFA/OFI or GPUDirect-TCPX/TCPXO) carries the inter-node traffic; NCCL's RoCE checks (GID index, PFC on the RoCE priority) apply only if that plugin runs over RoCE."
+	if tcp := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !ingest.SocketNet(n) }); len(tcp) > 0 {
+		mech += " " + strings.Join(tcp, ", ") + " moves data over TCP on the hosts' network interfaces: no RDMA, so no GPUDirect RDMA and no RoCE settings to check; its bandwidth is the TCP stack's."
+	}
 	return []Finding{{
 		ID: "nccl.transport.plugin", Severity: Info, Layer: LayerRDMA,
 		Title:     "NCCL uses the net plugin " + strings.Join(names, ", ") + ", not its IB or socket transport",
 		Evidence:  ev.sorted(),
-		Mechanism: "A net plugin (cloud or vendor transport such as EFA/OFI or GPUDirect-TCPX/TCPXO) carries the inter-node traffic; NCCL's RoCE checks (GID index, PFC on the RoCE priority) apply only if that plugin runs over RoCE.",
+		Mechanism: mech,
 	}}
 }
 

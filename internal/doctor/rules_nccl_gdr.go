@@ -64,6 +64,24 @@ func gpuList(gpus []string) string {
 	return "GPUs " + list(g, 4)
 }
 
+// hcaList names the HCAs of GPUDirect RDMA decisions: "HCA mlx5_0" or
+// "HCAs mlx5_0, mlx5_1", by index where the line names no device.
+func hcaList(ds []ingest.GDRDecision) string {
+	var hcas []string
+	for _, d := range ds {
+		if d.HCADev != "" {
+			hcas = append(hcas, d.HCADev)
+		} else if d.HCA != "" {
+			hcas = append(hcas, d.HCA)
+		}
+	}
+	h := distinct(hcas)
+	if len(h) == 1 {
+		return "HCA " + h[0]
+	}
+	return "HCAs " + list(h, 4)
+}
+
 // offHosts names the hosts where the report shows GPUDirect RDMA off.
 func offHosts(g ingest.GDRReport) []string {
 	var hs []string
@@ -115,12 +133,10 @@ func checkGDR(inc *Incident) []Finding {
 	var ev evidence
 	var why, fix, what []string
 	if len(noModule) > 0 {
-		var hcas []string
 		for _, d := range noModule {
-			hcas = append(hcas, d.HCADev)
 			ev.add(d.Evidence)
 		}
-		what = append(what, "peer-memory module not loaded (HCA "+list(distinct(hcas), 4)+")")
+		what = append(what, "peer-memory module not loaded ("+hcaList(noModule)+")")
 		why = append(why, "NCCL prints '(no module)' when the kernel module that lets the RDMA stack pin GPU memory (nvidia_peermem; nv_peer_mem on older stacks) is not loaded.")
 		fix = append(fix, "Load it on every node: `sudo modprobe nvidia_peermem` (GPU driver R470 or later; older stacks use nv_peer_mem from MLNX_OFED), make it persistent (`echo nvidia_peermem > /etc/modules-load.d/nvidia-peermem.conf`), check `lsmod | grep -E 'nvidia_peermem|nv_peer_mem'`. In containers load it on the host.")
 	}
@@ -182,9 +198,9 @@ func checkGDR(inc *Incident) []Finding {
 		case len(all.RingsOff) > 0:
 			what = append(what, "ring summary says GDR 0"+where+", no reason printed")
 		case len(silent) > 0 && silent[0].Said != "":
-			what = append(what, "disabled for HCA "+silent[0].HCADev+where+" ("+silent[0].Said+")")
+			what = append(what, "disabled for "+hcaList(silent)+where+" ("+silent[0].Said+")")
 		case len(silent) > 0:
-			what = append(what, "disabled for HCA "+silent[0].HCADev+where+", no reason printed")
+			what = append(what, "disabled for "+hcaList(silent)+where+", no reason printed")
 		default:
 			if where == "" {
 				where = " on the ranks this log shows"

@@ -31,3 +31,12 @@ func TestPluginGDROffReason(t *testing.T) {
 		t.Errorf("first evidence %+v, want the plugin's line", f.Evidence)
 	}
 }
+
+// Each HCA NCCL turns GPUDirect RDMA off for is named, not the first only
+// (NVIDIA/nccl#1537: two RoCE HCAs, no reason printed).
+func TestGDRDisabledNamesEveryHCA(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.2x-roce-16-ranks-gdr-disabled-two-hcas-no-reason-backtick-lines-nccl1537.txt")
+	nicMustFind(t, fs, "nccl.gdr.disabled", Warn, "disabled for HCAs mlx5_0, mlx5_1 on hostname1, no reason printed")
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-log/gdr-disabled-no-module-netib-channels-issue899.txt")
+	nicMustFind(t, fs, "nccl.gdr.disabled", Warn, "peer-memory module not loaded (HCAs mlx5_1, mlx5_2, mlx5_3)")
+}

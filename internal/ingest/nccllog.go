@@ -47,6 +47,11 @@ type NCCLLog struct {
 	IBDevices []NetDevice
 	// SocketDevices are the "NET/Socket : Using [0]eth0:10.0.0.1<0>" entries.
 	SocketDevices []NetDevice
+	// PluginDevices are the device lists of net plugins that print their
+	// own ("NET/FastSocket : Using [0]enp0s12:10.0.0.6<0> ..."), one per
+	// host and plugin: the plugin started with devices and carries the
+	// host's data. They are network interfaces, not IB devices.
+	PluginDevices []NetChoice
 	// NoIBDevice holds "NET/IB : No device found." lines.
 	NoIBDevice HostLines
 	// VerbsMissing holds "Failed to open libibverbs.so" warnings.
@@ -61,8 +66,11 @@ type NCCLLog struct {
 	// communicator has no symmetric memory, which the device API and
 	// window registration then refuse.
 	SymmetricOff HostLines
-	// Plugins holds the net plugin lines ("NET/Plugin ...", "Plugin Path",
-	// "P2P plugin IBext", "Using non-device net plugin").
+	// Plugins holds the net plugin lines that show an external plugin
+	// ("NET/Plugin: Loaded net plugin FastSocket (v6)", "Plugin Path",
+	// "P2P plugin IBext"); not the loader's "No plugin found" and
+	// "Using non-device net plugin version 0", which NCCL prints for its
+	// own IB and socket transports alike (PluginNone).
 	Plugins HostLines
 	// IBextHosts holds the "P2P plugin IBext" lines: the host loaded a net
 	// plugin of the nccl-rdma-sharp-plugins family, which drives the IB
@@ -205,7 +213,10 @@ type NCCLLog struct {
 	// size of communicator that host printed.
 	commRanks map[string]map[int]map[int]bool
 	lastWarn  map[string]warnRef
-	matrix    bool
+	// threadNodes is, per printing thread, the node count of the
+	// communicator it last printed a "comm ... nNodes N" line for.
+	threadNodes map[string]int
+	matrix      bool
 	// pending is a PyTorch NCCL error whose last error may follow.
 	pending *pendingBackend
 }
@@ -328,6 +339,11 @@ type HostRank struct {
 type RingSummary struct {
 	Host     string
 	PXN, GDR int
+	// Nodes is the node count of the communicator whose rings these are,
+	// from the printing thread's last "comm ... nNodes N" line; 0 when
+	// not printed. A one-node communicator has no network connection, so
+	// its GDR says nothing of GPUDirect RDMA in use.
+	Nodes    int
 	Evidence Evidence
 }
 
@@ -425,6 +441,7 @@ func NewNCCLLogParser(src string) Parser {
 		vias:         map[viaKey]int{},
 		ibIdx:        map[seenKey]ibRef{},
 		lastWarn:     map[string]warnRef{},
+		threadNodes:  map[string]int{},
 	}
 }
 

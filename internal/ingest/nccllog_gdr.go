@@ -1,7 +1,5 @@
 package ingest
 
-import "strings"
-
 // GDRReport is what a log shows about GPUDirect RDMA, by kind of evidence.
 type GDRReport struct {
 	// Disabled and Enabled are the decision lines by outcome.
@@ -26,6 +24,9 @@ func (l *NCCLLog) GDRReport() GDRReport {
 		}
 	}
 	for _, s := range l.Rings {
+		if s.Nodes == 1 {
+			continue // no network in a one-node communicator
+		}
 		if s.GDR == 0 {
 			r.RingsOff = append(r.RingsOff, s)
 		} else {
@@ -33,7 +34,7 @@ func (l *NCCLLog) GDRReport() GDRReport {
 		}
 	}
 	for _, c := range l.Channels {
-		if c.Kind != "NET" || strings.Contains(c.Net, "Socket") {
+		if c.Kind != "NET" || SocketNet(c.Net) {
 			continue
 		}
 		switch {

@@ -3,6 +3,7 @@ package ingest
 import (
 	"encoding/binary"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,7 +30,9 @@ func (l *NCCLLog) netLine(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(rest, "GPU Direct RDMA "):
 		l.gdr(host, msg, ev)
 	case name == "Plugin":
-		l.Plugins.add(host, ev)
+		if !PluginNone(rest) {
+			l.Plugins.add(host, ev)
+		}
 		if pluginFailed(rest) {
 			l.PluginFailures.add(host, ev)
 		}
@@ -38,7 +41,16 @@ func (l *NCCLLog) netLine(o origin, host, msg string, ev Evidence) {
 			l.NoIBDevice.add(host, ev)
 		}
 	case strings.HasPrefix(rest, "Using "):
-		for _, d := range parseNetDevices(rest[len("Using "):]) {
+		devs := parseNetDevices(rest[len("Using "):])
+		if name != "Socket" && name != "IB" && len(devs) > 0 && !slices.ContainsFunc(devs, func(d NetDevice) bool { return d.LinkLayer != "" }) {
+			// A net plugin's own list of network interfaces (Google's
+			// FastSocket: "[0]enp0s12:10.0.0.6<0>"): no verbs port in it.
+			if len(l.PluginDevices) < maxDistinct && l.once(seenKey{kind: 'P', a: host, b: name}) {
+				l.PluginDevices = append(l.PluginDevices, NetChoice{Host: host, Name: strings.Clone(name), Evidence: ev})
+			}
+			break
+		}
+		for _, d := range devs {
 			d.Host, d.Evidence = host, ev
 			if name != "Socket" {
 				l.addIBDevice(d, true)
@@ -219,6 +231,26 @@ func pluginFailed(rest string) bool {
 		return false
 	}
 	return strings.Contains(rest, "returned") || strings.Contains(rest, "ailed")
+}
+
+// PluginNone reports whether a NET/Plugin loader line (the text after
+// "NET/Plugin :") says no external net plugin is in use: none found, the
+// library missing, NCCL's internal implementation used. Such a line tells
+// nothing of the transport, which NCCL's own IB or socket code then picks.
+func PluginNone(rest string) bool {
+	for _, s := range []string{"No plugin found", "cannot open shared object", "No such file", "Could not find: libnccl-net", "Could not find: librccl-net", "internal implementation", "internal net plugin", "internal network plugin"} {
+		if strings.Contains(rest, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// SocketNet reports whether a network name is a TCP socket transport:
+// NCCL's own (NET/Socket) or a plugin named after it (Google's
+// FastSocket). GPUDirect RDMA never applies to them.
+func SocketNet(name string) bool {
+	return strings.Contains(name, "Socket")
 }
 
 // pluginNet splits a net plugin's own line ("NET/OFI Selected provider

@@ -236,7 +236,7 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(msg, "Using internal Network ") || strings.HasPrefix(msg, "Using external Network "):
 		// NCCL 2.3 names its network so.
 		l.addNetwork(host, msg[len("Using internal Network "):], ev)
-	case strings.HasPrefix(msg, "Plugin Path") || strings.HasPrefix(msg, "P2P plugin") || strings.HasPrefix(msg, "Using non-device net plugin"):
+	case strings.HasPrefix(msg, "Plugin Path") || strings.HasPrefix(msg, "P2P plugin"):
 		l.Plugins.add(host, ev)
 		if strings.HasPrefix(msg, "P2P plugin IB") {
 			l.IBextHosts.add(host, ev)
@@ -248,7 +248,7 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		// ones at WARN: no verbs library, so no IB transport.
 		l.VerbsMissing.add(host, ev)
 	case strings.HasPrefix(msg, "Connected all rings"):
-		l.ringSummary(host, msg, ev)
+		l.ringSummary(host, l.threadNodes[o.thread()], msg, ev)
 	case strings.HasPrefix(msg, "ncclMaxSharedMem ") && strings.Contains(msg, " exceeds "):
 		l.SharedMemOver.add(host, ev)
 	case strings.HasPrefix(msg, "Symmetric memory is not supported."):
@@ -257,6 +257,9 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		// "comm 0x.. rank 0 nRanks 8 nNodes 2 ...", and the init lines of
 		// ncclCommInitRank, ncclCommInitRankConfig, ncclCommInitAll,
 		// ncclCommSplit and RCCL's ncclCommInitRank_impl.
+		if n := wordAfter(msg, " nNodes "); n != "" && len(l.threadNodes) < maxOrigins {
+			l.threadNodes[o.thread()] = atoiOr(n, 0)
+		}
 		l.comm(host, msg, ev)
 		l.rankGPU(host, msg, ev)
 	case strings.Contains(msg, "Call to ibv_") && strings.Contains(msg, "failed"):
@@ -610,10 +613,11 @@ func validEnvName(n string) bool {
 
 func (l *NCCLLog) gdr(host, msg string, ev Evidence) {
 	d, ok := parseGDR(msg)
-	if !ok || d.Net == "Socket" {
+	if !ok || SocketNet(d.Net) {
 		// NCCL prints a decision for every device of the socket
 		// transport too ("NET/Socket : GPU Direct RDMA Disabled for HCA 1
-		// 'virbr0'", ray-project/ray#40850), which never reads GPU memory.
+		// 'virbr0'", ray-project/ray#40850) and of TCP plugins ("NET/FastSocket
+		// : ...", NVIDIA/nccl#1519), which never read GPU memory.
 		return
 	}
 	d.Host, d.Evidence = host, ev
@@ -623,13 +627,13 @@ func (l *NCCLLog) gdr(host, msg string, ev Evidence) {
 	}
 }
 
-func (l *NCCLLog) ringSummary(host, msg string, ev Evidence) {
+func (l *NCCLLog) ringSummary(host string, nodes int, msg string, ev Evidence) {
 	pxn, gdr := wordAfter(msg, " PXN "), wordAfter(msg, " GDR ")
 	if gdr == "" {
 		return
 	}
-	if l.once(seenKey{kind: 'r', a: host, b: pxn, c: gdr}) && len(l.Rings) < maxDistinct {
-		l.Rings = append(l.Rings, RingSummary{Host: host, PXN: atoiOr(pxn, -1), GDR: atoiOr(gdr, -1), Evidence: ev})
+	if l.once(seenKey{kind: 'r', a: host, b: pxn, c: gdr, d: strconv.Itoa(min(nodes, 2))}) && len(l.Rings) < maxDistinct {
+		l.Rings = append(l.Rings, RingSummary{Host: host, PXN: atoiOr(pxn, -1), GDR: atoiOr(gdr, -1), Nodes: nodes, Evidence: ev})
 	}
 }
 

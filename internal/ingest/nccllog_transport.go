@@ -22,7 +22,8 @@ type HostTransport struct {
 	// SocketLinesBootstrap).
 	Socket bool
 	// Plugin is another net plugin the host uses ("AWS Libfabric"): its
-	// "Using network" line, or connections via NET/<plugin>.
+	// "Using network" line, its own device list (PluginDevices), or
+	// connections via NET/<plugin>.
 	Plugin string
 	// RDMAEvidence and SocketEvidence are the first line of each.
 	RDMAEvidence, SocketEvidence Evidence
@@ -118,6 +119,11 @@ func (l *NCCLLog) Transports() []HostTransport {
 	}
 	for _, d := range l.IBDevices {
 		rdma(d.Host, d.Evidence)
+	}
+	for _, c := range l.PluginDevices {
+		if t := at(c.Host); t.Plugin == "" {
+			t.Plugin = c.Name
+		}
 	}
 	for _, c := range l.Channels {
 		if c.Kind != "NET" {

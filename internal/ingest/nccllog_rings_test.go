@@ -1,0 +1,26 @@
+package ingest
+
+import "testing"
+
+// TestRingSummaryOfOneNodeComm: a process that builds a one-node
+// communicator after a multi-node one (ncclCommShrink, ncclCommSplit)
+// prints a second "Connected all rings ... GDR 1" for rings that never
+// touch the network (NVIDIA/nccl#2397). Only the multi-node
+// communicator's GDR 0 tells of GPUDirect RDMA.
+func TestRingSummaryOfOneNodeComm(t *testing.T) {
+	l := ncclLog(t, "nccl-log/nccl-2.30.4-roce-2-hosts-gin-rma-ras-bind-in-use-ring-gdr0-then-shrink-one-node-gdr1-nccl2397.txt")
+	g := l.GDRReport()
+	if len(g.RingsOn) != 0 || len(g.RingsOff) == 0 {
+		t.Errorf("rings on %+v off %+v, want only the two-node communicator's GDR 0", g.RingsOn, g.RingsOff)
+	}
+	for _, r := range l.Rings {
+		if want := map[int]int{0: 2, 1: 1}[r.GDR]; r.Nodes != want {
+			t.Errorf("line %d: GDR %d of a %d-node communicator, want %d nodes", r.Evidence.Line, r.GDR, r.Nodes, want)
+		}
+	}
+	// Without a comm line the node count is unknown and the summary counts.
+	l = parseLog(t, "h1:1:1 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 1\n")
+	if g := l.GDRReport(); len(g.RingsOn) != 1 {
+		t.Errorf("rings on %+v", g.RingsOn)
+	}
+}
