@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"rocelab/internal/counters"
 )
 
 // HWCounters holds RDMA port counters (np_cnp_sent, out_of_sequence,
@@ -302,6 +304,9 @@ func (p *hwParser) cwdLine(l Line, t string) bool {
 		if name, val, ok = cutTrailingValue(t); !ok || strings.ContainsAny(name, " \t") {
 			return false
 		}
+		if strings.HasPrefix(t[len(name):], "  ") {
+			name = uncut(name)
+		}
 	}
 	name = strings.TrimSpace(name)
 	if !isCounterFileName(name, true) || !p.sysfsValue(l, *p.cwd, strings.Clone(name), val) {
@@ -309,6 +314,25 @@ func (p *hwParser) cwdLine(l Line, t string) bool {
 	}
 	p.cwdRead = true
 	return true
+}
+
+// minCutName is the shortest name taken for one a fixed-width column cut:
+// printf's "%-20.20s" cuts mlx5's longer names (np_ecn_marked_roce_packets
+// to np_ecn_marked_roce_p), shorter widths would leave names too short to
+// tell apart.
+const minCutName = 16
+
+// uncut returns the hw_counters name a padded column cut name from: the one
+// name the counters table knows that starts with it, when it knows none
+// that is name itself; name otherwise.
+func uncut(name string) string {
+	if _, _, known := counterTable().Lookup(name); known || len(name) < minCutName {
+		return name
+	}
+	if full, ok := counterTable().Completion(counters.HWCounters, name); ok {
+		return full
+	}
+	return name
 }
 
 // cutTrailingValue splits "name value" at the last run of blanks when

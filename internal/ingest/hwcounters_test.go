@@ -403,3 +403,27 @@ func TestHWCountersListingEnds(t *testing.T) {
 		t.Errorf("no counter directory: %v", res.Artifacts)
 	}
 }
+
+// printf's "%-20.20s" (the loop of netdata #9091) cuts mlx5's longer
+// names: a padded name the table does not know is the one known name it
+// starts, so local_ack_timeout_err and np_ecn_marked_roce_packets are
+// still read. A short or ambiguous cut, or an unpadded one, stays as
+// printed. Synthetic: mlx5's names under that loop, values made up.
+func TestHWCountersPrintfCutNames(t *testing.T) {
+	in := "cd /sys/class/infiniband/mlx5_0/ports/1/hw_counters\nfor i in *; do printf \"%-20.20s  %s\\n\" \"$i\" \"$(<$i)\"; done\n" +
+		"local_ack_timeout_er  12\nnp_ecn_marked_roce_p  900\nout_of_sequence       7\nroce_slow_restart_    3\nrp_cnp_hand           4\n"
+	h := nicArtifact[*HWCounters](t, nicReadText(t, "synthetic-printf-cut", in))
+	if len(h.Samples) != 1 {
+		t.Fatalf("samples %+v", h.Samples)
+	}
+	s := &h.Samples[0]
+	for name, want := range map[string]uint64{"local_ack_timeout_err": 12, "np_ecn_marked_roce_packets": 900, "out_of_sequence": 7, "roce_slow_restart_": 3, "rp_cnp_hand": 4} {
+		if got := nicValue(t, s, name); got != want {
+			t.Errorf("%s = %d, want %d", name, got, want)
+		}
+	}
+	echo := "cd /sys/class/infiniband/mlx5_0/ports/1/hw_counters\nlocal_ack_timeout_er 12\n"
+	if h := nicArtifact[*HWCounters](t, nicReadText(t, "synthetic-echo", echo)); !h.Samples[0].Has("local_ack_timeout_er") {
+		t.Errorf("an unpadded name was completed: %+v", h.Samples[0].After)
+	}
+}
