@@ -14,6 +14,7 @@ package counters
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -423,6 +424,23 @@ func (t *Table) LookupIn(src Source, name string) (*Desc, int, bool) {
 		}
 	}
 	return t.at(es[0])
+}
+
+// Completion returns the one name src's drivers print that starts with
+// prefix, for a name a fixed-width column cut ("local_ack_timeout_er" of
+// printf's "%-20.20s"); false when none or several do.
+func (t *Table) Completion(src Source, prefix string) (string, bool) {
+	found := ""
+	for name, es := range t.byName {
+		if !strings.HasPrefix(name, prefix) || !slices.ContainsFunc(es, func(e entry) bool { return t.descs[e.desc].Source == src }) {
+			continue
+		}
+		if found != "" {
+			return "", false
+		}
+		found = name
+	}
+	return found, found != ""
 }
 
 // at returns an entry's description and priority (-1 when the counter is

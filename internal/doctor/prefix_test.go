@@ -20,6 +20,8 @@ var pastePrefixes = []struct{ name, prefix string }{
 	{"syslog ISO", "2024-05-01T10:00:00.123456+00:00 gpu01 torchrun[77]: "},
 	{"ISO timestamp", "2024-05-01T10:00:00.123Z "},
 	{"bracketed timestamp", "[2024-05-01 10:00:00] "},
+	{"Python logging", "2024-05-01 10:00:00,123 - trainer - INFO - "},
+	{"Avocado job log", "2019-07-16 03:43:24,132 process          L0458 DEBUG| [stdout] "},
 	{"srun -l", "0: "},
 	{"mpirun --tag-output", "[1,0]<stdout>:"},
 	{"pdsh", "gpu01: "},

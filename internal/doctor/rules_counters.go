@@ -38,6 +38,7 @@ func counterRules() []Rule {
 		{IDs: []string{"counters.roce.absent"}, Check: checkNoRoCE},
 		{IDs: []string{"input.partial"}, Check: checkCounterCaps},
 		{IDs: []string{"counters.unreadable"}, Check: checkUnreadable},
+		{IDs: []string{"counters.unjudged"}, Check: checkUnjudgedHW},
 		{IDs: []string{"input.garbled"}, Check: checkRdmaJSONGarbled},
 		{IDs: []string{"counters.efa.errors", "counters.efa.ok"}, Check: checkEFA},
 	}

@@ -112,3 +112,22 @@ func TestNoPMACounters(t *testing.T) {
 		t.Errorf("findings %v, want only counters.unreadable", ids(fs))
 	}
 }
+
+// An Omni-Path port's hw_counters (hfi1: RcResend, PktDrop ...) hold no
+// name any rule reads: the doctor says the port is not judged, where it
+// said nothing, as of a clean port. A dump of known names, all zero, and
+// one that reads N/A, say nothing of the kind.
+func TestUnjudgedHWCounters(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/hwcounters/hw-counters-printf-loop-in-dir-hfi1-omnipath-rcresend-pktdrop-netdata9091.txt")
+	f := nicMustFind(t, fs, "counters.unjudged", Info, "hfi1_0 port 1", "36 hw_counters", "not judged")
+	if strings.Contains(f.Title, "lifespan") || len(f.Evidence) != 1 || f.Evidence[0].Line != 5 {
+		t.Errorf("finding %+v", f)
+	}
+	for _, rel := range []string{
+		"corpus/hwcounters/rdma-statistic-grep-one-line-mlx5-all-zero-ocitutorials.txt",
+		"corpus/hwcounters/hwcounters-i40iw-na-no-pma-nodeexporter966.txt",
+		"corpus/hwcounters/efa-rdma-statistic-pretty-srd-awsdocs.txt",
+	} {
+		nicMustNot(t, diagnoseFiles(t, Options{}, rel), "counters.unjudged")
+	}
+}

@@ -316,6 +316,39 @@ func checkUnreadable(inc *Incident) []Finding {
 	return fs
 }
 
+// checkUnjudgedHW reports hw_counters dumps in which the counters table
+// knows no name: another driver's counters (Omni-Path's hfi1 prints
+// RcResend, PktDrop ...), which no rule reads, so that silence about the
+// port is not taken for a clean bill.
+func checkUnjudgedHW(inc *Incident) []Finding {
+	return perSample(inc, ingest.KindHWCounters, func(s *ingest.CounterSample) []Finding {
+		var unread []ingest.Counter
+		for _, c := range s.After.Counters {
+			if _, _, ok := counters.Default().Lookup(c.Name); ok {
+				return nil
+			}
+			if !ingest.IsGauge(c.Name) {
+				unread = append(unread, c)
+			}
+		}
+		if len(unread) == 0 {
+			return nil
+		}
+		names := make([]string, 0, 3)
+		for _, c := range unread[:min(len(unread), 3)] {
+			names = append(names, c.Name)
+		}
+		return []Finding{perPort(Finding{
+			ID: "counters.unjudged", Severity: Info, Layer: LayerRDMA,
+			Title:    fmt.Sprintf("%s: none of its %d hw_counters (%s ...) is a name rocelab reads; the port is not judged", s.Name(), len(unread), strings.Join(names, ", ")),
+			Evidence: []Evidence{unread[0].Evidence},
+			Mechanism: "rocelab judges RDMA port counters by the names the drivers it knows print (mlx5, bnxt_re, irdma, ionic, mana_ib, efa, and the InfiniBand port counters every device has). " +
+				"This dump holds none of them: another driver's counters (Omni-Path's hfi1 prints RcResend and PktDrop), so its drops, retransmissions and congestion are not read, and no finding about this port does not mean it is clean.",
+			Fix: "Read the port's health with its driver's own tools and the switch's counters; for a RoCE path, pass the hw_counters of the RoCE device that carries the job (`rdma statistic show`).",
+		}, s, "hw_counters no rule reads")}
+	})
+}
+
 // checkHostECN reports ECN marks the NIC put on received packets itself
 // (mlx5 rx_prioN_marked: "ecn marked by device due to per host
 // congestion"): the host could not drain the NIC's receive buffer, so the

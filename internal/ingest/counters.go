@@ -105,6 +105,10 @@ func (s *CounterSet) add(c Counter) bool {
 // may go down between two dumps of the same port.
 var gauges = map[string]bool{"lifespan": true}
 
+// IsGauge reports whether name is a value in counter dumps that is not a
+// counter (hw_counters' lifespan, the milliseconds its values are cached).
+func IsGauge(name string) bool { return gauges[name] }
+
 // monotonic reports whether after can follow before on the same port: no
 // shared counter went down, and they share at least half the counters of
 // the shorter dump (two dumps of one port print the same names; a filtered

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"rocelab/internal/counters"
 )
 
 // HWCounters holds RDMA port counters (np_cnp_sent, out_of_sequence,
@@ -20,6 +22,11 @@ import (
 //	255                                                                 each file's name, then cats
 //	                                                                    it, in the directory its
 //	                                                                    prompt or cd names)
+//	==> np_cnp_sent <==                                                 (tail -n +1 or head of
+//	1333                                                                several files, by name or path)
+//	np_cnp_sent 1333                                                    (in a counter directory: a
+//	np_cnp_sent:1333                                                    loop's echo or printf, grep . *)
+//	/sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent 1333   (echo $f $(cat $f) of paths)
 //
 // Port counters from .../ports/<p>/counters/ (port_rcv_packets, ...) are
 // kept with the hw_counters of the same port. A name repeating for the same
@@ -92,8 +99,11 @@ type hwParser struct {
 	afterRule bool
 	// cwd is the counter directory a prompt or cd last named
 	// ("/sys/class/infiniband/mlx5_1/ports/1/counters$ "), for a loop
-	// that prints each file's bare name.
-	cwd *hwKey
+	// that prints each file's bare name; cwdRead is set once a line of
+	// it gave a value (cwdLine), so that the first line that is not one
+	// ends the directory's listing.
+	cwd     *hwKey
+	cwdRead bool
 	// json gathers an `rdma -j statistic` array (hwcounters_json.go);
 	// jsonNext is set after a command that prints one.
 	json     jsonArray
@@ -138,6 +148,15 @@ func (p *hwParser) Feed(l Line) {
 		if p.sysfsValue(f.path, f.key, f.name, t) {
 			p.out.lines.add(l)
 			return
+		}
+	}
+	if p.cwd != nil {
+		if p.cwdLine(l, t) {
+			p.out.lines.add(l)
+			return
+		}
+		if p.cwdRead && t != "" {
+			p.cwd, p.cwdRead = nil, false
 		}
 	}
 	if strings.HasPrefix(t, "link ") {
@@ -197,6 +216,11 @@ func (p *hwParser) Feed(l Line) {
 // where the path is the line's only content.
 func (p *hwParser) sysfsLine(l Line, rest string, inMore bool) bool {
 	path, val, ok := strings.Cut(rest, ":")
+	if !ok {
+		if pth, v, valued := cutTrailingValue(rest); valued {
+			path, val, ok = pth, v, true
+		}
+	}
 	k, name, isCounter := sysfsCounterFile(path, ok || inMore)
 	if !isCounter {
 		return false
@@ -214,10 +238,11 @@ func (p *hwParser) sysfsLine(l Line, rest string, inMore bool) bool {
 // the name, so one of several words is read whether or not the counters
 // table knows it.
 func (p *hwParser) bannerLine(l Line, t string) bool {
-	if rest, ok := sysfsIBPath(t); ok && !strings.HasPrefix(t, "===") {
+	rest, inIB := sysfsIBPath(t)
+	if inIB && !strings.HasPrefix(t, "==") {
 		if dir, ok := cdInto(t); ok {
 			if k, ok := sysfsCounterDir(dir); ok {
-				p.cwd = &k
+				p.cwd, p.cwdRead = &k, false
 			}
 			return false
 		}
@@ -225,15 +250,17 @@ func (p *hwParser) bannerLine(l Line, t string) bool {
 		dir, _, _ = strings.Cut(dir, "#")
 		dir = strings.TrimRight(strings.TrimSpace(dir), "/")
 		if k, ok := sysfsCounterDir(dir); ok && (strings.Contains(rest, "$") || strings.Contains(rest, "#")) {
-			p.cwd = &k
+			p.cwd, p.cwdRead = &k, false
 		}
 		return false
 	}
-	inner, ok := strings.CutPrefix(t, "===")
-	if !ok || !strings.HasSuffix(inner, "===") || len(inner) < 4 {
+	if c, ok := findCommand(t, "cd"); ok && len(c.Args) > 0 && !inIB {
+		p.cwd, p.cwdRead = nil, false // out of the counter directory
+	}
+	name, ok := fileBanner(t)
+	if !ok {
 		return false
 	}
-	name := strings.TrimPrefix(strings.TrimSpace(strings.TrimSuffix(inner, "===")), "./")
 	if rest, ok := sysfsIBPath(name); ok {
 		k, n, ok := sysfsCounterFile(rest, true)
 		if !ok {
@@ -247,6 +274,83 @@ func (p *hwParser) bannerLine(l Line, t string) bool {
 	}
 	p.moreFile = &moreFile{key: *p.cwd, name: strings.Clone(name), path: l}
 	return true
+}
+
+// fileBanner returns the file a banner line names: a shell loop's
+// "=== ./name ===" or the "==> name <==" tail and head print before each
+// of several files; the name without its "./".
+func fileBanner(t string) (string, bool) {
+	for _, b := range [...][2]string{{"===", "==="}, {"==>", "<=="}} {
+		inner, ok := strings.CutPrefix(t, b[0])
+		if !ok || !strings.HasSuffix(inner, b[1]) || len(inner) < len(b[1])+1 {
+			continue
+		}
+		return strings.TrimPrefix(strings.TrimSpace(strings.TrimSuffix(inner, b[1])), "./"), true
+	}
+	return "", false
+}
+
+// cwdLine reads a line of a listing of the counter directory p.cwd: a
+// file's bare name and its value, as a loop in the directory prints them
+// (`for f in *; do echo $f $(cat $f); done`, or printf's padded
+// columns), or "name:value" as `grep . *` does. The line is unindented:
+// the tools print the name first, where ethtool -S indents its counters.
+func (p *hwParser) cwdLine(l Line, t string) bool {
+	if t == "" || t != l.Text {
+		return false
+	}
+	name, val, ok := strings.Cut(t, ":")
+	if !ok {
+		if name, val, ok = cutTrailingValue(t); !ok || strings.ContainsAny(name, " \t") {
+			return false
+		}
+		if strings.HasPrefix(t[len(name):], "  ") {
+			name = uncut(name)
+		}
+	}
+	name = strings.TrimSpace(name)
+	if !isCounterFileName(name, true) || !p.sysfsValue(l, *p.cwd, strings.Clone(name), val) {
+		return false
+	}
+	p.cwdRead = true
+	return true
+}
+
+// minCutName is the shortest name taken for one a fixed-width column cut:
+// printf's "%-20.20s" cuts mlx5's longer names (np_ecn_marked_roce_packets
+// to np_ecn_marked_roce_p), shorter widths would leave names too short to
+// tell apart.
+const minCutName = 16
+
+// uncut returns the hw_counters name a padded column cut name from: the one
+// name the counters table knows that starts with it, when it knows none
+// that is name itself; name otherwise.
+func uncut(name string) string {
+	if _, _, known := counterTable().Lookup(name); known || len(name) < minCutName {
+		return name
+	}
+	if full, ok := counterTable().Completion(counters.HWCounters, name); ok {
+		return full
+	}
+	return name
+}
+
+// cutTrailingValue splits "name value" at the last run of blanks when
+// what follows it is a counter value or "N/A" (a counter the device does
+// not implement, "N/A (no PMA)").
+func cutTrailingValue(s string) (string, string, bool) {
+	s = strings.TrimRight(s, " \t")
+	if i := strings.Index(s, " N/A"); i > 0 {
+		return strings.TrimSpace(s[:i]), s[i+1:], true
+	}
+	i := strings.LastIndexAny(s, " \t")
+	if i <= 0 {
+		return "", "", false
+	}
+	if _, ok := parseCounterValue(s[i+1:]); !ok {
+		return "", "", false
+	}
+	return strings.TrimSpace(s[:i]), s[i+1:], true
 }
 
 // cdInto returns the directory under /sys/.../infiniband/ a cd enters,

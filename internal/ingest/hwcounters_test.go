@@ -345,3 +345,85 @@ func TestHWCountersRdmaJSON(t *testing.T) {
 		}
 	}
 }
+
+// A loop in the counters directory a cd names prints each file's bare
+// name and value on one line (echo, or printf's padded columns), `grep .
+// *` prints "name:value", tail and head of several files print "==> name
+// <==" before each, and `echo $f $(cat $f)` of full paths prints the path,
+// a blank and the value. Each is one port's dump; before, none was read.
+// The real one is an Omni-Path port's printf loop (netdata #9091).
+func TestHWCountersListingsInCounterDir(t *testing.T) {
+	h := nicArtifact[*HWCounters](t, nicReadCorpus(t, "hwcounters/hw-counters-printf-loop-in-dir-hfi1-omnipath-rcresend-pktdrop-netdata9091.txt"))
+	if len(h.Samples) != 1 || h.Samples[0].Device != "hfi1_0" || h.Samples[0].Port != 1 || h.Samples[0].After.Len() != 37 {
+		t.Fatalf("samples %+v", h.Samples)
+	}
+	for name, want := range map[string]uint64{"RcResend": 2079, "PktDrop": 134, "RcAcks": 19918731, "RcvHdrOvr23": 0} {
+		if r, ok := h.Samples[0].Get(name); !ok || r.Value != want {
+			t.Errorf("%s = %+v, want %d", name, r, want)
+		}
+	}
+	// synthetic: the other listings, of one mlx5 port.
+	cd := "$ cd /sys/class/infiniband/mlx5_0/ports/1/hw_counters\n"
+	path := "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/"
+	for form, text := range map[string]string{
+		"echo":    cd + "$ for f in *; do echo $f $(cat $f); done\nout_of_sequence 45\nnp_cnp_sent 7\n",
+		"grep":    cd + "$ grep . *\nout_of_sequence:45\nnp_cnp_sent:7\n",
+		"colon":   cd + "$ for f in *; do echo \"$f: $(cat $f)\"; done\nout_of_sequence: 45\nnp_cnp_sent: 7\n",
+		"tail":    cd + "$ tail -n +1 *\n==> out_of_sequence <==\n45\n\n==> np_cnp_sent <==\n7\n",
+		"head":    "$ head " + path + "*\n==> " + path + "out_of_sequence <==\n45\n\n==> " + path + "np_cnp_sent <==\n7\n",
+		"pathval": "$ for f in " + path + "*; do echo $f $(cat $f); done\n" + path + "out_of_sequence 45\n" + path + "np_cnp_sent 7\n",
+	} {
+		h := nicArtifact[*HWCounters](t, nicReadText(t, "synthetic-"+form, text))
+		if len(h.Samples) != 1 || h.Samples[0].Device != "mlx5_0" || h.Samples[0].After.Len() != 2 {
+			t.Errorf("%s: samples %+v", form, h.Samples)
+			continue
+		}
+		if nicValue(t, &h.Samples[0], "out_of_sequence") != 45 || nicValue(t, &h.Samples[0], "np_cnp_sent") != 7 {
+			t.Errorf("%s: values", form)
+		}
+	}
+}
+
+// Outside a counter directory, or past the listing, a "name value" line
+// is no counter: after a cd elsewhere, after the listing's first line of
+// something else, or indented (ethtool -S). Synthetic.
+func TestHWCountersListingEnds(t *testing.T) {
+	cd := "$ cd /sys/class/infiniband/mlx5_0/ports/1/hw_counters\n$ for f in *; do echo $f $(cat $f); done\nout_of_sequence 45\n"
+	for name, text := range map[string]string{
+		"cd elsewhere": cd + "$ cd /tmp\nnp_cnp_sent 7\n",
+		"listing over": cd + "$ uptime\nnp_cnp_sent 7\n",
+		"indented":     cd + "     np_cnp_sent: 7\n",
+	} {
+		h := nicArtifact[*HWCounters](t, nicReadText(t, "synthetic", text))
+		if len(h.Samples) != 1 || h.Samples[0].After.Len() != 1 {
+			t.Errorf("%s: samples %+v", name, h.Samples)
+		}
+	}
+	if res := nicReadText(t, "synthetic", "$ cd /tmp\nnp_cnp_sent 7\nout_of_sequence 45\n"); len(res.Artifacts) != 0 {
+		t.Errorf("no counter directory: %v", res.Artifacts)
+	}
+}
+
+// printf's "%-20.20s" (the loop of netdata #9091) cuts mlx5's longer
+// names: a padded name the table does not know is the one known name it
+// starts, so local_ack_timeout_err and np_ecn_marked_roce_packets are
+// still read. A short or ambiguous cut, or an unpadded one, stays as
+// printed. Synthetic: mlx5's names under that loop, values made up.
+func TestHWCountersPrintfCutNames(t *testing.T) {
+	in := "cd /sys/class/infiniband/mlx5_0/ports/1/hw_counters\nfor i in *; do printf \"%-20.20s  %s\\n\" \"$i\" \"$(<$i)\"; done\n" +
+		"local_ack_timeout_er  12\nnp_ecn_marked_roce_p  900\nout_of_sequence       7\nroce_slow_restart_    3\nrp_cnp_hand           4\n"
+	h := nicArtifact[*HWCounters](t, nicReadText(t, "synthetic-printf-cut", in))
+	if len(h.Samples) != 1 {
+		t.Fatalf("samples %+v", h.Samples)
+	}
+	s := &h.Samples[0]
+	for name, want := range map[string]uint64{"local_ack_timeout_err": 12, "np_ecn_marked_roce_packets": 900, "out_of_sequence": 7, "roce_slow_restart_": 3, "rp_cnp_hand": 4} {
+		if got := nicValue(t, s, name); got != want {
+			t.Errorf("%s = %d, want %d", name, got, want)
+		}
+	}
+	echo := "cd /sys/class/infiniband/mlx5_0/ports/1/hw_counters\nlocal_ack_timeout_er 12\n"
+	if h := nicArtifact[*HWCounters](t, nicReadText(t, "synthetic-echo", echo)); !h.Samples[0].Has("local_ack_timeout_er") {
+		t.Errorf("an unpadded name was completed: %+v", h.Samples[0].After)
+	}
+}

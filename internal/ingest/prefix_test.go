@@ -145,6 +145,7 @@ func FuzzPrefix(f *testing.F) {
 		"\x1b[36msvc-1  |\x1b[0m a\n\x1b[36msvc-1  |\x1b[0m b\n",
 		"> svc-1  | [1,0]<stdout>:a\n> svc-1  | [1,0]<stdout>:b\n",
 		"Fri Aug 11 12:31:45 2023[1,0]<stdout>:a\nFri Aug  1 12:31:45 2023<stderr>:b\n",
+		"2019-07-16 03:43:24,132 process          L0458 DEBUG| [stdout]  a\n2024-05-01 10:00:00,123 - t - WARNING: b\n2024-05-01 10:00:00 x INFO|",
 	} {
 		f.Add([]byte(s))
 	}

@@ -346,7 +346,78 @@ func cutTimestamp(s string) (string, bool) {
 	if rest == "" || len(rest) == len(t[i:]) && i < len(t) {
 		return s, false
 	}
-	return rest, true
+	return cutLogRecord(rest), true
+}
+
+// logLevels are the level names a logging library prints in a record's
+// prefix; "WARNI" and "CRITI" are Avocado's, which cuts every level to
+// five letters.
+var logLevels = []string{"DEBUG", "INFO", "NOTICE", "WARN", "WARNING", "WARNI", "ERROR", "CRITICAL", "CRITI", "FATAL", "TRACE"}
+
+// maxRecordFields bounds the fields a logging record prints between its
+// time and its level: the logger's name, a line number ("process  L0458
+// DEBUG| ", Avocado's test log).
+const maxRecordFields = 3
+
+// cutLogRecord cuts the rest of a logging library's record prefix after
+// its time, through the level and the separator after it: Python
+// logging's "root - INFO - ", "INFO ", Avocado's "process          L0458
+// DEBUG| " and the "[stdout] " its process runner puts before each line
+// of a command's output. It returns s unchanged unless a level after one
+// to maxRecordFields fields (the logger's) ends the prefix, with its
+// separator ('|', ':' or '-') before the message: a level first is the
+// program's own text ("WARN: Function: ...", aws-ofi-nccl's old logger;
+// "INFO: run ib_write_bw ...").
+func cutLogRecord(s string) string {
+	i := 0
+	for field := 0; field <= maxRecordFields; field++ {
+		j := i
+		for j < len(s) && s[j] != ' ' && s[j] != '|' {
+			j++
+		}
+		word := s[i:j]
+		if word == "" {
+			return s
+		}
+		if w, ok := strings.CutSuffix(word, ":"); ok && slices.Contains(logLevels, w) {
+			if field == 0 || j >= len(s) || s[j] != ' ' {
+				return s
+			}
+			return cutRunnerStream(s[j+1:]) // "WARNING: "
+		}
+		if slices.Contains(logLevels, word) {
+			k := j
+			for k < len(s) && s[k] == ' ' {
+				k++
+			}
+			if field == 0 || k+1 >= len(s) || s[k] != '|' && s[k] != ':' && s[k] != '-' || s[k+1] != ' ' {
+				return s
+			}
+			return cutRunnerStream(s[k+2:])
+		}
+		if strings.HasSuffix(word, ":") {
+			return s // "gpu01: ", a host's tag (pdsh), not a logger's name
+		}
+		for j < len(s) && s[j] == ' ' {
+			j++
+		}
+		if strings.HasPrefix(s[j:], "- ") {
+			j += 2 // "root - INFO - "
+		}
+		i = j
+	}
+	return s
+}
+
+// cutRunnerStream cuts the stream tag a test runner puts before each line
+// of a command's output it logs ("[stdout] ", "[stderr] ").
+func cutRunnerStream(s string) string {
+	for _, tag := range []string{"[stdout] ", "[stderr] "} {
+		if r, ok := strings.CutPrefix(s, tag); ok {
+			return r
+		}
+	}
+	return s
 }
 
 // minuteTimeEnd returns where a date and a time to the minute at the

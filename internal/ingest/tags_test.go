@@ -165,3 +165,37 @@ func TestSplitLineCountedOnce(t *testing.T) {
 		}
 	}
 }
+
+// A logging library's record prefix is cut through its level: Python
+// logging's " - " and "name LEVEL: " forms, and Avocado's job log ("<time>
+// process  L0458 DEBUG| [stdout] "), whose ib_send_bw row was not read
+// behind it (avocado-misc-tests #1196). Synthetic lines around one real
+// NCCL line; a level word further in, or one after other fields with no
+// separator, is the message's own.
+func TestLogRecordPrefix(t *testing.T) {
+	const nccl = "node1:100:111 [3] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.1<0>"
+	for _, c := range []struct{ name, in, want string }{
+		{"level first is the program's", "2024-05-01 12:00:00,123 WARN: Function: f Line: 1: NET/OFI x", "WARN: Function: f Line: 1: NET/OFI x"},
+		{"python dashes", "2024-05-01 12:00:00,123 - trainer - INFO - " + nccl, nccl},
+		{"python colon", "2024-05-01 12:00:00,123 trainer.net WARNING: " + nccl, nccl},
+		{"avocado", "2019-07-16 03:43:24,132 process          L0458 DEBUG| [stdout] " + nccl, nccl},
+		{"avocado stderr", "2019-07-16 03:43:24,132 process          L0458 WARNI| [stderr] " + nccl, nccl},
+		{"avocado keeps indentation", "2019-07-16 03:43:24,134 process          L0458 DEBUG| [stdout]  1024       1000", " 1024       1000"},
+		{"level far in", "2024-05-01 12:00:00,123 a b c d INFO " + nccl, "a b c d INFO " + nccl},
+		{"level without separator", "2024-05-01 12:00:00,123 trainer INFO " + nccl, "trainer INFO " + nccl},
+		{"host tag before level", "2024-05-01 12:00:00,123 10.3.35.83: WARN: Function: f Line: 1: NET/OFI x", "10.3.35.83: WARN: Function: f Line: 1: NET/OFI x"},
+		{"no level", "2024-05-01 12:00:00,123 " + nccl, nccl},
+	} {
+		got := readLines(t, c.in)
+		if len(got) != 1 || got[0] != c.want {
+			t.Errorf("%s: %q -> %q, want %q", c.name, c.in, got, c.want)
+		}
+	}
+	p := corpusAs[*Perftest](t, "perftest/ib-send-bw-ud-multicast-avocado-job-log-python-logging-prefix-avocado1196.txt", KindPerftest)
+	if len(p.Runs) != 1 || len(p.Runs[0].Rows) != 1 {
+		t.Fatalf("runs %+v", p.Runs)
+	}
+	if r := p.Runs[0].Rows[0]; r.Bytes != 1024 || r.Iterations != 1000 || r.MsgRateMpps != 1.512181 || r.Evidence.Line != 10 {
+		t.Errorf("row %+v", r)
+	}
+}
