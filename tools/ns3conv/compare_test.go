@@ -144,7 +144,8 @@ func TestCompareRunCutShort(t *testing.T) {
 	}
 	for _, c := range []struct{ name, fct, want string }{
 		{"cut short", first + "\n", ""},
-		{"a line of another run", first + "\n0b000401 0b000101 10000 100 200000000 2000000000 36685006 16772160\n", "fct.txt:2:1: "},
+		{"a line of another run", first + "\n0b000401 0b000101 10000 100 200000000 2000000000 36685006 16772160\n", "fct.txt:2:1: nodes 4 -> 1, sport 10000: no flow of the scenario"},
+		{"two runs' lines", first + "\n" + first + "\n", "fct.txt:2:1: nodes 3 -> 1, sport 10000: a second line for this flow (first at line 1): not one run's fct.txt"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "fct.txt")
@@ -153,8 +154,8 @@ func TestCompareRunCutShort(t *testing.T) {
 			}
 			got, err := compare(scen, 1, file, "", top.hostIDs())
 			if c.want != "" {
-				if want := c.want + "nodes 4 -> 1, sport 10000: no flow of the scenario"; err == nil || !strings.Contains(err.Error(), want) {
-					t.Fatalf("error %v, expected %q", err, want)
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("error %v, expected %q", err, c.want)
 				}
 				return
 			}
