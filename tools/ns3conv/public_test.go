@@ -239,6 +239,28 @@ func TestRelativePathFarAboveNoted(t *testing.T) {
 	if strings.Contains(own.String(), "neither under") {
 		t.Errorf("the model's own layout noted:\n%s", own.String())
 	}
+	// a run's files gathered beside config.txt, found by their names: had
+	// been told as the nearest file of the path
+	flat := filepath.Join(t.TempDir(), "gathered")
+	if err := os.MkdirAll(flat, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"config.txt", "topology.txt", "flow.txt", "trace.txt"} {
+		b, err := os.ReadFile(filepath.Join("testdata/mix", name))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(flat, name), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var beside bytes.Buffer
+	if err := fromNs3(filepath.Join(flat, "config.txt"), &beside); err != nil {
+		t.Fatal(err)
+	}
+	if want := "# Differs: TOPOLOGY_FILE mix/topology.txt is under neither config.txt's directory, a directory above it nor the working directory: read topology.txt, the file of that name beside config.txt"; !strings.Contains(beside.String(), want) {
+		t.Errorf("the head does not say %q:\n%s", want, beside.String())
+	}
 }
 
 // A port's headroom is ns-3's integers: the product in uint64 (wrapping
