@@ -754,13 +754,13 @@ func TestImportedForkInputsAgreeWithNs3(t *testing.T) {
 		{"E2's 4-to-1 of 30 MB, HPCC without AI", "testdata/public/e2/mix/config.txt", "testdata/public/e2/mix/fct.txt", "", 0.08, 0.04, 0.06, 0.07},
 		{"int-based-cc's overloaded 10G hosts, HPCC", "testdata/public/int-based-cc/mix/config.txt", "testdata/public/int-based-cc/mix/fct.txt", "testdata/public/int-based-cc/mix/topology.txt", 0.07, 0.05, 0.06, 0.03},
 		{"DRAI's config_doc.txt, HPCC", "testdata/public/drai/mix/config_doc.txt", "testdata/public/drai/mix/fct.txt", "testdata/public/drai/mix/topology.txt", 0.03, 0.05, 0.02, 0.05},
-		// a committed run of two 1 B flows over a dumbbell, the hosts'
-		// ids after the switches'
 		// run.py's hp95ai50 on the model's two 200 MB flows into one
 		// host, as two forks committed it: ns-3 lets the first flow finish
 		// 4.1 ms before the second, rocelab 1.2 ms (rocelab's INT exact,
 		// ns-3's in units of 512 B)
 		{"run.py's hp95ai50 on the model's default flows, HPCC", "testdata/public/hpcc-tianfengfrank/hp95ai50/mix/config_topology_flow_hp95ai50.txt", "testdata/public/hpcc-tianfengfrank/hp95ai50/mix/fct_topology_flow_hp95ai50.txt", "testdata/public/hpcc-tianfengfrank/hp95ai50/mix/topology.txt", 0.06, 0.11, 0.02, 0.02},
+		// a committed run of two 1 B flows over a dumbbell, the hosts'
+		// ids after the switches'
 		{"tianfengfrank's dumbbell, HPCC", "testdata/public/hpcc-tianfengfrank/mix/config.txt", "testdata/public/hpcc-tianfengfrank/mix/fct.txt", "testdata/public/hpcc-tianfengfrank/mix/topology.txt", 0.02, 0.02, 0.02, 0.02},
 	} {
 		t.Run(c.name, func(t *testing.T) {
