@@ -24,6 +24,8 @@ type htsimTier struct {
 	oversub, bundle    int
 	linkNs, switchNs   int
 	keyLine            map[string]int
+	// queue_up and queue_down: the value and the key's column
+	queue map[string][2]int
 }
 
 // htsimTopo is an htsim fat-tree topology file (-topo FILE), as
@@ -68,7 +70,7 @@ func readHtsimTopo(file string, r io.Reader) (*htsimTopo, error) {
 	t := &htsimTopo{file: file, headLine: map[string]int{}}
 	errs := matrixErrs(file)
 	for i := range t.tier {
-		t.tier[i] = htsimTier{oversub: 1, bundle: 1, keyLine: map[string]int{}}
+		t.tier[i] = htsimTier{oversub: 1, bundle: 1, keyLine: map[string]int{}, queue: map[string][2]int{}}
 	}
 	cur := -1
 	err := fields.Lines(file, r, func(line int, f []string, col []int) error {
@@ -116,6 +118,7 @@ func readHtsimTopo(file string, r io.Reader) (*htsimTopo, error) {
 			}
 			t.tier[cur].keyLine[key] = line
 			if strings.HasPrefix(key, "queue_") {
+				t.tier[cur].queue[key] = [2]int{v, col[0]}
 				t.queues = append(t.queues, fmt.Sprintf("%s (line %d)", f[0], line))
 				if t.queueKey == "" {
 					t.queueKey, t.queueLine, t.queueCol = f[0], line, col[0]
@@ -398,7 +401,8 @@ func (r *htsimRun) loadTopo() (*htsimTopo, error) {
 // gives every tier's queues -q's size (a default of 15 packets without
 // it) before it reads the file, so a Queue_Up or Queue_Down line is a
 // second setting, refused as a duplicate, unless -q is 0 (atoi's reading
-// of it); with -q 0 the file must set each queue itself (runs showed both).
+// of it); with -q 0 the file must set each queue itself, to a size other
+// than 0, which htsim takes as unset (runs showed all three).
 func (r *htsimRun) checkQueues(t *htsimTopo) error {
 	errs := matrixErrs(t.file)
 	if !r.zeroQueue() {
@@ -409,8 +413,12 @@ func (r *htsimRun) checkQueues(t *htsimTopo) error {
 	}
 	for i := range t.tiers {
 		for _, k := range []string{"queue_up", "queue_down"} {
-			if _, ok := t.tier[i].keyLine[k]; !ok && (k == "queue_down" || i < t.tiers-1) {
+			q, ok := t.tier[i].queue[k]
+			switch {
+			case !ok && (k == "queue_down" || i < t.tiers-1):
 				return errs.at(t.tier[i].line, 1, "tier %d: no %s: with -q %s (0 packets, as atoi reads it) %s exits (\"Missing %s for tier %d\"), as the file must then set every queue; give it, or leave -q out", i, k, r.queueSize, r.program, k, i)
+			case ok && q[0] == 0:
+				return errs.at(t.tier[i].keyLine[k], q[1], "tier %d: %s 0: with -q %s %s takes a queue of 0 as unset and exits (\"Missing %s for tier %d\"); give it a size in packets, or leave -q out", i, k, r.queueSize, r.program, k, i)
 			}
 		}
 	}

@@ -203,6 +203,8 @@ func TestRefusesQueueSizesHtsimExitsAt(t *testing.T) {
 		{"queue keys, -q 100", queues, []string{"-q", "100"}, "t.topo:9:1: Queue_Down: htsim_roce exits here"},
 		{"queue keys, -q 0", queues, []string{"-q", "0"}, ""},
 		{"no queue keys, -q 0", bare, []string{"-q", "0"}, "t.topo:5:1: tier 0: no queue_up: with -q 0 (0 packets, as atoi reads it) htsim_roce exits (\"Missing queue_up for tier 0\")"},
+		{"queue_down 0, -q 0", fmt.Sprintf(tiers, "Queue_Down 0\nQueue_Up 1002\n", "Queue_Down 2001\n"), []string{"-q", "0"}, "t.topo:9:1: tier 0: queue_down 0: with -q 0 htsim_roce takes a queue of 0 as unset and exits (\"Missing queue_down for tier 0\")"},
+		{"queue_up 0, -q 0", fmt.Sprintf(tiers, "Queue_Down 1001\n Queue_Up 0\n", "Queue_Down 2001\n"), []string{"-q", "0"}, "t.topo:10:2: tier 0: queue_up 0: with -q 0 htsim_roce takes a queue of 0 as unset and exits (\"Missing queue_up for tier 0\")"},
 		{"tier 1 without its queue, -q x", fmt.Sprintf(tiers, "Queue_Down 1001\nQueue_Up 1002\n", ""), []string{"-q", "x"}, "t.topo:15:1: tier 1: no queue_down"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

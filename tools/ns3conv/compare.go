@@ -11,6 +11,7 @@ import (
 
 	"rocelab/internal/scenario"
 	"rocelab/internal/twin"
+	"rocelab/internal/unit"
 	"rocelab/tools/internal/agree"
 	"rocelab/tools/internal/fields"
 )
@@ -144,7 +145,25 @@ type comparison struct {
 	// without an fct.txt line), which the statistics leave out
 	flowCount                        int
 	ns3Unfinished, rocelabUnfinished int
+	// the first flow, in the scenario's order, each run alone completed,
+	// ns3Only's end in the scenario's time; and the scenario's duration
+	ns3Only, rocelabOnly *lone
+	duration             unit.Time
 }
+
+// lone is a flow one run completed and the other did not, and when it
+// ended (µs from the scenario's start).
+type lone struct {
+	f   flow
+	end float64
+}
+
+// end is the scenario's duration in µs.
+func (c *comparison) end() float64 { return c.duration.Seconds() * 1e6 }
+
+// nearEnd is the part of the scenario's duration after which a completion
+// is near its end, where a run SIMULATOR_STOP_TIME cut short stops.
+const nearEnd = 0.9
 
 // compare runs the scenario on rocelab and matches its flows with ns-3's
 // fct.txt lines by source, destination and sport; pfcFile, when given and
@@ -178,7 +197,11 @@ func compare(file string, seed uint64, fctFile, pfcFile string, hostIDs []int) (
 	}
 	byKey := map[[3]int]ns3Flow{}
 	for _, g := range got {
-		byKey[[3]int{g.src, g.dst, g.sport}] = g
+		k := [3]int{g.src, g.dst, g.sport}
+		if p, ok := byKey[k]; ok {
+			return nil, fmt.Errorf("%s:%d:1: nodes %d -> %d, sport %d: a second line for this flow (first at line %d): not one run's fct.txt", fctFile, g.line, g.src, g.dst, g.sport, p.line)
+		}
+		byKey[k] = g
 	}
 	node := func(h int) int { return h }
 	if hostIDs != nil {
@@ -189,22 +212,19 @@ func compare(file string, seed uint64, fctFile, pfcFile string, hostIDs []int) (
 			return -1
 		}
 	}
-	c := &comparison{name: s.Name, flowCount: len(order)}
+	c := &comparison{name: s.Name, flowCount: len(order), duration: s.Duration}
 	hint := ""
 	if hostIDs == nil {
 		hint = ", or the scenario's hosts are not ns-3's first node ids (a scenario from-ns3 wrote from a topology that interleaves hosts and switches or has nodes without links: give -topology TOPOLOGY.txt)"
 	}
 	matched := map[[3]int]bool{}
-	var missing *flow
+	ns3Last := 0.0
 	for _, f := range order {
 		key := [3]int{node(f.Src), node(f.Dst), f.sport}
 		g, ok := byKey[key]
 		matched[key] = ok
 		r, done := fct[f.Name]
-		switch {
-		case !ok && missing == nil:
-			missing = &f
-		case ok && g.size != int64(f.Bytes):
+		if ok && g.size != int64(f.Bytes) {
 			return nil, fmt.Errorf("%s: flow h%d -> h%d sport %d sent %d bytes, the scenario's %s %d: not this scenario's output", fctFile, f.Src, f.Dst, f.sport, g.size, f.Name, int64(f.Bytes))
 		}
 		// A run that SIMULATOR_STOP_TIME (the scenario's duration) cuts
@@ -216,6 +236,17 @@ func compare(file string, seed uint64, fctFile, pfcFile string, hostIDs []int) (
 		if !done {
 			c.rocelabUnfinished++
 		}
+		// ends in the scenario's time (ns-3's clock starts elsewhere)
+		start := f.Start.Seconds() * 1e6
+		if ok {
+			ns3Last = max(ns3Last, start+g.fct)
+		}
+		switch {
+		case ok && !done && c.ns3Only == nil:
+			c.ns3Only = &lone{f, start + g.fct}
+		case !ok && done && c.rocelabOnly == nil:
+			c.rocelabOnly = &lone{f, start + r}
+		}
 		if !ok || !done {
 			continue
 		}
@@ -224,7 +255,7 @@ func compare(file string, seed uint64, fctFile, pfcFile string, hostIDs []int) (
 		c.ratio = append(c.ratio, r/g.fct)
 		c.flows = append(c.flows, agree.FlowResult{Size: g.size, Base: g.standalone, Other: g.fct, Rocelab: r})
 		c.ns3End = max(c.ns3End, g.start+g.fct)
-		c.rocelabEnd = max(c.rocelabEnd, f.Start.Seconds()*1e6+r)
+		c.rocelabEnd = max(c.rocelabEnd, start+r)
 	}
 	// Both ends count from each run's first start: an ns-3 flow file
 	// starts after its 2 s warm-up, an imported scenario at 0.
@@ -238,8 +269,12 @@ func compare(file string, seed uint64, fctFile, pfcFile string, hostIDs []int) (
 	case stray >= 0:
 		g := got[stray]
 		return nil, fmt.Errorf("%s:%d:1: nodes %d -> %d, sport %d: no flow of the scenario (matched by source, destination and sport): not this scenario's output%s", fctFile, g.line, g.src, g.dst, g.sport, hint)
-	case len(c.ns3) == 0 && c.ns3Unfinished == len(order) && missing != nil:
-		return nil, fmt.Errorf("%s: no line for flow %s (h%d -> h%d, nodes %d -> %d, sport %d) nor for any other: no flow completed in ns-3%s", fctFile, missing.Name, missing.Src, missing.Dst, node(missing.Src), node(missing.Dst), missing.sport, hint)
+	case c.rocelabOnly != nil && c.rocelabOnly.end < nearEnd*c.end() && ns3Last < nearEnd*c.end():
+		// A run SIMULATOR_STOP_TIME cut short completes flows up to near
+		// its end; this one's last line is well before, yet it has none
+		// for a flow rocelab finished well before the end.
+		f := c.rocelabOnly.f
+		return nil, fmt.Errorf("%s: no line for flow %s (h%d -> h%d, nodes %d -> %d, sport %d), which rocelab finished at %.1f us of the scenario's %v, and ns-3's last line ends at %.1f us, well before SIMULATOR_STOP_TIME: not a run cut short but a real disagreement (or not this scenario's run)", fctFile, f.Name, f.Src, f.Dst, node(f.Src), node(f.Dst), f.sport, c.rocelabOnly.end, s.Duration, ns3Last)
 	case len(c.ns3) == 0:
 		return nil, fmt.Errorf("%s: no flow completed in both runs (ns-3 %d of %d, rocelab %d by the scenario's end, %v): nothing to compare", fctFile, len(order)-c.ns3Unfinished, len(order), len(order)-c.rocelabUnfinished, s.Duration)
 	}
@@ -277,8 +312,18 @@ func rocelabPauses(o twin.Observation) (p pauses) {
 func (c *comparison) print(w io.Writer) {
 	n, r, q := agree.Summarise(c.ns3), agree.Summarise(c.rocelab), agree.Summarise(c.ratio)
 	if c.ns3Unfinished > 0 || c.rocelabUnfinished > 0 {
-		fmt.Fprintf(w, "warning: ns-3 completed %d of the scenario's %d flows (no fct.txt line for the rest: SIMULATOR_STOP_TIME cut its run short, or not this scenario's run), rocelab %d by the scenario's end; the statistics are of the %d both completed\n",
-			c.flowCount-c.ns3Unfinished, c.flowCount, c.flowCount-c.rocelabUnfinished, len(c.ns3))
+		fmt.Fprintf(w, "warning: ns-3 completed %d of the scenario's %d flows, rocelab %d by the scenario's end (%v); the statistics are of the %d both completed\n",
+			c.flowCount-c.ns3Unfinished, c.flowCount, c.flowCount-c.rocelabUnfinished, c.duration, len(c.ns3))
+	}
+	if o := c.rocelabOnly; o != nil {
+		why := "near the end, where a run SIMULATOR_STOP_TIME cut short stops"
+		if o.end < nearEnd*c.end() {
+			why = "well before the end, yet ns-3's last line is near SIMULATOR_STOP_TIME: ns-3 had not finished it when it stopped (a real disagreement)"
+		}
+		fmt.Fprintf(w, "warning: ns-3 has no line for flow %s (h%d -> h%d, sport %d), which rocelab finished at %.1f us of the scenario's %v: %s\n", o.f.Name, o.f.Src, o.f.Dst, o.f.sport, o.end, c.duration, why)
+	}
+	if o := c.ns3Only; o != nil {
+		fmt.Fprintf(w, "warning: rocelab had not finished flow %s (h%d -> h%d, sport %d) by the scenario's end, %v; ns-3 finished it at %.1f us\n", o.f.Name, o.f.Src, o.f.Dst, o.f.sport, c.duration, o.end)
 	}
 	fmt.Fprintf(w, "%s: %d flows\n%-22s %12s %12s %8s\n", c.name, len(c.ns3), "statistic", "ns-3", "rocelab", "diff")
 	row := func(name string, a, b float64) {

@@ -105,13 +105,63 @@ func whole(c *comparison, err error) (*comparison, error) {
 // line for flow"), and rocelab's unfinished flow too ("did not
 // complete"). An fct.txt line that matches no flow is still refused.
 func TestCompareRunCutShort(t *testing.T) {
+	fct, err := os.ReadFile("testdata/mix/fct.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, second, _ := strings.Cut(string(fct), "\n")
+	top, err := readFile("testdata/mix/topology.txt", readTopology)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the second flow's line, ns-3 finishing it at 48 ms (synthetic)
+	slow := strings.Replace(second, " 36685006 ", " 48000000 ", 1)
+	for _, c := range []struct{ name, stop, fct, want string }{
+		{"cut short", "2.036", first + "\n", "warning: ns-3 completed 1 of the scenario's 2 flows"},
+		{"a line of another run", "2.036", first + "\n0b000401 0b000101 10000 100 200000000 2000000000 36685006 16772160\n", "fct.txt:2:1: nodes 4 -> 1, sport 10000: no flow of the scenario"},
+		{"two runs' lines", "2.036", first + "\n" + first + "\n", "fct.txt:2:1: nodes 3 -> 1, sport 10000: a second line for this flow (first at line 1): not one run's fct.txt"},
+		// rocelab finishes both flows by 37 ms of 50
+		{"stopped well before its stop time", "2.050", first + "\n", "which rocelab finished at 3"},
+		{"slower up to its stop time", "2.050", slow, "warning: ns-3 has no line for flow"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			scen := cutShort(t, c.stop)
+			file := filepath.Join(t.TempDir(), "fct.txt")
+			if err := os.WriteFile(file, []byte(c.fct), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := compare(scen, 1, file, "", top.hostIDs())
+			if !strings.HasPrefix(c.want, "warning: ") {
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("error %v, expected %q", err, c.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.ns3) != 1 || got.ns3Unfinished != 1 {
+				t.Fatalf("compared %d flows, unfinished ns-3 %d: expected 1, 1", len(got.ns3), got.ns3Unfinished)
+			}
+			var out bytes.Buffer
+			got.print(&out)
+			if !strings.Contains(out.String(), c.want) {
+				t.Errorf("no %q in:\n%s", c.want, out.String())
+			}
+		})
+	}
+}
+
+// cutShort writes the scenario from-ns3 reads from testdata/mix with
+// SIMULATOR_STOP_TIME stop, and returns its file.
+func cutShort(t *testing.T, stop string) string {
 	dir := t.TempDir()
 	cfg, err := os.ReadFile("testdata/mix/config.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, text := range map[string]string{
-		"config.txt":   strings.Replace(string(cfg), "SIMULATOR_STOP_TIME 4.00", "SIMULATOR_STOP_TIME 2.036", 1),
+		"config.txt":   strings.Replace(string(cfg), "SIMULATOR_STOP_TIME 4.00", "SIMULATOR_STOP_TIME "+stop, 1),
 		"topology.txt": "", "flow.txt": "", "trace.txt": "",
 	} {
 		if text == "" {
@@ -130,45 +180,8 @@ func TestCompareRunCutShort(t *testing.T) {
 		t.Fatal(err)
 	}
 	scen := filepath.Join(dir, "run.yaml")
-	fct, err := os.ReadFile("testdata/mix/fct.txt")
-	if err == nil {
-		err = os.WriteFile(scen, y.Bytes(), 0o644)
-	}
-	if err != nil {
+	if err := os.WriteFile(scen, y.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	first, _, _ := strings.Cut(string(fct), "\n")
-	top, err := readFile(filepath.Join(dir, "topology.txt"), readTopology)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct{ name, fct, want string }{
-		{"cut short", first + "\n", ""},
-		{"a line of another run", first + "\n0b000401 0b000101 10000 100 200000000 2000000000 36685006 16772160\n", "fct.txt:2:1: "},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			file := filepath.Join(t.TempDir(), "fct.txt")
-			if err := os.WriteFile(file, []byte(c.fct), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			got, err := compare(scen, 1, file, "", top.hostIDs())
-			if c.want != "" {
-				if want := c.want + "nodes 4 -> 1, sport 10000: no flow of the scenario"; err == nil || !strings.Contains(err.Error(), want) {
-					t.Fatalf("error %v, expected %q", err, want)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got.ns3) != 1 || got.ns3Unfinished != 1 || got.rocelabUnfinished != 1 {
-				t.Fatalf("compared %d flows, unfinished ns-3 %d, rocelab %d: expected 1, 1, 1", len(got.ns3), got.ns3Unfinished, got.rocelabUnfinished)
-			}
-			var out bytes.Buffer
-			got.print(&out)
-			if want := "warning: ns-3 completed 1 of the scenario's 2 flows"; !strings.Contains(out.String(), want) {
-				t.Errorf("no %q in:\n%s", want, out.String())
-			}
-		})
-	}
+	return scen
 }

@@ -43,7 +43,9 @@
 // With -topology, the topology.txt from-ns3 read, it matches the flows by
 // ns-3's node ids, for topologies whose hosts are not ns-3's first nodes.
 // A run that SIMULATOR_STOP_TIME cut short is compared on the flows both
-// runs completed, with a warning of how many each left unfinished.
+// runs completed, with a warning of how many each left unfinished; one
+// whose lines end well before its stop time, without a flow rocelab
+// finished well before it, is refused as a real disagreement.
 package main
 
 import (

@@ -287,8 +287,10 @@ func (c *ns3Config) num(key string) (float64, error) {
 // where it ran: ERD's /root/code/simulation/mix/topology.txt), as its
 // tails: in each of those directories, nearest first, each tail,
 // longest first, so that a file beside config.txt is read before one of
-// the same tail higher up; moved says so.
-// The error lists each place tried.
+// the same tail higher up. moved says the file read is not where ns-3
+// opens the path: an absolute path's tail, a relative path found beyond
+// config.txt's directory and the one above it, or the name beside
+// config.txt. The error lists each place tried.
 func (c *ns3Config) path(key string) (p string, moved bool, err error) {
 	v, ok := c.kv[key]
 	if !ok || len(v) == 0 {
@@ -339,13 +341,18 @@ func (c *ns3Config) path(key string) (p string, moved bool, err error) {
 // config.txt's directory.
 func movedNote(c *ns3Config, key, found string) string {
 	dir, _ := filepath.Abs(filepath.Dir(c.file))
+	abs, _ := filepath.Abs(found)
 	if r, err := filepath.Rel(dir, found); err == nil {
 		found = r
 	}
-	if !filepath.IsAbs(c.kv[key][0]) {
-		return fmt.Sprintf("%s %s is neither under %s's directory nor the one above it: read %s (relative to that directory), the nearest file of that path; ns-3 opens it relative to where it runs", key, c.kv[key][0], filepath.Base(c.file), found)
+	v := c.kv[key][0]
+	switch {
+	case !filepath.IsAbs(v) && abs == filepath.Join(dir, filepath.Base(v)):
+		return fmt.Sprintf("%s %s is under neither %s's directory, a directory above it nor the working directory: read %s, the file of that name beside %s; ns-3 opens it relative to where it runs", key, v, filepath.Base(c.file), found, filepath.Base(c.file))
+	case !filepath.IsAbs(v):
+		return fmt.Sprintf("%s %s is neither under %s's directory nor the one above it: read %s (relative to that directory), the nearest file of that path; ns-3 opens it relative to where it runs", key, v, filepath.Base(c.file), found)
 	}
-	return fmt.Sprintf("%s %s is not on this machine: read %s (relative to %s's directory), the file its path ends in", key, c.kv[key][0], found, filepath.Base(c.file))
+	return fmt.Sprintf("%s %s is not on this machine: read %s (relative to %s's directory), the file its path ends in", key, v, found, filepath.Base(c.file))
 }
 
 // ns3RateUnits is the bit rate of each unit ns-3's DataRate reads (ns-3.17

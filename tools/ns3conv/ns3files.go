@@ -108,7 +108,7 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 			return nil, errAt(0, "expected \"NODES SWITCHES LINKS\": this line reads as %s, not a topology", k)
 		}
 		if i := wordAt(f, 3); i >= 0 && len(head) == 0 {
-			return nil, errAt(i, "%q: expected \"NODES SWITCHES LINKS\", whole numbers: %s", f[i], notNumber("the last link"))
+			return nil, errAt(i, "%q: expected \"NODES SWITCHES LINKS\", whole numbers: %s", f[i], notNumber(topologyCounts(i), "the last link"))
 		}
 		if i := commentAt(f); i >= 0 && (len(head) < 2 || len(links) < wantLinks) {
 			return nil, errAt(i, "%s", noComment(f[i], "the last link"))
@@ -431,7 +431,7 @@ func readFlows(file string, r io.Reader, t *ns3Topology) (ns3Flows, error) {
 			return ns3Flows{}, errAt(0, "expected the flow count: this line reads as %s, not a flow file", k)
 		}
 		if i := wordAt(f, 1); i >= 0 && want < 0 {
-			return ns3Flows{}, errAt(i, "%q: expected the flow count, a whole number: %s", f[i], notNumber("the last flow"))
+			return ns3Flows{}, errAt(i, "%q: expected the flow count, a whole number: %s", f[i], notNumber("every value after it reads 0 and ns-3 builds nothing from the file", "the last flow"))
 		}
 		if i := commentAt(f); i >= 0 && (want < 0 || len(out) < want) {
 			return ns3Flows{}, errAt(i, "%s", noComment(f[i], "the last flow"))
@@ -539,9 +539,21 @@ func wordAt(f []string, n int) int {
 	return i
 }
 
-// notNumber says why a word where ns-3 reads a count is refused.
-func notNumber(last string) string {
-	return fmt.Sprintf("third.cc reads it with >>, which fails at a word, so every value after it reads 0 and ns-3 builds nothing from the file; HPCC's files carry their explanation after %s, where third.cc stops reading", last)
+// notNumber says why a word where ns-3 reads a count is refused: what
+// the failed read does, and where the file's explanation belongs.
+func notNumber(effect, last string) string {
+	return fmt.Sprintf("third.cc reads it with >>, which fails at a word, so %s; HPCC's files carry their explanation after %s, where third.cc stops reading", effect, last)
+}
+
+// topologyCounts is what a word among a topology's counts does: third.cc's
+// node_num, switch_num and link_num are locals without a value, and a
+// failed >> sets the one it reads to 0 and leaves the rest.
+func topologyCounts(i int) string {
+	s := []string{"node_num", "switch_num", "link_num"}[i] + " reads 0"
+	if i < 2 {
+		s += " and the counts after it are left unset"
+	}
+	return s + ", so ns-3 builds nothing or crashes"
 }
 
 // noComment says why a comment among ns-3's numbers is refused.

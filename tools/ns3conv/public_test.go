@@ -93,7 +93,7 @@ func TestImportsPublicInputs(t *testing.T) {
 		// a topology whose explanation heads it: third.cc's first read
 		// fails at its first word, which had been told as a comment three
 		// words on ("#,")
-		{config: "testdata/public/new-ubuntu-cc/mix/config-fat-synthetic.txt", want: "new-ubuntu-cc/mix/fat.txt:2:1: \"First\": expected \"NODES SWITCHES LINKS\", whole numbers: third.cc reads it with >>"},
+		{config: "testdata/public/new-ubuntu-cc/mix/config-fat-synthetic.txt", want: "new-ubuntu-cc/mix/fat.txt:2:1: \"First\": expected \"NODES SWITCHES LINKS\", whole numbers: third.cc reads it with >>, which fails at a word, so node_num reads 0 and the counts after it are left unset, so ns-3 builds nothing or crashes"},
 		// the forks' keys had been refused without naming the fork
 		{config: "testdata/public/astra-network-ns3/scratch/config/config.txt", want: "config/config.txt:43:1: NIC_TOTAL_PAUSE_TIME: not a key of HPCC's third.cc: from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read NIC_TOTAL_PAUSE_TIME: ASTRA-sim's (astra-sim/astra-network-ns3, ASTRA-sim's ns-3 backend: its flows come from ASTRA-sim's workload"},
 		{config: "testdata/public/hpcc-playground/mix/config_topology_test_flow_test_hp95.txt", want: "config_topology_test_flow_test_hp95.txt:60:1: CPU_TIME: not a key of HPCC's third.cc (and 1 more: PACKET_SIZE): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read CPU_TIME: playground's (GabiJunkes/High-Precision-Congestion-Control's scratch/playground.cc"},
@@ -238,6 +238,28 @@ func TestRelativePathFarAboveNoted(t *testing.T) {
 	}
 	if strings.Contains(own.String(), "neither under") {
 		t.Errorf("the model's own layout noted:\n%s", own.String())
+	}
+	// a run's files gathered beside config.txt, found by their names: had
+	// been told as the nearest file of the path
+	flat := filepath.Join(t.TempDir(), "gathered")
+	if err := os.MkdirAll(flat, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"config.txt", "topology.txt", "flow.txt", "trace.txt"} {
+		b, err := os.ReadFile(filepath.Join("testdata/mix", name))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(flat, name), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var beside bytes.Buffer
+	if err := fromNs3(filepath.Join(flat, "config.txt"), &beside); err != nil {
+		t.Fatal(err)
+	}
+	if want := "# Differs: TOPOLOGY_FILE mix/topology.txt is under neither config.txt's directory, a directory above it nor the working directory: read topology.txt, the file of that name beside config.txt"; !strings.Contains(beside.String(), want) {
+		t.Errorf("the head does not say %q:\n%s", want, beside.String())
 	}
 }
 
@@ -732,13 +754,13 @@ func TestImportedForkInputsAgreeWithNs3(t *testing.T) {
 		{"E2's 4-to-1 of 30 MB, HPCC without AI", "testdata/public/e2/mix/config.txt", "testdata/public/e2/mix/fct.txt", "", 0.08, 0.04, 0.06, 0.07},
 		{"int-based-cc's overloaded 10G hosts, HPCC", "testdata/public/int-based-cc/mix/config.txt", "testdata/public/int-based-cc/mix/fct.txt", "testdata/public/int-based-cc/mix/topology.txt", 0.07, 0.05, 0.06, 0.03},
 		{"DRAI's config_doc.txt, HPCC", "testdata/public/drai/mix/config_doc.txt", "testdata/public/drai/mix/fct.txt", "testdata/public/drai/mix/topology.txt", 0.03, 0.05, 0.02, 0.05},
-		// a committed run of two 1 B flows over a dumbbell, the hosts'
-		// ids after the switches'
 		// run.py's hp95ai50 on the model's two 200 MB flows into one
 		// host, as two forks committed it: ns-3 lets the first flow finish
 		// 4.1 ms before the second, rocelab 1.2 ms (rocelab's INT exact,
 		// ns-3's in units of 512 B)
 		{"run.py's hp95ai50 on the model's default flows, HPCC", "testdata/public/hpcc-tianfengfrank/hp95ai50/mix/config_topology_flow_hp95ai50.txt", "testdata/public/hpcc-tianfengfrank/hp95ai50/mix/fct_topology_flow_hp95ai50.txt", "testdata/public/hpcc-tianfengfrank/hp95ai50/mix/topology.txt", 0.06, 0.11, 0.02, 0.02},
+		// a committed run of two 1 B flows over a dumbbell, the hosts'
+		// ids after the switches'
 		{"tianfengfrank's dumbbell, HPCC", "testdata/public/hpcc-tianfengfrank/mix/config.txt", "testdata/public/hpcc-tianfengfrank/mix/fct.txt", "testdata/public/hpcc-tianfengfrank/mix/topology.txt", 0.02, 0.02, 0.02, 0.02},
 	} {
 		t.Run(c.name, func(t *testing.T) {
