@@ -94,9 +94,13 @@ func (r *TestRun) inferCollective() []string {
 		inNA = inNA || (row.Out.Wrong >= 0 && row.In.Wrong < 0 && row.In.ErrorText == "")
 		inChecked = inChecked || row.In.Wrong >= 0
 	}
+	perRank, known := r.countPerRank()
 	var out []string
 	for _, c := range all {
 		if !r.columnsAllow(c, redop, root, inNA) {
+			continue
+		}
+		if known && perRank != countsPerRank(c) && r.NRanks() != 1 {
 			continue
 		}
 		if inChecked && (c == "sendrecv" || c == "alltoall") {
@@ -114,6 +118,44 @@ func (r *TestRun) inferCollective() []string {
 		out = append(out, c)
 	}
 	return out
+}
+
+// countsPerRank reports whether collective c prints one rank's element
+// count in the count column, its size being count × type size × ranks:
+// nccl-tests prints the count it passes NCCL (src/common.cu), which for
+// these collectives is the per-rank send or receive count.
+func countsPerRank(c string) bool {
+	switch c {
+	case "all_gather", "reduce_scatter", "alltoall", "gather", "scatter":
+		return true
+	}
+	return false
+}
+
+// countPerRank reports, from the rows whose size, count and type are all
+// known and non-zero, whether the size is a multiple of count × type size
+// other than 1 (a per-rank count: all_gather, alltoall, ...) or exactly
+// count × type size (all_reduce, broadcast, reduce, sendrecv); known is
+// false when no row tells or the rows disagree. The sizes of a 2-rank
+// per-rank count collective are twice count × type size, so the two
+// never read alike past one rank.
+func (r *TestRun) countPerRank() (perRank, known bool) {
+	seen := map[bool]bool{}
+	for _, row := range r.Rows {
+		ts := int64(TypeSize(row.Type))
+		if row.Size <= 0 || row.Count <= 0 || ts == 0 {
+			continue
+		}
+		unit := row.Count * ts
+		if row.Size%unit != 0 {
+			return false, false
+		}
+		seen[row.Size/unit > 1] = true
+	}
+	if len(seen) != 1 {
+		return false, false
+	}
+	return seen[true], true
 }
 
 // columnsAllow reports whether a collective could print these columns; the
@@ -137,11 +179,11 @@ func (r *TestRun) columnsAllow(c, redop string, root int, inNA bool) bool {
 	if r.HasRedop && redop != "" && redop != "none" && !reducing && c != "sendrecv" {
 		return false
 	}
-	if r.HasRedop && redop == "none" && (reducing || c == "sendrecv") {
+	if r.HasRedop && (redop == "none" || redop == "" && len(r.Rows) > 0) && (reducing || c == "sendrecv") {
 		// sendrecv_perf runs over the -o operations (src/sendrecv.cu
 		// SendRecvRunTest) and prints the op's name, "sum" by default:
 		// never "none", which the collectives that move data without an
-		// operation print.
+		// operation print, nor the blank some versions print instead.
 		return false
 	}
 	if !r.HasRedop && r.layout.known && reducing {
@@ -150,8 +192,10 @@ func (r *TestRun) columnsAllow(c, redop string, root int, inNA bool) bool {
 	if inNA && c != "sendrecv" && c != "alltoall" {
 		return false
 	}
-	if !r.HasRedop && r.layout.known && c != "all_gather" && c != "broadcast" {
-		// Tables without a redop column predate the other collectives.
+	if !r.HasRedop && r.layout.known && c != "all_gather" && c != "broadcast" && c != "sendrecv" {
+		// Tables without a redop column predate the other collectives,
+		// but for the first sendrecv_perf's, which printed neither a
+		// redop nor a root column (nccl-tests#104).
 		return false
 	}
 	return true
