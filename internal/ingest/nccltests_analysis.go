@@ -22,13 +22,51 @@ func (r *TestRun) finish() {
 // NRanks is the number of ranks: the rank lines counted, or more when a
 // rank line shows a higher rank (an excerpt that starts mid-list), or,
 // without rank lines, the communicator size NCCL's init lines show, or
-// the ranks of a command line that runs the binary without a launcher; 0
-// if none.
+// the ranks of a command line that runs the binary without a launcher, or
+// the ranks the count column of a per-rank count collective implies; 0 if
+// none.
 func (r *TestRun) NRanks() int {
+	if n := r.listedRanks(); n > 0 {
+		return n
+	}
+	return r.CountRanks()
+}
+
+// RanksFromCount reports whether NRanks comes from the count column
+// alone: nothing names the ranks, nor the hosts they ran on.
+func (r *TestRun) RanksFromCount() bool { return r.listedRanks() == 0 && r.CountRanks() > 0 }
+
+// listedRanks is NRanks from what names the ranks (rank lines, NCCL's
+// init lines, a launcher-less command line), not from the count column.
+func (r *TestRun) listedRanks() int {
 	if n := max(r.RankCount, r.RankSpan, r.CommRanks); n > 0 {
 		return n
 	}
 	return r.DirectRanks
+}
+
+// CountRanks is the rank count a table without rank lines shows in its
+// count column: every row of a per-rank count collective (all_gather,
+// alltoall, ...) has a size of count × type size × ranks, so a scatter
+// row of 2147483648 B and 33554432 floats ran on 16 ranks. 0 when the
+// rows do not all give one count above 1.
+func (r *TestRun) CountRanks() int {
+	n := int64(0)
+	for _, row := range r.Rows {
+		ts := int64(TypeSize(row.Type))
+		if row.Size <= 0 || row.Count <= 0 || ts == 0 {
+			continue
+		}
+		unit := row.Count * ts
+		if row.Size%unit != 0 || n > 0 && row.Size/unit != n {
+			return 0
+		}
+		n = row.Size / unit
+	}
+	if n < 2 || n > maxRanks {
+		return 0
+	}
+	return int(n)
 }
 
 // RanksPartial reports whether rank lines are missing: a rank line shows a
@@ -94,13 +132,17 @@ func (r *TestRun) inferCollective() []string {
 		inNA = inNA || (row.Out.Wrong >= 0 && row.In.Wrong < 0 && row.In.ErrorText == "")
 		inChecked = inChecked || row.In.Wrong >= 0
 	}
+	// The ranks the count column implies stay out of the busbw factor:
+	// nccl-tests of the NCCL 2.6 era printed all_gather's busbw equal to
+	// its algbw (nccl#340), so only ranks the output names test it.
 	perRank, known := r.countPerRank()
+	n := r.listedRanks()
 	var out []string
 	for _, c := range all {
 		if !r.columnsAllow(c, redop, root, inNA) {
 			continue
 		}
-		if known && perRank != countsPerRank(c) && r.NRanks() != 1 {
+		if known && perRank != countsPerRank(c) && n != 1 {
 			continue
 		}
 		if inChecked && (c == "sendrecv" || c == "alltoall") {
@@ -108,10 +150,10 @@ func (r *TestRun) inferCollective() []string {
 			continue
 		}
 		if lo, hi, ok := r.busRatio(); ok {
-			if f := busFactor(c, r.NRanks()); r.NRanks() > 1 && (f < lo || f > hi) {
+			if f := busFactor(c, n); n > 1 && (f < lo || f > hi) {
 				continue
 			}
-			if r.NRanks() == 0 && !factorReaches(c, lo, hi) {
+			if n == 0 && !factorReaches(c, lo, hi) {
 				continue
 			}
 		}

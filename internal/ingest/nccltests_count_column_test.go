@@ -26,8 +26,8 @@ func TestOldTableBlankRedopWithoutRoot(t *testing.T) {
 		t.Errorf("last row %+v", row)
 	}
 	checkReadWhole(t, []readWholeCase{
-		{"allreduce-alltoall-v100-8n-64rank-ib100g-old-error-column-two-tables-nccltests78.txt", "all_gather/alltoall", 0, 2},
-		{"scatter-srun-l-efa-no-rank-lines-79GBps-awsome-validation.txt", "gather/scatter", 0, 29},
+		{"allreduce-alltoall-v100-8n-64rank-ib100g-old-error-column-two-tables-nccltests78.txt", "all_gather/alltoall", 64, 2},
+		{"scatter-srun-l-efa-no-rank-lines-79GBps-awsome-validation.txt", "gather/scatter", 16, 29},
 		{"allreduce-2.26.2-rtx5090-1n-g4-markdown-quote-27GBps-nccltests287.txt", "all_reduce", 4, 25},
 		{"allreduce-rank-tag-prefix-mid-row-falls-64m-5GBps-nccl1453.txt", "all_reduce", 0, 10},
 		{"allreduce-a100-3n-24rank-4hdr-step-bytes-1m-tail-rows-96GBps-nccltests119.txt", "all_reduce", 0, 6},
@@ -76,5 +76,36 @@ func TestCountColumnNarrowsTheCollective(t *testing.T) {
 	x := ncclTests(t, "nccl-tests/nccltests-zero-size-rows-reduce-scatter-nccltests128.txt")
 	if r := x.Runs[0]; r.Collective != "reduce_scatter" {
 		t.Errorf("nccl-tests#128 reduce-scatter read as %s%v", r.Collective, r.Candidates)
+	}
+}
+
+// A table without rank lines of a per-rank count collective shows its
+// rank count in the count column: the awsome-distributed-training scatter
+// ran on 16 ranks, nccl-tests#78's alltoall on 64 (its 8 nodes × 8 V100).
+// Before, both read 0 ranks. The count column's ranks stay out of the
+// busbw factor test: nccl#340's all_gather of the NCCL 2.6 era prints
+// busbw equal to algbw on 2 ranks and stays all_gather.
+func TestCountColumnGivesTheRanks(t *testing.T) {
+	for _, c := range []struct {
+		file  string
+		run   int
+		ranks int
+		coll  string
+	}{
+		{"scatter-srun-l-efa-no-rank-lines-79GBps-awsome-validation.txt", 0, 16, "gather/scatter"},
+		{"allreduce-alltoall-v100-8n-64rank-ib100g-old-error-column-two-tables-nccltests78.txt", 1, 64, "all_gather/alltoall"},
+		{"allreduce-alltoall-v100-8n-64rank-ib100g-old-error-column-two-tables-nccltests78.txt", 0, 0, "all_reduce"},
+		{"nccltests-nccl2.6-no-redop-column-0e00-error-nccl340.txt", 0, 2, "all_gather"},
+		// Rank lines win: 16 listed.
+		{"allreduce-2.26.2-h100-2n-16rank-8x400g-ib-xpmem-help-lines-before-ranks-469GBps-nccltests309.txt", 0, 16, "all_reduce"},
+	} {
+		r := ncclTests(t, "nccl-tests/"+c.file).Runs[c.run]
+		coll := r.Collective
+		if coll == "" {
+			coll = strings.Join(r.Candidates, "/")
+		}
+		if r.NRanks() != c.ranks || coll != c.coll || r.RanksFromCount() != (c.ranks > 0 && r.RankCount == 0) {
+			t.Errorf("%s run %d: %s on %d ranks (from the count column: %v); want %s on %d", c.file, c.run, coll, r.NRanks(), r.RanksFromCount(), c.coll, c.ranks)
+		}
 	}
 }
