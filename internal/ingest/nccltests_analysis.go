@@ -53,20 +53,34 @@ func (r *TestRun) listedRanks() int {
 func (r *TestRun) CountRanks() int {
 	n := int64(0)
 	for _, row := range r.Rows {
-		ts := int64(TypeSize(row.Type))
-		if row.Size <= 0 || row.Count <= 0 || ts == 0 {
+		k := row.countRatio()
+		if k == 0 {
 			continue
 		}
-		unit := row.Count * ts
-		if row.Size%unit != 0 || n > 0 && row.Size/unit != n {
+		if k < 0 || n > 0 && k != n {
 			return 0
 		}
-		n = row.Size / unit
+		n = k
 	}
 	if n < 2 || n > maxRanks {
 		return 0
 	}
 	return int(n)
+}
+
+// countRatio is the row's size over count × type size: 1 for a whole
+// count, the rank count for a per-rank one; 0 when the row does not tell
+// (a zero size or count, an unknown type), -1 when the size is no
+// multiple of it.
+func (row TestRow) countRatio() int64 {
+	ts := int64(TypeSize(row.Type))
+	if row.Size <= 0 || row.Count <= 0 || ts == 0 {
+		return 0
+	}
+	if unit := row.Count * ts; row.Size%unit == 0 {
+		return row.Size / unit
+	}
+	return -1
 }
 
 // RanksPartial reports whether rank lines are missing: a rank line shows a
@@ -174,25 +188,20 @@ func countsPerRank(c string) bool {
 	return false
 }
 
-// countPerRank reports, from the rows whose size, count and type are all
-// known and non-zero, whether the size is a multiple of count × type size
-// other than 1 (a per-rank count: all_gather, alltoall, ...) or exactly
-// count × type size (all_reduce, broadcast, reduce, sendrecv); known is
-// false when no row tells or the rows disagree. The sizes of a 2-rank
-// per-rank count collective are twice count × type size, so the two
-// never read alike past one rank.
+// countPerRank reports, from the rows that tell (countRatio), whether the
+// size is a multiple of count × type size above 1 (a per-rank count:
+// all_gather, alltoall, ...) or exactly count × type size (all_reduce,
+// broadcast, reduce, sendrecv); known is false when no row tells or the
+// rows disagree. On one rank the two read alike.
 func (r *TestRun) countPerRank() (perRank, known bool) {
 	seen := map[bool]bool{}
 	for _, row := range r.Rows {
-		ts := int64(TypeSize(row.Type))
-		if row.Size <= 0 || row.Count <= 0 || ts == 0 {
-			continue
-		}
-		unit := row.Count * ts
-		if row.Size%unit != 0 {
+		switch k := row.countRatio(); {
+		case k < 0:
 			return false, false
+		case k > 0:
+			seen[k > 1] = true
 		}
-		seen[row.Size/unit > 1] = true
 	}
 	if len(seen) != 1 {
 		return false, false

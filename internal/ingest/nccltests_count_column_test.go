@@ -19,8 +19,8 @@ func TestOldTableBlankRedopWithoutRoot(t *testing.T) {
 		t.Fatalf("%d runs, want 2", len(x.Runs))
 	}
 	a2a := x.Runs[1]
-	if got := strings.Join(a2a.Candidates, "/"); got != "all_gather/alltoall" || len(a2a.Rows) != 2 || len(a2a.Truncated) != 0 {
-		t.Fatalf("alltoall read as %q%s, %d rows, %d cut", got, a2a.Collective, len(a2a.Rows), len(a2a.Truncated))
+	if got := collOrCandidates(a2a); got != "all_gather/alltoall" || len(a2a.Rows) != 2 || len(a2a.Truncated) != 0 {
+		t.Fatalf("alltoall read as %q, %d rows, %d cut", got, len(a2a.Rows), len(a2a.Truncated))
 	}
 	if row := a2a.Rows[1]; row.Redop != "" || row.Out.Time != 1041974 || row.In.Time != 1041299 || row.Out.BusBW != 0.51 {
 		t.Errorf("last row %+v", row)
@@ -63,13 +63,7 @@ func TestCountColumnNarrowsTheCollective(t *testing.T) {
 		// The same sizes with count 32768 (8 ranks × 32768 floats): reduce_scatter.
 		{"     1048576         32768     float     sum      -1    40.12   26.14   22.87      0    39.80   26.35   23.06      0\n", "reduce_scatter"},
 	} {
-		x := parseTests(t, header+c.row)
-		r := x.Runs[0]
-		got := r.Collective
-		if got == "" {
-			got = strings.Join(r.Candidates, "/")
-		}
-		if got != c.want {
+		if got := collOrCandidates(parseTests(t, header+c.row).Runs[0]); got != c.want {
 			t.Errorf("%q: read as %s, want %s", strings.TrimSpace(c.row), got, c.want)
 		}
 	}
@@ -100,10 +94,7 @@ func TestCountColumnGivesTheRanks(t *testing.T) {
 		{"allreduce-2.26.2-h100-2n-16rank-8x400g-ib-xpmem-help-lines-before-ranks-469GBps-nccltests309.txt", 0, 16, "all_reduce"},
 	} {
 		r := ncclTests(t, "nccl-tests/"+c.file).Runs[c.run]
-		coll := r.Collective
-		if coll == "" {
-			coll = strings.Join(r.Candidates, "/")
-		}
+		coll := collOrCandidates(r)
 		if r.NRanks() != c.ranks || coll != c.coll || r.RanksFromCount() != (c.ranks > 0 && r.RankCount == 0) {
 			t.Errorf("%s run %d: %s on %d ranks (from the count column: %v); want %s on %d", c.file, c.run, coll, r.NRanks(), r.RanksFromCount(), c.coll, c.ranks)
 		}

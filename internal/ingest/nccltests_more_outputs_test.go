@@ -82,12 +82,7 @@ func TestNCCLTestsRedopNoneIsNotSendrecv(t *testing.T) {
 		{" sum", "262144", "sendrecv"},
 	} {
 		x := parseTests(t, hdr+"     1048576        "+c.count+"     float    "+c.redop+"      -1    40.12   26.14   26.14      0    39.80   26.35   26.35    N/A\n")
-		r := x.Runs[0]
-		got := r.Collective
-		if got == "" {
-			got = strings.Join(r.Candidates, "/")
-		}
-		if got != c.want {
+		if got := collOrCandidates(x.Runs[0]); got != c.want {
 			t.Errorf("redop %q: %s, want %s", c.redop, got, c.want)
 		}
 	}

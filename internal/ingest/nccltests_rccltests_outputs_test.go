@@ -113,6 +113,15 @@ type readWholeCase struct {
 	ranks, rows int
 }
 
+// collOrCandidates is the run's collective, or the collectives its
+// columns allow joined by "/".
+func collOrCandidates(r *TestRun) string {
+	if r.Collective != "" {
+		return r.Collective
+	}
+	return strings.Join(r.Candidates, "/")
+}
+
 // checkReadWhole reads each output of testdata/corpus/nccl-tests and
 // fails on a row left unread, cut short or garbled, or a last run that
 // reads otherwise than its case says.
@@ -121,10 +130,7 @@ func checkReadWhole(t *testing.T, cases []readWholeCase) {
 	for _, c := range cases {
 		x := ncclTests(t, "nccl-tests/"+c.file)
 		r := x.Runs[len(x.Runs)-1]
-		coll := r.Collective
-		if coll == "" {
-			coll = strings.Join(r.Candidates, "/")
-		}
+		coll := collOrCandidates(r)
 		if coll != c.coll || r.NRanks() != c.ranks || len(r.Rows) != c.rows || len(x.Garbled) != 0 || len(r.Truncated) != 0 || r.GarbledRows != 0 {
 			t.Errorf("%s: %s, %d ranks, %d rows, %d garbled, %d cut; want %s, %d ranks, %d rows, none garbled or cut",
 				c.file, coll, r.NRanks(), len(r.Rows), len(x.Garbled), len(r.Truncated), c.coll, c.ranks, c.rows)
