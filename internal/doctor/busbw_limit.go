@@ -87,10 +87,15 @@ func limitFor(r *ingest.TestRun, nodes int, sh share, line unit.BitRate) busbwLi
 		k, kText = 1, "one NIC per node assumed (the artifacts do not list the host's NICs)"
 	}
 	coll := r.Collective
-	if r.NRanks() == 0 && nodes < 2 && (coll == "alltoall" || coll == "alltoallv" || coll == "gather" || coll == "scatter") {
+	if (r.NRanks() == 0 || r.RanksFromCount()) && nodes < 2 && (coll == "alltoall" || coll == "alltoallv" || coll == "gather" || coll == "scatter") {
 		// No rank lines and no span: the share of the data that leaves a
-		// node, (n−G)/n, is unknown, and so is the limit.
-		return busbwLimit{model: coll + ": the output names neither the ranks nor the nodes (no rank lines), so the share of its data that leaves a node, and with it the limit, is unknown"}
+		// node, (n−G)/n, is unknown, and so is the limit. The count
+		// column's rank count leaves G unknown too.
+		named := "neither the ranks nor the nodes (no rank lines)"
+		if r.RanksFromCount() {
+			named = fmt.Sprintf("no node (no rank lines; its count column gives %d ranks)", r.NRanks())
+		}
+		return busbwLimit{model: coll + ": the output names " + named + ", so the share of its data that leaves a node, and with it the limit, is unknown"}
 	}
 	switch coll {
 	case "alltoall", "alltoallv":

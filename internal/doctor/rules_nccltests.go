@@ -390,7 +390,11 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	}
 	if lim.unknown() {
 		f.ID, f.Severity = "nccltests.busbw.unjudged", Info
-		f.Title = fmt.Sprintf("%s per-rank %s not judged: the rank count is unknown", testName(r), plat)
+		unknown := "the rank count is unknown"
+		if r.RanksFromCount() {
+			unknown = fmt.Sprintf("its %d ranks' nodes are unknown", r.NRanks())
+		}
+		f.Title = fmt.Sprintf("%s per-rank %s not judged: %s", testName(r), plat, unknown)
 		f.Mechanism = mech + " Limit model: " + lim.model + "."
 		f.Fix = "Give the whole output, with its \"#  Rank  N ... on <host>\" lines, or the job's NCCL log (NCCL_DEBUG=INFO): the ranks and ranks per node set the limit."
 		f.Evidence = ev.sorted()

@@ -12,6 +12,19 @@ import (
 // sweep is a few percent, so a quarter lost is a change of regime.
 const fallFraction = 0.75
 
+// fallPeakMinSize is the smallest size whose busbw may stand as the peak
+// a run falls from. A latency-bound size only ever reads lower than the
+// sizes past it, so a smaller size's higher busbw is no latency artefact:
+// it is a rate the path carried (nccl#1453: 29.5 GB/s at 32 MiB, ~5 GB/s
+// from 64 MiB on, which a peak held to the plateau's 64 MiB floor never
+// showed). Below that floor NCCL may still run another protocol (LL128)
+// that carries a third more than the largest sizes' Simple, so a peak
+// there counts only when the plateau falls below midFallFraction of it.
+const (
+	fallPeakMinSize = 16 << 20
+	midFallFraction = 0.5
+)
+
 // checkBusBWFalls reports runs whose busbw, having reached a peak at a
 // bandwidth-bound size, falls at the largest sizes. A larger message only
 // adds pipeline steps of the same chunk to the same connections, so
@@ -42,25 +55,32 @@ func busbwFalls(r *ingest.TestRun) (Finding, bool) {
 	}
 	peak := -1
 	for i, row := range r.Rows {
-		if row.Size >= ingest.PlateauMinSize && row.Size < p.MinSize && (peak < 0 || row.BestBusBW() > r.Rows[peak].BestBusBW()) {
+		if row.Size >= fallPeakMinSize && row.Size < p.MinSize && (peak < 0 || row.BestBusBW() > r.Rows[peak].BestBusBW()) {
 			peak = i
 		}
 	}
-	if peak < 0 || p.BusBW >= fallFraction*r.Rows[peak].BestBusBW() {
+	if peak < 0 {
 		return Finding{}, false
 	}
 	top := r.Rows[peak]
+	frac := fallFraction
+	if top.Size < ingest.PlateauMinSize {
+		frac = midFallFraction
+	}
+	if p.BusBW >= frac*top.BestBusBW() {
+		return Finding{}, false
+	}
 	// The fall starts at the first row after the peak from which every
 	// row stays below the threshold.
 	from := len(r.Rows)
-	for i := len(r.Rows) - 1; i > peak && r.Rows[i].BestBusBW() < fallFraction*top.BestBusBW(); i-- {
+	for i := len(r.Rows) - 1; i > peak && r.Rows[i].BestBusBW() < frac*top.BestBusBW(); i-- {
 		from = i
 	}
 	last := r.Rows[len(r.Rows)-1]
 	ev := []Evidence{top.Evidence}
 	where := ""
 	if from < len(r.Rows) {
-		where = fmt.Sprintf(", below %d%% of it from %s on", int(100*fallFraction), unit.Bytes(r.Rows[from].Size).Human())
+		where = fmt.Sprintf(", below %d%% of it from %s on", int(100*frac), unit.Bytes(r.Rows[from].Size).Human())
 		ev = append(ev, r.Rows[from].Evidence)
 	}
 	if from != len(r.Rows)-1 {

@@ -59,6 +59,10 @@ func TestNCCLTestsWrongExponent(t *testing.T) {
 
 // Without rank lines an alltoall's share of off-node data is unknown: the
 // MI355X tables of OCI's guide were said to have 'no NIC on their path'.
+// Their count column gives 16 and 32 ranks, but not how many share a
+// node: the finding names the ranks, and a NIC speed does not make the
+// limit model guess one rank per node (it judged 86.68 GB/s against
+// 50 GB/s, L·(n−1)/(n−G) with G=1).
 func TestAlltoallRanksUnknown(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/rccl-mi355x-pollara400-2n-4n-allreduce-alltoall-no-rank-lines-oci.txt")
 	for _, f := range nicFind(fs, "nccltests.busbw.unjudged") {
@@ -66,7 +70,9 @@ func TestAlltoallRanksUnknown(t *testing.T) {
 			t.Errorf("judged on one node: %s", f.Title)
 		}
 	}
-	nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "alltoall per-rank busbw plateau 86.68 GB/s", "the rank count is unknown")
+	nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "alltoall per-rank busbw plateau 86.68 GB/s", "not judged: its 16 ranks' nodes are unknown")
+	fs = diagnoseFiles(t, Options{NICSpeed: 400e9}, "corpus/nccl-tests/rccl-mi355x-pollara400-2n-4n-allreduce-alltoall-no-rank-lines-oci.txt")
+	nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "alltoall per-rank busbw plateau 50.67 GB/s", "not judged: its 32 ranks' nodes are unknown")
 }
 
 // An nccl-tests output cut in its device list (nebius/soperator#428).

@@ -22,13 +22,65 @@ func (r *TestRun) finish() {
 // NRanks is the number of ranks: the rank lines counted, or more when a
 // rank line shows a higher rank (an excerpt that starts mid-list), or,
 // without rank lines, the communicator size NCCL's init lines show, or
-// the ranks of a command line that runs the binary without a launcher; 0
-// if none.
+// the ranks of a command line that runs the binary without a launcher, or
+// the ranks the count column of a per-rank count collective implies; 0 if
+// none.
 func (r *TestRun) NRanks() int {
+	if n := r.listedRanks(); n > 0 {
+		return n
+	}
+	return r.CountRanks()
+}
+
+// RanksFromCount reports whether NRanks comes from the count column
+// alone: nothing names the ranks, nor the hosts they ran on.
+func (r *TestRun) RanksFromCount() bool { return r.listedRanks() == 0 && r.CountRanks() > 0 }
+
+// listedRanks is NRanks from what names the ranks (rank lines, NCCL's
+// init lines, a launcher-less command line), not from the count column.
+func (r *TestRun) listedRanks() int {
 	if n := max(r.RankCount, r.RankSpan, r.CommRanks); n > 0 {
 		return n
 	}
 	return r.DirectRanks
+}
+
+// CountRanks is the rank count a table without rank lines shows in its
+// count column: every row of a per-rank count collective (all_gather,
+// alltoall, ...) has a size of count × type size × ranks, so a scatter
+// row of 2147483648 B and 33554432 floats ran on 16 ranks. 0 when the
+// rows do not all give one count above 1.
+func (r *TestRun) CountRanks() int {
+	n := int64(0)
+	for _, row := range r.Rows {
+		k := row.countRatio()
+		if k == 0 {
+			continue
+		}
+		if k < 0 || n > 0 && k != n {
+			return 0
+		}
+		n = k
+	}
+	if n < 2 || n > maxRanks {
+		return 0
+	}
+	return int(n)
+}
+
+// countRatio is the row's size over count × type size: 1 for a whole
+// count, the rank count for a per-rank one; 0 when the row does not tell
+// (a zero size or count, an unknown type), -1 when the size is no
+// multiple of it.
+func (row TestRow) countRatio() int64 {
+	ts := int64(TypeSize(row.Type))
+	if row.Size <= 0 || row.Count <= 0 || ts == 0 {
+		return 0
+	}
+	if unit := row.Count * ts; row.Size%unit == 0 {
+		return row.Size / unit
+	}
+	return -1
 }
 
 // RanksPartial reports whether rank lines are missing: a rank line shows a
@@ -94,9 +146,17 @@ func (r *TestRun) inferCollective() []string {
 		inNA = inNA || (row.Out.Wrong >= 0 && row.In.Wrong < 0 && row.In.ErrorText == "")
 		inChecked = inChecked || row.In.Wrong >= 0
 	}
+	// The ranks the count column implies stay out of the busbw factor:
+	// nccl-tests of the NCCL 2.6 era printed all_gather's busbw equal to
+	// its algbw (nccl#340), so only ranks the output names test it.
+	perRank, known := r.countPerRank()
+	n := r.listedRanks()
 	var out []string
 	for _, c := range all {
 		if !r.columnsAllow(c, redop, root, inNA) {
+			continue
+		}
+		if known && perRank != countsPerRank(c) && n != 1 {
 			continue
 		}
 		if inChecked && (c == "sendrecv" || c == "alltoall") {
@@ -104,16 +164,49 @@ func (r *TestRun) inferCollective() []string {
 			continue
 		}
 		if lo, hi, ok := r.busRatio(); ok {
-			if f := busFactor(c, r.NRanks()); r.NRanks() > 1 && (f < lo || f > hi) {
+			if f := busFactor(c, n); n > 1 && (f < lo || f > hi) {
 				continue
 			}
-			if r.NRanks() == 0 && !factorReaches(c, lo, hi) {
+			if n == 0 && !factorReaches(c, lo, hi) {
 				continue
 			}
 		}
 		out = append(out, c)
 	}
 	return out
+}
+
+// countsPerRank reports whether collective c prints one rank's element
+// count in the count column, its size being count × type size × ranks:
+// nccl-tests prints the count it passes NCCL (src/common.cu), which for
+// these collectives is the per-rank send or receive count.
+func countsPerRank(c string) bool {
+	switch c {
+	case "all_gather", "reduce_scatter", "alltoall", "gather", "scatter":
+		return true
+	}
+	return false
+}
+
+// countPerRank reports, from the rows that tell (countRatio), whether the
+// size is a multiple of count × type size above 1 (a per-rank count:
+// all_gather, alltoall, ...) or exactly count × type size (all_reduce,
+// broadcast, reduce, sendrecv); known is false when no row tells or the
+// rows disagree. On one rank the two read alike.
+func (r *TestRun) countPerRank() (perRank, known bool) {
+	seen := map[bool]bool{}
+	for _, row := range r.Rows {
+		switch k := row.countRatio(); {
+		case k < 0:
+			return false, false
+		case k > 0:
+			seen[k > 1] = true
+		}
+	}
+	if len(seen) != 1 {
+		return false, false
+	}
+	return seen[true], true
 }
 
 // columnsAllow reports whether a collective could print these columns; the
@@ -137,11 +230,11 @@ func (r *TestRun) columnsAllow(c, redop string, root int, inNA bool) bool {
 	if r.HasRedop && redop != "" && redop != "none" && !reducing && c != "sendrecv" {
 		return false
 	}
-	if r.HasRedop && redop == "none" && (reducing || c == "sendrecv") {
+	if r.HasRedop && (redop == "none" || redop == "" && len(r.Rows) > 0) && (reducing || c == "sendrecv") {
 		// sendrecv_perf runs over the -o operations (src/sendrecv.cu
 		// SendRecvRunTest) and prints the op's name, "sum" by default:
 		// never "none", which the collectives that move data without an
-		// operation print.
+		// operation print, nor the blank some versions print instead.
 		return false
 	}
 	if !r.HasRedop && r.layout.known && reducing {
@@ -150,8 +243,10 @@ func (r *TestRun) columnsAllow(c, redop string, root int, inNA bool) bool {
 	if inNA && c != "sendrecv" && c != "alltoall" {
 		return false
 	}
-	if !r.HasRedop && r.layout.known && c != "all_gather" && c != "broadcast" {
-		// Tables without a redop column predate the other collectives.
+	if !r.HasRedop && r.layout.known && c != "all_gather" && c != "broadcast" && c != "sendrecv" {
+		// Tables without a redop column predate the other collectives,
+		// but for the first sendrecv_perf's, which printed neither a
+		// redop nor a root column (nccl-tests#104).
 		return false
 	}
 	return true

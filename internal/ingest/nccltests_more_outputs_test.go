@@ -54,8 +54,8 @@ func TestRCCLTestsToolFromLibraryVersionBlock(t *testing.T) {
 func TestNCCLTestsMorePublicOutputsReadWhole(t *testing.T) {
 	checkReadWhole(t, []readWholeCase{
 		{"allreduce-2n-old-format-launch-mode-mlx5-completion-error-4-nccltests24.txt", "all_reduce/all_gather/reduce_scatter/alltoall/sendrecv", 0, 0},
-		{"allreduce-a100-2n-1g-srun-pmix-ucx-rows-8b-64b-nccltests150.txt", "all_reduce/reduce_scatter", 0, 4},
-		{"allreduce-p3dn-1n-8g-v100-old-format-rows-8b-nccl318.txt", "all_reduce/reduce_scatter/sendrecv", 8, 1},
+		{"allreduce-a100-2n-1g-srun-pmix-ucx-rows-8b-64b-nccltests150.txt", "all_reduce", 0, 4},
+		{"allreduce-p3dn-1n-8g-v100-old-format-rows-8b-nccl318.txt", "all_reduce/sendrecv", 8, 1},
 		{"allreduce-p3dn-2n-16g-efa-old-error-column-1m-4m-awsofinccl33.txt", "all_reduce", 0, 3},
 		{"allreduce-v100-pcie-1n-4g-rows-8b-64b-unhandled-system-error-nccl1039.txt", "all_reduce", 4, 4},
 		{"preamble-a100-p4d-2n-16rank-old-rank-lines-step-bytes-awsofinccl65.txt", "all_reduce/all_gather/reduce_scatter/alltoall/broadcast/reduce/sendrecv/gather/scatter", 9, 0},
@@ -75,18 +75,14 @@ func TestNCCLTestsMorePublicOutputsReadWhole(t *testing.T) {
 func TestNCCLTestsRedopNoneIsNotSendrecv(t *testing.T) {
 	const hdr = "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
 	for _, c := range []struct {
-		redop, want string
+		redop, count, want string
 	}{
-		{"none", "alltoall"},
-		{" sum", "sendrecv"},
+		// alltoall's count is per rank: 8 ranks of 32768 floats.
+		{"none", " 32768", "alltoall"},
+		{" sum", "262144", "sendrecv"},
 	} {
-		x := parseTests(t, hdr+"     1048576        262144     float    "+c.redop+"      -1    40.12   26.14   26.14      0    39.80   26.35   26.35    N/A\n")
-		r := x.Runs[0]
-		got := r.Collective
-		if got == "" {
-			got = strings.Join(r.Candidates, "/")
-		}
-		if got != c.want {
+		x := parseTests(t, hdr+"     1048576        "+c.count+"     float    "+c.redop+"      -1    40.12   26.14   26.14      0    39.80   26.35   26.35    N/A\n")
+		if got := collOrCandidates(x.Runs[0]); got != c.want {
 			t.Errorf("redop %q: %s, want %s", c.redop, got, c.want)
 		}
 	}

@@ -120,12 +120,21 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 		lay = guessLayout(rest)
 	}
 	half := max(lay.half, 4)
-	if lay.redop && len(rest) > 0 && (isWord(rest[0]) || len(rest) != half+5 || !lay.root) {
+	whole := half + 4
+	if lay.root {
+		whole++
+	}
+	blankRedop := len(rest) > 0 && !isWord(rest[0]) && len(rest) == whole
+	if lay.redop && len(rest) > 0 && !blankRedop {
 		row.Redop = strings.Clone(rest[0])
 		rest = rest[1:]
 	}
-	// Otherwise the redop is blank: some ports (MetaX's mccl-tests) print
-	// nothing there for all_gather, so the row holds the root next.
+	// Otherwise the redop is blank, the row one column short of the
+	// header and a number where the redop goes: some ports (MetaX's
+	// mccl-tests) print nothing there for all_gather, so the row holds the
+	// root next, and nccl-tests of the "error" column era, without a root
+	// column, printed nothing there for alltoall (nccl-tests#78), so the
+	// row holds the out-of-place time next.
 	if lay.root && len(rest) > 0 {
 		row.Root = atoiOr(rest[0], -1)
 		rest = rest[1:]
