@@ -109,6 +109,7 @@ type switchParser struct {
 	cl      cumulusStats
 	det     detailedBlock
 	js      swJSON
+	wm      wmJSON
 	// histPort is the port the last echoed `fec-histogram` command named.
 	histPort string
 }
@@ -135,7 +136,7 @@ func (p *switchParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if p.js.feed(p, l, t) || p.junos.feed(p, l, t) || p.nxd.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.nxc.feed(p, l, t) || p.os10.feed(p, l, t) || p.errs.feed(p, l, t) || p.det.feed(p, l, t) || p.iface.feed(p, l, t) || p.cl.feed(p, l, t) {
+	if p.js.feed(p, l, t) || p.wm.feed(p, l, t) || p.junos.feed(p, l, t) || p.nxd.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.nxc.feed(p, l, t) || p.os10.feed(p, l, t) || p.errs.feed(p, l, t) || p.det.feed(p, l, t) || p.iface.feed(p, l, t) || p.cl.feed(p, l, t) {
 		return
 	}
 	if t == "" {
