@@ -383,7 +383,8 @@ func (p *switchParser) header(h string) (swTable, []string) {
 		return swLLDP, f
 	case f[0] == "PORT" && f[1] == "ACTION" && strings.Contains(h, "DETECTION TIME") && strings.Contains(h, "RESTORATION TIME"):
 		return swWDConfig, f
-	case f[0] == "Port" && f[1] == "TxQ" && strings.Contains(h, "WredDrp/pkts") && strings.Contains(h, "EcnMarked/pkts"):
+	case f[0] == "Port" && (f[1] == "TxQ" || f[1] == "Voq") && strings.Contains(h, "WredDrp/pkts") && strings.Contains(h, "EcnMarked/pkts"):
+		// --voq prints the ingress VOQs toward each system port.
 		return swWRED, f
 	case sonic.PFCPriorityHeader(f):
 		return swPFCPrio, f

@@ -1,0 +1,15 @@
+package doctor
+
+import (
+	"testing"
+)
+
+// `show queue wredcounters --voq`, as text and as JSON, is judged as the
+// per-port table is: WRED drops on a lossless VOQ are an error.
+func TestSwitchWREDVOQJudged(t *testing.T) {
+	for _, f := range []string{"sonic-queue-wredcounters-voq-system-ports-sonic-utilities.txt", "sonic-queue-wredcounters-voq-port-json-sonic-utilities.txt"} {
+		fs := diagnose(t, Options{}, nicTestdata("corpus/switch/"+f)).Findings
+		nicMustFind(t, fs, "switch.queue.drops", Error, "testsw|Ethernet0 VOQ3: WRED dropped 11 packets on lossless queue 3")
+		nicMustFind(t, fs, "switch.ecn.marks", Info, "testsw|Ethernet0 VOQ6: 94 packets marked CE")
+	}
+}

@@ -1,0 +1,31 @@
+package ingest
+
+import (
+	"testing"
+)
+
+// TestSwitchWREDForms reads `show queue wredcounters` as --voq prints it
+// (rows of system ports) and as -j prints it (with and without --voq).
+func TestSwitchWREDForms(t *testing.T) {
+	v := switchCorpus(t, "switch/sonic-queue-wredcounters-voq-system-ports-sonic-utilities.txt")
+	if len(v.WRED) != 24 {
+		t.Fatalf("%d WRED rows, want 3 system ports x 8 VOQs", len(v.WRED))
+	}
+	if w := v.WRED[11]; w.Port != "testsw|Ethernet4" || w.Type != "VOQ" || w.Queue != 3 || w.WREDDrop != 45 || w.ECNMarks != 82 || w.Evidence.Line != 21 {
+		t.Errorf("testsw|Ethernet4 VOQ3 %+v", w)
+	}
+	j := switchCorpus(t, "switch/sonic-queue-wredcounters-ethernet8-json-sonic-utilities.txt")
+	if len(j.WRED) != 30 || len(j.Queues) != 0 {
+		t.Fatalf("%d WRED rows, %d queue counts, want 30 queues of Ethernet8", len(j.WRED), len(j.Queues))
+	}
+	if w := j.WRED[0]; w.Type != "ALL" || w.WREDDrop != -1 || w.ECNMarks != -1 {
+		t.Errorf("ALL20 %+v, want N/A", w)
+	}
+	if w := j.WRED[23]; w.Port != "Ethernet8" || w.Type != "UC" || w.Queue != 3 || w.WREDDrop != 11 || w.ECNMarks != 63 || w.Evidence.Line != 145 {
+		t.Errorf("Ethernet8 UC3 %+v", w)
+	}
+	vj := switchCorpus(t, "switch/sonic-queue-wredcounters-voq-port-json-sonic-utilities.txt")
+	if len(vj.WRED) != 8 || vj.WRED[3].Port != "testsw|Ethernet0" || vj.WRED[3].WREDDrop != 11 || vj.WRED[3].ECNMarks != 12 {
+		t.Errorf("VOQ JSON %+v", vj.WRED)
+	}
+}
