@@ -404,7 +404,7 @@ var book = []Spec{
 		Text: "`show interfaces counters fec-histogram PORT`: the highest bin (symbol errors per codeword) a port's RS-FEC met codewords in: info up to BIN12, a warning from BIN13 (the histogram does not say the lane rate: RS(528,514) of 25G-lane NRZ repairs 7 symbols per codeword, IEEE 802.3 clause 91, t=7; RS(544,514) of 200/400/800G PAM4 repairs 15, clauses 91 and 119, t=15, so bins 8-12 are normal there); a histogram of BIN0 alone raises nothing",
 		Fix:  "Watch the high bins grow after a clear; check the optic's power, clean and reseat the connectors, compare both ends' FEC mode."},
 	{ID: "switch.queue.trimmed", Layer: LayerFabric, Severities: []Severity{Warn}, Front: Doctor,
-		Text: "`show queue counters --trim` (and `show interfaces counters trim -j`, a port's total): a queue trimmed packets (cut to their headers instead of dropping them) or dropped trimmed ones: for RoCEv2 each is a lost packet; N/A queues raise nothing",
+		Text: "`show queue counters --trim` (and `show interfaces counters trim` or its -j, a port's total): a queue trimmed packets (cut to their headers instead of dropping them) or dropped trimmed ones: for RoCEv2 each is a lost packet; N/A queues raise nothing",
 		Fix:  "Keep RoCE off the queues that trim (its DSCP mapped to a lossless queue), or relieve their congestion."},
 	{ID: "switch.hw.drops", Layer: LayerFabric, Severities: []Severity{Info, Warn}, Front: Doctor,
 		Text: "Arista EOS `show hardware counter drop`: the ASICs' drops by type, the summary's total or the rows' sum, with the three largest counters: adverse (A, the hardware's own faults) warn; congestion (C: the counters do not name the class, and lossy classes drop by design) and packet processor (P, forwarding decisions) info",

@@ -29,3 +29,16 @@ func TestSwitchWREDForms(t *testing.T) {
 		t.Errorf("VOQ JSON %+v", vj.WRED)
 	}
 }
+
+// TestSwitchTrimPortTable reads `show interfaces counters trim`: each
+// port's trimmed packets as a QueueTrim of no queue, as its -j is read;
+// an all-N/A port is kept out.
+func TestSwitchTrimPortTable(t *testing.T) {
+	s := switchCorpus(t, "switch/sonic-show-int-counters-trim-table-sonic-utilities.txt")
+	if len(s.Trims) != 2 || len(s.Ports) != 0 {
+		t.Fatalf("trims %+v ports %+v", s.Trims, s.Ports)
+	}
+	if q := s.Trims[1]; q.Port != "Ethernet4" || q.Type != "" || q.Queue != -1 || q.Trimmed != 20000 || q.Sent != 10000 || q.Dropped != 10000 || q.Evidence.Line != 8 {
+		t.Errorf("Ethernet4 %+v", q)
+	}
+}

@@ -13,3 +13,11 @@ func TestSwitchWREDVOQJudged(t *testing.T) {
 		nicMustFind(t, fs, "switch.ecn.marks", Info, "testsw|Ethernet0 VOQ6: 94 packets marked CE")
 	}
 }
+
+// `show interfaces counters trim` as a table is judged as its -j is.
+func TestSwitchTrimPortTableJudged(t *testing.T) {
+	for _, f := range []string{"sonic-show-int-counters-trim-table-sonic-utilities.txt", "sonic-show-int-counters-trim-json-sonic-utilities.txt"} {
+		fs := diagnose(t, Options{}, nicTestdata("corpus/switch/"+f)).Findings
+		nicMustFind(t, fs, "switch.queue.trimmed", Warn, "sonic Ethernet4: 20000 packets trimmed (10000 sent on, 10000 dropped after trimming)")
+	}
+}
