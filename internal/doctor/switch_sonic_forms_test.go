@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -19,5 +20,15 @@ func TestSwitchTrimPortTableJudged(t *testing.T) {
 	for _, f := range []string{"sonic-show-int-counters-trim-table-sonic-utilities.txt", "sonic-show-int-counters-trim-json-sonic-utilities.txt"} {
 		fs := diagnose(t, Options{}, nicTestdata("corpus/switch/"+f)).Findings
 		nicMustFind(t, fs, "switch.queue.trimmed", Warn, "sonic Ethernet4: 20000 packets trimmed (10000 sent on, 10000 dropped after trimming)")
+	}
+}
+
+// A PG drop table whose every count is N/A (counters not polled) is named
+// with the counterpoll command, not said to be in no known format.
+func TestSwitchPGAllNANamed(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("corpus/switch/sonic-pg-drop-masic-asic1-all-na-sonic-utilities.txt")}, nil, Options{})
+	f := nicMustFind(t, rep.Findings, "input.unrecognized", Info, "`show priority-group drop counters` with every count N/A", "switch output diagnose does not judge, not read")
+	if !strings.Contains(f.Fix, "counterpoll pg-drop enable") {
+		t.Errorf("fix %q", f.Fix)
 	}
 }
