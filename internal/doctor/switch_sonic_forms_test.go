@@ -32,3 +32,15 @@ func TestSwitchPGAllNANamed(t *testing.T) {
 		t.Errorf("fix %q", f.Fix)
 	}
 }
+
+// SYNTHETIC, in the format of `show interfaces counters` on a chassis
+// supervisor (testdata/corpus/switch/sonic-int-counters-chassis-*): a line
+// card's port that drops is named as printed.
+func TestSwitchPortsChassisSupervisorJudged(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"admin@sonic-sup:~$ show interfaces counters",
+		"       IFACE    STATE    RX_OK     RX_BPS    RX_UTIL    RX_ERR    RX_DRP    RX_OVR    TX_OK     TX_BPS    TX_UTIL    TX_ERR    TX_DRP    TX_OVR",
+		"------------  -------  -------  ---------  ---------  --------  --------  --------  -------  ---------  ---------  --------  --------  --------",
+		" Ethernet3/5        U    90000  10.00 B/s      0.00%         0       900         0    90000  10.00 B/s      0.00%         0         0         0")
+	nicMustFind(t, fs, "switch.queue.drops", Warn, "Ethernet3/5: 900 packets dropped at ingress")
+}

@@ -42,3 +42,16 @@ func TestSwitchTrimPortTable(t *testing.T) {
 		t.Errorf("Ethernet4 %+v", q)
 	}
 }
+
+// TestSwitchPortsChassisSupervisor reads `show interfaces counters` on a
+// chassis supervisor: the line cards' ports, named with slashes.
+func TestSwitchPortsChassisSupervisor(t *testing.T) {
+	s := switchCorpus(t, "switch/sonic-int-counters-chassis-supervisor-ethernet1-1-na-sonic-utilities.txt")
+	if len(s.Ports) != 4 || s.Ports[2].Port != "Ethernet11/1" || s.Ports[2].RxOK != -1 || s.Ports[0].RxOK != 100 || s.Ports[0].Evidence.Line != 7 {
+		t.Errorf("VOQ chassis ports %+v", s.Ports)
+	}
+	s = switchCorpus(t, "switch/sonic-int-counters-packet-chassis-supervisor-hundredgige-sonic-utilities.txt")
+	if len(s.Ports) != 3 || s.Ports[2].Port != "FourHundredGigE0/3/0/10" || s.Ports[2].TxOK != 100 {
+		t.Errorf("packet chassis ports %+v", s.Ports)
+	}
+}
