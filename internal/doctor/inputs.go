@@ -444,7 +444,7 @@ func inputFindings(ins []InputInfo) []Finding {
 				ID: "input.unrecognized", Severity: Info, Layer: LayerInput,
 				Title:     fmt.Sprintf("%s is %s: switch output diagnose does not judge, not read", in.Path, in.switchCmd),
 				Evidence:  []Evidence{{File: in.Path, Text: in.switchCmd}},
-				Mechanism: "diagnose judges what a switch counts on the RoCE path: PFC and pause frames, drops per queue and port, ECN marks, buffer use, the PFC watchdog, link errors and FEC. This command prints none of them, so nothing in it was checked, and its silence says nothing about the fabric's health.",
+				Mechanism: "diagnose judges what a switch counts on the RoCE path: PFC and pause frames, drops per queue and port, ECN marks, buffer use, the PFC watchdog, link errors and FEC. This output holds none of them (the command prints none, or it printed N/A for every count), so nothing in it was checked, and its silence says nothing about the fabric's health.",
 				Fix:       "Pass the output of " + in.switchFix + ".",
 			}.per(in.Path, "input", "Switch output diagnose does not judge"))
 		case in.InDir != "" || in.InArchive != "":

@@ -440,8 +440,8 @@ func checkHeadroom(inc *Incident) []Finding {
 					f.Severity = Warn
 					f.Title = fmt.Sprintf("%s: peak %s in a priority-group watermark table without its title, and the port dropped: if it is the headroom watermark, the headroom was exhausted (lossless per %s)", name, peak, from)
 				}
-				f.Mechanism = "The table has the header and rows of `show priority-group watermark` (or `persistent-watermark`) but not the title line that says which buffer it measures (\"Ingress headroom per PG:\" or \"Ingress shared pool occupancy per PG:\"), as pasted in sonic-utilities#2568; the two tables print the same header. Read as the shared watermark, the peak is the PG's use of the shared pool, normal under load. Read as the headroom watermark: " + mech
-				f.Fix = "Run `show priority-group watermark headroom` and keep its title line (watermarkstat -t pg_headroom), to know which it is. If it is headroom: " + fix
+				f.Mechanism = "The table has the header and rows of `show priority-group watermark` (or `persistent-watermark`) but not the title line that says which buffer it measures (\"Ingress headroom per PG:\" or \"Ingress shared pool occupancy per PG:\"), as pasted in sonic-utilities#2568; the two tables print the same header, and their JSON (-j) has no title at all, only the command echoed above it tells. Read as the shared watermark, the peak is the PG's use of the shared pool, normal under load. Read as the headroom watermark: " + mech
+				f.Fix = "Run `show priority-group watermark headroom` and keep its title line (watermarkstat -t pg_headroom), or with -j the command line above the JSON, to know which it is. If it is headroom: " + fix
 			case drop:
 				f.Severity = Error
 				f.Title = fmt.Sprintf("%s: PFC headroom exhausted: peak %s and the port dropped (lossless per %s)", name, peak, from)

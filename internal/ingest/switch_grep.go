@@ -82,7 +82,7 @@ func filteredShow(t string) string {
 		}
 		match := true
 		for j, w := range s.words {
-			if len(typed[j]) < 3 || !strings.HasPrefix(w, typed[j]) {
+			if !wordPrefix(typed[j], w) {
 				match = false
 				break
 			}

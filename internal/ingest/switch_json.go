@@ -5,7 +5,8 @@ import (
 )
 
 // SONiC's counters in JSON (`show queue counters -j`, queuestat -j, with
-// --voq and --trim; `show interfaces counters -j`, portstat -j): an
+// --voq and --trim; `show queue wredcounters -j`, wredstat -j, with --voq;
+// `show interfaces counters -j`, portstat -j): an
 // object of ports, each an object of queues or of portstat's columns, as
 // json.dumps prints it with an indent, one key a line:
 //
@@ -21,8 +22,9 @@ import (
 //	  }
 //	}
 //
-// portstat's object holds "STATE", "RX_OK", "RX_DRP" and the rest as
-// strings (its trim subcommand's TRIM_PKTS, TRIM_TX_PKTS, TRIM_DRP_PKTS). A document printed on one line is not read.
+// wredstat's queue objects hold wreddroppacket, wreddropbytes,
+// ecnmarkedpacket and ecnmarkedbytes; portstat's object holds "STATE",
+// "RX_OK", "RX_DRP" and the rest as strings (its trim subcommand's TRIM_PKTS, TRIM_TX_PKTS, TRIM_DRP_PKTS). A document printed on one line is not read.
 
 // swJSON follows the document being read.
 type swJSON struct {
@@ -44,8 +46,10 @@ type swJSON struct {
 type jsonQueue struct {
 	QueueCount
 	trim    QueueTrim
+	wred    QueueWRED
 	counts  bool // totalpacket or droppacket read
 	trimmed bool // trimpacket or trimdroppacket read
+	wredSet bool // wreddroppacket or ecnmarkedpacket read
 }
 
 // jsonLine splits `"key": value,` into key and value ("{" for an object
@@ -109,6 +113,7 @@ func (j *swJSON) open(p *switchParser, l Line, key string) {
 		typ, num := splitQueueName(key)
 		j.q = jsonQueue{QueueCount: QueueCount{Port: j.path[0], Queue: num, Type: typ, DropPkts: -1, DropBytes: -1, Namespace: p.titleNS, Evidence: At(p.out.src, l)}}
 		j.q.trim = QueueTrim{Port: j.path[0], Queue: num, Type: typ, Trimmed: -1, Sent: -1, Dropped: -1, Evidence: At(p.out.src, l)}
+		j.q.wred = QueueWRED{Port: j.path[0], Queue: num, Type: typ, WREDDrop: -1, ECNMarks: -1, Namespace: p.titleNS, Evidence: At(p.out.src, l)}
 	}
 }
 
@@ -137,7 +142,11 @@ func (j *swJSON) leaf(p *switchParser, l Line, key, val string) bool {
 			j.q.trim.Sent = v
 		case "trimdroppacket":
 			j.q.trim.Dropped, j.q.trimmed = v, true
-		case "creditWDPkts":
+		case "wreddroppacket":
+			j.q.wred.WREDDrop, j.q.wredSet = v, true
+		case "ecnmarkedpacket":
+			j.q.wred.ECNMarks, j.q.wredSet = v, true
+		case "creditWDPkts", "wreddropbytes", "ecnmarkedbytes":
 		default:
 			return false
 		}
@@ -194,6 +203,9 @@ func (j *swJSON) close(p *switchParser) {
 		}
 		if j.q.trimmed && (j.q.trim.Trimmed >= 0 || j.q.trim.Dropped >= 0) {
 			p.out.Trims = appendCapped(p.out.Trims, j.q.trim, maxSwitchRows, &p.out.Omitted)
+		}
+		if j.q.wredSet {
+			p.out.WRED = appendCapped(p.out.WRED, j.q.wred, maxSwitchRows, &p.out.Omitted)
 		}
 	}
 	j.path = j.path[:len(j.path)-1]

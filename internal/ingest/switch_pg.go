@@ -34,7 +34,7 @@ func (d PGDrop) NoDropGroups() []int { return bitmapPrios(uint64(d.NoDropMask)) 
 type QueueWRED struct {
 	Port               string
 	Queue              int
-	Type               string // "UC", "MC" or "ALL"
+	Type               string // "UC", "MC", "ALL" or "VOQ"
 	WREDDrop, ECNMarks int64
 	// Namespace is the ASIC of a multi-ASIC switch, as the echoed
 	// command's -n names it (wredstat prints no namespace title); "" when
@@ -102,9 +102,10 @@ func (p *switchParser) pgRow(f []string, ev Evidence) bool {
 	return true
 }
 
-// wredRow reads a `show queue wredcounters` row.
+// wredRow reads a `show queue wredcounters` row (with --voq, a row of a
+// system port, "lc1|asic0|Ethernet0").
 func (p *switchParser) wredRow(f []string, ev Evidence) bool {
-	if len(f) != 6 || !isIdentName(f[0]) {
+	if len(f) != 6 || !queuePortName(f[0]) {
 		return false
 	}
 	typ, num := splitQueueName(f[1])

@@ -170,7 +170,7 @@ func (p *switchParser) row(l Line, t string) bool {
 // portRow reads a `show interfaces counters` row by the header's columns;
 // the rate columns ("2000.00 MB/s") take two fields.
 func (p *switchParser) portRow(f []string, ev Evidence) bool {
-	if len(f) < 4 || !isIdentName(f[0]) {
+	if len(f) < 4 || !slashedName(f[0]) {
 		return false
 	}
 	vals := portVals(f)
@@ -275,6 +275,23 @@ func splitQueueName(s string) (string, int) {
 		}
 	}
 	return "", 0
+}
+
+// slashedName reports whether s names a port as portstat prints it: an
+// interface, or on a chassis supervisor a line card's port, "Ethernet1/1"
+// (a VOQ chassis) or "HundredGigE0/1/0/1" (a packet chassis), slashes
+// between the parts.
+func slashedName(s string) bool {
+	parts := strings.Split(s, "/")
+	if len(parts) > 4 {
+		return false
+	}
+	for _, p := range parts {
+		if !isIdentName(p) {
+			return false
+		}
+	}
+	return true
 }
 
 // queuePortName reports whether s names a port in a queue table: an

@@ -13,7 +13,7 @@ import (
 //	Ethernet0    UC2          200              100              100
 
 // QueueTrim is one row of `show queue counters --trim`, or a port's
-// total of `show interfaces counters trim -j` (Type "", Queue -1); a
+// total of `show interfaces counters trim` or its -j (Type "", Queue -1); a
 // count is -1 when N/A.
 type QueueTrim struct {
 	Port                   string
@@ -23,20 +23,28 @@ type QueueTrim struct {
 	Evidence               Evidence
 }
 
-// trimHeader reports whether f is the header of `show queue counters --trim`.
+// trimHeader reports whether f is the header of `show queue counters
+// --trim` or of `show interfaces counters trim`, a port's total:
+//
+//	    IFACE    STATE    TRIM_PKTS    TRIM_TX_PKTS    TRIM_DRP_PKTS
+//	---------  -------  -----------  --------------  ---------------
+//	Ethernet0        D          100              50               50
 func trimHeader(f []string) bool {
-	return len(f) == 5 && f[0] == "Port" && f[1] == "TxQ" && f[2] == "Trim/pkts" && f[3] == "TrimSent/pkts" && f[4] == "TrimDrop/pkts"
+	return len(f) == 5 && (f[0] == "Port" && f[1] == "TxQ" && f[2] == "Trim/pkts" && f[3] == "TrimSent/pkts" && f[4] == "TrimDrop/pkts" ||
+		f[0] == "IFACE" && f[1] == "STATE" && f[2] == "TRIM_PKTS" && f[3] == "TRIM_TX_PKTS" && f[4] == "TRIM_DRP_PKTS")
 }
 
-// trimRow reads a row; a queue whose cells are all N/A is read and kept
-// out.
+// trimRow reads a row; a queue or port whose counts are all N/A is read
+// and kept out.
 func (p *switchParser) trimRow(f []string, ev Evidence) bool {
 	if len(f) != 5 || !queuePortName(f[0]) {
 		return false
 	}
-	typ, num := splitQueueName(f[1])
-	if typ == "" {
-		return false
+	typ, num := "", -1 // a port's total (the IFACE table)
+	if p.cols[0] == "Port" {
+		if typ, num = splitQueueName(f[1]); typ == "" {
+			return false
+		}
 	}
 	q := QueueTrim{Port: strings.Clone(f[0]), Queue: num, Type: typ, Trimmed: numOr(f[2]), Sent: numOr(f[3]), Dropped: numOr(f[4]), Evidence: ev}
 	if q.Trimmed < 0 && q.Sent < 0 && q.Dropped < 0 {

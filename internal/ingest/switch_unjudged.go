@@ -21,8 +21,11 @@ import (
 //	Physical interface: xe-0/1/0, Enabled, ... Junos show interfaces (not extensive)
 //	Vlan1 is down, line protocol is down       EOS, NX-OS show interfaces of ports
 //	                                           that print no counters
+//	Port  PG0  PG1 ...  (every cell N/A)       SONiC show priority-group drop
+//	                                           counters or watermark, not polled
 func SwitchUnjudged(head []byte) (what, fix string) {
-	var junosIf, junosCoS, ifaceHdr bool
+	var junosIf, junosCoS, ifaceHdr, pgNA bool
+	var pgTitle swTable
 	sc := bufio.NewScanner(bytes.NewReader(head))
 	for sc.Scan() {
 		t := strings.TrimSpace(sc.Text())
@@ -48,6 +51,11 @@ func SwitchUnjudged(head []byte) (what, fix string) {
 			}
 		case strings.HasPrefix(t, "Scheduler map: ") || strings.HasPrefix(t, "Maximum usable queues: "):
 			junosCoS = junosCoS || junosIf
+		case swTitle(t) == swPGDrop || swTitle(t) == swPGShared || swTitle(t) == swPGHeadroom:
+			pgTitle = swTitle(t)
+		case len(f) >= 2 && f[0] == "Port" && pgColumns(f[1:]):
+			// A per-PG table no reader kept a row of: every cell N/A.
+			pgNA = true
 		default:
 			if _, _, ok := ifaceHeader(t); ok && t == sc.Text() {
 				ifaceHdr = true
@@ -55,6 +63,12 @@ func SwitchUnjudged(head []byte) (what, fix string) {
 		}
 	}
 	switch {
+	case pgNA && pgTitle == swPGDrop:
+		return "SONiC `show priority-group drop counters` with every count N/A (the switch does not poll PG drop counters, or the ports have none)",
+			"`show priority-group drop counters` again after `counterpoll pg-drop enable` (`counterpoll show` lists what is polled), or meanwhile `show queue counters` and `show pfc counters`"
+	case pgNA:
+		return "SONiC `show priority-group watermark` (or `persistent-watermark`) with every peak N/A (the switch does not poll watermarks, or the ports have none)",
+			"`show priority-group watermark headroom` again after `counterpoll watermark enable` (`counterpoll show` lists what is polled), or meanwhile `show pfc counters`"
 	case junosCoS:
 		return "Juniper Junos `show class-of-service interface` (the CoS configuration of a port: scheduler map, classifiers; no counters)",
 			"`show interfaces queue PORT` (drops and ECN marks per queue), `show interfaces PORT extensive` (PFC frames per priority, MAC errors)"

@@ -1,0 +1,46 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// `show queue wredcounters --voq`, as text and as JSON, is judged as the
+// per-port table is: WRED drops on a lossless VOQ are an error.
+func TestSwitchWREDVOQJudged(t *testing.T) {
+	for _, f := range []string{"sonic-queue-wredcounters-voq-system-ports-sonic-utilities.txt", "sonic-queue-wredcounters-voq-port-json-sonic-utilities.txt"} {
+		fs := diagnose(t, Options{}, nicTestdata("corpus/switch/"+f)).Findings
+		nicMustFind(t, fs, "switch.queue.drops", Error, "testsw|Ethernet0 VOQ3: WRED dropped 11 packets on lossless queue 3")
+		nicMustFind(t, fs, "switch.ecn.marks", Info, "testsw|Ethernet0 VOQ6: 94 packets marked CE")
+	}
+}
+
+// `show interfaces counters trim` as a table is judged as its -j is.
+func TestSwitchTrimPortTableJudged(t *testing.T) {
+	for _, f := range []string{"sonic-show-int-counters-trim-table-sonic-utilities.txt", "sonic-show-int-counters-trim-json-sonic-utilities.txt"} {
+		fs := diagnose(t, Options{}, nicTestdata("corpus/switch/"+f)).Findings
+		nicMustFind(t, fs, "switch.queue.trimmed", Warn, "sonic Ethernet4: 20000 packets trimmed (10000 sent on, 10000 dropped after trimming)")
+	}
+}
+
+// A PG drop table whose every count is N/A (counters not polled) is named
+// with the counterpoll command, not said to be in no known format.
+func TestSwitchPGAllNANamed(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("corpus/switch/sonic-pg-drop-masic-asic1-all-na-sonic-utilities.txt")}, nil, Options{})
+	f := nicMustFind(t, rep.Findings, "input.unrecognized", Info, "`show priority-group drop counters` with every count N/A", "switch output diagnose does not judge, not read")
+	if !strings.Contains(f.Fix, "counterpoll pg-drop enable") {
+		t.Errorf("fix %q", f.Fix)
+	}
+}
+
+// SYNTHETIC, in the format of `show interfaces counters` on a chassis
+// supervisor (testdata/corpus/switch/sonic-int-counters-chassis-*): a line
+// card's port that drops is named as printed.
+func TestSwitchPortsChassisSupervisorJudged(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"admin@sonic-sup:~$ show interfaces counters",
+		"       IFACE    STATE    RX_OK     RX_BPS    RX_UTIL    RX_ERR    RX_DRP    RX_OVR    TX_OK     TX_BPS    TX_UTIL    TX_ERR    TX_DRP    TX_OVR",
+		"------------  -------  -------  ---------  ---------  --------  --------  --------  -------  ---------  ---------  --------  --------  --------",
+		" Ethernet3/5        U    90000  10.00 B/s      0.00%         0       900         0    90000  10.00 B/s      0.00%         0         0         0")
+	nicMustFind(t, fs, "switch.queue.drops", Warn, "Ethernet3/5: 900 packets dropped at ingress")
+}
