@@ -245,13 +245,6 @@ func badKey(table, key string) string {
 // portKeyIDs names what follows the port in a table's "port|ids" key.
 var portKeyIDs = map[string]string{"BUFFER_PG": "priority groups", "BUFFER_QUEUE": "queues", "QUEUE": "queue"}
 
-// applRef reports a reference in APPL_DB's form, "[BUFFER_PROFILE:name]"
-// (a colon where CONFIG_DB's "[BUFFER_PROFILE|name]" has a bar).
-func applRef(s string) bool {
-	table, _, ok := strings.Cut(strings.TrimPrefix(s, "["), ":")
-	return ok && strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") && !strings.Contains(s, "|") && tableName(table)
-}
-
 // emptyPortName says why a PORT_QOS_MAP key is no port list: orchagent
 // splits it on commas, and an empty name ("", ",", "Ethernet0,") is no
 // port.
@@ -417,9 +410,6 @@ func (p *parser) value(what string) (Value, error) {
 	v := Value{Line: l, Col: c}
 	switch x := t.(type) {
 	case string:
-		if applRef(x) {
-			return v, p.errAt(off, "%s: %q is a reference in APPL_DB's form (CONFIG_DB writes %q or the bare name): %s", what, x, strings.Replace(x, ":", "|", 1), applForm)
-		}
 		v.Text = unref(x)
 	case json.Number:
 		v.Text = x.String()
@@ -466,9 +456,13 @@ func (p *parser) value(what string) (Value, error) {
 
 // unref turns the reference form config_db used before SONiC 202111,
 // "[DSCP_TO_TC_MAP|AZURE]" (a list: "[BUFFER_PROFILE|a],[BUFFER_PROFILE|b]"),
-// into the plain name the newer form writes ("AZURE"; "a,b").
+// into the plain name the newer form writes ("AZURE"; "a,b"). A colon
+// after the table name, "[TC_TO_PRIORITY_GROUP_MAP:default]", is read
+// alike: orchagent's Orch::parseReference took ':' as well as '|' until
+// 202111, and vendor scripts (sonic-buildimage's Asterfusion CX564P-N
+// breakout_interface.py) write it into config_db.json.
 func unref(s string) string {
-	if len(s) < 4 || s[0] != '[' || s[len(s)-1] != ']' || !strings.Contains(s, "|") {
+	if len(s) < 4 || s[0] != '[' || s[len(s)-1] != ']' {
 		return s
 	}
 	parts := strings.Split(s, ",")
@@ -478,6 +472,9 @@ func unref(s string) string {
 			return s
 		}
 		_, name, ok := strings.Cut(x[1:len(x)-1], "|")
+		if table, colon, isColon := strings.Cut(x[1:len(x)-1], ":"); !ok && isColon && tableName(table) {
+			name, ok = colon, true
+		}
 		if !ok {
 			return s
 		}
