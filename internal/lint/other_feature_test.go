@@ -28,3 +28,22 @@ func TestPortShaperExcerptNotJudged(t *testing.T) {
 		t.Errorf("whole config: %q, want qos.pfc.disabled", got)
 	}
 }
+
+// A port row that binds a map beside a shaper-only row makes the config no
+// shaper excerpt, in either order (synthetic): the row without pfc_enable
+// is PFC off. The excerpt was judged on the group's first row only, so a
+// shaper on Ethernet0 hid Ethernet4's qos.pfc.disabled and one on
+// Ethernet8 (after it) did not.
+func TestPortShaperExcerptRowOrder(t *testing.T) {
+	for _, shaper := range []string{"Ethernet0", "Ethernet8"} {
+		file := filepath.Join(t.TempDir(), "shaper-and-map-synthetic.json")
+		text := `{"SCHEDULER": {"scheduler.port": {"meter_type": "bytes", "pir": "1000000000"}},
+"PORT_QOS_MAP": {"` + shaper + `": {"scheduler": "scheduler.port"}, "Ethernet4": {"tc_to_pg_map": "AZURE"}}}`
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := findingIDs(t, file); !strings.Contains(got, "qos.pfc.disabled") {
+			t.Errorf("%s shaper, Ethernet4 map: %q, want qos.pfc.disabled", shaper, got)
+		}
+	}
+}

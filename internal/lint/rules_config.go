@@ -278,6 +278,13 @@ var fragmentChecks = []struct{ table, checks string }{
 	{"QUEUE", "ECN marking and scheduling on the RoCE queue (QUEUE binds WRED_PROFILE and SCHEDULER rows to queues)"},
 }
 
+// fragmentCheck is what fragmentChecks says a fragment without table
+// cannot check.
+func fragmentCheck(table string) string {
+	i := slices.IndexFunc(fragmentChecks, func(c struct{ table, checks string }) bool { return c.table == table })
+	return fragmentChecks[i].checks
+}
+
 // bufferChecks are the checks a SONiC config that sets PFC on its ports
 // cannot run without BUFFER_PG and BUFFER_PROFILE (a qos.json render
 // without its buffers.json).
@@ -326,8 +333,8 @@ func fragmentNotJudged(m *Model) []doctor.Finding {
 		if !slices.Contains(missing, "PORT_QOS_MAP") {
 			missing, checks = nil, nil
 		}
-		if pqs := db.PortQoSMaps(); len(missing) == 0 && len(pqs) > 0 && !slices.ContainsFunc(pqs, func(pq sonic.PortQoS) bool { return pq.HasPFCEnable || !otherFeature(db, pq) }) {
-			missing, checks = append(missing, "pfc_enable or a QoS map"), append(checks, fragmentChecks[0].checks)
+		if len(missing) == 0 && otherFeatureExcerpt(db) {
+			missing, checks = append(missing, "pfc_enable or a QoS map"), append(checks, fragmentCheck("PORT_QOS_MAP"))
 		}
 		if setsPFC(db) && !wholeConfig(db) && !anyHas("BUFFER_PG") && !anyHas("BUFFER_PROFILE") {
 			missing, checks = append(missing, "BUFFER_PG", "BUFFER_PROFILE"), append(checks, bufferChecks)
