@@ -47,3 +47,31 @@ func TestPortShaperExcerptRowOrder(t *testing.T) {
 		}
 	}
 }
+
+// A null pfc_enable or profile (synthetic) is named at its position with
+// the text SONiC stores, "None"; a null field lint does not judge
+// (deployment_id, as sonic-cfggen --print-data writes it) is not. They
+// were read as not written, silently.
+func TestNullJudgedField(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "null-fields-synthetic.json")
+	text := `{"DEVICE_METADATA": {"localhost": {"deployment_id": null}},
+"PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "AZURE", "pfc_enable": null}},
+"BUFFER_PG": {"Ethernet0|3": {"profile": null}}}`
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{file}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		if f.ID == "config.field.null" {
+			got = append(got, f.Title)
+		}
+	}
+	want := "2 fields are null (PORT_QOS_MAP|Ethernet0.pfc_enable at 2:59, BUFFER_PG|Ethernet0|3.profile at 3:31): SONiC stores each as the text \"None\""
+	if len(got) != 1 || !strings.Contains(got[0], want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

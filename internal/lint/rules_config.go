@@ -23,6 +23,7 @@ func configRules(m *Model) []doctor.Finding {
 	fs = append(fs, unmappedNotJudged(m)...)
 	fs = append(fs, m.dynamicNotJudged()...)
 	fs = append(fs, pfcEnableFormat(m)...)
+	fs = append(fs, nullFields(m)...)
 	for _, db := range m.Sonic {
 		var keys []string
 		var ev []Evidence
@@ -411,6 +412,47 @@ func (m *Model) dynamicNotJudged() []doctor.Finding {
 		})
 	}
 	return fs
+}
+
+// nullFields names the fields lint judges (pfc_enable, a map, scheduler,
+// WRED profile, buffer profile or pool) whose value is null: the parser
+// reads them as not written, but SONiC stores the text "None".
+func nullFields(m *Model) []doctor.Finding {
+	var fs []doctor.Finding
+	for _, db := range m.Sonic {
+		var names []string
+		var ev []Evidence
+		for _, v := range db.Nulls {
+			table, _, _ := strings.Cut(v.Text, "|")
+			if !sonic.ReadTable(table) || !judgedField(v.Text[strings.LastIndex(v.Text, ".")+1:]) {
+				continue
+			}
+			names = append(names, fmt.Sprintf("%s at %d:%d", shortKey(v.Text), v.Line, v.Col))
+			ev = append(ev, sonicEv(db, v))
+		}
+		if len(names) == 0 {
+			continue
+		}
+		fs = append(fs, doctor.Finding{
+			ID: "config.field.null", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+			Title:     fmt.Sprintf("%s: %d fields are null (%s): SONiC stores each as the text \"None\"; lint reads them as not written", db.File, len(names), list(names, 3)),
+			Subject:   db.File,
+			Evidence:  evs(ev...),
+			Mechanism: "ConfigDBConnector (`config load`, `sonic-cfggen --write-to-db`) writes each field with Python's str(): a JSON null becomes the text \"None\" in CONFIG_DB. orchagent then reads pfc_enable \"None\" with std::stoi, which refuses it (std::invalid_argument), and a map, scheduler or profile named \"None\" refers to no row, so the row waits for it. lint judges the rest of the config as if the field were not written.",
+			Fix:       "Write the value (pfc_enable \"3,4\", the map or profile's name) or leave the field out.",
+		})
+	}
+	return fs
+}
+
+// judgedField reports a field lint judges: pfc_enable, a map, a
+// scheduler, a WRED or buffer profile, a pool.
+func judgedField(field string) bool {
+	switch field {
+	case "pfc_enable", "pfcwd_sw_enable", "profile", "profile_list", "pool", "scheduler", "wred_profile":
+		return true
+	}
+	return strings.HasSuffix(field, "_map")
 }
 
 // pfcEnableFormat names a pfc_enable that is not the comma list SONiC's

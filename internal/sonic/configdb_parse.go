@@ -306,9 +306,9 @@ var dumpKeys = map[string]bool{"expireat": true, "ttl": true, "type": true}
 // row reads one row's fields. In a table lint does not read, a row that is
 // not an object, or a field that is not a value, is skipped. A field whose
 // value is null, as sonic-cfggen's --print-data writes an attribute the
-// minigraph leaves out (`"deployment_id": null`), is skipped in any table:
-// ConfigDBConnector stores it as the text "None", which no reader of the
-// field takes for a value, so it is read as not written. A row in
+// minigraph leaves out (`"deployment_id": null`), is read as not written
+// in any table and kept in db.Nulls: ConfigDBConnector stores it as the
+// text "None", which lint names where it judges the field. A row in
 // sonic-db-dump's wrapper is read from its "value" object, and the
 // wrapper's own keys are dropped. A field name ending in '@' is a list
 // Redis keeps comma-joined (ConfigDBConnector's convention): the name is
@@ -381,7 +381,7 @@ func (p *parser) row(db *ConfigDB, table, what string, row map[string]Value, mer
 			if _, _, err := p.token(); err != nil {
 				return err
 			}
-			db.Skipped = append(db.Skipped, Value{Text: what + "." + field, Line: l, Col: c})
+			db.Nulls = append(db.Nulls, Value{Text: what + "." + field, Line: l, Col: c})
 			continue
 		}
 		v, err := p.value(what + "." + field)

@@ -202,8 +202,8 @@ func TestNullField(t *testing.T) {
 	if v, _ := db.Field("DEVICE_METADATA", "localhost", "hwsku"); v.Text != "Arista-7050-QX32" {
 		t.Errorf("hwsku %+v", v)
 	}
-	if len(db.Skipped) != 3 || db.Skipped[0].Text != "DEVICE_METADATA|localhost.deployment_id" || db.Skipped[0].Line != 2 || db.Skipped[0].Col != 35 {
-		t.Errorf("skipped %+v", db.Skipped)
+	if len(db.Nulls) != 3 || db.Nulls[0].Text != "DEVICE_METADATA|localhost.deployment_id" || db.Nulls[0].Line != 2 || db.Nulls[0].Col != 35 {
+		t.Errorf("nulls %+v", db.Nulls)
 	}
 }
 
