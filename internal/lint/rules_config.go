@@ -25,17 +25,7 @@ func configRules(m *Model) []doctor.Finding {
 	fs = append(fs, pfcEnableFormat(m)...)
 	fs = append(fs, nullFields(m)...)
 	for _, db := range m.Sonic {
-		var keys []string
-		var ev []Evidence
-		for _, d := range db.Duplicates {
-			table, _, _ := strings.Cut(d.Text, "|")
-			table, _, _ = strings.Cut(table, ".")
-			if !sonic.ReadTable(table) && d.Text != db.Wrapper {
-				continue
-			}
-			keys = append(keys, shortKey(d.Text))
-			ev = append(ev, sonicEv(db, d))
-		}
+		keys, ev := keysWhere(db, db.Duplicates, func(table string, d sonic.Value) bool { return sonic.ReadTable(table) || d.Text == db.Wrapper }, func(d sonic.Value) string { return shortKey(d.Text) })
 		if len(keys) == 0 {
 			continue
 		}
@@ -49,6 +39,24 @@ func configRules(m *Model) []doctor.Finding {
 		})
 	}
 	return fs
+}
+
+// keysWhere names the keys of vs ("TABLE|key", "TABLE|key.field") that
+// keep takes, given each one's table, as name writes them, with their
+// evidence.
+func keysWhere(db *sonic.ConfigDB, vs []sonic.Value, keep func(table string, v sonic.Value) bool, name func(sonic.Value) string) ([]string, []Evidence) {
+	var keys []string
+	var ev []Evidence
+	for _, v := range vs {
+		table, _, _ := strings.Cut(v.Text, "|")
+		table, _, _ = strings.Cut(table, ".")
+		if !keep(table, v) {
+			continue
+		}
+		keys = append(keys, name(v))
+		ev = append(ev, sonicEv(db, v))
+	}
+	return keys, ev
 }
 
 // list names up to n items, then how many more.
@@ -420,16 +428,9 @@ func (m *Model) dynamicNotJudged() []doctor.Finding {
 func nullFields(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
 	for _, db := range m.Sonic {
-		var names []string
-		var ev []Evidence
-		for _, v := range db.Nulls {
-			table, _, _ := strings.Cut(v.Text, "|")
-			if !sonic.ReadTable(table) || !judgedField(v.Text[strings.LastIndex(v.Text, ".")+1:]) {
-				continue
-			}
-			names = append(names, fmt.Sprintf("%s at %d:%d", shortKey(v.Text), v.Line, v.Col))
-			ev = append(ev, sonicEv(db, v))
-		}
+		names, ev := keysWhere(db, db.Nulls, func(table string, v sonic.Value) bool {
+			return sonic.ReadTable(table) && judgedField(v.Text[strings.LastIndex(v.Text, ".")+1:])
+		}, func(v sonic.Value) string { return fmt.Sprintf("%s at %d:%d", shortKey(v.Text), v.Line, v.Col) })
 		if len(names) == 0 {
 			continue
 		}
