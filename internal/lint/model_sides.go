@@ -128,7 +128,11 @@ func sonicSides(db *sonic.ConfigDB, d int) []switchSide {
 		}
 		g.ports = append(g.ports, pq.Port)
 	}
+	// pfcOffIfUnwritten: a port row without pfc_enable is PFC off, unless
+	// another row writes it (a port set apart), the config is lossy by
+	// design, or the excerpt is about another feature.
 	_, designed := db.LossyByDesign()
+	pfcOffIfUnwritten := db.Vendor == "" && !anyPFC && !designed && !otherFeatureExcerpt(db)
 	var out []switchSide
 	for _, g := range groups {
 		sd := switchSide{Name: fmt.Sprintf("%s %s", db.File, portList(g.ports)), TC: -1, DB: db, Port: g.ports[0], TCMap: g.pq.DSCPToTC.Text}
@@ -158,7 +162,7 @@ func sonicSides(db *sonic.ConfigDB, d int) []switchSide {
 		}
 		if g.pq.HasPFCEnable {
 			sd.Lossless, sd.LosslessKnown, sd.LosslessEv = g.pq.PFCEnable, true, sonicEv(db, g.pq.PFCEnableAt)
-		} else if row, ok := portQoSRow(db, g.pq.Port); ok && db.Vendor == "" && !anyPFC && !onePG(db, g.pq) && !designed && !otherFeature(db, g.pq) {
+		} else if row, ok := portQoSRow(db, g.pq.Port); ok && pfcOffIfUnwritten && !onePG(db, g.pq) {
 			// orchagent (qosorch.cpp handlePortQosMapTable) reads a row
 			// without pfc_enable as an empty one, and buffermgrd writes
 			// no lossless priority group: PFC on no priority. Beside
@@ -175,22 +179,32 @@ func sonicSides(db *sonic.ConfigDB, d int) []switchSide {
 	return out
 }
 
-// otherFeature reports a PORT_QOS_MAP row that binds no map and writes no
-// PFC field (only a port shaper's scheduler, or packet trimming's
-// tc_to_dscp_map, as SONiC's scheduler and trimming HLDs show them) in a
+// otherFeatureExcerpt reports a config whose every port row of
+// PORT_QOS_MAP binds no map and writes no PFC field (only a port shaper's
+// scheduler, or packet trimming's tc_to_dscp_map, as SONiC's scheduler and
+// trimming HLDs show them), with no dscp_to_tc_map on the global row, in a
 // config that holds no QoS map or buffer table and is not a switch's whole
 // CONFIG_DB: an excerpt about another feature, which says nothing of PFC
-// (fragmentNotJudged names it).
-func otherFeature(db *sonic.ConfigDB, pq sonic.PortQoS) bool {
-	if wholeConfig(db) {
+// (fragmentNotJudged names it). One port row that binds a map or writes
+// pfc_enable makes it no such excerpt, whatever the rows' order.
+func otherFeatureExcerpt(db *sonic.ConfigDB) bool {
+	if wholeConfig(db) || slices.ContainsFunc([]string{"DSCP_TO_TC_MAP", "DOT1P_TO_TC_MAP", "TC_TO_PRIORITY_GROUP_MAP", "TC_TO_QUEUE_MAP", "BUFFER_PG", "BUFFER_PROFILE", "BUFFER_POOL"}, db.Has) {
 		return false
 	}
-	for _, v := range []sonic.Value{pq.DSCPToTC, pq.TCToPG, pq.TCToQueue, pq.DOT1PToTC, pq.PFCToQueueMapName, pq.PFCToPGMapName, pq.PFCWDSWAt} {
-		if v.Given() {
+	ports := 0
+	for _, pq := range db.PortQoSMaps() {
+		if pq.Port == "global" {
+			if pq.DSCPToTC.Given() {
+				return false
+			}
+			continue
+		}
+		if pq.HasPFCEnable || slices.ContainsFunc([]sonic.Value{pq.DSCPToTC, pq.TCToPG, pq.TCToQueue, pq.DOT1PToTC, pq.PFCToQueueMapName, pq.PFCToPGMapName, pq.PFCWDSWAt}, sonic.Value.Given) {
 			return false
 		}
+		ports++
 	}
-	return !slices.ContainsFunc([]string{"DSCP_TO_TC_MAP", "DOT1P_TO_TC_MAP", "TC_TO_PRIORITY_GROUP_MAP", "TC_TO_QUEUE_MAP", "BUFFER_PG", "BUFFER_PROFILE", "BUFFER_POOL"}, db.Has)
+	return ports > 0
 }
 
 // portQoSRow is the key of the PORT_QOS_MAP row that holds port, alone

@@ -28,3 +28,50 @@ func TestPortShaperExcerptNotJudged(t *testing.T) {
 		t.Errorf("whole config: %q, want qos.pfc.disabled", got)
 	}
 }
+
+// A port row that binds a map beside a shaper-only row makes the config no
+// shaper excerpt, in either order (synthetic): the row without pfc_enable
+// is PFC off. The excerpt was judged on the group's first row only, so a
+// shaper on Ethernet0 hid Ethernet4's qos.pfc.disabled and one on
+// Ethernet8 (after it) did not.
+func TestPortShaperExcerptRowOrder(t *testing.T) {
+	for _, shaper := range []string{"Ethernet0", "Ethernet8"} {
+		file := filepath.Join(t.TempDir(), "shaper-and-map-synthetic.json")
+		text := `{"SCHEDULER": {"scheduler.port": {"meter_type": "bytes", "pir": "1000000000"}},
+"PORT_QOS_MAP": {"` + shaper + `": {"scheduler": "scheduler.port"}, "Ethernet4": {"tc_to_pg_map": "AZURE"}}}`
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := findingIDs(t, file); !strings.Contains(got, "qos.pfc.disabled") {
+			t.Errorf("%s shaper, Ethernet4 map: %q, want qos.pfc.disabled", shaper, got)
+		}
+	}
+}
+
+// A null pfc_enable or profile (synthetic) is named at its position with
+// the text SONiC stores, "None"; a null field lint does not judge
+// (deployment_id, as sonic-cfggen --print-data writes it) is not. They
+// were read as not written, silently.
+func TestNullJudgedField(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "null-fields-synthetic.json")
+	text := `{"DEVICE_METADATA": {"localhost": {"deployment_id": null}},
+"PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "AZURE", "pfc_enable": null}},
+"BUFFER_PG": {"Ethernet0|3": {"profile": null}}}`
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{file}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		if f.ID == "config.field.null" {
+			got = append(got, f.Title)
+		}
+	}
+	want := "2 fields are null (PORT_QOS_MAP|Ethernet0.pfc_enable at 2:59, BUFFER_PG|Ethernet0|3.profile at 3:31): SONiC stores each as the text \"None\""
+	if len(got) != 1 || !strings.Contains(got[0], want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

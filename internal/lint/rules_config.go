@@ -23,18 +23,9 @@ func configRules(m *Model) []doctor.Finding {
 	fs = append(fs, unmappedNotJudged(m)...)
 	fs = append(fs, m.dynamicNotJudged()...)
 	fs = append(fs, pfcEnableFormat(m)...)
+	fs = append(fs, nullFields(m)...)
 	for _, db := range m.Sonic {
-		var keys []string
-		var ev []Evidence
-		for _, d := range db.Duplicates {
-			table, _, _ := strings.Cut(d.Text, "|")
-			table, _, _ = strings.Cut(table, ".")
-			if !sonic.ReadTable(table) && d.Text != db.Wrapper {
-				continue
-			}
-			keys = append(keys, shortKey(d.Text))
-			ev = append(ev, sonicEv(db, d))
-		}
+		keys, ev := keysWhere(db, db.Duplicates, func(table string, d sonic.Value) bool { return sonic.ReadTable(table) || d.Text == db.Wrapper }, func(d sonic.Value) string { return shortKey(d.Text) })
 		if len(keys) == 0 {
 			continue
 		}
@@ -48,6 +39,24 @@ func configRules(m *Model) []doctor.Finding {
 		})
 	}
 	return fs
+}
+
+// keysWhere names the keys of vs ("TABLE|key", "TABLE|key.field") that
+// keep takes, given each one's table, as name writes them, with their
+// evidence.
+func keysWhere(db *sonic.ConfigDB, vs []sonic.Value, keep func(table string, v sonic.Value) bool, name func(sonic.Value) string) ([]string, []Evidence) {
+	var keys []string
+	var ev []Evidence
+	for _, v := range vs {
+		table, _, _ := strings.Cut(v.Text, "|")
+		table, _, _ = strings.Cut(table, ".")
+		if !keep(table, v) {
+			continue
+		}
+		keys = append(keys, name(v))
+		ev = append(ev, sonicEv(db, v))
+	}
+	return keys, ev
 }
 
 // list names up to n items, then how many more.
@@ -278,6 +287,13 @@ var fragmentChecks = []struct{ table, checks string }{
 	{"QUEUE", "ECN marking and scheduling on the RoCE queue (QUEUE binds WRED_PROFILE and SCHEDULER rows to queues)"},
 }
 
+// fragmentCheck is what fragmentChecks says a fragment without table
+// cannot check.
+func fragmentCheck(table string) string {
+	i := slices.IndexFunc(fragmentChecks, func(c struct{ table, checks string }) bool { return c.table == table })
+	return fragmentChecks[i].checks
+}
+
 // bufferChecks are the checks a SONiC config that sets PFC on its ports
 // cannot run without BUFFER_PG and BUFFER_PROFILE (a qos.json render
 // without its buffers.json).
@@ -326,8 +342,8 @@ func fragmentNotJudged(m *Model) []doctor.Finding {
 		if !slices.Contains(missing, "PORT_QOS_MAP") {
 			missing, checks = nil, nil
 		}
-		if pqs := db.PortQoSMaps(); len(missing) == 0 && len(pqs) > 0 && !slices.ContainsFunc(pqs, func(pq sonic.PortQoS) bool { return pq.HasPFCEnable || !otherFeature(db, pq) }) {
-			missing, checks = append(missing, "pfc_enable or a QoS map"), append(checks, fragmentChecks[0].checks)
+		if len(missing) == 0 && otherFeatureExcerpt(db) {
+			missing, checks = append(missing, "pfc_enable or a QoS map"), append(checks, fragmentCheck("PORT_QOS_MAP"))
 		}
 		if setsPFC(db) && !wholeConfig(db) && !anyHas("BUFFER_PG") && !anyHas("BUFFER_PROFILE") {
 			missing, checks = append(missing, "BUFFER_PG", "BUFFER_PROFILE"), append(checks, bufferChecks)
@@ -404,6 +420,40 @@ func (m *Model) dynamicNotJudged() []doctor.Finding {
 		})
 	}
 	return fs
+}
+
+// nullFields names the fields lint judges (pfc_enable, a map, scheduler,
+// WRED profile, buffer profile or pool) whose value is null: the parser
+// reads them as not written, but SONiC stores the text "None".
+func nullFields(m *Model) []doctor.Finding {
+	var fs []doctor.Finding
+	for _, db := range m.Sonic {
+		names, ev := keysWhere(db, db.Nulls, func(table string, v sonic.Value) bool {
+			return sonic.ReadTable(table) && judgedField(v.Text[strings.LastIndex(v.Text, ".")+1:])
+		}, func(v sonic.Value) string { return fmt.Sprintf("%s at %d:%d", shortKey(v.Text), v.Line, v.Col) })
+		if len(names) == 0 {
+			continue
+		}
+		fs = append(fs, doctor.Finding{
+			ID: "config.field.null", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+			Title:     fmt.Sprintf("%s: %d fields are null (%s): SONiC stores each as the text \"None\"; lint reads them as not written", db.File, len(names), list(names, 3)),
+			Subject:   db.File,
+			Evidence:  evs(ev...),
+			Mechanism: "ConfigDBConnector (`config load`, `sonic-cfggen --write-to-db`) writes each field with Python's str(): a JSON null becomes the text \"None\" in CONFIG_DB. orchagent then reads pfc_enable \"None\" with std::stoi, which refuses it (std::invalid_argument), and a map, scheduler or profile named \"None\" refers to no row, so the row waits for it. lint judges the rest of the config as if the field were not written.",
+			Fix:       "Write the value (pfc_enable \"3,4\", the map or profile's name) or leave the field out.",
+		})
+	}
+	return fs
+}
+
+// judgedField reports a field lint judges: pfc_enable, a map, a
+// scheduler, a WRED or buffer profile, a pool.
+func judgedField(field string) bool {
+	switch field {
+	case "pfc_enable", "pfcwd_sw_enable", "profile", "profile_list", "pool", "scheduler", "wred_profile":
+		return true
+	}
+	return strings.HasSuffix(field, "_map")
 }
 
 // pfcEnableFormat names a pfc_enable that is not the comma list SONiC's

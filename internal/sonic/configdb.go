@@ -47,6 +47,10 @@ type ConfigDB struct {
 	// rows of fields (a VERSIONS string, an object-valued field): kept
 	// out, not refused.
 	Skipped []Value
+	// Nulls are the fields whose value is null ("TABLE|key.field"), read
+	// as not written: ConfigDBConnector stores such a field as the text
+	// "None".
+	Nulls []Value
 	// PortsSkipped is set when a switch configuration's interface that
 	// sets QoS was not judged (its qos profile is not in the input): the
 	// configuration is not one without QoS.
@@ -310,7 +314,13 @@ func (db *ConfigDB) Foreign() (Value, bool) {
 // key is skipped under its bare name (a row or field skipped names its
 // table and key).
 func (db *ConfigDB) notObject(name string) bool {
-	return slices.ContainsFunc(db.Skipped, func(v Value) bool { return v.Text == name })
+	return db.wasSkipped(name)
+}
+
+// wasSkipped reports whether text (a table, "TABLE|key" or
+// "TABLE|key.field") was skipped.
+func (db *ConfigDB) wasSkipped(text string) bool {
+	return slices.ContainsFunc(db.Skipped, func(v Value) bool { return v.Text == text })
 }
 
 // TableNames lists, sorted, the tables the config holds: its top-level

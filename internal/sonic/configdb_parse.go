@@ -245,13 +245,6 @@ func badKey(table, key string) string {
 // portKeyIDs names what follows the port in a table's "port|ids" key.
 var portKeyIDs = map[string]string{"BUFFER_PG": "priority groups", "BUFFER_QUEUE": "queues", "QUEUE": "queue"}
 
-// applRef reports a reference in APPL_DB's form, "[BUFFER_PROFILE:name]"
-// (a colon where CONFIG_DB's "[BUFFER_PROFILE|name]" has a bar).
-func applRef(s string) bool {
-	table, _, ok := strings.Cut(strings.TrimPrefix(s, "["), ":")
-	return ok && strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") && !strings.Contains(s, "|") && tableName(table)
-}
-
 // emptyPortName says why a PORT_QOS_MAP key is no port list: orchagent
 // splits it on commas, and an empty name ("", ",", "Ethernet0,") is no
 // port.
@@ -313,9 +306,9 @@ var dumpKeys = map[string]bool{"expireat": true, "ttl": true, "type": true}
 // row reads one row's fields. In a table lint does not read, a row that is
 // not an object, or a field that is not a value, is skipped. A field whose
 // value is null, as sonic-cfggen's --print-data writes an attribute the
-// minigraph leaves out (`"deployment_id": null`), is skipped in any table:
-// ConfigDBConnector stores it as the text "None", which no reader of the
-// field takes for a value, so it is read as not written. A row in
+// minigraph leaves out (`"deployment_id": null`), is read as not written
+// in any table and kept in db.Nulls: ConfigDBConnector stores it as the
+// text "None", which lint names where it judges the field. A row in
 // sonic-db-dump's wrapper is read from its "value" object, and the
 // wrapper's own keys are dropped. A field name ending in '@' is a list
 // Redis keeps comma-joined (ConfigDBConnector's convention): the name is
@@ -388,7 +381,7 @@ func (p *parser) row(db *ConfigDB, table, what string, row map[string]Value, mer
 			if _, _, err := p.token(); err != nil {
 				return err
 			}
-			db.Skipped = append(db.Skipped, Value{Text: what + "." + field, Line: l, Col: c})
+			db.Nulls = append(db.Nulls, Value{Text: what + "." + field, Line: l, Col: c})
 			continue
 		}
 		v, err := p.value(what + "." + field)
@@ -417,9 +410,6 @@ func (p *parser) value(what string) (Value, error) {
 	v := Value{Line: l, Col: c}
 	switch x := t.(type) {
 	case string:
-		if applRef(x) {
-			return v, p.errAt(off, "%s: %q is a reference in APPL_DB's form (CONFIG_DB writes %q or the bare name): %s", what, x, strings.Replace(x, ":", "|", 1), applForm)
-		}
 		v.Text = unref(x)
 	case json.Number:
 		v.Text = x.String()
@@ -466,9 +456,13 @@ func (p *parser) value(what string) (Value, error) {
 
 // unref turns the reference form config_db used before SONiC 202111,
 // "[DSCP_TO_TC_MAP|AZURE]" (a list: "[BUFFER_PROFILE|a],[BUFFER_PROFILE|b]"),
-// into the plain name the newer form writes ("AZURE"; "a,b").
+// into the plain name the newer form writes ("AZURE"; "a,b"). A colon
+// after the table name, "[TC_TO_PRIORITY_GROUP_MAP:default]", is read
+// alike: orchagent's Orch::parseReference took ':' as well as '|' until
+// 202111, and vendor scripts (sonic-buildimage's Asterfusion CX564P-N
+// breakout_interface.py) write it into config_db.json.
 func unref(s string) string {
-	if len(s) < 4 || s[0] != '[' || s[len(s)-1] != ']' || !strings.Contains(s, "|") {
+	if len(s) < 4 || s[0] != '[' || s[len(s)-1] != ']' {
 		return s
 	}
 	parts := strings.Split(s, ",")
@@ -478,6 +472,9 @@ func unref(s string) string {
 			return s
 		}
 		_, name, ok := strings.Cut(x[1:len(x)-1], "|")
+		if table, colon, isColon := strings.Cut(x[1:len(x)-1], ":"); !ok && isColon && tableName(table) {
+			name, ok = colon, true
+		}
 		if !ok {
 			return s
 		}

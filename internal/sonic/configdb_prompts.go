@@ -151,17 +151,13 @@ func varJSONTable(line string) (string, bool) {
 // "3"): a tool's JSON output (portstat's STATE, RX_OK) is no config's rows.
 // It returns the first member, for the message.
 func (db *ConfigDB) FieldsOnly() (Value, bool) {
-	skipped := map[string]bool{}
-	for _, v := range db.Skipped {
-		skipped[v.Text] = true
-	}
 	var first Value
 	for name, tab := range db.Tables {
 		if len(tab) == 0 {
 			return Value{}, false
 		}
 		for key, row := range tab {
-			if len(row) > 0 || !skipped[name+"|"+key] || strings.ToLower(key) != key {
+			if len(row) > 0 || !db.wasSkipped(name+"|"+key) || strings.ToLower(key) != key {
 				return Value{}, false
 			}
 		}

@@ -78,12 +78,10 @@ func TestErrors(t *testing.T) {
 		{"\"x\"", "expected an object", 1, 1},
 		{"{\"PORT\": {\"Ethernet0\": \"9100\"}}", "PORT|Ethernet0: expected an object", 1, 24},
 		{"{\"PORT\": {\"E\": {\"mtu\": {\"x\": 1}}}}", "PORT|E.mtu: expected a string, number or list", 1, 24},
-		// APPL_DB's forms, as SONiC's dynamic-headroom HLD prints what
-		// buffermgrd writes: a colon between port and priority groups, and
-		// in a reference (they were read as CONFIG_DB: a row of no port,
-		// a profile "not defined").
+		// APPL_DB's form, as SONiC's dynamic-headroom HLD prints what
+		// buffermgrd writes: a colon between port and priority groups (it
+		// was read as CONFIG_DB: a row of no port).
 		{"{\"BUFFER_PG\": {\n  \"Ethernet0:3-4\": {\"profile\": \"NULL\"}}}", `BUFFER_PG key "Ethernet0:3-4": a port and its priority groups joined by a colon are APPL_DB's form (CONFIG_DB writes "Ethernet0|3-4")`, 2, 3},
-		{"{\"BUFFER_PROFILE\": {\"p\": {\n \"pool\": \"[BUFFER_POOL:ingress_lossless_pool]\"}}}", `"[BUFFER_POOL:ingress_lossless_pool]" is a reference in APPL_DB's form`, 2, 10},
 		// SONiC YANG instance data (RESTCONF, gNMI, sonic-yang-models'
 		// tests), at its first module-qualified name: it was read as
 		// tables of rows and named config.qos.absent.
@@ -152,6 +150,36 @@ func TestLenient(t *testing.T) {
 	}
 }
 
+// TestColonReferences reads a whole config_db whose references put a colon
+// after the table name, "[TC_TO_PRIORITY_GROUP_MAP:default]", as
+// sonic-buildimage's Asterfusion CX564P-N breakout_interface.py writes
+// them into /etc/sonic/config_db.json (orchagent's Orch::parseReference
+// took ':' as well as '|' until 202111): they name the map as "|" does.
+// They were refused as APPL_DB content.
+func TestColonReferences(t *testing.T) {
+	const file = "testdata/configdb-colon-references-breakout-synthetic.json"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := Parse(file, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, port := range []string{"Ethernet0", "Ethernet1", "Ethernet4"} {
+		for field, want := range map[string]string{"tc_to_pg_map": "default", "dscp_to_tc_map": "default", "pfc_enable": "3,4"} {
+			if v, _ := db.Field("PORT_QOS_MAP", port, field); v.Text != want {
+				t.Errorf("%s %s = %q, want %q", port, field, v.Text, want)
+			}
+		}
+	}
+	for in, want := range map[string]string{"[X:a],[X:b]": "a,b", "[BUFFER_PROFILE|p:q]": "p:q", "[x:a]": "[x:a]", "[X:a],b": "[X:a],b"} {
+		if got := unref(in); got != want {
+			t.Errorf("unref(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // A null field, as sonic-cfggen --print-data wrote an attribute the
 // minigraph leaves out ("deployment_id": null in a home lab's 7050QX-32
 // config_db), is read as not written, in a table lint reads too:
@@ -174,8 +202,8 @@ func TestNullField(t *testing.T) {
 	if v, _ := db.Field("DEVICE_METADATA", "localhost", "hwsku"); v.Text != "Arista-7050-QX32" {
 		t.Errorf("hwsku %+v", v)
 	}
-	if len(db.Skipped) != 3 || db.Skipped[0].Text != "DEVICE_METADATA|localhost.deployment_id" || db.Skipped[0].Line != 2 || db.Skipped[0].Col != 35 {
-		t.Errorf("skipped %+v", db.Skipped)
+	if len(db.Nulls) != 3 || db.Nulls[0].Text != "DEVICE_METADATA|localhost.deployment_id" || db.Nulls[0].Line != 2 || db.Nulls[0].Col != 35 {
+		t.Errorf("nulls %+v", db.Nulls)
 	}
 }
 
