@@ -508,7 +508,8 @@ func useSSReport(date string, srv gpu.Server, held int, sizes string) togetherSo
 // 20 timed iterations, NCCL_IB_HCA the eight 400G NDR InfiniBand rails, the
 // reports' "vendor IB tuning" (NCCL_IB_QPS_PER_CONNECTION=2,
 // NCCL_IB_AR_THRESHOLD=0, NCCL_IB_SPLIT_DATA_ON_QPS=0,
-// NCCL_IB_PCI_RELAXED_ORDERING=1, NCCL_IGNORE_CPU_AFFINITY=1): op's busbw
+// NCCL_IB_PCI_RELAXED_ORDERING=1, the four the 4-node report names, and
+// NCCL_IGNORE_CPU_AFFINITY=1, which the scaling report alone adds): op's busbw
 // under the reports' "ring" (NCCL_ALGO=Ring) or "nvls" (NVLS on, NCCL's own
 // algorithm) configuration. The GPU-NIC path and the host CPU are not
 // printed: b200DGX's PXB and Intel are assumed.
