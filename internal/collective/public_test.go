@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -465,7 +466,7 @@ var b200DGX = serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel)
 // (NCCL_NVLS_ENABLE=1, NCCL's own algorithm), Tree and NVLSTree (forced,
 // NVLS as NVLSTree needs it).
 func togetherB200(op, config string, nodes int, gib2, gib4, gib8 float64) publicRun {
-	return togetherReport("2026-04-17", b200DGX, 13, op, config, nodes, "2-8 GiB",
+	return togetherReport(useSSReport("2026-04-17", b200DGX, 13, "2-8 GiB"), op, config, nodes,
 		publicRow{size: 2 << 30, busbw: gib2}, publicRow{size: 4 << 30, busbw: gib4}, publicRow{size: 8 << 30, busbw: gib8})
 }
 
@@ -487,7 +488,14 @@ var b200UseSS = serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel)
 // assumed (this report does not state it; the cluster's 2026-04-17 and
 // 2026-04-25 reports do).
 func togetherRing(op string, nodes int, gib8 float64) publicRun {
-	return togetherReport("2026-04-09", b200UseSS, 18, op, "Ring", nodes, "8 GiB", publicRow{size: 8 << 30, busbw: gib8})
+	return togetherReport(useSSReport("2026-04-09", b200UseSS, 18, "8 GiB"), op, "Ring", nodes, publicRow{size: 8 << 30, busbw: gib8})
+}
+
+// useSSReport is the source of a use3a-ss report of the given date (groups
+// 13 and 18): NCCL 2.29.7, its peak busbw at the given sizes.
+func useSSReport(date string, srv gpu.Server, held int, sizes string) togetherSource {
+	return togetherSource{report: "Together AI B200 report " + date, cluster: "Together AI DGX B200", links: "8 × 400G NDR IB",
+		figures: "peak busbw at " + sizes, srv: srv, version: "2.29.7", held: held}
 }
 
 // slinkyB200 is one row of group 19's source, Together AI's reports on
@@ -500,21 +508,16 @@ func togetherRing(op string, nodes int, gib8 float64) publicRun {
 // 20 timed iterations, NCCL_IB_HCA the eight 400G NDR InfiniBand rails, the
 // reports' "vendor IB tuning" (NCCL_IB_QPS_PER_CONNECTION=2,
 // NCCL_IB_AR_THRESHOLD=0, NCCL_IB_SPLIT_DATA_ON_QPS=0,
-// NCCL_IB_PCI_RELAXED_ORDERING=1, NCCL_IGNORE_CPU_AFFINITY=1): op's busbw
+// NCCL_IB_PCI_RELAXED_ORDERING=1, the four the 4-node report names, and
+// NCCL_IGNORE_CPU_AFFINITY=1, which the scaling report alone adds): op's busbw
 // under the reports' "ring" (NCCL_ALGO=Ring) or "nvls" (NVLS on, NCCL's own
 // algorithm) configuration. The GPU-NIC path and the host CPU are not
 // printed: b200DGX's PXB and Intel are assumed.
 func slinkyB200(op, config string, rows ...publicRow) publicRun {
-	r := togetherReport("2026-07-11", b200DGX, 19, op, config, 4, "", rows...)
-	name := op + ", " + config
-	r.file = fmt.Sprintf("Together AI flapping-airplanes B200 report 2026-07-11 (%s, 4 nodes)", name)
-	r.label = fmt.Sprintf("Together AI flapping-airplanes, 4 × 8 B200, 8 × 400G NDR IB, 2 QPs a connection, %s (the report's busbw, %s)", name, sizeList(rows))
-	r.version = "2.30.7"
-	for k, v := range map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "2", "NCCL_IB_AR_THRESHOLD": "0",
-		"NCCL_IB_SPLIT_DATA_ON_QPS": "0", "NCCL_IB_PCI_RELAXED_ORDERING": "1", "NCCL_IGNORE_CPU_AFFINITY": "1"} {
-		r.env[k] = v
-	}
-	return r
+	return togetherReport(togetherSource{report: "Together AI flapping-airplanes B200 report 2026-07-11", cluster: "Together AI flapping-airplanes",
+		links: "8 × 400G NDR IB, 2 QPs a connection", figures: "busbw, " + sizeList(rows), srv: b200DGX, version: "2.30.7", held: 19,
+		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "2", "NCCL_IB_AR_THRESHOLD": "0", "NCCL_IB_SPLIT_DATA_ON_QPS": "0",
+			"NCCL_IB_PCI_RELAXED_ORDERING": "1", "NCCL_IGNORE_CPU_AFFINITY": "1"}}, op, config, 4, rows...)
 }
 
 // sizeList names the sizes of rows ("4G, 8G").
@@ -526,9 +529,22 @@ func sizeList(rows []publicRow) string {
 	return strings.Join(names, ", ")
 }
 
-// togetherReport is a Together AI report's quoted peak busbw rows of op
-// under one of its configurations on the given nodes.
-func togetherReport(date string, srv gpu.Server, held int, op, config string, nodes int, sizes string, rows ...publicRow) publicRun {
+// togetherSource is what a Together AI report states of all its rows: the
+// result's name (report) and its label's cluster and network ahead of each
+// row's op and configuration, what the quoted figures are, the node, the
+// NCCL release, the variables set on top of the configuration's, and the
+// held-out group.
+type togetherSource struct {
+	report, cluster, links, figures string
+	srv                             gpu.Server
+	version                         string
+	env                             map[string]string
+	held                            int
+}
+
+// togetherReport is a Together AI report's quoted busbw rows of op under
+// one of its configurations on the given nodes.
+func togetherReport(src togetherSource, op, config string, nodes int, rows ...publicRow) publicRun {
 	env := map[string]string{"NCCL_COLLNET_ENABLE": "0"}
 	switch config {
 	case "Ring", "Tree":
@@ -538,6 +554,7 @@ func togetherReport(date string, srv gpu.Server, held int, op, config string, no
 	case "NVLSTree":
 		env["NCCL_ALGO"], env["NCCL_NVLS_ENABLE"] = config, "1"
 	}
+	maps.Copy(env, src.env)
 	name := op
 	if config != "" {
 		name += ", " + config
@@ -545,9 +562,9 @@ func togetherReport(date string, srv gpu.Server, held int, op, config string, no
 	if op == "all_reduce" {
 		op = ""
 	}
-	return publicRun{file: fmt.Sprintf("Together AI B200 report %s (%s, %d nodes)", date, name, nodes), op: op,
-		label:  fmt.Sprintf("Together AI DGX B200, %d × 8 B200, 8 × 400G NDR IB, %s (the report's peak busbw at %s)", nodes, name, sizes),
-		fabric: "IB", srv: srv, servers: nodes, ppn: 8, env: env, version: "2.29.7", host: "bare metal", heldOut: held, table: true,
+	return publicRun{file: fmt.Sprintf("%s (%s, %d nodes)", src.report, name, nodes), op: op,
+		label:  fmt.Sprintf("%s, %d × 8 B200, %s, %s (the report's %s)", src.cluster, nodes, src.links, name, src.figures),
+		fabric: "IB", srv: src.srv, servers: nodes, ppn: 8, env: env, version: src.version, host: "bare metal", heldOut: src.held, table: true,
 		quoted: rows}
 }
 
@@ -821,7 +838,7 @@ var knownMisses = map[string]string{
 	"Together AI B200 report 2026-04-09 (all_reduce, Ring, 16 nodes)@8G": "as the 6-server row: the run 313.8 GB/s, the twin 335.7 (×1.070)",
 	"Together AI B200 report 2026-04-09 (all_reduce, Ring, 32 nodes)@8G": "as the 6-server row: the run 306.3 GB/s, the twin 335.7 (×1.096)",
 	// Held out, group 19.
-	"Together AI flapping-airplanes B200 report 2026-07-11 (all_reduce, NVLS, 4 nodes)@4G": "NVLS on, NCCL 2.30.7's own choice on 4 × 8 B200 with two queue pairs a connection: the twin takes NVLSTree/Simple on 24 channels (2.30's Blackwell NVLSTree limit) at 315-316 GB/s, what it gives group 13's use3a-ss NVLS run of one QP (311-315, NCCL 2.29.7), where this cluster moves 336.8-344.3 (×0.92-×0.94), and 343 with NVLSTree forced (the report's text): the twin's NVLSTree does not move with the second QP, the run's does; the same cluster's ring under the same settings is in band (×1.02), and its NVLS on NCCL 2.28.9 in May gave 388 (the report traces the 2.30 drop to NCCL's NVLS multi-node path) (docs/nccl.md, \"Held out, group 19\")",
+	"Together AI flapping-airplanes B200 report 2026-07-11 (all_reduce, NVLS, 4 nodes)@4G": "NVLS on, NCCL 2.30.7's own choice on 4 × 8 B200 with two queue pairs a connection: the twin takes NVLSTree/Simple on 24 channels (2.30's Blackwell NVLSTree limit) at 315-316 GB/s, where this cluster moves 336.8-344.3 (×0.92-×0.94), and 343 with NVLSTree forced (the report's text); the twin's 315-316 is group 13's use3a-ss NVLS-on run of one QP (311-315) only under 2.30's limit: at that run's NCCL 2.29.7 the twin takes Ring/Simple on 16 channels (335-336, that group's own known miss); what the second QP does to a run's NVLSTree is not measured alone: the only evidence of one cluster on one release is the scaling report's HCA-fix to Tuned columns, NVLS on 301.8 to 350.8 GB/s at 8 GiB (+16%), with all five tuning variables changed at once; the same cluster's ring under the same settings is in band (×1.02), and its NVLS on NCCL 2.28.9 in May gave 388 (the report traces the 2.30 drop to NCCL's NVLS multi-node path) (docs/nccl.md, \"Held out, group 19\")",
 	"Together AI flapping-airplanes B200 report 2026-07-11 (all_reduce, NVLS, 4 nodes)@8G": "as 4G",
 	// Out since the comparison times nccl-tests' loop from 64 MiB.
 	"h100-8n-ib400g-minctas24-nccltests309.txt@256M": "NVLSTree on 8 servers with 24 channels at 256 MiB: the twin's first call of the timed loop takes 2282 µs (its proxies take up every channel's tree operations at its start), its later calls 1991, so nccl-tests' mean over 20 calls is 2005 against the run's 2199 (×1.10; ×0.96 when the first call alone was timed); the same cluster with NCCL's 16 channels is within 1% at 256 MiB (1969 against 1955 µs)",
