@@ -342,7 +342,8 @@ type RingSummary struct {
 	// Nodes is the node count of the communicator whose rings these are,
 	// from the printing thread's last "comm ... nNodes N" line; 0 when
 	// not printed. A one-node communicator has no network connection, so
-	// its GDR says nothing of GPUDirect RDMA in use.
+	// its GDR 1 says nothing of GPUDirect RDMA in use; it never prints
+	// GDR 0, so that one is a multi-node communicator's whatever Nodes says.
 	Nodes    int
 	Evidence Evidence
 }
