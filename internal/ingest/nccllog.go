@@ -70,7 +70,7 @@ type NCCLLog struct {
 	// ("NET/Plugin: Loaded net plugin FastSocket (v6)", "Plugin Path",
 	// "P2P plugin IBext"); not the loader's "No plugin found" and
 	// "Using non-device net plugin version 0", which NCCL prints for its
-	// own IB and socket transports alike (PluginNone).
+	// own IB and socket transports alike (pluginNone).
 	Plugins HostLines
 	// IBextHosts holds the "P2P plugin IBext" lines: the host loaded a net
 	// plugin of the nccl-rdma-sharp-plugins family, which drives the IB
