@@ -69,7 +69,7 @@ var ncclLogFindings = []struct{ file, want string }{
 	{"nccl-2.27.5-user-prints-interleaved-dlvsym-no-ib-device-socket-eth0-one-host-nccl1936.txt", "nccl.transport.socket_fallback:warn"},
 	{"nccl-mpich-two-hosts-plugin-load-returned-2-nccltests244.txt", "nccl.log.no_network_lines:info"},
 	{"nccl-2.30.4-roce-2-hosts-gin-rma-ras-bind-in-use-ring-gdr0-then-shrink-one-node-gdr1-nccl2397.txt", "nccl.gdr.disabled:warn nccl.transport.ib:info"},
-	{"nccl-2.2x-roce-16-ranks-gdr-disabled-two-hcas-no-reason-backtick-lines-nccl1537.txt", "nccl.gdr.disabled:warn nccl.transport.ib:info"},
+	{"nccl-2.2x-roce-16-ranks-gdr-disabled-two-hcas-no-reason-nccl1537.txt", "nccl.gdr.disabled:warn nccl.transport.ib:info"},
 	{"nccl-socket-libibverbs-missing-gdr-disabled-per-socket-nic-topology-one-host-accelerate2183.txt", "nccl.transport.socket_fallback:warn"},
 	{"rccl-2.20.5-azure-mi300x-vf-topology-reverse-path-failed-socket-quoted-rccl1728.txt", "nccl.transport.socket_fallback:info nccl.warn.error:error nccltests.rows.none:info"},
 	{"rccl-2.21.5-banner-socket-dmabuf-disabled-mi50-rccltests163.txt", "nccl.transport.socket_fallback:warn nccltests.rows.none:info"},

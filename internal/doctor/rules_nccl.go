@@ -645,7 +645,11 @@ func pluginInUse(logs []*ingest.NCCLLog) []Finding {
 	}
 	mech := "A net plugin (cloud or vendor transport such as EFA/OFI or GPUDirect-TCPX/TCPXO) carries the inter-node traffic; NCCL's RoCE checks (GID index, PFC on the RoCE priority) apply only if that plugin runs over RoCE."
 	if tcp := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !ingest.SocketNet(n) }); len(tcp) > 0 {
-		mech += " " + strings.Join(tcp, ", ") + " moves data over TCP on the hosts' network interfaces: no RDMA, so no GPUDirect RDMA and no RoCE settings to check; its bandwidth is the TCP stack's."
+		verb, its := " moves", "its"
+		if len(tcp) > 1 {
+			verb, its = " move", "their"
+		}
+		mech += " " + strings.Join(tcp, ", ") + verb + " data over TCP on the hosts' network interfaces: no RDMA, so no GPUDirect RDMA and no RoCE settings to check; " + its + " bandwidth is the TCP stack's."
 	}
 	return []Finding{{
 		ID: "nccl.transport.plugin", Severity: Info, Layer: LayerRDMA,

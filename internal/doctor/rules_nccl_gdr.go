@@ -207,22 +207,30 @@ func checkGDR(inc *Incident) []Finding {
 			}
 			what = append(what, "received data lands via NET/"+all.ChannelsOff[0].Net+" without /GDRDMA"+where)
 		}
-		if len(all.RingsOff) == 0 && len(silent) > 0 && silent[0].Said != "" {
+		switch {
+		case len(all.RingsOff) == 0 && len(silent) > 0 && silent[0].Said != "":
 			why = append(why, "NCCL gives its own reason in parentheses; NCCL 2.3's '(no module or not supported by GPU)' stands for either cause: the peer-memory module not loaded, or a GPU that does not expose its memory to the NIC (GeForce boards).")
-		} else {
-			why = append(why, "The log shows that GPUDirect RDMA is off but not why: NCCL 2.1x-2.2x prints only 'GPU Direct RDMA Disabled for HCA', 'GDR 0' or connection lines without /GDRDMA unless the NET and GRAPH subsystems are logged.")
+		case len(all.RingsOff) == 0 && len(silent) > 0:
+			why = append(why, "NCCL prints 'GPU Direct RDMA Disabled for HCA' with no reason when the net transport reports that it can register neither GPU memory nor DMA-BUF memory: for NET/IB, none of /sys/kernel/mm/memory_peers/nv_mem/version, /sys/kernel/mm/memory_peers/nv_mem_nc/version or /sys/module/nvidia_peermem/version exists where NCCL runs, and DMA-BUF is not supported. NCCL_NET_GDR_LEVEL (the GPU-NIC distance) plays no part in this line.")
+		default:
+			why = append(why, "The log shows that GPUDirect RDMA is off but not why: unless the NET and GRAPH subsystems are logged, NCCL prints only 'GDR 0', 'GPU Direct RDMA Disabled for HCA' or connection lines without /GDRDMA, not the check that failed.")
 		}
-		fix = append(fix, "Check the peer-memory path on every node: `lsmod | grep nvidia_peermem` (`sudo modprobe nvidia_peermem`), or DMA-BUF (open GPU kernel module, kernel 5.12 or later); check the GPU-NIC path with `nvidia-smi topo -m` against NCCL_NET_GDR_LEVEL (default PXB); rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH to see the reason.")
+		if len(all.RingsOff) == 0 && len(silent) > 0 && silent[0].Said == "" {
+			fix = append(fix, "Inside the job's container, as NCCL sees /sys, check `ls /sys/kernel/mm/memory_peers/nv_mem*/version /sys/module/nvidia_peermem/version`: if none exists, load the peer-memory module on the host (`sudo modprobe nvidia_peermem`) and make it visible to the container, or use DMA-BUF (open GPU kernel module, kernel 5.12 or later, NCCL_DMABUF_ENABLE not set to 0); rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to confirm.")
+		} else {
+			fix = append(fix, "Check the peer-memory path on every node: `lsmod | grep nvidia_peermem` (`sudo modprobe nvidia_peermem`), or DMA-BUF (open GPU kernel module, kernel 5.12 or later); check the GPU-NIC path with `nvidia-smi topo -m` against NCCL_NET_GDR_LEVEL (default PXB); rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH to see the reason.")
+		}
 	}
 	partial := all.On()
 	title := "GPUDirect RDMA off: " + strings.Join(what, "; ")
 	if partial {
-		var gpusOn, hcasOn []string
+		var gpusOn []string
+		var hcasOn []ingest.GDRDecision
 		for _, d := range all.Enabled {
 			if d.GPU != "" {
 				gpusOn = append(gpusOn, d.GPU)
 			} else {
-				hcasOn = append(hcasOn, d.HCADev)
+				hcasOn = append(hcasOn, d)
 			}
 			ev.add(d.Evidence)
 		}
@@ -230,8 +238,8 @@ func checkGDR(inc *Incident) []Finding {
 		if len(gpusOn) > 0 {
 			on = append(on, gpuList(gpusOn))
 		}
-		if h := distinct(hcasOn); len(h) > 0 {
-			on = append(on, "HCA "+list(h, 4))
+		if len(hcasOn) > 0 {
+			on = append(on, hcaList(hcasOn))
 		}
 		for _, r := range all.RingsOn {
 			ev.add(r.Evidence)

@@ -35,8 +35,27 @@ func TestPluginGDROffReason(t *testing.T) {
 // Each HCA NCCL turns GPUDirect RDMA off for is named, not the first only
 // (NVIDIA/nccl#1537: two RoCE HCAs, no reason printed).
 func TestGDRDisabledNamesEveryHCA(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.2x-roce-16-ranks-gdr-disabled-two-hcas-no-reason-backtick-lines-nccl1537.txt")
-	nicMustFind(t, fs, "nccl.gdr.disabled", Warn, "disabled for HCAs mlx5_0, mlx5_1 on hostname1, no reason printed")
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.2x-roce-16-ranks-gdr-disabled-two-hcas-no-reason-nccl1537.txt")
+	f := nicMustFind(t, fs, "nccl.gdr.disabled", Warn, "disabled for HCAs mlx5_0, mlx5_1 on hostname1, no reason printed")
+	// With no reason NCCL's transport registers neither GPU memory nor
+	// DMA-BUF: the peer-memory files are absent where NCCL runs; the
+	// GPU-NIC distance plays no part.
+	for _, want := range []string{"/sys/module/nvidia_peermem/version", "NCCL_NET_GDR_LEVEL (the GPU-NIC distance) plays no part"} {
+		if !strings.Contains(f.Mechanism, want) {
+			t.Errorf("mechanism lacks %q: %s", want, f.Mechanism)
+		}
+	}
+	if !strings.Contains(f.Fix, "Inside the job's container") || strings.Contains(f.Fix, "against NCCL_NET_GDR_LEVEL") || strings.Contains(f.Mechanism, "2.1x-2.2x") {
+		t.Errorf("fix %q mechanism %q", f.Fix, f.Mechanism)
+	}
 	fs = diagnoseFiles(t, Options{}, "corpus/nccl-log/gdr-disabled-no-module-netib-channels-issue899.txt")
 	nicMustFind(t, fs, "nccl.gdr.disabled", Warn, "peer-memory module not loaded (HCAs mlx5_1, mlx5_2, mlx5_3)")
+}
+
+// The HCAs GPUDirect RDMA stays on for read "HCAs a, b" as those it is off
+// for do, not "HCA a, b".
+func TestGDRPartlyOnNamesHCAs(t *testing.T) {
+	const p = "h1:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA "
+	r := diagnoseText(t, p+"Enabled for HCA 0 'mlx5_0'\n"+p+"Disabled for HCA 1 'mlx5_1'\n"+p+"Enabled for HCA 2 'mlx5_2'\n")
+	nicMustFind(t, r.Findings, "nccl.gdr.disabled", Warn, "only partly on", "; on for HCAs mlx5_0, mlx5_2")
 }

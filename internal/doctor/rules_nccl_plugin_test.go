@@ -78,3 +78,17 @@ func TestPluginInitFailureExplainsSocketFallback(t *testing.T) {
 		}
 	}
 }
+
+// The mechanism names a TCP plugin's transport; several plugins "move".
+func TestPluginTCPMechanism(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.20.5-fastsocket-plugin-v6-tcp-device-list-5-nics-nccl1519.txt")
+	f := nicMustFind(t, fs, "nccl.transport.plugin", Info)
+	if !strings.Contains(f.Mechanism, "FastSocket moves data over TCP") {
+		t.Errorf("mechanism %q", f.Mechanism)
+	}
+	r := diagnoseText(t, "h1:1:1 [0] NCCL INFO Using network FastSocket\nh2:1:1 [0] NCCL INFO Using network OtherSocket\n")
+	f = nicMustFind(t, r.Findings, "nccl.transport.plugin", Info)
+	if !strings.Contains(f.Mechanism, "FastSocket, OtherSocket move data over TCP") {
+		t.Errorf("several TCP plugins (synthetic names): %q", f.Mechanism)
+	}
+}

@@ -70,7 +70,7 @@ type NCCLLog struct {
 	// ("NET/Plugin: Loaded net plugin FastSocket (v6)", "Plugin Path",
 	// "P2P plugin IBext"); not the loader's "No plugin found" and
 	// "Using non-device net plugin version 0", which NCCL prints for its
-	// own IB and socket transports alike (PluginNone).
+	// own IB and socket transports alike (pluginNone).
 	Plugins HostLines
 	// IBextHosts holds the "P2P plugin IBext" lines: the host loaded a net
 	// plugin of the nccl-rdma-sharp-plugins family, which drives the IB
@@ -342,7 +342,8 @@ type RingSummary struct {
 	// Nodes is the node count of the communicator whose rings these are,
 	// from the printing thread's last "comm ... nNodes N" line; 0 when
 	// not printed. A one-node communicator has no network connection, so
-	// its GDR says nothing of GPUDirect RDMA in use.
+	// its GDR 1 says nothing of GPUDirect RDMA in use; it never prints
+	// GDR 0, so that one is a multi-node communicator's whatever Nodes says.
 	Nodes    int
 	Evidence Evidence
 }

@@ -24,8 +24,14 @@ func (l *NCCLLog) GDRReport() GDRReport {
 		}
 	}
 	for _, s := range l.Rings {
-		if s.Nodes == 1 {
-			continue // no network in a one-node communicator
+		if s.Nodes == 1 && s.GDR == 1 {
+			// No network in a one-node communicator, whose useGdr starts
+			// true and only the net transport clears: its summary says
+			// GDR 1. From NCCL 2.22 rings connect at first use, so a
+			// multi-node communicator's summary may follow the one-node
+			// "comm" line of another split off before it ran: GDR 0 is
+			// always a multi-node one's.
+			continue
 		}
 		if s.GDR == 0 {
 			r.RingsOff = append(r.RingsOff, s)

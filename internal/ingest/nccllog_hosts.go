@@ -154,6 +154,9 @@ func (l *NCCLLog) finishHosts() {
 	for i := range l.SocketDevices {
 		r(&l.SocketDevices[i].Host)
 	}
+	for i := range l.PluginDevices {
+		r(&l.PluginDevices[i].Host)
+	}
 	for i := range l.IBPorts {
 		r(&l.IBPorts[i].Host)
 	}

@@ -30,7 +30,7 @@ func (l *NCCLLog) netLine(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(rest, "GPU Direct RDMA "):
 		l.gdr(host, msg, ev)
 	case name == "Plugin":
-		if !PluginNone(rest) {
+		if !pluginNone(rest) {
 			l.Plugins.add(host, ev)
 		}
 		if pluginFailed(rest) {
@@ -42,9 +42,11 @@ func (l *NCCLLog) netLine(o origin, host, msg string, ev Evidence) {
 		}
 	case strings.HasPrefix(rest, "Using "):
 		devs := parseNetDevices(rest[len("Using "):])
-		if name != "Socket" && name != "IB" && len(devs) > 0 && !slices.ContainsFunc(devs, func(d NetDevice) bool { return d.LinkLayer != "" }) {
+		if name != "Socket" && name != "IB" && len(devs) > 0 && !slices.ContainsFunc(devs, func(d NetDevice) bool { _, ok := HostAddr(d.Addr); return !ok }) {
 			// A net plugin's own list of network interfaces (Google's
-			// FastSocket: "[0]enp0s12:10.0.0.6<0>"): no verbs port in it.
+			// FastSocket: "[0]enp0s12:10.0.0.6<0>"): every device has an
+			// address, so no verbs port is in it, one cut before its link
+			// layer ("[0]mlx5_0:1") neither.
 			if len(l.PluginDevices) < maxDistinct && l.once(seenKey{kind: 'P', a: host, b: name}) {
 				l.PluginDevices = append(l.PluginDevices, NetChoice{Host: host, Name: strings.Clone(name), Evidence: ev})
 			}
@@ -233,11 +235,11 @@ func pluginFailed(rest string) bool {
 	return strings.Contains(rest, "returned") || strings.Contains(rest, "ailed")
 }
 
-// PluginNone reports whether a NET/Plugin loader line (the text after
+// pluginNone reports whether a NET/Plugin loader line (the text after
 // "NET/Plugin :") says no external net plugin is in use: none found, the
 // library missing, NCCL's internal implementation used. Such a line tells
 // nothing of the transport, which NCCL's own IB or socket code then picks.
-func PluginNone(rest string) bool {
+func pluginNone(rest string) bool {
 	for _, s := range []string{"No plugin found", "cannot open shared object", "No such file", "Could not find: libnccl-net", "Could not find: librccl-net", "internal implementation", "internal net plugin", "internal network plugin"} {
 		if strings.Contains(rest, s) {
 			return true

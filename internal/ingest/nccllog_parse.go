@@ -257,8 +257,10 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		// "comm 0x.. rank 0 nRanks 8 nNodes 2 ...", and the init lines of
 		// ncclCommInitRank, ncclCommInitRankConfig, ncclCommInitAll,
 		// ncclCommSplit and RCCL's ncclCommInitRank_impl.
-		if n := wordAfter(msg, " nNodes "); n != "" && len(l.threadNodes) < maxOrigins {
-			l.threadNodes[o.thread()] = atoiOr(n, 0)
+		if n := wordAfter(msg, " nNodes "); n != "" {
+			if _, held := l.threadNodes[o.thread()]; held || len(l.threadNodes) < maxOrigins {
+				l.threadNodes[o.thread()] = atoiOr(n, 0)
+			}
 		}
 		l.comm(host, msg, ev)
 		l.rankGPU(host, msg, ev)

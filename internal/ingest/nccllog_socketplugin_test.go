@@ -36,6 +36,12 @@ func TestNCCLSocketPluginNotRDMA(t *testing.T) {
 	if len(l.IBDevices) != 2 {
 		t.Errorf("IB devices %+v", l.IBDevices)
 	}
+	// So does an IB plugin's list cut before its link layer: its devices
+	// have no address.
+	l = parseLog(t, "h1:1:2 [0] NCCL INFO NET/IBext_v8 : Using [0]mlx5_0:1 [1]mlx5_1:1\n")
+	if len(l.PluginDevices) != 0 || len(l.IBDevices) != 2 {
+		t.Errorf("IBext list cut before its link layer: plugin devices %+v, IB devices %+v", l.PluginDevices, l.IBDevices)
+	}
 }
 
 // TestNCCLPluginLoaderNone: the loader's lines that say no external plugin
@@ -59,5 +65,24 @@ func TestNCCLPluginLoaderNone(t *testing.T) {
 		if l := parseLog(t, p+c.line); l.Plugins.Count != c.want {
 			t.Errorf("%s: %d plugin lines, want %d", c.line, l.Plugins.Count, c.want)
 		}
+	}
+}
+
+// TestNCCLPluginDevicesSameNameTwoMachines: two machines that share a
+// name and state two bootstrap addresses are two hosts; a net plugin's
+// device list printed before the second address took the shared name and
+// goes with its machine, not a third host.
+func TestNCCLPluginDevicesSameNameTwoMachines(t *testing.T) {
+	l := parseLog(t, "n:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"+
+		"n:1:1 [0] NCCL INFO NET/FastSocket : Using [0]eth0:10.0.0.1<0>\n"+
+		"n:1:1 [0] NCCL INFO Using network FastSocket\n"+
+		"n:2:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n"+
+		"n:2:2 [0] NCCL INFO NET/FastSocket : Using [0]eth0:10.0.0.2<0>\n")
+	var hosts []string
+	for _, tr := range l.Transports() {
+		hosts = append(hosts, tr.Host)
+	}
+	if len(hosts) != 2 {
+		t.Errorf("hosts %q, want the two machines", hosts)
 	}
 }
