@@ -44,3 +44,16 @@ func TestSwitchPortsChassisSupervisorJudged(t *testing.T) {
 		" Ethernet3/5        U    90000  10.00 B/s      0.00%         0       900         0    90000  10.00 B/s      0.00%         0         0         0")
 	nicMustFind(t, fs, "switch.queue.drops", Warn, "Ethernet3/5: 900 packets dropped at ingress")
 }
+
+// Queue watermarks all N/A (the switch polls none) are named with the
+// counterpoll command and read as nothing, as the PG tables above are,
+// not passed as a switch with no findings.
+func TestSwitchQueueWatermarksAllNANamed(t *testing.T) {
+	for _, rel := range []string{"corpus/switch/sonic-queue-persistent-watermark-all-json-sonic-utilities.txt", "corpus/switch/sonic-queue-watermark-multicast-all-na-collapsed-sonic482.txt"} {
+		rep := Diagnose([]string{nicTestdata(rel)}, nil, Options{})
+		f := nicMustFind(t, rep.Findings, "input.unrecognized", Info, "`show queue watermark` (or `persistent-watermark`) with every peak N/A", "switch output diagnose does not judge, not read")
+		if !strings.Contains(f.Fix, "counterpoll watermark enable") || rep.Unusable() == "" {
+			t.Errorf("%s: fix %q, unusable %q", rel, f.Fix, rep.Unusable())
+		}
+	}
+}
