@@ -268,6 +268,14 @@ func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.
 		return info, nil
 	}
 	info.Type = res.Type()
+	if s, ok := onlyArtifact(res.Artifacts).(*ingest.SwitchCounters); ok {
+		if what, fix := s.Unpolled(); what != "" {
+			// Counts all N/A are no reading: the input is named as one
+			// that holds nothing judged.
+			info.Type, info.switchCmd, info.switchFix = "unknown", what, fix
+			return info, nil
+		}
+	}
 	if info.Type == "unknown" && isRunReport(head) {
 		info.Type = runReportType
 	}
@@ -283,6 +291,14 @@ func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.
 		}
 	}
 	return info, res.Artifacts
+}
+
+// onlyArtifact returns the one artifact of arts, nil for none or several.
+func onlyArtifact(arts []ingest.Artifact) ingest.Artifact {
+	if len(arts) != 1 {
+		return nil
+	}
+	return arts[0]
 }
 
 // readArchive reads a tar archive (gzip-compressed or not), such as one

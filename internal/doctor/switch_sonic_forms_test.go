@@ -23,13 +23,20 @@ func TestSwitchTrimPortTableJudged(t *testing.T) {
 	}
 }
 
-// A PG drop table whose every count is N/A (counters not polled) is named
-// with the counterpoll command, not said to be in no known format.
+// A PG drop table or queue watermarks whose every count is N/A (counters
+// not polled) are named with the counterpoll command and read as nothing,
+// not said to be in no known format or passed with no findings.
 func TestSwitchPGAllNANamed(t *testing.T) {
-	rep := Diagnose([]string{nicTestdata("corpus/switch/sonic-pg-drop-masic-asic1-all-na-sonic-utilities.txt")}, nil, Options{})
-	f := nicMustFind(t, rep.Findings, "input.unrecognized", Info, "`show priority-group drop counters` with every count N/A", "switch output diagnose does not judge, not read")
-	if !strings.Contains(f.Fix, "counterpoll pg-drop enable") {
-		t.Errorf("fix %q", f.Fix)
+	for rel, want := range map[string][2]string{
+		"sonic-pg-drop-masic-asic1-all-na-sonic-utilities.txt":          {"`show priority-group drop counters` with every count N/A", "counterpoll pg-drop enable"},
+		"sonic-queue-persistent-watermark-all-json-sonic-utilities.txt": {"`show queue watermark` (or `persistent-watermark`) with every peak N/A", "counterpoll watermark enable"},
+		"sonic-queue-watermark-multicast-all-na-collapsed-sonic482.txt": {"`show queue watermark` (or `persistent-watermark`) with every peak N/A", "counterpoll watermark enable"},
+	} {
+		rep := Diagnose([]string{nicTestdata("corpus/switch/" + rel)}, nil, Options{})
+		f := nicMustFind(t, rep.Findings, "input.unrecognized", Info, want[0], "switch output diagnose does not judge, not read")
+		if !strings.Contains(f.Fix, want[1]) || rep.Unusable() == "" {
+			t.Errorf("%s: fix %q, unusable %q", rel, f.Fix, rep.Unusable())
+		}
 	}
 }
 

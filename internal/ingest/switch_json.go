@@ -24,7 +24,9 @@ import (
 //
 // wredstat's queue objects hold wreddroppacket, wreddropbytes,
 // ecnmarkedpacket and ecnmarkedbytes; portstat's object holds "STATE",
-// "RX_OK", "RX_DRP" and the rest as strings (its trim subcommand's TRIM_PKTS, TRIM_TX_PKTS, TRIM_DRP_PKTS). A document printed on one line is not read.
+// "RX_OK", "RX_DRP" and the rest as strings (its trim subcommand's
+// TRIM_PKTS, TRIM_TX_PKTS, TRIM_DRP_PKTS). A document printed on one line
+// is not read.
 
 // swJSON follows the document being read.
 type swJSON struct {

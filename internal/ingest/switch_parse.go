@@ -421,8 +421,13 @@ func (p *switchParser) Result() Artifact {
 	}
 	o.ECN = ecn
 	o.latestSnapshots()
-	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.FEC)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.ECNQueues)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.NXOSPFC)+len(o.Garbled)+len(o.CutRows)+len(o.UnplacedPFC)+len(o.FECBins)+len(o.Trims)+len(o.HWDrops) == 0 {
+	if o.rows() == 0 {
 		return nil
 	}
 	return o
+}
+
+// rows counts what s holds.
+func (s *SwitchCounters) rows() int {
+	return len(s.PFC) + len(s.WD) + len(s.Queues) + len(s.PGs) + len(s.PGDrops) + len(s.WRED) + len(s.QueueWMs) + len(s.PFCHist) + len(s.Ports) + len(s.FEC) + len(s.ECN) + len(s.Pools) + len(s.Profiles) + len(s.Neighbors) + len(s.PFCPrios) + len(s.ECNQueues) + len(s.WDConfig) + len(s.ASICPFC) + len(s.EOSPFC) + len(s.NXOSPFC) + len(s.Garbled) + len(s.CutRows) + len(s.UnplacedPFC) + len(s.FECBins) + len(s.Trims) + len(s.HWDrops)
 }

@@ -81,9 +81,10 @@ func pgColumns(cols []string) bool {
 }
 
 // pgRow reads a row of a per-PG table (watermarks, drops): one cell per
-// header column, the PG its column names.
+// header column, the PG its column names; the port by its name or its
+// alias ("fortyGigE0/0").
 func (p *switchParser) pgRow(f []string, ev Evidence) bool {
-	if len(f) < 2 || len(f) != len(p.cols)+1 || !isIdentName(f[0]) {
+	if len(f) < 2 || len(f) != len(p.cols)+1 || !slashedName(f[0]) {
 		return false
 	}
 	port := strings.Clone(f[0])

@@ -45,3 +45,17 @@ func TestSwitchPGTables(t *testing.T) {
 		t.Errorf("subset columns %+v", s.PGs)
 	}
 }
+
+// A PG table of a switch that prints its ports by alias ("fortyGigE0/0")
+// is read, so its drops are judged. SYNTHETIC, in the format of the real
+// tables above.
+func TestSwitchPGAliasPorts(t *testing.T) {
+	p := NewSwitchParser("pg.txt")
+	for i, l := range []string{"Ingress PG dropped packets:", "        Port    PG0    PG1    PG2    PG3", "------------  -----  -----  -----  -----", "fortyGigE0/0      0      0      0    800", "fortyGigE0/4    N/A    N/A    N/A    N/A"} {
+		p.Feed(Line{Num: i + 1, Text: l})
+	}
+	s, _ := p.Result().(*SwitchCounters)
+	if s == nil || len(s.PGDrops) != 4 || s.PGDrops[3].Port != "fortyGigE0/0" || s.PGDrops[3].PG != 3 || s.PGDrops[3].Packets != 800 || s.PGDrops[3].Evidence.Line != 4 {
+		t.Errorf("alias PG drops: %+v", s)
+	}
+}

@@ -281,25 +281,17 @@ func splitQueueName(s string) (string, int) {
 // interface, or on a chassis supervisor a line card's port, "Ethernet1/1"
 // (a VOQ chassis) or "HundredGigE0/1/0/1" (a packet chassis), slashes
 // between the parts.
-func slashedName(s string) bool {
-	parts := strings.Split(s, "/")
-	if len(parts) > 4 {
-		return false
-	}
-	for _, p := range parts {
-		if !isIdentName(p) {
-			return false
-		}
-	}
-	return true
-}
+func slashedName(s string) bool { return namePath(s, "/", 4) }
 
 // queuePortName reports whether s names a port in a queue table: an
 // interface, or on a VOQ chassis a system port, "lc1|asic0|Ethernet0" (a
 // single-ASIC line card's "lc1|Ethernet0").
-func queuePortName(s string) bool {
-	parts := strings.Split(s, "|")
-	if len(parts) > 3 {
+func queuePortName(s string) bool { return namePath(s, "|", 3) }
+
+// namePath reports whether s is at most most names joined by sep.
+func namePath(s, sep string, most int) bool {
+	parts := strings.Split(s, sep)
+	if len(parts) > most {
 		return false
 	}
 	for _, p := range parts {

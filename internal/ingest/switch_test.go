@@ -52,8 +52,26 @@ func TestSwitchSONiC(t *testing.T) {
 func FuzzSwitch(f *testing.F) {
 	nicFuzz(f, NewSwitchParser, nicSeeds("corpus/switch/*.txt"), func(t *testing.T, a Artifact, n int) {
 		s := a.(*SwitchCounters)
-		if len(s.PFC) > maxSwitchRows || len(s.WD) > maxSwitchRows || len(s.Queues) > maxSwitchRows || len(s.PGs) > maxSwitchRows || len(s.Ports) > maxSwitchRows || len(s.ECN) > maxSwitchRows || len(s.ECNQueues) > maxSwitchRows {
+		if len(s.PFC) > maxSwitchRows || len(s.WD) > maxSwitchRows || len(s.Queues) > maxSwitchRows || len(s.PGs) > maxSwitchRows || len(s.Ports) > maxSwitchRows || len(s.ECN) > maxSwitchRows || len(s.ECNQueues) > maxSwitchRows || len(s.PGDrops) > maxSwitchRows || len(s.QueueWMs) > maxSwitchRows || len(s.WRED) > maxSwitchRows {
 			t.Fatal("rows beyond the cap")
+		}
+		for _, g := range s.PGs {
+			nicCheckEvidence(t, g.Evidence, n)
+			if g.PG < 0 || g.PG > 15 || g.Port == "" || g.Headroom && g.Untitled {
+				t.Fatalf("PG watermark %+v", g)
+			}
+		}
+		for _, w := range s.QueueWMs {
+			nicCheckEvidence(t, w.Evidence, n)
+			if w.Queue < 0 || w.Queue > 63 || w.Port == "" || !slices.Contains([]string{"UC", "MC", "ALL"}, w.Type) {
+				t.Fatalf("queue watermark %+v", w)
+			}
+		}
+		for _, w := range s.WRED {
+			nicCheckEvidence(t, w.Evidence, n)
+			if w.Queue < 0 || w.Queue > 63 || w.Port == "" || !slices.Contains([]string{"UC", "MC", "ALL", "VOQ"}, w.Type) || w.WREDDrop < -1 || w.ECNMarks < -1 {
+				t.Fatalf("WRED queue %+v", w)
+			}
 		}
 		for _, p := range s.PFC {
 			nicCheckEvidence(t, p.Evidence, n)
@@ -98,7 +116,7 @@ func FuzzSwitch(f *testing.F) {
 		}
 		for _, d := range s.PGDrops {
 			nicCheckEvidence(t, d.Evidence, n)
-			if d.NoDrop && !d.QoSGroup {
+			if d.NoDrop && !d.QoSGroup || d.PG < -1 || d.PG > 15 {
 				t.Fatalf("PG drop %+v", d)
 			}
 		}

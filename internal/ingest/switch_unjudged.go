@@ -22,14 +22,31 @@ import (
 //	Vlan1 is down, line protocol is down       EOS, NX-OS show interfaces of ports
 //	                                           that print no counters
 //	Port  PG0  PG1 ...  (every cell N/A)       SONiC show priority-group drop
-//	                                           counters or watermark, not polled
+//	"PG3": "N/A",  (every PG key N/A)          counters or watermark, not polled
 func SwitchUnjudged(head []byte) (what, fix string) {
-	var junosIf, junosCoS, ifaceHdr, pgNA bool
+	var junosIf, junosCoS, ifaceHdr, pgHdr bool
+	// pgNA is set by a row of a port and N/A cells under a PG header (or
+	// a PG key of a JSON list that is N/A), pgNum by one with a number: a
+	// table some reader did not keep, which is no unpolled one.
+	var pgNA, pgNum bool
 	var pgTitle swTable
 	sc := bufio.NewScanner(bytes.NewReader(head))
 	for sc.Scan() {
 		t := strings.TrimSpace(sc.Text())
 		f := strings.Fields(t)
+		title := swTitle(t)
+		if na, ok := naCells(f); ok && pgHdr {
+			pgNA, pgNum = pgNA || na, pgNum || !na
+			continue
+		}
+		if k, v, ok := jsonLine(t); ok && pgColumn(k) >= 0 {
+			if v == "N/A" {
+				pgNA = true
+			} else {
+				pgNum = true
+			}
+			continue
+		}
 		switch {
 		case len(f) == 3 && f[0] == "Port" && nxosCounterCols[f[1]] && nxosCounterCols[f[2]]:
 			return "Cisco NX-OS `show interface counters` (octets and packets per port: no errors, discards or pause)",
@@ -51,17 +68,17 @@ func SwitchUnjudged(head []byte) (what, fix string) {
 			}
 		case strings.HasPrefix(t, "Scheduler map: ") || strings.HasPrefix(t, "Maximum usable queues: "):
 			junosCoS = junosCoS || junosIf
-		case swTitle(t) == swPGDrop || swTitle(t) == swPGShared || swTitle(t) == swPGHeadroom:
-			pgTitle = swTitle(t)
+		case title == swPGDrop || title == swPGShared || title == swPGHeadroom:
+			pgTitle = title
 		case len(f) >= 2 && f[0] == "Port" && pgColumns(f[1:]):
-			// A per-PG table no reader kept a row of: every cell N/A.
-			pgNA = true
+			pgHdr = true
 		default:
 			if _, _, ok := ifaceHeader(t); ok && t == sc.Text() {
 				ifaceHdr = true
 			}
 		}
 	}
+	pgNA = pgNA && !pgNum
 	switch {
 	case pgNA && pgTitle == swPGDrop:
 		return "SONiC `show priority-group drop counters` with every count N/A (the switch does not poll PG drop counters, or the ports have none)",
@@ -80,6 +97,49 @@ func SwitchUnjudged(head []byte) (what, fix string) {
 			"`show interfaces` of the Ethernet ports that carry RoCE, whole (EOS, NX-OS), or `show interface counters errors` and `show interface priority-flow-control`"
 	}
 	return "", ""
+}
+
+// Unpolled names, as SwitchUnjudged does, SONiC queue watermarks or WRED
+// counters of which every count is N/A (the switch does not poll them),
+// when they are all s holds; "" otherwise.
+func (s *SwitchCounters) Unpolled() (what, fix string) {
+	if s.rows() == 0 || s.rows() != len(s.QueueWMs)+len(s.WRED) {
+		return "", ""
+	}
+	for _, w := range s.QueueWMs {
+		if w.Bytes >= 0 {
+			return "", ""
+		}
+	}
+	for _, w := range s.WRED {
+		if w.WREDDrop >= 0 || w.ECNMarks >= 0 {
+			return "", ""
+		}
+	}
+	if len(s.WRED) > 0 {
+		return "SONiC `show queue wredcounters` with every count N/A (the switch does not poll WRED and ECN counters per queue, or the queues have none)",
+			"`show queue wredcounters` again after `counterpoll wredqueue enable` (`counterpoll show` lists what is polled), or meanwhile `show queue counters` (drops per queue)"
+	}
+	return "SONiC `show queue watermark` (or `persistent-watermark`) with every peak N/A (the switch does not poll watermarks, or the queues have none)",
+		"`show queue watermark unicast` again after `counterpoll watermark enable` (`counterpoll show` lists what is polled), or meanwhile `show queue counters` and `show pfc counters`"
+}
+
+// naCells reads f as a table row: ok when it is a port (an alias name
+// too, "fortyGigE0/0") and cells that are each N/A or a count, na when
+// every cell is N/A.
+func naCells(f []string) (na, ok bool) {
+	if len(f) < 2 || !slashedName(f[0]) {
+		return false, false
+	}
+	na = true
+	for _, c := range f[1:] {
+		if _, num := switchNum(c); num {
+			na = false
+		} else if c != "N/A" {
+			return false, false
+		}
+	}
+	return na, true
 }
 
 // nxosCounterCols are the column names of NX-OS `show interface counters`.

@@ -44,6 +44,52 @@ func TestSwitchUnjudged(t *testing.T) {
 	if what, _ := SwitchUnjudged([]byte("Ethernet0  PFC0  PFC1\n")); what != "" {
 		t.Errorf("a SONiC row: %q", what)
 	}
+	// SYNTHETIC, in the formats of the real outputs above: a PG table
+	// whose rows hold a count is not unpolled, whatever kept it from a
+	// reader (alias port names, a table cut short); a PG watermark list of
+	// N/A keys is.
+	for head, want := range map[string]string{
+		"Ingress headroom per PG:\n        Port    PG0    PG1    PG2    PG3\n------------  -----  -----  -----  -----\nfortyGigE0/0      0      0      0  91000\nfortyGigE0/4    N/A    N/A    N/A    N/A\n": "",
+		"Ingress PG dropped packets:\n     Port    PG0    PG1    PG2    PG3    PG4\nEthernet0      0      0      0    800\n":                                                                                 "",
+		"Ingress PG dropped packets:\n     Port    PG0    PG1\n---------  -----  -----\nfortyGigE0/0  N/A  N/A\n":                                                                                            "`show priority-group drop counters` with every count N/A",
+		"admin@sonic:~$ show priority-group watermark shared -j\n[\n    {\n        \"Port\": \"Ethernet0\",\n        \"PG0\": \"N/A\",\n        \"PG1\": \"N/A\"\n    }\n]\n":                                "`show priority-group watermark` (or `persistent-watermark`) with every peak N/A",
+		"[\n    {\n        \"Port\": \"Ethernet0\",\n        \"PG0\": \"N/A\",\n        \"PG1\": \"100\"\n    }\n]\n":                                                                                        "",
+	} {
+		what, _ := SwitchUnjudged([]byte(head))
+		if want == "" && what != "" || want != "" && !strings.Contains(what, want) {
+			t.Errorf("%q: %q, want %q", head, what, want)
+		}
+	}
+}
+
+// Unpolled names queue watermarks and WRED counters all N/A (the switch
+// polls none), and nothing once one count is a number.
+func TestSwitchUnpolled(t *testing.T) {
+	for file, want := range map[string]string{
+		"sonic-queue-persistent-watermark-all-json-sonic-utilities.txt":   "`show queue watermark` (or `persistent-watermark`) with every peak N/A",
+		"sonic-queue-watermark-multicast-all-na-collapsed-sonic482.txt":   "`show queue watermark` (or `persistent-watermark`) with every peak N/A",
+		"sonic-queue-watermark-uc-mc-persistent-sonic-utilities.txt":      "",
+		"sonic-queue-wredcounters-ethernet8-json-sonic-utilities.txt":     "",
+		"sonic-queue-wredcounters-voq-system-ports-sonic-utilities.txt":   "",
+		"sonic-pg-persistent-watermark-json-untitled-sonic-utilities.txt": "",
+	} {
+		what, fix := switchCorpus(t, "switch/"+file).Unpolled()
+		if want == "" && what != "" || want != "" && (!strings.Contains(what, want) || !strings.Contains(fix, "counterpoll watermark enable")) {
+			t.Errorf("%s: %q, %q; want %q", file, what, fix, want)
+		}
+	}
+	// SYNTHETIC, in the format of the real `show queue wredcounters`.
+	p := NewSwitchParser("wred.txt")
+	for i, l := range []string{"     Port    TxQ    WredDrp/pkts    WredDrp/bytes    EcnMarked/pkts    EcnMarked/bytes", "---------  -----  --------------  ---------------  ----------------  -----------------", "Ethernet0    UC0             N/A              N/A               N/A                N/A", "Ethernet0    UC1             N/A              N/A               N/A                N/A"} {
+		p.Feed(Line{Num: i + 1, Text: l})
+	}
+	s, _ := p.Result().(*SwitchCounters)
+	if s == nil || len(s.WRED) != 2 {
+		t.Fatalf("WRED rows: %+v", s)
+	}
+	if what, fix := s.Unpolled(); !strings.Contains(what, "`show queue wredcounters` with every count N/A") || !strings.Contains(fix, "counterpoll wredqueue enable") {
+		t.Errorf("WRED all N/A: %q, %q", what, fix)
+	}
 }
 
 // FuzzSwitchUnjudged: any bytes name a command and its fix together, or

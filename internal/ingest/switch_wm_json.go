@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -50,8 +51,10 @@ func (w *wmJSON) feed(p *switchParser, l Line, t string) bool {
 			w.inList, w.inObj = true, false
 			return false // an opening bracket alone is no watermark
 		}
-		if pg, ok := wmCommand(t); ok {
-			w.pg = pg
+		if t != "" {
+			// Any other line between the command and its list (a prompt, a
+			// command's output) ends what the command named.
+			w.pg = wmCommand(t)
 		}
 		return false
 	}
@@ -76,9 +79,10 @@ func (w *wmJSON) feed(p *switchParser, l Line, t string) bool {
 	case key == "Port" && isIdentName(val) && w.port == "":
 		w.port = strings.Clone(val)
 	case pgColumn(key) >= 0 || wmQueueColumn(key):
-		if len(w.cells) < 64 {
-			w.cells = append(w.cells, wmCell{col: key, val: val, l: l})
-		}
+		// watermarkstat prints at most 16 PGs or 64 queues a port: an
+		// object with more is not its own.
+		w.bad = len(w.cells) >= 64
+		w.cells = append(w.cells, wmCell{col: key, val: val, l: l})
 	default:
 		w.bad = true
 	}
@@ -120,35 +124,39 @@ func (w *wmJSON) close(p *switchParser) bool {
 	return true
 }
 
-// wmCommand reports whether t echoes a command that prints watermarks or
-// other counters, and the PG table it prints: `show priority-group
-// [persistent-]watermark shared|headroom` (SONiC takes any prefix of a
-// word of three letters or more: "show priority-group watermark head") or
-// `watermarkstat -t pg_shared|pg_headroom`; swNone for any other command.
-func wmCommand(t string) (swTable, bool) {
+// wmCommand returns the PG watermark table the command t echoes prints:
+// `show priority-group [persistent-]watermark shared|headroom` (SONiC
+// takes any prefix of a word of three letters or more: "show
+// priority-group watermark head"), with sudo or not, or `watermarkstat -t
+// pg_shared|pg_headroom`; swNone for any other line.
+func wmCommand(t string) swTable {
+	if !strings.Contains(t, "watermark") {
+		return swNone
+	}
 	cmd, _, _ := strings.Cut(t, "|")
 	f := strings.Fields(cmd)
 	for i := range f {
 		f[i] = strings.Trim(f[i], "`*")
 	}
+	f = slices.DeleteFunc(f, func(a string) bool { return a == "sudo" })
 	for i, a := range f {
 		switch {
 		case a == "watermarkstat" || strings.HasSuffix(a, "/watermarkstat"):
 			for k := i + 1; k+1 < len(f); k++ {
 				if f[k] == "-t" || f[k] == "--type" {
-					return pgTableNamed(strings.TrimPrefix(f[k+1], "pg_")), true
+					return pgTableNamed(strings.TrimPrefix(f[k+1], "pg_"))
 				}
 			}
-			return swNone, true
+			return swNone
 		case a == "show" && (i == 0 || strings.ContainsAny(f[i-1], "$#>")):
 			w := f[i+1:]
 			if len(w) >= 3 && wordPrefix(w[0], "priority-group") && (wordPrefix(w[1], "watermark") || wordPrefix(w[1], "persistent-watermark")) {
-				return pgTableNamed(w[2]), true
+				return pgTableNamed(w[2])
 			}
-			return swNone, true
+			return swNone
 		}
 	}
-	return swNone, false
+	return swNone
 }
 
 // pgTableNamed returns the PG watermark table a command word names.

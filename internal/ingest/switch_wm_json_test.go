@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -48,18 +49,24 @@ func TestSwitchWatermarkJSONCommands(t *testing.T) {
 		{"show priority-group watermark headroom -j", true, false},
 		{"admin@sonic:~$ show queue counters -j", false, true},
 		{"", false, true},
+		{"admin@sonic:~$ sudo show priority-group watermark shared -j", false, false},
+		{"sudo show priority-group watermark headroom -j", true, false},
+		// A headroom command, then a line that is no PG watermark command
+		// (another command, its output): the list is not the headroom's.
+		{"admin@sonic:~$ show priority-group watermark headroom -j\nadmin@sonic:~$ sudo su", false, true},
+		{"admin@sonic:~$ show priority-group watermark headroom -j\nsome output", false, true},
 	} {
 		p := NewSwitchParser("wm.txt")
-		p.Feed(Line{Num: 1, Text: c.cmd})
-		for i, l := range list {
-			p.Feed(Line{Num: i + 2, Text: l})
+		cmds := strings.Split(c.cmd, "\n")
+		for i, l := range append(cmds, list...) {
+			p.Feed(Line{Num: i + 1, Text: l})
 		}
 		s, _ := p.Result().(*SwitchCounters)
 		if s == nil || len(s.PGs) != 1 {
 			t.Errorf("%q: %+v", c.cmd, s)
 			continue
 		}
-		if g := s.PGs[0]; g.Headroom != c.headroom || g.Untitled != c.untitled || g.Bytes != 7 || g.PG != 3 || g.Evidence.Line != 5 {
+		if g := s.PGs[0]; g.Headroom != c.headroom || g.Untitled != c.untitled || g.Bytes != 7 || g.PG != 3 || g.Evidence.Line != len(cmds)+4 {
 			t.Errorf("%q: %+v, want headroom %v untitled %v", c.cmd, g, c.headroom, c.untitled)
 		}
 	}
