@@ -45,9 +45,9 @@ func TestBusBWFallsThreshold(t *testing.T) {
 // of the peak: nccl-tests#319's 60 GB/s at 16 MiB against 44 from 4 GiB
 // (74%, the protocol of mid sizes) stays unreported.
 func TestBusBWFallsFromBelowThePlateauFloor(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-rank-tag-prefix-mid-row-falls-64m-5GBps-nccl1453.txt")
-	f := nicMustFind(t, fs, "nccltests.busbw.falls", Warn, "all_reduce busbw falls as the message grows: 29.50 GB/s at 32MiB, 5.30 GB/s (median) at 128MiB-512MiB, 18% of its peak, below 50% of it from 64MiB on")
-	if len(f.Evidence) != 3 || f.Evidence[0].Line != 7 || f.Evidence[1].Line != 8 || f.Evidence[2].Line != 11 {
+	fs := diagnoseFiles(t, Options{}, "corpus/threads/allreduce-rank-tag-repeated-midline-nccl1453.txt")
+	f := nicMustFind(t, fs, "nccltests.busbw.falls", Warn, "nccl-tests table busbw falls as the message grows: 29.50 GB/s at 32MiB, 5.30 GB/s (median) at 128MiB-512MiB, 18% of its peak, below 50% of it from 64MiB on")
+	if len(f.Evidence) != 3 || f.Evidence[0].Line != 22 || f.Evidence[1].Line != 23 || f.Evidence[2].Line != 26 {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-h100-2n-8nic-ib400g-ring-rdma-plugin-qps64-44GBps-nccltests319.txt"), "nccltests.busbw.falls")
