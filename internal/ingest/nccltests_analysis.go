@@ -237,6 +237,12 @@ func (r *TestRun) columnsAllow(c, redop string, root int, inNA bool) bool {
 		// operation print, nor the blank some versions print instead.
 		return false
 	}
+	if c == "all_gather" && r.HasRedop && !r.HasRoot && r.layout.known && redop == "" && len(r.Rows) > 0 {
+		// all_gather_perf printed no redop column until nccl-tests
+		// 51af557 (2022-08), and "none" with a root column after it: a
+		// blank redop in a table without a root column is alltoall's.
+		return false
+	}
 	if !r.HasRedop && r.layout.known && reducing {
 		return false
 	}
