@@ -87,7 +87,7 @@ func limitFor(r *ingest.TestRun, nodes int, sh share, line unit.BitRate) busbwLi
 		k, kText = 1, "one NIC per node assumed (the artifacts do not list the host's NICs)"
 	}
 	coll := r.Collective
-	if (r.NRanks() == 0 || r.RanksFromCount()) && nodes < 2 && (coll == "alltoall" || coll == "alltoallv" || coll == "gather" || coll == "scatter") {
+	if (r.NRanks() == 0 || r.RanksFromCount()) && nodes < 2 && offNodeShareUnknown(r) {
 		// No rank lines and no span: the share of the data that leaves a
 		// node, (n−G)/n, is unknown, and so is the limit. The count
 		// column's rank count leaves G unknown too.
@@ -95,7 +95,7 @@ func limitFor(r *ingest.TestRun, nodes int, sh share, line unit.BitRate) busbwLi
 		if r.RanksFromCount() {
 			named = fmt.Sprintf("no node (no rank lines; its count column gives %d ranks)", r.NRanks())
 		}
-		return busbwLimit{model: coll + ": the output names " + named + ", so the share of its data that leaves a node, and with it the limit, is unknown"}
+		return busbwLimit{model: collName(r) + ": the output names " + named + ", so the share of its data that leaves a node, and with it the limit, is unknown"}
 	}
 	switch coll {
 	case "alltoall", "alltoallv":
@@ -159,4 +159,21 @@ func limitShort(l busbwLimit) string {
 		return "one NIC's line rate"
 	}
 	return fmt.Sprintf("%.4g × one NIC's line rate", l.m)
+}
+
+// offNodeShareUnknown reports a run whose share of data leaving a node
+// depends on the ranks per node: alltoall, gather or scatter, or a run
+// left as candidates of which one is.
+func offNodeShareUnknown(r *ingest.TestRun) bool {
+	colls := []string{r.Collective}
+	if r.Collective == "" {
+		colls = r.Candidates
+	}
+	for _, c := range colls {
+		switch c {
+		case "alltoall", "alltoallv", "gather", "scatter":
+			return true
+		}
+	}
+	return false
 }

@@ -53,23 +53,22 @@ func busbwFalls(r *ingest.TestRun) (Finding, bool) {
 	if !ok {
 		return Finding{}, false
 	}
-	peak := -1
-	for i, row := range r.Rows {
-		if row.Size >= fallPeakMinSize && row.Size < p.MinSize && (peak < 0 || row.BestBusBW() > r.Rows[peak].BestBusBW()) {
-			peak = i
+	// Two peaks, each judged apart: a 16-64 MiB row a little above the
+	// plateau floor's must not lift the threshold from the floor's peak.
+	peak, frac := -1, 0.0
+	for _, c := range []struct {
+		lo, hi int64
+		frac   float64
+	}{{ingest.PlateauMinSize, p.MinSize, fallFraction}, {fallPeakMinSize, ingest.PlateauMinSize, midFallFraction}} {
+		if i := maxBusBWRow(r, c.lo, c.hi); i >= 0 && p.BusBW < c.frac*r.Rows[i].BestBusBW() {
+			peak, frac = i, c.frac
+			break
 		}
 	}
 	if peak < 0 {
 		return Finding{}, false
 	}
 	top := r.Rows[peak]
-	frac := fallFraction
-	if top.Size < ingest.PlateauMinSize {
-		frac = midFallFraction
-	}
-	if p.BusBW >= frac*top.BestBusBW() {
-		return Finding{}, false
-	}
 	// The fall starts at the first row after the peak from which every
 	// row stays below the threshold.
 	from := len(r.Rows)
@@ -94,4 +93,16 @@ func busbwFalls(r *ingest.TestRun) (Finding, bool) {
 		Mechanism: "Past the latency-bound sizes a larger message only adds pipeline steps of the same chunk to the same connections, so busbw should rise and then hold. The run reached a bandwidth at a smaller size that it loses at the largest: the transport can carry it, and what fails is something that grows with the buffer or with the run's length. Candidates the table alone cannot tell apart: GPU memory near full (each rank holds send, receive and, with validation, expected buffers of the largest size, the receive side times the ranks for gather and all_gather), registering larger buffers (GPUDirect RDMA mappings, an IOMMU or a VM's address translation without ATS), GPU clocks throttling as the longer rows heat it, or a link that flaps or congests while the long rows run.",
 		Fix:       fmt.Sprintf("Collect what tells them apart: rerun only the sizes around the fall (-b %s -e %s) and again with the order reversed or -n doubled, to see whether the fall follows the size or the time; during it, `nvidia-smi -q -d PERFORMANCE,CLOCK` (clock event reasons: thermal or power slowdown) and `nvidia-smi --query-gpu=memory.used,memory.total --format=csv`; NCCL_DEBUG=INFO for the transport of each size; the NICs' counters before and after the run and `dmesg` (link down, IOMMU faults) for `rocelab diagnose`. In a VM, run the same sizes on bare metal.", unit.Bytes(top.Size).Human(), unit.Bytes(last.Size).Human()),
 	}, true
+}
+
+// maxBusBWRow is the index of the row of highest busbw among sizes in
+// [lo, hi), or -1 if there is none.
+func maxBusBWRow(r *ingest.TestRun, lo, hi int64) int {
+	peak := -1
+	for i, row := range r.Rows {
+		if row.Size >= lo && row.Size < hi && (peak < 0 || row.BestBusBW() > r.Rows[peak].BestBusBW()) {
+			peak = i
+		}
+	}
+	return peak
 }

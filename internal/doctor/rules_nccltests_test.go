@@ -75,6 +75,24 @@ func TestAlltoallRanksUnknown(t *testing.T) {
 	nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "alltoall per-rank busbw plateau 50.67 GB/s", "not judged: its 32 ranks' nodes are unknown")
 }
 
+// A run left as candidates is no easier to judge when one of them is
+// alltoall, gather or scatter: with a NIC speed the awsome-distributed-
+// training scatter (gather/scatter, 16 ranks from its count column) was
+// told to exceed what 100 Gb/s allows, as if its ranks were one per node,
+// and nccl-tests#78's alltoall got an error at 4 %.
+func TestCandidatesRanksUnknown(t *testing.T) {
+	fs := diagnoseFiles(t, Options{NICSpeed: 100e9}, "corpus/nccl-tests/scatter-srun-l-efa-no-rank-lines-79GBps-awsome-validation.txt")
+	nicMustNot(t, fs, "nccltests.busbw.ok")
+	nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "gather/scatter per-rank busbw plateau 78.59 GB/s", "not judged: its 16 ranks' nodes are unknown")
+	fs = diagnoseFiles(t, Options{NICSpeed: 100e9}, "corpus/nccl-tests/allreduce-alltoall-v100-8n-64rank-ib100g-old-error-column-two-tables-nccltests78.txt")
+	for _, f := range nicFind(fs, "nccltests.busbw.low") {
+		if strings.Contains(f.Title, "alltoall") {
+			t.Errorf("judged: %s", f.Title)
+		}
+	}
+	nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "alltoall per-rank busbw plateau 0.51 GB/s", "not judged: its 64 ranks' nodes are unknown")
+}
+
 // An nccl-tests output cut in its device list (nebius/soperator#428).
 // Before, it gave no finding at all, as if the run were clean.
 func TestNCCLTestsPreambleOnly(t *testing.T) {

@@ -29,12 +29,12 @@ func (r *TestRun) NRanks() int {
 	if n := r.listedRanks(); n > 0 {
 		return n
 	}
-	return r.CountRanks()
+	return r.countRanks()
 }
 
 // RanksFromCount reports whether NRanks comes from the count column
 // alone: nothing names the ranks, nor the hosts they ran on.
-func (r *TestRun) RanksFromCount() bool { return r.listedRanks() == 0 && r.CountRanks() > 0 }
+func (r *TestRun) RanksFromCount() bool { return r.listedRanks() == 0 && r.countRanks() > 0 }
 
 // listedRanks is NRanks from what names the ranks (rank lines, NCCL's
 // init lines, a launcher-less command line), not from the count column.
@@ -45,12 +45,12 @@ func (r *TestRun) listedRanks() int {
 	return r.DirectRanks
 }
 
-// CountRanks is the rank count a table without rank lines shows in its
+// countRanks is the rank count a table without rank lines shows in its
 // count column: every row of a per-rank count collective (all_gather,
 // alltoall, ...) has a size of count × type size × ranks, so a scatter
 // row of 2147483648 B and 33554432 floats ran on 16 ranks. 0 when the
 // rows do not all give one count above 1.
-func (r *TestRun) CountRanks() int {
+func (r *TestRun) countRanks() int {
 	n := int64(0)
 	for _, row := range r.Rows {
 		k := row.countRatio()
@@ -194,19 +194,21 @@ func countsPerRank(c string) bool {
 // broadcast, reduce, sendrecv); known is false when no row tells or the
 // rows disagree. On one rank the two read alike.
 func (r *TestRun) countPerRank() (perRank, known bool) {
-	seen := map[bool]bool{}
+	var exact, multiple bool // size = count × type size; a multiple above 1
 	for _, row := range r.Rows {
 		switch k := row.countRatio(); {
 		case k < 0:
 			return false, false
+		case k > 1:
+			multiple = true
 		case k > 0:
-			seen[k > 1] = true
+			exact = true
 		}
 	}
-	if len(seen) != 1 {
+	if exact == multiple {
 		return false, false
 	}
-	return seen[true], true
+	return multiple, true
 }
 
 // columnsAllow reports whether a collective could print these columns; the
@@ -235,6 +237,12 @@ func (r *TestRun) columnsAllow(c, redop string, root int, inNA bool) bool {
 		// SendRecvRunTest) and prints the op's name, "sum" by default:
 		// never "none", which the collectives that move data without an
 		// operation print, nor the blank some versions print instead.
+		return false
+	}
+	if c == "all_gather" && r.HasRedop && !r.HasRoot && r.layout.known && redop == "" && len(r.Rows) > 0 {
+		// all_gather_perf printed no redop column until nccl-tests
+		// 51af557 (2022-08), and "none" with a root column after it: a
+		// blank redop in a table without a root column is alltoall's.
 		return false
 	}
 	if !r.HasRedop && r.layout.known && reducing {

@@ -128,7 +128,11 @@ func collOrCandidates(r *TestRun) string {
 func checkReadWhole(t *testing.T, cases []readWholeCase) {
 	t.Helper()
 	for _, c := range cases {
-		x := ncclTests(t, "nccl-tests/"+c.file)
+		rel := c.file
+		if !strings.Contains(rel, "/") {
+			rel = "nccl-tests/" + rel
+		}
+		x := ncclTests(t, rel)
 		r := x.Runs[len(x.Runs)-1]
 		coll := collOrCandidates(r)
 		if coll != c.coll || r.NRanks() != c.ranks || len(r.Rows) != c.rows || len(x.Garbled) != 0 || len(r.Truncated) != 0 || r.GarbledRows != 0 {

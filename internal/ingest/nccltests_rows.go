@@ -120,11 +120,11 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 		lay = guessLayout(rest)
 	}
 	half := max(lay.half, 4)
-	whole := half + 4
+	blankLen := half + 4 // a row with a blank redop: root?, two halves
 	if lay.root {
-		whole++
+		blankLen++
 	}
-	blankRedop := len(rest) > 0 && !isWord(rest[0]) && len(rest) == whole
+	blankRedop := len(rest) > 0 && !isWord(rest[0]) && len(rest) == blankLen
 	if lay.redop && len(rest) > 0 && !blankRedop {
 		row.Redop = strings.Clone(rest[0])
 		rest = rest[1:]
