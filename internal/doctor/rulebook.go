@@ -288,7 +288,7 @@ var book = []Spec{
 		Text: "an RDMA port's sysfs counters read `N/A (no PMA)`: the device implements none of them (iWARP i40iw/irdma, some RoCE drivers)",
 		Fix:  "Read the port's health from the netdev's `ethtool -S` and the switch's counters instead."},
 	{ID: "counters.unjudged", Layer: LayerRDMA, Severities: []Severity{Info}, Front: Doctor,
-		Text: "an RDMA port's hw_counters hold no name a driver rocelab knows prints (mlx5, bnxt_re, irdma, ionic, mana_ib, efa, the InfiniBand port counters): another driver's (Omni-Path's hfi1 ...), so the port is not judged and no finding about it says it is clean",
+		Text: "an RDMA port's hw_counters hold no name a driver rocelab knows prints (mlx5, bnxt_re, irdma, ionic, mana_ib, efa, the InfiniBand port counters): another driver's (Omni-Path's hfi1 ...), so the port is not judged, and the absence of findings about it does not mean it is clean",
 		Fix:  "Read the port's health with its driver's own tools and the switch's counters; for a RoCE path, pass the hw_counters of the RoCE device that carries the job (`rdma statistic show`)."},
 	{ID: "capture.no_roce", Layer: LayerRDMA, Severities: []Severity{Warn}, Front: Doctor,
 		Text: "a capture holds no UDP 4791 traffic (tcpdump on the netdev does not see RDMA)",

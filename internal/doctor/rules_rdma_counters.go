@@ -343,7 +343,7 @@ func checkUnjudgedHW(inc *Incident) []Finding {
 			Title:    fmt.Sprintf("%s: none of its %d hw_counters (%s ...) is a name rocelab reads; the port is not judged", s.Name(), len(unread), strings.Join(names, ", ")),
 			Evidence: []Evidence{unread[0].Evidence},
 			Mechanism: "rocelab judges RDMA port counters by the names the drivers it knows print (mlx5, bnxt_re, irdma, ionic, mana_ib, efa, and the InfiniBand port counters every device has). " +
-				"This dump holds none of them: another driver's counters (Omni-Path's hfi1 prints RcResend and PktDrop), so its drops, retransmissions and congestion are not read, and no finding about this port does not mean it is clean.",
+				"This dump holds none of them, only another driver's counters (Omni-Path's hfi1 prints RcResend and PktDrop): its drops, retransmissions and congestion are not read, so the absence of findings about this port does not mean it is clean.",
 			Fix: "Read the port's health with its driver's own tools and the switch's counters; for a RoCE path, pass the hw_counters of the RoCE device that carries the job (`rdma statistic show`).",
 		}, s, "hw_counters no rule reads")}
 	})

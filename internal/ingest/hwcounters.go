@@ -104,6 +104,14 @@ type hwParser struct {
 	// ends the directory's listing.
 	cwd     *hwKey
 	cwdRead bool
+	// cwdMax is the longest name the open listing printed, and cwdCut
+	// its padded names the counters table does not know, completed when
+	// the listing ends: only a name as long as the longest is one a
+	// printf precision may have cut.
+	cwdMax int
+	cwdCut []cutName
+	// cwdOpened is set on the line that opened the listing.
+	cwdOpened bool
 	// json gathers an `rdma -j statistic` array (hwcounters_json.go);
 	// jsonNext is set after a command that prints one.
 	json     jsonArray
@@ -128,7 +136,7 @@ func (p *hwParser) Feed(l Line) {
 	if p.jsonLine(l, t) {
 		return
 	}
-	if rest, ok := sysfsIBPath(t); ok && p.sysfsLine(l, rest, afterRule) {
+	if rest, ok := sysfsIBPath(t); ok && p.sysfsLine(l, rest, afterRule, strings.HasPrefix(t, "/sys/")) {
 		p.out.lines.add(l)
 		return
 	}
@@ -150,13 +158,19 @@ func (p *hwParser) Feed(l Line) {
 			return
 		}
 	}
-	if p.cwd != nil {
-		if p.cwdLine(l, t) {
+	if p.cwd != nil && !p.section && p.cwdOpened {
+		p.cwdOpened = false // the cd or prompt's own line
+	} else if p.cwd != nil && !p.section {
+		read, pair := p.cwdLine(l, t)
+		if read {
 			p.out.lines.add(l)
 			return
 		}
-		if p.cwdRead && t != "" {
-			p.cwd, p.cwdRead = nil, false
+		// The listing is the output of the cd's (or prompt's) own
+		// command or of the loop that follows it; any other line but a
+		// name and its value ends it.
+		if t != "" && !pair && (p.cwdRead || !isListingCommand(t)) {
+			p.closeCwd()
 		}
 	}
 	if strings.HasPrefix(t, "link ") {
@@ -173,6 +187,7 @@ func (p *hwParser) Feed(l Line) {
 		p.wrapOpen, p.pending = false, ""
 	}
 	if c, ok := findCommand(t, "show_counters"); ok {
+		p.closeCwd()
 		if len(c.Args) > 0 && !strings.HasPrefix(c.Args[0], "-") {
 			p.lastDev = c.Args[0]
 		}
@@ -180,6 +195,7 @@ func (p *hwParser) Feed(l Line) {
 		return
 	}
 	if port, ok := showCountersHeader(t); ok {
+		p.closeCwd()
 		p.section, p.linkOpen, p.wrapOpen = true, false, false
 		p.secKey = hwKey{dev: p.lastDev, port: port}
 		p.out.lines.add(l)
@@ -213,15 +229,19 @@ func (p *hwParser) Feed(l Line) {
 // after .../infiniband/), or notes the path alone, as `more` prints it
 // before the file's content. A name of several words the counters table
 // does not know is read after a value or between `more`'s rules (inMore),
-// where the path is the line's only content.
-func (p *hwParser) sysfsLine(l Line, rest string, inMore bool) bool {
+// where the path is the line's only content. A value after blanks is
+// read only where the path starts the line (atStart), and then with a
+// name of one word or one the table knows: "the file .../out_of_sequence
+// shows 1234" is prose.
+func (p *hwParser) sysfsLine(l Line, rest string, inMore, atStart bool) bool {
 	path, val, ok := strings.Cut(rest, ":")
-	if !ok {
-		if pth, v, valued := cutTrailingValue(rest); valued {
+	valued := ok || inMore
+	if !ok && atStart {
+		if pth, v, cut := cutTrailingValue(rest); cut {
 			path, val, ok = pth, v, true
 		}
 	}
-	k, name, isCounter := sysfsCounterFile(path, ok || inMore)
+	k, name, isCounter := sysfsCounterFile(path, valued)
 	if !isCounter {
 		return false
 	}
@@ -242,20 +262,22 @@ func (p *hwParser) bannerLine(l Line, t string) bool {
 	if inIB && !strings.HasPrefix(t, "==") {
 		if dir, ok := cdInto(t); ok {
 			if k, ok := sysfsCounterDir(dir); ok {
-				p.cwd, p.cwdRead = &k, false
+				p.openCwd(k)
 			}
 			return false
 		}
-		dir, _, _ := strings.Cut(rest, "$")
-		dir, _, _ = strings.Cut(dir, "#")
+		dir, cmd, prompt := strings.Cut(rest, "$")
+		if !prompt {
+			dir, cmd, prompt = strings.Cut(rest, "#")
+		}
 		dir = strings.TrimRight(strings.TrimSpace(dir), "/")
-		if k, ok := sysfsCounterDir(dir); ok && (strings.Contains(rest, "$") || strings.Contains(rest, "#")) {
-			p.cwd, p.cwdRead = &k, false
+		if k, ok := sysfsCounterDir(dir); ok && prompt && (strings.TrimSpace(cmd) == "" || isListingCommand(cmd)) {
+			p.openCwd(k)
 		}
 		return false
 	}
-	if c, ok := findCommand(t, "cd"); ok && len(c.Args) > 0 && !inIB {
-		p.cwd, p.cwdRead = nil, false // out of the counter directory
+	if _, ok := findCommand(t, "cd"); ok && !inIB {
+		p.closeCwd() // out of the counter directory, or home
 	}
 	name, ok := fileBanner(t)
 	if !ok {
@@ -293,27 +315,85 @@ func fileBanner(t string) (string, bool) {
 // cwdLine reads a line of a listing of the counter directory p.cwd: a
 // file's bare name and its value, as a loop in the directory prints them
 // (`for f in *; do echo $f $(cat $f); done`, or printf's padded
-// columns), or "name:value" as `grep . *` does. The line is unindented:
+// columns), or "name:value" as `grep . *` does. The line is not indented:
 // the tools print the name first, where ethtool -S indents its counters.
-func (p *hwParser) cwdLine(l Line, t string) bool {
-	if t == "" || t != l.Text {
-		return false
+// A name of several words is read when the counters table knows it
+// (irdma's "Nak Sequence Error"; mlnx_qos's "Cable len: 7" is no
+// counter). pair reports a name and a value that were not read (ls -l's
+// "total 0", a driver's name of several words the table does not know),
+// which does not end the listing.
+func (p *hwParser) cwdLine(l Line, t string) (read, pair bool) {
+	if t == "" || strings.HasPrefix(l.Text, " ") || strings.HasPrefix(l.Text, "\t") {
+		return false, false
 	}
 	name, val, ok := strings.Cut(t, ":")
+	padded := false
 	if !ok {
-		if name, val, ok = cutTrailingValue(t); !ok || strings.ContainsAny(name, " \t") {
-			return false
+		if name, val, ok = cutTrailingValue(t); !ok {
+			return false, false
 		}
-		if strings.HasPrefix(t[len(name):], "  ") {
-			name = uncut(name)
-		}
+		padded = strings.HasPrefix(t[len(name):], "  ")
 	}
 	name = strings.TrimSpace(name)
-	if !isCounterFileName(name, true) || !p.sysfsValue(l, *p.cwd, strings.Clone(name), val) {
-		return false
+	if _, valueOK := parseCounterValue(strings.TrimSpace(val)); !valueOK && !strings.HasPrefix(strings.TrimSpace(val), "N/A") {
+		return false, false
+	}
+	if name == "total" || !isCounterFileName(name, false) {
+		return false, true
+	}
+	p.cwdMax = max(p.cwdMax, len(name))
+	if _, _, known := counterTable().Lookup(name); padded && !known && len(name) >= minCutName {
+		if v, ok := parseCounterValue(val); ok {
+			p.cwdCut = append(p.cwdCut, cutName{key: *p.cwd, name: strings.Clone(name), v: v, l: l})
+			p.cwdRead = true
+			return true, true
+		}
+	}
+	if !p.sysfsValue(l, *p.cwd, strings.Clone(name), val) {
+		return false, true
 	}
 	p.cwdRead = true
-	return true
+	return true, true
+}
+
+// cutName is a padded name of a listing that a printf precision may have
+// cut, with its value and line.
+type cutName struct {
+	key  hwKey
+	name string
+	v    uint64
+	l    Line
+}
+
+// openCwd starts a listing of counter directory k.
+func (p *hwParser) openCwd(k hwKey) {
+	p.closeCwd()
+	p.cwd, p.cwdOpened = &k, true
+}
+
+// closeCwd ends the open listing: its padded names as long as its longest
+// are read as the names they were cut from (uncut), the others as printed.
+func (p *hwParser) closeCwd() {
+	for _, c := range p.cwdCut {
+		name := c.name
+		if len(name) == p.cwdMax {
+			name = uncut(name)
+		}
+		p.add(c.key, name, c.v, c.l)
+	}
+	p.cwd, p.cwdRead, p.cwdMax, p.cwdCut, p.cwdOpened = nil, false, 0, nil, false
+}
+
+// isListingCommand reports a command that lists a counter directory's
+// files with their values: a shell loop (its body's lines: echo, cat,
+// done), grep, tail or head of several files, printf.
+func isListingCommand(t string) bool {
+	for _, tool := range [...]string{"for", "while", "do", "done", "grep", "tail", "head", "printf", "echo", "cat", "paste"} {
+		if _, ok := findCommand(t, tool); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // minCutName is the shortest name taken for one a fixed-width column cut:
@@ -324,13 +404,16 @@ const minCutName = 16
 
 // uncut returns the hw_counters name a padded column cut name from: the one
 // name the counters table knows that starts with it, when it knows none
-// that is name itself; name otherwise.
+// name that is name itself, among hw_counters' names or else among
+// counters/' (port_rcv_remote_phys); name otherwise.
 func uncut(name string) string {
 	if _, _, known := counterTable().Lookup(name); known || len(name) < minCutName {
 		return name
 	}
-	if full, ok := counterTable().Completion(counters.HWCounters, name); ok {
-		return full
+	for _, src := range [...]counters.Source{counters.HWCounters, counters.PortCounters} {
+		if full, ok := counterTable().Completion(src, name); ok {
+			return full
+		}
 	}
 	return name
 }
@@ -699,6 +782,7 @@ func (p *hwParser) Result() Artifact {
 	if p.json.open() {
 		p.garbleJSON(p.json.take(), "the array's closing ']' before the input ends (the rdma -j output is cut)")
 	}
+	p.closeCwd()
 	for len(p.order) > 0 {
 		p.flushKey(p.order[0])
 	}

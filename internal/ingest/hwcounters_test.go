@@ -427,3 +427,50 @@ func TestHWCountersPrintfCutNames(t *testing.T) {
 		t.Errorf("an unpadded name was completed: %+v", h.Samples[0].After)
 	}
 }
+
+// A counter directory's listing is only the output of the cd's own
+// command or the loop after it, and only of its names: other commands'
+// output, prose about a path, ls's total and names of several words the
+// table does not know are no counters; trailing blanks, irdma GEN3 names
+// and printf's cut of hw_counters and counters/ names are read. Synthetic.
+func TestHWCountersListingBounds(t *testing.T) {
+	cd := func(dev, dir string) string { return "$ cd /sys/class/infiniband/" + dev + "/ports/1/" + dir + "\n" }
+	hw := cd("mlx5_0", "hw_counters")
+	loop := "$ for f in *; do echo $f $(cat $f); done\n"
+	pf := "$ for i in *; do printf \"%-20.20s  %s\\n\" \"$i\" \"$(<$i)\"; done\n"
+	for _, c := range []struct {
+		name, text, dev string
+		want            map[string]uint64
+		not             []string
+	}{
+		{"cat then show_counters", "$ cd /sys/class/infiniband/mlx5_0/ports/1/hw_counters; cat np_cnp_sent\n100\n$ show_counters mlx5_bond_0\nPort 1 hw counters:\nnp_cnp_sent: 100\n", "mlx5_bond_0", map[string]uint64{"np_cnp_sent": 100}, nil},
+		{"ethtool awk", hw + "$ ethtool -S eth0 | awk '{print $1, $2}'\nrx_packets: 100\n" + hw + loop + "out_of_sequence 45\n", "mlx5_0", map[string]uint64{"out_of_sequence": 45}, []string{"rx_packets"}},
+		{"mlnx_qos words", hw + "$ for f in *; do echo \"$f: $(cat $f)\"; done\nout_of_sequence: 45\nCable len: 7\n", "mlx5_0", map[string]uint64{"out_of_sequence": 45}, []string{"Cable len"}},
+		{"ls total", hw + "$ ls -l | head -1; grep . *\ntotal 0\nout_of_sequence:45\n", "mlx5_0", map[string]uint64{"out_of_sequence": 45}, []string{"total"}},
+		{"trailing blanks", hw + loop + "np_cnp_sent 100   \n", "mlx5_0", map[string]uint64{"np_cnp_sent": 100}, nil},
+		{"irdma GEN3", cd("irdma0", "hw_counters") + loop + "Nak Sequence Error 7\nSome Unknown Words 3\nRTO 2\n", "irdma0", map[string]uint64{"Nak Sequence Error": 7, "RTO": 2}, []string{"Some Unknown Words"}},
+		{"bare cd", hw + "$ cd\n$ for f in *; do echo $f $(cat $f); done\nout_of_sequence 45\n/sys/class/infiniband/mlx5_1/ports/1/hw_counters/np_cnp_sent:1\n", "mlx5_1", map[string]uint64{"np_cnp_sent": 1}, nil},
+		{"mana shorter name", cd("mana_0", "hw_counters") + pf + "local_ack_timeout_er  12\nrequester_rnr_nak     5\n", "mana_0", map[string]uint64{"local_ack_timeout_err": 12, "requester_rnr_nak": 5}, nil},
+		{"port counters cut", cd("mlx5_0", "counters") + pf + "port_rcv_remote_phys  3\nlocal_link_integrity  2\nexcessive_buffer_ove  1\n", "mlx5_0", map[string]uint64{"port_rcv_remote_physical_errors": 3, "local_link_integrity_errors": 2, "excessive_buffer_overrun_errors": 1}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := nicArtifact[*HWCounters](t, nicReadText(t, "synthetic-"+c.name, c.text))
+			if len(h.Samples) != 1 || h.Samples[0].Device != c.dev {
+				t.Fatalf("samples %+v", h.Samples)
+			}
+			s := &h.Samples[0]
+			for name, want := range c.want {
+				if r, ok := s.Get(name); !ok || r.Value != want {
+					t.Errorf("%s = %+v, want %d", name, r, want)
+				}
+			}
+			for _, name := range c.not {
+				if s.Has(name) {
+					t.Errorf("%q read as a counter", name)
+				}
+			}
+		})
+	}
+	prose := "the file /sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence shows 1234\n"
+	nicNoArtifact[*HWCounters](t, nicReadText(t, "synthetic-prose", prose))
+}
