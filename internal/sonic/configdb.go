@@ -297,7 +297,7 @@ func (db *ConfigDB) Foreign() (Value, bool) {
 			}
 			continue
 		}
-		if !db.notObject(name) {
+		if !db.wasSkipped(name) {
 			return Value{}, false
 		}
 		if earlier(at, firstNamed) {
@@ -310,15 +310,10 @@ func (db *ConfigDB) Foreign() (Value, bool) {
 	return first, first.Line > 0
 }
 
-// notObject reports whether the top-level key name held no object: such a
-// key is skipped under its bare name (a row or field skipped names its
-// table and key).
-func (db *ConfigDB) notObject(name string) bool {
-	return db.wasSkipped(name)
-}
-
 // wasSkipped reports whether text (a table, "TABLE|key" or
-// "TABLE|key.field") was skipped.
+// "TABLE|key.field") was skipped. A top-level key that held no object is
+// skipped under its bare name (a row or field skipped names its table and
+// key).
 func (db *ConfigDB) wasSkipped(text string) bool {
 	return slices.ContainsFunc(db.Skipped, func(v Value) bool { return v.Text == text })
 }
@@ -330,7 +325,7 @@ func (db *ConfigDB) wasSkipped(text string) bool {
 func (db *ConfigDB) TableNames() []string {
 	var names []string
 	for name := range db.Tables {
-		if !db.notObject(name) {
+		if !db.wasSkipped(name) {
 			names = append(names, name)
 		}
 	}

@@ -276,7 +276,7 @@ func (p *parser) table(db *ConfigDB, name string, tab Table, merge bool) error {
 		if yangName(key) {
 			return p.errAt(off, "%s", yangMsg(key))
 		}
-		if readTables[name] && readTables[key] {
+		if readTables[key] && (readTables[name] || tableName(name) && p.objectOfObjects()) {
 			return p.errAt(off, "%s|%s: the table %s as a row of %s: a } is missing before it, to close %s", name, key, key, name, name)
 		}
 		if msg := badKey(name, key); msg != "" {
@@ -307,8 +307,9 @@ var dumpKeys = map[string]bool{"expireat": true, "ttl": true, "type": true}
 // not an object, or a field that is not a value, is skipped. A field whose
 // value is null, as sonic-cfggen's --print-data writes an attribute the
 // minigraph leaves out (`"deployment_id": null`), is read as not written
-// in any table and kept in db.Nulls: ConfigDBConnector stores it as the
-// text "None", which lint names where it judges the field. A row in
+// in any table (replacing a value given before it) and kept in db.Nulls:
+// ConfigDBConnector stores it as the text "None", which lint names where
+// it judges the field; a value given after the null replaces it. A row in
 // sonic-db-dump's wrapper is read from its "value" object, and the
 // wrapper's own keys are dropped. A field name ending in '@' is a list
 // Redis keeps comma-joined (ConfigDBConnector's convention): the name is
@@ -330,6 +331,9 @@ func (p *parser) row(db *ConfigDB, table, what string, row map[string]Value, mer
 		had bool
 	}
 	wrapper, maybeDump, wrapped := map[string]prior{}, !p.inDump, false
+	// nulled holds the fields this object gave as null: no longer in
+	// row, still given.
+	nulled := map[string]bool{}
 	for {
 		field, off, ok, err := p.key()
 		if err != nil {
@@ -374,15 +378,22 @@ func (p *parser) row(db *ConfigDB, table, what string, row map[string]Value, mer
 		if table == "CABLE_LENGTH" {
 			db.keyPos[what+"|"+field] = Value{Text: field, Line: l, Col: c}
 		}
-		if _, dup := row[field]; dup && !merge {
+		if _, dup := row[field]; (dup || nulled[field]) && !merge {
 			db.Duplicates = append(db.Duplicates, Value{Text: what + "." + field, Line: l, Col: c})
 		}
 		if p.peek() == 'n' {
 			if _, _, err := p.token(); err != nil {
 				return err
 			}
+			delete(row, field)
+			nulled[field] = true
 			db.Nulls = append(db.Nulls, Value{Text: what + "." + field, Line: l, Col: c})
 			continue
+		}
+		if nulled[field] || merge {
+			// A value after a null replaces it, as the later key does.
+			db.Nulls = slices.DeleteFunc(db.Nulls, func(v Value) bool { return v.Text == what+"."+field })
+			delete(nulled, field)
 		}
 		v, err := p.value(what + "." + field)
 		if err != nil {

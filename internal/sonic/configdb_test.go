@@ -91,6 +91,10 @@ func TestErrors(t *testing.T) {
 		// SONiC's port breakout HLD prints BUFFER_PG then PORT_QOS_MAP)
 		// is named at its key: it was refused at its first row's value.
 		{"\"BUFFER_PG\": {\n  \"E|0\": {\"profile\": \"p\"},\n\"PORT_QOS_MAP\": {\n  \"E\": {\"pfc_enable\": \"3\"}}}", "BUFFER_PG|PORT_QOS_MAP: the table PORT_QOS_MAP as a row of BUFFER_PG: a } is missing before it", 3, 1},
+		// ... inside a table lint does not read too (its rows were read
+		// as the unread table's fields, and skipped); a row of such a
+		// table named as a table with fields under it stays a row.
+		{"{\"SYSLOG_SERVER\": {\n  \"10.0.0.5\": {},\n\"PORT_QOS_MAP\": {\n  \"E\": {\"pfc_enable\": \"3\"}}}}", "SYSLOG_SERVER|PORT_QOS_MAP: the table PORT_QOS_MAP as a row of SYSLOG_SERVER", 3, 1},
 		{"{\"PORT\": {\n\"E\": {\"lanes\": [null]}}}", "expected strings or numbers in the list, got null", 2, 17},
 		{"{\"PORT\": {\n\"E\": {\"mtu\": nul}}}", "invalid character", 2, 17},
 		{"{\"PORT\": {}", "unexpected end of input", 1, 12},
@@ -204,6 +208,42 @@ func TestNullField(t *testing.T) {
 	}
 	if len(db.Nulls) != 3 || db.Nulls[0].Text != "DEVICE_METADATA|localhost.deployment_id" || db.Nulls[0].Line != 2 || db.Nulls[0].Col != 35 {
 		t.Errorf("nulls %+v", db.Nulls)
+	}
+}
+
+// A null and a value for one field: the later wins, as ConfigDBConnector
+// stores it ("None" for the null), and the two are a duplicate key either
+// way round.
+func TestNullThenValue(t *testing.T) {
+	for _, tc := range []struct {
+		fields string
+		want   string
+		nulls  int
+	}{
+		{`"pfc_enable": "3,4", "pfc_enable": null`, "", 1},
+		{`"pfc_enable": null, "pfc_enable": "3,4"`, "3,4", 0},
+		{`"pfc_enable": null, "pfc_enable": "3,4", "pfc_enable": null`, "", 1},
+	} {
+		db, err := Parse("c.json", []byte(`{"PORT_QOS_MAP": {"Ethernet0": {`+tc.fields+`}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _ := db.Field("PORT_QOS_MAP", "Ethernet0", "pfc_enable")
+		if v.Text != tc.want || len(db.Nulls) != tc.nulls || len(db.Duplicates) == 0 {
+			t.Errorf("%s: pfc_enable %q, nulls %+v, duplicates %+v", tc.fields, v.Text, db.Nulls, db.Duplicates)
+		}
+	}
+}
+
+// A row of a table lint does not read keyed by a read table's name, its
+// fields values (FLEX_COUNTER_TABLE's "PORT" and "QUEUE" rows), is read.
+func TestUnreadRowNamedAsTable(t *testing.T) {
+	db, err := Parse("c.json", []byte(`{"FLEX_COUNTER_TABLE": {"PORT": {"FLEX_COUNTER_STATUS": "enable"}, "QUEUE": {}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(db.Tables["FLEX_COUNTER_TABLE"]) != 2 {
+		t.Errorf("tables %+v", db.Tables)
 	}
 }
 

@@ -179,6 +179,39 @@ func (p *parser) key() (string, int, bool, error) {
 	return k, off, true, nil
 }
 
+// objectOfObjects reports whether the next value is an object whose first
+// member's value is an object: a table's rows, not a row's fields.
+func (p *parser) objectOfObjects() bool {
+	off := p.next()
+	if off >= len(p.data) || p.data[off] != '{' {
+		return false
+	}
+	off = skipSpace(p.data, off+1)
+	if off >= len(p.data) || p.data[off] != '"' {
+		return false
+	}
+	for off++; off < len(p.data) && p.data[off] != '"'; off++ {
+		if p.data[off] == '\\' {
+			off++
+		}
+	}
+	off = skipSpace(p.data, off+1)
+	if off >= len(p.data) || p.data[off] != ':' {
+		return false
+	}
+	off = skipSpace(p.data, off+1)
+	return off < len(p.data) && p.data[off] == '{'
+}
+
+// skipSpace returns the offset of the first byte from off on that is no
+// JSON white space.
+func skipSpace(data []byte, off int) int {
+	for off < len(data) && (data[off] == ' ' || data[off] == '\t' || data[off] == '\r' || data[off] == '\n') {
+		off++
+	}
+	return off
+}
+
 // peek returns the first byte of the next token, 0 at the end.
 func (p *parser) peek() byte {
 	if off := p.next(); off < len(p.data) {

@@ -19,7 +19,8 @@ import (
 // that do), each an object of rows (objects). A table's rows named like
 // tables (FLEX_COUNTER_TABLE's "PORT" and "QUEUE") hold fields, plain
 // values, and a tool's settings keyed by table (generic_config_updater's
-// validators: "PFC_WD": {"…": [...]}) hold lists: neither is a wrapper.
+// validators: "PFC_WD": {"…": [...]}) hold lists: neither is a wrapper;
+// nor is a table (a name as tables are written) with rows beside a table.
 // It returns the offset just past the object.
 func (p *parser) wrapper(name string) (int, bool) {
 	if p.wrapped || readTables[name] || p.peek() != '{' {
@@ -31,10 +32,22 @@ func (p *parser) wrapper(name string) (int, bool) {
 	err := dec.Decode(&inner)
 	end := start + int(dec.InputOffset())
 	*p.scanned += 2 * (end - start) // the object, then its tables again
-	if err != nil || !holdsTables(inner, true) {
+	if err != nil || !holdsTables(inner, true) || tableName(name) && holdsRows(inner) {
 		return 0, false
 	}
 	return end, true
+}
+
+// holdsRows reports whether an object has a key that names neither a
+// table nor a namespace: a row. A table with a table pasted among its rows
+// (its } missing) is no wrapper, whose keys are tables alone.
+func holdsRows(obj map[string]json.RawMessage) bool {
+	for key := range obj {
+		if !tableName(key) && !isNamespace(key) {
+			return true
+		}
+	}
+	return false
 }
 
 // holdsTables reports whether an object holds at least one CONFIG_DB
