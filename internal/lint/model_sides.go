@@ -183,12 +183,13 @@ func sonicSides(db *sonic.ConfigDB, d int) []switchSide {
 // PORT_QOS_MAP binds no map and writes no PFC field (only a port shaper's
 // scheduler, or packet trimming's tc_to_dscp_map, as SONiC's scheduler and
 // trimming HLDs show them), with no dscp_to_tc_map on the global row, in a
-// config that holds no QoS map or buffer table and is not a switch's whole
+// config that holds no QoS map, PFC priority map or buffer table
+// (BUFFER_QUEUE included) and is not a switch's whole
 // CONFIG_DB: an excerpt about another feature, which says nothing of PFC
 // (fragmentNotJudged names it). One port row that binds a map or writes
 // pfc_enable makes it no such excerpt, whatever the rows' order.
 func otherFeatureExcerpt(db *sonic.ConfigDB) bool {
-	if wholeConfig(db) || slices.ContainsFunc([]string{"DSCP_TO_TC_MAP", "DOT1P_TO_TC_MAP", "TC_TO_PRIORITY_GROUP_MAP", "TC_TO_QUEUE_MAP", "BUFFER_PG", "BUFFER_PROFILE", "BUFFER_POOL"}, db.Has) {
+	if wholeConfig(db) || slices.ContainsFunc([]string{"DSCP_TO_TC_MAP", "DOT1P_TO_TC_MAP", "TC_TO_PRIORITY_GROUP_MAP", "TC_TO_QUEUE_MAP", "MAP_PFC_PRIORITY_TO_QUEUE", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "BUFFER_PG", "BUFFER_QUEUE", "BUFFER_PROFILE", "BUFFER_POOL"}, db.Has) {
 		return false
 	}
 	ports := 0

@@ -75,3 +75,62 @@ func TestNullJudgedField(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// A null and a value for one pfc_enable (synthetic): the later is what
+// SONiC stores. A null after "3,4" is judged as null (it was judged as
+// "3,4"); "3,4" after a null is no null field (config.field.null fired)
+// and the key is given twice (config.duplicate_key did not fire). Titles
+// count one key and one field in the singular.
+func TestNullAndValueOrder(t *testing.T) {
+	for _, tc := range []struct {
+		fields string
+		null   bool
+	}{
+		{`"pfc_enable": "3,4", "pfc_enable": null`, true},
+		{`"pfc_enable": null, "pfc_enable": "3,4"`, false},
+	} {
+		file := filepath.Join(t.TempDir(), "null-order-synthetic.json")
+		text := `{"PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "AZURE", ` + tc.fields + `}}}`
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Lint([]string{file}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var null, dup string
+		for _, f := range rep.Findings {
+			switch f.ID {
+			case "config.field.null":
+				null = f.Title
+			case "config.duplicate_key":
+				dup = f.Title
+			}
+		}
+		if tc.null != strings.Contains(null, "1 field is null (PORT_QOS_MAP|Ethernet0.pfc_enable at 1:") || !strings.Contains(dup, "1 key given twice (PORT_QOS_MAP|Ethernet0.pfc_enable)") {
+			t.Errorf("%s: null %q, duplicate %q", tc.fields, null, dup)
+		}
+	}
+}
+
+// A shaper-only PORT_QOS_MAP beside a PFC priority map or egress buffers
+// (synthetic) is no excerpt about another feature: its ports' PFC is
+// judged. BUFFER_QUEUE and the PFC priority maps were left out of the
+// tables that make it so, and the config was named not judged.
+func TestPortShaperBesideQoSTables(t *testing.T) {
+	for _, table := range []string{
+		`"BUFFER_QUEUE": {"Ethernet52|3-4": {"profile": "NULL"}}`,
+		`"MAP_PFC_PRIORITY_TO_QUEUE": {"AZURE": {"3": "3"}}`,
+		`"PFC_PRIORITY_TO_PRIORITY_GROUP_MAP": {"AZURE": {"3": "3"}}`,
+	} {
+		file := filepath.Join(t.TempDir(), "shaper-beside-synthetic.json")
+		text := `{"SCHEDULER": {"scheduler.port": {"meter_type": "bytes", "pir": "1000000000"}}, ` + table + `,
+"PORT_QOS_MAP": {"Ethernet52": {"scheduler": "scheduler.port"}}}`
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := findingIDs(t, file); !strings.Contains(got, "qos.pfc.disabled") {
+			t.Errorf("%s: %q, want qos.pfc.disabled", table, got)
+		}
+	}
+}

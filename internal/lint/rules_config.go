@@ -31,7 +31,7 @@ func configRules(m *Model) []doctor.Finding {
 		}
 		fs = append(fs, doctor.Finding{
 			ID: "config.duplicate_key", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-			Title:     fmt.Sprintf("%s: %d keys given twice (%s): the later replaces the earlier", db.File, len(keys), list(keys, 3)),
+			Title:     fmt.Sprintf("%s: %s given twice (%s): the later replaces the earlier", db.File, counted(len(keys), "key", "keys"), list(keys, 3)),
 			Subject:   db.File,
 			Evidence:  evs(ev...),
 			Mechanism: "JSON objects have one value per key. `config load` and sonic-cfggen read config_db.json with Python's json module, which keeps the last value of a repeated key: a QUEUE row given once for its scheduler and again for its WRED profile ends up with the WRED profile only, and the queue runs on the default scheduler.",
@@ -60,6 +60,19 @@ func keysWhere(db *sonic.ConfigDB, vs []sonic.Value, keep func(table string, v s
 }
 
 // list names up to n items, then how many more.
+// counted is n with the noun phrase for one or for many: "1 key", "2 keys".
+func counted(n int, one, many string) string {
+	return fmt.Sprintf("%d %s", n, pick(n, one, many))
+}
+
+// pick is one when n is 1, many otherwise.
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 func list(xs []string, n int) string {
 	if len(xs) <= n {
 		return strings.Join(xs, ", ")
@@ -422,8 +435,8 @@ func (m *Model) dynamicNotJudged() []doctor.Finding {
 	return fs
 }
 
-// nullFields names the fields lint judges (pfc_enable, a map, scheduler,
-// WRED profile, buffer profile or pool) whose value is null: the parser
+// nullFields names the fields lint judges (judgedField) whose value is
+// null: the parser
 // reads them as not written, but SONiC stores the text "None".
 func nullFields(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
@@ -436,7 +449,7 @@ func nullFields(m *Model) []doctor.Finding {
 		}
 		fs = append(fs, doctor.Finding{
 			ID: "config.field.null", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-			Title:     fmt.Sprintf("%s: %d fields are null (%s): SONiC stores each as the text \"None\"; lint reads them as not written", db.File, len(names), list(names, 3)),
+			Title:     fmt.Sprintf("%s: %s (%s): SONiC stores %s as the text \"None\"; lint reads %s as not written", db.File, counted(len(names), "field is null", "fields are null"), list(names, 3), pick(len(names), "it", "each"), pick(len(names), "it", "them")),
 			Subject:   db.File,
 			Evidence:  evs(ev...),
 			Mechanism: "ConfigDBConnector (`config load`, `sonic-cfggen --write-to-db`) writes each field with Python's str(): a JSON null becomes the text \"None\" in CONFIG_DB. orchagent then reads pfc_enable \"None\" with std::stoi, which refuses it (std::invalid_argument), and a map, scheduler or profile named \"None\" refers to no row, so the row waits for it. lint judges the rest of the config as if the field were not written.",
@@ -446,8 +459,8 @@ func nullFields(m *Model) []doctor.Finding {
 	return fs
 }
 
-// judgedField reports a field lint judges: pfc_enable, a map, a
-// scheduler, a WRED or buffer profile, a pool.
+// judgedField reports a field lint judges: pfc_enable, pfcwd_sw_enable, a
+// map, a scheduler, a WRED or buffer profile or profile_list, a pool.
 func judgedField(field string) bool {
 	switch field {
 	case "pfc_enable", "pfcwd_sw_enable", "profile", "profile_list", "pool", "scheduler", "wred_profile":

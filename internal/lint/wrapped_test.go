@@ -16,7 +16,7 @@ func TestWrapperGivenTwice(t *testing.T) {
 			got = f.Title
 		}
 	}
-	if !strings.Contains(got, "1 keys given twice (running_config)") {
+	if !strings.Contains(got, "1 key given twice (running_config)") {
 		t.Errorf("config.duplicate_key %q", got)
 	}
 }
