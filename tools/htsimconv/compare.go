@@ -78,8 +78,9 @@ func readFlowLines(file string, r io.Reader) ([]htsimFinish, error) {
 
 // compareCmd runs a scenario on rocelab and prints its completion times
 // beside those of htsim's output for the same run, or, given htsim's sink
-// samples (parse_output -ascii), the goodputs by the last of them.
-func compareCmd(args []string, w io.Writer) error {
+// samples (parse_output -ascii), the goodputs by the last of them; its
+// warnings (flows a side left unfinished) go to warn.
+func compareCmd(args []string, w, warn io.Writer) error {
 	fs := flag.NewFlagSet("htsimconv compare", flag.ContinueOnError)
 	seed := fs.Uint64("seed", 0, "rocelab's seed (not given: the scenario's)")
 	if err := fs.Parse(args); err != nil {
@@ -140,10 +141,10 @@ func compareCmd(args []string, w io.Writer) error {
 		}
 	}
 	if len(r) != len(o.Flows) {
-		fmt.Fprintf(w, "warning: rocelab completed %d of the scenario's %d flows by its end (%v, htsim's -end)\n", len(r), len(o.Flows), s.Duration)
+		fmt.Fprintf(warn, "warning: rocelab completed %d of the scenario's %d flows by its end (%v, htsim's -end)\n", len(r), len(o.Flows), s.Duration)
 	}
 	if len(h) != len(o.Flows) {
-		fmt.Fprintf(w, "warning: htsim completed %d flows, the scenario has %d: not the same run, or htsim's -end cut it short\n", len(h), len(o.Flows))
+		fmt.Fprintf(warn, "warning: htsim completed %d flows, the scenario has %d: not the same run, or htsim's -end cut it short\n", len(h), len(o.Flows))
 	}
 	if len(r) == 0 {
 		return fmt.Errorf("compare: rocelab completed none of the %d flows by the scenario's end (%v): nothing to compare", len(o.Flows), s.Duration)

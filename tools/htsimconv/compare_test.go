@@ -64,13 +64,20 @@ func TestCompareRunCutShort(t *testing.T) {
 	if err := os.WriteFile(yaml, y.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	if err := compareCmd([]string{yaml, rec}, &out); err != nil {
+	var out, warn bytes.Buffer
+	if err := compareCmd([]string{yaml, rec}, &out, &warn); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"rocelab completed 2 of the scenario's 15 flows by its end (1ms", "htsim completed 1 flows, the scenario has 15", "incast: 1 of 15 flows", "flows completed                     1            2\n", "last completion (us)            484.6        490.4    +1.2%"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("compare lacks %q:\n%s", want, out.String())
+	for _, want := range []string{"warning: rocelab completed 2 of the scenario's 15 flows by its end (1ms", "warning: htsim completed 1 flows, the scenario has 15"} {
+		if !strings.Contains(warn.String(), want) {
+			t.Errorf("compare's warnings lack %q:\n%s", want, warn.String())
+		}
+	}
+	// the warnings go to stderr, the table alone to stdout (they went
+	// to stdout with it)
+	for _, want := range []string{"incast: 1 of 15 flows", "flows completed                     1            2\n", "last completion (us)            484.6        490.4    +1.2%"} {
+		if !strings.Contains(out.String(), want) || strings.Contains(out.String(), "warning") {
+			t.Errorf("compare lacks %q or has a warning:\n%s", want, out.String())
 		}
 	}
 }
@@ -112,7 +119,7 @@ func TestCompareSeedOfTheRun(t *testing.T) {
 	lines := bytes.Count(samples, []byte("\n"))
 	yaml := imported(sinks, "testdata/matrices/collateral-incast.cm")
 	other := write("seed2.txt", append(samples, "random seed 2\n"...))
-	err := compareCmd([]string{yaml, other}, &bytes.Buffer{})
+	err := compareCmd([]string{yaml, other}, &bytes.Buffer{}, &bytes.Buffer{})
 	if want := fmt.Sprintf("seed2.txt:%d:13: random seed 2, but the scenario's (from-htsim writes htsim's -seed there) is 1", lines+1); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("seed 2's samples against seed 1's scenario: %v, expected %q", err, want)
 	}
@@ -128,7 +135,7 @@ func TestCompareSeedOfTheRun(t *testing.T) {
 		if err := fromHtsim(args, nil, &y); err != nil {
 			t.Fatal(err)
 		}
-		err := compareCmd([]string{write("ar16s-"+seed+".yaml", y.Bytes()), whole}, &w)
+		err := compareCmd([]string{write("ar16s-"+seed+".yaml", y.Bytes()), whole}, &w, &w)
 		if got := w.String() + fmt.Sprint(err); !strings.Contains(got, want) {
 			t.Errorf("htsim's whole output against the scenario of seed %s: %s, expected %q", seed, got, want)
 		}
@@ -157,7 +164,7 @@ func TestCompareSeedOfTheRun(t *testing.T) {
 	} {
 		file := write("out.txt", append(slices.Clone(out), c.tail...))
 		var w bytes.Buffer
-		err := compareCmd(append(slices.Clone(c.args), yaml, file), &w)
+		err := compareCmd(append(slices.Clone(c.args), yaml, file), &w, &w)
 		got := w.String()
 		if err != nil {
 			got = err.Error()
@@ -193,7 +200,7 @@ func TestCompareSeedOfAHandWrittenScenario(t *testing.T) {
 		{nil, fmt.Sprintf("seed: not checked (htsim's is 2, line %d; the scenario was not written by from-htsim", n)},
 	} {
 		var w bytes.Buffer
-		err := compareCmd(append(c.args, "scenarios/agree-incast127.yaml", file), &w)
+		err := compareCmd(append(c.args, "scenarios/agree-incast127.yaml", file), &w, &w)
 		if err != nil || !strings.Contains(w.String(), c.want) {
 			t.Errorf("compare %v: %v\n%s\nexpected %q", c.args, err, w.String(), c.want)
 		}

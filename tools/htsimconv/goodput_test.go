@@ -83,7 +83,7 @@ func TestCompareUntilEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
-		if err := compareCmd([]string{yaml, rec}, &out); err != nil {
+		if err := compareCmd([]string{yaml, rec}, &out, &out); err != nil {
 			t.Fatal(err)
 		}
 		for _, want := range []string{"collateral-incast: 64 flows, goodput by 200.0 us", "goodput mean (Gb/s)              1.48         1.47    -0.3%", most, "flow by flow (64 flows htsim delivered to): |diff| mean "} {
@@ -93,7 +93,7 @@ func TestCompareUntilEnd(t *testing.T) {
 		}
 	}
 	// Samples of another run (the permutation's 432 sinks) are refused.
-	err := compareCmd([]string{yaml, "testdata/htsim/until-perm432-seed1.txt"}, &bytes.Buffer{})
+	err := compareCmd([]string{yaml, "testdata/htsim/until-perm432-seed1.txt"}, &bytes.Buffer{}, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "432 sinks sampled, the scenario has 64 flows") {
 		t.Errorf("another run's samples: %v", err)
 	}
@@ -144,7 +144,7 @@ func TestCompareSinksOfTheRun(t *testing.T) {
 			}
 		}
 		var out bytes.Buffer
-		err := compareCmd([]string{yaml, file}, &out)
+		err := compareCmd([]string{yaml, file}, &out, &out)
 		if c.want == "" {
 			if err != nil || !strings.Contains(out.String(), "flow by flow: not compared (no sink names") {
 				t.Errorf("%s: %v, expected the statistics alone:\n%s", c.name, err, out.String())

@@ -109,7 +109,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return pathsCmd(args[1:], stdout)
 	}
 	if len(args) > 0 && args[0] == "compare" {
-		return compareCmd(args[1:], stdout)
+		return compareCmd(args[1:], stdout, stderr)
 	}
 	fs := flag.NewFlagSet("htsimconv", flag.ContinueOnError)
 	mtu := fs.Int("mtu", 4096, "htsim's packet size in bytes (-mtu): 4096 for equal packet counts, 9000 for htsim's default")

@@ -244,7 +244,9 @@ func compare(file string, seed uint64, fctFile, pfcFile string, hostIDs []int) (
 		switch {
 		case ok && !done && c.ns3Only == nil:
 			c.ns3Only = &lone{f, start + g.fct}
-		case !ok && done && c.rocelabOnly == nil:
+		case !ok && done && (c.rocelabOnly == nil || start+r < c.rocelabOnly.end):
+			// the one rocelab finished earliest: the surest
+			// disagreement
 			c.rocelabOnly = &lone{f, start + r}
 		}
 		if !ok || !done {
@@ -308,22 +310,23 @@ func rocelabPauses(o twin.Observation) (p pauses) {
 	return p
 }
 
-// print writes the comparison as a table.
-func (c *comparison) print(w io.Writer) {
+// print writes the comparison as a table to w, and its warnings (flows
+// one side left unfinished) to warn.
+func (c *comparison) print(w, warn io.Writer) {
 	n, r, q := agree.Summarise(c.ns3), agree.Summarise(c.rocelab), agree.Summarise(c.ratio)
 	if c.ns3Unfinished > 0 || c.rocelabUnfinished > 0 {
-		fmt.Fprintf(w, "warning: ns-3 completed %d of the scenario's %d flows, rocelab %d by the scenario's end (%v); the statistics are of the %d both completed\n",
+		fmt.Fprintf(warn, "warning: ns-3 completed %d of the scenario's %d flows, rocelab %d by the scenario's end (%v); the statistics are of the %d both completed\n",
 			c.flowCount-c.ns3Unfinished, c.flowCount, c.flowCount-c.rocelabUnfinished, c.duration, len(c.ns3))
 	}
 	if o := c.rocelabOnly; o != nil {
 		why := "near the end, where a run SIMULATOR_STOP_TIME cut short stops"
 		if o.end < nearEnd*c.end() {
-			why = "well before the end, yet ns-3's last line is near SIMULATOR_STOP_TIME: ns-3 had not finished it when it stopped (a real disagreement)"
+			why = "well before the end, yet ns-3's last line is near SIMULATOR_STOP_TIME: ns-3 had not finished it when it stopped"
 		}
-		fmt.Fprintf(w, "warning: ns-3 has no line for flow %s (h%d -> h%d, sport %d), which rocelab finished at %.1f us of the scenario's %v: %s\n", o.f.Name, o.f.Src, o.f.Dst, o.f.sport, o.end, c.duration, why)
+		fmt.Fprintf(warn, "warning: ns-3 has no line for flow %s (h%d -> h%d, sport %d), which rocelab finished at %.1f us of the scenario's %v: %s\n", o.f.Name, o.f.Src, o.f.Dst, o.f.sport, o.end, c.duration, why)
 	}
 	if o := c.ns3Only; o != nil {
-		fmt.Fprintf(w, "warning: rocelab had not finished flow %s (h%d -> h%d, sport %d) by the scenario's end, %v; ns-3 finished it at %.1f us\n", o.f.Name, o.f.Src, o.f.Dst, o.f.sport, c.duration, o.end)
+		fmt.Fprintf(warn, "warning: rocelab had not finished flow %s (h%d -> h%d, sport %d) by the scenario's end, %v; ns-3 finished it at %.1f us\n", o.f.Name, o.f.Src, o.f.Dst, o.f.sport, c.duration, o.end)
 	}
 	fmt.Fprintf(w, "%s: %d flows\n%-22s %12s %12s %8s\n", c.name, len(c.ns3), "statistic", "ns-3", "rocelab", "diff")
 	row := func(name string, a, b float64) {

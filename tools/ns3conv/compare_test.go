@@ -103,7 +103,8 @@ func whole(c *comparison, err error) (*comparison, error) {
 // stopped at 2.036 s (its first 200 MB flow done at 35.67 ms, the second
 // at 36.69: fct.txt's first line alone, synthetic) had been refused ("no
 // line for flow"), and rocelab's unfinished flow too ("did not
-// complete"). An fct.txt line that matches no flow is still refused.
+// complete"). An fct.txt line that matches no flow is still refused. The
+// warnings go to stderr (they went to stdout, inside the table's output).
 func TestCompareRunCutShort(t *testing.T) {
 	fct, err := os.ReadFile("testdata/mix/fct.txt")
 	if err != nil {
@@ -143,18 +144,50 @@ func TestCompareRunCutShort(t *testing.T) {
 			if len(got.ns3) != 1 || got.ns3Unfinished != 1 {
 				t.Fatalf("compared %d flows, unfinished ns-3 %d: expected 1, 1", len(got.ns3), got.ns3Unfinished)
 			}
-			var out bytes.Buffer
-			got.print(&out)
-			if !strings.Contains(out.String(), c.want) {
-				t.Errorf("no %q in:\n%s", c.want, out.String())
+			// the warnings go to stderr, the table alone to stdout
+			var out, warn bytes.Buffer
+			got.print(&out, &warn)
+			if !strings.Contains(warn.String(), c.want) || strings.Contains(out.String(), "warning") {
+				t.Errorf("no %q in the warnings, or a warning in the table:\n%s\n%s", c.want, warn.String(), out.String())
 			}
 		})
+	}
+}
+
+// The refusal looks at the rocelab-only flow that ended earliest, not the
+// first in the scenario's order (synthetic, three flows): the 5 MB flow
+// from node 4, done in about a millisecond, has no ns-3 line while ns-3's
+// last line ends at 30 ms of 38, and is refused; the 250 MB flow listed
+// first, which rocelab finished near the end, was the one judged, and the
+// run passed as cut short.
+func TestCompareEarliestRocelabOnly(t *testing.T) {
+	scen := cutShortFlows(t, "2.045", "3\n3 1 3 100 260000000 2\n2 1 3 100 200000000 2\n4 1 3 100 5000000 2\n")
+	file := filepath.Join(t.TempDir(), "fct.txt")
+	if err := os.WriteFile(file, []byte("0b000201 0b000101 10000 100 200000000 2000000000 30000000 16772160\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	top, err := readFile("testdata/mix/topology.txt", readTopology)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := compare(scen, 1, file, "", top.hostIDs())
+	if err == nil || !strings.Contains(err.Error(), "nodes 4 -> 1") {
+		var out bytes.Buffer
+		if c != nil {
+			c.print(&out, &out)
+		}
+		t.Errorf("error %v, want the flow from node 4 refused; output:\n%s", err, out.String())
 	}
 }
 
 // cutShort writes the scenario from-ns3 reads from testdata/mix with
 // SIMULATOR_STOP_TIME stop, and returns its file.
 func cutShort(t *testing.T, stop string) string {
+	return cutShortFlows(t, stop, "")
+}
+
+// cutShortFlows is cutShort with flow.txt's text (not given: the mix's).
+func cutShortFlows(t *testing.T, stop, flows string) string {
 	dir := t.TempDir()
 	cfg, err := os.ReadFile("testdata/mix/config.txt")
 	if err != nil {
@@ -162,7 +195,7 @@ func cutShort(t *testing.T, stop string) string {
 	}
 	for name, text := range map[string]string{
 		"config.txt":   strings.Replace(string(cfg), "SIMULATOR_STOP_TIME 4.00", "SIMULATOR_STOP_TIME "+stop, 1),
-		"topology.txt": "", "flow.txt": "", "trace.txt": "",
+		"topology.txt": "", "flow.txt": flows, "trace.txt": "",
 	} {
 		if text == "" {
 			b, err := os.ReadFile(filepath.Join("testdata/mix", name))

@@ -68,7 +68,7 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "compare" {
-		return compareCmd(args[1:], stdout)
+		return compareCmd(args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "from-ns3" {
 		if len(args) != 2 {
@@ -113,7 +113,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func compareCmd(args []string, w io.Writer) error {
+func compareCmd(args []string, w, warn io.Writer) error {
 	fs := flag.NewFlagSet("ns3conv compare", flag.ContinueOnError)
 	seed := fs.Uint64("seed", 1, "rocelab's seed")
 	topology := fs.String("topology", "", "ns-3's topology.txt that from-ns3 read, to match the flows by ns-3's node ids")
@@ -135,6 +135,6 @@ func compareCmd(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	c.print(w)
+	c.print(w, warn)
 	return nil
 }
