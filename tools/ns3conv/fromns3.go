@@ -44,11 +44,13 @@ func fromNs3(file string, w io.Writer) error {
 	// ENABLE_QCN sets only the switches' ECN marks (third.cc's
 	// EcnEnabled; the NICs' QcnEnabled is read by the switches' devices
 	// alone): without it the NICs still run CC_MODE's control, which for
-	// DCQCN, answering only marks, is none. A mode third.cc does not
-	// know is a fork's algorithm, with marks or without.
+	// DCQCN, answering only marks, is none, as for CC_MODE 0, which
+	// RdmaHw runs no control at. A mode third.cc does not know is a
+	// fork's algorithm, with marks or without.
 	switch {
+	case qcn == 0 && ccMode == 0:
 	case ccMode != ns3DCQCN && ccMode != ns3HPCC && ccMode != ns3Timely && ccMode != ns3DCTCP && ccMode != ns3PINT:
-		return fmt.Errorf("%s %g: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7), DCTCP (8), HPCC-PINT (10) or no congestion control (ENABLE_QCN 0 with CC_MODE 1) is converted; HPCC's NICs run no control at another mode, which forks number their own algorithms by (RoCC is 5 in Nightzz1/rdma-ns3, with ENABLE_QCN 0, LongHaulCC's 9 in ljh112/LongHaulCC)", c.at("CC_MODE"), ccMode)
+		return fmt.Errorf("%s %g: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7), DCTCP (8), HPCC-PINT (10) or no congestion control (ENABLE_QCN 0 with CC_MODE 1 or 0) is converted; HPCC's NICs run no control at another mode, which forks number their own algorithms by (RoCC is 5 in Nightzz1/rdma-ns3, with ENABLE_QCN 0, LongHaulCC's 9 in ljh112/LongHaulCC)", c.at("CC_MODE"), ccMode)
 	case qcn == 0 && ccMode == ns3DCQCN:
 		ccMode = 0
 	}

@@ -114,6 +114,30 @@ func TestImportedAgreesWithNs3(t *testing.T) {
 	}
 }
 
+// CC_MODE 0 with ENABLE_QCN 0 (synthetic, from an imported config): the
+// stock RdmaHw runs no control at mode 0, and no switch marks: the
+// scenario has no congestion control, as for CC_MODE 1 without marks. It
+// was refused as a fork's mode.
+func TestImportCCMode0(t *testing.T) {
+	dir, _ := importScenario(t, "scenarios/incast16-pfc.yaml", 1)
+	cfg, err := os.ReadFile(filepath.Join(dir, "config.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(cfg), "CC_MODE 1", "CC_MODE 0", 1)
+	if text == string(cfg) || !strings.Contains(text, "ENABLE_QCN 0\n") {
+		t.Fatal("config.txt has no CC_MODE 1 or no ENABLE_QCN 0")
+	}
+	f := filepath.Join(dir, "mode0.txt")
+	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var y bytes.Buffer
+	if err := fromNs3(f, &y); err != nil || !strings.Contains(y.String(), "  cc: none\n") {
+		t.Errorf("error %v, scenario:\n%s", err, y.String())
+	}
+}
+
 // What ns-3 runs that rocelab cannot say alike is refused with where.
 func TestImportRefuses(t *testing.T) {
 	dir, _ := importScenario(t, "scenarios/incast16-pfc.yaml", 1)
@@ -128,7 +152,7 @@ func TestImportRefuses(t *testing.T) {
 		{"unknown mode", "CC_MODE 1", "CC_MODE 9", "unknown mode.txt:11:9: CC_MODE 9: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7), DCTCP (8), HPCC-PINT (10)", true},
 		// a fork's mode without marks (Nightzz1/rdma-ns3's RoCC, CC_MODE
 		// 5 with ENABLE_QCN 0) had converted as no congestion control
-		{"unknown mode without marks", "CC_MODE 1", "CC_MODE 5", "unknown mode without marks.txt:11:9: CC_MODE 5: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7), DCTCP (8), HPCC-PINT (10) or no congestion control (ENABLE_QCN 0 with CC_MODE 1) is converted; HPCC's NICs run no control at another mode", false},
+		{"unknown mode without marks", "CC_MODE 1", "CC_MODE 5", "unknown mode without marks.txt:11:9: CC_MODE 5: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7), DCTCP (8), HPCC-PINT (10) or no congestion control (ENABLE_QCN 0 with CC_MODE 1 or 0) is converted; HPCC's NICs run no control at another mode", false},
 		{"pint-sampled", "PINT_PROB 1.0", "PINT_PROB 0.5\nCC_MODE 10\nHAS_WIN 1\nVAR_WIN 1", "pint-sampled.txt:36:11: PINT_PROB 0.5: feedback from a sample of the ACKs is not converted (expected 1)", true},
 		{"dctcp-fixed-window", "HAS_WIN 0", "HAS_WIN 1\nCC_MODE 8", "dctcp-fixed-window.txt:29:9: VAR_WIN 0: a window that does not follow the rate is not converted (expected 1)", true},
 		{"dctcp-window-2", "HAS_WIN 0", "HAS_WIN 2\nCC_MODE 8", "dctcp-window-2.txt:26:9: HAS_WIN 2: HAS_WIN other than 0 or 1", true},

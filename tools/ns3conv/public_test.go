@@ -100,7 +100,7 @@ func TestImportsPublicInputs(t *testing.T) {
 		// a fork's own control (RoCC) under a CC_MODE third.cc does not
 		// know, without marks: it had converted as no congestion control
 		// and been refused at HAS_WIN only
-		{config: "testdata/public/rdma-ns3-rocc/mix/config.txt", want: "rdma-ns3-rocc/mix/config.txt:15:9: CC_MODE 5: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7), DCTCP (8), HPCC-PINT (10) or no congestion control (ENABLE_QCN 0 with CC_MODE 1) is converted"},
+		{config: "testdata/public/rdma-ns3-rocc/mix/config.txt", want: "rdma-ns3-rocc/mix/config.txt:15:9: CC_MODE 5: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7), DCTCP (8), HPCC-PINT (10) or no congestion control (ENABLE_QCN 0 with CC_MODE 1 or 0) is converted"},
 		// an fct.txt named like a flow file, given as FLOW_FILE: its
 		// first line had been refused as "expected the flow count"
 		{config: "testdata/public/longhaulcc/mix/config-flow-longShort-synthetic.txt", want: "longhaulcc/mix/flow_longShort.txt:1:1: expected the flow count: this line reads as SIP DIP SPORT DPORT SIZE START FCT STANDALONE_FCT, ns-3's fct.txt (an output), not a flow file"},
