@@ -26,10 +26,9 @@ type PauseSeries struct {
 // two are lossless, most of what was left (the 127->1 incast: 9 ports'
 // 72 priorities a sample, of which 9 were ever paused).
 type PauseSampler struct {
-	ports []*Port
-	dom   *Domain       // the ports' domain (nil without ports)
-	at    map[*Port]int // each port's index
-	seen  int           // the domain's paused priorities already in visit
+	dom  *Domain       // the ports' domain (nil without ports)
+	at   map[*Port]int // each port's index
+	seen int           // the domain's paused priorities already in visit
 	// visit holds the series of the priorities ever paused, in the
 	// order of their first pause.
 	visit []*PauseSeries
@@ -48,7 +47,7 @@ type portPrio struct {
 // NewPauseSampler samples ports of one domain, whose sample interval
 // starts at every (add it to the domain with AddSampler).
 func NewPauseSampler(ports []*Port, every unit.Time) *PauseSampler {
-	s := &PauseSampler{ports: ports, at: make(map[*Port]int, len(ports)), every: every, index: make([]*PauseSeries, 8*len(ports))}
+	s := &PauseSampler{at: make(map[*Port]int, len(ports)), every: every, index: make([]*PauseSeries, 8*len(ports))}
 	for i, pt := range ports {
 		s.at[pt] = i
 		s.dom = pt.dom
