@@ -76,7 +76,7 @@ func (w *wmJSON) feed(p *switchParser, l Line, t string) bool {
 	switch {
 	case !ok || w.bad:
 		w.bad = true
-	case key == "Port" && isIdentName(val) && w.port == "":
+	case key == "Port" && slashedName(val) && w.port == "":
 		w.port = strings.Clone(val)
 	case pgColumn(key) >= 0 || wmQueueColumn(key):
 		// watermarkstat prints at most 16 PGs or 64 queues a port: an
