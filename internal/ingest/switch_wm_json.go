@@ -116,6 +116,7 @@ func (w *wmJSON) close(p *switchParser) bool {
 			continue
 		}
 		v, ok := switchNum(c.val)
+		p.noteNA(naPGWM, c.val == "N/A", ev)
 		if !ok {
 			continue // N/A
 		}
