@@ -63,7 +63,7 @@ var swTitles = map[string]swTable{
 type switchParser struct {
 	out   SwitchCounters
 	na    [naKinds]naSeen // rows of each table that prints N/A unpolled
-	prev  string // the last non-empty line, a header candidate
+	prev  string          // the last non-empty line, a header candidate
 	title swTable
 	// titleNS is the namespace a multi-ASIC title names ("(Namespace
 	// asic0)", or a line "For namespace asic0:"), for the pool watermarks
