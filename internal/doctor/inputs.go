@@ -268,13 +268,8 @@ func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.
 		return info, nil
 	}
 	info.Type = res.Type()
-	if s, ok := onlyArtifact(res.Artifacts).(*ingest.SwitchCounters); ok {
-		if what, fix := s.Unpolled(); what != "" {
-			// Counts all N/A are no reading: the input is named as one
-			// that holds nothing judged.
-			info.Type, info.switchCmd, info.switchFix = "unknown", what, fix
-			return info, nil
-		}
+	if notPolled(&info, res.Artifacts) {
+		return info, nil
 	}
 	if info.Type == "unknown" && isRunReport(head) {
 		info.Type = runReportType
@@ -293,12 +288,27 @@ func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.
 	return info, res.Artifacts
 }
 
-// onlyArtifact returns the one artifact of arts, nil for none or several.
-func onlyArtifact(arts []ingest.Artifact) ingest.Artifact {
-	if len(arts) != 1 {
-		return nil
+// notPolled names in info the SONiC tables of which every count is N/A
+// (the switch does not poll them) that arts hold, and reports whether
+// they are all the input holds: counts all N/A are no reading, and the
+// input is then one that holds nothing judged.
+func notPolled(info *InputInfo, arts []ingest.Artifact) bool {
+	for _, a := range arts {
+		s, ok := a.(*ingest.SwitchCounters)
+		if !ok {
+			continue
+		}
+		what, fix, only := s.Unpolled()
+		if what == "" {
+			continue
+		}
+		info.switchCmd, info.switchFix = what, fix
+		if only && len(arts) == 1 {
+			info.Type = "unknown"
+			return true
+		}
 	}
-	return arts[0]
+	return false
 }
 
 // readArchive reads a tar archive (gzip-compressed or not), such as one
@@ -355,8 +365,7 @@ func readArchive(path string, opts Options, mtimes map[string]time.Time) ([]Inpu
 		info := InputInfo{Path: name, Type: "unknown", InArchive: path}
 		if err != nil {
 			info.Error = err.Error()
-		} else {
-			info.Type = res.Type()
+		} else if info.Type = res.Type(); !notPolled(&info, res.Artifacts) {
 			if len(res.Artifacts) > 1 {
 				for _, a := range res.Artifacts {
 					info.Contains = append(info.Contains, string(a.Kind()))
@@ -454,15 +463,21 @@ func inputFindings(ins []InputInfo) []Finding {
 				Mechanism: "The input could not be opened or decoded, so nothing in it was checked.",
 				Fix:       "Check the path and pass the artifact as plain text (or a pcap/pcapng capture).",
 			}.per(in.Path, "input", "Inputs that could not be read"))
-		case in.Type != "unknown":
 		case in.switchCmd != "":
+			title := fmt.Sprintf("%s is %s: switch output diagnose does not judge, not read", in.Path, in.switchCmd)
+			held := "This output holds none of them (the command prints none, or it printed N/A for every count), so nothing in it was checked"
+			if in.Type != "unknown" {
+				title = fmt.Sprintf("%s holds %s: not judged (the rest of the file is read)", in.Path, in.switchCmd)
+				held = "These tables printed N/A for every count, so they were not checked"
+			}
 			fs = append(fs, Finding{
 				ID: "input.unrecognized", Severity: Info, Layer: LayerInput,
-				Title:     fmt.Sprintf("%s is %s: switch output diagnose does not judge, not read", in.Path, in.switchCmd),
+				Title:     title,
 				Evidence:  []Evidence{{File: in.Path, Text: in.switchCmd}},
-				Mechanism: "diagnose judges what a switch counts on the RoCE path: PFC and pause frames, drops per queue and port, ECN marks, buffer use, the PFC watchdog, link errors and FEC. This output holds none of them (the command prints none, or it printed N/A for every count), so nothing in it was checked, and its silence says nothing about the fabric's health.",
+				Mechanism: "diagnose judges what a switch counts on the RoCE path: PFC and pause frames, drops per queue and port, ECN marks, buffer use, the PFC watchdog, link errors and FEC. " + held + ", and their silence says nothing about the fabric's health.",
 				Fix:       "Pass the output of " + in.switchFix + ".",
 			}.per(in.Path, "input", "Switch output diagnose does not judge"))
+		case in.Type != "unknown":
 		case in.InDir != "" || in.InArchive != "":
 			skipped = append(skipped, Evidence{File: in.Path, Text: what})
 			names = append(names, in.Path)

@@ -120,3 +120,21 @@ func TestRuleBookCorpus(t *testing.T) {
 		}
 	}
 }
+
+// The rule book says what the findings say: busbw.unjudged's rank count
+// unknown and ranks known only from the count column ("its N ranks' nodes
+// are unknown"); input.unrecognized's unpolled tables in JSON too (WRED,
+// queue watermarks), queue counters and trim counters.
+func TestRuleBookUnjudgedTexts(t *testing.T) {
+	for id, wants := range map[string][]string{
+		"nccltests.busbw.unjudged": {"the rank count is unknown", "its N ranks' nodes are unknown"},
+		"input.unrecognized":       {"WRED and queue watermarks in `-j` form", "queue counters", "trim counters", "whatever else the file holds"},
+	} {
+		s, ok := SpecOf(id)
+		for _, w := range wants {
+			if !ok || !strings.Contains(s.Text, w) {
+				t.Errorf("%s text lacks %q", id, w)
+			}
+		}
+	}
+}

@@ -190,36 +190,8 @@ func checkGDR(inc *Incident) []Finding {
 		ev.add(c.FirstNoGDR)
 	}
 	if len(noModule) == 0 && len(byDistance) == 0 && len(pluginOff) == 0 {
-		var where string
-		if h := offHosts(all); len(h) > 0 {
-			where = " on " + list(h, 3)
-		}
-		switch {
-		case len(all.RingsOff) > 0:
-			what = append(what, "ring summary says GDR 0"+where+", no reason printed")
-		case len(silent) > 0 && silent[0].Said != "":
-			what = append(what, "disabled for "+hcaList(silent)+where+" ("+silent[0].Said+")")
-		case len(silent) > 0:
-			what = append(what, "disabled for "+hcaList(silent)+where+", no reason printed")
-		default:
-			if where == "" {
-				where = " on the ranks this log shows"
-			}
-			what = append(what, "received data lands via NET/"+all.ChannelsOff[0].Net+" without /GDRDMA"+where)
-		}
-		switch {
-		case len(all.RingsOff) == 0 && len(silent) > 0 && silent[0].Said != "":
-			why = append(why, "NCCL gives its own reason in parentheses; NCCL 2.3's '(no module or not supported by GPU)' stands for either cause: the peer-memory module not loaded, or a GPU that does not expose its memory to the NIC (GeForce boards).")
-		case len(all.RingsOff) == 0 && len(silent) > 0:
-			why = append(why, "NCCL prints 'GPU Direct RDMA Disabled for HCA' with no reason when the net transport reports that it can register neither GPU memory nor DMA-BUF memory: for NET/IB, none of /sys/kernel/mm/memory_peers/nv_mem/version, /sys/kernel/mm/memory_peers/nv_mem_nc/version or /sys/module/nvidia_peermem/version exists where NCCL runs, and DMA-BUF is not supported. NCCL_NET_GDR_LEVEL (the GPU-NIC distance) plays no part in this line.")
-		default:
-			why = append(why, "The log shows that GPUDirect RDMA is off but not why: unless the NET and GRAPH subsystems are logged, NCCL prints only 'GDR 0', 'GPU Direct RDMA Disabled for HCA' or connection lines without /GDRDMA, not the check that failed.")
-		}
-		if len(all.RingsOff) == 0 && len(silent) > 0 && silent[0].Said == "" {
-			fix = append(fix, "Inside the job's container, as NCCL sees /sys, check `ls /sys/kernel/mm/memory_peers/nv_mem*/version /sys/module/nvidia_peermem/version`: if none exists, load the peer-memory module on the host (`sudo modprobe nvidia_peermem`) and make it visible to the container, or use DMA-BUF (open GPU kernel module, kernel 5.12 or later, NCCL_DMABUF_ENABLE not set to 0); rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to confirm.")
-		} else {
-			fix = append(fix, "Check the peer-memory path on every node: `lsmod | grep nvidia_peermem` (`sudo modprobe nvidia_peermem`), or DMA-BUF (open GPU kernel module, kernel 5.12 or later); check the GPU-NIC path with `nvidia-smi topo -m` against NCCL_NET_GDR_LEVEL (default PXB); rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH to see the reason.")
-		}
+		w, y, f := gdrUnexplained(all, silent)
+		what, why, fix = append(what, w), append(why, y), append(fix, f)
 	}
 	partial := all.On()
 	title := "GPUDirect RDMA off: " + strings.Join(what, "; ")
@@ -263,4 +235,68 @@ func checkGDR(inc *Incident) []Finding {
 		Mechanism: mech,
 		Fix:       strings.Join(fix, " "),
 	}}
+}
+
+// gdrUnexplained tells GPUDirect RDMA off where no module, distance or
+// plugin line gives the cause: what, why and fix. A "Disabled for HCA"
+// line is the most telling such line and is told first, on its own hosts;
+// with no reason it means the transport registers no GPU memory, which
+// for a net plugin is the plugin's own report.
+func gdrUnexplained(all ingest.GDRReport, silent []ingest.GDRDecision) (what, why, fix string) {
+	on := func(hs []string) string {
+		var real []string
+		for _, h := range distinct(hs) {
+			if ingest.RealHost(h) {
+				real = append(real, h)
+			}
+		}
+		if len(real) == 0 {
+			return ""
+		}
+		return " on " + list(real, 3)
+	}
+	if len(silent) == 0 {
+		where := on(offHosts(all))
+		if len(all.RingsOff) > 0 {
+			what = "ring summary says GDR 0" + where + ", no reason printed"
+		} else {
+			if where == "" {
+				where = " on the ranks this log shows"
+			}
+			what = "received data lands via NET/" + all.ChannelsOff[0].Net + " without /GDRDMA" + where
+		}
+		return what, "The log shows that GPUDirect RDMA is off but not why: unless the NET and GRAPH subsystems are logged, NCCL prints only 'GDR 0' or connection lines without /GDRDMA, not the check that failed.",
+			"Check the peer-memory path on every node: `lsmod | grep nvidia_peermem` (`sudo modprobe nvidia_peermem`), or DMA-BUF (open GPU kernel module, kernel 5.12 or later); check the GPU-NIC path with `nvidia-smi topo -m` against NCCL_NET_GDR_LEVEL (default PXB); rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH to see the reason."
+	}
+	var hcaHosts, ringHosts []string
+	for _, d := range silent {
+		hcaHosts = append(hcaHosts, d.Host)
+	}
+	for _, r := range all.RingsOff {
+		if !slices.ContainsFunc(hcaHosts, func(h string) bool { return ingest.SameHostName(h, r.Host) }) {
+			ringHosts = append(ringHosts, r.Host)
+		}
+	}
+	what = "disabled for " + hcaList(silent) + on(hcaHosts)
+	if s := silent[0].Said; s != "" {
+		what += " (" + s + ")"
+	} else {
+		what += ", no reason printed"
+	}
+	if len(ringHosts) > 0 {
+		what += "; ring summary says GDR 0" + on(ringHosts)
+	}
+	net := silent[0].Net
+	switch {
+	case silent[0].Said != "":
+		why = "NCCL gives its own reason in parentheses; NCCL 2.3's '(no module or not supported by GPU)' stands for either cause: the peer-memory module not loaded, or a GPU that does not expose its memory to the NIC (GeForce boards)."
+		fix = "Check the peer-memory path on every node: `lsmod | grep nvidia_peermem` (`sudo modprobe nvidia_peermem`), or DMA-BUF (open GPU kernel module, kernel 5.12 or later), and that the GPU exposes its memory to peers (data-center boards do, GeForce boards do not); rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to confirm."
+	case net != "" && net != "IB":
+		why = "NCCL prints 'GPU Direct RDMA Disabled for HCA' with no reason when the net transport reports that it can register neither GPU memory nor DMA-BUF memory; here the transport is the net plugin NET/" + net + ", which reported no GPU-memory support for this device. NCCL's own peer-memory checks (nvidia_peermem, /sys/kernel/mm/memory_peers) belong to NET/IB and do not decide it, nor does NCCL_NET_GDR_LEVEL."
+		fix = "Ask the plugin NET/" + net + " why it reports no GPU-memory support: rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and read its own lines. For aws-ofi-nccl (NET/AWS Libfabric, NET/OFI) that support comes from the libfabric provider's FI_HMEM (CUDA) support and the instance type: check `fi_info -p efa -v | grep -i hmem`, that the instance type offers GPUDirect RDMA over EFA, and use the EFA installer's libfabric with a matching aws-ofi-nccl; where the provider cannot, GDR 0 is the expected state."
+	default:
+		why = "NCCL prints 'GPU Direct RDMA Disabled for HCA' with no reason when the net transport reports that it can register neither GPU memory nor DMA-BUF memory: for NET/IB, none of /sys/kernel/mm/memory_peers/nv_mem/version, /sys/kernel/mm/memory_peers/nv_mem_nc/version or /sys/module/nvidia_peermem/version exists where NCCL runs, and DMA-BUF is not supported. NCCL_NET_GDR_LEVEL (the GPU-NIC distance) plays no part in this line."
+		fix = "Inside the job's container, as NCCL sees /sys, check `ls /sys/kernel/mm/memory_peers/nv_mem*/version /sys/module/nvidia_peermem/version`: if none exists, load the peer-memory module on the host (`sudo modprobe nvidia_peermem`) and make it visible to the container, or use DMA-BUF (open GPU kernel module, kernel 5.12 or later, NCCL_DMABUF_ENABLE not set to 0); rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to confirm."
+	}
+	return what, why, fix
 }

@@ -1,6 +1,8 @@
 package doctor
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -58,4 +60,50 @@ func TestGDRPartlyOnNamesHCAs(t *testing.T) {
 	const p = "h1:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA "
 	r := diagnoseText(t, p+"Enabled for HCA 0 'mlx5_0'\n"+p+"Disabled for HCA 1 'mlx5_1'\n"+p+"Enabled for HCA 2 'mlx5_2'\n")
 	nicMustFind(t, r.Findings, "nccl.gdr.disabled", Warn, "only partly on", "; on for HCAs mlx5_0, mlx5_2")
+}
+
+// A job's directory holding a log with no-reason "Disabled for HCA" lines
+// (NVIDIA/nccl#1537, hostname1) and one whose ring summaries say GDR 0
+// (NVIDIA/nccl#2397, ubuntu2/ubuntu4) is told by the HCA lines on their
+// own host: before, the title said "ring summary says GDR 0 on hostname1"
+// and the fix pointed at NCCL_NET_GDR_LEVEL.
+func TestGDRNoReasonHCABeforeRingSummary(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{
+		"nccl-2.2x-roce-16-ranks-gdr-disabled-two-hcas-no-reason-nccl1537.txt",
+		"nccl-2.30.4-roce-2-hosts-gin-rma-ras-bind-in-use-ring-gdr0-then-shrink-one-node-gdr1-nccl2397.txt",
+	} {
+		b, err := os.ReadFile(nicTestdata("corpus/nccl-log/" + f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := nicMustFind(t, diagnose(t, Options{}, dir).Findings, "nccl.gdr.disabled", Warn,
+		"disabled for HCAs mlx5_0, mlx5_1 on hostname1, no reason printed", "; ring summary says GDR 0 on ubuntu2, ubuntu4")
+	if strings.Contains(f.Title, "GDR 0 on hostname1") || strings.Contains(f.Mechanism, "'GPU Direct RDMA Disabled for HCA' or") ||
+		strings.Contains(f.Fix, "NCCL_NET_GDR_LEVEL") || !strings.Contains(f.Fix, "Inside the job's container") {
+		t.Errorf("title %q\nmechanism %q\nfix %q", f.Title, f.Mechanism, f.Fix)
+	}
+}
+
+// A net plugin's no-reason "Disabled for HCA" line (aws-ofi-nccl's
+// "NET/AWS Libfabric", SYNTHETIC line in its printed form) is the
+// plugin's report of no GPU-memory support: the fix names the plugin and
+// the provider's FI_HMEM, not nvidia_peermem, which is NET/IB's check.
+func TestGDRNoReasonPluginNet(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"ip-10-0-0-1:100:200 [0] NCCL INFO NET/AWS Libfabric : GPU Direct RDMA Disabled for HCA 0 'rdmap16s27'",
+		"ip-10-0-0-1:100:200 [0] NCCL INFO NET/AWS Libfabric : GPU Direct RDMA Disabled for HCA 1 'rdmap32s27'")
+	f := nicMustFind(t, fs, "nccl.gdr.disabled", Warn, "disabled for HCAs rdmap16s27, rdmap32s27", "no reason printed")
+	for _, want := range []string{"NET/AWS Libfabric", "FI_HMEM", "instance type"} {
+		if !strings.Contains(f.Fix, want) {
+			t.Errorf("fix lacks %q: %s", want, f.Fix)
+		}
+	}
+	if strings.Contains(f.Fix, "modprobe nvidia_peermem") || !strings.Contains(f.Mechanism, "no GPU-memory support") {
+		t.Errorf("fix %q\nmechanism %q", f.Fix, f.Mechanism)
+	}
 }

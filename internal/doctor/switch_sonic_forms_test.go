@@ -1,6 +1,10 @@
 package doctor
 
 import (
+	"archive/tar"
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -38,6 +42,64 @@ func TestSwitchPGAllNANamed(t *testing.T) {
 			t.Errorf("%s: fix %q, unusable %q", rel, f.Fix, rep.Unusable())
 		}
 	}
+}
+
+// An all-N/A table is named whatever else the file holds (a PG drop table
+// before `show pfc counters`, where the note was lost), and an all-N/A
+// `show queue counters` or trim table is named and judged as nothing
+// (before: exit 0 with no finding, or "no format recognised"). SYNTHETIC
+// lines in the format of the real tables.
+func TestSwitchNotPolledNamedInMixedFiles(t *testing.T) {
+	pgDrop := "Ingress PG dropped packets:\n     Port    PG0    PG1    PG2    PG3\n---------  -----  -----  -----  -----\nEthernet0    N/A    N/A    N/A    N/A\n\n"
+	pfc := "  Port Rx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7\n---------  ------  ------  ------  ------  ------  ------  ------  ------\nEthernet0       0       0       0      12       0       0       0       0\n"
+	queue := "     Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes\n---------  -----  --------------  ---------------  -----------  ------------\nEthernet0    UC0             N/A              N/A          N/A           N/A\nEthernet0    UC3             N/A              N/A          N/A           N/A\n"
+	trim := "     Port    TxQ    Trim/pkts    TrimSent/pkts    TrimDrop/pkts\n---------  -----  -----------  ---------------  ---------------\nEthernet0    UC2          N/A              N/A              N/A\n"
+	wred := "     Port    TxQ    WredDrp/pkts    WredDrp/bytes    EcnMarked/pkts    EcnMarked/bytes\n---------  -----  --------------  ---------------  ----------------  -----------------\nEthernet0    UC0             N/A              N/A               N/A                N/A\n\nEgress shared pool occupancy per unicast queue:\n     Port    UC0    UC1\n---------  -----  -----\nEthernet0    N/A    N/A\n"
+	for _, c := range []struct {
+		name, text string
+		want       []string
+		usable     bool
+	}{
+		{"pgdrop+pfc", pgDrop + pfc, []string{"`show priority-group drop counters` with every count N/A", "not judged (the rest of the file is read)"}, true},
+		{"queue", queue, []string{"`show queue counters` with every count N/A", "not read"}, false},
+		{"trim", trim, []string{"trim counters", "with every count N/A", "not read"}, false},
+		{"wred+qwm", wred, []string{"`show queue wredcounters`", "`show queue watermark`"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), c.name+".txt")
+			if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rep := Diagnose([]string{path}, nil, Options{})
+			nicMustFind(t, rep.Findings, "input.unrecognized", Info, c.want...)
+			if (rep.Unusable() == "") != c.usable {
+				t.Errorf("unusable %q", rep.Unusable())
+			}
+		})
+	}
+}
+
+// An all-N/A table inside a tar archive is named as one on disk is (it
+// was read as zero counts, or passed with no finding). SYNTHETIC lines.
+func TestSwitchNotPolledInArchive(t *testing.T) {
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	body := []byte("     Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes\n---------  -----  --------------  ---------------  -----------  ------------\nEthernet0    UC3             N/A              N/A          N/A           N/A\n")
+	if err := tw.WriteHeader(&tar.Header{Name: "queue.txt", Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tw.Write(body); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "switch.tar")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := Diagnose([]string{path}, nil, Options{})
+	nicMustFind(t, rep.Findings, "input.unrecognized", Info, "switch.tar:queue.txt is SONiC `show queue counters` with every count N/A")
 }
 
 // SYNTHETIC, in the format of `show interfaces counters` on a chassis

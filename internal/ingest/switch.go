@@ -74,6 +74,10 @@ type SwitchCounters struct {
 	FECBins []FECBin
 	// Trims are the rows of `show queue counters --trim` (switch_trim.go).
 	Trims []QueueTrim
+	// NotPolled are the SONiC tables of which every count is N/A
+	// (switch_unjudged.go); naRows counts the rows kept of them.
+	NotPolled []NotPolled
+	naRows    int
 	// HWDrops are Arista EOS `show hardware counter drop`'s counters and
 	// totals (switch_hwdrop.go).
 	HWDrops []HWDrop

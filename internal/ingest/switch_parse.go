@@ -62,7 +62,8 @@ var swTitles = map[string]swTable{
 
 type switchParser struct {
 	out   SwitchCounters
-	prev  string // the last non-empty line, a header candidate
+	na    [naKinds]naSeen // rows of each table that prints N/A unpolled
+	prev  string          // the last non-empty line, a header candidate
 	title swTable
 	// titleNS is the namespace a multi-ASIC title names ("(Namespace
 	// asic0)", or a line "For namespace asic0:"), for the pool watermarks
@@ -421,7 +422,8 @@ func (p *switchParser) Result() Artifact {
 	}
 	o.ECN = ecn
 	o.latestSnapshots()
-	if o.rows() == 0 {
+	p.notPolled(o)
+	if o.rows() == 0 && len(o.NotPolled) == 0 {
 		return nil
 	}
 	return o

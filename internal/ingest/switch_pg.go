@@ -88,8 +88,14 @@ func (p *switchParser) pgRow(f []string, ev Evidence) bool {
 		return false
 	}
 	port := strings.Clone(f[0])
+	k, na := naPGWM, true
+	if p.table == swPGDrop {
+		k = naPGDrop
+	}
+	defer func() { p.noteNA(k, na, ev) }()
 	for i, c := range f[1:] {
 		pg := pgColumn(p.cols[i])
+		na = na && c == "N/A"
 		v, ok := switchNum(c)
 		if pg < 0 || !ok {
 			continue

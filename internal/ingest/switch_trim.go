@@ -48,8 +48,12 @@ func (p *switchParser) trimRow(f []string, ev Evidence) bool {
 	}
 	q := QueueTrim{Port: strings.Clone(f[0]), Queue: num, Type: typ, Trimmed: numOr(f[2]), Sent: numOr(f[3]), Dropped: numOr(f[4]), Evidence: ev}
 	if q.Trimmed < 0 && q.Sent < 0 && q.Dropped < 0 {
+		if f[2] == "N/A" {
+			p.noteNA(naTrim, true, ev)
+		}
 		return f[2] == "N/A"
 	}
+	p.noteNA(naTrim, false, ev)
 	p.out.Trims = appendCapped(p.out.Trims, q, maxSwitchRows, &p.out.Omitted)
 	return true
 }

@@ -81,11 +81,9 @@ func SwitchUnjudged(head []byte) (what, fix string) {
 	pgNA = pgNA && !pgNum
 	switch {
 	case pgNA && pgTitle == swPGDrop:
-		return "SONiC `show priority-group drop counters` with every count N/A (the switch does not poll PG drop counters, or the ports have none)",
-			"`show priority-group drop counters` again after `counterpoll pg-drop enable` (`counterpoll show` lists what is polled), or meanwhile `show queue counters` and `show pfc counters`"
+		return naTexts[naPGDrop].what, naTexts[naPGDrop].fix
 	case pgNA:
-		return "SONiC `show priority-group watermark` (or `persistent-watermark`) with every peak N/A (the switch does not poll watermarks, or the ports have none)",
-			"`show priority-group watermark headroom` again after `counterpoll watermark enable` (`counterpoll show` lists what is polled), or meanwhile `show pfc counters`"
+		return naTexts[naPGWM].what, naTexts[naPGWM].fix
 	case junosCoS:
 		return "Juniper Junos `show class-of-service interface` (the CoS configuration of a port: scheduler map, classifiers; no counters)",
 			"`show interfaces queue PORT` (drops and ECN marks per queue), `show interfaces PORT extensive` (PFC frames per priority, MAC errors)"
@@ -99,29 +97,99 @@ func SwitchUnjudged(head []byte) (what, fix string) {
 	return "", ""
 }
 
-// Unpolled names, as SwitchUnjudged does, SONiC queue watermarks or WRED
-// counters of which every count is N/A (the switch does not poll them),
-// when they are all s holds; "" otherwise.
-func (s *SwitchCounters) Unpolled() (what, fix string) {
-	if s.rows() == 0 || s.rows() != len(s.QueueWMs)+len(s.WRED) {
-		return "", ""
+// naKind is a SONiC counter table that prints N/A for every count when the
+// switch does not poll it.
+type naKind int
+
+const (
+	naPGDrop naKind = iota
+	naPGWM
+	naQueueWM
+	naWRED
+	naQueue
+	naTrim
+	naKinds
+)
+
+// naTexts name each table whose every count is N/A, and the commands
+// that print its counts.
+var naTexts = [naKinds]struct{ what, fix string }{
+	naPGDrop: {"SONiC `show priority-group drop counters` with every count N/A (the switch does not poll PG drop counters, or the ports have none)",
+		"`show priority-group drop counters` again after `counterpoll pg-drop enable` (`counterpoll show` lists what is polled), or meanwhile `show queue counters` and `show pfc counters`"},
+	naPGWM: {"SONiC `show priority-group watermark` (or `persistent-watermark`) with every peak N/A (the switch does not poll watermarks, or the ports have none)",
+		"`show priority-group watermark headroom` again after `counterpoll watermark enable` (`counterpoll show` lists what is polled), or meanwhile `show pfc counters`"},
+	naQueueWM: {"SONiC `show queue watermark` (or `persistent-watermark`) with every peak N/A (the switch does not poll watermarks, or the queues have none)",
+		"`show queue watermark unicast` again after `counterpoll watermark enable` (`counterpoll show` lists what is polled), or meanwhile `show queue counters` and `show pfc counters`"},
+	naWRED: {"SONiC `show queue wredcounters` with every count N/A (the switch does not poll WRED and ECN counters per queue, or the queues have none)",
+		"`show queue wredcounters` again after `counterpoll wredqueue enable` (`counterpoll show` lists what is polled), or meanwhile `show queue counters` (drops per queue)"},
+	naQueue: {"SONiC `show queue counters` with every count N/A (the switch does not poll queue counters, or the queues have none)",
+		"`show queue counters` again after `counterpoll queue enable` (`counterpoll show` lists what is polled), or meanwhile `show pfc counters` and `show interfaces counters`"},
+	naTrim: {"SONiC trim counters (`show queue counters --trim` or `show interfaces counters trim`) with every count N/A (the switch does not poll them, or its ASIC does not trim packets)",
+		"the trim counters again after `counterpoll queue enable` and `counterpoll port enable` (`counterpoll show` lists what is polled) on a switch whose ASIC trims packets, or meanwhile `show queue counters` (drops per queue)"},
+}
+
+// NotPolled is a SONiC counter table of which every count is N/A (the
+// switch does not poll it): what names it, Fix the commands that print
+// its counts, Evidence its first row.
+type NotPolled struct {
+	What, Fix string
+	Evidence  Evidence
+}
+
+// naSeen is what the rows of one kind of table held: a row of counts all
+// N/A, a row with a number, and the first row.
+type naSeen struct {
+	na, num bool
+	ev      Evidence
+}
+
+// noteNA records a row of a table of kind k: every count N/A or not.
+func (p *switchParser) noteNA(k naKind, na bool, ev Evidence) {
+	s := &p.na[k]
+	if !s.na && !s.num {
+		s.ev = ev
 	}
-	for _, w := range s.QueueWMs {
-		if w.Bytes >= 0 {
-			return "", ""
+	s.na, s.num = s.na || na, s.num || !na
+}
+
+// notPolled ends the parse's N/A bookkeeping: the watermark and WRED rows
+// kept (N/A as -1) are noted, each kind no row of which had a number is
+// named in o.NotPolled, and queue counter rows of such a table, which
+// would read as zero packets, are dropped.
+func (p *switchParser) notPolled(o *SwitchCounters) {
+	for _, w := range o.QueueWMs {
+		p.noteNA(naQueueWM, w.Bytes < 0, w.Evidence)
+	}
+	for _, w := range o.WRED {
+		p.noteNA(naWRED, w.WREDDrop < 0 && w.ECNMarks < 0, w.Evidence)
+	}
+	for k, s := range p.na {
+		if s.na && !s.num {
+			o.NotPolled = append(o.NotPolled, NotPolled{What: naTexts[k].what, Fix: naTexts[k].fix, Evidence: s.ev})
 		}
 	}
-	for _, w := range s.WRED {
-		if w.WREDDrop >= 0 || w.ECNMarks >= 0 {
-			return "", ""
-		}
+	if s := p.na[naQueue]; s.na && !s.num {
+		o.Queues = nil
 	}
-	if len(s.WRED) > 0 {
-		return "SONiC `show queue wredcounters` with every count N/A (the switch does not poll WRED and ECN counters per queue, or the queues have none)",
-			"`show queue wredcounters` again after `counterpoll wredqueue enable` (`counterpoll show` lists what is polled), or meanwhile `show queue counters` (drops per queue)"
+	o.naRows = 0
+	if s := p.na[naQueueWM]; s.na && !s.num {
+		o.naRows += len(o.QueueWMs)
 	}
-	return "SONiC `show queue watermark` (or `persistent-watermark`) with every peak N/A (the switch does not poll watermarks, or the queues have none)",
-		"`show queue watermark unicast` again after `counterpoll watermark enable` (`counterpoll show` lists what is polled), or meanwhile `show queue counters` and `show pfc counters`"
+	if s := p.na[naWRED]; s.na && !s.num {
+		o.naRows += len(o.WRED)
+	}
+}
+
+// Unpolled names, as SwitchUnjudged does, the SONiC tables s holds of
+// which every count is N/A (the switch does not poll them), and the
+// commands that print their counts; only is set when s holds nothing
+// else. It returns "" when there is none.
+func (s *SwitchCounters) Unpolled() (what, fix string, only bool) {
+	var whats, fixes []string
+	for _, n := range s.NotPolled {
+		whats, fixes = append(whats, n.What), append(fixes, n.Fix)
+	}
+	return strings.Join(whats, "; "), strings.Join(fixes, "; "), len(whats) > 0 && s.rows() == s.naRows
 }
 
 // naCells reads f as a table row: ok when it is a port (an alias name

@@ -37,7 +37,14 @@ func TestSwitchUnjudged(t *testing.T) {
 		if !strings.Contains(what, want) || fix == "" {
 			t.Errorf("%s: %q, %q; want %q", file, what, fix, want)
 		}
-		if len(readCorpus(t, "switch/"+file)) != 0 {
+		// An all-N/A SONiC table is read as such (SwitchCounters.NotPolled)
+		// and nothing else.
+		arts := readCorpus(t, "switch/"+file)
+		if s, ok := arts[KindSwitch].(*SwitchCounters); ok && len(arts) == 1 {
+			if w, _, only := s.Unpolled(); !only || !strings.Contains(w, want) {
+				t.Errorf("%s: read as %q, only %v", file, w, only)
+			}
+		} else if len(arts) != 0 {
 			t.Errorf("%s: read by a reader, so never named as unjudged", file)
 		}
 	}
@@ -73,8 +80,8 @@ func TestSwitchUnpolled(t *testing.T) {
 		"sonic-queue-wredcounters-voq-system-ports-sonic-utilities.txt":   "",
 		"sonic-pg-persistent-watermark-json-untitled-sonic-utilities.txt": "",
 	} {
-		what, fix := switchCorpus(t, "switch/"+file).Unpolled()
-		if want == "" && what != "" || want != "" && (!strings.Contains(what, want) || !strings.Contains(fix, "counterpoll watermark enable")) {
+		what, fix, only := switchCorpus(t, "switch/"+file).Unpolled()
+		if want == "" && what != "" || want != "" && (!only || !strings.Contains(what, want) || !strings.Contains(fix, "counterpoll watermark enable")) {
 			t.Errorf("%s: %q, %q; want %q", file, what, fix, want)
 		}
 	}
@@ -87,7 +94,7 @@ func TestSwitchUnpolled(t *testing.T) {
 	if s == nil || len(s.WRED) != 2 {
 		t.Fatalf("WRED rows: %+v", s)
 	}
-	if what, fix := s.Unpolled(); !strings.Contains(what, "`show queue wredcounters` with every count N/A") || !strings.Contains(fix, "counterpoll wredqueue enable") {
+	if what, fix, _ := s.Unpolled(); !strings.Contains(what, "`show queue wredcounters` with every count N/A") || !strings.Contains(fix, "counterpoll wredqueue enable") {
 		t.Errorf("WRED all N/A: %q, %q", what, fix)
 	}
 }
@@ -106,4 +113,53 @@ func FuzzSwitchUnjudged(f *testing.F) {
 			t.Fatalf("%q without %q", what, fix)
 		}
 	})
+}
+
+// feedSwitch parses lines as one switch output.
+func feedSwitch(name string, lines ...string) *SwitchCounters {
+	p := NewSwitchParser(name)
+	for i, l := range lines {
+		p.Feed(Line{Num: i + 1, Text: l})
+	}
+	s, _ := p.Result().(*SwitchCounters)
+	return s
+}
+
+// An all-N/A table is named whatever else the file holds: a PG drop table
+// before `show pfc counters`, queue counters (which read as zero packets
+// before), trim counters, WRED beside queue watermarks. SYNTHETIC lines in
+// the format of the real tables.
+func TestSwitchNotPolledMixed(t *testing.T) {
+	pgDrop := []string{"Ingress PG dropped packets:", "     Port    PG0    PG1    PG2    PG3    PG4    PG5    PG6    PG7", "---------  -----  -----  -----  -----  -----  -----  -----  -----", "Ethernet0    N/A    N/A    N/A    N/A    N/A    N/A    N/A    N/A", "Ethernet4    N/A    N/A    N/A    N/A    N/A    N/A    N/A    N/A"}
+	pfc := []string{"", "  Port Rx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7", "---------  ------  ------  ------  ------  ------  ------  ------  ------", "Ethernet0       0       0       0      12       0       0       0       0"}
+	queue := []string{"     Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes", "---------  -----  --------------  ---------------  -----------  ------------", "Ethernet0    UC0             N/A              N/A          N/A           N/A", "Ethernet0    UC1             N/A              N/A          N/A           N/A"}
+	trim := []string{"     Port    TxQ    Trim/pkts    TrimSent/pkts    TrimDrop/pkts", "---------  -----  -----------  ---------------  ---------------", "Ethernet0    UC2          N/A              N/A              N/A"}
+	wred := []string{"     Port    TxQ    WredDrp/pkts    WredDrp/bytes    EcnMarked/pkts    EcnMarked/bytes", "---------  -----  --------------  ---------------  ----------------  -----------------", "Ethernet0    UC0             N/A              N/A               N/A                N/A", ""}
+	qwm := []string{"Egress shared pool occupancy per unicast queue:", "     Port    UC0    UC1", "---------  -----  -----", "Ethernet0    N/A    N/A"}
+	for _, c := range []struct {
+		name  string
+		lines []string
+		want  []string
+		only  bool
+	}{
+		{"pgdrop+pfc", append(append([]string{}, pgDrop...), pfc...), []string{"`show priority-group drop counters` with every count N/A"}, false},
+		{"queue", queue, []string{"`show queue counters` with every count N/A"}, true},
+		{"trim", trim, []string{"trim counters"}, true},
+		{"wred+qwm", append(append([]string{}, wred...), qwm...), []string{"`show queue wredcounters`", "`show queue watermark`"}, true},
+	} {
+		s := feedSwitch(c.name+".txt", c.lines...)
+		if s == nil {
+			t.Errorf("%s: nothing read", c.name)
+			continue
+		}
+		what, fix, only := s.Unpolled()
+		for _, w := range c.want {
+			if !strings.Contains(what, w) {
+				t.Errorf("%s: %q lacks %q", c.name, what, w)
+			}
+		}
+		if only != c.only || fix == "" || len(s.Queues) != 0 {
+			t.Errorf("%s: only %v fix %q queues %d", c.name, only, fix, len(s.Queues))
+		}
+	}
 }

@@ -76,7 +76,7 @@ func (w *wmJSON) feed(p *switchParser, l Line, t string) bool {
 	switch {
 	case !ok || w.bad:
 		w.bad = true
-	case key == "Port" && isIdentName(val) && w.port == "":
+	case key == "Port" && slashedName(val) && w.port == "":
 		w.port = strings.Clone(val)
 	case pgColumn(key) >= 0 || wmQueueColumn(key):
 		// watermarkstat prints at most 16 PGs or 64 queues a port: an
@@ -116,6 +116,7 @@ func (w *wmJSON) close(p *switchParser) bool {
 			continue
 		}
 		v, ok := switchNum(c.val)
+		p.noteNA(naPGWM, c.val == "N/A", ev)
 		if !ok {
 			continue // N/A
 		}

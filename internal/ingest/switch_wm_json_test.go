@@ -79,3 +79,17 @@ func TestSwitchWatermarkJSONCommands(t *testing.T) {
 		t.Errorf("read %+v", s)
 	}
 }
+
+// A port named by its alias ("fortyGigE0/0", as the PG tables accept it)
+// is read in watermarkstat's JSON too; before, the object was dropped.
+// SYNTHETIC lines, in the format of the real output above.
+func TestSwitchWatermarkJSONAliasPort(t *testing.T) {
+	p := NewSwitchParser("wm.txt")
+	for i, l := range []string{"admin@sonic:~$ show priority-group watermark shared -j", "[", "    {", `        "Port": "fortyGigE0/0",`, `        "PG3": "7"`, "    }", "]"} {
+		p.Feed(Line{Num: i + 1, Text: l})
+	}
+	s, _ := p.Result().(*SwitchCounters)
+	if s == nil || len(s.PGs) != 1 || s.PGs[0].Port != "fortyGigE0/0" || s.PGs[0].Bytes != 7 {
+		t.Errorf("alias port: %+v", s)
+	}
+}
