@@ -553,7 +553,7 @@ func topologyCounts(i int) string {
 	if i < 2 {
 		s += " and the counts after it are left unset"
 	}
-	return s + ", so ns-3 builds nothing or crashes"
+	return s + ": ns-3 builds nothing or crashes"
 }
 
 // noComment says why a comment among ns-3's numbers is refused.

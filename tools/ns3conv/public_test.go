@@ -93,7 +93,7 @@ func TestImportsPublicInputs(t *testing.T) {
 		// a topology whose explanation heads it: third.cc's first read
 		// fails at its first word, which had been told as a comment three
 		// words on ("#,")
-		{config: "testdata/public/new-ubuntu-cc/mix/config-fat-synthetic.txt", want: "new-ubuntu-cc/mix/fat.txt:2:1: \"First\": expected \"NODES SWITCHES LINKS\", whole numbers: third.cc reads it with >>, which fails at a word, so node_num reads 0 and the counts after it are left unset, so ns-3 builds nothing or crashes"},
+		{config: "testdata/public/new-ubuntu-cc/mix/config-fat-synthetic.txt", want: "new-ubuntu-cc/mix/fat.txt:2:1: \"First\": expected \"NODES SWITCHES LINKS\", whole numbers: third.cc reads it with >>, which fails at a word, so node_num reads 0 and the counts after it are left unset: ns-3 builds nothing or crashes"},
 		// the forks' keys had been refused without naming the fork
 		{config: "testdata/public/astra-network-ns3/scratch/config/config.txt", want: "config/config.txt:43:1: NIC_TOTAL_PAUSE_TIME: not a key of HPCC's third.cc: from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read NIC_TOTAL_PAUSE_TIME: ASTRA-sim's (astra-sim/astra-network-ns3, ASTRA-sim's ns-3 backend: its flows come from ASTRA-sim's workload"},
 		{config: "testdata/public/hpcc-playground/mix/config_topology_test_flow_test_hp95.txt", want: "config_topology_test_flow_test_hp95.txt:60:1: CPU_TIME: not a key of HPCC's third.cc (and 1 more: PACKET_SIZE): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read CPU_TIME: playground's (GabiJunkes/High-Precision-Congestion-Control's scratch/playground.cc"},
