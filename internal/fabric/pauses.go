@@ -75,8 +75,7 @@ func (s *PauseSampler) Sample(now unit.Time) bool {
 	}
 	s.seen = len(s.dom.paused)
 	for _, ser := range s.visit {
-		held, _ := ser.Port.PauseHeld(ser.Prio, now)
-		ser.Held.Add(now, float64(held))
+		ser.Held.Add(now, float64(ser.Port.PauseHeld(ser.Prio, now)))
 	}
 	return true
 }

@@ -83,10 +83,10 @@ func (r *allPriorities) Sample(now unit.Time) bool {
 	k := 0
 	for _, pt := range r.ports {
 		for p := range 8 {
-			held, ever := pt.PauseHeld(p, now)
-			if !ever {
+			if pt.ctr.RxPauseTransition[p] == 0 {
 				continue
 			}
+			held := pt.PauseHeld(p, now)
 			if k == len(r.series) || r.series[k].pt != pt || r.series[k].prio != p {
 				r.series = append(r.series[:k], append([]*heldSeries{{pt: pt, prio: p}}, r.series[k:]...)...)
 			}

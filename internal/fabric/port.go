@@ -609,14 +609,13 @@ func (pt *Port) Snapshot() Counters {
 }
 
 // PauseHeld returns how long received pause has held priority prio, up
-// to now (a pause still in effect counts until now), and whether the port
-// ever received one on it.
-func (pt *Port) PauseHeld(prio int, now unit.Time) (unit.Time, bool) {
+// to now (a pause still in effect counts until now).
+func (pt *Port) PauseHeld(prio int, now unit.Time) unit.Time {
 	held := pt.ctr.RxPauseDuration[prio]
 	if ps := &pt.pause[prio]; ps.active && now > ps.start {
 		held += min(now, ps.end) - ps.start
 	}
-	return held, pt.ctr.RxPauseTransition[prio] > 0
+	return held
 }
 
 // LongestPauseHeld returns the longest received pause has held any one
@@ -626,8 +625,7 @@ func (pt *Port) LongestPauseHeld() unit.Time {
 	now := pt.dom.Sched.Now()
 	var most unit.Time
 	for p := range pt.pause {
-		held, _ := pt.PauseHeld(p, now)
-		most = max(most, held)
+		most = max(most, pt.PauseHeld(p, now))
 	}
 	return most
 }
