@@ -276,9 +276,6 @@ func (p *hwParser) bannerLine(l Line, t string) bool {
 		}
 		return false
 	}
-	if _, ok := findCommand(t, "cd"); ok && !inIB {
-		p.closeCwd() // out of the counter directory, or home
-	}
 	name, ok := fileBanner(t)
 	if !ok {
 		return false
