@@ -441,10 +441,30 @@ var publicRuns = []publicRun{
 		srv: b200UseSS, servers: 2, ppn: 8, env: map[string]string{"NCCL_NVLS_ENABLE": "0", "NCCL_COLLNET_ENABLE": "0"}, version: "2.29.7", heldOut: 18},
 	{file: "b200-4n-ib400g-sendrecv-together-run2.txt", op: "sendrecv", host: "bare metal", label: "Together AI use3a-ss, 4 × 8 B200, 8 × 400G NDR IB, sendrecv, NVLS and SHARP off (run 2)", fabric: "IB",
 		srv: b200UseSS, servers: 4, ppn: 8, env: map[string]string{"NCCL_NVLS_ENABLE": "0", "NCCL_COLLNET_ENABLE": "0"}, version: "2.29.7", heldOut: 18},
+	// Held out, group 20: two GKE A3 Ultra pod pairs of one H200 and one
+	// 400G RoCE NIC each whose NIC is not on the GPU's PCIe switch (the
+	// pods' claims name the NIC, the device plugin picks the GPU), so
+	// NCCL runs without GPUDirect RDMA; added and compared before any
+	// change (docs/nccl.md, "Held out, group 20").
+	dranetA3Ultra("far-socket", "the NIC on the other CPU socket (SYS)", gpu.SYS),
+	dranetA3Ultra("same-socket", "the NIC on another PCIe switch of the same socket (PHB)", gpu.PHB),
 	{file: "oci-a100-2n-roce-default-2024.txt", label: "OCI A100, 2 × 8 A100, 16 × 100G RoCE, NCCL defaults", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4"}, version: "2.14.3",
 		excluded: "NCCL's model puts Tree (110.4 GB/s) just above Ring (102.4) on this shape; the twin follows it and matches the BM.GPU4.8 run (Tree), this run is ring-like"},
+}
+
+// dranetA3Ultra is one of kubernetes-sigs/dranet's GKE A3 Ultra demo runs
+// (examples/demo_gke_rdma): all_gather between two pods, each holding one
+// H200 (an H100 in the twin, as the other A3 Ultra runs) and one 400G
+// RoCE NIC at path from it, on Intel hosts (VMs), NCCL 2.25.1 printed,
+// 100 timed iterations.
+func dranetA3Ultra(layout, where string, path gpu.Path) publicRun {
+	srv := serverOf("H100", 1, 400*unit.Gbps, 5, path, gpu.Intel)
+	srv.GPUs = 1
+	return publicRun{file: "h200-2x1-roce400g-gcp-a3ultra-all_gather-nic-" + layout + "-dranet.txt", op: "all_gather", host: "VM",
+		label:  "GKE A3 Ultra under DRANET, 2 × 1 H200, one 400G RoCE NIC a pod, " + where + " (GPUDirect RDMA off), all_gather, gIB plugin",
+		fabric: "RoCE", srv: srv, servers: 2, ppn: 1, version: "2.25.1", heldOut: 20, iters: 100, maxSize: 8 << 30}
 }
 
 // b200DGX is a DGX B200: eight B200s, a 400G NDR ConnectX-7 per GPU

@@ -1,0 +1,58 @@
+package collective
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+)
+
+// TestHeldOutGroup19 runs held-out group 19 alone (docs/nccl.md, "Held
+// out, group 19": Together AI's flapping-airplanes B200 cluster, 4 × 8
+// B200 on eight 400G NDR rails with two queue pairs a connection).
+func TestHeldOutGroup19(t *testing.T) { runHeldOutGroup(t, 19, 4) }
+
+// TestHeldOutGroup20 runs held-out group 20 alone (docs/nccl.md, "Held
+// out, group 20": two GKE A3 Ultra pod pairs over RoCE, one H200 and one
+// 400G NIC a pod, the NIC off the GPU's PCIe switch).
+func TestHeldOutGroup20(t *testing.T) { runHeldOutGroup(t, 20, 2) }
+
+// runHeldOutGroup runs the public results of one held-out group and
+// checks their rows as TestPublicResults and TestPublicOtherCollectives
+// do, without the hour of every other public result: each row outside its
+// band is listed with its cause. It logs the rows within their band per
+// collective and band, the figures docs/nccl.md gives, and every row's
+// ratio.
+func runHeldOutGroup(t *testing.T, group, want int) {
+	in, n := map[string]int{}, map[string]int{}
+	runs := 0
+	for i := range publicRuns {
+		r := &publicRuns[i]
+		if r.heldOut != group {
+			continue
+		}
+		runs++
+		checks := runPublic(t, r, 8<<30)
+		checkMisses(t, r, checks)
+		if r.op != "" {
+			checkOpMisses(t, r, checks)
+		}
+		for _, c := range checks {
+			if c.band == "" {
+				continue
+			}
+			t.Logf("%s, %s: twin %.1f µs %.2f GB/s, run %.1f µs %.2f GB/s, ×%.2f", r.file, sizeName(c.row.size), c.twinTime, c.twinBusBW, c.row.time, c.row.busbw, c.ratio)
+			key := fmt.Sprintf("%s %s", r.fn(), bandNames[c.band])
+			n[key]++
+			if c.pass() {
+				in[key]++
+			}
+		}
+	}
+	if runs < want {
+		t.Fatalf("group %d has %d results, want at least %d", group, runs, want)
+	}
+	for _, key := range slices.Sorted(maps.Keys(n)) {
+		t.Logf("group %d, %s: %d/%d rows within their band", group, key, in[key], n[key])
+	}
+}
