@@ -42,6 +42,10 @@
 // p99, largest), the per-flow ratio rocelab/ns-3 and the PFC pauses.
 // With -topology, the topology.txt from-ns3 read, it matches the flows by
 // ns-3's node ids, for topologies whose hosts are not ns-3's first nodes.
+// With a qlen.txt in DIR (QLEN_MON_FILE) it adds the queue lengths at the
+// switch ports over ns-3's monitor window, pooled and for the fullest
+// ports, each port told by -topology's (or DIR's topology.txt's)
+// interfaces (qlen.go).
 // A run that SIMULATOR_STOP_TIME cut short is compared on the flows both
 // runs completed, with a warning of how many each left unfinished; one
 // whose lines end well before its stop time, without a flow rocelab
@@ -57,6 +61,7 @@ import (
 	"path/filepath"
 
 	"rocelab/internal/scenario"
+	"rocelab/internal/unit"
 )
 
 func main() {
@@ -124,17 +129,48 @@ func compareCmd(args []string, w, warn io.Writer) error {
 		return errors.New("compare: expected a scenario file and ns-3's output directory")
 	}
 	var hostIDs []int
+	var t *ns3Topology
 	if *topology != "" {
-		t, err := readFile(*topology, readTopology)
-		if err != nil {
+		var err error
+		if t, err = readFile(*topology, readTopology); err != nil {
 			return err
 		}
 		hostIDs = t.hostIDs()
 	}
-	c, err := compare(fs.Arg(0), *seed, filepath.Join(fs.Arg(1), "fct.txt"), filepath.Join(fs.Arg(1), "pfc.txt"), hostIDs)
+	// ns-3's queue lengths, with the topology their ports are numbered
+	// by: -topology's, or the topology.txt ns3conv wrote beside them
+	q := filepath.Join(fs.Arg(1), "qlen.txt")
+	var d *qlenDump
+	var every unit.Time
+	if exists(q) {
+		var err error
+		if d, err = readFile(q, readQlen); err != nil {
+			return err
+		}
+		if own := filepath.Join(fs.Arg(1), "topology.txt"); t == nil && exists(own) {
+			if t, err = readFile(own, readTopology); err != nil {
+				return err
+			}
+		}
+		if d != nil {
+			every = qlenSampling(d)
+		}
+	}
+	c, err := compareEvery(fs.Arg(0), *seed, filepath.Join(fs.Arg(1), "fct.txt"), filepath.Join(fs.Arg(1), "pfc.txt"), hostIDs, every)
 	if err != nil {
 		return err
 	}
+	if exists(q) {
+		if err := c.withQlen(q, d, t); err != nil {
+			return err
+		}
+	}
 	c.print(w, warn)
 	return nil
+}
+
+// exists says a file is there to read.
+func exists(file string) bool {
+	_, err := os.Stat(file)
+	return err == nil
 }

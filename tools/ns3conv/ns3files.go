@@ -61,6 +61,11 @@ type ns3Topology struct {
 	// builds these ports and sends nothing on them, and the scenario
 	// leaves them out.
 	idle []int
+	// ifaces are each switch's neighbours by ns-3 interface: third.cc
+	// installs a device on both ends of every link listed, in order, so
+	// ifaces[id][j-1] is the other end of node id's interface j (0 is
+	// its loopback), as qlen.txt and pfc.txt number ports.
+	ifaces map[int][]int
 }
 
 // ns3Link is one link of topology.txt, its ends as ns-3 node ids, and its
@@ -223,10 +228,12 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 		return nil, fmt.Errorf("%s:%d:%d: %d links listed, the first line says %s", file, headLine, linksCol, len(links), head[0][2])
 	}
 	t.ns3Own = map[int]unit.Bytes{}
+	t.ifaces = map[int][]int{}
 	for _, l := range links {
 		for _, id := range []int{l.a, l.b} {
 			if isSwitch[id] {
 				t.ns3Own[id] += ns3PortHeadroom(l.rate, l.d) + ns3Reserve
+				t.ifaces[id] = append(t.ifaces[id], l.a+l.b-id)
 			}
 		}
 	}
