@@ -147,6 +147,9 @@ type comparison struct {
 	// without an fct.txt line), which the statistics leave out
 	flowCount                        int
 	ns3Unfinished, rocelabUnfinished int
+	// ns3Beyond are fct.txt's lines of flows a cut scenario leaves out
+	// (from-ns3's cutMark)
+	ns3Beyond int
 	// the first flow, in the scenario's order, each run alone completed,
 	// ns3Only's end in the scenario's time; and the scenario's duration
 	ns3Only, rocelabOnly *lone
@@ -206,6 +209,17 @@ func compareEvery(file string, seed uint64, fctFile, pfcFile string, hostIDs []i
 	if err != nil {
 		return nil, err
 	}
+	// a flow file from-ns3 cut in time: ns-3's flows from the cut on are
+	// not the scenario's
+	beyond := 0
+	if raw, err := os.ReadFile(file); err == nil {
+		if m := cutMark.FindSubmatch(raw); m != nil {
+			cut, _ := strconv.ParseInt(string(m[1]), 10, 64)
+			n := len(got)
+			got = slices.DeleteFunc(got, func(g ns3Flow) bool { return int64(math.Round(g.start*1e3)) >= cut })
+			beyond = n - len(got)
+		}
+	}
 	o, err := agree.RunToEnd(s)
 	if err != nil {
 		return nil, err
@@ -233,7 +247,7 @@ func compareEvery(file string, seed uint64, fctFile, pfcFile string, hostIDs []i
 			return -1
 		}
 	}
-	c := &comparison{name: s.Name, flowCount: len(order), duration: s.Duration, s: s, o: o}
+	c := &comparison{name: s.Name, flowCount: len(order), duration: s.Duration, s: s, o: o, ns3Beyond: beyond}
 	hint := ""
 	if hostIDs == nil {
 		hint = ", or the scenario's hosts are not ns-3's first node ids (a scenario from-ns3 wrote from a topology that interleaves hosts and switches or has nodes without links: give -topology TOPOLOGY.txt)"
@@ -359,6 +373,9 @@ func (c *comparison) print(w, warn io.Writer) {
 	if c.ns3Unfinished > 0 || c.rocelabUnfinished > 0 {
 		fmt.Fprintf(warn, "warning: ns-3 completed %d of the scenario's %d flows, rocelab %d by the scenario's end (%v); the statistics are of the %d both completed\n",
 			c.flowCount-c.ns3Unfinished, c.flowCount, c.flowCount-c.rocelabUnfinished, c.duration, len(c.ns3))
+	}
+	if c.ns3Beyond > 0 {
+		fmt.Fprintf(warn, "warning: the scenario runs a flow file from-ns3 cut in time (its head says where): %d of fct.txt's lines are of flows it leaves out, which loaded ns-3's run from the cut on\n", c.ns3Beyond)
 	}
 	if o := c.rocelabOnly; o != nil {
 		why := "near the end, where a run SIMULATOR_STOP_TIME cut short stops"
