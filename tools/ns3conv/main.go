@@ -153,6 +153,9 @@ func compareCmd(args []string, w, warn io.Writer) error {
 			}
 		}
 		if d != nil {
+			if err := qlenStart(filepath.Join(fs.Arg(1), "config.txt"), d); err != nil {
+				return err
+			}
 			every = qlenSampling(d)
 		}
 	}
@@ -173,4 +176,23 @@ func compareCmd(args []string, w, warn io.Writer) error {
 func exists(file string) bool {
 	_, err := os.Stat(file)
 	return err == nil
+}
+
+// qlenStart gives dump d the run's QLEN_MON_START from its config.txt,
+// when DIR holds one that reads, for the monitor's sample interval.
+func qlenStart(file string, d *qlenDump) error {
+	r, err := os.Open(file)
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	c, err := readConfig(file, r)
+	if err != nil {
+		return nil // a fork's config: third.cc's interval then
+	}
+	start, err := c.num("QLEN_MON_START")
+	if err != nil {
+		return nil
+	}
+	return d.sampledFrom(int64(start), c.at("QLEN_MON_START"))
 }

@@ -37,6 +37,11 @@ type qlenDump struct {
 	time    int64 // ns, ns-3's clock
 	samples uint64
 	ports   []qlenPort
+	// every is the time between samples (ns): third.cc's qlenEvery
+	// unless the run's QLEN_MON_START gives another (sampledFrom)
+	every int64
+	// told says every came from the run's QLEN_MON_START
+	told bool
 }
 
 // qlenPort is one switch port's histogram in a dump: counts[i] samples
@@ -48,7 +53,28 @@ type qlenPort struct {
 }
 
 // start is the time of the dump's first sample (ns, ns-3's clock).
-func (d *qlenDump) start() int64 { return d.time - int64(d.samples-1)*qlenEvery }
+func (d *qlenDump) start() int64 { return d.time - int64(d.samples-1)*d.every }
+
+// sampledFrom takes the monitor's first sample time, the run's
+// QLEN_MON_START (config.txt's key at), and from it the time between
+// samples, which forks change (Floodgate's third.cc samples every 10 us
+// in some of its programs): the samples are start + k·every, the last at
+// the dump.
+func (d *qlenDump) sampledFrom(start int64, at string) error {
+	span := d.time - start
+	switch {
+	case span < 0:
+		return fmt.Errorf("%s %d: after the dump's time %d: not this run's qlen.txt", at, start, d.time)
+	case d.samples == 1 && span != 0:
+		return fmt.Errorf("%s %d: the dump at %d holds one sample, which the monitor takes at QLEN_MON_START: not this run's qlen.txt", at, start, d.time)
+	case d.samples == 1:
+		return nil
+	case span%int64(d.samples-1) != 0:
+		return fmt.Errorf("%s %d: %d samples to the dump at %d do not fall at one interval: not this run's qlen.txt", at, start, d.samples, d.time)
+	}
+	d.every, d.told = span/int64(d.samples-1), true
+	return nil
+}
 
 // readQlen reads ns-3's qlen.txt, named file in messages, and returns its
 // last dump; nil when the file holds none (the monitor had not reached a
@@ -86,11 +112,15 @@ func readQlen(file string, r io.Reader) (*qlenDump, error) {
 			if last != nil && t <= last.time {
 				return nil, errAt(1, "time %d: not after the previous dump's %d: qlen.txt's dumps are in time order", t, last.time)
 			}
-			cur = &qlenDump{time: t}
+			cur = &qlenDump{time: t, every: qlenEvery}
 			clear(seen)
 			continue
 		case cur == nil:
 			return nil, errAt(0, "%q: expected \"time: T\" first, the head of a dump (ns-3's qlen.txt, QLEN_MON_FILE)", f[0])
+		case strings.HasSuffix(f[0], "-total") || f[0] == "maxPortLength":
+			// Floodgate's third.cc adds each switch's total and the
+			// largest queues seen to a dump: not a port's
+			continue
 		case len(f) < 3:
 			return nil, errAt(len(f)-1, "expected \"NODE IFINDEX COUNT...\": a switch port and its samples per KB of queue")
 		}
@@ -106,23 +136,36 @@ func readQlen(file string, r io.Reader) (*qlenDump, error) {
 			return nil, errAt(0, "node %d interface %d again in this dump (first at line %d)", id[0], id[1], at)
 		}
 		seen[id] = n
-		p := qlenPort{node: id[0], iface: id[1], counts: make([]uint64, len(f)-2), line: n}
+		// Floodgate's third.cc writes each count after its bucket,
+		// " 0th: c0 1th: c1 ..."
+		step, first := 1, 2
+		if strings.HasSuffix(f[2], "th:") {
+			step, first = 2, 3
+			if len(f)%2 != 0 {
+				return nil, errAt(len(f)-1, "expected \"NODE IFINDEX 0th: COUNT 1th: COUNT ...\", a count after each bucket")
+			}
+		}
+		p := qlenPort{node: id[0], iface: id[1], counts: make([]uint64, (len(f)-2)/step), line: n}
 		var sum uint64
-		for i, s := range f[2:] {
-			c, err := strconv.ParseUint(s, 10, 32)
+		for i := range p.counts {
+			at := first + i*step
+			if step == 2 && f[at-1] != strconv.Itoa(i)+"th:" {
+				return nil, errAt(at-1, "%q: expected \"%dth:\", the next bucket", f[at-1], i)
+			}
+			c, err := strconv.ParseUint(f[at], 10, 32)
 			if err != nil {
-				return nil, errAt(i+2, "count %q: expected a whole number of samples (third.cc's uint32)", s)
+				return nil, errAt(at, "count %q: expected a whole number of samples (third.cc's uint32)", f[at])
 			}
 			p.counts[i] = c
 			sum += c
 		}
 		switch {
 		case sum == 0:
-			return nil, errAt(2, "no samples: third.cc writes a port once it has sampled it")
+			return nil, errAt(first, "no samples: third.cc writes a port once it has sampled it")
 		case len(cur.ports) == 0:
 			cur.samples = sum
 		case sum != cur.samples:
-			return nil, errAt(2, "%d samples, node %d interface %d (line %d) %d: the monitor samples every port each time", sum, cur.ports[0].node, cur.ports[0].iface, cur.ports[0].line, cur.samples)
+			return nil, errAt(first, "%d samples, node %d interface %d (line %d) %d: the monitor samples every port each time", sum, cur.ports[0].node, cur.ports[0].iface, cur.ports[0].line, cur.samples)
 		}
 		cur.ports = append(cur.ports, p)
 	}
@@ -208,7 +251,9 @@ func addCounts(a, b []uint64) []uint64 {
 // qlen.txt beside rocelab's samples over the same window.
 type qlenComparison struct {
 	from, to       float64 // the window, µs of the scenario's time
-	ns3Samples     uint64  // a port's, every qlenEvery ns
+	ns3Samples     uint64  // a port's, every every ns
+	every          int64
+	told           bool // every is from the run's QLEN_MON_START
 	step           unit.Time
 	rocelabSamples uint64
 	all            [2]qlenStats // every port's samples pooled
@@ -251,7 +296,7 @@ func compareQlen(file string, d *qlenDump, t *ns3Topology, s *scenario.Scenario,
 		series[q.Port] = append(series[q.Port], q.Depth)
 		step = max(step, q.Depth.Every)
 	}
-	c := &qlenComparison{ns3Samples: d.samples}
+	c := &qlenComparison{ns3Samples: d.samples, every: d.every, told: d.told}
 	from, to := unit.Time(d.start()-off)*unit.Nanosecond, unit.Time(d.time-off)*unit.Nanosecond
 	c.from, c.to = from.Seconds()*1e6, to.Seconds()*1e6
 	step = max(step, (to-from)/maxQlenGrid)
@@ -320,8 +365,8 @@ const qlenSampleWant = 2000
 // qlenSampling is the sample interval rocelab's run takes for dump d: its
 // window in qlenSampleWant samples, no finer than ns-3's.
 func qlenSampling(d *qlenDump) unit.Time {
-	window := unit.Time(d.samples-1) * qlenEvery * unit.Nanosecond
-	return max(qlenEvery*unit.Nanosecond, window/qlenSampleWant)
+	window := unit.Time(d.samples-1) * unit.Time(d.every) * unit.Nanosecond
+	return max(unit.Time(d.every)*unit.Nanosecond, window/qlenSampleWant)
 }
 
 // valueAt is a sampled series' value at time t: 0 before its first
@@ -392,8 +437,12 @@ func switchList(t *ns3Topology) string {
 
 // print writes the queue lengths' rows of the compare table.
 func (c *qlenComparison) print(w io.Writer) {
-	fmt.Fprintf(w, "queue length at switch ports (KB, qlen.txt's 1 KB buckets) over %.1f to %.1f us: ns-3 %d samples a port (every %d ns), rocelab %d (every %v)\n",
-		c.from, c.to, c.ns3Samples, qlenEvery, c.rocelabSamples, c.step)
+	how := "third.cc's"
+	if c.told {
+		how = "by QLEN_MON_START"
+	}
+	fmt.Fprintf(w, "queue length at switch ports (KB, qlen.txt's 1 KB buckets) over %.1f to %.1f us: ns-3 %d samples a port (every %d ns, %s), rocelab %d (every %v)\n",
+		c.from, c.to, c.ns3Samples, c.every, how, c.rocelabSamples, c.step)
 	fmt.Fprintf(w, "%-34s %29s   %29s\n", "", "ns-3: mean  p50  p99  max busy", "rocelab: mean  p50  p99  max busy")
 	row := func(label string, a, b qlenStats) {
 		fmt.Fprintf(w, "%-34s %10.1f %4d %4d %4d %3.0f%%   %13.1f %4d %4d %4d %3.0f%%\n", label, a.mean, a.p50, a.p99, a.maxKB, 100*a.busy, b.mean, b.p50, b.p99, b.maxKB, 100*b.busy)

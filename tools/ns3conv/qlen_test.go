@@ -127,7 +127,7 @@ func TestCompareQlen(t *testing.T) {
 	var out bytes.Buffer
 	c.print(&out, &out)
 	for _, want := range []string{
-		"queue length at switch ports (KB, qlen.txt's 1 KB buckets) over 0.1 to 100.0 us: ns-3 1000 samples a port (every 100 ns), rocelab 250 (every 400ns)",
+		"queue length at switch ports (KB, qlen.txt's 1 KB buckets) over 0.1 to 100.0 us: ns-3 1000 samples a port (every 100 ns, third.cc's), rocelab 250 (every 400ns)",
 		"s0/p4 (node 4 if 6)",
 		"s1/p3 (node 8 if 5)",
 		"s0/p0 (node 4 if 1)",
@@ -163,6 +163,48 @@ func TestCompareQlen(t *testing.T) {
 	}
 	if err := c.withQlen(synthetic, d, nil); err != nil || !strings.Contains(c.qlenNote, "give -topology") {
 		t.Errorf("without a topology: %v, note %q", err, c.qlenNote)
+	}
+}
+
+// Floodgate's third.cc (NASA-NJU/Floodgate-NS3 6e40f55, monitor_buffer)
+// writes each count after its bucket ("0th: 5"), each switch's total
+// ("N-total ...") and the largest queues ("maxPortLength ..."); its
+// programs sample at other intervals, which the run's QLEN_MON_START
+// gives. testdata/qlen/floodgate-synthetic.txt is written by hand in
+// that format.
+func TestReadQlenFloodgate(t *testing.T) {
+	d, err := readFile("testdata/qlen/floodgate-synthetic.txt", readQlen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.ports) != 3 || d.samples != 6 || d.time != 2000100000 {
+		t.Fatalf("%d ports, %d samples at %d: expected 3, 6 at 2000100000", len(d.ports), d.samples, d.time)
+	}
+	if s := statsOf(d.ports[1].counts); s.maxKB != 2 || s.busy != 0.5 {
+		t.Errorf("node 4 if 2: %+v", s)
+	}
+	// every 20 us from 2.0 s; one sample at another start is refused
+	if err := d.sampledFrom(2000000000, "config.txt:57:16: QLEN_MON_START"); err != nil || d.every != 20000 || d.start() != 2000000000 {
+		t.Errorf("from 2 s: %v, every %d", err, d.every)
+	}
+	for _, c := range []struct {
+		start int64
+		want  string
+	}{
+		{2000100001, "QLEN_MON_START 2000100001: after the dump's time 2000100000"},
+		{2000000001, "6 samples to the dump at 2000100000 do not fall at one interval"},
+	} {
+		if err := d.sampledFrom(c.start, "QLEN_MON_START"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("from %d: %v, expected %q", c.start, err, c.want)
+		}
+	}
+	for _, c := range []struct{ text, want string }{
+		{"time: 100\n4 1 0th: 3 2th: 1\n", "q.txt:2:12: \"2th:\": expected \"1th:\", the next bucket"},
+		{"time: 100\n4 1 0th: 3 1th:\n", "q.txt:2:12: expected \"NODE IFINDEX 0th: COUNT 1th: COUNT ...\""},
+	} {
+		if _, err := readQlen("q.txt", strings.NewReader(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, expected %q", c.text, err, c.want)
+		}
 	}
 }
 
