@@ -42,7 +42,8 @@
 // p99, largest), the per-flow ratio rocelab/ns-3 and the PFC pauses.
 // With -topology, the topology.txt from-ns3 read, it matches the flows by
 // ns-3's node ids, for topologies whose hosts are not ns-3's first nodes.
-// With a qlen.txt in DIR (QLEN_MON_FILE) it adds the queue lengths at the
+// -qlen has ns-3's queue monitor sample the whole run into qlen.txt.
+// With a qlen.txt in DIR (QLEN_MON_FILE) compare adds the queue lengths at the
 // switch ports over ns-3's monitor window, pooled and for the fullest
 // ports, each port told by -topology's (or DIR's topology.txt's)
 // interfaces (qlen.go).
@@ -86,6 +87,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("dir", ".", "directory to write ns-3's input files into")
 	seed := fs.Uint64("seed", 0, "the scenario's seed, which draws generated flows (0: the file's)")
 	hash := fs.Bool("hash", false, "print the sha256 of ns-3's input, which a recorded run's head carries, and write nothing")
+	qlen := fs.Bool("qlen", false, "have ns-3's queue monitor write qlen.txt over the run (every switch port every 100 ns: slow), which compare reads; the run then stops at the monitor's last dump")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -103,6 +105,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *qlen {
+		f.monitorQueues(s.Duration)
+	}
 	if *hash {
 		_, err := fmt.Fprintln(stdout, f.hash())
 		return err
@@ -114,7 +119,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	for _, x := range f.flows {
 		bytes += int64(x.Bytes)
 	}
-	fmt.Fprintf(stderr, "cd %s && NS3/build/scratch/third config.txt   # %d flows, %d bytes, %d-byte packets; writes fct.txt and pfc.txt\n", *dir, len(f.flows), bytes, s.Host.MTU)
+	out := "fct.txt and pfc.txt"
+	if *qlen {
+		out = "fct.txt, pfc.txt and qlen.txt"
+	}
+	fmt.Fprintf(stderr, "cd %s && NS3/build/scratch/third config.txt   # %d flows, %d bytes, %d-byte packets; writes %s\n", *dir, len(f.flows), bytes, s.Host.MTU, out)
 	return nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"rocelab/internal/scenario"
 )
 
 // Forks' committed qlen.txt files (testdata/public/*/SOURCE), each one
@@ -205,6 +207,35 @@ func TestReadQlenFloodgate(t *testing.T) {
 		if _, err := readQlen("q.txt", strings.NewReader(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, expected %q", c.text, err, c.want)
 		}
+	}
+}
+
+// ns3conv -qlen has ns-3's monitor sample the whole run: from 0 to the
+// first 100 ms dump at or after the scenario's end, the run stopping a
+// sample later; without it the monitor starts after the run.
+func TestMonitorQueues(t *testing.T) {
+	s, err := scenario.LoadFile("scenarios/hadoop16-dcqcn.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := convert(s, "hadoop16-dcqcn.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := f.config
+	for _, want := range []string{"\nQLEN_MON_START 100000001\n", "\nSIMULATOR_STOP_TIME 0.100000000\n"} {
+		if !strings.Contains(before, want) {
+			t.Fatalf("without -qlen the config does not say %q", want)
+		}
+	}
+	f.monitorQueues(s.Duration)
+	for _, want := range []string{"\nQLEN_MON_START 0\n", "\nQLEN_MON_END 100000000\n", "\nSIMULATOR_STOP_TIME 0.100000100\n"} {
+		if !strings.Contains(f.config, want) {
+			t.Errorf("with -qlen the config does not say %q:\n%s", want, f.config)
+		}
+	}
+	if strings.Count(f.config, "\n") != strings.Count(before, "\n") {
+		t.Errorf("the config's lines changed in number")
 	}
 }
 
