@@ -88,7 +88,9 @@ func readQlen(file string, r io.Reader) (*qlenDump, error) {
 	sc.Buffer(make([]byte, 64<<10), maxQlenLine)
 	var cur, last *qlenDump
 	seen := map[[2]int]int{}
-	for n := 1; sc.Scan(); n++ {
+	n := 0
+	for sc.Scan() {
+		n++
 		f, cols := fields.At(sc.Text())
 		errAt := func(i int, format string, a ...any) error {
 			return fmt.Errorf("%s:%d:%d: %s", file, n, cols[min(i, len(cols)-1)], fmt.Sprintf(format, a...))
@@ -171,7 +173,7 @@ func readQlen(file string, r io.Reader) (*qlenDump, error) {
 		cur.ports = append(cur.ports, p)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
+		return nil, fmt.Errorf("%s:%d:1: %v (a port's counts are a line, at most %d MiB)", file, n+1, err, maxQlenLine>>20)
 	}
 	if err := cur.check(file, 0, last); err != nil {
 		return nil, err

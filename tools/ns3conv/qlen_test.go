@@ -84,6 +84,10 @@ func TestReadQlenRefuses(t *testing.T) {
 			t.Errorf("%q: error %v, expected %q", c.text, err, c.want)
 		}
 	}
+	long := "time: 1\n4 1" + strings.Repeat(" 0", maxQlenLine/2) + "\n"
+	if _, err := readQlen("q.txt", strings.NewReader(long)); err == nil || !strings.Contains(err.Error(), "q.txt:2:1: bufio.Scanner: token too long") {
+		t.Errorf("a line past %d bytes: %v", maxQlenLine, err)
+	}
 	d, err := readQlen("q.txt", strings.NewReader("time: 100000000\n4 1 3 1\ntime: 200000000\n4 1 5 2 0 1\n"))
 	if err != nil {
 		t.Fatal(err)
