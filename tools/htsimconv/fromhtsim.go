@@ -91,11 +91,25 @@ func htsimProgram(name string) (string, error) {
 	if transport, rest, ok := strings.Cut(strings.TrimPrefix(base, "htsim_"), "_"); ok && rest != "" && strings.HasPrefix(base, "htsim_") && htsimOldTests[transport] != "" {
 		return "", fmt.Errorf("%s: one of csg-htsim's old_tests programs (sim/datacenter/old_tests, which sim/EXAMPLES runs; most build their traffic from -conns, not a connection matrix): only htsim_roce and htsim_hpcc runs are imported: %s", base, htsimOldTests[transport])
 	}
+	if strings.HasPrefix(base, "htsim_") && strings.Contains(base, "dcqcn") {
+		return "", fmt.Errorf("%s: only htsim_roce and htsim_hpcc runs are imported: %s", base, noDCQCN)
+	}
 	if base != "htsim_roce" && base != "htsim_hpcc" {
 		return "", fmt.Errorf("%q: expected htsim_roce, htsim_hpcc or htsim_roce's first flag", name)
 	}
 	return base, nil
 }
+
+// noDCQCN is why a DCQCN run is not an htsim_roce one: csg-htsim's
+// htsim_roce has no DCQCN (main_roce.cpp, 841d9e7, exits with its usage
+// at a flag it does not know, :288-289; roce.cpp and rocepacket.h carry
+// no ECN mark or CNP), and the DCQCN senders of htsim's descendants
+// (a DCQCNSrc of their own sim/dcqcn.h) run in programs of their own.
+const noDCQCN = "csg-htsim's htsim_roce has no DCQCN: its RoCE sender (roce.cpp) reacts to no ECN mark or CNP, and main_roce.cpp exits with its usage at a flag it does not know (841d9e7, :288-289); DCQCN on htsim is a descendant's own program (a DCQCNSrc of its sim/dcqcn.h, such as htsim_dcqcn_dynamic or ATLAHS' htsim_dcqcn_atlahs), whose flags and sender this import does not read. rocelab's DCQCN is held to the HPCC ns-3 model instead (from-ns3, CC_MODE 1; docs/engine.md \"Against the HPCC ns-3 model\")"
+
+// dcqcnFlags are the DCQCN and ECN switches of htsim's descendants'
+// programs, which htsim_roce and htsim_hpcc do not take.
+var dcqcnFlags = map[string]bool{"-dcqcn": true, "-ecn": true, "-dcqcn_ratio": true}
 
 // zeroQueue says htsim reads -q as 0 packets (atoi: "0", or no digits).
 func (r *htsimRun) zeroQueue() bool {
@@ -120,6 +134,9 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		n, ok := htsimFlags[f]
+		if dcqcnFlags[f] {
+			return nil, fmt.Errorf("argument %d: %s: not an %s flag: %s", i+1, f, r.program, noDCQCN)
+		}
 		if !ok || r.program == "htsim_hpcc" && hpccLacks[f] {
 			return nil, fmt.Errorf("argument %d: %q is not an %s flag", i+1, f, r.program)
 		}

@@ -279,6 +279,10 @@ func TestImportRefuses(t *testing.T) {
 		{"start infinite", "Nodes 16\nConnections 1\n0->1 start Inf size 5\n", nil, "m.cm:3:12: start \"Inf\": expected a number that is not negative"},
 		{"switch latency", "", []string{"-switch_latency", "-1"}, "-switch_latency -1: expected 0 to 100us"},
 		{"flag", "", []string{"-colour", "red"}, "\"-colour\" is not an htsim_roce flag"},
+		// DCQCN is no htsim_roce flag: the cause, not "not a flag" alone
+		{"dcqcn", "", []string{"-dcqcn"}, "-dcqcn: not an htsim_roce flag: csg-htsim's htsim_roce has no DCQCN: its RoCE sender (roce.cpp) reacts to no ECN mark or CNP"},
+		{"ecn", "", []string{"-strat", "ecmp_host", "-paths", "1", "-ecn"}, "-ecn: not an htsim_roce flag: csg-htsim's htsim_roce has no DCQCN"},
+		{"dcqcn ratio", "", []string{"-dcqcn_ratio", "0.5"}, "-dcqcn_ratio: not an htsim_roce flag: csg-htsim's htsim_roce has no DCQCN"},
 		{"strategy", "", []string{"-strat", "foo"}, "-strat foo: not a strategy of htsim_roce, which exits without one it knows"},
 		// htsim's source-routed strategies abort (a run of each showed)
 		{"strategy single", "", []string{"-strat", "single"}, "-strat single: htsim_roce fails an assertion as it sends its first packet"},
@@ -352,6 +356,9 @@ func TestImportRefusesOtherPrograms(t *testing.T) {
 		"htsim_tcp_permutation":  "only htsim_roce and htsim_hpcc runs are imported: TCP (tcp.cpp, mtcp.cpp)",
 		"htsim_swift_incast2b":   "only htsim_roce and htsim_hpcc runs are imported: Swift",
 		"htsim_roce_permutation": `"htsim_roce_permutation": expected htsim_roce, htsim_hpcc`,
+		// descendants' DCQCN programs, told as ls had been
+		"../../datacenter/htsim_dcqcn_dynamic": "htsim_dcqcn_dynamic: only htsim_roce and htsim_hpcc runs are imported: csg-htsim's htsim_roce has no DCQCN",
+		"htsim_dcqcn_atlahs":                   "htsim_dcqcn_atlahs: only htsim_roce and htsim_hpcc runs are imported: csg-htsim's htsim_roce has no DCQCN",
 	} {
 		err := fromHtsim([]string{prog, "-nodes", "16", "-strat", "ecmp_host", "-paths", "1"}, nil, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), want) {

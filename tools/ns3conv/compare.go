@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -145,10 +147,22 @@ type comparison struct {
 	// without an fct.txt line), which the statistics leave out
 	flowCount                        int
 	ns3Unfinished, rocelabUnfinished int
+	// ns3Beyond are fct.txt's lines of flows a cut scenario leaves out
+	// (from-ns3's cutMark)
+	ns3Beyond int
 	// the first flow, in the scenario's order, each run alone completed,
 	// ns3Only's end in the scenario's time; and the scenario's duration
 	ns3Only, rocelabOnly *lone
 	duration             unit.Time
+	// the run and rocelab's observation of it, and ns-3's clock at the
+	// scenario's time 0 (ns), for the queue lengths (withQlen)
+	s    *scenario.Scenario
+	o    twin.Observation
+	off  int64
+	qlen *qlenComparison
+	// qlenNote says why the table has no queue lengths, "" when it has
+	// them or no qlen.txt was given
+	qlenNote string
 }
 
 // lone is a flow one run completed and the other did not, and when it
@@ -171,11 +185,21 @@ const nearEnd = 0.9
 // (topology.txt's hosts in node order, as from-ns3 numbers them); nil
 // when host i is node i, as ns3conv writes the topology.
 func compare(file string, seed uint64, fctFile, pfcFile string, hostIDs []int) (*comparison, error) {
+	return compareEvery(file, seed, fctFile, pfcFile, hostIDs, 0)
+}
+
+// compareEvery is compare with rocelab's queues sampled every every
+// (when finer than the scenario's interval), as a short qlen.txt window
+// asks: sampling changes nothing the run does.
+func compareEvery(file string, seed uint64, fctFile, pfcFile string, hostIDs []int, every unit.Time) (*comparison, error) {
 	s, err := scenario.LoadFile(file)
 	if err != nil {
 		return nil, err
 	}
 	s.Seed = seed
+	if every > 0 && every < s.SampleInterval {
+		s.SampleInterval = every
+	}
 	var bad mismatches
 	order := flows(s, &bad)
 	if err := bad.err(file); err != nil {
@@ -184,6 +208,17 @@ func compare(file string, seed uint64, fctFile, pfcFile string, hostIDs []int) (
 	got, err := readFile(fctFile, readFCT)
 	if err != nil {
 		return nil, err
+	}
+	// a flow file from-ns3 cut in time: ns-3's flows from the cut on are
+	// not the scenario's
+	beyond := 0
+	if raw, err := os.ReadFile(file); err == nil {
+		if m := cutMark.FindSubmatch(raw); m != nil {
+			cut, _ := strconv.ParseInt(string(m[1]), 10, 64)
+			n := len(got)
+			got = slices.DeleteFunc(got, func(g ns3Flow) bool { return int64(math.Round(g.start*1e3)) >= cut })
+			beyond = n - len(got)
+		}
 	}
 	o, err := agree.RunToEnd(s)
 	if err != nil {
@@ -212,7 +247,7 @@ func compare(file string, seed uint64, fctFile, pfcFile string, hostIDs []int) (
 			return -1
 		}
 	}
-	c := &comparison{name: s.Name, flowCount: len(order), duration: s.Duration}
+	c := &comparison{name: s.Name, flowCount: len(order), duration: s.Duration, s: s, o: o, ns3Beyond: beyond}
 	hint := ""
 	if hostIDs == nil {
 		hint = ", or the scenario's hosts are not ns-3's first node ids (a scenario from-ns3 wrote from a topology that interleaves hosts and switches or has nodes without links: give -topology TOPOLOGY.txt)"
@@ -251,6 +286,9 @@ func compare(file string, seed uint64, fctFile, pfcFile string, hostIDs []int) (
 		}
 		if !ok || !done {
 			continue
+		}
+		if len(c.ns3) == 0 {
+			c.off = int64(math.Round(g.start*1e3)) - int64(f.Start/unit.Nanosecond)
 		}
 		c.ns3 = append(c.ns3, g.fct)
 		c.rocelab = append(c.rocelab, r)
@@ -293,6 +331,24 @@ func compare(file string, seed uint64, fctFile, pfcFile string, hostIDs []int) (
 
 var pauseCounter = regexp.MustCompile(`^rx_prio\d_pause_(transition|duration)$`)
 
+// withQlen adds ns-3's queue lengths (d, qlen.txt's last dump, read
+// from file) to the comparison, their ports read by topology t, that
+// run's topology.txt: a qlen.txt without a dump, or no topology to read
+// its ports by, is told in the table rather than compared.
+func (c *comparison) withQlen(file string, d *qlenDump, t *ns3Topology) error {
+	var err error
+	switch {
+	case d == nil:
+		c.qlenNote = fmt.Sprintf("%s holds no dump: ns-3's monitor writes one at each multiple of 100 ms from QLEN_MON_START to QLEN_MON_END (ns3conv sets them after the run; for queue lengths set QLEN_MON_START to the first flow's start and QLEN_MON_END, and SIMULATOR_STOP_TIME past it, to a multiple of 100 ms after the last)", filepath.Base(file))
+		return nil
+	case t == nil:
+		c.qlenNote = fmt.Sprintf("%s not compared: give -topology TOPOLOGY.txt (or keep ns3conv's topology.txt in the output directory) to read its ports by", filepath.Base(file))
+		return nil
+	}
+	c.qlen, err = compareQlen(file, d, t, c.s, c.o, c.off)
+	return err
+}
+
 // rocelabPauses sums the pause episodes every port received (ns-3 pauses
 // until it resumes, so an episode is its pause) and the time they held.
 func rocelabPauses(o twin.Observation) (p pauses) {
@@ -317,6 +373,9 @@ func (c *comparison) print(w, warn io.Writer) {
 	if c.ns3Unfinished > 0 || c.rocelabUnfinished > 0 {
 		fmt.Fprintf(warn, "warning: ns-3 completed %d of the scenario's %d flows, rocelab %d by the scenario's end (%v); the statistics are of the %d both completed\n",
 			c.flowCount-c.ns3Unfinished, c.flowCount, c.flowCount-c.rocelabUnfinished, c.duration, len(c.ns3))
+	}
+	if c.ns3Beyond > 0 {
+		fmt.Fprintf(warn, "warning: the scenario runs a flow file from-ns3 cut in time (its head says where): %d of fct.txt's lines are of flows it leaves out, which loaded ns-3's run from the cut on\n", c.ns3Beyond)
 	}
 	if o := c.rocelabOnly; o != nil {
 		why := "near the end, where a run SIMULATOR_STOP_TIME cut short stops"
@@ -343,5 +402,11 @@ func (c *comparison) print(w, warn io.Writer) {
 	}
 	if p := c.ns3Pauses; p != nil {
 		fmt.Fprintf(w, "PFC pauses received: ns-3 %d (held %.1f us), rocelab %d (held %.0f us)\n", p.n, p.held, c.rocelabPauses.n, c.rocelabPauses.held)
+	}
+	if c.qlen != nil {
+		c.qlen.print(w)
+	}
+	if c.qlenNote != "" {
+		fmt.Fprintf(w, "queue lengths: %s\n", c.qlenNote)
 	}
 }

@@ -93,3 +93,53 @@ func TestNs3CommentsRefused(t *testing.T) {
 		refused(t, err, c.want)
 	}
 }
+
+// A scenario from-ns3 cut in time (its head's "ns3conv cut: T ns") is
+// compared on its own flows: fct.txt's lines of flows from T on are left
+// out with a warning, where they had been refused as another scenario's.
+func TestCompareCutFlowFile(t *testing.T) {
+	var y bytes.Buffer
+	if err := fromNs3("testdata/hand/config.txt", &y); err != nil {
+		t.Fatal(err)
+	}
+	fct, err := os.ReadFile("testdata/hand/fct.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	extra := filepath.Join(dir, "fct.txt")
+	// a flow ns-3 ran from 1 ms on, not in the scenario
+	if err := os.WriteFile(extra, append(fct, "0b000101 0b000201 10001 100 1000 1000000 5000 4000\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	top, err := readFile("testdata/hand/topology.txt", readTopology)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		head, want string
+	}{
+		{"", "nodes 1 -> 2, sport 10001: no flow of the scenario"},
+		{"# Differs: a cut (ns3conv cut: 1000000 ns).\n", ""},
+	} {
+		file := filepath.Join(dir, "hand.yaml")
+		if err := os.WriteFile(file, append([]byte(c.head), y.Bytes()...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := compare(file, 1, extra, "", top.hostIDs())
+		if c.want != "" {
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("without the cut: %v, expected %q", err, c.want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out, warn bytes.Buffer
+		got.print(&out, &warn)
+		if got.ns3Beyond != 1 || len(got.ns3) != 5 || !strings.Contains(warn.String(), "1 of fct.txt's lines are of flows it leaves out") {
+			t.Errorf("cut: %d left out, %d compared, warnings %q", got.ns3Beyond, len(got.ns3), warn.String())
+		}
+	}
+}

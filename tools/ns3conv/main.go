@@ -42,6 +42,11 @@
 // p99, largest), the per-flow ratio rocelab/ns-3 and the PFC pauses.
 // With -topology, the topology.txt from-ns3 read, it matches the flows by
 // ns-3's node ids, for topologies whose hosts are not ns-3's first nodes.
+// -qlen has ns-3's queue monitor sample the whole run into qlen.txt.
+// With a qlen.txt in DIR (QLEN_MON_FILE) compare adds the queue lengths at the
+// switch ports over ns-3's monitor window, pooled and for the fullest
+// ports, each port told by -topology's (or DIR's topology.txt's)
+// interfaces (qlen.go).
 // A run that SIMULATOR_STOP_TIME cut short is compared on the flows both
 // runs completed, with a warning of how many each left unfinished; one
 // whose lines end well before its stop time, without a flow rocelab
@@ -57,6 +62,7 @@ import (
 	"path/filepath"
 
 	"rocelab/internal/scenario"
+	"rocelab/internal/unit"
 )
 
 func main() {
@@ -81,6 +87,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("dir", ".", "directory to write ns-3's input files into")
 	seed := fs.Uint64("seed", 0, "the scenario's seed, which draws generated flows (0: the file's)")
 	hash := fs.Bool("hash", false, "print the sha256 of ns-3's input, which a recorded run's head carries, and write nothing")
+	qlen := fs.Bool("qlen", false, "have ns-3's queue monitor write qlen.txt over the run (every switch port every 100 ns: slow), which compare reads; the run then stops at the monitor's last dump")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -98,6 +105,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *qlen {
+		f.monitorQueues(s.Duration)
+	}
 	if *hash {
 		_, err := fmt.Fprintln(stdout, f.hash())
 		return err
@@ -109,7 +119,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	for _, x := range f.flows {
 		bytes += int64(x.Bytes)
 	}
-	fmt.Fprintf(stderr, "cd %s && NS3/build/scratch/third config.txt   # %d flows, %d bytes, %d-byte packets; writes fct.txt and pfc.txt\n", *dir, len(f.flows), bytes, s.Host.MTU)
+	out := "fct.txt and pfc.txt"
+	if *qlen {
+		out = "fct.txt, pfc.txt and qlen.txt"
+	}
+	fmt.Fprintf(stderr, "cd %s && NS3/build/scratch/third config.txt   # %d flows, %d bytes, %d-byte packets; writes %s\n", *dir, len(f.flows), bytes, s.Host.MTU, out)
 	return nil
 }
 
@@ -124,17 +138,70 @@ func compareCmd(args []string, w, warn io.Writer) error {
 		return errors.New("compare: expected a scenario file and ns-3's output directory")
 	}
 	var hostIDs []int
+	var t *ns3Topology
 	if *topology != "" {
-		t, err := readFile(*topology, readTopology)
-		if err != nil {
+		var err error
+		if t, err = readFile(*topology, readTopology); err != nil {
 			return err
 		}
 		hostIDs = t.hostIDs()
 	}
-	c, err := compare(fs.Arg(0), *seed, filepath.Join(fs.Arg(1), "fct.txt"), filepath.Join(fs.Arg(1), "pfc.txt"), hostIDs)
+	// ns-3's queue lengths, with the topology their ports are numbered
+	// by: -topology's, or the topology.txt ns3conv wrote beside them
+	q := filepath.Join(fs.Arg(1), "qlen.txt")
+	var d *qlenDump
+	var every unit.Time
+	if exists(q) {
+		var err error
+		if d, err = readFile(q, readQlen); err != nil {
+			return err
+		}
+		if own := filepath.Join(fs.Arg(1), "topology.txt"); t == nil && exists(own) {
+			if t, err = readFile(own, readTopology); err != nil {
+				return err
+			}
+		}
+		if d != nil {
+			if err := qlenStart(filepath.Join(fs.Arg(1), "config.txt"), d); err != nil {
+				return err
+			}
+			every = qlenSampling(d)
+		}
+	}
+	c, err := compareEvery(fs.Arg(0), *seed, filepath.Join(fs.Arg(1), "fct.txt"), filepath.Join(fs.Arg(1), "pfc.txt"), hostIDs, every)
 	if err != nil {
 		return err
 	}
+	if exists(q) {
+		if err := c.withQlen(q, d, t); err != nil {
+			return err
+		}
+	}
 	c.print(w, warn)
 	return nil
+}
+
+// exists says a file is there to read.
+func exists(file string) bool {
+	_, err := os.Stat(file)
+	return err == nil
+}
+
+// qlenStart gives dump d the run's QLEN_MON_START from its config.txt,
+// when DIR holds one that reads, for the monitor's sample interval.
+func qlenStart(file string, d *qlenDump) error {
+	r, err := os.Open(file)
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	c, err := readConfig(file, r)
+	if err != nil {
+		return nil // a fork's config: third.cc's interval then
+	}
+	start, err := c.num("QLEN_MON_START")
+	if err != nil {
+		return nil
+	}
+	return d.sampledFrom(int64(start), c.at("QLEN_MON_START"))
 }

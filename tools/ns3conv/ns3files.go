@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"rocelab/internal/scenario"
 	"rocelab/internal/unit"
 	"rocelab/tools/internal/fields"
 )
@@ -61,6 +62,11 @@ type ns3Topology struct {
 	// builds these ports and sends nothing on them, and the scenario
 	// leaves them out.
 	idle []int
+	// ifaces are each switch's neighbours by ns-3 interface: third.cc
+	// installs a device on both ends of every link listed, in order, so
+	// ifaces[id][j-1] is the other end of node id's interface j (0 is
+	// its loopback), as qlen.txt and pfc.txt number ports.
+	ifaces map[int][]int
 }
 
 // ns3Link is one link of topology.txt, its ends as ns-3 node ids, and its
@@ -223,10 +229,12 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 		return nil, fmt.Errorf("%s:%d:%d: %d links listed, the first line says %s", file, headLine, linksCol, len(links), head[0][2])
 	}
 	t.ns3Own = map[int]unit.Bytes{}
+	t.ifaces = map[int][]int{}
 	for _, l := range links {
 		for _, id := range []int{l.a, l.b} {
 			if isSwitch[id] {
 				t.ns3Own[id] += ns3PortHeadroom(l.rate, l.d) + ns3Reserve
+				t.ifaces[id] = append(t.ifaces[id], l.a+l.b-id)
 			}
 		}
 	}
@@ -412,11 +420,29 @@ type ns3FlowLine struct {
 type ns3Flows struct {
 	lines  []ns3FlowLine
 	unread int
+	// beyond are the flows read and checked past the maxKeptFlows kept
+	// (a scenario holds no more), and beyondStart the earliest of their
+	// starts; first is the earliest start of all
+	beyond      int
+	beyondStart unit.Time
+	first       unit.Time
 }
 
+// minFlowLine is the shortest line a flow takes in a scenario
+// ("  - {src: h0, dst: h1, bytes: 1}"), and maxKeptFlows the most flows
+// a scenario of scenario.MaxFileSize can hold: readFlows keeps no more,
+// so a flow file of any length is read in bounded memory.
+const (
+	minFlowLine  = 33
+	maxKeptFlows = int(scenario.MaxFileSize) / minFlowLine
+)
+
+// readFlows streams flow.txt: every line is checked, the first
+// maxKeptFlows kept.
 func readFlows(file string, r io.Reader, t *ns3Topology) (ns3Flows, error) {
 	var out []ns3FlowLine
-	unread := 0
+	var fl ns3Flows
+	unread, read := 0, 0
 	want := -1
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
@@ -433,7 +459,7 @@ func readFlows(file string, r io.Reader, t *ns3Topology) (ns3Flows, error) {
 		if i := wordAt(f, 1); i >= 0 && want < 0 {
 			return ns3Flows{}, errAt(i, "%q: expected the flow count, a whole number: %s", f[i], notNumber("every value after it reads 0 and ns-3 builds nothing from the file", "the last flow"))
 		}
-		if i := commentAt(f); i >= 0 && (want < 0 || len(out) < want) {
+		if i := commentAt(f); i >= 0 && (want < 0 || read < want) {
 			return ns3Flows{}, errAt(i, "%s", noComment(f[i], "the last flow"))
 		}
 		if want < 0 {
@@ -444,7 +470,7 @@ func readFlows(file string, r io.Reader, t *ns3Topology) (ns3Flows, error) {
 			want = v
 			continue
 		}
-		if len(out) == want {
+		if read == want {
 			// third.cc reads as many flows as the first line says
 			if len(f) == 6 && ints(f[:5]) {
 				unread++
@@ -485,20 +511,33 @@ func readFlows(file string, r io.Reader, t *ns3Topology) (ns3Flows, error) {
 			return ns3Flows{}, errAt(2, "priority group %d: the converted scenario's lossless priority is 3, where ns-3's flows run", x.pg)
 		}
 		x.start = ns3Seconds(start)
-		out = append(out, x)
+		if read == 0 || x.start < fl.first {
+			fl.first = x.start
+		}
+		read++
+		switch {
+		case len(out) < maxKeptFlows:
+			out = append(out, x)
+		case fl.beyond == 0 || x.start < fl.beyondStart:
+			fl.beyond++
+			fl.beyondStart = x.start
+		default:
+			fl.beyond++
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return ns3Flows{}, fmt.Errorf("%s: %v", file, err)
 	}
-	if want > len(out) {
+	if want > read {
 		// third.cc's ReadFlowInput leaves its fields as they were when a
 		// read fails, so ns-3 starts the last flow again for each line
 		// missing. traffic_gen.py writes its count over the estimate it
 		// began the file with (ofile.seek(0)), so a count of fewer digits
 		// keeps the estimate's last ones: 24 over 213 reads 243.
-		return ns3Flows{}, fmt.Errorf("%s:1:1: %d flows listed, the first line says %d: ns-3 would run the last flow %d more times (third.cc reads on past the end); traffic_gen.py leaves such a count when the flows it drew have fewer digits than its estimate", file, len(out), want, want-len(out))
+		return ns3Flows{}, fmt.Errorf("%s:1:1: %d flows listed, the first line says %d: ns-3 would run the last flow %d more times (third.cc reads on past the end); traffic_gen.py leaves such a count when the flows it drew have fewer digits than its estimate", file, read, want, want-read)
 	}
-	return ns3Flows{out, unread}, nil
+	fl.lines, fl.unread = out, unread
+	return fl, nil
 }
 
 // ns3Seconds is a flow's start as ns-3 takes it, in its time step

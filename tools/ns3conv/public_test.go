@@ -613,8 +613,10 @@ func imported(t *testing.T, cfg, top, flow string) (string, error) {
 // Synthetic: flow files of traffic_gen.py's length on mix/'s 64 hosts,
 // each flow 1 us after the last. 17000 flows (Lomas' all-to-all on 250
 // hosts is 16992) fit in the MiB a scenario may be, written as short as
-// they read; 20000 do not and are refused at the flow file saying how
-// many would.
+// they read; of 20000, and of 200000 (6 MB, read in bounded memory: a
+// scenario's worth of flows kept), the scenario runs those that start
+// before the first that does not fit, and its head says so and from
+// when (they had been refused, the flow file read whole).
 func TestImportFlowCount(t *testing.T) {
 	cfg, err := os.ReadFile("testdata/mix/config.txt")
 	if err != nil {
@@ -625,25 +627,67 @@ func TestImportFlowCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		flows int
-		want  string
+		flows, want int
+		note        string
 	}{
-		{flows: 17000},
-		{flows: 20000, want: "mix/flow.txt:1:1: 20000 flows, listed one by one, make a scenario of 1.07 MiB, more than the 1MiB one may be: its first 18629 flows fit"},
+		{flows: 17000, want: 17000},
+		{flows: 20000, want: 18611, note: "# Differs: flow.txt lists 20000 flows, more than a scenario holds (1MiB, about 18611 of these lines): this one runs the 18611 that start before 2.018610999s of ns-3's clock (ns3conv cut: 2018610999 ns), ns-3 all of them"},
+		{flows: 60000, want: 18611, note: "# Differs: flow.txt lists 60000 flows, more than a scenario holds (1MiB, about 18611 of these lines): this one runs the 18611 that start before 2.018610999s of ns-3's clock (ns3conv cut: 2018610999 ns)"},
 	} {
 		var f strings.Builder
 		fmt.Fprintf(&f, "%d\n", c.flows)
 		for i := range c.flows {
-			fmt.Fprintf(&f, "%d %d 3 100 %d 2.%06d\n", 1+i%64, 1+(i*7+3)%64, 1000+i, i)
+			fmt.Fprintf(&f, "%d %d 3 100 %d %d.%06d\n", 1+i%64, 1+(i*7+3)%64, 1000+i, 2+i/1000000, i%1000000)
 		}
 		body, err := imported(t, string(cfg), string(top), f.String())
-		if refused(t, err, c.want) {
-			continue
+		if err != nil {
+			t.Fatalf("%d flows: %v", c.flows, err)
 		}
-		if n := strings.Count(body, "\n  - {src: "); n != c.flows {
-			t.Errorf("%d flows, expected %d", n, c.flows)
+		if n := strings.Count(body, "\n  - {src: "); n != c.want {
+			t.Errorf("%d flows: %d in the scenario, expected %d", c.flows, n, c.want)
+		}
+		if c.note != "" && !strings.Contains(body, c.note) {
+			t.Errorf("%d flows: the head does not say %q:\n%.1500s", c.flows, c.note, body)
 		}
 	}
+	// flows that all start at once cannot be cut in time
+	var f strings.Builder
+	f.WriteString("40000\n")
+	for i := range 40000 {
+		fmt.Fprintf(&f, "%d %d 3 100 %d 2\n", 1+i%64, 1+(i*7+3)%64, 1000+i)
+	}
+	_, err = imported(t, string(cfg), string(top), f.String())
+	refused(t, err, "flow.txt:1:1: 40000 flows, more than a scenario holds (1MiB, about 27185 such lines), and none starts before 2s of ns-3's clock")
+}
+
+// readFlows keeps at most a scenario's worth of flows however long the
+// file, and counts and checks the rest: a bad line past them is still
+// refused where it stands.
+func TestReadFlowsBounded(t *testing.T) {
+	tp, err := readTopology("topology.txt", strings.NewReader("3 1 2\n2\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := maxKeptFlows + 500
+	var f strings.Builder
+	fmt.Fprintf(&f, "%d\n", n)
+	for i := range n {
+		fmt.Fprintf(&f, "%d %d 3 100 1000 %d.5\n", i%2, 1-i%2, 3-min(i, maxKeptFlows+7)/(maxKeptFlows+7))
+	}
+	ff, err := readFlows("flow.txt", strings.NewReader(f.String()), tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ff.lines) != maxKeptFlows || ff.beyond != 500 || ff.beyondStart != ns3Seconds(2.5) || ff.first != ns3Seconds(2.5) {
+		t.Errorf("kept %d, beyond %d from %v, first %v; expected %d, 500 from 2.5s, first 2.5s", len(ff.lines), ff.beyond, ff.beyondStart, ff.first, maxKeptFlows)
+	}
+	_, err = readFlows("flow.txt", strings.NewReader(f.String()+"0 1 3 100 1000 x\n"), tp)
+	if err != nil {
+		t.Errorf("a line past the count: %v (third.cc never reads it)", err)
+	}
+	bad := strings.Replace(f.String(), "\n1 0 3 100 1000 2.5\n", "\n1 0 3 100 1000 -1\n", 1)
+	_, err = readFlows("flow.txt", strings.NewReader(bad), tp)
+	refused(t, err, fmt.Sprintf("flow.txt:%d:16: START \"-1\"", maxKeptFlows+10))
 }
 
 // lomas copies testdata/public/lomas to a directory of its own, each
