@@ -109,13 +109,7 @@ func allPublic(t *testing.T) [][]publicCheck {
 		t.Run("public", func(t *testing.T) {
 			for i := range publicRuns {
 				r := &publicRuns[i]
-				maxSize := int64(2 << 30)
-				switch {
-				case *publicAll && !r.slow:
-					maxSize = 64 << 30
-				case r.maxSize > 0:
-					maxSize = r.maxSize
-				}
+				maxSize := r.sizeLimit()
 				if r.slow && !*publicAll {
 					continue
 				}
@@ -137,6 +131,18 @@ func allPublic(t *testing.T) [][]publicCheck {
 		t.Fatal(publicErr)
 	}
 	return publicChecks
+}
+
+// sizeLimit is the largest size of r the tests run: every size under
+// -public-all (but for a slow result), else r.maxSize when set, else 2 GiB.
+func (r *publicRun) sizeLimit() int64 {
+	switch {
+	case *publicAll && !r.slow:
+		return 64 << 30
+	case r.maxSize > 0:
+		return r.maxSize
+	}
+	return 2 << 30
 }
 
 // TestDocsPublicResults keeps the table of public results in docs/nccl.md
