@@ -12,6 +12,7 @@ import (
 var ncclLogFindingsS39 = []struct{ file, want string }{
 	{"nccl-2.27.7-socket-ifname-eth2-missing-family-59936-trainer-tags-nccl1837.txt", "nccl.warn.error:error"},
 	{"pytorch-nccl-2.14.3-bootstrap-no-socket-interface-found-mambatree14.txt", "nccl.warn.error:error"},
+	{"pytorch-distbackenderror-nccl-2.14.3-bootstrap-no-socket-interface-found-sigterm-mftcoder31.txt", "nccl.warn.error:error"},
 }
 
 func TestNCCLLogCorpusFindingsS39(t *testing.T) { checkLogFindings(t, ncclLogFindingsS39) }
@@ -27,6 +28,7 @@ func TestBootstrapNoInterface(t *testing.T) {
 	for _, c := range []struct{ file, ev string }{
 		{"nccl-2.27.7-socket-ifname-eth2-missing-family-59936-trainer-tags-nccl1837.txt", "set by environment to eth2"},
 		{"pytorch-nccl-2.14.3-bootstrap-no-socket-interface-found-mambatree14.txt", "no socket interface found"},
+		{"pytorch-distbackenderror-nccl-2.14.3-bootstrap-no-socket-interface-found-sigterm-mftcoder31.txt", "no socket interface found"},
 	} {
 		fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/"+c.file)
 		f := nicMustFind(t, fs, "nccl.warn.error", Error, "no network interface to bootstrap on")
