@@ -210,3 +210,64 @@ func ibSplit(hs []*hostBoot) bool {
 	}
 	return ib && other
 }
+
+// NCCL's bootstrap listens on one IP interface and puts its address in
+// the unique id (bootstrap.cc, bootstrapNetInit): the interfaces
+// NCCL_SOCKET_IFNAME names, else ib*, else any but docker, lo and
+// virbr, then those; only interfaces up with an address of the family
+// NCCL_SOCKET_FAMILY allows count. When that search matches nothing,
+// NCCL says so ("Bootstrap : no socket interface found"; with
+// NCCL_COMM_ID "NET/Socket : No usable listening interface found"), or
+// a release that goes on (NVIDIA/nccl#1837, 2.27.7) leaves the address
+// unset, and the first connect reads a family that is no family
+// ("connecting to address  with family 59936 is neither AF_INET(2) nor
+// AF_INET6(10)").
+
+// ifaceMissingClass tells w as NCCL having found no interface to
+// bootstrap on, with the NCCL_SOCKET_IFNAME lines of its host as
+// evidence: the WARN that says so, or an unset address (a family that is
+// neither AF_INET, AF_INET6, nor the 0 or AF_UNIX of a unique id the
+// ranks did not share) after NCCL_SOCKET_IFNAME was echoed and no
+// "Bootstrap : Using" line on that host.
+func ifaceMissingClass(l *ingest.NCCLLog, w ingest.Warning) (failureClass, []Evidence, bool) {
+	m := strings.ToLower(w.Message)
+	var set []ingest.NCCLSetting
+	for _, e := range l.EnvValues("NCCL_SOCKET_IFNAME") {
+		if e.Host == w.Host || w.Host == "" || e.Host == "" {
+			set = append(set, e)
+		}
+	}
+	said := strings.Contains(m, "no socket interface found") || strings.Contains(m, "no usable listening interface found")
+	if !said {
+		fam, ok := socketFamily(m)
+		booted := slices.ContainsFunc(l.BootIfaces, func(b ingest.BootIface) bool { return b.Host == w.Host || w.Host == "" })
+		if !ok || fam <= 1 || len(set) == 0 || booted || socketTransport(w.Chain) {
+			return failureClass{}, nil, false
+		}
+	}
+	var ev []Evidence
+	names := "NCCL_SOCKET_IFNAME (when the job sets it)"
+	if len(set) > 0 {
+		ev = append(ev, set[0].Evidence)
+		names = "NCCL_SOCKET_IFNAME=" + set[0].Value
+	}
+	why := "NCCL's bootstrap listens on one IP interface and hands its address to the other ranks in the unique id: the interfaces NCCL_SOCKET_IFNAME names (a prefix; '^' excludes, '=' matches one name exactly), else ib*, else any but docker, lo and virbr, then those; only interfaces that are up with an address of the family NCCL_SOCKET_FAMILY allows count. This search matched nothing on the host, so no connection was attempted: not the network between the hosts, but " + names + " not existing in the process's network namespace (another host's name, a container or pod without that interface), an interface without an IP address, or NCCL_SOCKET_FAMILY excluding the address it has."
+	if !said {
+		why += " This NCCL release went on without an address (NVIDIA/nccl#1837, 2.27.7), so the unique id carries an address family that is none (" + strings.TrimSpace(w.Message) + ") rather than the WARN 'Bootstrap : no socket interface found'."
+	}
+	return failureClass{"NCCL found no network interface to bootstrap on",
+		why,
+		"Compare " + names + " with `ip -br addr` run where the ranks run (inside the container or pod): set NCCL_SOCKET_IFNAME to an interface that is up with an address there, present on every host (a prefix such as `eth` or `ens` matches several, `=name` one), or unset it; give a container a network (not --network=none), and set NCCL_SOCKET_FAMILY only to the family of that address."}, ev, true
+}
+
+// socketFamily reads N from "... with family N is neither AF_INET(2)
+// nor AF_INET6(10)".
+func socketFamily(m string) (int, bool) {
+	_, rest, ok := strings.Cut(m, "with family ")
+	if !ok || !strings.Contains(m, "neither af_inet") {
+		return 0, false
+	}
+	f, _, _ := strings.Cut(rest, " ")
+	n, err := strconv.Atoi(f)
+	return n, err == nil
+}

@@ -510,6 +510,10 @@ func checkWarnErrors(inc *Incident) []Finding {
 				continue // the plugin failing to start: the transport rules tell it
 			}
 			c, ok := warnClass(w)
+			var extraEv []Evidence
+			if ic, ev, missing := ifaceMissingClass(l, w); missing {
+				c, ok, extraEv = ic, true, ev
+			}
 			if ingest.IBDeviceSkipped(w.Message) {
 				if ibSkippedAll(l, w.Host) {
 					continue // no device kept: the cause of the socket fallback (nccl.transport.socket_fallback)
@@ -517,9 +521,8 @@ func checkWarnErrors(inc *Incident) []Finding {
 				using := slices.ContainsFunc(l.IBDevices, func(d ingest.NetDevice) bool { return d.Host == w.Host })
 				c, ok = ibDeviceSkippedClass(ibSkipped(l, w.Host), using), true
 			}
-			extraEv := sharedMemOver(l, w)
-			if extraEv != nil {
-				c, ok = sharedMemClass, true
+			if over := sharedMemOver(l, w); over != nil {
+				c, ok, extraEv = sharedMemClass, true, over
 			}
 			if why := symmetricOffLines(l, w); why != nil {
 				c, ok = symmetricOffClass(why[0].Text, l.Comm.Nodes), true

@@ -106,6 +106,43 @@ func (l *NCCLLog) backendRest(ln Line, rest string, ev Evidence) {
 	}
 }
 
+// resultNames are the ncclResult_t names NCCL's error strings start
+// with ("ncclInternalError: Internal check failed."), by result.
+var resultNames = map[string]int{
+	"ncclUnhandledCudaError": 1,
+	"ncclSystemError":        2,
+	"ncclInternalError":      3,
+	"ncclInvalidArgument":    4,
+	"ncclInvalidUsage":       5,
+	"ncclRemoteError":        6,
+}
+
+// describedError reads a line that starts with NCCL's description of a
+// result ("ncclInternalError: Internal check failed.") where no "NCCL
+// error in:" line came before it: an application that prints
+// ncclGetErrorString and ncclGetLastError itself, or an excerpt cut
+// below PyTorch's line. The "Last error:" after it is then read as
+// under PyTorch's error, raised at this line. It reports whether the
+// line was one.
+//
+// A tag without spaces may stand before the name ("[trainer0|0]:"); the
+// lines after carry it too.
+func (l *NCCLLog) describedError(ln Line, s string) bool {
+	k := strings.Index(s, "nccl")
+	if k < 0 || strings.ContainsAny(strings.TrimLeft(s[:k], " "), " \t") {
+		return false
+	}
+	name, _, ok := strings.Cut(s[k:], ": ")
+	r, known := resultNames[name]
+	if !ok || !known {
+		return false
+	}
+	p := &pendingBackend{raised: At(l.src, ln), head: ln, result: r, open: true, loose: true, prefix: strings.Clone(s[:k])}
+	l.lines.add(ln)
+	l.pending = p
+	return true
+}
+
 // What a PyTorch NCCL error wrapped over lines still waits for.
 const (
 	waitNone = iota
@@ -185,7 +222,10 @@ func (l *NCCLLog) lastError(ln Line, text string) {
 	l.feedWarn(origin{pid: -1, tid: -1, dev: -1}, l.intern("", ev), msg, ev)
 	if len(l.Warnings) > n {
 		w := &l.Warnings[n]
-		w.Result, w.Chain, w.Raised, w.More = p.result, []string{p.where}, p.raised, p.more
+		w.Result, w.Raised, w.More = p.result, p.raised, p.more
+		if p.where != "" {
+			w.Chain = []string{p.where}
+		}
 	}
 }
 
@@ -249,14 +289,15 @@ func (l *NCCLLog) backendLine(ln Line, s string) bool {
 }
 
 // closeBackend records a pending PyTorch NCCL error that came without
-// its last error as a WARN of its own.
+// its last error as a WARN of its own; NCCL's description of a result
+// alone (describedError: no location) says too little to be one.
 func (l *NCCLLog) closeBackend() {
 	p := l.pending
 	if p == nil {
 		return
 	}
 	l.pending = nil
-	if p.wait != waitNone {
+	if p.wait != waitNone || p.where == "" {
 		return
 	}
 	l.WarningCount++

@@ -109,6 +109,9 @@ func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 			return true
 		}
 	}
+	if l.pending == nil && l.describedError(ln, s) {
+		return true
+	}
 	switch {
 	case strings.Contains(s, "Watchdog caught collective operation timeout"):
 		t, ok := parseWatchdogTimeout(s)
