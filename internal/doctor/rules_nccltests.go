@@ -366,6 +366,9 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	if sh.note != "" {
 		mech += " " + sh.note + "."
 	}
+	if how := inferredRanks(r); how != "" {
+		mech += " The output has no rank lines: " + how + "."
+	}
 	twoNodeNote := "On exactly 2 nodes the Tree and NVLS all_reduce algorithms can report busbw above the NIC rate (nccl-tests maintainers); judge the network with NCCL_ALGO=RING."
 	var line unit.BitRate
 	if speedKnown {
@@ -391,7 +394,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	if lim.unknown() {
 		f.ID, f.Severity = "nccltests.busbw.unjudged", Info
 		unknown := "the rank count is unknown"
-		if r.RanksFromCount() {
+		if inferredRanks(r) != "" {
 			unknown = fmt.Sprintf("its %d ranks' nodes are unknown", r.NRanks())
 		}
 		f.Title = fmt.Sprintf("%s per-rank %s not judged: %s", testName(r), plat, unknown)

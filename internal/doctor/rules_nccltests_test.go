@@ -210,3 +210,24 @@ func TestNCCLTestsDirectCommandLineOneNode(t *testing.T) {
 	nicMustNot(t, fs, "nccltests.busbw.ok")
 	nicMustNot(t, fs, "nccltests.busbw.low")
 }
+
+// A rank-less paste's rank count read from its busbw/algbw ratio is said
+// in the finding (AWS's p4de README table: 1.875 on every row, all_reduce
+// on 16 ranks), and a one-host pair reads "both ranks" (nccl#1706).
+func TestBusBWRanksFromRatioSaid(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{"allreduce-p4de-2n-efa-srun-l-rows-only-78GBps-awsome-readme.txt", "is all_reduce's 2(n−1)/n for n = 16 only, so it ran on 16 ranks"},
+		{"nccltests-tail-destroy-complete-one-host-2-ranks-nvls-hang-nccl1706.txt", "both ranks on one node"},
+	} {
+		fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/"+c.file)
+		found := false
+		for _, f := range fs {
+			if strings.HasPrefix(f.ID, "nccltests.busbw") && strings.Contains(f.Title+f.Mechanism, c.want) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no busbw finding says %q: %+v", c.file, c.want, fs)
+		}
+	}
+}
