@@ -42,3 +42,18 @@ func TestRanksFromBusRatio(t *testing.T) {
 		}
 	}
 }
+
+// Pages that reflow a table: cscs-docs' GH200 outputs re-indent the rows
+// apart from the header (the smallest sizes pushed right, the largest
+// left), and Google Cloud's A4X Max page collapses every run of spaces to
+// one. Every row is read whole, the ranks from the rank lines or, where
+// the page elided them, the count column.
+func TestReflowedPagesReadWhole(t *testing.T) {
+	checkReadWhole(t, []readWholeCase{
+		{"allreduce-2.17.1-gh200-2n-8rank-slingshot-aws-ofi-hook-reindented-rows-123GBps-cscsdocs.txt", "all_reduce", 8, 25},
+		{"allreduce-2.17.1-gh200-2n-8rank-slingshot-no-aws-ofi-hook-reindented-rows-5GBps-cscsdocs.txt", "all_reduce", 8, 25},
+		{"allgather-2.17.6-nccl2.28.9-gb300-a4xmax-2n-4g-gib-spaces-collapsed-357GBps-gkedocs.txt", "all_gather", 8, 23},
+		{"allgather-2.17.6-nccl2.28.9-gb300-a4xmax-jobset-rank-lines-elided-spaces-collapsed-360GBps-gkedocs.txt", "all_gather", 8, 24},
+		{"allreduce-2.18.3-nccl2.29.7-h100-ndv5-2n-16rank-8xndr400-sharp-nvls-rank-lines-condensed-466GBps-azcluster.txt", "all_reduce", 16, 12},
+	})
+}
