@@ -87,13 +87,14 @@ func limitFor(r *ingest.TestRun, nodes int, sh share, line unit.BitRate) busbwLi
 		k, kText = 1, "one NIC per node assumed (the artifacts do not list the host's NICs)"
 	}
 	coll := r.Collective
-	if (r.NRanks() == 0 || r.RanksFromCount()) && nodes < 2 && offNodeShareUnknown(r) {
+	if how := inferredRanks(r); (r.NRanks() == 0 || how != "") && nodes < 2 && offNodeShareUnknown(r) {
 		// No rank lines and no span: the share of the data that leaves a
-		// node, (n−G)/n, is unknown, and so is the limit. The count
-		// column's rank count leaves G unknown too.
+		// node, (n−G)/n, is unknown, and so is the limit. A rank count
+		// read from the count column or the busbw/algbw ratio leaves G
+		// unknown too.
 		named := "neither the ranks nor the nodes (no rank lines)"
-		if r.RanksFromCount() {
-			named = fmt.Sprintf("no node (no rank lines; its count column gives %d ranks)", r.NRanks())
+		if how != "" {
+			named = "no node (no rank lines; " + how + ")"
 		}
 		return busbwLimit{model: collName(r) + ": the output names " + named + ", so the share of its data that leaves a node, and with it the limit, is unknown"}
 	}
@@ -176,4 +177,22 @@ func offNodeShareUnknown(r *ingest.TestRun) bool {
 		}
 	}
 	return false
+}
+
+// inferredRanks says how the rank count of a run without rank lines was
+// read: "its count column gives 16 ranks", "its busbw/algbw ratio ...
+// gives 16 ranks"; "" when the output names its ranks or none are known.
+func inferredRanks(r *ingest.TestRun) string {
+	switch {
+	case r.RanksFromCount():
+		return fmt.Sprintf("its count column gives %d ranks", r.NRanks())
+	case r.RanksFromRatio():
+		n, lo, hi := r.RatioRanks()
+		factor := "(n−1)/n"
+		if r.Collective == "all_reduce" {
+			factor = "2(n−1)/n"
+		}
+		return fmt.Sprintf("its busbw/algbw ratio, %.3f-%.3f on every row, is %s's %s for n = %d only, so it ran on %d ranks", max(lo, 0), hi, r.Collective, factor, n, n)
+	}
+	return ""
 }

@@ -123,7 +123,11 @@ func rankShare(inc *Incident, r *ingest.TestRun) share {
 	}
 	if n := inc.Options.NICsPerNode; n > 0 {
 		s.nics, s.ev, s.atLeast, s.note = n, nil, false, ""
-		s.text = fmt.Sprintf("%s per host share %s (given by --nics-per-node)", plural(max(s.ranks, 1), "rank", "ranks"), plural(n, "NIC", "NICs"))
+		s.text = fmt.Sprintf("%s per host share %s (given by --nics-per-node)", plural(s.ranks, "rank", "ranks"), plural(n, "NIC", "NICs"))
+		if s.ranks == 0 {
+			// No rank line or NCCL log says how many ranks a host runs.
+			s.text = fmt.Sprintf("each host has %s (given by --nics-per-node); how many ranks share them is not known", plural(n, "NIC", "NICs"))
+		}
 	}
 	return s
 }

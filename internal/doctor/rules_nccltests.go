@@ -358,6 +358,9 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		}
 	}
 	twoNodeAR := mayBeAllReduce(r) && nodes == 2 && !ringOnly(inc)
+	// With the node count unknown, an all_reduce above the NICs may be a
+	// 2-node run's Tree or NVLS as well as more NICs than the artifacts show.
+	nodesUnknownAR := mayBeAllReduce(r) && nodes == 0 && !ringOnly(inc)
 	mech := fmt.Sprintf("%s busbw is the bandwidth each rank moves normalised by the collective's traffic factor, so the network caps it at a multiple of one NIC's line rate L (Gb/s / 8 = GB/s) set by the collective, the NICs and GPUs per node and the rank count; a healthy NIC delivers %.0f-%.0f%% of its line rate (about 48 GB/s per 400G, 24 per 200G, 12 per 100G).", toolName(r), ceilingLo*100, ceilingHi*100)
 	if sh.text != "" {
 		ev.add(sh.ev...)
@@ -365,6 +368,9 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	}
 	if sh.note != "" {
 		mech += " " + sh.note + "."
+	}
+	if how := inferredRanks(r); how != "" {
+		mech += " The output has no rank lines: " + how + "."
 	}
 	twoNodeNote := "On exactly 2 nodes the Tree and NVLS all_reduce algorithms can report busbw above the NIC rate (nccl-tests maintainers); judge the network with NCCL_ALGO=RING."
 	var line unit.BitRate
@@ -391,7 +397,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	if lim.unknown() {
 		f.ID, f.Severity = "nccltests.busbw.unjudged", Info
 		unknown := "the rank count is unknown"
-		if r.RanksFromCount() {
+		if inferredRanks(r) != "" {
 			unknown = fmt.Sprintf("its %d ranks' nodes are unknown", r.NRanks())
 		}
 		f.Title = fmt.Sprintf("%s per-rank %s not judged: %s", testName(r), plat, unknown)
@@ -410,7 +416,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		switch {
 		case perNIC > 800:
 			judge = fmt.Sprintf(" At the plateau each NIC would carry %s Gb/s, more than one 800G NIC carries: this figure is bounded by the GPUs' NVLink (within a node, or across the nodes of one NVLink domain such as a GB200/GB300 NVL72 rack) or more NICs than the artifacts show, not by one NIC.", fmtGb(perNIC))
-			if twoNodeAR {
+			if twoNodeAR || nodesUnknownAR {
 				notes = append(notes, twoNodeNote)
 			}
 		default:
@@ -461,9 +467,12 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		case frac > 1:
 			f.ID, f.Severity = "nccltests.busbw.ok", Info
 			f.Title = fmt.Sprintf("%s %s exceeds what %s allows per rank (%s GB/s, %s)", testName(r), plat, speed.rate, fmtGB(line), limitShort(lim))
-			if twoNodeAR {
+			switch {
+			case twoNodeAR:
 				notes = append(notes, twoNodeNote)
-			} else {
+			case nodesUnknownAR:
+				notes = append(notes, "The artifacts do not say how many nodes ran it. "+twoNodeNote+" On more nodes, more bandwidth than the limit means more NICs per node than the artifacts show, or a faster NIC than the speed given.")
+			default:
 				notes = append(notes, "More bandwidth than the limit means more NICs per node than the artifacts show, or a faster NIC than the speed given.")
 			}
 		default:

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"rocelab/internal/ingest"
+	"rocelab/internal/unit"
 )
 
 // The tail of a 2-GPU all_reduce_perf on one host (NVIDIA/nccl#1706: the
@@ -209,4 +210,50 @@ func TestNCCLTestsDirectCommandLineOneNode(t *testing.T) {
 	nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "all 8 ranks on one node, so no NIC is on its path")
 	nicMustNot(t, fs, "nccltests.busbw.ok")
 	nicMustNot(t, fs, "nccltests.busbw.low")
+}
+
+// A rank-less paste's rank count read from its busbw/algbw ratio is said
+// in the finding (AWS's p4de README table: 1.875 on every row, all_reduce
+// on 16 ranks), and a one-host pair reads "both ranks" (nccl#1706).
+func TestBusBWRanksFromRatioSaid(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{"allreduce-p4de-2n-efa-srun-l-rows-only-78GBps-awsome-readme.txt", "is all_reduce's 2(n−1)/n for n = 16 only, so it ran on 16 ranks"},
+		{"nccltests-tail-destroy-complete-one-host-2-ranks-nvls-hang-nccl1706.txt", "both ranks on one node"},
+	} {
+		fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/"+c.file)
+		found := false
+		for _, f := range fs {
+			if strings.HasPrefix(f.ID, "nccltests.busbw") && strings.Contains(f.Title+f.Mechanism, c.want) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no busbw finding says %q: %+v", c.file, c.want, fs)
+		}
+	}
+}
+
+// azcluster's 2-node NDv5 all_reduce (8 × NDR400 per node, IB SHARP and
+// NVLS) has no rank lines and reaches 465 GB/s, above 8 NICs' 400. Judged
+// with --nic-speed 400G --nics-per-node 8, the finding claimed "1 rank per
+// host" (no line says how many) and put the excess down to more NICs than
+// the artifacts show only, though an unknown node count leaves the 2-node
+// Tree/NVLS excess as likely.
+func TestBusBWAboveNICsNodesUnknown(t *testing.T) {
+	fs := diagnoseFiles(t, Options{NICSpeed: 400 * unit.Gbps, NICsPerNode: 8}, "corpus/nccl-tests/allreduce-2.18.3-nccl2.29.7-h100-ndv5-2n-16rank-8xndr400-sharp-nvls-rank-lines-condensed-466GBps-azcluster.txt")
+	var f *Finding
+	for i := range fs {
+		if fs[i].ID == "nccltests.busbw.ok" {
+			f = &fs[i]
+		}
+	}
+	if f == nil {
+		t.Fatalf("no nccltests.busbw.ok: %+v", fs)
+	}
+	if strings.Contains(f.Mechanism, "1 rank per host") || !strings.Contains(f.Mechanism, "how many ranks share them is not known") {
+		t.Errorf("ranks per host told as known: %s", f.Mechanism)
+	}
+	if !strings.Contains(f.Mechanism, "On exactly 2 nodes the Tree and NVLS") {
+		t.Errorf("the 2-node Tree/NVLS excess not named with the node count unknown: %s", f.Mechanism)
+	}
 }

@@ -175,6 +175,9 @@ func FuzzNCCLTests(f *testing.F) {
 					t.Fatalf("plateau %+v out of order", p)
 				}
 				r.RanksPerHost()
+				if n, lo, hi := r.RatioRanks(); n < 0 || n > maxRanks || n > 0 && (lo > hi || busFactor(r.Collective, n) < lo || busFactor(r.Collective, n) > hi) {
+					t.Fatalf("ratio ranks %d outside its bounds %g-%g", n, lo, hi)
+				}
 				if r.Tool != "" && r.Tool != ToolMSCCLPP && r.Tool != ToolRCCL {
 					t.Fatalf("tool %q", r.Tool)
 				}

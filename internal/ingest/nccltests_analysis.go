@@ -23,18 +23,62 @@ func (r *TestRun) finish() {
 // rank line shows a higher rank (an excerpt that starts mid-list), or,
 // without rank lines, the communicator size NCCL's init lines show, or
 // the ranks of a command line that runs the binary without a launcher, or
-// the ranks the count column of a per-rank count collective implies; 0 if
-// none.
+// the ranks the count column of a per-rank count collective implies, or
+// those the busbw/algbw ratio implies (RatioRanks); 0 if none.
 func (r *TestRun) NRanks() int {
 	if n := r.listedRanks(); n > 0 {
 		return n
 	}
-	return r.countRanks()
+	if n := r.countRanks(); n > 0 {
+		return n
+	}
+	n, _, _ := r.RatioRanks()
+	return n
 }
 
 // RanksFromCount reports whether NRanks comes from the count column
 // alone: nothing names the ranks, nor the hosts they ran on.
 func (r *TestRun) RanksFromCount() bool { return r.listedRanks() == 0 && r.countRanks() > 0 }
+
+// RanksFromRatio reports whether NRanks comes from the busbw/algbw ratio
+// alone: nothing names the ranks and the count column does not give them.
+func (r *TestRun) RanksFromRatio() bool {
+	n, _, _ := r.RatioRanks()
+	return r.listedRanks() == 0 && r.countRanks() == 0 && n > 0
+}
+
+// RatioRanks is the rank count the busbw/algbw ratio of a named
+// collective gives (nccl-tests doc/PERFORMANCE.md): all_reduce's
+// 2(n-1)/n, or (n-1)/n for all_gather, reduce_scatter, alltoall, gather
+// and scatter; 1.875 on every row is all_reduce on 16 ranks. lo and hi
+// bound the ratio every row agrees on (busRatio). 0 when the rows
+// disagree, when the bounds fit no rank count or more than one (a table
+// of small sizes, whose two-decimal figures say little), or for the
+// collectives whose factor is 1 on any rank count (broadcast, reduce,
+// sendrecv).
+func (r *TestRun) RatioRanks() (n int, lo, hi float64) {
+	c := r.Collective
+	if c == "" || busFactor(c, 2) == busFactor(c, 3) {
+		return 0, 0, 0
+	}
+	lo, hi, agreed, ok := r.ratioBounds()
+	if !ok || !agreed {
+		return 0, 0, 0
+	}
+	for k := 2; k <= maxRanks; k++ {
+		f := busFactor(c, k)
+		if f > hi {
+			break
+		}
+		if f >= lo {
+			if n > 0 {
+				return 0, 0, 0
+			}
+			n = k
+		}
+	}
+	return n, lo, hi
+}
 
 // listedRanks is NRanks from what names the ranks (rank lines, NCCL's
 // init lines, a launcher-less command line), not from the count column.
@@ -270,6 +314,14 @@ func (r *TestRun) columnsAllow(c, redop string, root int, inNA bool) bool {
 // 2KiB. The rows' bounds are intersected; rows that disagree with the
 // others (no common ratio) leave the most precise row's bounds.
 func (r *TestRun) busRatio() (lo, hi float64, ok bool) {
+	lo, hi, _, ok = r.ratioBounds()
+	return lo, hi, ok
+}
+
+// ratioBounds is busRatio, with agreed set when every row's bounds
+// overlap (lo and hi are then their intersection, not the most precise
+// row's).
+func (r *TestRun) ratioBounds() (lo, hi float64, agreed, ok bool) {
 	const half, slack = 0.005, 0.001
 	lo, hi = 0, math.Inf(1)
 	best, bestLo, bestHi := -1.0, 0.0, 0.0
@@ -291,11 +343,11 @@ func (r *TestRun) busRatio() (lo, hi float64, ok bool) {
 	}
 	switch {
 	case best < 0 || math.IsInf(hi, 1) && lo <= 0:
-		return 0, 0, false
+		return 0, 0, false, false
 	case lo > hi:
-		return bestLo, bestHi, true
+		return bestLo, bestHi, false, true
 	}
-	return lo, hi, true
+	return lo, hi, true, true
 }
 
 // Measured is the row's out-of-place half, or its in-place half when the

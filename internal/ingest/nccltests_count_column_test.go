@@ -32,12 +32,12 @@ func TestOldTableBlankRedopWithoutRoot(t *testing.T) {
 		{"scatter-srun-l-efa-no-rank-lines-79GBps-awsome-validation.txt", "gather/scatter", 16, 29},
 		{"allreduce-2.26.2-rtx5090-1n-g4-markdown-quote-27GBps-nccltests287.txt", "all_reduce", 4, 25},
 		{"threads/allreduce-rank-tag-repeated-midline-nccl1453.txt", "", 15, 10},
-		{"allreduce-a100-3n-24rank-4hdr-step-bytes-1m-tail-rows-96GBps-nccltests119.txt", "all_reduce", 0, 6},
+		{"allreduce-a100-3n-24rank-4hdr-step-bytes-1m-tail-rows-96GBps-nccltests119.txt", "all_reduce", 24, 6},
 		{"allreduce-2.26.2-h100-2n-16rank-8x400g-ib-xpmem-help-lines-before-ranks-469GBps-nccltests309.txt", "all_reduce", 16, 32},
 		{"allreduce-2.26.2-h100-4n-32rank-vm-wrapper-run-line-366GBps-nccltests309.txt", "all_reduce", 32, 32},
 		{"allreduce-h100-8n-64rank-320GBps-vs-2n-466-nccltests309.txt", "all_reduce", 64, 14},
-		{"allreduce-p4de-2n-efa-srun-l-rows-only-78GBps-awsome-readme.txt", "all_reduce", 0, 29},
-		{"allreduce-p5-2n-efa-srun-l-rows-only-487GBps-awsome-readme.txt", "all_reduce", 0, 32},
+		{"allreduce-p4de-2n-efa-srun-l-rows-only-78GBps-awsome-readme.txt", "all_reduce", 16, 29},
+		{"allreduce-p5-2n-efa-srun-l-rows-only-487GBps-awsome-readme.txt", "all_reduce", 16, 32},
 	})
 }
 
