@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -205,6 +206,22 @@ func TestECNMarkingDenominator(t *testing.T) {
 			t.Errorf("light without a ratio: %s", f.Title)
 		}
 	}
+}
+
+// mlx5's optional hw_counters count the RoCE packets themselves
+// (rdma_rx_packets, MLNX_OFED 25.10's counters.c; `rdma statistic set link
+// DEV/PORT optional-counters rdma_rx_packets`), so the marks are weighed
+// from the hw_counters alone; before, an mlx5 dump with them was "cannot be
+// judged". SYNTHETIC values in `rdma statistic show` form.
+func TestECNMarkingMLX5OptionalPackets(t *testing.T) {
+	const show = "link mlx5_0/1 out_of_sequence 0 packet_seq_err 0 local_ack_timeout_err 0 rp_cnp_ignored 0 rp_cnp_handled 0 np_ecn_marked_roce_packets %d np_cnp_sent %d cc_rx_ce_pkts %d rdma_rx_packets 50000000 rdma_tx_packets 48000000"
+	fs := synthFindings(t, Options{}, fmt.Sprintf(show, 1000, 1000, 1000))
+	f := nicMustFind(t, fs, "counters.ecn.marking", Info, "light ECN marking: 0.002% of received RoCE packets", "np_ecn_marked_roce_packets 1000")
+	if !evidenceHas(f, "rdma_rx_packets 50000000") {
+		t.Errorf("the packet count is not in the evidence: %+v", f.Evidence)
+	}
+	fs = synthFindings(t, Options{}, fmt.Sprintf(show, 1500000, 1500000, 1500000))
+	nicMustFind(t, fs, "counters.ecn.heavy_marking", Warn, "3.00% of received RoCE packets")
 }
 
 // SYNTHETIC: an `rdma -j statistic` array with an element that is no
