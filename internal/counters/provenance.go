@@ -140,6 +140,8 @@ func provenance() map[string]string {
 		"responder_oos":                      "linux-084f35b8 drivers/infiniband/hw/mana/counters.c:13 \"responder_oos\"",
 		"responder_dup_request":              "linux-084f35b8 drivers/infiniband/hw/mana/counters.c:14 \"responder_dup_request\"",
 		"requester_implicit_nak":             "linux-084f35b8 drivers/infiniband/hw/mana/counters.c:15 \"requester_implicit_nak\"",
+		"requester_rnr_nak":                  "linux-084f35b8 drivers/infiniband/hw/mana/counters.c:11 \"requester_rnr_nak\"",
+		"responder_rnr_nak":                  "linux-084f35b8 drivers/infiniband/hw/mana/counters.c:12 \"responder_rnr_nak\"",
 		"requester_rnr_nak_retries_exceeded": "linux-084f35b8 drivers/infiniband/hw/mana/counters.c:27 \"requester_rnr_nak_retries_exceeded\"",
 		"requester_retries_exceeded":         "linux-084f35b8 drivers/infiniband/hw/mana/counters.c:28 \"requester_retries_exceeded\"",
 		"rx_priority_%d_xoff.nic":            `linux-6.1.172 drivers/net/ethernet/intel/ice/ice_ethtool.c:922 "rx_priority_%u_xoff.nic" %u=%d`,

@@ -227,6 +227,10 @@ func builtin() []Desc {
 		hwv(MANA, "responder_oos", OutOfSequence, RX),
 		hwv(MANA, "responder_dup_request", DuplicateRequest, RX),
 		hwv(MANA, "requester_implicit_nak", ImpliedNakSeqErr, RX),
+		// RNR NAKs the requester received and the responder sent (a
+		// receive WQE it lacked, as mlx5's out_of_buffer).
+		hwv(MANA, "requester_rnr_nak", RNRNakRetryErr, NoDir),
+		hwv(MANA, "responder_rnr_nak", RespOutOfBuffer, RX),
 		hwv(MANA, "requester_rnr_nak_retries_exceeded", ReqRNRRetriesExceeded, NoDir),
 		hwv(MANA, "requester_retries_exceeded", ReqTransportRetriesExceeded, NoDir),
 		hwv(MANA, "received_cnps", CNPHandled, RX),

@@ -116,6 +116,23 @@ func TestRDMAStatisticWrappedRNR(t *testing.T) {
 	}
 }
 
+// mana_ib counts RNR NAKs apart from the requester's retries exhausted:
+// requester_rnr_nak (received) and responder_rnr_nak (sent, a receive WQE
+// the responder lacked), names of linux's mana/counters.c the table did not
+// have, so a port whose requesters met 1543 RNR NAKs gave no finding
+// (and the discards' texts named mlx5's out_of_buffer and rnr_nak_retry_err).
+// SYNTHETIC values in the `rdma statistic show -p` form of the real
+// testdata/corpus/hwcounters/rdma-statistic-pretty-mana-ib-* dump.
+func TestManaRNRNaks(t *testing.T) {
+	fs := synthFindings(t, Options{}, "link mana_0/1", "    requester_timeout 0", "    requester_rnr_nak 1543", "    responder_rnr_nak 0", "    requester_rnr_nak_retries_exceeded 0")
+	nicMustFind(t, fs, "counters.rnr_nak", Info, "mana_0 port 1: 1543 RNR NAKs received (requester_rnr_nak)")
+	fs = synthFindings(t, Options{}, "link mana_0/1", "    requester_rnr_nak 0", "    responder_rnr_nak 1543")
+	f := nicMustFind(t, fs, "counters.discards", Info, "mana_0 port 1", "responder_rnr_nak 1543")
+	if strings.Contains(f.Fix, "mlnx_qos") || !strings.Contains(f.Fix, "RNR NAKs (requester_rnr_nak)") || !strings.Contains(f.Mechanism, "responder_rnr_nak counts") {
+		t.Errorf("a mana port's text speaks mlx5's names: %s / %s", f.Mechanism, f.Fix)
+	}
+}
+
 // Per-QP counters (`rdma statistic qp show`) are judged as the QP's own,
 // named by its counter object, counted since the counter was bound
 // (synthetic figures in iproute2's format).
