@@ -234,6 +234,9 @@ type Analysis struct {
 	FilteredOut int64  `json:"filtered_out,omitempty"`
 	// Stopped is set when the analysis stopped at Options.Count packets.
 	Stopped bool `json:"stopped_at_count,omitempty"`
+	// Tunneled counts the packets decoded from inside a tunnel (a
+	// switch's ERSPAN mirror session, GRE, VXLAN), by tunnel.
+	Tunneled map[string]int64 `json:"tunneled,omitempty"`
 
 	Flows []*Flow       `json:"flows"`
 	Pause []*PauseStats `json:"pause"`
@@ -372,6 +375,12 @@ func (a *Analysis) Add(p *Packet, ifSpeed unit.BitRate) bool {
 		}
 		a.Bytes += int64(p.Length)
 		return true
+	}
+	if f.Tunnel != wire.TunnelNone {
+		if a.Tunneled == nil {
+			a.Tunneled = map[string]int64{}
+		}
+		a.Tunneled[f.Tunnel.String()]++
 	}
 	switch f.Kind {
 	case wire.FrameRoCE:

@@ -15,6 +15,11 @@
 // grow with the capture's size; it grows with the number of QP flows and
 // is capped for timelines and episode lists (see MaxBins, MaxEpisodes).
 //
+// A frame inside a tunnel, as a switch's mirror session or an overlay
+// carries it (ERSPAN types I-III, GRE bridging Ethernet, VXLAN; one level),
+// is analysed as the inner frame: its flows, lengths and ECN are the inner
+// packet's, and Tunneled counts such packets by tunnel.
+//
 // Packet numbers count from 1 as Wireshark does. Times in results are
 // relative to the first packet's timestamp, as unit.Time (picoseconds; the
 // capture's resolution is at best nanoseconds).

@@ -181,6 +181,20 @@ func TestCaptureTruncated(t *testing.T) {
 	}
 }
 
+// A capture at a mirror session's collector holds the RoCE inside ERSPAN:
+// it read as "no RoCEv2 traffic" and told the user to take a port mirror.
+// The real frames of the healthy capture below, each in a SYNTHETIC
+// ERSPAN II header, read as they do unwrapped: nothing raised.
+func TestMirroredRoCECapture(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("synthetic/pcap-erspan2-mirror-of-oferby-rc-send-synthetic.pcap")}, nil, Options{})
+	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "pcap" || rep.Inputs[0].Error != "" {
+		t.Fatalf("inputs %+v", rep.Inputs)
+	}
+	for _, f := range rep.Findings {
+		t.Errorf("finding on a mirrored healthy capture: %s %s", f.ID, f.Title)
+	}
+}
+
 // A real RoCEv2 capture of two healthy RC queue pairs (one with a
 // timestamp stepping back): read as RoCE, nothing raised.
 func TestHealthyRoCECapture(t *testing.T) {
