@@ -237,6 +237,9 @@ type Analysis struct {
 	// Tunneled counts the packets decoded from inside a tunnel (a
 	// switch's ERSPAN mirror session, GRE, VXLAN), by tunnel.
 	Tunneled map[string]int64 `json:"tunneled,omitempty"`
+	// MirrorCopies counts the tunneled requests and READ responses left
+	// out as a second copy of the one before them (see mirrorCopy).
+	MirrorCopies int64 `json:"mirror_copies,omitempty"`
 
 	Flows []*Flow       `json:"flows"`
 	Pause []*PauseStats `json:"pause"`
@@ -254,6 +257,9 @@ type Analysis struct {
 	pauses  map[pauseKey]*PauseStats
 	bins    int
 	frame   wire.Frame
+	// mirrored holds each flow's last request or READ response seen
+	// inside a tunnel, to tell a mirror session's second copy of it.
+	mirrored map[FlowKey]mirrorCopy
 }
 
 type pauseKey struct {
@@ -384,6 +390,11 @@ func (a *Analysis) Add(p *Packet, ifSpeed unit.BitRate) bool {
 	}
 	switch f.Kind {
 	case wire.FrameRoCE:
+		if a.mirrorCopy(f, t) {
+			a.MirrorCopies++
+			a.Bytes += int64(f.WireLen())
+			return true
+		}
 		a.RoCEPackets++
 		a.Bytes += int64(f.WireLen())
 		a.addRoCE(p, t, f)

@@ -33,6 +33,9 @@ func (a *Analysis) notes() []string {
 	if len(a.Tunneled) > 0 {
 		ns = append(ns, fmt.Sprintf("%s decoded from inside the tunnel: the flows are the inner frames', their times those at which the copies reached the capture point; a mirror session that copies both directions, or a packet at two ports, shows it twice", tunnelCounts(a.Tunneled)))
 	}
+	if a.MirrorCopies > 0 {
+		ns = append(ns, fmt.Sprintf("%d tunneled requests and READ responses came a second time, same PSN, opcode and ICRC, sooner than any ACK timeout allows a retransmission (%s): a mirror session's second copy, counted once", a.MirrorCopies, minACKTimeout))
+	}
 	if a.TruncatedPackets > 0 {
 		ns = append(ns, fmt.Sprintf("%d RoCE packets were cut short by the snaplen (%d): their sizes come from the IP and UDP headers", a.TruncatedPackets, a.Snaplen))
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"os"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -53,8 +54,10 @@ func wrap(t *testing.T, proto byte, head string, frame []byte) []byte {
 	return bytes.Join([][]byte{eth, ip, h, frame}, nil)
 }
 
-// wrapCapture rewrites a corpus capture with each frame inside the tunnel.
-func wrapCapture(t *testing.T, rel string, proto byte, head string) []byte {
+// wrapCapture rewrites a corpus capture with each frame inside the tunnel;
+// with dup > 0 every frame comes a second time dup later, as a mirror
+// session copying it at two points sends it.
+func wrapCapture(t *testing.T, rel string, proto byte, head string, dup time.Duration) []byte {
 	t.Helper()
 	raw, err := os.ReadFile("../../testdata/corpus/" + rel)
 	if err != nil {
@@ -69,13 +72,27 @@ func wrapCapture(t *testing.T, rel string, proto byte, head string) []byte {
 	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
 		t.Fatal(err)
 	}
+	type rec struct {
+		at time.Time
+		d  []byte
+	}
+	var recs []rec
 	for {
 		data, ci, err := r.ReadPacketData()
 		if err != nil {
 			break
 		}
 		d := wrap(t, proto, head, data)
-		if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: ci.Timestamp, CaptureLength: len(d), Length: len(d)}, d); err != nil {
+		recs = append(recs, rec{ci.Timestamp, d})
+		if dup > 0 {
+			recs = append(recs, rec{ci.Timestamp.Add(dup), d})
+		}
+	}
+	if dup > 0 {
+		sort.SliceStable(recs, func(i, j int) bool { return recs[i].at.Before(recs[j].at) })
+	}
+	for _, rc := range recs {
+		if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: rc.at, CaptureLength: len(rc.d), Length: len(rc.d)}, rc.d); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -92,7 +109,7 @@ func TestTunneledRoCE(t *testing.T) {
 		plain := analyzeCorpus(t, rel)
 		for _, tc := range tunnelHeads {
 			t.Run(tc.name, func(t *testing.T) {
-				a, err := Analyze(tc.name, bytes.NewReader(wrapCapture(t, rel, tc.proto, tc.head)), Options{})
+				a, err := Analyze(tc.name, bytes.NewReader(wrapCapture(t, rel, tc.proto, tc.head, 0)), Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -153,5 +170,49 @@ func TestTunnelNotDecapsulated(t *testing.T) {
 	a, err := Analyze("erspan3-cut", &out, Options{})
 	if err != nil || a.DecodeErrors != 1 {
 		t.Errorf("cut ERSPAN III: err %v errors %d", err, a.DecodeErrors)
+	}
+}
+
+// A mirror session that copies each packet at two points (a port's ingress
+// and another's egress) delivers it twice, microseconds apart: every
+// request read as a go-back-N retransmission. A request repeated sooner
+// than the shortest ACK timeout (8.192 us) with the same PSN, opcode and
+// ICRC is a copy, counted once; one repeated later is still a
+// retransmission. The real capture's frames, each sent twice inside
+// SYNTHETIC ERSPAN II.
+func TestMirrorCopies(t *testing.T) {
+	const rel = "pcap-roce/rc-send-two-qps-oferby-proxy.pcap"
+	plain := analyzeCorpus(t, rel)
+	var requests int64
+	for _, fl := range plain.Flows {
+		requests += fl.Requests
+	}
+	erspan2 := tunnelHeads[2]
+	a, err := Analyze("copies", bytes.NewReader(wrapCapture(t, rel, erspan2.proto, erspan2.head, time.Microsecond)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.MirrorCopies != requests {
+		t.Fatalf("mirror copies %d, want the %d requests", a.MirrorCopies, requests)
+	}
+	for i, fl := range a.Flows {
+		p := plain.Flows[i]
+		if fl.Requests != p.Requests || fl.Requester.RetransPackets != 0 || fl.Requester.Gaps != 0 || fl.Requester.NAKEpisodes+fl.Requester.TimeoutEpisodes != 0 {
+			t.Errorf("flow %d: requests %d (want %d), requester %+v", i, fl.Requests, p.Requests, fl.Requester)
+		}
+	}
+	if !strings.Contains(strings.Join(a.Notes, "\n"), "counted once") {
+		t.Errorf("notes %q", a.Notes)
+	}
+	a, err = Analyze("late", bytes.NewReader(wrapCapture(t, rel, erspan2.proto, erspan2.head, 10*time.Microsecond)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var retx int64
+	for _, fl := range a.Flows {
+		retx += fl.Requester.RetransPackets
+	}
+	if a.MirrorCopies != 0 || retx == 0 {
+		t.Errorf("a repeat 10 us later: copies %d, retransmitted %d", a.MirrorCopies, retx)
 	}
 }
