@@ -419,9 +419,11 @@ func checkDiscards(inc *Incident) []Finding {
 			onLossless = onLossless || pfc.known && hasPrio(pfc.prios, p)
 		}
 		var dropped uint64
+		var weighed []ingest.Reading
 		for _, r := range d.Port {
 			if d, _, ok := counters.Default().Lookup(r.Name); !ok || d.Dir != counters.TX {
 				dropped += r.Value
+				weighed = append(weighed, r)
 			}
 		}
 		rx, haveRx := s.PortRxPackets()
@@ -439,7 +441,11 @@ func checkDiscards(inc *Incident) []Finding {
 		all := d.All()
 		title := fmt.Sprintf("%s: %s dropped packets: %s", s.Name(), who, ingest.ReadingsText(all))
 		if ratio > 0 {
-			title += fmt.Sprintf(" (%.3g%% of %s)", 100*ratio, rx.Name)
+			of := ""
+			if len(weighed) < len(all) {
+				of = strings.Join(uniqueNames(weighed), " and ") + ": "
+			}
+			title += fmt.Sprintf(" (%s%.3g%% of %s)", of, 100*ratio, rx.Name)
 		}
 		title += rate(dropped, s)
 		dev := nameOr(s.Device, "<if>")
