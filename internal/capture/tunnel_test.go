@@ -99,6 +99,15 @@ func wrapCapture(t *testing.T, rel string, proto byte, head string, dup time.Dur
 	return out.Bytes()
 }
 
+// onePacket is a classic pcap of the one frame d.
+func onePacket(d []byte) *bytes.Buffer {
+	var out bytes.Buffer
+	w := pcapgo.NewWriter(&out)
+	_ = w.WriteFileHeader(65535, layers.LinkTypeEthernet)
+	_ = w.WritePacket(gopacket.CaptureInfo{Timestamp: time.Unix(0, 0), CaptureLength: len(d), Length: len(d)}, d)
+	return &out
+}
+
 // A capture taken at a mirror session's collector or on an overlay's
 // underlay holds RoCE only inside ERSPAN, GRE or VXLAN: it read as "no
 // RoCEv2 packets" (ethertype/IPv4 other). The real captures of the corpus,
@@ -149,12 +158,7 @@ func TestTunnelNotDecapsulated(t *testing.T) {
 		{"gre-routing", 47, "40006558", 0},
 		{"udp-4789-no-i-flag", 17, "c00012b50000" + "0000" + "0000000000006400", 0},
 	} {
-		d := wrap(t, tc.proto, tc.head, inner)
-		var out bytes.Buffer
-		w := pcapgo.NewWriter(&out)
-		_ = w.WriteFileHeader(65535, layers.LinkTypeEthernet)
-		_ = w.WritePacket(gopacket.CaptureInfo{Timestamp: time.Unix(0, 0), CaptureLength: len(d), Length: len(d)}, d)
-		a, err := Analyze(tc.name, &out, Options{})
+		a, err := Analyze(tc.name, onePacket(wrap(t, tc.proto, tc.head, inner)), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,12 +166,7 @@ func TestTunnelNotDecapsulated(t *testing.T) {
 			t.Errorf("%s: roce %d errors %d tunneled %v", tc.name, a.RoCEPackets, a.DecodeErrors, a.Tunneled)
 		}
 	}
-	d := wrap(t, 47, "100022eb00000007"+"2001", nil)
-	var out bytes.Buffer
-	w := pcapgo.NewWriter(&out)
-	_ = w.WriteFileHeader(65535, layers.LinkTypeEthernet)
-	_ = w.WritePacket(gopacket.CaptureInfo{Timestamp: time.Unix(0, 0), CaptureLength: len(d), Length: len(d)}, d)
-	a, err := Analyze("erspan3-cut", &out, Options{})
+	a, err := Analyze("erspan3-cut", onePacket(wrap(t, 47, "100022eb00000007"+"2001", nil)), Options{})
 	if err != nil || a.DecodeErrors != 1 {
 		t.Errorf("cut ERSPAN III: err %v errors %d", err, a.DecodeErrors)
 	}
