@@ -234,6 +234,12 @@ type Analysis struct {
 	FilteredOut int64  `json:"filtered_out,omitempty"`
 	// Stopped is set when the analysis stopped at Options.Count packets.
 	Stopped bool `json:"stopped_at_count,omitempty"`
+	// Tunneled counts the packets decoded from inside a tunnel (a
+	// switch's ERSPAN mirror session, GRE, VXLAN), by tunnel.
+	Tunneled map[string]int64 `json:"tunneled,omitempty"`
+	// MirrorCopies counts the tunneled requests and READ responses left
+	// out as a second copy of the one before them (see mirrorCopy).
+	MirrorCopies int64 `json:"mirror_copies,omitempty"`
 
 	Flows []*Flow       `json:"flows"`
 	Pause []*PauseStats `json:"pause"`
@@ -251,6 +257,9 @@ type Analysis struct {
 	pauses  map[pauseKey]*PauseStats
 	bins    int
 	frame   wire.Frame
+	// mirrored holds each flow's last request or READ response seen
+	// inside a tunnel, to tell a mirror session's second copy of it.
+	mirrored map[FlowKey]mirrorCopy
 }
 
 type pauseKey struct {
@@ -373,8 +382,19 @@ func (a *Analysis) Add(p *Packet, ifSpeed unit.BitRate) bool {
 		a.Bytes += int64(p.Length)
 		return true
 	}
+	if f.Tunnel != wire.TunnelNone {
+		if a.Tunneled == nil {
+			a.Tunneled = map[string]int64{}
+		}
+		a.Tunneled[f.Tunnel.String()]++
+	}
 	switch f.Kind {
 	case wire.FrameRoCE:
+		if a.mirrorCopy(f, t) {
+			a.MirrorCopies++
+			a.Bytes += int64(f.WireLen())
+			return true
+		}
 		a.RoCEPackets++
 		a.Bytes += int64(f.WireLen())
 		a.addRoCE(p, t, f)

@@ -15,6 +15,14 @@
 // grow with the capture's size; it grows with the number of QP flows and
 // is capped for timelines and episode lists (see MaxBins, MaxEpisodes).
 //
+// A frame inside a tunnel, as a switch's mirror session or an overlay
+// carries it (ERSPAN types I-III, GRE bridging Ethernet, VXLAN; one level),
+// is analysed as the inner frame: its flows, lengths and ECN are the inner
+// packet's, and Tunneled counts such packets by tunnel. A tunneled request
+// or READ response that repeats its flow's previous one (PSN, opcode,
+// ICRC) sooner than the shortest ACK timeout, 8.192 us, is a mirror
+// session's second copy: MirrorCopies counts it, nothing else does.
+//
 // Packet numbers count from 1 as Wireshark does. Times in results are
 // relative to the first packet's timestamp, as unit.Time (picoseconds; the
 // capture's resolution is at best nanoseconds).

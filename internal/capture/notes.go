@@ -2,6 +2,8 @@ package capture
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -27,6 +29,12 @@ func (a *Analysis) notes() []string {
 			n += "; " + a.LLDP.Describe()
 		}
 		ns = append(ns, n)
+	}
+	if len(a.Tunneled) > 0 {
+		ns = append(ns, fmt.Sprintf("%s decoded from inside the tunnel: the flows are the inner frames', their times those at which the copies reached the capture point; a mirror session that copies both directions, or a packet at two ports, shows it twice", tunnelCounts(a.Tunneled)))
+	}
+	if a.MirrorCopies > 0 {
+		ns = append(ns, fmt.Sprintf("%d tunneled requests and READ responses came a second time, same PSN, opcode and ICRC, sooner than any ACK timeout allows a retransmission (%s): a mirror session's second copy, counted once", a.MirrorCopies, minACKTimeout))
 	}
 	if a.TruncatedPackets > 0 {
 		ns = append(ns, fmt.Sprintf("%d RoCE packets were cut short by the snaplen (%d): their sizes come from the IP and UDP headers", a.TruncatedPackets, a.Snaplen))
@@ -78,4 +86,14 @@ func (a *Analysis) Contents() string {
 		parts = append(parts, fmt.Sprintf("%d %s", e.v, e.k))
 	}
 	return "the capture holds " + strings.Join(parts, ", ")
+}
+
+// tunnelCounts says how many packets each tunnel carried, e.g. "105
+// packets of ERSPAN type II".
+func tunnelCounts(m map[string]int64) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%d packets of %s", m[k], k))
+	}
+	return strings.Join(parts, ", ")
 }

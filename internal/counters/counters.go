@@ -316,6 +316,13 @@ type Desc struct {
 	// cards'): a dump of that driver without it does not count the
 	// concept.
 	Sometimes bool
+	// Optional marks one of mlx5's optional hw_counters (Linux 5.16 on,
+	// enabled with `rdma statistic set link DEV/PORT optional-counters
+	// NAMES`): the driver prints it only when asked to, beside the name it
+	// always prints for the concept when it has one. Lookup reads it; Find
+	// and Name never give it, so a dump without it neither counts the
+	// concept nor names it.
+	Optional bool
 
 	// byPrio holds the concrete names of priorities 0-7 of a per-priority
 	// counter in a Table, spelled once when the table is built: the twin
@@ -386,7 +393,7 @@ func New(descs []Desc) (*Table, error) {
 		if d.PerPrio {
 			d.byPrio = &names
 		}
-		if d.Concept == DropReason || d.Renamed {
+		if d.Concept == DropReason || d.Renamed || d.Optional {
 			continue // one concept, several names, told apart by name
 		}
 		k := key{d.Vendor, d.Source, d.Concept, d.Dir}

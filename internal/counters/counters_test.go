@@ -95,7 +95,7 @@ func TestNamesIn(t *testing.T) {
 		t.Errorf("NamesIn(ethtool, host rings) = %v", got)
 	}
 	got := tb.NamesIn(HWCounters, RespOutOfBuffer, RX, 0)
-	if strings.Join(got, " ") != "out_of_buffer RNR sent rx_out_of_buffer resp_rx_outof_buf" {
+	if strings.Join(got, " ") != "out_of_buffer responder_rnr_nak RNR sent rx_out_of_buffer resp_rx_outof_buf" {
 		t.Errorf("NamesIn(hw_counters, responders) = %v", got)
 	}
 	all := tb.AllNamesIn(Ethtool, PauseDuration)

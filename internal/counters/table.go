@@ -56,6 +56,9 @@ func builtin() []Desc {
 	hwv := func(v Vendor, name string, c Concept, d Dir) Desc {
 		return Desc{Name: name, Vendor: v, Source: HWCounters, Concept: c, Dir: d, Unit: Events}
 	}
+	opt := func(name string, c Concept, d Dir, u Unit) Desc {
+		return Desc{Name: name, Vendor: MLX5, Source: HWCounters, Concept: c, Dir: d, Unit: u, Optional: true}
+	}
 	renamed := func(d Desc) Desc {
 		d.Renamed = true
 		return d
@@ -143,6 +146,18 @@ func builtin() []Desc {
 		hw(RxDCTConnect, RX),
 		hw(ReqTransportRetriesExceeded, NoDir),
 		hw(ReqRNRRetriesExceeded, NoDir),
+		// mlx5's optional hw_counters: the congestion-control counts of
+		// Linux 5.16 (CE-marked RoCE packets and CNPs received, CNPs sent)
+		// and the RoCE packets and bytes of 2025 (MLNX_OFED 25.10 has them), which weigh marks
+		// and retransmissions from the hw_counters alone (per QP when the
+		// counter is bound to one).
+		opt("cc_rx_ce_pkts", ECNMarkedRoCE, RX, Packets),
+		opt("cc_rx_cnp_pkts", CNPHandled, RX, Packets),
+		opt("cc_tx_cnp_pkts", CNPSent, TX, Packets),
+		opt("rdma_rx_packets", RDMAUnicastPackets, RX, Packets),
+		opt("rdma_tx_packets", RDMAUnicastPackets, TX, Packets),
+		opt("rdma_rx_bytes", RDMAUnicastBytes, RX, Bytes),
+		opt("rdma_tx_bytes", RDMAUnicastBytes, TX, Bytes),
 
 		// IB port counters (counters/).
 		pc(PortXmitData, TX, Words4),
@@ -212,6 +227,10 @@ func builtin() []Desc {
 		hwv(MANA, "responder_oos", OutOfSequence, RX),
 		hwv(MANA, "responder_dup_request", DuplicateRequest, RX),
 		hwv(MANA, "requester_implicit_nak", ImpliedNakSeqErr, RX),
+		// RNR NAKs the requester received and the responder sent (a
+		// receive WQE it lacked, as mlx5's out_of_buffer).
+		hwv(MANA, "requester_rnr_nak", RNRNakRetryErr, NoDir),
+		hwv(MANA, "responder_rnr_nak", RespOutOfBuffer, RX),
 		hwv(MANA, "requester_rnr_nak_retries_exceeded", ReqRNRRetriesExceeded, NoDir),
 		hwv(MANA, "requester_retries_exceeded", ReqTransportRetriesExceeded, NoDir),
 		hwv(MANA, "received_cnps", CNPHandled, RX),

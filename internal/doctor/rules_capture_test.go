@@ -182,13 +182,18 @@ func TestCaptureTruncated(t *testing.T) {
 }
 
 // A real RoCEv2 capture of two healthy RC queue pairs (one with a
-// timestamp stepping back): read as RoCE, nothing raised.
+// timestamp stepping back): read as RoCE, nothing raised. A capture at a
+// mirror session's collector holds the RoCE inside ERSPAN: it read as "no
+// RoCEv2 traffic" and told the user to take a port mirror; the same real
+// frames, each in a SYNTHETIC ERSPAN II header, read as they do unwrapped.
 func TestHealthyRoCECapture(t *testing.T) {
-	rep := Diagnose([]string{nicTestdata("corpus/pcap-roce/rc-send-two-qps-oferby-proxy.pcap")}, nil, Options{})
-	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "pcap" || rep.Inputs[0].Error != "" {
-		t.Fatalf("inputs %+v", rep.Inputs)
-	}
-	for _, f := range rep.Findings {
-		t.Errorf("finding on a healthy capture: %s %s", f.ID, f.Title)
+	for _, rel := range []string{"corpus/pcap-roce/rc-send-two-qps-oferby-proxy.pcap", "synthetic/pcap-erspan2-mirror-of-oferby-rc-send-synthetic.pcap"} {
+		rep := Diagnose([]string{nicTestdata(rel)}, nil, Options{})
+		if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "pcap" || rep.Inputs[0].Error != "" {
+			t.Fatalf("%s: inputs %+v", rel, rep.Inputs)
+		}
+		for _, f := range rep.Findings {
+			t.Errorf("%s: finding on a healthy capture: %s %s", rel, f.ID, f.Title)
+		}
 	}
 }

@@ -419,9 +419,11 @@ func checkDiscards(inc *Incident) []Finding {
 			onLossless = onLossless || pfc.known && hasPrio(pfc.prios, p)
 		}
 		var dropped uint64
+		var weighed []ingest.Reading
 		for _, r := range d.Port {
 			if d, _, ok := counters.Default().Lookup(r.Name); !ok || d.Dir != counters.TX {
 				dropped += r.Value
+				weighed = append(weighed, r)
 			}
 		}
 		rx, haveRx := s.PortRxPackets()
@@ -439,7 +441,11 @@ func checkDiscards(inc *Incident) []Finding {
 		all := d.All()
 		title := fmt.Sprintf("%s: %s dropped packets: %s", s.Name(), who, ingest.ReadingsText(all))
 		if ratio > 0 {
-			title += fmt.Sprintf(" (%.3g%% of %s)", 100*ratio, rx.Name)
+			of := ""
+			if len(weighed) < len(all) {
+				of = strings.Join(uniqueNames(weighed), " and ") + ": "
+			}
+			title += fmt.Sprintf(" (%s%.3g%% of %s)", of, 100*ratio, rx.Name)
 		}
 		title += rate(dropped, s)
 		dev := nameOr(s.Device, "<if>")
@@ -461,11 +467,11 @@ func checkDiscards(inc *Incident) []Finding {
 			mech = append(mech, readingNames(general, "count")+" packets the kernel dropped on receive: on this driver the receive rings' drops and the network stack's too (no buffer, a full backlog, a protocol nothing listens for), which the name does not tell apart; RoCE bypasses the kernel, so this hurts TCP/XDP traffic, not RDMA.")
 		}
 		if len(d.RDMA) > 0 {
-			mech = append(mech, "hw_counters out_of_buffer counts RDMA packets that found no posted receive WQE (the application did not repost receives in time).")
+			mech = append(mech, "hw_counters "+readingNames(d.RDMA, "count")+" RDMA packets that found no posted receive WQE (the application did not repost receives in time).")
 		}
 		mech = append(mech, "Counted "+window(s)+".")
 		var fix string
-		const rdmaFix = "the receiving application must keep receives posted ahead of the incoming SENDs (a deeper receive queue or SRQ, reposted before it runs dry); its peers see these as RNR NAKs (rnr_nak_retry_err)."
+		rdmaFix := "the receiving application must keep receives posted ahead of the incoming SENDs (a deeper receive queue or SRQ, reposted before it runs dry); its peers see these as RNR NAKs (" + s.NameOf(counters.RNRNakRetryErr, counters.NoDir) + ")."
 		hostFix := fmt.Sprintf("For the kernel rings: ethtool -G %s rx up to the maximum `ethtool -g %s` shows, more channels (ethtool -L), IRQ affinity on the NIC's NUMA node.", dev, dev)
 		switch {
 		case len(d.Port) == 0 && len(d.Prio) == 0 && len(d.Host) == 0:
@@ -484,7 +490,7 @@ func checkDiscards(inc *Incident) []Finding {
 				fix = "Not the fabric: the packets reached the host, so PFC or ECN would not help; the driver's per-queue counters in ethtool -S and the second column of /proc/net/softnet_stat (the backlog's drops) tell the rings' drops from the stack's. " + hostFix
 			}
 			if len(d.RDMA) > 0 {
-				fix += " For out_of_buffer, " + rdmaFix
+				fix += " For " + strings.Join(uniqueNames(d.RDMA), ", ") + ", " + rdmaFix
 			}
 		case onLossless:
 			fix = fmt.Sprintf("Check PFC end to end on priority %s: the peer and every switch port must have it enabled (mlnx_qos -i %s shows the NIC side), and the switch's headroom must suit the cable length and MTU; watch rx/tx_prio%d_pause during the test.", prioList(pfc.prios), dev, pfc.prios[0])
@@ -538,16 +544,22 @@ func ringDrops(s *ingest.CounterSample, host []ingest.Reading) (rings, general [
 // readingNames joins the counters' names ("a", "a and b", "a, b and c")
 // and the verb, agreeing in number ("a counts", "a and b count").
 func readingNames(rs []ingest.Reading, verb string) string {
+	names := uniqueNames(rs)
+	if len(names) < 2 {
+		return strings.Join(names, "") + " " + verb + "s"
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " " + verb
+}
+
+// uniqueNames returns the readings' counter names, each once, in order.
+func uniqueNames(rs []ingest.Reading) []string {
 	var names []string
 	for _, r := range rs {
 		if !slices.Contains(names, r.Name) {
 			names = append(names, r.Name)
 		}
 	}
-	if len(names) < 2 {
-		return strings.Join(names, "") + " " + verb + "s"
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " " + verb
+	return names
 }
 
 // counterName is the name mlx5's ethtool -S gives a concept.

@@ -15,6 +15,13 @@ func TestResponderCompletionErrors(t *testing.T) {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 	nicMustFind(t, fs, "counters.retransmission", Info, "out_of_sequence 1811101")
+	// 21.3 G marks against 2.4 G RDMA WRITE requests: the requests bound
+	// nothing, where the title called 885.8% "an upper bound of the
+	// marked share".
+	e := nicMustFind(t, fs, "counters.ecn.marking", Warn, "21278189006 marks outnumber the 2402134794 RDMA WRITE requests")
+	if strings.Contains(e.Title, "upper bound") || strings.Contains(e.Mechanism, "bound the marked share from above") {
+		t.Errorf("title %q mechanism %q", e.Title, e.Mechanism)
+	}
 }
 
 // req_cqe_error without local ACK timeouts, counted since driver load, is

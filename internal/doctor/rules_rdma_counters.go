@@ -212,6 +212,11 @@ func checkECN(inc *Incident) []Finding {
 			f.Evidence = readingsEvidence(append(rs, base.r)...)
 			f.Mechanism = "No RoCE packet count was found, but every RDMA WRITE request received is at least one RoCE packet, so marks over rx_write_requests bound the marked share from above; that bound is below the heavy threshold. "
 			f.Fix = "Nothing to change for the marking itself; for the exact share add `ethtool -S <netdev>` (rx_vport_rdma_unicast_packets) from the same moment."
+		case haveBase && marked > base.r.Value:
+			f.Title = fmt.Sprintf("%s: ECN marking cannot be judged: its %d marks outnumber the %d RDMA WRITE requests received, so they bound nothing", s.Name(), marked, base.r.Value)
+			f.Evidence = readingsEvidence(append(rs, base.r)...)
+			f.Mechanism = "rx_write_requests is the only count of RoCE traffic here, and the marks exceed it: the marked packets were also READ responses, SENDs or the later packets of long WRITEs, none of which it counts, so no share of marked packets follows from it. "
+			f.Fix = "Add `ethtool -S <netdev>` (rx_vport_rdma_unicast_packets) with the hw_counters, as a before/after pair around the test, to weigh the marks against the RoCE packets received."
 		case haveBase:
 			f.Title = fmt.Sprintf("%s: ECN marking cannot be judged: %d marks against %d RDMA WRITE requests (%.1f%%) is only an upper bound of the marked share", s.Name(), marked, base.r.Value, pct)
 			f.Evidence = readingsEvidence(append(rs, base.r)...)

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -115,6 +116,23 @@ func TestRDMAStatisticWrappedRNR(t *testing.T) {
 	}
 }
 
+// mana_ib counts RNR NAKs apart from the requester's retries exhausted:
+// requester_rnr_nak (received) and responder_rnr_nak (sent, a receive WQE
+// the responder lacked), names of linux's mana/counters.c the table did not
+// have, so a port whose requesters met 1543 RNR NAKs gave no finding
+// (and the discards' texts named mlx5's out_of_buffer and rnr_nak_retry_err).
+// SYNTHETIC values in the `rdma statistic show -p` form of the real
+// testdata/corpus/hwcounters/rdma-statistic-pretty-mana-ib-* dump.
+func TestManaRNRNaks(t *testing.T) {
+	fs := synthFindings(t, Options{}, "link mana_0/1", "    requester_timeout 0", "    requester_rnr_nak 1543", "    responder_rnr_nak 0", "    requester_rnr_nak_retries_exceeded 0")
+	nicMustFind(t, fs, "counters.rnr_nak", Info, "mana_0 port 1: 1543 RNR NAKs received (requester_rnr_nak)")
+	fs = synthFindings(t, Options{}, "link mana_0/1", "    requester_rnr_nak 0", "    responder_rnr_nak 1543")
+	f := nicMustFind(t, fs, "counters.discards", Info, "mana_0 port 1", "responder_rnr_nak 1543")
+	if strings.Contains(f.Fix, "mlnx_qos") || !strings.Contains(f.Fix, "RNR NAKs (requester_rnr_nak)") || !strings.Contains(f.Mechanism, "responder_rnr_nak counts") {
+		t.Errorf("a mana port's text speaks mlx5's names: %s / %s", f.Mechanism, f.Fix)
+	}
+}
+
 // Per-QP counters (`rdma statistic qp show`) are judged as the QP's own,
 // named by its counter object, counted since the counter was bound
 // (synthetic figures in iproute2's format).
@@ -205,6 +223,22 @@ func TestECNMarkingDenominator(t *testing.T) {
 			t.Errorf("light without a ratio: %s", f.Title)
 		}
 	}
+}
+
+// mlx5's optional hw_counters count the RoCE packets themselves
+// (rdma_rx_packets, MLNX_OFED 25.10's counters.c; `rdma statistic set link
+// DEV/PORT optional-counters rdma_rx_packets`), so the marks are weighed
+// from the hw_counters alone; before, an mlx5 dump with them was "cannot be
+// judged". SYNTHETIC values in `rdma statistic show` form.
+func TestECNMarkingMLX5OptionalPackets(t *testing.T) {
+	const show = "link mlx5_0/1 out_of_sequence 0 packet_seq_err 0 local_ack_timeout_err 0 rp_cnp_ignored 0 rp_cnp_handled 0 np_ecn_marked_roce_packets %d np_cnp_sent %d cc_rx_ce_pkts %d rdma_rx_packets 50000000 rdma_tx_packets 48000000"
+	fs := synthFindings(t, Options{}, fmt.Sprintf(show, 1000, 1000, 1000))
+	f := nicMustFind(t, fs, "counters.ecn.marking", Info, "light ECN marking: 0.002% of received RoCE packets", "np_ecn_marked_roce_packets 1000")
+	if !evidenceHas(f, "rdma_rx_packets 50000000") {
+		t.Errorf("the packet count is not in the evidence: %+v", f.Evidence)
+	}
+	fs = synthFindings(t, Options{}, fmt.Sprintf(show, 1500000, 1500000, 1500000))
+	nicMustFind(t, fs, "counters.ecn.heavy_marking", Warn, "3.00% of received RoCE packets")
 }
 
 // SYNTHETIC: an `rdma -j statistic` array with an element that is no

@@ -3,6 +3,8 @@ package ingest
 import (
 	"strings"
 	"testing"
+
+	"rocelab/internal/counters"
 )
 
 // synthetic: the three forms of RDMA port counters.
@@ -473,4 +475,35 @@ func TestHWCountersListingBounds(t *testing.T) {
 	}
 	prose := "the file /sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence shows 1234\n"
 	nicNoArtifact[*HWCounters](t, nicReadText(t, "synthetic-prose", prose))
+}
+
+// mlx5's optional hw_counters (cc_rx_ce_pkts, cc_rx_cnp_pkts of Linux
+// 5.16) print after the others once `rdma statistic set ...
+// optional-counters` enabled them: the cover letter's session reads as one
+// mlx5 port of 30 counters, each a concept the rules read, and the `rdma
+// statistic mode` lines naming them are no counters.
+func TestRdmaStatisticOptionalCounters(t *testing.T) {
+	h := nicArtifact[*HWCounters](t, nicReadCorpus(t, "hwcounters/rdma-statistic-show-mlx5-optional-counters-cc-rx-ce-cnp-icrc-linuxrdma.txt"))
+	if len(h.Samples) != 1 || h.Samples[0].Device != "rocep8s0f0" || h.Samples[0].After.Len() != 30 {
+		t.Fatalf("samples %+v", h.Samples)
+	}
+	s := &h.Samples[0]
+	if v, ok := s.Vendor(); !ok || v != counters.MLX5 {
+		t.Errorf("vendor %v %v", v, ok)
+	}
+	for name, want := range map[string]counters.Concept{
+		"cc_rx_ce_pkts":           counters.ECNMarkedRoCE,
+		"cc_rx_cnp_pkts":          counters.CNPHandled,
+		"rx_icrc_encapsulated":    counters.ICRCEncapsulated,
+		"roce_slow_restart_trans": counters.SlowRestartTrans,
+	} {
+		if got := s.ConceptOf(name); got != want {
+			t.Errorf("ConceptOf(%s) = %q, want %q", name, got, want)
+		}
+	}
+	// The name the port always prints comes first: np_ecn_marked_roce_packets
+	// is the marks, cc_rx_ce_pkts their second count.
+	if r, ok := s.Concept(counters.ECNMarkedRoCE, counters.RX, 0); !ok || r.Name != "np_ecn_marked_roce_packets" {
+		t.Errorf("ECN marks read from %+v", r)
+	}
 }

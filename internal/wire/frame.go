@@ -80,6 +80,11 @@ type Frame struct {
 	ExtHeaders
 
 	MACControl MACControl
+
+	// Tunnel is the encapsulation the frame came in (ERSPAN, GRE, VXLAN),
+	// TunnelNone for a frame seen as sent; every other field describes
+	// the inner frame.
+	Tunnel Tunnel
 }
 
 // ExtHeaders holds one of each extension header; which ones are in use
@@ -153,8 +158,15 @@ func (noFeedback) SetTruncated() {}
 
 // Decode decodes an Ethernet frame. A frame that is not RoCEv2 or MAC
 // control decodes without error as FrameOther; an error means a header was
-// cut short or contradicts itself (*DecodeError).
+// cut short or contradicts itself (*DecodeError). A frame a tunnel carries
+// (ERSPAN, GRE, VXLAN: Tunnel) is decoded in place of the tunnel's.
 func (f *Frame) Decode(data []byte) error {
+	f.Tunnel = TunnelNone
+	return f.decodeEthernet(data)
+}
+
+// decodeEthernet decodes an Ethernet frame into every field but Tunnel.
+func (f *Frame) decodeEthernet(data []byte) error {
 	f.Kind, f.VLAN, f.VLANID, f.PCP = FrameOther, false, 0, 0
 	f.IPVersion, f.SrcIP, f.DstIP, f.TOS, f.IPLen = 0, netip.Addr{}, netip.Addr{}, 0, 0
 	f.SrcPort, f.DstPort, f.UDPLength = 0, 0, 0
@@ -212,8 +224,13 @@ func (f *Frame) decodeIPv4(data []byte, off int) error {
 	f.IPVersion, f.TOS, f.IPLen = 4, h[1], total
 	f.SrcIP = netip.AddrFrom4([4]byte(h[12:16]))
 	f.DstIP = netip.AddrFrom4([4]byte(h[16:20]))
-	if h[9] != 17 || binary.BigEndian.Uint16(h[6:8])&0x3fff != 0 {
-		return nil // not UDP, or a fragment: RoCEv2 is never fragmented
+	switch {
+	case binary.BigEndian.Uint16(h[6:8])&0x3fff != 0:
+		return nil // a fragment: RoCEv2 is never fragmented
+	case h[9] == ipProtoGRE:
+		return f.decodeGRE(data, off+ihl, total-ihl)
+	case h[9] != 17:
+		return nil
 	}
 	return f.decodeUDP(data, off+ihl, total-ihl)
 }
@@ -230,10 +247,13 @@ func (f *Frame) decodeIPv6(data []byte, off int) error {
 	f.IPVersion, f.TOS, f.IPLen = 6, uint8(binary.BigEndian.Uint16(h[0:2])>>4), IPv6Len+plen
 	f.SrcIP = netip.AddrFrom16([16]byte(h[8:24]))
 	f.DstIP = netip.AddrFrom16([16]byte(h[24:40]))
-	if h[6] != 17 {
-		return nil
+	switch h[6] {
+	case ipProtoGRE:
+		return f.decodeGRE(data, off+IPv6Len, plen)
+	case 17:
+		return f.decodeUDP(data, off+IPv6Len, plen)
 	}
-	return f.decodeUDP(data, off+IPv6Len, plen)
+	return nil
 }
 
 // decodeUDP decodes the UDP header at off, where the IP header says room
@@ -246,6 +266,9 @@ func (f *Frame) decodeUDP(data []byte, off, room int) error {
 	f.SrcPort = binary.BigEndian.Uint16(u[0:2])
 	f.DstPort = binary.BigEndian.Uint16(u[2:4])
 	f.UDPLength = int(binary.BigEndian.Uint16(u[4:6]))
+	if f.DstPort == VXLANPort {
+		return f.decodeVXLAN(data, off)
+	}
 	if f.DstPort != UDPPort {
 		return nil
 	}
