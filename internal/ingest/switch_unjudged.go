@@ -21,32 +21,15 @@ import (
 //	Physical interface: xe-0/1/0, Enabled, ... Junos show interfaces (not extensive)
 //	Vlan1 is down, line protocol is down       EOS, NX-OS show interfaces of ports
 //	                                           that print no counters
-//	Port  PG0  PG1 ...  (every cell N/A)       SONiC show priority-group drop
-//	"PG3": "N/A",  (every PG key N/A)          counters or watermark, not polled
+//
+// A SONiC table of which every count is N/A is no unknown input: the
+// switch parser reads it and names it (SwitchCounters.NotPolled).
 func SwitchUnjudged(head []byte) (what, fix string) {
-	var junosIf, junosCoS, ifaceHdr, pgHdr bool
-	// pgNA is set by a row of a port and N/A cells under a PG header (or
-	// a PG key of a JSON list that is N/A), pgNum by one with a number: a
-	// table some reader did not keep, which is no unpolled one.
-	var pgNA, pgNum bool
-	var pgTitle swTable
+	var junosIf, junosCoS, ifaceHdr bool
 	sc := bufio.NewScanner(bytes.NewReader(head))
 	for sc.Scan() {
 		t := strings.TrimSpace(sc.Text())
 		f := strings.Fields(t)
-		title := swTitle(t)
-		if na, ok := naCells(f); ok && pgHdr {
-			pgNA, pgNum = pgNA || na, pgNum || !na
-			continue
-		}
-		if k, v, ok := jsonLine(t); ok && pgColumn(k) >= 0 {
-			if v == "N/A" {
-				pgNA = true
-			} else {
-				pgNum = true
-			}
-			continue
-		}
 		switch {
 		case len(f) == 3 && f[0] == "Port" && nxosCounterCols[f[1]] && nxosCounterCols[f[2]]:
 			return "Cisco NX-OS `show interface counters` (octets and packets per port: no errors, discards or pause)",
@@ -68,22 +51,13 @@ func SwitchUnjudged(head []byte) (what, fix string) {
 			}
 		case strings.HasPrefix(t, "Scheduler map: ") || strings.HasPrefix(t, "Maximum usable queues: "):
 			junosCoS = junosCoS || junosIf
-		case title == swPGDrop || title == swPGShared || title == swPGHeadroom:
-			pgTitle = title
-		case len(f) >= 2 && f[0] == "Port" && pgColumns(f[1:]):
-			pgHdr = true
 		default:
 			if _, _, ok := ifaceHeader(t); ok && t == sc.Text() {
 				ifaceHdr = true
 			}
 		}
 	}
-	pgNA = pgNA && !pgNum
 	switch {
-	case pgNA && pgTitle == swPGDrop:
-		return naTexts[naPGDrop].what, naTexts[naPGDrop].fix
-	case pgNA:
-		return naTexts[naPGWM].what, naTexts[naPGWM].fix
 	case junosCoS:
 		return "Juniper Junos `show class-of-service interface` (the CoS configuration of a port: scheduler map, classifiers; no counters)",
 			"`show interfaces queue PORT` (drops and ECN marks per queue), `show interfaces PORT extensive` (PFC frames per priority, MAC errors)"
@@ -180,7 +154,7 @@ func (p *switchParser) notPolled(o *SwitchCounters) {
 	}
 }
 
-// Unpolled names, as SwitchUnjudged does, the SONiC tables s holds of
+// Unpolled names the SONiC tables s holds of
 // which every count is N/A (the switch does not poll them), and the
 // commands that print their counts; only is set when s holds nothing
 // else. It returns "" when there is none.
@@ -190,24 +164,6 @@ func (s *SwitchCounters) Unpolled() (what, fix string, only bool) {
 		whats, fixes = append(whats, n.What), append(fixes, n.Fix)
 	}
 	return strings.Join(whats, "; "), strings.Join(fixes, "; "), len(whats) > 0 && s.rows() == s.naRows
-}
-
-// naCells reads f as a table row: ok when it is a port (an alias name
-// too, "fortyGigE0/0") and cells that are each N/A or a count, na when
-// every cell is N/A.
-func naCells(f []string) (na, ok bool) {
-	if len(f) < 2 || !slashedName(f[0]) {
-		return false, false
-	}
-	na = true
-	for _, c := range f[1:] {
-		if _, num := switchNum(c); num {
-			na = false
-		} else if c != "N/A" {
-			return false, false
-		}
-	}
-	return na, true
 }
 
 // nxosCounterCols are the column names of NX-OS `show interface counters`.
