@@ -273,6 +273,9 @@ func (p *switchParser) Feed(l Line) {
 	case strings.HasPrefix(t, "RoCE mode") && strings.Contains(t, ":"):
 		p.table, p.congestion, p.roceECN = swRoCE, false, nil
 		p.out.lines.add(l)
+	case t == wmNoObjects:
+		p.noteNA(naWMEmpty, true, At(p.out.src, l))
+		p.out.lines.add(l)
 	default:
 		if strings.Contains(t, "@") && (strings.Contains(t, "$ ") || strings.Contains(t, "# ")) {
 			h := promptHost(t)

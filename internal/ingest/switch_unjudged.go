@@ -72,7 +72,8 @@ func SwitchUnjudged(head []byte) (what, fix string) {
 }
 
 // naKind is a SONiC counter table that prints N/A for every count when the
-// switch does not poll it.
+// switch does not poll it, or (naWMEmpty) a watermark command that prints
+// no table at all when there is nothing of its kind to count.
 type naKind int
 
 const (
@@ -82,8 +83,14 @@ const (
 	naWRED
 	naQueue
 	naTrim
+	naWMEmpty
 	naKinds
 )
+
+// wmNoObjects is what SONiC's watermarkstat prints (and nothing else)
+// when COUNTERS_DB holds no priority group or queue of the kind asked for
+// in the namespace it runs in.
+const wmNoObjects = "Object map is empty!"
 
 // naTexts name each table whose every count is N/A, and the commands
 // that print its counts.
@@ -100,11 +107,14 @@ var naTexts = [naKinds]struct{ what, fix string }{
 		"`show queue counters` again after `counterpoll queue enable` (`counterpoll show` lists what is polled), or meanwhile `show pfc counters` and `show interfaces counters`"},
 	naTrim: {"SONiC trim counters (`show queue counters --trim` or `show interfaces counters trim`) with every count N/A (the switch does not poll them, or its ASIC does not trim packets)",
 		"the trim counters again after `counterpoll queue enable` and `counterpoll port enable` (`counterpoll show` lists what is polled) on a switch whose ASIC trims packets, or meanwhile `show queue counters` (drops per queue)"},
+	naWMEmpty: {"a SONiC watermark command (`show priority-group` or `show queue` `[persistent-]watermark`) that printed `" + wmNoObjects + "` (COUNTERS_DB holds no priority group or queue of that kind in the namespace it ran in: on a multi-ASIC switch it ran outside the ASICs' namespaces, else the switch has no buffer configuration for them)",
+		"the same command in each ASIC's namespace (`show priority-group watermark headroom -n asic0`, or under `sudo ip netns exec asic0`); on a one-ASIC switch `show buffer configuration` and `counterpoll show` say whether the PGs and queues are configured and their watermarks polled"},
 }
 
 // NotPolled is a SONiC counter table of which every count is N/A (the
-// switch does not poll it): what names it, Fix the commands that print
-// its counts, Evidence its first row.
+// switch does not poll it), or a watermark command's "Object map is
+// empty!": what names it, Fix the commands that print its counts,
+// Evidence its first row (the message).
 type NotPolled struct {
 	What, Fix string
 	Evidence  Evidence

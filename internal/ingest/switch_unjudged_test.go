@@ -106,6 +106,20 @@ func TestSwitchUnpolled(t *testing.T) {
 	}
 }
 
+// "Object map is empty!" (watermarkstat found no PG or queue to show) is
+// named as what the watermark command printed, and the PG table of the
+// same paste is read.
+func TestSwitchWatermarkObjectMapEmpty(t *testing.T) {
+	s := switchCorpus(t, "switch/sonic-pg-persistent-watermark-shared-netns-then-object-map-empty-buildimage15148.txt")
+	what, fix, only := s.Unpolled()
+	if !strings.Contains(what, "`Object map is empty!`") || !strings.Contains(fix, "ip netns exec asic0") || only || len(s.PGs) != 60 {
+		t.Errorf("%q, %q, only %v, %d PG peaks", what, fix, only, len(s.PGs))
+	}
+	if len(s.NotPolled) != 1 || s.NotPolled[0].Evidence.Line != 28 {
+		t.Errorf("one note at the first message: %+v", s.NotPolled)
+	}
+}
+
 // FuzzSwitchUnjudged: any bytes name a command and its fix together, or
 // neither, without panicking.
 func FuzzSwitchUnjudged(f *testing.F) {
