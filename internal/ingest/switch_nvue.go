@@ -280,6 +280,46 @@ func (p *switchParser) nvueQueueRow(l Line, f []string, ev Evidence) bool {
 	return true
 }
 
+// nvuePortRow reads a row of `nv show interface <swp> counters qos
+// port-stats` (or the Qos Port Statistics table of `... counters qos`):
+// a counter, named as NVUE names it ("pause-frames", or "Pause Frames"
+// before Cumulus Linux 5.9), and its Receive and Transmit counts, "n/a"
+// where the direction counts nothing. Pause frames are kept as the port's
+// pause counter, priorities and 802.3x pause not told apart (Link); the
+// ECN marks and multicast buffer discards are port totals over every
+// traffic class, which egress-queue-stats gives per class, so they are
+// not kept.
+func (p *switchParser) nvuePortRow(l Line, f []string, ev Evidence) bool {
+	if len(f) < 3 {
+		return false
+	}
+	name := strings.ToLower(strings.Join(f[:len(f)-2], "-"))
+	switch name {
+	case "ecn-marked-packets", "mc-buffer-discards":
+		return true
+	case "pause-frames":
+	default:
+		return false
+	}
+	port := p.nv.port
+	if port == "" {
+		port = "(interface not in the paste)"
+	}
+	for i, d := range []Dir{RX, TX} {
+		c := f[len(f)-2+i]
+		if c == "n/a" {
+			continue
+		}
+		v, ok := switchNum(c)
+		if !ok {
+			p.cut(l, strings.LastIndex(l.Text, c)+1, "a count or n/a under "+[]string{"Receive", "Transmit"}[i]+" of `nv show interface … counters qos port-stats`")
+			return true
+		}
+		p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: port, Dir: d, Prio: AllPrios, Frames: v, Link: true, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+	}
+	return true
+}
+
 // nvueUnit reports whether w is a unit NVUE prints after a count.
 func nvueUnit(w string) bool {
 	switch w {

@@ -41,6 +41,7 @@ const (
 	swPFCHist
 	swNVUEPFC
 	swNVUEQueue
+	swNVUEPort
 	swFEC
 	swFECHist
 	swTrim
@@ -345,6 +346,8 @@ func (p *switchParser) header(h string) (swTable, []string) {
 		return swNVUEPFC, f
 	case f[0] == "traffic-class" && slices.Contains(f, "tx-frames") && slices.Contains(f, "tx-uc-buffer-discards"):
 		return swNVUEQueue, f
+	case len(f) == 3 && f[0] == "Counter" && f[1] == "Receive" && f[2] == "Transmit":
+		return swNVUEPort, nil
 	case f[0] == "QUEUE" && strings.Contains(h, "STORM DETECTED/RESTORED"):
 		return swWD, nil
 	case f[0] == "Port" && (f[1] == "TxQ" || f[1] == "Voq") && len(f) >= 6 && f[4] == "Drop/pkts":
