@@ -108,3 +108,24 @@ func TestCumulusPortStatsPause(t *testing.T) {
 		}
 	}
 }
+
+// Ingress buffer discards of `nv show interface <swp> counters qos
+// ingress-buffer-stats` on RoCE's priority group (NVUE's default lossless
+// class 3) are drops on a lossless PG, told with NVUE's commands; the
+// reference's example (vendor documentation, all 0) gives none, and the
+// file is read, not an unknown format. SYNTHETIC counts in its format.
+func TestCumulusIngressBufferDrops(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/cumulus-nv-show-counters-qos-ingress-buffer-stats-swp1-nvue-reference-doc.txt")
+	nicMustNot(t, fs, "input.unrecognized")
+	nicMustNot(t, fs, "switch.queue.drops")
+	got := synthFindings(t, Options{},
+		"cumulus@leaf07:mgmt:~$ nv show interface swp9 counters qos ingress-buffer-stats",
+		"priority-group  rx-frames  rx-buffer-discards  rx-shared-buffer-discards",
+		"--------------  ---------  ------------------  -------------------------",
+		"0               1201       0 Bytes             0 Bytes",
+		"3               88123      4512 Bytes          0 Bytes")
+	f := nicMustFind(t, got, "switch.queue.drops", Error, "leaf07 swp9 PG3: 4512 packets dropped at ingress on lossless priority group 3")
+	if !strings.Contains(f.Fix, "nv show interface <swp> qos buffer") || strings.Contains(f.Fix, "mmuconfig") || !strings.Contains(f.Mechanism, "Cumulus Linux's RoCE default") {
+		t.Errorf("fix %q, why %q: want NVUE's commands and its default", f.Fix, f.Mechanism)
+	}
+}

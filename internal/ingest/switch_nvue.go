@@ -232,14 +232,7 @@ func (p *switchParser) nvuePFCRow(f []string, ev Evidence) bool {
 // "75.19 KB"), so it is read back to the precision shown and marked
 // approximate when a unit scaled it.
 func (p *switchParser) nvueQueueRow(l Line, f []string, ev Evidence) bool {
-	var cells []string
-	for _, w := range f {
-		if len(cells) > 0 && nvueUnit(w) {
-			cells[len(cells)-1] += " " + w
-			continue
-		}
-		cells = append(cells, w)
-	}
+	cells := nvueCells(f)
 	tc, err := strconv.Atoi(cells[0])
 	if err != nil || tc < 0 || tc > 15 {
 		return false
@@ -317,6 +310,57 @@ func (p *switchParser) nvuePortRow(l Line, f []string, ev Evidence) bool {
 		}
 		p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: port, Dir: d, Prio: AllPrios, Frames: v, Link: true, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 	}
+	return true
+}
+
+// nvueCells joins a count and the unit NVUE prints after it ("0 Bytes")
+// into one cell.
+func nvueCells(f []string) []string {
+	var cells []string
+	for _, w := range f {
+		if len(cells) > 0 && nvueUnit(w) {
+			cells[len(cells)-1] += " " + w
+			continue
+		}
+		cells = append(cells, w)
+	}
+	return cells
+}
+
+// nvueIngressRow reads a row of `nv show interface <swp> counters qos
+// ingress-buffer-stats` (or the Ingress Buffer Statistics table of `...
+// counters qos`): per priority group the frames received and the frames
+// discarded for want of buffer, rx-buffer-discards and
+// rx-shared-buffer-discards, which NVUE prints with a byte unit as it
+// does tx-uc-buffer-discards. The larger of the two is kept as the PG's
+// ingress drops: whether the shared discards are part of the others the
+// output does not say, so the count is at least what was dropped.
+func (p *switchParser) nvueIngressRow(l Line, f []string, ev Evidence) bool {
+	cells := nvueCells(f)
+	pg, err := strconv.Atoi(cells[0])
+	if err != nil || pg < 0 || pg > 15 {
+		return false
+	}
+	if len(cells) != len(p.cols) {
+		p.cut(l, strings.Index(l.Text, f[0])+1, "an `nv show interface … counters qos ingress-buffer-stats` row of "+itoa(len(p.cols))+" cells ("+strings.Join(p.cols, ", ")+"), a count with its unit being one")
+		return true
+	}
+	var drops int64
+	for i, c := range cells[1:] {
+		v, ok := nvue.Size(c)
+		if !ok {
+			p.cut(l, strings.Index(l.Text, strings.Fields(c)[0])+1, "a count under "+p.cols[i+1])
+			return true
+		}
+		if strings.HasSuffix(p.cols[i+1], "buffer-discards") {
+			drops = max(drops, v)
+		}
+	}
+	port := p.nv.port
+	if port == "" {
+		port = "(interface not in the paste)"
+	}
+	p.out.PGDrops = appendCapped(p.out.PGDrops, PGDrop{Port: port, PG: pg, Packets: uint64(drops), Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 	return true
 }
 

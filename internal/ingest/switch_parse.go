@@ -42,6 +42,7 @@ const (
 	swNVUEPFC
 	swNVUEQueue
 	swNVUEPort
+	swNVUEIngress
 	swFEC
 	swFECHist
 	swTrim
@@ -348,6 +349,8 @@ func (p *switchParser) header(h string) (swTable, []string) {
 		return swNVUEQueue, f
 	case len(f) == 3 && f[0] == "Counter" && f[1] == "Receive" && f[2] == "Transmit":
 		return swNVUEPort, nil
+	case f[0] == "priority-group" && slices.Contains(f, "rx-buffer-discards"):
+		return swNVUEIngress, f
 	case f[0] == "QUEUE" && strings.Contains(h, "STORM DETECTED/RESTORED"):
 		return swWD, nil
 	case f[0] == "Port" && (f[1] == "TxQ" || f[1] == "Voq") && len(f) >= 6 && f[4] == "Drop/pkts":

@@ -382,6 +382,28 @@ func TestSwitchNVUEPortStats(t *testing.T) {
 	}
 }
 
+// `nv show interface <swp> counters qos ingress-buffer-stats` (and the
+// Ingress Buffer Statistics table of `... counters qos`) gives each
+// priority group's ingress drops: the larger of its two discard counts,
+// printed with NVUE's byte unit; a cell that is no count is a cut row.
+func TestSwitchNVUEIngressBuffer(t *testing.T) {
+	s := switchCorpus(t, "switch/cumulus-nv-show-counters-qos-ingress-buffer-stats-swp1-nvue-reference-doc.txt")
+	if len(s.PGDrops) != 8 || s.PGDrops[3].Port != "swp1" || s.PGDrops[3].PG != 3 || s.PGDrops[3].Packets != 0 || s.PGDrops[3].Evidence.Line != 9 {
+		t.Errorf("PG drops %+v", s.PGDrops)
+	}
+	// SYNTHETIC, in the reference's format: PG 3 of swp9 discards.
+	s = feedSwitch("ingress.txt",
+		"cumulus@leaf07:mgmt:~$ nv show interface swp9 counters qos ingress-buffer-stats",
+		"priority-group  rx-frames  rx-buffer-discards  rx-shared-buffer-discards",
+		"--------------  ---------  ------------------  -------------------------",
+		"0               1201       0 Bytes             0 Bytes",
+		"3               88123      4.41 KB             120 Bytes",
+		"4               9          zero                0 Bytes")
+	if s == nil || len(s.PGDrops) != 2 || s.PGDrops[1].PG != 3 || s.PGDrops[1].Packets != 4516 || len(s.CutRows) != 1 || s.CutRows[0].Line != 6 {
+		t.Fatalf("synthetic ingress buffer stats %+v", s)
+	}
+}
+
 // TestSwitchVOQCounters reads `show queue counters --voq` of a VOQ chassis
 // (SONiC's aggregate VOQ counters HLD): rows keyed by system port, VOQ
 // queues, the Credit-WD-Del/pkts column beyond the six read. The same
