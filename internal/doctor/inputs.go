@@ -465,10 +465,10 @@ func inputFindings(ins []InputInfo) []Finding {
 			}.per(in.Path, "input", "Inputs that could not be read"))
 		case in.switchCmd != "":
 			title := fmt.Sprintf("%s is %s: switch output diagnose does not judge, not read", in.Path, in.switchCmd)
-			held := "This output holds none of them (the command prints none, or it printed N/A for every count), so nothing in it was checked"
+			held := "This output holds none of them (the command prints none, or it printed N/A for every count or no table), so nothing in it was checked"
 			if in.Type != "unknown" {
 				title = fmt.Sprintf("%s holds %s: not judged (the rest of the file is read)", in.Path, in.switchCmd)
-				held = "These tables printed N/A for every count, so they were not checked"
+				held = "These commands printed N/A for every count, or no table, so what they count was not checked"
 			}
 			fs = append(fs, Finding{
 				ID: "input.unrecognized", Severity: Info, Layer: LayerInput,

@@ -146,8 +146,15 @@ var cumulusLossless = []int{3}
 func cumulusOnly(inc *Incident) bool {
 	seen := false
 	for _, s := range All[*ingest.SwitchCounters](inc) {
+		ports := make([]string, 0, len(s.Queues)+len(s.PGDrops))
 		for _, q := range s.Queues {
-			if !strings.HasPrefix(q.Port, "swp") {
+			ports = append(ports, q.Port)
+		}
+		for _, d := range s.PGDrops {
+			ports = append(ports, d.Port)
+		}
+		for _, port := range ports {
+			if !strings.HasPrefix(port, "swp") {
 				return false
 			}
 			seen = true

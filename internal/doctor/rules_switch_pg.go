@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"strings"
 
 	"rocelab/internal/ingest"
 )
@@ -24,9 +25,13 @@ func checkPGDropsAndWRED(inc *Incident) []Finding {
 			}
 			sev, class := Warn, "lossy"
 			mech := "A lossy priority group drops at ingress when its share of the shared buffer is used up; RoCE carried on it is lossy too."
+			numbering, fix := "SONiC maps lossless priority N to PG N", "Check the PG's headroom against the cable and speed (`show priority-group watermark headroom`, `mmuconfig -l`, `config interface cable-length`), PFC on the peer NIC for this priority (mlnx_qos), and `show pfcwd stats` for a stormed queue."
+			if strings.HasPrefix(d.Port, "swp") {
+				numbering, fix = "its PG is taken as the traffic class of the same number, which the output does not name", "Check the PG's headroom against the cable and speed (`nv show interface <swp> qos buffer ingress-priority-group`: XOFF Th and HR), PFC on the peer NIC for this priority (mlnx_qos), and `nv show interface <swp> counters qos pfc-stats` for the pause it sent."
+			}
 			if hasPrio(lossless, d.PG) {
 				sev, class = Error, "lossless"
-				mech = fmt.Sprintf("PG %d is lossless (%s; SONiC maps lossless priority N to PG N): the port sends XOFF when the PG reaches its threshold and the headroom holds what is still in flight, so an ingress drop means the headroom overflowed (sized for a shorter cable, a smaller MTU or a lower speed), the peer ignored the pause (PFC off on the NIC or on this priority), or the PFC watchdog's drop action ran.", d.PG, from)
+				mech = fmt.Sprintf("PG %d is lossless (%s; %s): the port sends XOFF when the PG reaches its threshold and the headroom holds what is still in flight, so an ingress drop means the headroom overflowed (sized for a shorter cable, a smaller MTU or a lower speed), the peer ignored the pause (PFC off on the NIC or on this priority), or the PFC watchdog's drop action ran.", d.PG, from, numbering)
 			}
 			name := fmt.Sprintf("%s PG%d", swName(s, d.Port), d.PG)
 			fs = append(fs, Finding{
@@ -34,7 +39,7 @@ func checkPGDropsAndWRED(inc *Incident) []Finding {
 				Title:     fmt.Sprintf("%s: %d packets dropped at ingress on %s priority group %d", name, d.Packets, class, d.PG),
 				Evidence:  []Evidence{d.Evidence},
 				Mechanism: mech + " Counted since the counters were last cleared.",
-				Fix:       "Check the PG's headroom against the cable and speed (`show priority-group watermark headroom`, `mmuconfig -l`, `config interface cable-length`), PFC on the peer NIC for this priority (mlnx_qos), and `show pfcwd stats` for a stormed queue.",
+				Fix:       fix,
 			}.per(name, "priority group", "Switch ingress drops per priority group"))
 		}
 		for _, w := range s.WRED {

@@ -68,3 +68,64 @@ func TestCumulusShowRoCEGarbled(t *testing.T) {
 		t.Errorf("evidence %v: want the min-threshold line, 15", f.Evidence)
 	}
 }
+
+// `nv show interface <swp> counters qos port-stats` (the reference's
+// example, vendor documentation) is read, not called an unknown format;
+// pause it counts is the port's pause counter, judged as such, and beside
+// the per-priority PFC table of `... counters qos` it is not counted
+// again. SYNTHETIC counts in the reference's format.
+func TestCumulusPortStatsPause(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/cumulus-nv-show-counters-qos-port-stats-swp1-nvue-reference-doc.txt")
+	nicMustNot(t, fs, "input.unrecognized")
+	if len(fs) != 0 {
+		t.Errorf("zero counts gave:\n%s", nicTitles(fs))
+	}
+	stats := []string{
+		"cumulus@leaf07:mgmt:~$ nv show interface swp9 counters qos port-stats",
+		"Counter             Receive  Transmit",
+		"------------------  -------  --------",
+		"ECN Marked Packets  n/a      77120",
+		"MC Buffer Discards  n/a      0",
+		"Pause Frames        0        40211",
+	}
+	nicMustFind(t, synthFindings(t, Options{}, stats...), "switch.pfc.tx_pause", Warn, "leaf07 swp9: sent 40211 pause frames (the interface's pause counter", "(received 0)")
+	perPrio := append([]string{
+		"cumulus@leaf07:mgmt:~$ nv show interface swp9 counters qos",
+		"PFC Statistics",
+		"=================",
+		"    switch-priority  rx-pause-frames  rx-pause-duration  tx-pause-frames  tx-pause-duration",
+		"    ---------------  ---------------  -----------------  ---------------  -----------------",
+		"    3                0                0                  40211            900",
+		"",
+		"Qos Port Statistics",
+		"======================",
+	}, stats[1:]...)
+	got := synthFindings(t, Options{}, perPrio...)
+	nicMustFind(t, got, "switch.pfc.tx_pause", Warn, "leaf07 swp9: sent 40211 PFC pause frames on priority 3")
+	for _, f := range got {
+		if f.ID == "switch.pfc.tx_pause" && strings.Contains(f.Title, "interface's pause counter") {
+			t.Errorf("the port's pause counter counted again beside its priorities: %s", f.Title)
+		}
+	}
+}
+
+// Ingress buffer discards of `nv show interface <swp> counters qos
+// ingress-buffer-stats` on RoCE's priority group (NVUE's default lossless
+// class 3) are drops on a lossless PG, told with NVUE's commands; the
+// reference's example (vendor documentation, all 0) gives none, and the
+// file is read, not an unknown format. SYNTHETIC counts in its format.
+func TestCumulusIngressBufferDrops(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/cumulus-nv-show-counters-qos-ingress-buffer-stats-swp1-nvue-reference-doc.txt")
+	nicMustNot(t, fs, "input.unrecognized")
+	nicMustNot(t, fs, "switch.queue.drops")
+	got := synthFindings(t, Options{},
+		"cumulus@leaf07:mgmt:~$ nv show interface swp9 counters qos ingress-buffer-stats",
+		"priority-group  rx-frames  rx-buffer-discards  rx-shared-buffer-discards",
+		"--------------  ---------  ------------------  -------------------------",
+		"0               1201       0 Bytes             0 Bytes",
+		"3               88123      4512 Bytes          0 Bytes")
+	f := nicMustFind(t, got, "switch.queue.drops", Error, "leaf07 swp9 PG3: 4512 packets dropped at ingress on lossless priority group 3")
+	if !strings.Contains(f.Fix, "nv show interface <swp> qos buffer") || strings.Contains(f.Fix, "mmuconfig") || !strings.Contains(f.Mechanism, "Cumulus Linux's RoCE default") {
+		t.Errorf("fix %q, why %q: want NVUE's commands and its default", f.Fix, f.Mechanism)
+	}
+}

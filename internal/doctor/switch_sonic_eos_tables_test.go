@@ -67,6 +67,9 @@ func TestSwitchCLITablesJudged(t *testing.T) {
 			{"switch.pfcwd.storm", Warn, []string{"Ethernet96 queue 4: PFC watchdog: 18 storms detected, 9 restored; dropped TX 1700"}}}, nil},
 		{"sonic-pfcwd-stats-stormed-1-0-then-2-2-dx010-buildimage5898.txt", []want{
 			{"switch.pfcwd.storm", Error, []string{"str-dx010-acs-4 Ethernet44 queue 4: PFC watchdog: in a storm now"}}}, nil},
+		{"sonic-pfcwd-stats-stormed-1-0-and-restored-1-1-z9332-buildimage9432.txt", []want{
+			{"switch.pfcwd.storm", Error, []string{"sonic-10432 Ethernet6 queue 3: PFC watchdog: in a storm now (1 storms detected, 0 restored); dropped TX 90769, RX 89758"}},
+			{"switch.pfcwd.storm", Warn, []string{"sonic-10432 Ethernet4 queue 3: PFC watchdog: 1 storms detected, 1 restored; dropped TX 1311393, RX 1310456"}}}, nil},
 		{"sonic-show-pfcwd-stats-operational-2-2-egl-buildimage19067.txt", []want{
 			{"switch.pfcwd.storm", Warn, []string{"ixre-egl-board72 Ethernet24 queue 3: PFC watchdog: 2 storms detected, 2 restored"}}}, nil},
 		// Link and ASIC.

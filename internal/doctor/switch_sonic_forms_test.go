@@ -35,12 +35,25 @@ func TestSwitchPGAllNANamed(t *testing.T) {
 		"sonic-pg-drop-masic-asic1-all-na-sonic-utilities.txt":          {"`show priority-group drop counters` with every count N/A", "counterpoll pg-drop enable"},
 		"sonic-queue-persistent-watermark-all-json-sonic-utilities.txt": {"`show queue watermark` (or `persistent-watermark`) with every peak N/A", "counterpoll watermark enable"},
 		"sonic-queue-watermark-multicast-all-na-collapsed-sonic482.txt": {"`show queue watermark` (or `persistent-watermark`) with every peak N/A", "counterpoll watermark enable"},
+		"sonic-queue-wredcounters-all-na-sai14-dnx-sonicmgmt22434.txt":  {"`show queue wredcounters` with every count N/A", "counterpoll wredqueue enable"},
 	} {
 		rep := Diagnose([]string{nicTestdata("corpus/switch/" + rel)}, nil, Options{})
 		f := nicMustFind(t, rep.Findings, "input.unrecognized", Info, want[0], "switch output diagnose does not judge, not read")
 		if !strings.Contains(f.Fix, want[1]) || rep.Unusable() == "" {
 			t.Errorf("%s: fix %q, unusable %q", rel, f.Fix, rep.Unusable())
 		}
+	}
+}
+
+// A watermark command that printed "Object map is empty!" (real, run
+// outside a multi-ASIC line card's ASIC namespaces) is named with the
+// per-namespace command, beside the table read from the same paste; it
+// was passed over with no finding.
+func TestSwitchWatermarkObjectMapEmptyNamed(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("corpus/switch/sonic-pg-persistent-watermark-shared-netns-then-object-map-empty-buildimage15148.txt")}, nil, Options{})
+	f := nicMustFind(t, rep.Findings, "input.unrecognized", Info, "a SONiC watermark command", "`Object map is empty!`", "not judged (the rest of the file is read)")
+	if !strings.Contains(f.Fix, "-n asic0") || rep.Unusable() != "" {
+		t.Errorf("fix %q, unusable %q", f.Fix, rep.Unusable())
 	}
 }
 
@@ -64,6 +77,8 @@ func TestSwitchNotPolledNamedInMixedFiles(t *testing.T) {
 		{"queue", queue, []string{"`show queue counters` with every count N/A", "not read"}, false},
 		{"trim", trim, []string{"trim counters", "with every count N/A", "not read"}, false},
 		{"wred+qwm", wred, []string{"`show queue wredcounters`", "`show queue watermark`"}, false},
+		{"pgdrop-alias", "Ingress PG dropped packets:\n     Port    PG0    PG1\n---------  -----  -----\nfortyGigE0/0  N/A  N/A\n", []string{"is SONiC `show priority-group drop counters` with every count N/A", "not read"}, false},
+		{"pgwm-json", "admin@sonic:~$ show priority-group watermark shared -j\n[\n    {\n        \"Port\": \"Ethernet0\",\n        \"PG0\": \"N/A\",\n        \"PG1\": \"N/A\"\n    }\n]\n", []string{"is SONiC `show priority-group watermark` (or `persistent-watermark`) with every peak N/A", "not read"}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), c.name+".txt")

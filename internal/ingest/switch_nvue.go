@@ -213,10 +213,7 @@ func (p *switchParser) nvuePFCRow(f []string, ev Evidence) bool {
 	if err != nil || prio < 0 || prio > 7 || !ok1 || !ok2 {
 		return false
 	}
-	port := p.nv.port
-	if port == "" {
-		port = "(interface not in the paste)"
-	}
+	port := p.nvuePort()
 	p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: port, Dir: RX, Prio: prio, Frames: rx, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 	p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: port, Dir: TX, Prio: prio, Frames: tx, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 	return true
@@ -232,26 +229,11 @@ func (p *switchParser) nvuePFCRow(f []string, ev Evidence) bool {
 // "75.19 KB"), so it is read back to the precision shown and marked
 // approximate when a unit scaled it.
 func (p *switchParser) nvueQueueRow(l Line, f []string, ev Evidence) bool {
-	var cells []string
-	for _, w := range f {
-		if len(cells) > 0 && nvueUnit(w) {
-			cells[len(cells)-1] += " " + w
-			continue
-		}
-		cells = append(cells, w)
+	cells, tc, ok := p.nvueNumberedRow(l, f, "egress-queue-stats")
+	if !ok || cells == nil {
+		return ok
 	}
-	tc, err := strconv.Atoi(cells[0])
-	if err != nil || tc < 0 || tc > 15 {
-		return false
-	}
-	if len(cells) != len(p.cols) {
-		p.cut(l, strings.Index(l.Text, f[0])+1, "an `nv show interface … counters qos egress-queue-stats` row of "+itoa(len(p.cols))+" cells ("+strings.Join(p.cols, ", ")+"), a count with its unit being one")
-		return true
-	}
-	port := p.nv.port
-	if port == "" {
-		port = "(interface not in the paste)"
-	}
+	port := p.nvuePort()
 	q := QueueCount{Port: port, Queue: tc, Type: "UC", DropPkts: -1, DropBytes: -1, Evidence: ev}
 	w := QueueWRED{Port: port, Queue: tc, Type: "UC", WREDDrop: -1, ECNMarks: -1, Evidence: ev}
 	for i, c := range cells[1:] {
@@ -277,6 +259,114 @@ func (p *switchParser) nvueQueueRow(l Line, f []string, ev Evidence) bool {
 	if w.WREDDrop >= 0 || w.ECNMarks >= 0 {
 		p.out.WRED = appendCapped(p.out.WRED, w, maxSwitchRows, &p.out.Omitted)
 	}
+	return true
+}
+
+// nvuePortRow reads a row of `nv show interface <swp> counters qos
+// port-stats` (or the Qos Port Statistics table of `... counters qos`):
+// a counter, named as NVUE names it ("pause-frames", or "Pause Frames"
+// before Cumulus Linux 5.9), and its Receive and Transmit counts, "n/a"
+// where the direction counts nothing. Pause frames are kept as the port's
+// pause counter, priorities and 802.3x pause not told apart (Link); the
+// ECN marks and multicast buffer discards are port totals over every
+// traffic class, which egress-queue-stats gives per class, so they are
+// not kept.
+func (p *switchParser) nvuePortRow(l Line, f []string, ev Evidence) bool {
+	if len(f) < 3 {
+		return false
+	}
+	name := strings.ToLower(strings.Join(f[:len(f)-2], "-"))
+	switch name {
+	case "ecn-marked-packets", "mc-buffer-discards":
+		return true
+	case "pause-frames":
+	default:
+		return false
+	}
+	port := p.nvuePort()
+	for i, d := range []Dir{RX, TX} {
+		c := f[len(f)-2+i]
+		if c == "n/a" {
+			continue
+		}
+		v, ok := switchNum(c)
+		if !ok {
+			p.cut(l, strings.LastIndex(l.Text, c)+1, "a count or n/a under "+[]string{"Receive", "Transmit"}[i]+" of `nv show interface … counters qos port-stats`")
+			return true
+		}
+		p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: port, Dir: d, Prio: AllPrios, Frames: v, Link: true, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+	}
+	return true
+}
+
+// nvuePort is the interface the pasted `nv show interface <swp> ...`
+// command names, for tables that name none.
+func (p *switchParser) nvuePort() string {
+	if p.nv.port == "" {
+		return "(interface not in the paste)"
+	}
+	return p.nv.port
+}
+
+// nvueNumberedRow splits a row of an NVUE counters table keyed by a
+// traffic class or priority group (`counters qos <table>`) into its
+// cells, a count and its unit being one, and gives its number. ok is
+// false for a line that is no row of the table (it ends the table); a
+// row short of or past the header's cells is reported as cut, with ok
+// set and no cells.
+func (p *switchParser) nvueNumberedRow(l Line, f []string, table string) (cells []string, n int, ok bool) {
+	cells = nvueCells(f)
+	n, err := strconv.Atoi(cells[0])
+	if err != nil || n < 0 || n > 15 {
+		return nil, 0, false
+	}
+	if len(cells) != len(p.cols) {
+		p.cut(l, strings.Index(l.Text, f[0])+1, "an `nv show interface … counters qos "+table+"` row of "+itoa(len(p.cols))+" cells ("+strings.Join(p.cols, ", ")+"), a count with its unit being one")
+		return nil, 0, true
+	}
+	return cells, n, true
+}
+
+// nvueCells joins a count and the unit NVUE prints after it ("0 Bytes")
+// into one cell.
+func nvueCells(f []string) []string {
+	var cells []string
+	for _, w := range f {
+		if len(cells) > 0 && nvueUnit(w) {
+			cells[len(cells)-1] += " " + w
+			continue
+		}
+		cells = append(cells, w)
+	}
+	return cells
+}
+
+// nvueIngressRow reads a row of `nv show interface <swp> counters qos
+// ingress-buffer-stats` (or the Ingress Buffer Statistics table of `...
+// counters qos`): per priority group the frames received and the frames
+// discarded for want of buffer, rx-buffer-discards and
+// rx-shared-buffer-discards, which NVUE prints with a byte unit as it
+// does tx-uc-buffer-discards. The larger of the two is kept as the PG's
+// ingress drops: whether the shared discards are part of the others the
+// output does not say, so the count is at least what was dropped.
+func (p *switchParser) nvueIngressRow(l Line, f []string, ev Evidence) bool {
+	cells, pg, ok := p.nvueNumberedRow(l, f, "ingress-buffer-stats")
+	if !ok || cells == nil {
+		return ok
+	}
+	var drops int64
+	for i, c := range cells[1:] {
+		v, ok := nvue.Size(c)
+		if !ok {
+			p.cut(l, strings.Index(l.Text, strings.Fields(c)[0])+1, "a count under "+p.cols[i+1])
+			return true
+		}
+		if strings.HasSuffix(p.cols[i+1], "buffer-discards") {
+			drops = max(drops, v)
+		}
+	}
+	port := p.nvuePort()
+	p.out.PGDrops = appendCapped(p.out.PGDrops, PGDrop{Port: port, PG: pg, Packets: uint64(drops), Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 	return true
 }
 

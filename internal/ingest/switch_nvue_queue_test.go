@@ -4,14 +4,16 @@ import "testing"
 
 // NVIDIA Cumulus Linux `nv show interface swp1 counters qos` as the 5.9
 // user guide prints it: its Egress Queue Statistics are the port's queues
-// per traffic class, counts with units ("0 Bytes") one cell each.
+// per traffic class, counts with units ("0 Bytes") one cell each; its
+// Ingress Buffer Statistics the drops of its 8 priority groups, its port
+// statistics the port's pause counter each way beside the 16 PFC rows.
 func TestSwitchNVUEEgressQueues(t *testing.T) {
 	s, ok := readCorpus(t, "switch/cumulus-nv-show-counters-qos-swp1-ingress-egress-queue-stats-cl59-doc.txt")[KindSwitch].(*SwitchCounters)
 	if !ok {
 		t.Fatal("no switch counters")
 	}
-	if len(s.Queues) != 8 || len(s.WRED) != 8 || len(s.PFC) != 16 || len(s.CutRows) != 0 {
-		t.Fatalf("queues %d, wred %d, pfc %d, cut %+v", len(s.Queues), len(s.WRED), len(s.PFC), s.CutRows)
+	if len(s.Queues) != 8 || len(s.WRED) != 8 || len(s.PFC) != 18 || len(s.PGDrops) != 8 || len(s.CutRows) != 0 {
+		t.Fatalf("queues %d, wred %d, pfc %d, PG drops %d, cut %+v", len(s.Queues), len(s.WRED), len(s.PFC), len(s.PGDrops), s.CutRows)
 	}
 	for i, q := range s.Queues {
 		if q.Port != "swp1" || q.Queue != i || q.Type != "UC" || q.DropPkts != 0 || q.DropsApprox || q.Evidence.Line != 21+i {

@@ -41,6 +41,8 @@ const (
 	swPFCHist
 	swNVUEPFC
 	swNVUEQueue
+	swNVUEPort
+	swNVUEIngress
 	swFEC
 	swFECHist
 	swTrim
@@ -273,6 +275,9 @@ func (p *switchParser) Feed(l Line) {
 	case strings.HasPrefix(t, "RoCE mode") && strings.Contains(t, ":"):
 		p.table, p.congestion, p.roceECN = swRoCE, false, nil
 		p.out.lines.add(l)
+	case t == wmNoObjects:
+		p.noteNA(naWMEmpty, true, At(p.out.src, l))
+		p.out.lines.add(l)
 	default:
 		if strings.Contains(t, "@") && (strings.Contains(t, "$ ") || strings.Contains(t, "# ")) {
 			h := promptHost(t)
@@ -342,6 +347,10 @@ func (p *switchParser) header(h string) (swTable, []string) {
 		return swNVUEPFC, f
 	case f[0] == "traffic-class" && slices.Contains(f, "tx-frames") && slices.Contains(f, "tx-uc-buffer-discards"):
 		return swNVUEQueue, f
+	case len(f) == 3 && f[0] == "Counter" && f[1] == "Receive" && f[2] == "Transmit":
+		return swNVUEPort, nil
+	case f[0] == "priority-group" && slices.Contains(f, "rx-buffer-discards"):
+		return swNVUEIngress, f
 	case f[0] == "QUEUE" && strings.Contains(h, "STORM DETECTED/RESTORED"):
 		return swWD, nil
 	case f[0] == "Port" && (f[1] == "TxQ" || f[1] == "Voq") && len(f) >= 6 && f[4] == "Drop/pkts":

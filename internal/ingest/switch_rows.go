@@ -138,6 +138,10 @@ func (p *switchParser) row(l Line, t string) bool {
 		return p.nvuePFCRow(f, ev)
 	case swNVUEQueue:
 		return p.nvueQueueRow(l, f, ev)
+	case swNVUEPort:
+		return p.nvuePortRow(l, f, ev)
+	case swNVUEIngress:
+		return p.nvueIngressRow(l, f, ev)
 	case swECN:
 		if p.block != nil && len(f) == 2 && p.block.add(f[0], f[1], ev) {
 			return true

@@ -331,8 +331,8 @@ func TestSwitchCumulus(t *testing.T) {
 		t.Errorf("ECN %+v, want 146.48 KB to 1.43 MB at 100 %% from line 15", r.ECN)
 	}
 	c := switchCorpus(t, "switch/cumulus-nv-show-counters-qos-swp1.txt")
-	if len(c.PFC) != 16 || c.PFC[0].Port != "swp1" || c.PFC[7].Prio != 3 || c.PFC[7].Dir != TX || c.PFC[7].Evidence.Line != 11 {
-		t.Errorf("PFC rows %d: %+v", len(c.PFC), c.PFC)
+	if len(c.PFC) != 18 || c.PFC[0].Port != "swp1" || c.PFC[7].Prio != 3 || c.PFC[7].Dir != TX || c.PFC[7].Evidence.Line != 11 || !c.PFC[16].Link || c.PFC[17].Dir != TX {
+		t.Errorf("PFC rows %d (16 per priority, the port's pause counter both ways): %+v", len(c.PFC), c.PFC)
 	}
 	// SYNTHETIC, in the format of `nv show interface <swp> counters qos
 	// pfc-stats`: priority 3 received and sent pauses on swp7.
@@ -348,6 +348,59 @@ func TestSwitchCumulus(t *testing.T) {
 	s := p.Result().(*SwitchCounters)
 	if len(s.PFC) != 2 || s.PFC[0].Port != "swp7" || s.PFC[0].Frames != 812344 || s.PFC[1].Dir != TX || s.PFC[1].Frames != 1200 || s.Switch != "leaf07" {
 		t.Errorf("pfc-stats %+v (switch %q)", s.PFC, s.Switch)
+	}
+}
+
+// `nv show interface <swp> counters qos port-stats` (and the Qos Port
+// Statistics table of `... counters qos`): its pause frames are the
+// port's pause counter each way ("n/a" counts nothing); its ECN marks and
+// multicast discards, port totals over every class, are not kept; a
+// count that is neither is a cut row at its column.
+func TestSwitchNVUEPortStats(t *testing.T) {
+	s := switchCorpus(t, "switch/cumulus-nv-show-counters-qos-port-stats-swp1-nvue-reference-doc.txt")
+	if len(s.PFC) != 2 || s.PFC[0].Port != "swp1" || s.PFC[0].Dir != RX || s.PFC[1].Dir != TX || !s.PFC[1].Link || s.PFC[1].Prio != AllPrios || s.PFC[1].Evidence.Line != 8 {
+		t.Errorf("pause counter %+v", s.PFC)
+	}
+	// SYNTHETIC, in the reference's format (lower-case names as `counters
+	// qos` prints them): pause sent, n/a received, one count garbled.
+	s = feedSwitch("port-stats.txt",
+		"cumulus@leaf07:mgmt:~$ nv show interface swp9 counters qos port-stats",
+		"    Counter             Receive  Transmit",
+		"    ------------------  -------  --------",
+		"    ecn-marked-packets  n/a      77120",
+		"    mc-buffer-discards  n/a      0x",
+		"    pause-frames        n/a      40211")
+	if s == nil || len(s.PFC) != 1 || s.PFC[0].Port != "swp9" || s.PFC[0].Dir != TX || s.PFC[0].Frames != 40211 || len(s.CutRows) != 0 {
+		t.Fatalf("synthetic port stats %+v", s)
+	}
+	s = feedSwitch("port-stats-cut.txt",
+		"Counter             Receive  Transmit",
+		"------------------  -------  --------",
+		"Pause Frames        12       5x")
+	if s == nil || len(s.PFC) != 1 || len(s.CutRows) != 1 || s.CutRows[0].Line != 3 || s.CutRows[0].Col != 30 {
+		t.Errorf("garbled transmit count: %+v", s)
+	}
+}
+
+// `nv show interface <swp> counters qos ingress-buffer-stats` (and the
+// Ingress Buffer Statistics table of `... counters qos`) gives each
+// priority group's ingress drops: the larger of its two discard counts,
+// printed with NVUE's byte unit; a cell that is no count is a cut row.
+func TestSwitchNVUEIngressBuffer(t *testing.T) {
+	s := switchCorpus(t, "switch/cumulus-nv-show-counters-qos-ingress-buffer-stats-swp1-nvue-reference-doc.txt")
+	if len(s.PGDrops) != 8 || s.PGDrops[3].Port != "swp1" || s.PGDrops[3].PG != 3 || s.PGDrops[3].Packets != 0 || s.PGDrops[3].Evidence.Line != 9 {
+		t.Errorf("PG drops %+v", s.PGDrops)
+	}
+	// SYNTHETIC, in the reference's format: PG 3 of swp9 discards.
+	s = feedSwitch("ingress.txt",
+		"cumulus@leaf07:mgmt:~$ nv show interface swp9 counters qos ingress-buffer-stats",
+		"priority-group  rx-frames  rx-buffer-discards  rx-shared-buffer-discards",
+		"--------------  ---------  ------------------  -------------------------",
+		"0               1201       0 Bytes             0 Bytes",
+		"3               88123      4.41 KB             120 Bytes",
+		"4               9          zero                0 Bytes")
+	if s == nil || len(s.PGDrops) != 2 || s.PGDrops[1].PG != 3 || s.PGDrops[1].Packets != 4516 || len(s.CutRows) != 1 || s.CutRows[0].Line != 6 {
+		t.Fatalf("synthetic ingress buffer stats %+v", s)
 	}
 }
 

@@ -21,32 +21,15 @@ import (
 //	Physical interface: xe-0/1/0, Enabled, ... Junos show interfaces (not extensive)
 //	Vlan1 is down, line protocol is down       EOS, NX-OS show interfaces of ports
 //	                                           that print no counters
-//	Port  PG0  PG1 ...  (every cell N/A)       SONiC show priority-group drop
-//	"PG3": "N/A",  (every PG key N/A)          counters or watermark, not polled
+//
+// A SONiC table of which every count is N/A is no unknown input: the
+// switch parser reads it and names it (SwitchCounters.NotPolled).
 func SwitchUnjudged(head []byte) (what, fix string) {
-	var junosIf, junosCoS, ifaceHdr, pgHdr bool
-	// pgNA is set by a row of a port and N/A cells under a PG header (or
-	// a PG key of a JSON list that is N/A), pgNum by one with a number: a
-	// table some reader did not keep, which is no unpolled one.
-	var pgNA, pgNum bool
-	var pgTitle swTable
+	var junosIf, junosCoS, ifaceHdr bool
 	sc := bufio.NewScanner(bytes.NewReader(head))
 	for sc.Scan() {
 		t := strings.TrimSpace(sc.Text())
 		f := strings.Fields(t)
-		title := swTitle(t)
-		if na, ok := naCells(f); ok && pgHdr {
-			pgNA, pgNum = pgNA || na, pgNum || !na
-			continue
-		}
-		if k, v, ok := jsonLine(t); ok && pgColumn(k) >= 0 {
-			if v == "N/A" {
-				pgNA = true
-			} else {
-				pgNum = true
-			}
-			continue
-		}
 		switch {
 		case len(f) == 3 && f[0] == "Port" && nxosCounterCols[f[1]] && nxosCounterCols[f[2]]:
 			return "Cisco NX-OS `show interface counters` (octets and packets per port: no errors, discards or pause)",
@@ -68,22 +51,13 @@ func SwitchUnjudged(head []byte) (what, fix string) {
 			}
 		case strings.HasPrefix(t, "Scheduler map: ") || strings.HasPrefix(t, "Maximum usable queues: "):
 			junosCoS = junosCoS || junosIf
-		case title == swPGDrop || title == swPGShared || title == swPGHeadroom:
-			pgTitle = title
-		case len(f) >= 2 && f[0] == "Port" && pgColumns(f[1:]):
-			pgHdr = true
 		default:
 			if _, _, ok := ifaceHeader(t); ok && t == sc.Text() {
 				ifaceHdr = true
 			}
 		}
 	}
-	pgNA = pgNA && !pgNum
 	switch {
-	case pgNA && pgTitle == swPGDrop:
-		return naTexts[naPGDrop].what, naTexts[naPGDrop].fix
-	case pgNA:
-		return naTexts[naPGWM].what, naTexts[naPGWM].fix
 	case junosCoS:
 		return "Juniper Junos `show class-of-service interface` (the CoS configuration of a port: scheduler map, classifiers; no counters)",
 			"`show interfaces queue PORT` (drops and ECN marks per queue), `show interfaces PORT extensive` (PFC frames per priority, MAC errors)"
@@ -98,7 +72,8 @@ func SwitchUnjudged(head []byte) (what, fix string) {
 }
 
 // naKind is a SONiC counter table that prints N/A for every count when the
-// switch does not poll it.
+// switch does not poll it, or (naWMEmpty) a watermark command that prints
+// no table at all when there is nothing of its kind to count.
 type naKind int
 
 const (
@@ -108,8 +83,14 @@ const (
 	naWRED
 	naQueue
 	naTrim
+	naWMEmpty
 	naKinds
 )
+
+// wmNoObjects is what SONiC's watermarkstat prints (and nothing else)
+// when COUNTERS_DB holds no priority group or queue of the kind asked for
+// in the namespace it runs in.
+const wmNoObjects = "Object map is empty!"
 
 // naTexts name each table whose every count is N/A, and the commands
 // that print its counts.
@@ -126,11 +107,14 @@ var naTexts = [naKinds]struct{ what, fix string }{
 		"`show queue counters` again after `counterpoll queue enable` (`counterpoll show` lists what is polled), or meanwhile `show pfc counters` and `show interfaces counters`"},
 	naTrim: {"SONiC trim counters (`show queue counters --trim` or `show interfaces counters trim`) with every count N/A (the switch does not poll them, or its ASIC does not trim packets)",
 		"the trim counters again after `counterpoll queue enable` and `counterpoll port enable` (`counterpoll show` lists what is polled) on a switch whose ASIC trims packets, or meanwhile `show queue counters` (drops per queue)"},
+	naWMEmpty: {"a SONiC watermark command (`show priority-group` or `show queue` `[persistent-]watermark`) that printed `" + wmNoObjects + "` (COUNTERS_DB holds no priority group or queue of that kind in the namespace it ran in: on a multi-ASIC switch it ran outside the ASICs' namespaces, else the switch has no buffer configuration for them)",
+		"the same command in each ASIC's namespace (`show priority-group watermark headroom -n asic0`, or under `sudo ip netns exec asic0`); on a one-ASIC switch `show buffer configuration` and `counterpoll show` say whether the PGs and queues are configured and their watermarks polled"},
 }
 
 // NotPolled is a SONiC counter table of which every count is N/A (the
-// switch does not poll it): what names it, Fix the commands that print
-// its counts, Evidence its first row.
+// switch does not poll it), or a watermark command's "Object map is
+// empty!": what names it, Fix the commands that print its counts,
+// Evidence its first row (the message).
 type NotPolled struct {
 	What, Fix string
 	Evidence  Evidence
@@ -180,7 +164,7 @@ func (p *switchParser) notPolled(o *SwitchCounters) {
 	}
 }
 
-// Unpolled names, as SwitchUnjudged does, the SONiC tables s holds of
+// Unpolled names the SONiC tables s holds of
 // which every count is N/A (the switch does not poll them), and the
 // commands that print their counts; only is set when s holds nothing
 // else. It returns "" when there is none.
@@ -190,24 +174,6 @@ func (s *SwitchCounters) Unpolled() (what, fix string, only bool) {
 		whats, fixes = append(whats, n.What), append(fixes, n.Fix)
 	}
 	return strings.Join(whats, "; "), strings.Join(fixes, "; "), len(whats) > 0 && s.rows() == s.naRows
-}
-
-// naCells reads f as a table row: ok when it is a port (an alias name
-// too, "fortyGigE0/0") and cells that are each N/A or a count, na when
-// every cell is N/A.
-func naCells(f []string) (na, ok bool) {
-	if len(f) < 2 || !slashedName(f[0]) {
-		return false, false
-	}
-	na = true
-	for _, c := range f[1:] {
-		if _, num := switchNum(c); num {
-			na = false
-		} else if c != "N/A" {
-			return false, false
-		}
-	}
-	return na, true
 }
 
 // nxosCounterCols are the column names of NX-OS `show interface counters`.

@@ -24,7 +24,6 @@ func TestSwitchUnjudged(t *testing.T) {
 		"eos-show-interfaces-vlan-vxlan-no-counters-ntctemplates.txt":    "of ports that print no counters",
 		"nxos-show-interface-mgmt0-cut-ntctemplates.txt":                 "of ports that print no counters",
 		"eos-show-interfaces-counters-rates-nz-wrapped-eantc2025.txt":    "EOS `show interfaces counters rates`",
-		"sonic-pg-drop-masic-asic1-all-na-sonic-utilities.txt":           "`show priority-group drop counters` with every count N/A",
 	} {
 		head, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "switch", file))
 		if err != nil {
@@ -37,24 +36,25 @@ func TestSwitchUnjudged(t *testing.T) {
 		if !strings.Contains(what, want) || fix == "" {
 			t.Errorf("%s: %q, %q; want %q", file, what, fix, want)
 		}
-		// An all-N/A SONiC table is read as such (SwitchCounters.NotPolled)
-		// and nothing else.
-		arts := readCorpus(t, "switch/"+file)
-		if s, ok := arts[KindSwitch].(*SwitchCounters); ok && len(arts) == 1 {
-			if w, _, only := s.Unpolled(); !only || !strings.Contains(w, want) {
-				t.Errorf("%s: read as %q, only %v", file, w, only)
-			}
-		} else if len(arts) != 0 {
+		if arts := readCorpus(t, "switch/"+file); len(arts) != 0 {
 			t.Errorf("%s: read by a reader, so never named as unjudged", file)
 		}
 	}
 	if what, _ := SwitchUnjudged([]byte("Ethernet0  PFC0  PFC1\n")); what != "" {
 		t.Errorf("a SONiC row: %q", what)
 	}
-	// SYNTHETIC, in the formats of the real outputs above: a PG table
-	// whose rows hold a count is not unpolled, whatever kept it from a
-	// reader (alias port names, a table cut short); a PG watermark list of
-	// N/A keys is.
+}
+
+// A PG table of which every count is N/A is read by the switch parser and
+// named (NotPolled), and nothing else is read from it; one whose rows
+// hold a count is not named, whatever kept it from being read.
+func TestSwitchNotPolledPG(t *testing.T) {
+	file := "sonic-pg-drop-masic-asic1-all-na-sonic-utilities.txt"
+	if w, fix, only := switchCorpus(t, "switch/"+file).Unpolled(); !only || !strings.Contains(w, "`show priority-group drop counters` with every count N/A") || !strings.Contains(fix, "counterpoll pg-drop enable") {
+		t.Errorf("%s: read as %q, %q, only %v", file, w, fix, only)
+	}
+	// SYNTHETIC, in the formats of the real outputs: alias port names, a
+	// table cut short, a PG watermark list of N/A keys.
 	for head, want := range map[string]string{
 		"Ingress headroom per PG:\n        Port    PG0    PG1    PG2    PG3\n------------  -----  -----  -----  -----\nfortyGigE0/0      0      0      0  91000\nfortyGigE0/4    N/A    N/A    N/A    N/A\n": "",
 		"Ingress PG dropped packets:\n     Port    PG0    PG1    PG2    PG3    PG4\nEthernet0      0      0      0    800\n":                                                                                 "",
@@ -62,9 +62,16 @@ func TestSwitchUnjudged(t *testing.T) {
 		"admin@sonic:~$ show priority-group watermark shared -j\n[\n    {\n        \"Port\": \"Ethernet0\",\n        \"PG0\": \"N/A\",\n        \"PG1\": \"N/A\"\n    }\n]\n":                                "`show priority-group watermark` (or `persistent-watermark`) with every peak N/A",
 		"[\n    {\n        \"Port\": \"Ethernet0\",\n        \"PG0\": \"N/A\",\n        \"PG1\": \"100\"\n    }\n]\n":                                                                                        "",
 	} {
-		what, _ := SwitchUnjudged([]byte(head))
-		if want == "" && what != "" || want != "" && !strings.Contains(what, want) {
-			t.Errorf("%q: %q, want %q", head, what, want)
+		s := feedSwitch("pg.txt", strings.Split(head, "\n")...)
+		if s == nil {
+			if want != "" {
+				t.Errorf("%q: nothing read", head)
+			}
+			continue
+		}
+		what, fix, only := s.Unpolled()
+		if want == "" && what != "" || want != "" && (!only || !strings.Contains(what, want) || !strings.Contains(fix, "counterpoll")) {
+			t.Errorf("%q: %q, %q, only %v; want %q", head, what, fix, only, want)
 		}
 	}
 }
@@ -96,6 +103,20 @@ func TestSwitchUnpolled(t *testing.T) {
 	}
 	if what, fix, _ := s.Unpolled(); !strings.Contains(what, "`show queue wredcounters` with every count N/A") || !strings.Contains(fix, "counterpoll wredqueue enable") {
 		t.Errorf("WRED all N/A: %q, %q", what, fix)
+	}
+}
+
+// "Object map is empty!" (watermarkstat found no PG or queue to show) is
+// named as what the watermark command printed, and the PG table of the
+// same paste is read.
+func TestSwitchWatermarkObjectMapEmpty(t *testing.T) {
+	s := switchCorpus(t, "switch/sonic-pg-persistent-watermark-shared-netns-then-object-map-empty-buildimage15148.txt")
+	what, fix, only := s.Unpolled()
+	if !strings.Contains(what, "`Object map is empty!`") || !strings.Contains(fix, "ip netns exec asic0") || only || len(s.PGs) != 60 {
+		t.Errorf("%q, %q, only %v, %d PG peaks", what, fix, only, len(s.PGs))
+	}
+	if len(s.NotPolled) != 1 || s.NotPolled[0].Evidence.Line != 28 {
+		t.Errorf("one note at the first message: %+v", s.NotPolled)
 	}
 }
 
