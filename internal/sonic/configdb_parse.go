@@ -154,7 +154,10 @@ func (p *parser) entry(db *ConfigDB, name string, off int, merge bool) error {
 		return p.errAt(off, "a JSON Patch operation (%q, as `config apply-patch` takes them), not CONFIG_DB: lint reads config_db.json", name)
 	}
 	if yangName(name) {
-		return p.errAt(off, "%s", yangMsg(name))
+		if openConfig(name) {
+			return p.errAt(off, "%s", openConfigMsg(name))
+		}
+		return p.yangTop(db, name, off)
 	}
 	if table, key, flat := strings.Cut(name, "|"); flat {
 		// A flat dump (sonic-cfggen --print-data, redis dumps of
@@ -204,14 +207,15 @@ func (p *parser) flatRow(db *ConfigDB, table, key string, at Value, merge bool) 
 
 // yangName reports a module-qualified name of SONiC's YANG models as
 // RFC 7951's JSON writes it ("sonic-port:sonic-port",
-// "sonic-scheduler:SCHEDULER", "openconfig-qos:qos"): no CONFIG_DB table
+// "sonic-scheduler:SCHEDULER", "sonic-device_metadata:DEVICE_METADATA",
+// "openconfig-qos:qos"): no CONFIG_DB table
 // or key is one (an IPv6 address's colons follow hex digits).
 func yangName(s string) bool {
 	module, node, ok := strings.Cut(s, ":")
 	if !ok || !strings.HasPrefix(module, "sonic-") && !strings.HasPrefix(module, "openconfig-") || node == "" || !isLetter(node[0]) {
 		return false
 	}
-	return !strings.ContainsFunc(module, func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' }) &&
+	return !strings.ContainsFunc(module, func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' && r != '_' }) &&
 		!strings.ContainsAny(node, ":/|")
 }
 
