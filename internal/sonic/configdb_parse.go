@@ -221,9 +221,10 @@ func yangName(s string) bool {
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
-// yangMsg refuses the YANG instance data that name begins.
-func yangMsg(name string) string {
-	return fmt.Sprintf("%q: a YANG module-qualified name: this is SONiC YANG instance data (as RESTCONF, gNMI and sonic-yang-models' tests write it, tables as lists such as PORT_LIST), not CONFIG_DB: lint reads config_db.json; `show runningconfiguration all` prints the same settings as CONFIG_DB tables", name)
+// yangMsg refuses a YANG module-qualified name found as a row of a
+// CONFIG_DB table.
+func yangMsg(table, name string) string {
+	return fmt.Sprintf("%q as a row of %s: a YANG module-qualified name: SONiC YANG instance data (as RESTCONF, gNMI and sonic-yang-models' tests write it) is read at the top level or as a test case's object of modules, not inside a CONFIG_DB table", name, table)
 }
 
 // applForm ends the message refusing APPL_DB's forms.
@@ -278,7 +279,7 @@ func (p *parser) table(db *ConfigDB, name string, tab Table, merge bool) error {
 			return nil
 		}
 		if yangName(key) {
-			return p.errAt(off, "%s", yangMsg(key))
+			return p.errAt(off, "%s", yangMsg(name, key))
 		}
 		if readTables[key] && (readTables[name] || tableName(name) && p.objectOfObjects()) {
 			return p.errAt(off, "%s|%s: the table %s as a row of %s: a } is missing before it, to close %s", name, key, key, name, name)

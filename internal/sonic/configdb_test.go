@@ -330,6 +330,11 @@ func FuzzParse(f *testing.F) {
 	for _, data := range wrapperShapes(40) {
 		f.Add(data)
 	}
+	// SONiC YANG instance data (configdb_yang.go).
+	f.Add([]byte(yangQoS))
+	f.Add([]byte(`{"T": {"sonic-queue:QUEUE": {"VOQ_QUEUE_LIST": [{"hostname": "h", "asic_name": "a", "ifname": "E", "qindex": "3"}], "X": 1}, "eStr": ["x"]},
+"U": {"sonic-cable-length:CABLE_LENGTH_LIST": [{"name": "A", "CABLE_LENGTH": [{"port": "E", "length": "5m"}, {"port": "E", "length": "40m"}]}]}}`))
+	f.Add([]byte(`{"sonic-device_metadata:sonic-device_metadata": {"sonic-device_metadata:DEVICE_METADATA": {"localhost": {"hwsku": "x"}, "bmc": {}}, "sonic-x:Y": {}}, "sonic-port:PORT_LIST": [{"name": "E", "c": {"d": 1}}, {"name": "E"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 64<<10 {
 			return

@@ -262,7 +262,7 @@ func (p *parser) yangEntry(db *ConfigDB, t *yangTable, l *yangList) error {
 	}
 	// names are where each map field's name is (CABLE_LENGTH's ports).
 	keys, row, names := map[string]Value{}, map[string]Value{}, map[string]Value{}
-	var dups, skipped []Value
+	var dups []Value
 	for {
 		leaf, loff, ok, err := p.key()
 		if err != nil {
@@ -286,7 +286,6 @@ func (p *parser) yangEntry(db *ConfigDB, t *yangTable, l *yangList) error {
 			if err := p.notRead(db, what, loff, "a container or list inside a list entry: not read"); err != nil {
 				return err
 			}
-			skipped = append(skipped, Value{Text: name, Line: lf, Col: lc})
 			continue
 		}
 		v, err := p.value(what)
