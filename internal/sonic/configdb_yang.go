@@ -204,6 +204,9 @@ func (p *parser) tableAt(db *ConfigDB, table string, off int) Table {
 
 // yangTable reads a table's container: its lists and its row containers.
 func (p *parser) yangTable(db *ConfigDB, t *yangTable, name string, off int) error {
+	if p.peek() == '[' {
+		return p.errAt(p.next(), "%s: a list where sonic-yang-models' %s writes a container (of lists or rows): the older sonic-mgmt-framework models' form, whose key leaves differ: not read", name, t.module)
+	}
 	tab := p.tableAt(db, t.table, off)
 	if _, err := p.open(name); err != nil {
 		return err
