@@ -155,29 +155,16 @@ func (p *parser) yangTop(db *ConfigDB, name string, off int) error {
 		if len(yangModule(module)) == 0 {
 			return p.notRead(db, name, off, "a YANG module lint has no CONFIG_DB mapping for: not read")
 		}
-		if _, err := p.open(name); err != nil {
-			return err
-		}
-		for {
-			child, coff, ok, err := p.key()
-			if err != nil || !ok {
-				return err
-			}
+		return p.members(name, func(child string, coff int) error {
 			table, own := inModule(module, child)
 			if !own {
 				return p.errAt(coff, "%q in %q: expected a container of module %s (a table such as %s:%s)", child, name, module, module, yangModule(module)[0].table)
 			}
-			t, _ := yangNode(module, table)
-			if t == nil || t.table != table {
-				if err := p.notRead(db, name+"/"+child, coff, "not a table of "+module+" lint knows: not read"); err != nil {
-					return err
-				}
-				continue
+			if t, _ := yangNode(module, table); t != nil && t.table == table {
+				return p.yangTable(db, t, child, coff)
 			}
-			if err := p.yangTable(db, t, child, coff); err != nil {
-				return err
-			}
-		}
+			return p.notRead(db, name+"/"+child, coff, "not a table of "+module+" lint knows: not read")
+		})
 	}
 	t, l := yangNode(module, node)
 	switch {
@@ -208,19 +195,12 @@ func (p *parser) yangTable(db *ConfigDB, t *yangTable, name string, off int) err
 		return p.errAt(p.next(), "%s: a list where sonic-yang-models' %s writes a container (of lists or rows): the older sonic-mgmt-framework models' form, whose key leaves differ: not read", name, t.module)
 	}
 	tab := p.tableAt(db, t.table, off)
-	if _, err := p.open(name); err != nil {
-		return err
-	}
-	for {
-		child, coff, ok, err := p.key()
-		if err != nil || !ok {
-			return err
-		}
+	return p.members(name, func(child string, coff int) error {
 		node, own := inModule(t.module, child)
 		i := slices.IndexFunc(t.lists, func(l yangList) bool { return l.name == node })
 		switch {
 		case own && i >= 0:
-			err = p.yangList(db, t, &t.lists[i])
+			return p.yangList(db, t, &t.lists[i])
 		case own && slices.Contains(t.rows, node):
 			l, c := p.pos(coff)
 			if _, dup := tab[node]; dup {
@@ -228,12 +208,25 @@ func (p *parser) yangTable(db *ConfigDB, t *yangTable, name string, off int) err
 			}
 			db.keyPos[t.table+"|"+node] = Value{Text: node, Line: l, Col: c}
 			row := map[string]Value{}
-			err = p.row(db, t.table, t.table+"|"+node, row, false)
 			tab[node] = row
-		default:
-			err = p.notRead(db, t.table+"/"+child, coff, "not a list of "+t.module+":"+t.table+" lint knows: not read")
+			return p.row(db, t.table, t.table+"|"+node, row, false)
 		}
-		if err != nil {
+		return p.notRead(db, t.table+"/"+child, coff, "not a list of "+t.module+":"+t.table+" lint knows: not read")
+	})
+}
+
+// members opens the object named what and calls each with every member's
+// key and where it is.
+func (p *parser) members(what string, each func(key string, off int) error) error {
+	if _, err := p.open(what); err != nil {
+		return err
+	}
+	for {
+		key, off, ok, err := p.key()
+		if err != nil || !ok {
+			return err
+		}
+		if err := each(key, off); err != nil {
 			return err
 		}
 	}
@@ -241,15 +234,21 @@ func (p *parser) yangTable(db *ConfigDB, t *yangTable, name string, off int) err
 
 // yangList reads a list's entries, each a row of the table.
 func (p *parser) yangList(db *ConfigDB, t *yangTable, l *yangList) error {
+	return p.elements(l.name, "a list of entries ([{...}])", func() error { return p.yangEntry(db, t, l) })
+}
+
+// elements reads a JSON list, calling each at every element; what and
+// want name the list and what it should hold when it is none.
+func (p *parser) elements(what, want string, each func() error) error {
 	tok, off, err := p.token()
 	if err != nil {
 		return err
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return p.errAt(off, "%s: expected a list of entries ([{...}]), got %s", l.name, describe(tok))
+		return p.errAt(off, "%s: expected %s, got %s", what, want, describe(tok))
 	}
 	for p.peek() != ']' {
-		if err := p.yangEntry(db, t, l); err != nil {
+		if err := each(); err != nil {
 			return err
 		}
 	}
@@ -259,21 +258,11 @@ func (p *parser) yangList(db *ConfigDB, t *yangTable, l *yangList) error {
 
 // yangEntry reads one list entry into the row its key leaves name.
 func (p *parser) yangEntry(db *ConfigDB, t *yangTable, l *yangList) error {
-	off, err := p.open(l.name + " entry")
-	if err != nil {
-		return err
-	}
+	off := p.next()
 	// names are where each map field's name is (CABLE_LENGTH's ports).
 	keys, row, names := map[string]Value{}, map[string]Value{}, map[string]Value{}
 	var dups []Value
-	for {
-		leaf, loff, ok, err := p.key()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
+	err := p.members(l.name+" entry", func(leaf string, loff int) error {
 		lf, lc := p.pos(loff)
 		name, own := inModule(t.module, leaf)
 		what := l.name + "." + leaf
@@ -281,15 +270,9 @@ func (p *parser) yangEntry(db *ConfigDB, t *yangTable, l *yangList) error {
 		case !own:
 			return p.errAt(loff, "%s: a leaf of another module in a %s entry", what, l.name)
 		case l.mapKey != "" && name == t.table:
-			if err := p.yangMap(l, row, names, &dups); err != nil {
-				return err
-			}
-			continue
+			return p.yangMap(l, row, names, &dups)
 		case p.peek() == '{' || p.peek() == '[' && p.listOfObjects():
-			if err := p.notRead(db, what, loff, "a container or list inside a list entry: not read"); err != nil {
-				return err
-			}
-			continue
+			return p.notRead(db, what, loff, "a container or list inside a list entry: not read")
 		}
 		v, err := p.value(what)
 		if err != nil {
@@ -303,6 +286,10 @@ func (p *parser) yangEntry(db *ConfigDB, t *yangTable, l *yangList) error {
 			dups = append(dups, Value{Text: name, Line: lf, Col: lc})
 		}
 		dst[name] = v
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	parts := make([]string, len(l.keys))
 	for i, k := range l.keys {
@@ -340,39 +327,25 @@ func (p *parser) yangEntry(db *ConfigDB, t *yangTable, l *yangList) error {
 // mapKey value is a field, its mapValue the field's value; names keeps
 // where each field's name is.
 func (p *parser) yangMap(l *yangList, row, names map[string]Value, dups *[]Value) error {
-	tok, off, err := p.token()
-	if err != nil {
-		return err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return p.errAt(off, "%s: expected a list of {%q, %q} entries, got %s", l.name, l.mapKey, l.mapValue, describe(tok))
-	}
-	for p.peek() != ']' {
-		eoff, err := p.open(l.name + " map entry")
-		if err != nil {
-			return err
-		}
+	return p.elements(l.name, fmt.Sprintf("a list of {%q, %q} entries", l.mapKey, l.mapValue), func() error {
+		eoff := p.next()
 		var k, v Value
-		for {
-			leaf, loff, ok, err := p.key()
-			if err != nil {
-				return err
-			}
-			if !ok {
-				break
-			}
+		err := p.members(l.name+" map entry", func(leaf string, loff int) error {
 			x, err := p.value(l.name + "." + leaf)
-			if err != nil {
+			switch {
+			case err != nil:
 				return err
-			}
-			switch leaf {
-			case l.mapKey:
+			case leaf == l.mapKey:
 				k = x
-			case l.mapValue:
+			case leaf == l.mapValue:
 				v = x
 			default:
 				return p.errAt(loff, "%q in a %s map entry: expected only %q and %q", leaf, l.name, l.mapKey, l.mapValue)
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		if k.Text == "" || !v.Given() {
 			return p.errAt(eoff, "%s map entry: expected both %q and %q", l.name, l.mapKey, l.mapValue)
@@ -381,9 +354,8 @@ func (p *parser) yangMap(l *yangList, row, names map[string]Value, dups *[]Value
 			*dups = append(*dups, k)
 		}
 		row[k.Text], names[k.Text] = v, k
-	}
-	_, _, err = p.token()
-	return err
+		return nil
+	})
 }
 
 // listOfObjects reports whether the next value is a list whose first
