@@ -265,7 +265,7 @@ func namedLossless(db *sonic.ConfigDB) int {
 func notJudged(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
 	for _, db := range m.Sonic {
-		if db.Vendor == "" || len(db.Skipped) == 0 {
+		if db.Vendor == "" && !db.YANG || len(db.Skipped) == 0 {
 			continue
 		}
 		var names []string
@@ -282,7 +282,13 @@ func notJudged(m *Model) []doctor.Finding {
 			Mechanism: "lint judges the RoCE class of a Cumulus switch (its DSCP map, PFC, ECN and scheduling) by the rules it judges SONiC by; buffer pools, remarking, link pause and the like are read so that none is silently lost, but no rule weighs them.",
 			Fix:       "Nothing to change for lint; check these settings by hand (`nv show qos roce`, `nv show qos <feature>`).",
 		}
-		if db.Vendor != sonic.VendorCumulus {
+		switch {
+		case db.YANG:
+			f.ID = "config.not_judged"
+			f.Title = fmt.Sprintf("%s: %d YANG nodes not read: %s", db.File, len(names), list(names, 4))
+			f.Mechanism = "lint reads SONiC YANG instance data by turning each module's lists back into the CONFIG_DB tables they model (sonic-yang-mgmt's reverse translation), which needs each list's key leaves: it knows them for the QoS, buffer, port and device tables; a module or node outside them is named here, not dropped, and no rule weighs it."
+			f.Fix = "Nothing to change for lint if these modules set no QoS; otherwise give the switch's CONFIG_DB (`show runningconfiguration all`, /etc/sonic/config_db.json), which holds every table."
+		case db.Vendor != sonic.VendorCumulus:
 			f.ID = "config.not_judged"
 			f.Mechanism = "lint judges the RoCE class of an EOS, NX-OS, OS10, FTOS, AOS-CX, Onyx, Junos or Cumulus traffic.conf switch (its DSCP classification, PFC and queue ECN) by the rules it judges SONiC by; the watchdog, shapers, schedulers, EOS's classification by policy-map, OS10 queuing policies no port applies (their ECN marks nothing) and ECN thresholds in segments, time, NX-OS presets or Junos fill levels (percentages of a buffer the configuration does not size) are read so that none is silently lost, but no rule weighs them."
 			f.Fix = "Nothing to change for lint; check these settings by hand (EOS: `show qos interfaces`, `show priority-flow-control`; NX-OS: `show queuing interface`; OS10: `show qos interface ethernet 1/1/1`, `show interface priority-flow-control`; FTOS: `show qos dcb-map NAME`, `show interfaces tengigabitethernet 0/0 pfc detail`; AOS-CX: `show interface 1/1/1 qos`, `show dcbx interface 1/1/1`, `show qos pool`; Cumulus 4.x: `cl-consistency-check --datapath-syncheck`; Onyx: `show dcb priority-flow-control`, `show interfaces ethernet 1/1 congestion-control`; Junos: `show class-of-service interface`); thresholds in bytes or kbytes let lint judge ECN against the BDP."

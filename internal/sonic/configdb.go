@@ -37,6 +37,10 @@ type ConfigDB struct {
 	// Wrapper the key a wrapped config was under ("running_config"), ""
 	// for a config at the top level.
 	Path, Namespace, Wrapper string
+	// YANG is set when the config was read from SONiC YANG instance
+	// data (configdb_yang.go): its Skipped are the modules and nodes lint
+	// has no CONFIG_DB mapping for.
+	YANG bool
 	// Tables maps a table name to its rows.
 	Tables map[string]Table
 	// Duplicates are keys the file gives twice: a table, a row or a

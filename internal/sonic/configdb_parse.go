@@ -154,7 +154,10 @@ func (p *parser) entry(db *ConfigDB, name string, off int, merge bool) error {
 		return p.errAt(off, "a JSON Patch operation (%q, as `config apply-patch` takes them), not CONFIG_DB: lint reads config_db.json", name)
 	}
 	if yangName(name) {
-		return p.errAt(off, "%s", yangMsg(name))
+		if openConfig(name) {
+			return p.errAt(off, "%s", openConfigMsg(name))
+		}
+		return p.yangTop(db, name, off)
 	}
 	if table, key, flat := strings.Cut(name, "|"); flat {
 		// A flat dump (sonic-cfggen --print-data, redis dumps of
@@ -204,22 +207,24 @@ func (p *parser) flatRow(db *ConfigDB, table, key string, at Value, merge bool) 
 
 // yangName reports a module-qualified name of SONiC's YANG models as
 // RFC 7951's JSON writes it ("sonic-port:sonic-port",
-// "sonic-scheduler:SCHEDULER", "openconfig-qos:qos"): no CONFIG_DB table
+// "sonic-scheduler:SCHEDULER", "sonic-device_metadata:DEVICE_METADATA",
+// "openconfig-qos:qos"): no CONFIG_DB table
 // or key is one (an IPv6 address's colons follow hex digits).
 func yangName(s string) bool {
 	module, node, ok := strings.Cut(s, ":")
 	if !ok || !strings.HasPrefix(module, "sonic-") && !strings.HasPrefix(module, "openconfig-") || node == "" || !isLetter(node[0]) {
 		return false
 	}
-	return !strings.ContainsFunc(module, func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' }) &&
+	return !strings.ContainsFunc(module, func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' && r != '_' }) &&
 		!strings.ContainsAny(node, ":/|")
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
-// yangMsg refuses the YANG instance data that name begins.
-func yangMsg(name string) string {
-	return fmt.Sprintf("%q: a YANG module-qualified name: this is SONiC YANG instance data (as RESTCONF, gNMI and sonic-yang-models' tests write it, tables as lists such as PORT_LIST), not CONFIG_DB: lint reads config_db.json; `show runningconfiguration all` prints the same settings as CONFIG_DB tables", name)
+// yangMsg refuses a YANG module-qualified name found as a row of a
+// CONFIG_DB table.
+func yangMsg(table, name string) string {
+	return fmt.Sprintf("%q as a row of %s: a YANG module-qualified name: SONiC YANG instance data (as RESTCONF, gNMI and sonic-yang-models' tests write it) is read at the top level or as a test case's object of modules, not inside a CONFIG_DB table", name, table)
 }
 
 // applForm ends the message refusing APPL_DB's forms.
@@ -274,7 +279,7 @@ func (p *parser) table(db *ConfigDB, name string, tab Table, merge bool) error {
 			return nil
 		}
 		if yangName(key) {
-			return p.errAt(off, "%s", yangMsg(key))
+			return p.errAt(off, "%s", yangMsg(name, key))
 		}
 		if readTables[key] && (readTables[name] || tableName(name) && p.objectOfObjects()) {
 			return p.errAt(off, "%s|%s: the table %s as a row of %s: a } is missing before it, to close %s", name, key, key, name, name)

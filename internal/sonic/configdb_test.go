@@ -82,11 +82,20 @@ func TestErrors(t *testing.T) {
 		// buffermgrd writes: a colon between port and priority groups (it
 		// was read as CONFIG_DB: a row of no port).
 		{"{\"BUFFER_PG\": {\n  \"Ethernet0:3-4\": {\"profile\": \"NULL\"}}}", `BUFFER_PG key "Ethernet0:3-4": a port and its priority groups joined by a colon are APPL_DB's form (CONFIG_DB writes "Ethernet0|3-4")`, 2, 3},
-		// SONiC YANG instance data (RESTCONF, gNMI, sonic-yang-models'
-		// tests), at its first module-qualified name: it was read as
-		// tables of rows and named config.qos.absent.
-		{"{\"BUFFER_PG_VALID\": {\n  \"sonic-port:sonic-port\": {\"sonic-port:PORT\": {}}}}", `"sonic-port:sonic-port": a YANG module-qualified name`, 2, 3},
-		{"{\"openconfig-qos:qos\": {}}", "SONiC YANG instance data", 1, 2},
+		// SONiC YANG instance data is read (configdb_yang.go); what does
+		// not fit its models' shape is refused where it is. OpenConfig's
+		// is no SONiC config.
+		{"{\"openconfig-qos:qos\": {}}", "OpenConfig instance data", 1, 2},
+		{"{\"sonic-queue:QUEUE\": {\"QUEUE_LIST\": [\n {\"ifname\": \"Ethernet0\", \"scheduler\": \"s\"}]}}", `QUEUE_LIST entry: no "qindex", a key leaf of the list (key "ifname qindex")`, 2, 2},
+		{"{\"sonic-port:PORT\": {\"PORT_LIST\": {}}}", "PORT_LIST: expected a list of entries", 1, 35},
+		// Broadcom's sonic-mgmt-framework models list rows under the
+		// module's container ("BUFFER_PG": [{"ifname", "pg_num"}]).
+		{"{\"sonic-buffer-pg:sonic-buffer-pg\": {\n \"BUFFER_PG\": [{\"ifname\": \"Ethernet0\", \"pg_num\": \"3\"}]}}", "BUFFER_PG: a list where sonic-yang-models' sonic-buffer-pg writes a container (of lists or rows)", 2, 15},
+		{"{\"sonic-device_metadata:DEVICE_METADATA\": [{\"hwsku\": \"x\"}]}", "a list where sonic-yang-models' sonic-device_metadata writes a container", 1, 43},
+		{"{\"sonic-port:sonic-port\": {\n \"sonic-queue:QUEUE\": {}}}", `"sonic-queue:QUEUE" in "sonic-port:sonic-port": expected a container of module sonic-port`, 2, 2},
+		{"{\"sonic-dscp-tc-map:DSCP_TO_TC_MAP_LIST\": [{\"name\": \"m\",\n \"DSCP_TO_TC_MAP\": [{\"dscp\": \"26\"}]}]}", `DSCP_TO_TC_MAP_LIST map entry: expected both "dscp" and "tc"`, 2, 21},
+		{"{\"sonic-dscp-tc-map:DSCP_TO_TC_MAP_LIST\": [{\"name\": \"m\",\n \"DSCP_TO_TC_MAP\": [{\"dscp\": \"26\", \"pg\": \"3\"}]}]}", `"pg" in a DSCP_TO_TC_MAP_LIST map entry: expected only "dscp" and "tc"`, 2, 36},
+		{"{\"sonic-port-qos-map:PORT_QOS_MAP_LIST\": [{\"ifname\": \"\", \"pfc_enable\": \"3\"}]}", `PORT_QOS_MAP key "": expected a port name`, 1, 43},
 		// A table pasted inside the one above it (its } missing, as
 		// SONiC's port breakout HLD prints BUFFER_PG then PORT_QOS_MAP)
 		// is named at its key: it was refused at its first row's value.
@@ -325,6 +334,11 @@ func FuzzParse(f *testing.F) {
 	for _, data := range wrapperShapes(40) {
 		f.Add(data)
 	}
+	// SONiC YANG instance data (configdb_yang.go).
+	f.Add([]byte(yangQoS))
+	f.Add([]byte(`{"T": {"sonic-queue:QUEUE": {"VOQ_QUEUE_LIST": [{"hostname": "h", "asic_name": "a", "ifname": "E", "qindex": "3"}], "X": 1}, "eStr": ["x"]},
+"U": {"sonic-cable-length:CABLE_LENGTH_LIST": [{"name": "A", "CABLE_LENGTH": [{"port": "E", "length": "5m"}, {"port": "E", "length": "40m"}]}]}}`))
+	f.Add([]byte(`{"sonic-device_metadata:sonic-device_metadata": {"sonic-device_metadata:DEVICE_METADATA": {"localhost": {"hwsku": "x"}, "bmc": {}}, "sonic-x:Y": {}}, "sonic-port:PORT_LIST": [{"name": "E", "c": {"d": 1}}, {"name": "E"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 64<<10 {
 			return

@@ -21,9 +21,11 @@ import (
 // values, and a tool's settings keyed by table (generic_config_updater's
 // validators: "PFC_WD": {"…": [...]}) hold lists: neither is a wrapper;
 // nor is a table (a name as tables are written) with rows beside a table.
-// It returns the offset just past the object.
+// An object of SONiC YANG modules alone (a sonic-yang-models test case,
+// "BUFFER_PG_VALID": {"sonic-port:sonic-port": ..., ...}) is one config's
+// instance data: a wrapper too. It returns the offset just past the object.
 func (p *parser) wrapper(name string) (int, bool) {
-	if p.wrapped || readTables[name] || p.peek() != '{' {
+	if p.wrapped || readTables[name] || yangName(name) || p.peek() != '{' {
 		return 0, false
 	}
 	start := p.next()
@@ -32,7 +34,7 @@ func (p *parser) wrapper(name string) (int, bool) {
 	err := dec.Decode(&inner)
 	end := start + int(dec.InputOffset())
 	*p.scanned += 2 * (end - start) // the object, then its tables again
-	if err != nil || !holdsTables(inner, true) || tableName(name) && holdsRows(inner) {
+	if err != nil || !holdsYANG(inner) && (!holdsTables(inner, true) || tableName(name) && holdsRows(inner)) {
 		return 0, false
 	}
 	return end, true

@@ -1,0 +1,31 @@
+package lint
+
+import (
+	"strings"
+	"testing"
+)
+
+// SONiC YANG instance data (sonic-yang-models' own QoS map tests, real
+// file) is linted as the CONFIG_DB it models, each test case a config of
+// its own, with findings at the YANG text's lines: the invalid pfc_enable
+// "8" of PORT_QOS_MAP_APPLY_INVALID_PFC at its leaf (line 876), the port
+// PORT does not hold. The file was refused at its first module-qualified
+// name.
+func TestLintYANGInstance(t *testing.T) {
+	const file = "../../testdata/corpus/sonic/buildimage-yang-models-tests_config-qosmaps-yang-instance.json"
+	rep := lintFiles(t, file)
+	var format, unknown bool
+	for _, f := range rep.Findings {
+		switch {
+		case f.ID == "config.pfc_enable.format" && strings.Contains(f.Title, "PORT_QOS_MAP_APPLY_INVALID_PFC Ethernet4"):
+			for _, e := range f.Evidence {
+				format = format || e.Line == 876 && strings.Contains(e.Text, `"pfc_enable": "8"`)
+			}
+		case f.ID == "config.port.unknown" && strings.Contains(f.Title, "PORT_QOS_MAP_APPLY_NON_EXISTS_PORT"):
+			unknown = true
+		}
+	}
+	if !format || !unknown {
+		t.Errorf("pfc_enable \"8\" at line 876 %v, unknown port %v: %v", format, unknown, ids(rep))
+	}
+}
