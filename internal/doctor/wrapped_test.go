@@ -173,3 +173,23 @@ func shiftLines(f Finding, n int) Finding {
 	f.Evidence = ev
 	return f
 }
+
+// A UTF-16 file that stops being text is refused with where and why, and
+// nothing of it is diagnosed: before, every UTF-16 file was "binary data".
+func TestUndecodableInputRefused(t *testing.T) {
+	var b []byte
+	for _, r := range "\ufeffgpu01:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\r\ngpu01:1:1 [0] NCCL INFO Using network Socket\r\nab" {
+		b = binary.LittleEndian.AppendUint16(b, uint16(r))
+	}
+	path := filepath.Join(t.TempDir(), "nccl.log")
+	if err := os.WriteFile(path, append(b, 0x00, 0xdc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := Diagnose([]string{path}, nil, Options{})
+	if len(rep.Findings) != 1 || rep.Findings[0].ID != "input.unreadable" || rep.ExitCode() != 2 {
+		t.Fatalf("findings %v exit %d, want input.unreadable alone and exit 2", ids(rep.Findings), rep.ExitCode())
+	}
+	if want := path + ":3:3: UTF-16LE text holds an unpaired surrogate 0xDC00"; !strings.HasPrefix(rep.Findings[0].Evidence[0].Text, want) {
+		t.Errorf("evidence %q, want it to start %q", rep.Findings[0].Evidence[0].Text, want)
+	}
+}
