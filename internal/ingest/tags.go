@@ -22,6 +22,8 @@ import (
 //   - Ray (and the tools built on it: SkyPilot, vLLM) before each line
 //     of a remote worker: "(pid=4009) ", "(RayWorkerWrapper pid=4009,
 //     ip=10.0.0.2) ", "(worker1, rank=1, pid=33870, ip=192.168.0.15) ";
+//   - moreutils' ts before each line of a batch script's output:
+//     "Dec 04 10:00:01 ";
 //   - Open MPI --timestamp-output: ctime's date run into the tag after
 //     it, "Fri Aug 11 12:31:45 2023[1,0]<stdout>:" with --tag-output,
 //     "Fri Aug 11 12:31:45 2023<stdout>:" without.
@@ -85,6 +87,9 @@ func cutTag(s string) (tag, rest string, k tagKind) {
 		if r, ok := cutMPITime(s); ok {
 			return s[:len(s)-len(r)], r, tagTime
 		}
+		if r, ok := cutClockTime(s); ok {
+			return s[:len(s)-len(r)], r, tagTime
+		}
 	}
 	return "", s, tagNone
 }
@@ -109,6 +114,25 @@ func cutMPITime(s string) (string, bool) {
 		}
 	}
 	return s, false
+}
+
+// cutClockTime cuts the time moreutils' ts puts before each line of a
+// command's output by default ("Dec 04 10:00:01 ", a batch script's
+// `cmd | ts`), and the space after it. A syslog line (a host and a
+// program after the time, the kernel's too) keeps its time: it is a
+// collector prefix (see cutSyslog), or the dmesg reader's.
+func cutClockTime(s string) (string, bool) {
+	if syslogTimeEnd(s) != 15 || len(s) < 16 || s[15] != ' ' {
+		return s, false
+	}
+	rest := s[16:]
+	if n, _ := cutSyslog(s); n > 0 {
+		return s, false
+	}
+	if h := nameEnd(rest, 0); h > 0 && strings.HasPrefix(rest[h:], " kernel:") {
+		return s, false
+	}
+	return rest, true
 }
 
 // cutIndentedTag cuts the indentation a log wrapper adds before a line
