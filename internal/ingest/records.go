@@ -68,18 +68,22 @@ func (rs *recordState) unwrap(b []byte) (field []byte, at []int, ok bool) {
 }
 
 // header takes b for a CSV export's header when one of its columns is a
-// message column and every one is a column's name.
+// message column and every one is a column's name (most lines stop at
+// their first byte that no name holds, before anything is copied).
 func (rs *recordState) header(b []byte) {
-	if bytes.IndexByte(b, ',') < 0 || len(b) > 512 {
+	if len(b) > 512 || bytes.IndexByte(b, ',') < 0 {
 		return
+	}
+	for _, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(`@_ []().-,"`, c) >= 0) {
+			return
+		}
 	}
 	names := strings.Split(string(b), ",")
 	col := 0
 	for i, n := range names {
 		n = strings.Trim(strings.TrimSpace(n), `"`)
-		if n == "" || strings.IndexFunc(n, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@_ []().-", r))
-		}) >= 0 {
+		if n == "" {
 			return
 		}
 		for _, m := range messageColumns {
