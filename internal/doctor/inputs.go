@@ -258,6 +258,8 @@ func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.
 			return info, []ingest.Artifact{a}
 		}
 	}
+	br, _ = ingest.DecodeText(br)
+	head, _ = br.Peek(8 << 10)
 	if looksBinary(head) {
 		info.binary = true
 		return info, nil

@@ -12,6 +12,7 @@ package ingest
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -215,7 +216,8 @@ func (r *Result) Type() string {
 	return string(r.Artifacts[0].Kind())
 }
 
-// Read reads one input for every front end (the doctor, lint): a JSON
+// Read reads one input for every front end (the doctor, lint), decoded
+// to UTF-8 first (DecodeText): a JSON
 // document nccl-tests wrote (-J), recognised by its first keys
 // (IsNCCLTestsJSON), by its own reader (ReadNCCLTestsJSON); rccl-tests'
 // results file (-x FILE) by ReadRCCLTestsJSON, or ReadRCCLTestsCSV when
@@ -226,6 +228,7 @@ func Read(src string, r io.Reader) (*Result, error) {
 	if !ok {
 		br = bufio.NewReaderSize(r, 64<<10)
 	}
+	br, _ = DecodeText(br)
 	head, _ := br.Peek(jsonSniffBytes)
 	switch {
 	case IsNCCLTestsJSON(head):
@@ -313,7 +316,7 @@ func lineBatches(src string, lr *LineReader) <-chan lineBatch {
 					return
 				}
 				if err != nil {
-					b.err = fmt.Errorf("%s: line %d: %w", src, lr.LineNum()+1, err)
+					b.err = readError(src, lr.LineNum()+1, err)
 					ch <- b
 					return
 				}
@@ -324,4 +327,15 @@ func lineBatches(src string, lr *LineReader) <-chan lineBatch {
 		}
 	}()
 	return ch
+}
+
+// readError names src in err: a DecodeError says where in src it is, any
+// other error stopped the input before line n.
+func readError(src string, n int, err error) error {
+	var de *DecodeError
+	if errors.As(err, &de) {
+		de.Src = src
+		return de
+	}
+	return fmt.Errorf("%s: line %d: %w", src, n, err)
 }

@@ -114,18 +114,20 @@ type LineReader struct {
 	next  int
 	pre   []prefixKind
 	texts []string // the texts of ahead, for detectPrefixes
+	rec   recordState
 	// end is what ended the input (io.EOF or a read error) once the
 	// last block has been read.
 	end error
 }
 
-// A pendingLine is one line read ahead, cleaned of its line ending, ANSI
-// escapes and Markdown quoting.
+// A pendingLine is one line read ahead, cleaned of its line ending, the
+// log record around it, terminal controls and Markdown quoting.
 type pendingLine struct {
 	text string
-	// raw is the line as read when ANSI escapes were taken out of it, to
-	// count columns in; nil otherwise.
-	raw []byte
+	// cols gives, when the record or render changed the line, the offset
+	// in the line as read of each byte of the text before its quoting
+	// came off, and one more entry, the line's length; nil otherwise.
+	cols []int
 	// quoted is how many bytes of quoting came off the front of text.
 	quoted    int
 	truncated bool
@@ -166,8 +168,8 @@ func (lr *LineReader) Next() (Line, error) {
 		owner, k = tag, kind
 	}
 	col := p.quoted + len(p.text) - len(s) + cut
-	if p.raw != nil {
-		col = rawOffset(p.raw, col)
+	if p.cols != nil {
+		col = p.cols[min(col, len(p.cols)-1)]
 	}
 	lr.rank = tagRankNumber(owner, k)
 	lr.word, lr.group = -1, -1
@@ -208,7 +210,7 @@ func (lr *LineReader) readBlock() {
 			lr.end = err
 			break
 		}
-		lr.ahead = append(lr.ahead, cleanRaw(b, truncated))
+		lr.ahead = append(lr.ahead, cleanRaw(b, truncated, &lr.rec))
 		size += len(b)
 	}
 	lr.texts = lr.texts[:0]
@@ -256,26 +258,30 @@ func (lr *LineReader) line(text string, col int, truncated bool) Line {
 }
 
 // Clean removes what pasting and log collection add to a machine-printed
-// line: the line ending, ANSI escape sequences, Markdown block quoting and
-// code fences, and the launcher tags before it (see stripLauncherTags).
-// Collector prefixes (see detectPrefix) need the lines around a line and
-// are left to a LineReader.
+// line: the line ending, a log record around it (see recordState),
+// terminal controls (see render), Markdown block quoting and code fences,
+// and the launcher tags before it (see stripLauncherTags). Collector
+// prefixes (see detectPrefix) and CSV exports need the lines around a
+// line and are left to a LineReader.
 func Clean(b []byte) string {
-	text, _, _, _ := cleanTagged(cleanRaw(b, false).text)
+	text, _, _, _ := cleanTagged(cleanRaw(b, false, &recordState{}).text)
 	return text
 }
 
-// cleanRaw takes the line ending, ANSI escapes, Markdown block quotes and
-// code fences off one line read.
-func cleanRaw(b []byte, truncated bool) pendingLine {
+// cleanRaw takes the line ending, the record around the line, terminal
+// controls, Markdown block quotes and code fences off one line read.
+func cleanRaw(b []byte, truncated bool, rec *recordState) pendingLine {
 	b = bytes.TrimRight(b, "\r\n")
-	var raw []byte
-	if bytes.IndexByte(b, 0x1b) >= 0 {
-		raw = bytes.Clone(b)
-		b = stripANSI(b)
+	p := pendingLine{truncated: truncated}
+	var s string
+	switch field, at, ok := rec.unwrap(b); {
+	case ok:
+		s, p.cols = render(field, at, len(b))
+	case needsRender(b):
+		s, p.cols = render(b, nil, len(b))
+	default:
+		s = string(b)
 	}
-	s := string(b)
-	p := pendingLine{raw: raw, truncated: truncated}
 	// Markdown block quotes, possibly nested: "> > text"; a code fence.
 	if i := firstNonSpace(s); i < len(s) && (s[i] == '>' || s[i] == '`') {
 		t := s
@@ -344,63 +350,6 @@ func isDigits(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-// stripANSI removes CSI and OSC escape sequences.
-func stripANSI(b []byte) []byte {
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); i++ {
-		if b[i] != 0x1b {
-			out = append(out, b[i])
-			continue
-		}
-		i = ansiEnd(b, i)
-	}
-	return out
-}
-
-// rawOffset returns where in raw the byte that stripANSI puts at
-// offset off starts, so that columns count in the line as read.
-func rawOffset(raw []byte, off int) int {
-	seen := 0
-	for i := 0; i < len(raw); i++ {
-		if raw[i] == 0x1b {
-			i = ansiEnd(raw, i)
-			continue
-		}
-		if seen == off {
-			return i
-		}
-		seen++
-	}
-	return len(raw)
-}
-
-// ansiEnd returns the index of the last byte of the escape sequence that
-// starts at b[i]: a CSI's parameters and final byte in 0x40..0x7e, an
-// OSC up to BEL or ESC backslash, else the one byte after the escape.
-func ansiEnd(b []byte, i int) int {
-	if i+1 >= len(b) {
-		return len(b)
-	}
-	switch b[i+1] {
-	case '[':
-		j := i + 2
-		for j < len(b) && (b[j] < 0x40 || b[j] > 0x7e) {
-			j++
-		}
-		return j
-	case ']':
-		j := i + 2
-		for j < len(b) && b[j] != 0x07 && !(b[j] == 0x1b && j+1 < len(b) && b[j+1] == '\\') {
-			j++
-		}
-		if j < len(b) && b[j] == 0x1b {
-			j++
-		}
-		return j
-	}
-	return i + 1
 }
 
 // appendCapped appends x to xs unless xs already holds limit items, in

@@ -132,8 +132,8 @@ func TestPrefixGarbleColumn(t *testing.T) {
 }
 
 // FuzzPrefix reads any block of lines: no panic, and every line's column
-// lies within the line as read, where its text (when no colour code or
-// autolink changed it) starts. Only the first byte is compared: launcher
+// lies within the line as read, where its text (when no terminal control,
+// record escape or autolink changed it) starts. Only the first byte is compared: launcher
 // tags mid-line join a rank's pieces into one text.
 func FuzzPrefix(f *testing.F) {
 	for _, s := range []string{
@@ -146,6 +146,10 @@ func FuzzPrefix(f *testing.F) {
 		"> svc-1  | [1,0]<stdout>:a\n> svc-1  | [1,0]<stdout>:b\n",
 		"Fri Aug 11 12:31:45 2023[1,0]<stdout>:a\nFri Aug  1 12:31:45 2023<stderr>:b\n",
 		"2019-07-16 03:43:24,132 process          L0458 DEBUG| [stdout]  a\n2024-05-01 10:00:00,123 - t - WARNING: b\n2024-05-01 10:00:00 x INFO|",
+		"2024-05-01T10:00:00.123456789Z stderr F a\n2024-05-01T10:00:00.123456789Z stdout P b\n2024-05-01T10:00:00Z stdout F\n",
+		"{\"log\":\"\\u001b[32ma\\\"b\\n\",\"stream\":\"stderr\",\"time\":\"t\"}\n{\"log\":\"\\ud83d\\ude00\",\"time\":1}\n",
+		"@timestamp,@message\n1,\"a \"\"b\"\" c\"\n2,\"open\n\"\n3,bare\nx\n",
+		" 37%\r 80%\r\x1b[Ka\n$ cat lgo\b\bog\n\x1b(B\x1b[m\x1b]0;t\x07b\x1b[5D\x1b[3Gc\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -159,7 +163,7 @@ func FuzzPrefix(f *testing.F) {
 			if l.col < 0 || l.col > len(r) {
 				t.Fatalf("line %d: column %d beyond %q", l.Num, l.Col(0), r)
 			}
-			plain := bytes.IndexByte(r, 0x1b) < 0 && !bytes.Contains(r, []byte("](http")) && len(r) <= MaxLineBytes
+			plain := !needsRender(r) && bytes.IndexByte(r, '"') < 0 && !bytes.Contains(r, []byte("](http")) && len(r) <= MaxLineBytes
 			if plain && l.col > 0 && l.Text != "" && !bytes.HasPrefix(r[l.col:], []byte(l.Text[:1])) && utf8.Valid(r) {
 				t.Fatalf("line %d: text %q is not at column %d of %q", l.Num, l.Text, l.Col(0), r)
 			}

@@ -16,10 +16,14 @@ import (
 //   - Slurm srun --label: "0: ", padded to the width of the largest rank
 //     ("  3: ");
 //   - timestamps of log collectors: "2024-05-01T12:00:00.123Z ",
-//     "[2026-03-13 22:26:02] ";
+//     "[2026-03-13 22:26:02] " (kubectl logs --timestamps, docker logs
+//     -t, GitHub Actions' raw logs), with the stream and tag a container
+//     runtime writes after it in a node's log files ("stdout F ");
 //   - Ray (and the tools built on it: SkyPilot, vLLM) before each line
 //     of a remote worker: "(pid=4009) ", "(RayWorkerWrapper pid=4009,
 //     ip=10.0.0.2) ", "(worker1, rank=1, pid=33870, ip=192.168.0.15) ";
+//   - moreutils' ts before each line of a batch script's output:
+//     "Dec 04 10:00:01 ";
 //   - Open MPI --timestamp-output: ctime's date run into the tag after
 //     it, "Fri Aug 11 12:31:45 2023[1,0]<stdout>:" with --tag-output,
 //     "Fri Aug 11 12:31:45 2023<stdout>:" without.
@@ -83,6 +87,9 @@ func cutTag(s string) (tag, rest string, k tagKind) {
 		if r, ok := cutMPITime(s); ok {
 			return s[:len(s)-len(r)], r, tagTime
 		}
+		if r, ok := cutClockTime(s); ok {
+			return s[:len(s)-len(r)], r, tagTime
+		}
 	}
 	return "", s, tagNone
 }
@@ -107,6 +114,25 @@ func cutMPITime(s string) (string, bool) {
 		}
 	}
 	return s, false
+}
+
+// cutClockTime cuts the time moreutils' ts puts before each line of a
+// command's output by default ("Dec 04 10:00:01 ", a batch script's
+// `cmd | ts`), and the space after it. A syslog line (a host and a
+// program after the time, the kernel's too) keeps its time: it is a
+// collector prefix (see cutSyslog), or the dmesg reader's.
+func cutClockTime(s string) (string, bool) {
+	if syslogTimeEnd(s) != 15 || len(s) < 16 || s[15] != ' ' {
+		return s, false
+	}
+	rest := s[16:]
+	if n, _ := cutSyslog(s); n > 0 {
+		return s, false
+	}
+	if h := nameEnd(rest, 0); h > 0 && strings.HasPrefix(rest[h:], " kernel:") {
+		return s, false
+	}
+	return rest, true
 }
 
 // cutIndentedTag cuts the indentation a log wrapper adds before a line
@@ -138,13 +164,13 @@ func cutIndentedTag(s string) (string, tagKind) {
 // stripLauncherTags removes the launcher tags at the start of s, several
 // when they run together ("[1,0]<stdout>:[0] 2024-05-01T12:00:00Z ..."),
 // and returns the text and the first tag removed that names a rank (else
-// the first) with its kind. A line
-// that would be empty without its tag keeps it.
+// the first) with its kind. A line that would be empty without its tag
+// keeps it, but for a time: a collector stamps blank lines too.
 func stripLauncherTags(s string) (text, owner string, k tagKind) {
 	text = s
 	for range 4 {
 		tag, rest, kind := cutTag(text)
-		if kind == tagNone || strings.TrimSpace(rest) == "" {
+		if kind == tagNone || strings.TrimSpace(rest) == "" && kind != tagTime {
 			break
 		}
 		if betterTag(k, kind) {
@@ -343,10 +369,28 @@ func cutTimestamp(s string) (string, bool) {
 		rest = r[1:]
 	}
 	rest = cutSeparator(rest)
-	if rest == "" || len(rest) == len(t[i:]) && i < len(t) {
+	// A time alone is `date`'s output; a time and its separator alone
+	// is a blank line that a collector stamped.
+	if rest == "" && strings.TrimPrefix(t[i:], "]") == "" || rest != "" && len(rest) == len(t[i:]) && i < len(t) {
 		return s, false
 	}
-	return cutLogRecord(rest), true
+	return cutLogRecord(cutCRIStream(rest)), true
+}
+
+// cutCRIStream cuts the stream and the tag a container runtime writes
+// after the time in a Kubernetes node's log file (/var/log/pods, `crictl
+// logs`): "stdout F ", "stderr P ", the tag F for a full line and P for a
+// piece of a longer one (containerd cuts lines at 16 KiB; a piece is
+// read as a line of its own).
+func cutCRIStream(s string) string {
+	for _, stream := range []string{"stdout ", "stderr "} {
+		if r, ok := strings.CutPrefix(s, stream); ok && (r == "F" || r == "P") {
+			return ""
+		} else if ok && len(r) >= 2 && (r[0] == 'F' || r[0] == 'P') && r[1] == ' ' {
+			return r[2:]
+		}
+	}
+	return s
 }
 
 // logLevels are the level names a logging library prints in a record's

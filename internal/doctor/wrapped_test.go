@@ -1,0 +1,200 @@
+package doctor
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf16"
+)
+
+// A wrapping is what a tool that captured a file did to every line of
+// it, or to the whole file. SYNTHETIC: the corpus files are real; the
+// wrapped copies of them are made here, each as its tool writes.
+type wrapping struct {
+	name string
+	wrap func(lines []string) []byte
+	// width is how far the text moved right in the line as read, -1 when
+	// it varies (a record's escapes) and columns are not compared.
+	width int
+}
+
+// eachLine joins lines with "\n", each made by f.
+func eachLine(f func(string) string) func([]string) []byte {
+	return func(lines []string) []byte {
+		var b strings.Builder
+		for _, l := range lines {
+			b.WriteString(f(l))
+			b.WriteByte('\n')
+		}
+		return []byte(b.String())
+	}
+}
+
+// utf16Text encodes lines as PowerShell 5.1's `>` and Out-File do:
+// UTF-16 with a byte-order mark, CRLF line ends.
+func utf16Text(order binary.AppendByteOrder, bom bool) func([]string) []byte {
+	return func(lines []string) []byte {
+		units := utf16.Encode([]rune(strings.Join(lines, "\r\n") + "\r\n"))
+		var out []byte
+		if bom {
+			out = order.AppendUint16(out, 0xfeff)
+		}
+		for _, u := range units {
+			out = order.AppendUint16(out, u)
+		}
+		return out
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func csvQuote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+var wrappings = []wrapping{
+	{"UTF-16LE with BOM (PowerShell 5.1 >)", utf16Text(binary.LittleEndian, true), 0},
+	{"UTF-16BE with BOM", utf16Text(binary.BigEndian, true), 0},
+	{"UTF-16LE without BOM", utf16Text(binary.LittleEndian, false), 0},
+	{"UTF-8 BOM", func(lines []string) []byte {
+		return append([]byte{0xef, 0xbb, 0xbf}, eachLine(func(l string) string { return l })(lines)...)
+	}, 0},
+	{"colour and tput sgr0", eachLine(func(l string) string { return "\x1b[32m" + l + "\x1b(B\x1b[m" }), 5},
+	{"script(1) typescript CRLF", eachLine(func(l string) string { return l + "\r" }), 0},
+	{"progress redraw before each line", eachLine(func(l string) string { return "\x1b[2K 37%\r\x1b[K" + l }), 12},
+	{"lone CR line ends", func(lines []string) []byte { return []byte(strings.Join(lines, "\r") + "\r") }, 0},
+	{"kubectl logs --timestamps", eachLine(func(l string) string { return "2024-05-01T10:00:00.123456789Z " + l }), 31},
+	{"GitHub Actions log", eachLine(func(l string) string { return "2024-05-01T10:00:00.1234567Z " + l }), 29},
+	{"Kubernetes CRI", eachLine(func(l string) string { return "2024-05-01T10:00:00.123456789Z stderr F " + l }), 40},
+	{"srun -l over a time prefix", eachLine(func(l string) string { return "0: [2024-05-01T10:00:00] " + l }), 25},
+	{"sbatch output through moreutils ts", eachLine(func(l string) string { return "Dec  4 10:00:01 " + l }), 16},
+	{"pod-name prefix of an MPIJob's workers", eachLine(func(l string) string { return "mpijob-worker-0: " + l }), 17},
+	{"kubectl logs --prefix of a PyTorchJob", eachLine(func(l string) string { return "[pod/pytorchjob-worker-0/pytorch] " + l }), 34},
+	{"Docker json-file", eachLine(func(l string) string {
+		return `{"log":` + jsonString(l+"\n") + `,"stream":"stderr","time":"2024-05-01T10:00:00.123456789Z"}`
+	}), -1},
+	{"CloudWatch Logs Insights CSV", func(lines []string) []byte {
+		return append([]byte("@timestamp,@message\n"), eachLine(func(l string) string { return "2024-05-01 10:00:00.123," + csvQuote(l) })(lines)...)
+	}, -1},
+	{"Azure ContainerLog CSV", func(lines []string) []byte {
+		return append([]byte("TimeGenerated [UTC],LogEntry,LogEntrySource,Computer\n"), eachLine(func(l string) string { return `"5/1/2024, 10:00:00.123 AM",` + csvQuote(l) + ",stderr,aks-gpu-0" })(lines)...)
+	}, -1},
+}
+
+// Every real NCCL log, nccl-tests output and counter dump reads the same
+// whatever captured it: the same findings citing the same text. Where
+// the wrapping moves the text by a fixed width, the columns moved by it;
+// the lines are the file's own, one more under a CSV header.
+func TestWrappedCorpusSameFindings(t *testing.T) {
+	var files []string
+	for _, dir := range []string{"nccl-log", "nccl-tests", "ethtool", "hwcounters"} {
+		m, _ := filepath.Glob(nicTestdata(filepath.Join("corpus", dir, "*.txt")))
+		for i, f := range m {
+			if i%9 == 0 { // a sample: every wrapping of every file is slow
+				files = append(files, f)
+			}
+		}
+	}
+	tried := 0
+	for _, path := range files {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.TrimSuffix(string(b), "\n")
+		if strings.ContainsAny(text, "\r\x1b\b") {
+			continue
+		}
+		base := Diagnose([]string{"-"}, strings.NewReader(text+"\n"), Options{}).Findings
+		if len(base) == 0 {
+			continue
+		}
+		lines := strings.Split(text, "\n")
+		for _, w := range wrappings {
+			tried++
+			got := Diagnose([]string{"-"}, strings.NewReader(string(w.wrap(lines))), Options{}).Findings
+			compareWrapped(t, filepath.Base(path)+" / "+w.name, base, got, w)
+		}
+	}
+	t.Logf("%d wrapped copies diagnosed", tried)
+	if tried < 100 {
+		t.Errorf("%d wrapped copies diagnosed, want over 100", tried)
+	}
+}
+
+// compareWrapped checks the findings of a wrapped copy against the
+// original's.
+func compareWrapped(t *testing.T, name string, base, got []Finding, w wrapping) {
+	t.Helper()
+	if len(got) != len(base) {
+		t.Errorf("%s: %d findings, want %d:\n got  %v\n want %v", name, len(got), len(base), ids(got), ids(base))
+		return
+	}
+	shift := 0
+	if strings.HasSuffix(w.name, "CSV") {
+		shift = 1
+	}
+	for i := range base {
+		want, g := base[i], got[i]
+		if shift > 0 {
+			want = shiftLines(want, shift)
+		}
+		if strings.HasPrefix(w.name, "pod-name") && strings.HasPrefix(g.Title, "mpijob-worker-0 ") && !strings.HasPrefix(want.Title, "mpijob-worker-0 ") {
+			want.Title = "mpijob-worker-0 " + want.Title // the prefix names the host of each line
+		}
+		if gk, wk := findingKey(g), findingKey(want); gk != wk {
+			t.Errorf("%s: finding %d\n got  %s\n want %s", name, i, gk, wk)
+			continue
+		}
+		if w.width < 0 {
+			continue
+		}
+		for j, e := range g.Evidence {
+			be := base[i].Evidence[j]
+			if e.Col == 0 && be.Col == 0 || w.width == 0 && e.Col == be.Col {
+				continue
+			}
+			if wc := max(be.Col, 1) + w.width; e.Col != wc {
+				t.Errorf("%s: %s evidence line %d at column %d, want %d", name, g.ID, e.Line, e.Col, wc)
+			}
+		}
+	}
+}
+
+// shiftLines moves a finding's evidence n lines down, as a header before
+// the file's lines does; the title's "file:line" citations move with it.
+func shiftLines(f Finding, n int) Finding {
+	ev := make([]Evidence, len(f.Evidence))
+	copy(ev, f.Evidence)
+	for i := range ev {
+		if ev[i].Line > 0 {
+			ev[i].Line += n
+		}
+	}
+	f.Evidence = ev
+	return f
+}
+
+// A UTF-16 file that stops being text is refused with where and why, and
+// nothing of it is diagnosed: before, every UTF-16 file was "binary data".
+func TestUndecodableInputRefused(t *testing.T) {
+	var b []byte
+	for _, r := range "\ufeffgpu01:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\r\ngpu01:1:1 [0] NCCL INFO Using network Socket\r\nab" {
+		b = binary.LittleEndian.AppendUint16(b, uint16(r))
+	}
+	path := filepath.Join(t.TempDir(), "nccl.log")
+	if err := os.WriteFile(path, append(b, 0x00, 0xdc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := Diagnose([]string{path}, nil, Options{})
+	if len(rep.Findings) != 1 || rep.Findings[0].ID != "input.unreadable" || rep.ExitCode() != 2 {
+		t.Fatalf("findings %v exit %d, want input.unreadable alone and exit 2", ids(rep.Findings), rep.ExitCode())
+	}
+	if want := path + ":3:3: UTF-16LE text holds an unpaired surrogate 0xDC00"; !strings.HasPrefix(rep.Findings[0].Evidence[0].Text, want) {
+		t.Errorf("evidence %q, want it to start %q", rep.Findings[0].Evidence[0].Text, want)
+	}
+}

@@ -1,0 +1,298 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Log records. What a log store writes for each line a program printed,
+// the line being one field of it:
+//
+//   - JSON lines with the text in "log" beside "stream" or "time":
+//     Docker's json-file driver ({"log":"...\n","stream":"stderr",
+//     "time":"..."}), Fluentd and Fluent Bit forwarding a container's
+//     output (with "kubernetes" metadata beside it);
+//   - CSV exports of a log console, a header naming the message column
+//     then one row per line: CloudWatch Logs Insights ("@timestamp,
+//     @message"), Azure Monitor's ContainerLog ("TimeGenerated [UTC],
+//     LogEntry,..."), Loki and Grafana ("Time,Line"), Splunk ("_time,
+//     _raw").
+//
+// The field is unescaped with, for every byte, its offset in the line as
+// read, so that columns still point into the file. A record's field can
+// hold what a terminal would have drawn (colour codes written "\u001b["),
+// and goes through render like any line.
+
+// messageColumns are the header names of the column that holds the line
+// in a log console's CSV export, lower-cased.
+var messageColumns = []string{"@message", "message", "log", "logentry", "textpayload", "line", "_raw", "msg"}
+
+// A recordState follows the records of one input: the CSV export's
+// message column once its header was read.
+type recordState struct {
+	// col is one more than the message column, 0 outside a CSV export;
+	// fields is how many columns the header names.
+	col, fields int
+	// open is set when the message field of the last row ran past its
+	// line, in quotes (a message that ends in a newline): the next line
+	// continues it.
+	open bool
+}
+
+// unwrap returns the line a record in b holds, with the offset in b of
+// each of its bytes; ok is false when b is no record.
+func (rs *recordState) unwrap(b []byte) (field []byte, at []int, ok bool) {
+	if rs.open {
+		rs.open = false
+		end, closed := closingQuote(b, 0)
+		if !closed {
+			rs.open = true
+		}
+		field, at = csvUnquote(b, 0, end)
+		return field, at, true
+	}
+	if rs.col > 0 {
+		if field, at, ok = rs.row(b); ok {
+			return field, at, true
+		}
+		rs.col = 0
+	}
+	if i := firstNonSpace(string(b[:min(len(b), 8)])); i < len(b) && b[i] == '{' && bytes.Contains(b, []byte(`"log"`)) {
+		return jsonLogRecord(b)
+	}
+	rs.header(b)
+	return nil, nil, false
+}
+
+// header takes b for a CSV export's header when one of its columns is a
+// message column and every one is a column's name (most lines stop at
+// their first byte that no name holds, before anything is copied).
+func (rs *recordState) header(b []byte) {
+	if len(b) > 512 || bytes.IndexByte(b, ',') < 0 {
+		return
+	}
+	for _, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(`@_ []().-,"`, c) >= 0) {
+			return
+		}
+	}
+	names := strings.Split(string(b), ",")
+	col := 0
+	for i, n := range names {
+		n = strings.Trim(strings.TrimSpace(n), `"`)
+		if n == "" {
+			return
+		}
+		for _, m := range messageColumns {
+			if strings.EqualFold(n, m) && col == 0 {
+				col = i + 1
+			}
+		}
+	}
+	if col > 0 {
+		rs.col, rs.fields = col, len(names)
+	}
+}
+
+// row returns the message field of a CSV row of the export: ok only
+// when b has the header's number of fields (or ends inside the quotes
+// of the message field, the last one read).
+func (rs *recordState) row(b []byte) (field []byte, at []int, ok bool) {
+	n, i := 0, 0
+	for {
+		n++
+		start, end, next, closed := csvField(b, i)
+		if next < 0 {
+			return nil, nil, false
+		}
+		if n == rs.col {
+			if !closed {
+				if rs.col != rs.fields {
+					return nil, nil, false
+				}
+				rs.open = true
+			}
+			field, at = csvUnquote(b, start, end)
+		}
+		if !closed || next >= len(b) {
+			break
+		}
+		i = next
+	}
+	if n != rs.fields || field == nil && at == nil {
+		rs.open = false
+		return nil, nil, false
+	}
+	return field, at, true
+}
+
+// csvField reads the field that starts at b[i]: it returns where its
+// content starts and ends (inside the quotes of a quoted one), where the
+// next field starts (past the comma) or len(b), -1 when text follows a
+// closing quote, and whether a quoted field closed on this line.
+func csvField(b []byte, i int) (start, end, next int, closed bool) {
+	if i < len(b) && b[i] == '"' {
+		end, closed = closingQuote(b, i+1)
+		next = min(end+1, len(b))
+		if next < len(b) && b[next] == ',' {
+			next++
+		} else if closed && next < len(b) {
+			return 0, 0, -1, true
+		}
+		return i + 1, end, next, closed
+	}
+	j := bytes.IndexByte(b[i:], ',')
+	if j < 0 {
+		return i, len(b), len(b), true
+	}
+	return i, i + j, i + j + 1, true
+}
+
+// closingQuote returns where the quote that closes a quoted field whose
+// content starts at b[i] is ("" inside is a quote), len(b) when none
+// does on this line.
+func closingQuote(b []byte, i int) (int, bool) {
+	for i < len(b) {
+		if b[i] == '"' {
+			if i+1 < len(b) && b[i+1] == '"' {
+				i += 2
+				continue
+			}
+			return i, true
+		}
+		i++
+	}
+	return len(b), false
+}
+
+// csvUnquote returns b[start:end] with every doubled quote made one, and
+// the offset of each byte kept.
+func csvUnquote(b []byte, start, end int) ([]byte, []int) {
+	field := make([]byte, 0, end-start)
+	at := make([]int, 0, end-start)
+	for i := start; i < end; i++ {
+		field = append(field, b[i])
+		at = append(at, i)
+		if b[i] == '"' && i+1 < end && b[i+1] == '"' {
+			i++
+		}
+	}
+	return trimRecordEnd(field, at)
+}
+
+// jsonLogRecord returns the "log" field of a JSON record that also has a
+// "stream" or a "time" field.
+func jsonLogRecord(b []byte) ([]byte, []int, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, nil, false
+	}
+	value, other := -1, false
+	for dec.More() {
+		t, err := dec.Token()
+		key, _ := t.(string)
+		if err != nil {
+			return nil, nil, false
+		}
+		off := int(dec.InputOffset())
+		var raw json.RawMessage
+		if dec.Decode(&raw) != nil {
+			return nil, nil, false
+		}
+		switch key {
+		case "log":
+			if len(raw) > 0 && raw[0] == '"' {
+				value = off + bytes.IndexByte(b[off:], '"')
+			}
+		case "stream", "time":
+			other = true
+		}
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') || value < 0 || !other {
+		return nil, nil, false
+	}
+	field, at := jsonUnquote(b, value+1)
+	return field, at, true
+}
+
+// jsonUnquote returns the JSON string whose content starts at b[i]
+// unescaped, and the offset of each byte: that of the escape that wrote
+// it. The string is valid JSON (the decoder read it).
+func jsonUnquote(b []byte, i int) ([]byte, []int) {
+	var field []byte
+	var at []int
+	for i < len(b) && b[i] != '"' {
+		start := i
+		var r rune
+		switch {
+		case b[i] != '\\':
+			field = append(field, b[i])
+			at = append(at, i)
+			i++
+			continue
+		case i+1 < len(b) && b[i+1] == 'u' && i+6 <= len(b):
+			r = hexRune(b[i+2 : i+6])
+			i += 6
+			if utf16.IsSurrogate(r) && i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
+				r = utf16.DecodeRune(r, hexRune(b[i+2:i+6]))
+				i += 6
+			}
+		case i+1 < len(b):
+			r = rune(b[i+1])
+			switch b[i+1] {
+			case 'n':
+				r = '\n'
+			case 'r':
+				r = '\r'
+			case 't':
+				r = '\t'
+			case 'b':
+				r = '\b'
+			case 'f':
+				r = '\f'
+			}
+			i += 2
+		default:
+			i++
+			continue
+		}
+		n := len(field)
+		field = utf8.AppendRune(field, r)
+		for range len(field) - n {
+			at = append(at, start)
+		}
+	}
+	return trimRecordEnd(field, at)
+}
+
+// hexRune reads four hex digits.
+func hexRune(h []byte) rune {
+	var r rune
+	for _, c := range h {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		}
+	}
+	return r
+}
+
+// trimRecordEnd takes the line end a record keeps of the line off its
+// field.
+func trimRecordEnd(field []byte, at []int) ([]byte, []int) {
+	for len(field) > 0 && (field[len(field)-1] == '\n' || field[len(field)-1] == '\r') {
+		field, at = field[:len(field)-1], at[:len(at)-1]
+	}
+	if field == nil {
+		field = []byte{}
+	}
+	return field, at
+}
