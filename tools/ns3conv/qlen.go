@@ -35,6 +35,7 @@ const (
 // qlenDump is qlen.txt's last dump.
 type qlenDump struct {
 	time    int64 // ns, ns-3's clock
+	line    int   // its head's, "time: T"
 	samples uint64
 	ports   []qlenPort
 	// every is the time between samples (ns): third.cc's qlenEvery
@@ -114,7 +115,7 @@ func readQlen(file string, r io.Reader) (*qlenDump, error) {
 			if last != nil && t <= last.time {
 				return nil, errAt(1, "time %d: not after the previous dump's %d: qlen.txt's dumps are in time order", t, last.time)
 			}
-			cur = &qlenDump{time: t, every: qlenEvery}
+			cur = &qlenDump{time: t, line: n, every: qlenEvery}
 			clear(seen)
 			continue
 		case cur == nil:
@@ -190,7 +191,7 @@ func (d *qlenDump) check(file string, n int, last *qlenDump) error {
 	switch {
 	case d == nil:
 	case len(d.ports) == 0:
-		return fmt.Errorf("%s: the dump of time %d has no ports before %s: expected a line per switch port", file, d.time, at)
+		return fmt.Errorf("%s:%d:1: the dump of time %d has no ports before %s: expected a line per switch port", file, d.line, d.time, at)
 	case last != nil && d.samples < last.samples:
 		return fmt.Errorf("%s:%d:1: %d samples a port, fewer than the previous dump's %d: third.cc's counts only grow, so not one run's qlen.txt", file, d.ports[0].line, d.samples, last.samples)
 	}

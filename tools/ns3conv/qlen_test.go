@@ -70,8 +70,8 @@ func TestReadQlenRefuses(t *testing.T) {
 		{"time: 100\n4 1 3\n4 1 3\n", "q.txt:3:1: node 4 interface 1 again in this dump (first at line 2)"},
 		{"time: 100\n4 1 3\ntime: 100\n", "q.txt:3:7: time 100: not after the previous dump's 100"},
 		{"time: 100\n4 1 3\ntime: 200\n4 1 2\n", "q.txt:4:1: 2 samples a port, fewer than the previous dump's 3"},
-		{"time: 100\ntime: 200\n4 1 2\n", "q.txt: the dump of time 100 has no ports before line 2"},
-		{"time: 100\n4 1 1\ntime: 200\n", "q.txt: the dump of time 200 has no ports before the end of the file"},
+		{"time: 100\ntime: 200\n4 1 2\n", "q.txt:1:1: the dump of time 100 has no ports before line 2"},
+		{"time: 100\n4 1 1\ntime: 200\n", "q.txt:3:1: the dump of time 200 has no ports before the end of the file"},
 	} {
 		d, err := readQlen("q.txt", strings.NewReader(c.text))
 		if c.want == "" {
