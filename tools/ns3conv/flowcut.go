@@ -3,9 +3,11 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"rocelab/internal/scenario"
@@ -18,6 +20,22 @@ const cutNoteRoom = 1024
 // cutMark is the note's machine-read part: ns-3's clock (ns) from which
 // the scenario runs no flow, which ns3conv compare reads back.
 var cutMark = regexp.MustCompile(`\(ns3conv cut: (\d+) ns\)`)
+
+// scenarioCut reads a scenario file's cut (cutMark): ns-3's clock (ns)
+// from which it runs no flow; false when it is not cut (or not read,
+// which loading it says).
+func scenarioCut(file string) (int64, bool) {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return 0, false
+	}
+	m := cutMark.FindSubmatch(raw)
+	if m == nil {
+		return 0, false
+	}
+	cut, err := strconv.ParseInt(string(m[1]), 10, 64)
+	return cut, err == nil
+}
 
 // flowLines writes each flow on a line of its own, as short as it reads
 // (named flow0.. by its place), after head, the scenario up to its

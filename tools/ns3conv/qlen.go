@@ -84,6 +84,15 @@ func (d *qlenDump) sampledFrom(start int64, at string) error {
 // least the samples of the one before it: anything else is not one run's
 // qlen.txt.
 func readQlen(file string, r io.Reader) (*qlenDump, error) {
+	d, _, err := readQlenUntil(file, r, math.MaxInt64)
+	return d, err
+}
+
+// readQlenUntil is readQlen for the last dump at or before until (ns-3's
+// clock, ns): a dump holds every sample from the monitor's start, so it
+// is the queues up to that time. after is the time of the first dump
+// past until (0: none), every dump read and checked.
+func readQlenUntil(file string, r io.Reader, until int64) (d *qlenDump, after int64, err error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxQlenLine)
 	var cur, last *qlenDump
@@ -100,43 +109,44 @@ func readQlen(file string, r io.Reader) (*qlenDump, error) {
 			continue
 		case f[0] == "time:":
 			if len(f) != 2 {
-				return nil, errAt(min(len(f)-1, 2), "expected \"time: T\" (ns), as third.cc's monitor_buffer writes a dump's head")
+				return nil, 0, errAt(min(len(f)-1, 2), "expected \"time: T\" (ns), as third.cc's monitor_buffer writes a dump's head")
 			}
 			t, err := strconv.ParseInt(f[1], 10, 64)
 			if err != nil || t < 0 {
-				return nil, errAt(1, "time %q: expected ns-3's time in whole nanoseconds", f[1])
+				return nil, 0, errAt(1, "time %q: expected ns-3's time in whole nanoseconds", f[1])
 			}
 			if err := cur.check(file, n, last); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			if cur != nil {
 				last = cur
+				d, after = keep(d, cur, after, until)
 			}
 			if last != nil && t <= last.time {
-				return nil, errAt(1, "time %d: not after the previous dump's %d: qlen.txt's dumps are in time order", t, last.time)
+				return nil, 0, errAt(1, "time %d: not after the previous dump's %d: qlen.txt's dumps are in time order", t, last.time)
 			}
 			cur = &qlenDump{time: t, line: n, every: qlenEvery}
 			clear(seen)
 			continue
 		case cur == nil:
-			return nil, errAt(0, "%q: expected \"time: T\" first, the head of a dump (ns-3's qlen.txt, QLEN_MON_FILE)", f[0])
+			return nil, 0, errAt(0, "%q: expected \"time: T\" first, the head of a dump (ns-3's qlen.txt, QLEN_MON_FILE)", f[0])
 		case strings.HasSuffix(f[0], "-total") || f[0] == "maxPortLength":
 			// Floodgate's third.cc adds each switch's total and the
 			// largest queues seen to a dump: not a port's
 			continue
 		case len(f) < 3:
-			return nil, errAt(len(f)-1, "expected \"NODE IFINDEX COUNT...\": a switch port and its samples per KB of queue")
+			return nil, 0, errAt(len(f)-1, "expected \"NODE IFINDEX COUNT...\": a switch port and its samples per KB of queue")
 		}
 		var id [2]int
 		for i := range id {
 			v, err := strconv.Atoi(f[i])
 			if err != nil || v < 0 || i == 1 && v == 0 {
-				return nil, errAt(i, "%q: expected a %s", f[i], []string{"switch's node id", "port's interface index, from 1"}[i])
+				return nil, 0, errAt(i, "%q: expected a %s", f[i], []string{"switch's node id", "port's interface index, from 1"}[i])
 			}
 			id[i] = v
 		}
 		if at, ok := seen[id]; ok {
-			return nil, errAt(0, "node %d interface %d again in this dump (first at line %d)", id[0], id[1], at)
+			return nil, 0, errAt(0, "node %d interface %d again in this dump (first at line %d)", id[0], id[1], at)
 		}
 		seen[id] = n
 		// Floodgate's third.cc writes each count after its bucket,
@@ -145,7 +155,7 @@ func readQlen(file string, r io.Reader) (*qlenDump, error) {
 		if strings.HasSuffix(f[2], "th:") {
 			step, first = 2, 3
 			if len(f)%2 != 0 {
-				return nil, errAt(len(f)-1, "expected \"NODE IFINDEX 0th: COUNT 1th: COUNT ...\", a count after each bucket")
+				return nil, 0, errAt(len(f)-1, "expected \"NODE IFINDEX 0th: COUNT 1th: COUNT ...\", a count after each bucket")
 			}
 		}
 		p := qlenPort{node: id[0], iface: id[1], counts: make([]uint64, (len(f)-2)/step), line: n}
@@ -153,32 +163,47 @@ func readQlen(file string, r io.Reader) (*qlenDump, error) {
 		for i := range p.counts {
 			at := first + i*step
 			if step == 2 && f[at-1] != strconv.Itoa(i)+"th:" {
-				return nil, errAt(at-1, "%q: expected \"%dth:\", the next bucket", f[at-1], i)
+				return nil, 0, errAt(at-1, "%q: expected \"%dth:\", the next bucket", f[at-1], i)
 			}
 			c, err := strconv.ParseUint(f[at], 10, 32)
 			if err != nil {
-				return nil, errAt(at, "count %q: expected a whole number of samples (third.cc's uint32)", f[at])
+				return nil, 0, errAt(at, "count %q: expected a whole number of samples (third.cc's uint32)", f[at])
 			}
 			p.counts[i] = c
 			sum += c
 		}
 		switch {
 		case sum == 0:
-			return nil, errAt(first, "no samples: third.cc writes a port once it has sampled it")
+			return nil, 0, errAt(first, "no samples: third.cc writes a port once it has sampled it")
 		case len(cur.ports) == 0:
 			cur.samples = sum
 		case sum != cur.samples:
-			return nil, errAt(first, "%d samples, node %d interface %d (line %d) %d: the monitor samples every port each time", sum, cur.ports[0].node, cur.ports[0].iface, cur.ports[0].line, cur.samples)
+			return nil, 0, errAt(first, "%d samples, node %d interface %d (line %d) %d: the monitor samples every port each time", sum, cur.ports[0].node, cur.ports[0].iface, cur.ports[0].line, cur.samples)
 		}
 		cur.ports = append(cur.ports, p)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d:1: %v (a port's counts are a line, at most %d MiB)", file, n+1, err, maxQlenLine>>20)
+		return nil, 0, fmt.Errorf("%s:%d:1: %v (a port's counts are a line, at most %d MiB)", file, n+1, err, maxQlenLine>>20)
 	}
 	if err := cur.check(file, 0, last); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return cur, nil
+	if cur != nil {
+		d, after = keep(d, cur, after, until)
+	}
+	return d, after, nil
+}
+
+// keep is the dump readQlenUntil keeps after dump cur: cur when it is at
+// or before until, else d, the first time past until in after.
+func keep(d, cur *qlenDump, after, until int64) (*qlenDump, int64) {
+	switch {
+	case cur.time <= until:
+		return cur, after
+	case after == 0:
+		return d, cur.time
+	}
+	return d, after
 }
 
 // check says a dump read up to line n (0: the end of the file) is whole:
@@ -366,8 +391,12 @@ func (t *ns3Topology) qlenPeer(file string, p qlenPort) (peer int, idle bool, er
 const qlenSampleWant = 2000
 
 // qlenSampling is the sample interval rocelab's run takes for dump d: its
-// window in qlenSampleWant samples, no finer than ns-3's.
+// window in qlenSampleWant samples, no finer than ns-3's; 0 without a
+// dump.
 func qlenSampling(d *qlenDump) unit.Time {
+	if d == nil {
+		return 0
+	}
 	window := unit.Time(d.samples-1) * unit.Time(d.every) * unit.Nanosecond
 	return max(unit.Time(d.every)*unit.Nanosecond, window/qlenSampleWant)
 }

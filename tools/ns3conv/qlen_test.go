@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"rocelab/internal/scenario"
+	"rocelab/internal/unit"
 )
 
 // Forks' committed qlen.txt files (testdata/public/*/SOURCE), each one
@@ -123,11 +124,11 @@ func TestCompareQlen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := compareEvery(file, 1, "testdata/hand/fct.txt", "", top.hostIDs(), qlenSampling(d))
+	c, err := compareQueues(file, 1, "testdata/hand/fct.txt", "", top.hostIDs(), d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.withQlen(synthetic, d, top); err != nil {
+	if err := c.withQlen(synthetic, d, 0, top); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
@@ -158,16 +159,16 @@ func TestCompareQlen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := c.withQlen("q.txt", bd, top); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(bad.want, "q.txt")) {
+		if err := c.withQlen("q.txt", bd, 0, top); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(bad.want, "q.txt")) {
 			t.Errorf("%q: %v, expected %q", bad.text, err, bad.want)
 		}
 	}
 	// no dump; no topology
 	c.qlen = nil
-	if err := c.withQlen("qlen.txt", nil, top); err != nil || !strings.Contains(c.qlenNote, "holds no dump") {
+	if err := c.withQlen("qlen.txt", nil, 0, top); err != nil || !strings.Contains(c.qlenNote, "holds no dump") {
 		t.Errorf("empty qlen.txt: %v, note %q", err, c.qlenNote)
 	}
-	if err := c.withQlen(synthetic, d, nil); err != nil || !strings.Contains(c.qlenNote, "give -topology") {
+	if err := c.withQlen(synthetic, d, 0, nil); err != nil || !strings.Contains(c.qlenNote, "give -topology") {
 		t.Errorf("without a topology: %v, note %q", err, c.qlenNote)
 	}
 }
@@ -240,6 +241,14 @@ func TestMonitorQueues(t *testing.T) {
 	}
 	if strings.Count(f.config, "\n") != strings.Count(before, "\n") {
 		t.Errorf("the config's lines changed in number")
+	}
+	// a scenario of 230 ms: the monitor's last dump at 300 ms
+	f.config = before
+	f.monitorQueues(230 * unit.Millisecond)
+	for _, want := range []string{"\nQLEN_MON_START 0\n", "\nQLEN_MON_END 300000000\n", "\nSIMULATOR_STOP_TIME 0.300000100\n"} {
+		if !strings.Contains(f.config, want) {
+			t.Errorf("230 ms with -qlen: the config does not say %q", want)
+		}
 	}
 }
 
