@@ -20,7 +20,9 @@ import (
 
 // ns-3's queue monitor (HPCC's scratch/third.cc, monitor_buffer): from
 // QLEN_MON_START to QLEN_MON_END it samples every switch port's egress
-// bytes, summed over its 8 queues, every qlenEvery ns, and counts each
+// bytes in the MMU every qlenEvery ns (queues 1-7: switch-node.cc counts
+// none of queue 0's, and takes a packet's off at its dequeue, as it
+// starts on the wire, as rocelab's queues do), and counts each
 // sample in a histogram of 1 KB buckets (qlen/1000) that it never
 // resets; at each sample whose time is a multiple of 100 ms
 // (qlen_dump_interval) it writes "time: T" and a line per switch port,
@@ -58,9 +60,8 @@ func (d *qlenDump) start() int64 { return d.time - int64(d.samples-1)*d.every }
 
 // sampledFrom takes the monitor's first sample time, the run's
 // QLEN_MON_START (config.txt's key at), and from it the time between
-// samples, which forks change (Floodgate's third.cc samples every 10 us
-// in some of its programs): the samples are start + k·every, the last at
-// the dump.
+// samples, for a run whose third.cc samples at another interval than
+// qlenEvery: the samples are start + k·every, the last at the dump.
 func (d *qlenDump) sampledFrom(start int64, at string) error {
 	span := d.time - start
 	switch {
@@ -321,6 +322,12 @@ func compareQlen(file string, d *qlenDump, t *ns3Topology, s *scenario.Scenario,
 	series := map[string][]metrics.Points{}
 	step := s.SampleInterval
 	for _, q := range o.Queues {
+		// ns-3's MMU counts no bytes of queue 0 (switch-node.cc admits
+		// and counts qIndex != 0 only): its CNPs, PFC frames and, with
+		// ACK_HIGH_PRIO, ACKs; rocelab's priority 0 is left out alike
+		if q.Priority == 0 {
+			continue
+		}
 		series[q.Port] = append(series[q.Port], q.Depth)
 		step = max(step, q.Depth.Every)
 	}

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"rocelab/internal/metrics"
 	"rocelab/internal/scenario"
+	"rocelab/internal/twin"
 	"rocelab/internal/unit"
 )
 
@@ -150,6 +153,18 @@ func TestCompareQlen(t *testing.T) {
 	if c.qlen.all[0].maxKB != 119 {
 		t.Errorf("ns-3's largest %d KB, expected 119", c.qlen.all[0].maxKB)
 	}
+	// a priority-0 queue (ns-3's queue 0, which its MMU never counts) is
+	// left out of rocelab's side
+	want := c.qlen.all[1]
+	full := metrics.Points{Every: unit.Microsecond, Values: slices.Repeat([]float64{50000}, 200)}
+	c.o.Queues = append(c.o.Queues, twin.Queue{Port: "s0/p4", Priority: 0, Depth: full})
+	if err := c.withQlen(synthetic, d, 0, top); err != nil {
+		t.Fatal(err)
+	}
+	if c.qlen.all[1] != want {
+		t.Errorf("with a full priority-0 queue rocelab's side is %+v, expected %+v", c.qlen.all[1], want)
+	}
+	c.o.Queues = c.o.Queues[:len(c.o.Queues)-1]
 	// a dump of another topology's ports
 	for _, bad := range []struct{ text, want string }{
 		{"time: 100000\n3 1 1000\n", "q.txt:2:1: node 3: not a switch of the topology (its switches: 4 8)"},
@@ -175,31 +190,30 @@ func TestCompareQlen(t *testing.T) {
 
 // Floodgate's third.cc (NASA-NJU/Floodgate-NS3 6e40f55, monitor_buffer)
 // writes each count after its bucket ("0th: 5"), each switch's total
-// ("N-total ...") and the largest queues ("maxPortLength ..."); its
-// programs sample at other intervals, which the run's QLEN_MON_START
-// gives. testdata/qlen/floodgate-synthetic.txt is written by hand in
-// that format.
+// ("N-total ...") and the largest queues ("maxPortLength ..."), sampling
+// every 100 ns and dumping every 1 ms. testdata/qlen/floodgate-synthetic.txt
+// is written by hand in that format.
 func TestReadQlenFloodgate(t *testing.T) {
 	d, err := readFile("testdata/qlen/floodgate-synthetic.txt", readQlen)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.ports) != 3 || d.samples != 6 || d.time != 2000100000 {
-		t.Fatalf("%d ports, %d samples at %d: expected 3, 6 at 2000100000", len(d.ports), d.samples, d.time)
+	if len(d.ports) != 3 || d.samples != 10001 || d.time != 2001000000 {
+		t.Fatalf("%d ports, %d samples at %d: expected 3, 10001 at 2001000000", len(d.ports), d.samples, d.time)
 	}
-	if s := statsOf(d.ports[1].counts); s.maxKB != 2 || s.busy != 0.5 {
+	if s := statsOf(d.ports[1].counts); s.maxKB != 2 || s.busy != 5000.0/10001 {
 		t.Errorf("node 4 if 2: %+v", s)
 	}
-	// every 20 us from 2.0 s; one sample at another start is refused
-	if err := d.sampledFrom(2000000000, "config.txt:57:16: QLEN_MON_START"); err != nil || d.every != 20000 || d.start() != 2000000000 {
+	// every 100 ns from 2.0 s; a start off that grid is refused
+	if err := d.sampledFrom(2000000000, "config.txt:57:16: QLEN_MON_START"); err != nil || d.every != 100 || d.start() != 2000000000 {
 		t.Errorf("from 2 s: %v, every %d", err, d.every)
 	}
 	for _, c := range []struct {
 		start int64
 		want  string
 	}{
-		{2000100001, "QLEN_MON_START 2000100001: after the dump's time 2000100000"},
-		{2000000001, "6 samples to the dump at 2000100000 do not fall at one interval"},
+		{2001000001, "QLEN_MON_START 2001000001: after the dump's time 2001000000"},
+		{2000000001, "10001 samples to the dump at 2001000000 do not fall at one interval"},
 	} {
 		if err := d.sampledFrom(c.start, "QLEN_MON_START"); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("from %d: %v, expected %q", c.start, err, c.want)
