@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -162,5 +164,60 @@ func TestQlenFlag(t *testing.T) {
 		if !strings.Contains(string(b), c.want) {
 			t.Errorf("%v: config.txt does not say %q", c.args, c.want)
 		}
+	}
+}
+
+// Without -topology, compare reads qlen.txt's ports by the topology.txt
+// ns3conv wrote beside it (a recorded run of a2a6-dcqcn-25g, its dump
+// synthetic: every port empty over the first 10 us); without one it says
+// to give -topology.
+func TestCompareCmdQlenOwnTopology(t *testing.T) {
+	const scenario = "scenarios/a2a6-dcqcn-25g.yaml"
+	dir := t.TempDir()
+	var out, warn bytes.Buffer
+	if err := run([]string{"-dir", dir, "-seed", "1", scenario}, &out, &warn); err != nil {
+		t.Fatal(err)
+	}
+	fct, err := os.ReadFile("testdata/ns3/a2a6-dcqcn-25g-seed1.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := readFile(filepath.Join(dir, "topology.txt"), readTopology)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q strings.Builder
+	q.WriteString("time: 2000010000\n")
+	for _, node := range slices.Sorted(maps.Keys(top.ifaces)) {
+		for i := range top.ifaces[node] {
+			fmt.Fprintf(&q, "%d %d 101\n", node, i+1)
+		}
+	}
+	for name, data := range map[string][]byte{"fct.txt": fct, "qlen.txt": []byte(q.String())} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// the config ns3conv wrote starts the monitor after the run: this
+	// dump is another run's, so that config.txt goes
+	if err := os.Remove(filepath.Join(dir, "config.txt")); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := run([]string{"compare", "-seed", "1", scenario, dir}, &out, &warn); err != nil {
+		t.Fatal(err)
+	}
+	if want := "ns-3 101 samples a port (every 100 ns, third.cc's)"; !strings.Contains(out.String(), want) {
+		t.Errorf("with DIR's topology.txt the table does not say %q:\n%s", want, out.String())
+	}
+	if err := os.Remove(filepath.Join(dir, "topology.txt")); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := run([]string{"compare", "-seed", "1", scenario, dir}, &out, &warn); err != nil {
+		t.Fatal(err)
+	}
+	if want := "qlen.txt not compared: give -topology"; !strings.Contains(out.String(), want) {
+		t.Errorf("without a topology the table does not say %q:\n%s", want, out.String())
 	}
 }
