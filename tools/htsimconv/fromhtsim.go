@@ -105,7 +105,10 @@ func htsimProgram(name string) (string, error) {
 // at a flag it does not know, :288-289; roce.cpp and rocepacket.h carry
 // no ECN mark or CNP), and the DCQCN senders of htsim's descendants
 // (a DCQCNSrc of their own sim/dcqcn.h) run in programs of their own.
-const noDCQCN = "csg-htsim's htsim_roce has no DCQCN: its RoCE sender (roce.cpp) reacts to no ECN mark or CNP, and main_roce.cpp exits with its usage at a flag it does not know (841d9e7, :288-289); DCQCN on htsim is a descendant's own program (a DCQCNSrc of its sim/dcqcn.h, such as htsim_dcqcn_dynamic or ATLAHS' htsim_dcqcn_atlahs), whose flags and sender this import does not read. rocelab's DCQCN is held to the HPCC ns-3 model instead (from-ns3, CC_MODE 1; docs/engine.md \"Against the HPCC ns-3 model\")"
+// csg-htsim's README (0b897a4) names "simple models of DCTCP, DCQCN"
+// added for NDP's comparisons: the DCTCP one is an old_tests program
+// (htsimOldTests), and neither is an htsim_roce flag.
+const noDCQCN = "csg-htsim's htsim_roce has no DCQCN: its RoCE sender (roce.cpp) reacts to no ECN mark or CNP, and main_roce.cpp exits with its usage at a flag it does not know (841d9e7, :288-289); the \"simple models of DCTCP, DCQCN\" csg-htsim's README names were added for NDP's comparisons, the DCTCP one an old_tests program (htsim_dctcp_incast_collateral_lossless, refused as one), none an htsim_roce flag; DCQCN on htsim is a descendant's own program (a DCQCNSrc of its sim/dcqcn.h, such as htsim_dcqcn_dynamic or ATLAHS' htsim_dcqcn_atlahs), whose flags and sender this import does not read. rocelab's DCQCN is held to the HPCC ns-3 model instead (from-ns3, CC_MODE 1; docs/engine.md \"Against the HPCC ns-3 model\")"
 
 // dcqcnFlags are the DCQCN and ECN switches of htsim's descendants'
 // programs, which htsim_roce and htsim_hpcc do not take.

@@ -281,6 +281,7 @@ func TestImportRefuses(t *testing.T) {
 		{"flag", "", []string{"-colour", "red"}, "\"-colour\" is not an htsim_roce flag"},
 		// DCQCN is no htsim_roce flag: the cause, not "not a flag" alone
 		{"dcqcn", "", []string{"-dcqcn"}, "-dcqcn: not an htsim_roce flag: csg-htsim's htsim_roce has no DCQCN: its RoCE sender (roce.cpp) reacts to no ECN mark or CNP"},
+		{"dcqcn readme", "", []string{"-dcqcn"}, "the \"simple models of DCTCP, DCQCN\" csg-htsim's README names were added for NDP's comparisons, the DCTCP one an old_tests program (htsim_dctcp_incast_collateral_lossless, refused as one)"},
 		{"ecn", "", []string{"-strat", "ecmp_host", "-paths", "1", "-ecn"}, "-ecn: not an htsim_roce flag: csg-htsim's htsim_roce has no DCQCN"},
 		{"dcqcn ratio", "", []string{"-dcqcn_ratio", "0.5"}, "-dcqcn_ratio: not an htsim_roce flag: csg-htsim's htsim_roce has no DCQCN"},
 		{"strategy", "", []string{"-strat", "foo"}, "-strat foo: not a strategy of htsim_roce, which exits without one it knows"},

@@ -148,12 +148,19 @@ type comparison struct {
 	flowCount                        int
 	ns3Unfinished, rocelabUnfinished int
 	// ns3Beyond are fct.txt's lines of flows a cut scenario leaves out
-	// (from-ns3's cutMark)
-	ns3Beyond int
+	// (from-ns3's cutMark, ns-3's clock cut); ns3PastCut the compared
+	// flows ns-3 finished after the cut, where the flows the scenario
+	// leaves out loaded them in ns-3 and not in rocelab
+	ns3Beyond, ns3PastCut int
+	cut                   int64
+	cutting               bool
 	// the first flow, in the scenario's order, each run alone completed,
 	// ns3Only's end in the scenario's time; and the scenario's duration
 	ns3Only, rocelabOnly *lone
 	duration             unit.Time
+	// ranPast is the scenario's own duration when rocelab ran on to a
+	// qlen.txt dump after it (0: it did not), as ns-3's run did
+	ranPast unit.Time
 	// the run and rocelab's observation of it, and ns-3's clock at the
 	// scenario's time 0 (ns), for the queue lengths (withQlen)
 	s    *scenario.Scenario
@@ -185,19 +192,22 @@ const nearEnd = 0.9
 // (topology.txt's hosts in node order, as from-ns3 numbers them); nil
 // when host i is node i, as ns3conv writes the topology.
 func compare(file string, seed uint64, fctFile, pfcFile string, hostIDs []int) (*comparison, error) {
-	return compareEvery(file, seed, fctFile, pfcFile, hostIDs, 0)
+	return compareQueues(file, seed, fctFile, pfcFile, hostIDs, nil)
 }
 
-// compareEvery is compare with rocelab's queues sampled every every
-// (when finer than the scenario's interval), as a short qlen.txt window
-// asks: sampling changes nothing the run does.
-func compareEvery(file string, seed uint64, fctFile, pfcFile string, hostIDs []int, every unit.Time) (*comparison, error) {
+// compareQueues is compare for a run whose qlen.txt dump is d (nil:
+// none): rocelab's queues are sampled over its window (qlenSampling, when
+// finer than the scenario's interval: sampling changes nothing the run
+// does), and rocelab runs on to the dump when it is after the scenario's
+// end, as ns-3 did (ns3conv -qlen stops ns-3 a sample after the first
+// 100 ms dump at or after the end).
+func compareQueues(file string, seed uint64, fctFile, pfcFile string, hostIDs []int, d *qlenDump) (*comparison, error) {
 	s, err := scenario.LoadFile(file)
 	if err != nil {
 		return nil, err
 	}
 	s.Seed = seed
-	if every > 0 && every < s.SampleInterval {
+	if every := qlenSampling(d); every > 0 && every < s.SampleInterval {
 		s.SampleInterval = every
 	}
 	var bad mismatches
@@ -212,23 +222,11 @@ func compareEvery(file string, seed uint64, fctFile, pfcFile string, hostIDs []i
 	// a flow file from-ns3 cut in time: ns-3's flows from the cut on are
 	// not the scenario's
 	beyond := 0
-	if raw, err := os.ReadFile(file); err == nil {
-		if m := cutMark.FindSubmatch(raw); m != nil {
-			cut, _ := strconv.ParseInt(string(m[1]), 10, 64)
-			n := len(got)
-			got = slices.DeleteFunc(got, func(g ns3Flow) bool { return int64(math.Round(g.start*1e3)) >= cut })
-			beyond = n - len(got)
-		}
-	}
-	o, err := agree.RunToEnd(s)
-	if err != nil {
-		return nil, err
-	}
-	fct := map[string]float64{}
-	for _, f := range o.Flows {
-		if f.FCTUS != nil {
-			fct[f.Name] = *f.FCTUS
-		}
+	cut, cutting := scenarioCut(file)
+	if cutting {
+		n := len(got)
+		got = slices.DeleteFunc(got, func(g ns3Flow) bool { return int64(math.Round(g.start*1e3)) >= cut })
+		beyond = n - len(got)
 	}
 	byKey := map[[3]int]ns3Flow{}
 	for _, g := range got {
@@ -247,7 +245,28 @@ func compareEvery(file string, seed uint64, fctFile, pfcFile string, hostIDs []i
 			return -1
 		}
 	}
-	c := &comparison{name: s.Name, flowCount: len(order), duration: s.Duration, s: s, o: o, ns3Beyond: beyond}
+	c := &comparison{name: s.Name, flowCount: len(order), duration: s.Duration, ns3Beyond: beyond, cut: cut, cutting: cutting}
+	// ns-3's clock at the scenario's time 0, by the first flow ns-3 ran
+	if i := slices.IndexFunc(order, func(f flow) bool { _, ok := byKey[[3]int{node(f.Src), node(f.Dst), f.sport}]; return ok }); i >= 0 {
+		f := order[i]
+		c.off = int64(math.Round(byKey[[3]int{node(f.Src), node(f.Dst), f.sport}].start*1e3)) - int64(f.Start/unit.Nanosecond)
+	}
+	if d != nil {
+		if end := unit.Time(d.time-c.off) * unit.Nanosecond; end > s.Duration {
+			c.ranPast, s.Duration, c.duration = s.Duration, end, end
+		}
+	}
+	o, err := agree.RunToEnd(s)
+	if err != nil {
+		return nil, err
+	}
+	c.s, c.o = s, o
+	fct := map[string]float64{}
+	for _, f := range o.Flows {
+		if f.FCTUS != nil {
+			fct[f.Name] = *f.FCTUS
+		}
+	}
 	hint := ""
 	if hostIDs == nil {
 		hint = ", or the scenario's hosts are not ns-3's first node ids (a scenario from-ns3 wrote from a topology that interleaves hosts and switches or has nodes without links: give -topology TOPOLOGY.txt)"
@@ -287,8 +306,8 @@ func compareEvery(file string, seed uint64, fctFile, pfcFile string, hostIDs []i
 		if !ok || !done {
 			continue
 		}
-		if len(c.ns3) == 0 {
-			c.off = int64(math.Round(g.start*1e3)) - int64(f.Start/unit.Nanosecond)
+		if cutting && int64(math.Round((g.start+g.fct)*1e3)) > cut {
+			c.ns3PastCut++
 		}
 		c.ns3 = append(c.ns3, g.fct)
 		c.rocelab = append(c.rocelab, r)
@@ -331,19 +350,27 @@ func compareEvery(file string, seed uint64, fctFile, pfcFile string, hostIDs []i
 
 var pauseCounter = regexp.MustCompile(`^rx_prio\d_pause_(transition|duration)$`)
 
-// withQlen adds ns-3's queue lengths (d, qlen.txt's last dump, read
-// from file) to the comparison, their ports read by topology t, that
-// run's topology.txt: a qlen.txt without a dump, or no topology to read
-// its ports by, is told in the table rather than compared.
-func (c *comparison) withQlen(file string, d *qlenDump, t *ns3Topology) error {
+// withQlen adds ns-3's queue lengths (d, qlen.txt's last dump at or
+// before the scenario's cut, read from file; after, the first dump past
+// the cut) to the comparison, their ports read by topology t, that
+// run's topology.txt: a qlen.txt without a dump (or none before the
+// cut), or no topology to read its ports by, is told in the table rather
+// than compared.
+func (c *comparison) withQlen(file string, d *qlenDump, after int64, t *ns3Topology) error {
 	var err error
 	switch {
+	case d == nil && after > 0:
+		c.qlenNote = fmt.Sprintf("%s not compared: its first dump, at %d ns of ns-3's clock, is past the scenario's cut at %d ns, so ns-3's queues held flows the scenario leaves out (a dump holds every sample from QLEN_MON_START: set the monitor to dump before the cut)", filepath.Base(file), after, c.cut)
+		return nil
 	case d == nil:
 		c.qlenNote = fmt.Sprintf("%s holds no dump: ns-3's monitor writes one at each multiple of 100 ms from QLEN_MON_START to QLEN_MON_END (ns3conv sets them after the run; for queue lengths set QLEN_MON_START to the first flow's start and QLEN_MON_END, and SIMULATOR_STOP_TIME past it, to a multiple of 100 ms after the last)", filepath.Base(file))
 		return nil
 	case t == nil:
 		c.qlenNote = fmt.Sprintf("%s not compared: give -topology TOPOLOGY.txt (or keep ns3conv's topology.txt in the output directory) to read its ports by", filepath.Base(file))
 		return nil
+	}
+	if after > 0 {
+		c.qlenNote = fmt.Sprintf("%s's dump at %d ns of ns-3's clock, the last at or before the scenario's cut at %d ns; those from %d ns on held flows the scenario leaves out", filepath.Base(file), d.time, c.cut, after)
 	}
 	c.qlen, err = compareQlen(file, d, t, c.s, c.o, c.off)
 	return err
@@ -376,6 +403,12 @@ func (c *comparison) print(w, warn io.Writer) {
 	}
 	if c.ns3Beyond > 0 {
 		fmt.Fprintf(warn, "warning: the scenario runs a flow file from-ns3 cut in time (its head says where): %d of fct.txt's lines are of flows it leaves out, which loaded ns-3's run from the cut on\n", c.ns3Beyond)
+	}
+	if c.ns3PastCut > 0 {
+		fmt.Fprintf(warn, "warning: %d of the %d flows compared ran past the cut in ns-3 (finished after %d ns of its clock), where ns-3's flows from the cut on met them and the scenario has none: their FCTs are in the statistics, but not like for like\n", c.ns3PastCut, len(c.ns3), c.cut)
+	}
+	if c.ranPast > 0 {
+		fmt.Fprintf(warn, "note: rocelab ran to %v, the last qlen.txt dump, past the scenario's %v, as ns-3 ran to it\n", c.duration, c.ranPast)
 	}
 	if o := c.rocelabOnly; o != nil {
 		why := "near the end, where a run SIMULATOR_STOP_TIME cut short stops"

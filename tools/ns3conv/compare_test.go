@@ -47,7 +47,7 @@ func TestReadPauses(t *testing.T) {
 	}
 }
 
-var position = regexp.MustCompile(`^x\.txt(:\d+:\d+)?: `)
+var position = regexp.MustCompile(`^x\.txt:\d+:\d+: `)
 
 // The readers never panic; they return lines or an error that says
 // where.

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -612,60 +611,4 @@ func headroomFits(c *ns3Config, t *ns3Topology, file string, buffer float64) err
 		return fmt.Errorf("%s; ns-3's own ports take %d B there, within it: give BUFFER_SIZE %d or more (MiB), or the links one delay and rate, for a run both hold alike", msg, int64(own), int64(need)/int64(unit.MiB)+1)
 	}
 	return fmt.Errorf("%s; ns-3's own ports take %d B there too: its free pool (buffer less headroom, reserves and use, unsigned 32 bits) wraps to some 4 GB, so that switch neither pauses nor drops, which no buffer runs alike; not converted", msg, int64(own))
-}
-
-// cutNoteRoom is what the head keeps for the note of a cut flow file.
-const cutNoteRoom = 1024
-
-// cutMark is the note's machine-read part: ns-3's clock (ns) from which
-// the scenario runs no flow, which ns3conv compare reads back.
-var cutMark = regexp.MustCompile(`\(ns3conv cut: (\d+) ns\)`)
-
-// flowLines writes each flow on a line of its own, as short as it reads
-// (named flow0.. by its place), after head, the scenario up to its
-// flows. A flow file longer than a scenario may be (scenario.MaxFileSize:
-// some 20,000 flows) is cut in time: the scenario runs the flows that
-// start before the first that does not fit, and its head says from when
-// (cutMark), so that compare leaves ns-3's later flows out.
-func flowLines(head, fp string, flows []ns3FlowLine, ff ns3Flows, t *ns3Topology, first unit.Time) (string, error) {
-	line := func(x ns3FlowLine) string {
-		s := fmt.Sprintf("  - {src: %s, dst: %s, bytes: %d", t.name[x.src], t.name[x.dst], x.size)
-		if x.start > first {
-			s += fmt.Sprintf(", start: %s", x.start-first)
-		}
-		return s + "}\n"
-	}
-	lines := make([]string, 0, len(flows))
-	size, cut, cutting := len(head), ff.beyondStart, ff.beyond > 0
-	for i, x := range flows {
-		l := line(x)
-		if size+len(l) > int(scenario.MaxFileSize)-cutNoteRoom {
-			rest := slices.MinFunc(flows[i:], func(a, b ns3FlowLine) int { return cmp.Compare(a.start, b.start) }).start
-			if !cutting || rest < cut {
-				cut = rest
-			}
-			cutting = true
-			break
-		}
-		size += len(l)
-		lines = append(lines, l)
-	}
-	if !cutting {
-		return head + strings.Join(lines, ""), nil
-	}
-	var kept []string
-	for i, l := range lines {
-		if flows[i].start < cut {
-			kept = append(kept, l)
-		}
-	}
-	total := len(flows) + ff.beyond
-	if len(kept) == 0 {
-		return "", fmt.Errorf("%s:1:1: %d flows, more than a scenario holds (%v, about %d such lines), and none starts before %v of ns-3's clock, where the first that does not fit starts: no flows of an earlier time fit to run; give ns-3 and rocelab a flow file of fewer flows at once",
-			fp, total, scenario.MaxFileSize, len(lines), cut)
-	}
-	note := fmt.Sprintf("# Differs: %s lists %d flows, more than a scenario holds (%v, about %d of these lines): this one runs the %d that start before %v of ns-3's clock (ns3conv cut: %d ns), ns-3 all of them, so flows still running then meet traffic this run leaves out; ns3conv compare leaves out ns-3's lines of the flows from then on.\n",
-		filepath.Base(fp), total, scenario.MaxFileSize, len(lines), len(kept), cut, int64(cut/unit.Nanosecond))
-	i := strings.Index(head, "\nname: ") + 1
-	return head[:i] + note + head[i:] + strings.Join(kept, ""), nil
 }

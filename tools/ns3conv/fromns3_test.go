@@ -520,3 +520,15 @@ func TestFrameNote(t *testing.T) {
 		}
 	}
 }
+
+// A flow.txt line past the scanner's 64 KiB is refused at its line.
+func TestFlowLineTooLong(t *testing.T) {
+	tp, err := readTopology("t.txt", strings.NewReader("3 1 2\n2\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = readFlows("flow.txt", strings.NewReader("1\n0 1 3 100 1000 2.0"+strings.Repeat(" ", 70<<10)+"\n"), tp)
+	if want := "flow.txt:2:1: bufio.Scanner: token too long"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}

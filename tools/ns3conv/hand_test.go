@@ -96,7 +96,8 @@ func TestNs3CommentsRefused(t *testing.T) {
 
 // A scenario from-ns3 cut in time (its head's "ns3conv cut: T ns") is
 // compared on its own flows: fct.txt's lines of flows from T on are left
-// out with a warning, where they had been refused as another scenario's.
+// out with a warning, where they had been refused as another scenario's;
+// the flows compared that ns-3 finished after T are counted and said.
 func TestCompareCutFlowFile(t *testing.T) {
 	var y bytes.Buffer
 	if err := fromNs3("testdata/hand/config.txt", &y); err != nil {
@@ -141,5 +142,20 @@ func TestCompareCutFlowFile(t *testing.T) {
 		if got.ns3Beyond != 1 || len(got.ns3) != 5 || !strings.Contains(warn.String(), "1 of fct.txt's lines are of flows it leaves out") {
 			t.Errorf("cut: %d left out, %d compared, warnings %q", got.ns3Beyond, len(got.ns3), warn.String())
 		}
+	}
+	// a cut at 60 us, after every start of the scenario's flows and before
+	// any ends: all five ran on in ns-3 with the flow left out
+	file := filepath.Join(dir, "hand.yaml")
+	if err := os.WriteFile(file, append([]byte("# Differs: a cut (ns3conv cut: 60000 ns).\n"), y.Bytes()...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := compare(file, 1, extra, "", top.hostIDs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, warn bytes.Buffer
+	got.print(&out, &warn)
+	if want := "warning: 5 of the 5 flows compared ran past the cut in ns-3 (finished after 60000 ns of its clock)"; got.ns3PastCut != 5 || !strings.Contains(warn.String(), want) {
+		t.Errorf("cut at 60 us: %d past it, warnings %q, expected %q", got.ns3PastCut, warn.String(), want)
 	}
 }

@@ -58,11 +58,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
 	"rocelab/internal/scenario"
-	"rocelab/internal/unit"
 )
 
 func main() {
@@ -148,12 +148,20 @@ func compareCmd(args []string, w, warn io.Writer) error {
 	}
 	// ns-3's queue lengths, with the topology their ports are numbered
 	// by: -topology's, or the topology.txt ns3conv wrote beside them
+	// (a scenario cut in time: the last dump at or before the cut)
 	q := filepath.Join(fs.Arg(1), "qlen.txt")
 	var d *qlenDump
-	var every unit.Time
+	var after int64
 	if exists(q) {
+		until, cutting := scenarioCut(fs.Arg(0))
+		if !cutting {
+			until = math.MaxInt64
+		}
 		var err error
-		if d, err = readFile(q, readQlen); err != nil {
+		if d, err = readFile(q, func(file string, r io.Reader) (d *qlenDump, err error) {
+			d, after, err = readQlenUntil(file, r, until)
+			return d, err
+		}); err != nil {
 			return err
 		}
 		if own := filepath.Join(fs.Arg(1), "topology.txt"); t == nil && exists(own) {
@@ -165,15 +173,14 @@ func compareCmd(args []string, w, warn io.Writer) error {
 			if err := qlenStart(filepath.Join(fs.Arg(1), "config.txt"), d); err != nil {
 				return err
 			}
-			every = qlenSampling(d)
 		}
 	}
-	c, err := compareEvery(fs.Arg(0), *seed, filepath.Join(fs.Arg(1), "fct.txt"), filepath.Join(fs.Arg(1), "pfc.txt"), hostIDs, every)
+	c, err := compareQueues(fs.Arg(0), *seed, filepath.Join(fs.Arg(1), "fct.txt"), filepath.Join(fs.Arg(1), "pfc.txt"), hostIDs, d)
 	if err != nil {
 		return err
 	}
 	if exists(q) {
-		if err := c.withQlen(q, d, t); err != nil {
+		if err := c.withQlen(q, d, after, t); err != nil {
 			return err
 		}
 	}
@@ -188,20 +195,23 @@ func exists(file string) bool {
 }
 
 // qlenStart gives dump d the run's QLEN_MON_START from its config.txt,
-// when DIR holds one that reads, for the monitor's sample interval.
+// when DIR holds one, for the monitor's sample interval; a config.txt
+// that does not read is refused where it fails, one without the key
+// leaves third.cc's interval.
 func qlenStart(file string, d *qlenDump) error {
-	r, err := os.Open(file)
-	if err != nil {
+	if !exists(file) {
 		return nil
 	}
-	defer r.Close()
-	c, err := readConfig(file, r)
+	c, err := readFile(file, readConfig)
 	if err != nil {
-		return nil // a fork's config: third.cc's interval then
+		return err
+	}
+	if _, ok := c.kv["QLEN_MON_START"]; !ok {
+		return nil
 	}
 	start, err := c.num("QLEN_MON_START")
 	if err != nil {
-		return nil
+		return err
 	}
 	return d.sampledFrom(int64(start), c.at("QLEN_MON_START"))
 }

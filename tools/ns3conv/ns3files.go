@@ -445,7 +445,9 @@ func readFlows(file string, r io.Reader, t *ns3Topology) (ns3Flows, error) {
 	unread, read := 0, 0
 	want := -1
 	sc := bufio.NewScanner(r)
-	for n := 1; sc.Scan(); n++ {
+	n := 0
+	for sc.Scan() {
+		n++
 		f, cols := fields.At(sc.Text())
 		errAt := func(i int, format string, a ...any) error {
 			return fmt.Errorf("%s:%d:%d: %s", file, n, cols[min(i, len(cols)-1)], fmt.Sprintf(format, a...))
@@ -526,7 +528,7 @@ func readFlows(file string, r io.Reader, t *ns3Topology) (ns3Flows, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return ns3Flows{}, fmt.Errorf("%s: %v", file, err)
+		return ns3Flows{}, fmt.Errorf("%s:%d:1: %v (a flow is a line, at most %d KiB)", file, n+1, err, bufio.MaxScanTokenSize>>10)
 	}
 	if want > read {
 		// third.cc's ReadFlowInput leaves its fields as they were when a

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,7 +20,9 @@ import (
 
 // ns-3's queue monitor (HPCC's scratch/third.cc, monitor_buffer): from
 // QLEN_MON_START to QLEN_MON_END it samples every switch port's egress
-// bytes, summed over its 8 queues, every qlenEvery ns, and counts each
+// bytes in the MMU every qlenEvery ns (queues 1-7: switch-node.cc counts
+// none of queue 0's, and takes a packet's off at its dequeue, as it
+// starts on the wire, as rocelab's queues do), and counts each
 // sample in a histogram of 1 KB buckets (qlen/1000) that it never
 // resets; at each sample whose time is a multiple of 100 ms
 // (qlen_dump_interval) it writes "time: T" and a line per switch port,
@@ -36,6 +37,7 @@ const (
 // qlenDump is qlen.txt's last dump.
 type qlenDump struct {
 	time    int64 // ns, ns-3's clock
+	line    int   // its head's, "time: T"
 	samples uint64
 	ports   []qlenPort
 	// every is the time between samples (ns): third.cc's qlenEvery
@@ -58,9 +60,8 @@ func (d *qlenDump) start() int64 { return d.time - int64(d.samples-1)*d.every }
 
 // sampledFrom takes the monitor's first sample time, the run's
 // QLEN_MON_START (config.txt's key at), and from it the time between
-// samples, which forks change (Floodgate's third.cc samples every 10 us
-// in some of its programs): the samples are start + k·every, the last at
-// the dump.
+// samples, for a run whose third.cc samples at another interval than
+// qlenEvery: the samples are start + k·every, the last at the dump.
 func (d *qlenDump) sampledFrom(start int64, at string) error {
 	span := d.time - start
 	switch {
@@ -84,6 +85,15 @@ func (d *qlenDump) sampledFrom(start int64, at string) error {
 // least the samples of the one before it: anything else is not one run's
 // qlen.txt.
 func readQlen(file string, r io.Reader) (*qlenDump, error) {
+	d, _, err := readQlenUntil(file, r, math.MaxInt64)
+	return d, err
+}
+
+// readQlenUntil is readQlen for the last dump at or before until (ns-3's
+// clock, ns): a dump holds every sample from the monitor's start, so it
+// is the queues up to that time. after is the time of the first dump
+// past until (0: none), every dump read and checked.
+func readQlenUntil(file string, r io.Reader, until int64) (d *qlenDump, after int64, err error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxQlenLine)
 	var cur, last *qlenDump
@@ -100,43 +110,44 @@ func readQlen(file string, r io.Reader) (*qlenDump, error) {
 			continue
 		case f[0] == "time:":
 			if len(f) != 2 {
-				return nil, errAt(min(len(f)-1, 2), "expected \"time: T\" (ns), as third.cc's monitor_buffer writes a dump's head")
+				return nil, 0, errAt(min(len(f)-1, 2), "expected \"time: T\" (ns), as third.cc's monitor_buffer writes a dump's head")
 			}
 			t, err := strconv.ParseInt(f[1], 10, 64)
 			if err != nil || t < 0 {
-				return nil, errAt(1, "time %q: expected ns-3's time in whole nanoseconds", f[1])
+				return nil, 0, errAt(1, "time %q: expected ns-3's time in whole nanoseconds", f[1])
 			}
 			if err := cur.check(file, n, last); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			if cur != nil {
 				last = cur
+				d, after = keep(d, cur, after, until)
 			}
 			if last != nil && t <= last.time {
-				return nil, errAt(1, "time %d: not after the previous dump's %d: qlen.txt's dumps are in time order", t, last.time)
+				return nil, 0, errAt(1, "time %d: not after the previous dump's %d: qlen.txt's dumps are in time order", t, last.time)
 			}
-			cur = &qlenDump{time: t, every: qlenEvery}
+			cur = &qlenDump{time: t, line: n, every: qlenEvery}
 			clear(seen)
 			continue
 		case cur == nil:
-			return nil, errAt(0, "%q: expected \"time: T\" first, the head of a dump (ns-3's qlen.txt, QLEN_MON_FILE)", f[0])
+			return nil, 0, errAt(0, "%q: expected \"time: T\" first, the head of a dump (ns-3's qlen.txt, QLEN_MON_FILE)", f[0])
 		case strings.HasSuffix(f[0], "-total") || f[0] == "maxPortLength":
 			// Floodgate's third.cc adds each switch's total and the
 			// largest queues seen to a dump: not a port's
 			continue
 		case len(f) < 3:
-			return nil, errAt(len(f)-1, "expected \"NODE IFINDEX COUNT...\": a switch port and its samples per KB of queue")
+			return nil, 0, errAt(len(f)-1, "expected \"NODE IFINDEX COUNT...\": a switch port and its samples per KB of queue")
 		}
 		var id [2]int
 		for i := range id {
 			v, err := strconv.Atoi(f[i])
 			if err != nil || v < 0 || i == 1 && v == 0 {
-				return nil, errAt(i, "%q: expected a %s", f[i], []string{"switch's node id", "port's interface index, from 1"}[i])
+				return nil, 0, errAt(i, "%q: expected a %s", f[i], []string{"switch's node id", "port's interface index, from 1"}[i])
 			}
 			id[i] = v
 		}
 		if at, ok := seen[id]; ok {
-			return nil, errAt(0, "node %d interface %d again in this dump (first at line %d)", id[0], id[1], at)
+			return nil, 0, errAt(0, "node %d interface %d again in this dump (first at line %d)", id[0], id[1], at)
 		}
 		seen[id] = n
 		// Floodgate's third.cc writes each count after its bucket,
@@ -145,7 +156,7 @@ func readQlen(file string, r io.Reader) (*qlenDump, error) {
 		if strings.HasSuffix(f[2], "th:") {
 			step, first = 2, 3
 			if len(f)%2 != 0 {
-				return nil, errAt(len(f)-1, "expected \"NODE IFINDEX 0th: COUNT 1th: COUNT ...\", a count after each bucket")
+				return nil, 0, errAt(len(f)-1, "expected \"NODE IFINDEX 0th: COUNT 1th: COUNT ...\", a count after each bucket")
 			}
 		}
 		p := qlenPort{node: id[0], iface: id[1], counts: make([]uint64, (len(f)-2)/step), line: n}
@@ -153,32 +164,47 @@ func readQlen(file string, r io.Reader) (*qlenDump, error) {
 		for i := range p.counts {
 			at := first + i*step
 			if step == 2 && f[at-1] != strconv.Itoa(i)+"th:" {
-				return nil, errAt(at-1, "%q: expected \"%dth:\", the next bucket", f[at-1], i)
+				return nil, 0, errAt(at-1, "%q: expected \"%dth:\", the next bucket", f[at-1], i)
 			}
 			c, err := strconv.ParseUint(f[at], 10, 32)
 			if err != nil {
-				return nil, errAt(at, "count %q: expected a whole number of samples (third.cc's uint32)", f[at])
+				return nil, 0, errAt(at, "count %q: expected a whole number of samples (third.cc's uint32)", f[at])
 			}
 			p.counts[i] = c
 			sum += c
 		}
 		switch {
 		case sum == 0:
-			return nil, errAt(first, "no samples: third.cc writes a port once it has sampled it")
+			return nil, 0, errAt(first, "no samples: third.cc writes a port once it has sampled it")
 		case len(cur.ports) == 0:
 			cur.samples = sum
 		case sum != cur.samples:
-			return nil, errAt(first, "%d samples, node %d interface %d (line %d) %d: the monitor samples every port each time", sum, cur.ports[0].node, cur.ports[0].iface, cur.ports[0].line, cur.samples)
+			return nil, 0, errAt(first, "%d samples, node %d interface %d (line %d) %d: the monitor samples every port each time", sum, cur.ports[0].node, cur.ports[0].iface, cur.ports[0].line, cur.samples)
 		}
 		cur.ports = append(cur.ports, p)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d:1: %v (a port's counts are a line, at most %d MiB)", file, n+1, err, maxQlenLine>>20)
+		return nil, 0, fmt.Errorf("%s:%d:1: %v (a port's counts are a line, at most %d MiB)", file, n+1, err, maxQlenLine>>20)
 	}
 	if err := cur.check(file, 0, last); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return cur, nil
+	if cur != nil {
+		d, after = keep(d, cur, after, until)
+	}
+	return d, after, nil
+}
+
+// keep is the dump readQlenUntil keeps after dump cur: cur when it is at
+// or before until, else d, the first time past until in after.
+func keep(d, cur *qlenDump, after, until int64) (*qlenDump, int64) {
+	switch {
+	case cur.time <= until:
+		return cur, after
+	case after == 0:
+		return d, cur.time
+	}
+	return d, after
 }
 
 // check says a dump read up to line n (0: the end of the file) is whole:
@@ -191,7 +217,7 @@ func (d *qlenDump) check(file string, n int, last *qlenDump) error {
 	switch {
 	case d == nil:
 	case len(d.ports) == 0:
-		return fmt.Errorf("%s: the dump of time %d has no ports before %s: expected a line per switch port", file, d.time, at)
+		return fmt.Errorf("%s:%d:1: the dump of time %d has no ports before %s: expected a line per switch port", file, d.line, d.time, at)
 	case last != nil && d.samples < last.samples:
 		return fmt.Errorf("%s:%d:1: %d samples a port, fewer than the previous dump's %d: third.cc's counts only grow, so not one run's qlen.txt", file, d.ports[0].line, d.samples, last.samples)
 	}
@@ -250,32 +276,6 @@ func addCounts(a, b []uint64) []uint64 {
 	return a
 }
 
-// qlenDumpEvery is third.cc's qlen_dump_interval: the monitor writes a
-// dump at each sample whose time is a multiple of it.
-const qlenDumpEvery = 100 * unit.Millisecond
-
-var (
-	qlenKey = regexp.MustCompile(`(?m)^(QLEN_MON_START|QLEN_MON_END|SIMULATOR_STOP_TIME) .*$`)
-)
-
-// monitorQueues has ns-3's queue monitor sample the whole run, of
-// duration d, into qlen.txt: from 0 to the first multiple of 100 ms at
-// or after d, where it writes its last dump, and the run stops a sample
-// after it (ns-3 runs its stop before a monitor event of the same time).
-func (f *files) monitorQueues(d unit.Time) {
-	end := (d + qlenDumpEvery - 1) / qlenDumpEvery * qlenDumpEvery
-	f.config = qlenKey.ReplaceAllStringFunc(f.config, func(line string) string {
-		key, _, _ := strings.Cut(line, " ")
-		switch key {
-		case "QLEN_MON_START":
-			return key + " 0"
-		case "QLEN_MON_END":
-			return fmt.Sprintf("%s %d", key, int64(end/unit.Nanosecond))
-		}
-		return key + " " + seconds(end+qlenEvery*unit.Nanosecond)
-	})
-}
-
 // qlenComparison is the queue lengths at the switch ports, ns-3's
 // qlen.txt beside rocelab's samples over the same window.
 type qlenComparison struct {
@@ -322,6 +322,12 @@ func compareQlen(file string, d *qlenDump, t *ns3Topology, s *scenario.Scenario,
 	series := map[string][]metrics.Points{}
 	step := s.SampleInterval
 	for _, q := range o.Queues {
+		// ns-3's MMU counts no bytes of queue 0 (switch-node.cc admits
+		// and counts qIndex != 0 only): its CNPs, PFC frames and, with
+		// ACK_HIGH_PRIO, ACKs; rocelab's priority 0 is left out alike
+		if q.Priority == 0 {
+			continue
+		}
 		series[q.Port] = append(series[q.Port], q.Depth)
 		step = max(step, q.Depth.Every)
 	}
@@ -392,8 +398,12 @@ func (t *ns3Topology) qlenPeer(file string, p qlenPort) (peer int, idle bool, er
 const qlenSampleWant = 2000
 
 // qlenSampling is the sample interval rocelab's run takes for dump d: its
-// window in qlenSampleWant samples, no finer than ns-3's.
+// window in qlenSampleWant samples, no finer than ns-3's; 0 without a
+// dump.
 func qlenSampling(d *qlenDump) unit.Time {
+	if d == nil {
+		return 0
+	}
 	window := unit.Time(d.samples-1) * unit.Time(d.every) * unit.Nanosecond
 	return max(unit.Time(d.every)*unit.Nanosecond, window/qlenSampleWant)
 }

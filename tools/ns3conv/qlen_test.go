@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"rocelab/internal/metrics"
 	"rocelab/internal/scenario"
+	"rocelab/internal/twin"
+	"rocelab/internal/unit"
 )
 
 // Forks' committed qlen.txt files (testdata/public/*/SOURCE), each one
@@ -70,8 +74,8 @@ func TestReadQlenRefuses(t *testing.T) {
 		{"time: 100\n4 1 3\n4 1 3\n", "q.txt:3:1: node 4 interface 1 again in this dump (first at line 2)"},
 		{"time: 100\n4 1 3\ntime: 100\n", "q.txt:3:7: time 100: not after the previous dump's 100"},
 		{"time: 100\n4 1 3\ntime: 200\n4 1 2\n", "q.txt:4:1: 2 samples a port, fewer than the previous dump's 3"},
-		{"time: 100\ntime: 200\n4 1 2\n", "q.txt: the dump of time 100 has no ports before line 2"},
-		{"time: 100\n4 1 1\ntime: 200\n", "q.txt: the dump of time 200 has no ports before the end of the file"},
+		{"time: 100\ntime: 200\n4 1 2\n", "q.txt:1:1: the dump of time 100 has no ports before line 2"},
+		{"time: 100\n4 1 1\ntime: 200\n", "q.txt:3:1: the dump of time 200 has no ports before the end of the file"},
 	} {
 		d, err := readQlen("q.txt", strings.NewReader(c.text))
 		if c.want == "" {
@@ -123,11 +127,11 @@ func TestCompareQlen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := compareEvery(file, 1, "testdata/hand/fct.txt", "", top.hostIDs(), qlenSampling(d))
+	c, err := compareQueues(file, 1, "testdata/hand/fct.txt", "", top.hostIDs(), d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.withQlen(synthetic, d, top); err != nil {
+	if err := c.withQlen(synthetic, d, 0, top); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
@@ -149,6 +153,18 @@ func TestCompareQlen(t *testing.T) {
 	if c.qlen.all[0].maxKB != 119 {
 		t.Errorf("ns-3's largest %d KB, expected 119", c.qlen.all[0].maxKB)
 	}
+	// a priority-0 queue (ns-3's queue 0, which its MMU never counts) is
+	// left out of rocelab's side
+	want := c.qlen.all[1]
+	full := metrics.Points{Every: unit.Microsecond, Values: slices.Repeat([]float64{50000}, 200)}
+	c.o.Queues = append(c.o.Queues, twin.Queue{Port: "s0/p4", Priority: 0, Depth: full})
+	if err := c.withQlen(synthetic, d, 0, top); err != nil {
+		t.Fatal(err)
+	}
+	if c.qlen.all[1] != want {
+		t.Errorf("with a full priority-0 queue rocelab's side is %+v, expected %+v", c.qlen.all[1], want)
+	}
+	c.o.Queues = c.o.Queues[:len(c.o.Queues)-1]
 	// a dump of another topology's ports
 	for _, bad := range []struct{ text, want string }{
 		{"time: 100000\n3 1 1000\n", "q.txt:2:1: node 3: not a switch of the topology (its switches: 4 8)"},
@@ -158,47 +174,46 @@ func TestCompareQlen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := c.withQlen("q.txt", bd, top); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(bad.want, "q.txt")) {
+		if err := c.withQlen("q.txt", bd, 0, top); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(bad.want, "q.txt")) {
 			t.Errorf("%q: %v, expected %q", bad.text, err, bad.want)
 		}
 	}
 	// no dump; no topology
 	c.qlen = nil
-	if err := c.withQlen("qlen.txt", nil, top); err != nil || !strings.Contains(c.qlenNote, "holds no dump") {
+	if err := c.withQlen("qlen.txt", nil, 0, top); err != nil || !strings.Contains(c.qlenNote, "holds no dump") {
 		t.Errorf("empty qlen.txt: %v, note %q", err, c.qlenNote)
 	}
-	if err := c.withQlen(synthetic, d, nil); err != nil || !strings.Contains(c.qlenNote, "give -topology") {
+	if err := c.withQlen(synthetic, d, 0, nil); err != nil || !strings.Contains(c.qlenNote, "give -topology") {
 		t.Errorf("without a topology: %v, note %q", err, c.qlenNote)
 	}
 }
 
 // Floodgate's third.cc (NASA-NJU/Floodgate-NS3 6e40f55, monitor_buffer)
 // writes each count after its bucket ("0th: 5"), each switch's total
-// ("N-total ...") and the largest queues ("maxPortLength ..."); its
-// programs sample at other intervals, which the run's QLEN_MON_START
-// gives. testdata/qlen/floodgate-synthetic.txt is written by hand in
-// that format.
+// ("N-total ...") and the largest queues ("maxPortLength ..."), sampling
+// every 100 ns and dumping every 1 ms. testdata/qlen/floodgate-synthetic.txt
+// is written by hand in that format.
 func TestReadQlenFloodgate(t *testing.T) {
 	d, err := readFile("testdata/qlen/floodgate-synthetic.txt", readQlen)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.ports) != 3 || d.samples != 6 || d.time != 2000100000 {
-		t.Fatalf("%d ports, %d samples at %d: expected 3, 6 at 2000100000", len(d.ports), d.samples, d.time)
+	if len(d.ports) != 3 || d.samples != 10001 || d.time != 2001000000 {
+		t.Fatalf("%d ports, %d samples at %d: expected 3, 10001 at 2001000000", len(d.ports), d.samples, d.time)
 	}
-	if s := statsOf(d.ports[1].counts); s.maxKB != 2 || s.busy != 0.5 {
+	if s := statsOf(d.ports[1].counts); s.maxKB != 2 || s.busy != 5000.0/10001 {
 		t.Errorf("node 4 if 2: %+v", s)
 	}
-	// every 20 us from 2.0 s; one sample at another start is refused
-	if err := d.sampledFrom(2000000000, "config.txt:57:16: QLEN_MON_START"); err != nil || d.every != 20000 || d.start() != 2000000000 {
+	// every 100 ns from 2.0 s; a start off that grid is refused
+	if err := d.sampledFrom(2000000000, "config.txt:57:16: QLEN_MON_START"); err != nil || d.every != 100 || d.start() != 2000000000 {
 		t.Errorf("from 2 s: %v, every %d", err, d.every)
 	}
 	for _, c := range []struct {
 		start int64
 		want  string
 	}{
-		{2000100001, "QLEN_MON_START 2000100001: after the dump's time 2000100000"},
-		{2000000001, "6 samples to the dump at 2000100000 do not fall at one interval"},
+		{2001000001, "QLEN_MON_START 2001000001: after the dump's time 2001000000"},
+		{2000000001, "10001 samples to the dump at 2001000000 do not fall at one interval"},
 	} {
 		if err := d.sampledFrom(c.start, "QLEN_MON_START"); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("from %d: %v, expected %q", c.start, err, c.want)
@@ -240,6 +255,14 @@ func TestMonitorQueues(t *testing.T) {
 	}
 	if strings.Count(f.config, "\n") != strings.Count(before, "\n") {
 		t.Errorf("the config's lines changed in number")
+	}
+	// a scenario of 230 ms: the monitor's last dump at 300 ms
+	f.config = before
+	f.monitorQueues(230 * unit.Millisecond)
+	for _, want := range []string{"\nQLEN_MON_START 0\n", "\nQLEN_MON_END 300000000\n", "\nSIMULATOR_STOP_TIME 0.300000100\n"} {
+		if !strings.Contains(f.config, want) {
+			t.Errorf("230 ms with -qlen: the config does not say %q", want)
+		}
 	}
 }
 
