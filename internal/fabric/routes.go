@@ -39,10 +39,13 @@ func newRouteTable(r [][]int16) routeTable {
 	t := routeTable{hosts: len(r)}
 	var lists [][]int16 // the distinct lists, in the order of their offsets
 	var offs []int32
+	var prev []int16 // the host before's list: hosts behind one switch share theirs
 	for dst, c := range r {
-		if n := len(t.runs); n > 0 && slices.Equal(c, t.list(&t.runs[n-1])) {
+		if n := len(t.runs); n > 0 && (sameList(c, prev) || slices.Equal(c, t.list(&t.runs[n-1]))) {
+			prev = c
 			continue // the run goes on
 		}
+		prev = c
 		run := routeRun{start: int32(dst), n: int16(len(c))}
 		if len(c) > 0 {
 			run.first = c[0]
@@ -74,6 +77,12 @@ func newRouteTable(r [][]int16) routeTable {
 		}
 	}
 	return t
+}
+
+// sameList reports whether a and b are one list, the same elements of the
+// same array.
+func sameList(a, b []int16) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // atPort marks an entry of at that is the one candidate port toward its

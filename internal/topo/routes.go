@@ -26,22 +26,41 @@ func (t *Topology) RoutesAvoiding(down []bool) [][][]int16 { return t.routes(dow
 func (t *Topology) routes(down []bool, ns3 bool) [][][]int16 {
 	adj := t.adjacency(down)
 	// The switch each host hangs off, and the hosts behind each switch.
-	behind := map[int][]int{}
+	behind := make([][]int, len(t.Nodes))
 	var edges []int
 	for hid, n := range t.Hosts {
 		if len(adj[n]) == 0 {
 			continue // the host's link is down
 		}
 		e := adj[n][0].peer
-		if _, ok := behind[e]; !ok {
+		if behind[e] == nil {
 			edges = append(edges, e)
 		}
 		behind[e] = append(behind[e], hid)
 	}
+	// The candidate lists, cut from one array: a list is shared by the
+	// hosts behind an edge switch, and there is one per switch and edge.
+	// room returns where a list of at most n goes; take keeps the list.
+	var lists []int16
+	room := func(n int) []int16 {
+		if cap(lists)-len(lists) < n {
+			lists = make([]int16, 0, max(n, 1024))
+		}
+		return lists[len(lists):]
+	}
+	take := func(l []int16) []int16 {
+		if len(l) == 0 {
+			return nil
+		}
+		lists = lists[:len(lists)+len(l)]
+		return l[:len(l):len(l)]
+	}
 	routes := make([][][]int16, len(t.Nodes))
+	var switches []int
 	for i, n := range t.Nodes {
 		if n.Kind == Switch {
 			routes[i] = make([][]int16, len(t.Hosts))
+			switches = append(switches, i)
 		}
 	}
 	// The links between switches, each switch's in link order: the only
@@ -95,16 +114,17 @@ func (t *Topology) routes(down []bool, ns3 bool) [][][]int16 {
 				}
 			}
 		}
-		for s, n := range t.Nodes {
-			if n.Kind != Switch || s == e || dist[s] < 0 {
+		for _, s := range switches {
+			if s == e || dist[s] < 0 {
 				continue
 			}
-			var cand []int16
+			cand := room(len(inner[s]))
 			for _, h := range inner[s] {
 				if dist[h.peer] == dist[s]-1 {
 					cand = append(cand, int16(h.port))
 				}
 			}
+			cand = take(cand)
 			if ns3 && len(cand) > 1 {
 				slices.SortFunc(cand, func(a, b int16) int { return cmp.Compare(pos[peer[s][a]], pos[peer[s][b]]) })
 			}
@@ -115,7 +135,7 @@ func (t *Topology) routes(down []bool, ns3 bool) [][][]int16 {
 		for _, h := range adj[e] {
 			if t.Nodes[h.peer].Kind == Host {
 				hid := t.hostIndex(h.peer)
-				routes[e][hid] = []int16{int16(h.port)}
+				routes[e][hid] = take(append(room(1), int16(h.port)))
 			}
 		}
 	}
