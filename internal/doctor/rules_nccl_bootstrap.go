@@ -212,62 +212,94 @@ func ibSplit(hs []*hostBoot) bool {
 }
 
 // NCCL's bootstrap listens on one IP interface and puts its address in
-// the unique id (bootstrap.cc, bootstrapNetInit): the interfaces
-// NCCL_SOCKET_IFNAME names, else ib*, else any but docker, lo and
-// virbr, then those; only interfaces up with an address of the family
-// NCCL_SOCKET_FAMILY allows count. When that search matches nothing,
-// NCCL says so ("Bootstrap : no socket interface found"; with
-// NCCL_COMM_ID "NET/Socket : No usable listening interface found"), or
-// a release that goes on (NVIDIA/nccl#1837, 2.27.7) leaves the address
-// unset, and the first connect reads a family that is no family
-// ("connecting to address  with family 59936 is neither AF_INET(2) nor
-// AF_INET6(10)").
+// the unique id (bootstrap.cc, bootstrapNetInit; misc/socket.cc,
+// ncclFindInterfaces). When that search matches nothing, NCCL prints
+// "Bootstrap : no socket interface found" and returns ncclInvalidUsage
+// (ncclInternalError through 2.23); ncclInit keeps that result, so every
+// later call of the process fails with it: NCCL never goes on without an
+// address. With NCCL_COMM_ID set the bootstrap instead looks for a local
+// interface on that address's subnet (ncclFindInterfaceMatchSubnet,
+// NCCL_SOCKET_IFNAME not read) and prints "NET/Socket : No usable
+// listening interface found".
+
+// ifaceSearch is how NCCL picks the bootstrap's interface.
+const ifaceSearch = "NCCL's bootstrap listens on one IP interface and hands its address to the other ranks in the unique id (bootstrap.cc, bootstrapNetInit): the interfaces NCCL_SOCKET_IFNAME names (a prefix; '^' excludes, '=' matches one name exactly) and no others; when it is unset ib*, then any but docker and lo (2.28 on also virbr), then docker, then lo (2.28 on then virbr). An interface counts only with an address of the family NCCL_SOCKET_FAMILY allows, and from 2.28 on only when it is up (IFF_RUNNING; 2.27 and before take down ones too)."
 
 // ifaceMissingClass tells w as NCCL having found no interface to
-// bootstrap on, with the NCCL_SOCKET_IFNAME lines of its host as
-// evidence: the WARN that says so, or an unset address (a family that is
-// neither AF_INET, AF_INET6, nor the 0 or AF_UNIX of a unique id the
-// ranks did not share) after NCCL_SOCKET_IFNAME was echoed and no
-// "Bootstrap : Using" line on that host.
+// bootstrap on, with the NCCL_SOCKET_IFNAME and NCCL_SOCKET_FAMILY lines
+// of its host as evidence, or no local interface on NCCL_COMM_ID's
+// subnet.
 func ifaceMissingClass(l *ingest.NCCLLog, w ingest.Warning) (failureClass, []Evidence, bool) {
 	m := strings.ToLower(w.Message)
-	var set []ingest.NCCLSetting
-	for _, e := range l.EnvValues("NCCL_SOCKET_IFNAME") {
-		if e.Host == w.Host || w.Host == "" || e.Host == "" {
-			set = append(set, e)
-		}
+	switch {
+	case strings.Contains(m, "no usable listening interface found"):
+		c, ev := commIDSubnetClass(l, w)
+		return c, ev, true
+	case !strings.Contains(m, "no socket interface found"):
+		return failureClass{}, nil, false
 	}
-	said := strings.Contains(m, "no socket interface found") || strings.Contains(m, "no usable listening interface found")
-	if !said {
-		fam, ok := socketFamily(m)
-		booted := slices.ContainsFunc(l.BootIfaces, func(b ingest.BootIface) bool { return b.Host == w.Host || w.Host == "" })
-		if !ok || fam <= 1 || len(set) == 0 || booted || socketTransport(w.Chain) {
-			return failureClass{}, nil, false
-		}
+	ifname, ev := socketEnv(l, w.Host)
+	why := ifaceSearch + " This search matched nothing, so NCCL printed this WARN and returned ncclInvalidUsage (ncclInternalError through 2.23), which every later NCCL call of the process returns too; no connection was attempted: not the network between the hosts. "
+	fix := "set NCCL_SOCKET_FAMILY, when set, only to the family of the address that interface has (or unset it)."
+	if ifname != "" {
+		why += "NCCL_SOCKET_IFNAME=" + ifname + " names no interface with an address in the process's network namespace (another host's name, a container or pod without that interface, one started with --network=none having only lo, an interface without an IP address), or NCCL_SOCKET_FAMILY excludes the address it has."
+		fix = "Compare NCCL_SOCKET_IFNAME=" + ifname + " with `ip -br addr` run where the ranks run (inside the container or pod): set it to an interface that has an address there and exists on every host (a prefix such as `eth` or `ens` matches several, `=name` one), or unset it; give a container started with --network=none a network; " + fix
+	} else {
+		why += "Either NCCL_SOCKET_IFNAME (when the job sets it) names no interface with an address in the process's network namespace (another host's name, a container or pod without that interface, one started with --network=none having only lo), or, with it unset, not even lo has an address of the family NCCL_SOCKET_FAMILY allows (AF_INET6 where lo has no ::1) or, from 2.28 on, no interface is up: unset, the search ends at lo, so a container without a network still finds 127.0.0.1."
+		fix = "Run `ip -br addr` and `env | grep NCCL_SOCKET` where the ranks run (inside the container or pod). When NCCL_SOCKET_IFNAME is set, set it to an interface that has an address there and exists on every host, or unset it; a container started with --network=none needs a network then (only then: with it unset NCCL falls back to lo). " + strings.ToUpper(fix[:1]) + fix[1:]
 	}
-	var ev []Evidence
-	names := "NCCL_SOCKET_IFNAME (when the job sets it)"
-	if len(set) > 0 {
-		ev = append(ev, set[0].Evidence)
-		names = "NCCL_SOCKET_IFNAME=" + set[0].Value
-	}
-	why := "NCCL's bootstrap listens on one IP interface and hands its address to the other ranks in the unique id: the interfaces NCCL_SOCKET_IFNAME names (a prefix; '^' excludes, '=' matches one name exactly), else ib*, else any but docker, lo and virbr, then those; only interfaces that are up with an address of the family NCCL_SOCKET_FAMILY allows count. This search matched nothing on the host, so no connection was attempted: not the network between the hosts, but " + names + " not existing in the process's network namespace (another host's name, a container or pod without that interface), an interface without an IP address, or NCCL_SOCKET_FAMILY excluding the address it has."
-	if !said {
-		why += " This NCCL release went on without an address (NVIDIA/nccl#1837, 2.27.7), so the unique id carries an address family that is none (" + strings.TrimSpace(w.Message) + ") rather than the WARN 'Bootstrap : no socket interface found'."
-	}
-	return failureClass{"NCCL found no network interface to bootstrap on",
-		why,
-		"Compare " + names + " with `ip -br addr` run where the ranks run (inside the container or pod): set NCCL_SOCKET_IFNAME to an interface that is up with an address there, present on every host (a prefix such as `eth` or `ens` matches several, `=name` one), or unset it; give a container a network (not --network=none), and set NCCL_SOCKET_FAMILY only to the family of that address."}, ev, true
+	return failureClass{"NCCL found no network interface to bootstrap on", why, fix}, ev, true
 }
 
-// socketFamily reads N from "... with family N is neither AF_INET(2)
-// nor AF_INET6(10)".
-func socketFamily(m string) (int, bool) {
-	_, rest, ok := strings.Cut(m, "with family ")
-	if !ok || !strings.Contains(m, "neither af_inet") {
-		return 0, false
+// socketEnv returns the NCCL_SOCKET_IFNAME value echoed on host ("" when
+// none was) and the echo lines of it and of NCCL_SOCKET_FAMILY (which
+// keeps an IPv6-only host's addresses out with AF_INET, or the other way).
+func socketEnv(l *ingest.NCCLLog, host string) (string, []Evidence) {
+	ifname := ""
+	var ev []Evidence
+	for _, name := range []string{"NCCL_SOCKET_IFNAME", "NCCL_SOCKET_FAMILY"} {
+		for _, e := range l.EnvValues(name) {
+			if e.Host == host || host == "" || e.Host == "" {
+				if name == "NCCL_SOCKET_IFNAME" {
+					ifname = e.Value
+				}
+				ev = append(ev, e.Evidence)
+				break
+			}
+		}
 	}
-	f, _, _ := strings.Cut(rest, " ")
-	n, err := strconv.Atoi(f)
-	return n, err == nil
+	return ifname, ev
+}
+
+// commIDSubnetClass tells "NET/Socket : No usable listening interface
+// found": NCCL_COMM_ID's address is on no local subnet of its family.
+func commIDSubnetClass(l *ingest.NCCLLog, w ingest.Warning) (failureClass, []Evidence) {
+	var ev []Evidence
+	addr := "NCCL_COMM_ID's address"
+	for _, e := range l.EnvValues("NCCL_COMM_ID") {
+		if e.Host == w.Host || w.Host == "" || e.Host == "" {
+			ev, addr = append(ev, e.Evidence), "NCCL_COMM_ID="+e.Value
+			break
+		}
+	}
+	return failureClass{"no local interface is on the subnet of NCCL_COMM_ID's address",
+		"NCCL prints this WARN only when NCCL_COMM_ID is set (the bootstrap root's <address>:<port>, in place of a unique id the application hands round): the bootstrap then ignores NCCL_SOCKET_IFNAME and listens on the first local interface whose address has the family of " + addr + " and is on its subnet under that interface's netmask (misc/socket.cc, ncclFindInterfaceMatchSubnet; an IPv6 address's scope must match too), and returns ncclSystemError when none is. The address is on no subnet this host has (another network's address, a public or NATed one, a name resolving to such), or it is IPv4 where the host's interfaces have only IPv6 addresses, or the other way. No connection was attempted: not the network between the hosts.",
+		"Set NCCL_COMM_ID to the root's (rank 0's host's) address on the network the hosts share, in the family their interfaces have (`[<ipv6>]:<port>` for IPv6), checked with `ip -br addr` on every host; or unset it and let the application hand rank 0's unique id round (torchrun's rendezvous, MPI)."}, ev
+}
+
+// idCreatorHint adds to the unique-id class (an address family that is
+// no IP family through the bootstrap) that the id's creator may have
+// failed its interface search and the application passed the unfilled
+// id on anyway: when NCCL_SOCKET_IFNAME was echoed on w's host and no
+// line shows that a search found an interface there (Bootstrap, NET/Socket
+// or NET/IB OOB "Using"; "Bootstrap : Using" is printed from 2.23 on only
+// under NCCL_DEBUG_SUBSYS=BOOTSTRAP, so its absence proves nothing alone).
+func idCreatorHint(l *ingest.NCCLLog, w ingest.Warning, c failureClass) (failureClass, []Evidence) {
+	ifname, ev := socketEnv(l, w.Host)
+	if ifname == "" || slices.ContainsFunc(l.IfaceFound.Hosts, func(h string) bool { return h == w.Host || w.Host == "" || h == "" }) {
+		return c, nil
+	}
+	c.why += " This log echoes NCCL_SOCKET_IFNAME=" + ifname + " and no line shows an interface NCCL's search found (`Bootstrap : Using`, `NET/Socket : Using`, NET/IB's `OOB`): the rank that created the unique id may have failed that search (WARN `Bootstrap : no socket interface found`, ncclGetUniqueId returning ncclInvalidUsage) and the application passed the id on without checking the error."
+	c.fix += " Check the result of ncclGetUniqueId where the id is created, and that rank's log for `Bootstrap : no socket interface found`: if so, compare NCCL_SOCKET_IFNAME=" + ifname + " with `ip -br addr` there and set it to an interface with an address, or unset it."
+	return c, ev
 }

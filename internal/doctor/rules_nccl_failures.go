@@ -242,9 +242,7 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 			"The error returns through the socket transport (net_socket.cc), not the bootstrap: NCCL was connecting a point-to-point channel to a peer and the handle it read for that peer holds no IP address (family 1 is AF_UNIX, 0 an empty one), because the peer had not yet sent its side. NCCL sets a send/recv connection up when both ranks post their halves within one group; an ncclSend and ncclRecv called outside ncclGroupStart/ncclGroupEnd, with both ranks sending first, starts the connection before the matching receive exists (NVIDIA/nccl#2057). The network is not at fault.",
 			"Wrap each rank's paired ncclSend/ncclRecv in ncclGroupStart()/ncclGroupEnd() (torch.distributed: batch_isend_irecv, or isend/irecv rather than blocking send before recv), or order them so that one rank receives first; then rerun."}, true
 	case strings.Contains(m, "neither af_inet"):
-		return failureClass{"the bootstrap address this rank was given is no IP address",
-			"A rank connects to the others through the address in the ncclUniqueId that rank 0 created and the launcher handed to every rank; an address family that is neither AF_INET nor AF_INET6 means this rank's unique id is not one rank 0 made: the ranks did not share it (nccl-tests built without MPI=1 yet started by mpirun, a launcher whose broadcast never reached this rank, a garbled NCCL_COMM_ID). No connection was ever attempted.",
-			"Start the ranks as one job whose launcher hands them rank 0's unique id: nccl-tests built with `make MPI=1` against the MPI that launches it (mpirun, or srun --mpi=pmix), torchrun's rendezvous for PyTorch; the nccl-tests preamble must then list every rank once."}, true
+		return uniqueIDClass, true
 	case gpuOutOfMemory(m):
 		return gpuOOMClass, true
 	case strings.HasPrefix(m, "cuda failure") || strings.HasPrefix(m, "cuda error"):
@@ -291,6 +289,12 @@ func groupKey(c failureClass, w ingest.Warning) string {
 }
 
 const pluginFailed = "the net plugin failed ("
+
+// uniqueIDClass is an address family that is no IP family read through
+// the bootstrap: the unique id this rank got was never filled in.
+var uniqueIDClass = failureClass{"the bootstrap address this rank was given is no IP address",
+	"A rank connects to the others through the address in the ncclUniqueId that rank 0 created and the launcher handed to every rank; an address family that is neither AF_INET nor AF_INET6 means this rank's unique id is not one rank 0 made: the ranks did not share it (nccl-tests built without MPI=1 yet started by mpirun, a launcher whose broadcast never reached this rank, a garbled NCCL_COMM_ID). No connection was ever attempted.",
+	"Start the ranks as one job whose launcher hands them rank 0's unique id: nccl-tests built with `make MPI=1` against the MPI that launches it (mpirun, or srun --mpi=pmix), torchrun's rendezvous for PyTorch; the nccl-tests preamble must then list every rank once."}
 
 // pluginSource names the net plugin a WARN comes from: its source file
 // when the name says so ("ib_plugin.c"), its location when that is a
@@ -513,6 +517,8 @@ func checkWarnErrors(inc *Incident) []Finding {
 			var extraEv []Evidence
 			if ic, ev, missing := ifaceMissingClass(l, w); missing {
 				c, ok, extraEv = ic, true, ev
+			} else if c == uniqueIDClass {
+				c, extraEv = idCreatorHint(l, w, c)
 			}
 			if ingest.IBDeviceSkipped(w.Message) {
 				if ibSkippedAll(l, w.Host) {

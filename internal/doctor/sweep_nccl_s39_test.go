@@ -1,6 +1,8 @@
 package doctor
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -18,28 +20,77 @@ var ncclLogFindingsS39 = []struct{ file, want string }{
 func TestNCCLLogCorpusFindingsS39(t *testing.T) { checkLogFindings(t, ncclLogFindingsS39) }
 
 // An interface search that matched nothing is no connection between hosts
-// that failed: NCCL said so ("Bootstrap : no socket interface found"), or
-// a release that went on printed an unset address's family after
-// NCCL_SOCKET_IFNAME was echoed and no "Bootstrap : Using" line
-// (NVIDIA/nccl#1837, where an application printed NCCL's error string and
-// last error without PyTorch's "NCCL error in:" line). The fix is the
-// interface name, not routes or firewalls, nor the unique id's launcher.
+// that failed: NCCL says so ("Bootstrap : no socket interface found") and
+// returns ncclInvalidUsage (ncclInternalError through 2.23), never going on
+// without an address. The fix is the interface name (or, only when
+// NCCL_SOCKET_IFNAME is set, a container's network: unset, the search ends
+// at lo), not routes or firewalls, nor the unique id's launcher.
 func TestBootstrapNoInterface(t *testing.T) {
-	for _, c := range []struct{ file, ev string }{
-		{"nccl-2.27.7-socket-ifname-eth2-missing-family-59936-trainer-tags-nccl1837.txt", "set by environment to eth2"},
-		{"pytorch-nccl-2.14.3-bootstrap-no-socket-interface-found-mambatree14.txt", "no socket interface found"},
-		{"pytorch-distbackenderror-nccl-2.14.3-bootstrap-no-socket-interface-found-sigterm-mftcoder31.txt", "no socket interface found"},
+	for _, file := range []string{
+		"pytorch-nccl-2.14.3-bootstrap-no-socket-interface-found-mambatree14.txt",
+		"pytorch-distbackenderror-nccl-2.14.3-bootstrap-no-socket-interface-found-sigterm-mftcoder31.txt",
 	} {
-		fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/"+c.file)
-		f := nicMustFind(t, fs, "nccl.warn.error", Error, "no network interface to bootstrap on")
-		if !strings.Contains(f.Fix, "ip -br addr") || strings.Contains(f.Fix, "firewall") || strings.Contains(f.Fix, "MPI=1") {
-			t.Errorf("%s: fix %q", c.file, f.Fix)
+		f := nicMustFind(t, diagnoseFiles(t, Options{}, "corpus/nccl-log/"+file), "nccl.warn.error", Error, "no network interface to bootstrap on")
+		if !strings.Contains(f.Fix, "ip -br addr") || strings.Contains(f.Fix, "firewall") || strings.Contains(f.Fix, "MPI=1") || !strings.Contains(f.Fix, "falls back to lo") {
+			t.Errorf("%s: fix %q", file, f.Fix)
 		}
-		if !evidenceHas(f, c.ev) {
-			t.Errorf("%s: evidence lacks %q: %v", c.file, c.ev, f.Evidence)
+		if !strings.Contains(f.Mechanism, "ncclInvalidUsage") || !strings.Contains(f.Mechanism, "IFF_RUNNING") || strings.Contains(f.Mechanism, "without an address") {
+			t.Errorf("%s: mechanism %q", file, f.Mechanism)
+		}
+		if !evidenceHas(f, "no socket interface found") {
+			t.Errorf("%s: evidence %v", file, f.Evidence)
 		}
 	}
-	if f := nicMustFind(t, diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.27.7-socket-ifname-eth2-missing-family-59936-trainer-tags-nccl1837.txt"), "nccl.warn.error", Error); !strings.Contains(f.Fix, "NCCL_SOCKET_IFNAME=eth2") {
-		t.Errorf("fix does not name the setting: %q", f.Fix)
+	// Synthetic: the settings echoed are evidence, the fix names them.
+	rep := diagnoseText(t, "h1:7:7 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth2\nh1:7:7 [0] NCCL INFO NCCL_SOCKET_FAMILY set by environment to AF_INET\nh1:7:7 [0] NCCL INFO NCCL version 2.27.7+cuda12.9\nh1:7:7 [0] NCCL WARN Bootstrap : no socket interface found\nh1:7:7 [0] NCCL INFO init.cc:100 -> 5\n")
+	f := nicMustFind(t, rep.Findings, "nccl.warn.error", Error, "no network interface to bootstrap on")
+	if !evidenceHas(f, "NCCL_SOCKET_IFNAME set by environment to eth2") || !evidenceHas(f, "NCCL_SOCKET_FAMILY set by environment to AF_INET") {
+		t.Errorf("evidence %v", f.Evidence)
+	}
+	if !strings.Contains(f.Fix, "NCCL_SOCKET_IFNAME=eth2") || !strings.Contains(f.Fix, "--network=none") {
+		t.Errorf("fix %q", f.Fix)
+	}
+}
+
+// An address family that is no IP family through the bootstrap is a unique
+// id this rank got that was never filled in (NVIDIA/nccl#1837, NCCL 2.27.7:
+// family 59936). When NCCL_SOCKET_IFNAME was echoed and no line shows an
+// interface found, the id's creator may have failed its interface search
+// and the application ignored the error: a hint on that finding. A NET/Socket
+// or NET/IB OOB "Using" line proves the search worked ("Bootstrap : Using" is
+// under NCCL_DEBUG_SUBSYS=BOOTSTRAP from 2.23 on, "NCCL_SOCKET_IFNAME set to"
+// under NET), and then there is no hint. The second and third logs are the
+// first with one synthetic line added.
+func TestBootstrapUniqueIDHint(t *testing.T) {
+	const file = "corpus/nccl-log/nccl-2.27.7-socket-ifname-eth2-missing-family-59936-trainer-tags-nccl1837.txt"
+	f := nicMustFind(t, diagnoseFiles(t, Options{}, file), "nccl.warn.error", Error, "bootstrap address this rank was given is no IP address")
+	if !strings.Contains(f.Mechanism, "ncclGetUniqueId") || !strings.Contains(f.Fix, "NCCL_SOCKET_IFNAME=eth2") || !evidenceHas(f, "set by environment to eth2") {
+		t.Errorf("no hint at the id's creator: %q / %q / %v", f.Mechanism, f.Fix, f.Evidence)
+	}
+	text, err := os.ReadFile(filepath.Join("..", "..", "testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, found := range []string{
+		"[trainer3]:twshared1016:1958:1958 [3] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n",
+		"[trainer3]:twshared1016:1958:1958 [3] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\n",
+	} {
+		rep := diagnoseText(t, found+string(text))
+		f := nicMustFind(t, rep.Findings, "nccl.warn.error", Error, "bootstrap address this rank was given is no IP address")
+		if strings.Contains(f.Mechanism, "ncclGetUniqueId") || strings.Contains(f.Title, "no network interface") {
+			t.Errorf("hint though the search found an interface (%q): %q", found, f.Mechanism)
+		}
+	}
+}
+
+// "No usable listening interface found" is printed only with NCCL_COMM_ID
+// set: the bootstrap then ignores NCCL_SOCKET_IFNAME and looks for a local
+// interface on the subnet and in the family of NCCL_COMM_ID's address.
+// Synthetic log.
+func TestBootstrapCommIDSubnet(t *testing.T) {
+	rep := diagnoseText(t, "h1:7:7 [0] NCCL INFO NCCL_COMM_ID set by environment to 192.168.5.1:29500\nh1:7:7 [0] NCCL INFO NCCL version 2.27.7+cuda12.9\nh1:7:7 [0] NCCL WARN NET/Socket : No usable listening interface found\nh1:7:7 [0] NCCL INFO init.cc:100 -> 2\n")
+	f := nicMustFind(t, rep.Findings, "nccl.warn.error", Error, "subnet of NCCL_COMM_ID")
+	if !strings.Contains(f.Fix, "NCCL_COMM_ID") || strings.Contains(f.Fix, "NCCL_SOCKET_IFNAME") || !strings.Contains(f.Mechanism, "IPv6") || !evidenceHas(f, "192.168.5.1:29500") {
+		t.Errorf("%q / %q / %v", f.Mechanism, f.Fix, f.Evidence)
 	}
 }

@@ -65,9 +65,10 @@ func FuzzNCCLLog(f *testing.F) {
 	f.Add([]byte("[rank0]: DistBackendError: NCCL error in:\n\n[rank0]: a/ProcessGroupNCCL.cpp:1333,\n\n[rank0]: remote error, NCCL version 2.21.5\nNCCL error in:\nx\nNCCL error in: b.cpp:1,\n"))
 	f.Add([]byte("DistBackendError: NCCL error in: a/NCCLSymmetricMemory.cu:9, unhandled cuda error, NCCL version 2.29.7\nncclMemAlloc failed\nnccl\nFailed to window register segment\nNCCL error in: b.cpp:1, invalid usage\nncclX\n"))
 	f.Add([]byte("torch.distributed.DistBackendError: NCCL error in: a/NCCLSymmetricMemory.cu:174,\ninvalid argument (run with NCCL_DEBUG=WARN for details), NCCL version 2.29.7\nx: NCCL error in: b.cpp:1,\n,\nNCCL error in: ,\n"))
-	// NCCL's description of a result without PyTorch's line, tagged,
+	// PyTorch's description of a result without PyTorch's line, tagged,
 	// bare, cut, and inside prose.
 	f.Add([]byte("[t0|0]:ncclInternalError: Internal check failed.\n[t0|0]:Last error:\n[t0|0]:x family 7 is neither AF_INET(2)\nncclSystemError: \nncclInvalidUsage:x\na b ncclRemoteError: y\nLast error:\n"))
+	f.Add([]byte("\tncclInternalError: Internal check failed.\n\tncclSystemError: x failed\n\tLast error:\n\tncclInvalidUsage: y failed\nncclRemoteError: z\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := checkArtifact(t, data)
 		for _, a := range res.Artifacts {

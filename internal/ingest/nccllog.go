@@ -106,6 +106,11 @@ type NCCLLog struct {
 	// BootIfaces are the interfaces NCCL's bootstrap uses ("Bootstrap :
 	// Using ib0:fe80::1%ib0<0>"), one per host and interface.
 	BootIfaces []BootIface
+	// IfaceFound holds the lines that show NCCL's interface search found
+	// an interface on a host: "Bootstrap : Using" (2.23 on printed only
+	// with NCCL_DEBUG_SUBSYS=BOOTSTRAP), "NET/Socket : Using" and NET/IB's
+	// "; OOB eth0:10.0.0.1<0>" (NET), NCCL 2.3's "NET : Using interface".
+	IfaceFound HostLines
 	// Env holds the NCCL_* settings NCCL echoed ("NCCL_IB_GID_INDEX set by
 	// environment to 3."), one per host, name and value; How is SetByEcho.
 	// Settings made on command lines, in scripts and manifests are read by

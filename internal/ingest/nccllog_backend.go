@@ -106,8 +106,11 @@ func (l *NCCLLog) backendRest(ln Line, rest string, ev Evidence) {
 	}
 }
 
-// resultNames are the ncclResult_t names NCCL's error strings start
-// with ("ncclInternalError: Internal check failed."), by result.
+// resultNames are the ncclResult_t names that start PyTorch's
+// description of a result ("ncclInternalError: Internal check failed.",
+// getNcclErrorDetailStr in NCCLUtils.cpp; NCCL's own ncclGetErrorString
+// reads "internal error - please report this issue to the NCCL
+// developers"), by result.
 var resultNames = map[string]int{
 	"ncclUnhandledCudaError": 1,
 	"ncclSystemError":        2,
@@ -117,30 +120,46 @@ var resultNames = map[string]int{
 	"ncclRemoteError":        6,
 }
 
-// describedError reads a line that starts with NCCL's description of a
-// result ("ncclInternalError: Internal check failed.") where no "NCCL
-// error in:" line came before it: an application that prints
-// ncclGetErrorString and ncclGetLastError itself, or an excerpt cut
-// below PyTorch's line. The "Last error:" after it is then read as
-// under PyTorch's error, raised at this line. It reports whether the
-// line was one.
+// describedError reads a line that starts with PyTorch's description of
+// a result ("ncclInternalError: Internal check failed.") where no "NCCL
+// error in:" line came before it: an excerpt cut below PyTorch's line,
+// or an application printing the same text. The "Last error:" after it
+// is then read as under PyTorch's error, raised at this line; the line
+// and those after it are recognised only once that last error comes. It
+// reports whether the line was one.
 //
 // A tag without spaces may stand before the name ("[trainer0|0]:"); the
 // lines after carry it too.
 func (l *NCCLLog) describedError(ln Line, s string) bool {
 	k := strings.Index(s, "nccl")
-	if k < 0 || strings.ContainsAny(strings.TrimLeft(s[:k], " "), " \t") {
+	if k < 0 || strings.ContainsAny(strings.TrimLeft(s[:k], " \t"), " \t") {
 		return false
 	}
-	name, _, ok := strings.Cut(s[k:], ": ")
-	r, known := resultNames[name]
-	if !ok || !known {
+	r, ok := resultName(s[k:])
+	if !ok {
 		return false
 	}
-	p := &pendingBackend{raised: At(l.src, ln), head: ln, result: r, open: true, loose: true, prefix: strings.Clone(s[:k])}
-	l.lines.add(ln)
-	l.pending = p
+	l.pending = &pendingBackend{raised: At(l.src, ln), held: []Line{ln}, result: r, open: true, loose: true, prefix: strings.Clone(s[:k])}
 	return true
+}
+
+// resultName reads the result of a line that starts with PyTorch's
+// description of one ("ncclSystemError: System call ...").
+func resultName(t string) (int, bool) {
+	name, _, ok := strings.Cut(t, ": ")
+	r, known := resultNames[name]
+	return r, ok && known
+}
+
+// recognise marks a line under a pending error as read: at once under
+// PyTorch's "NCCL error in:", held until its last error comes under a
+// description alone (describedError: no location).
+func (p *pendingBackend) recognise(l *NCCLLog, ln Line) {
+	if p.where == "" && p.wait == waitNone {
+		p.held = append(p.held, ln)
+		return
+	}
+	l.lines.add(ln)
 }
 
 // What a PyTorch NCCL error wrapped over lines still waits for.
@@ -159,13 +178,16 @@ type pendingBackend struct {
 	// prefix is the text before the exception's name on its line.
 	prefix string
 	// open is set once "Last error:" was read: the next line is the text;
-	// loose when only NCCL's description of the result was, so that the
+	// loose when only PyTorch's description of the result was, so that the
 	// next line is the text only if it reads as an error.
 	open, loose bool
 	// wait is what a wrapped error still needs (the location, the
 	// result); head is its first line, recognised only once it completes.
 	wait int
 	head Line
+	// held are the lines of a description alone (describedError), read
+	// only when its last error completes it.
+	held []Line
 	// rest is the text after the result on the line that gave it.
 	rest string
 	// reason is PyTorch's message under the error (Warning.Reason).
@@ -186,7 +208,7 @@ func backendReason(t string) bool {
 	return len(call) > 4 && strings.HasPrefix(call, "nccl") && call[4] >= 'A' && call[4] <= 'Z' && !strings.Contains(t, "Error: ")
 }
 
-// lastErrorText reports whether a line after NCCL's description of a
+// lastErrorText reports whether a line after PyTorch's description of a
 // result reads as NCCL's last error rather than the application's
 // traceback or log.
 func lastErrorText(t string) bool {
@@ -194,6 +216,9 @@ func lastErrorText(t string) bool {
 	if strings.HasPrefix(t, "[") || strings.HasPrefix(t, "Traceback") || strings.HasPrefix(t, "File ") ||
 		strings.Contains(low, "torch") || strings.Contains(low, ".py") {
 		return false
+	}
+	if _, described := resultName(t); described {
+		return false // another description, not a last error
 	}
 	return strings.Contains(low, "fail") || strings.Contains(low, "error")
 }
@@ -208,6 +233,9 @@ func (l *NCCLLog) lastError(ln Line, text string) {
 		return
 	}
 	l.pending = nil
+	for _, h := range p.held {
+		l.lines.add(h)
+	}
 	l.lines.add(ln)
 	ev := At(l.src, ln)
 	for i := range l.Warnings {
@@ -230,7 +258,7 @@ func (l *NCCLLog) lastError(ln Line, text string) {
 }
 
 // backendLine continues a pending PyTorch NCCL error: the "Last error:"
-// line, the text after it, or NCCL's description of the result between
+// line, the text after it, or PyTorch's description of the result between
 // ("ncclSystemError: System call ..."). It reports whether the line was
 // read; any other line closes the error without a last error.
 func (l *NCCLLog) backendLine(ln Line, s string) bool {
@@ -265,7 +293,7 @@ func (l *NCCLLog) backendLine(ln Line, s string) bool {
 	case t == "":
 		return false
 	case strings.HasPrefix(t, "Last error:"):
-		l.lines.add(ln)
+		p.recognise(l, ln)
 		p.loose = false
 		l.lastError(ln, t[len("Last error:"):])
 		return true
@@ -280,7 +308,7 @@ func (l *NCCLLog) backendLine(ln Line, s string) bool {
 	case strings.HasPrefix(t, "nccl") && strings.Contains(t, "Error: "):
 		// NCCL 2.2x's last error may follow this description without a
 		// "Last error:" line (NVIDIA/nccl#2077).
-		l.lines.add(ln)
+		p.recognise(l, ln)
 		p.open, p.loose = true, true
 		return true
 	}
@@ -289,7 +317,7 @@ func (l *NCCLLog) backendLine(ln Line, s string) bool {
 }
 
 // closeBackend records a pending PyTorch NCCL error that came without
-// its last error as a WARN of its own; NCCL's description of a result
+// its last error as a WARN of its own; PyTorch's description of a result
 // alone (describedError: no location) says too little to be one.
 func (l *NCCLLog) closeBackend() {
 	p := l.pending

@@ -2,14 +2,17 @@ package ingest
 
 import "testing"
 
-// TestDescribedError: NCCL's description of a result with its last error
-// under it, without PyTorch's "NCCL error in:" line (an application that
-// prints ncclGetErrorString and ncclGetLastError, NVIDIA/nccl#1837, or an
-// excerpt cut below PyTorch's line), is an error NCCL returned: the last
-// error is its WARN, with the result the description names; a tag before
-// the name ("[trainer0|0]:") is on the lines after it too. The description
-// alone, or the name inside prose, is none. Lines as in that thread;
-// the others synthetic.
+// TestDescribedError: PyTorch's description of a result (getNcclErrorDetailStr:
+// "ncclInternalError: Internal check failed.") with its last error under it,
+// without PyTorch's "NCCL error in:" line (an excerpt cut below it, or an
+// application printing the same, NVIDIA/nccl#1837), is an error NCCL
+// returned: the last error is its WARN, with the result the description
+// names; a tag before the name ("[trainer0|0]:"), or blanks and tabs, are
+// on the lines after it too. The description alone, two descriptions and
+// nothing else (the second is no last error), or the name inside prose, are
+// none, and their lines stay unrecognised (input.unrecognized), not read as
+// an NCCL log that says nothing. Lines as in that thread; the others
+// synthetic.
 func TestDescribedError(t *testing.T) {
 	for _, c := range []struct {
 		text, msg string
@@ -19,6 +22,9 @@ func TestDescribedError(t *testing.T) {
 			"ncclSocketInit: connecting to address  with family 59936 is neither AF_INET(2) nor AF_INET6(10)", 3},
 		{"ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\nLast error: socketStartConnect: Connect to 10.0.0.1<1234> failed : Connection refused\n",
 			"socketStartConnect: Connect to 10.0.0.1<1234> failed : Connection refused", 2},
+		{"\tncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n\tLast error:\n\tsocketStartConnect: Connect to 10.0.0.1<1234> failed : Connection refused\n",
+			"socketStartConnect: Connect to 10.0.0.1<1234> failed : Connection refused", 2},
+		{"ncclInternalError: Internal check failed.\nncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n", "", 0},
 		{"ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.\nsocketProgress: Connection closed by remote peer h<1>\n", "", 0},
 		{"ncclInternalError: Internal check failed.\n", "", 0},
 		{"the job said ncclInternalError: Internal check failed.\nLast error:\nx failed\n", "", 0},
@@ -31,8 +37,8 @@ func TestDescribedError(t *testing.T) {
 			}
 		}
 		if c.msg == "" {
-			if len(got) != 0 {
-				t.Errorf("warnings %+v from\n%s", got, c.text)
+			if len(res.Artifacts) != 0 {
+				t.Errorf("artifacts %v (warnings %+v) from\n%s", res.Artifacts, got, c.text)
 			}
 			continue
 		}

@@ -25,6 +25,7 @@ func (l *NCCLLog) netLine(o origin, host, msg string, ev Evidence) {
 	}
 	if i := strings.Index(rest, "; OOB "); i >= 0 {
 		l.learnBoot(o, bootAddr(rest[i+len("; OOB "):]))
+		l.IfaceFound.add(host, ev)
 	}
 	switch {
 	case strings.HasPrefix(rest, "GPU Direct RDMA "):
@@ -60,6 +61,9 @@ func (l *NCCLLog) netLine(o origin, host, msg string, ev Evidence) {
 			if name == "Socket" && l.once(seenKey{kind: 's', a: host, b: d.Name, c: d.Addr}) {
 				l.SocketDevices = append(l.SocketDevices, d)
 			}
+		}
+		if name == "Socket" && len(devs) > 0 {
+			l.IfaceFound.add(host, ev)
 		}
 	case strings.HasPrefix(rest, "NCCL Dev "):
 		l.qpMTU(host, rest, ev)

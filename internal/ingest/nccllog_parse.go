@@ -232,10 +232,12 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		if _, rest, ok := strings.Cut(msg, "Using "); ok {
 			l.learnBoot(o, bootAddr(rest))
 			l.addBootIface(host, rest, ev)
+			l.IfaceFound.add(host, ev)
 		}
 	case strings.HasPrefix(msg, "NET : Using interface "):
 		// NCCL 2.3: the interface of the bootstrap network.
 		l.learnBoot(o, bootAddr(msg[len("NET : Using interface "):]))
+		l.IfaceFound.add(host, ev)
 	case strings.HasPrefix(msg, "Using internal Network ") || strings.HasPrefix(msg, "Using external Network "):
 		// NCCL 2.3 names its network so.
 		l.addNetwork(host, msg[len("Using internal Network "):], ev)
