@@ -257,12 +257,12 @@ type Analysis struct {
 	pauses  map[pauseKey]*PauseStats
 	bins    int
 	frame   wire.Frame
-	// taps numbers the ERSPAN taps seen; mirror holds each flow's recent
-	// ERSPAN packets and their taps; tapRepeats counts the packets counted
+	// taps numbers the ERSPAN taps seen; mirror holds the recent ERSPAN
+	// packets and their taps; tapRepeats counts the packets counted
 	// again because one tap repeated them, copyCE the CE marks counted
 	// from a copy (see mirrorCopy).
 	taps       map[wire.Tap]uint32
-	mirror     map[FlowKey]*recent
+	mirror     *recent
 	tapRepeats int64
 	copyCE     int64
 	// mirrorCut counts the truncated RoCE packets an ERSPAN header's T
