@@ -237,8 +237,8 @@ type Analysis struct {
 	// Tunneled counts the packets decoded from inside a tunnel (a
 	// switch's ERSPAN mirror session, GRE, VXLAN), by tunnel.
 	Tunneled map[string]int64 `json:"tunneled,omitempty"`
-	// MirrorCopies counts the tunneled requests and READ responses left
-	// out as a second copy of the one before them (see mirrorCopy).
+	// MirrorCopies counts the ERSPAN packets left out as another tap's
+	// copy of one already counted (see mirrorCopy).
 	MirrorCopies int64 `json:"mirror_copies,omitempty"`
 
 	Flows []*Flow       `json:"flows"`
@@ -257,9 +257,17 @@ type Analysis struct {
 	pauses  map[pauseKey]*PauseStats
 	bins    int
 	frame   wire.Frame
-	// mirrored holds each flow's last request or READ response seen
-	// inside a tunnel, to tell a mirror session's second copy of it.
-	mirrored map[FlowKey]mirrorCopy
+	// taps numbers the ERSPAN taps seen; mirror holds the recent ERSPAN
+	// packets and their taps; tapRepeats counts the packets counted
+	// again because one tap repeated them, copyCE the CE marks counted
+	// from a copy (see mirrorCopy).
+	taps       map[wire.Tap]uint32
+	mirror     *recent
+	tapRepeats int64
+	copyCE     int64
+	// mirrorCut counts the truncated RoCE packets an ERSPAN header's T
+	// bit says the mirror cut (the others the snaplen cut).
+	mirrorCut int64
 }
 
 type pauseKey struct {
@@ -363,7 +371,8 @@ func (a *Analysis) Add(p *Packet, ifSpeed unit.BitRate) bool {
 	} else if d >= 0 {
 		t = unit.Time(d) * unit.Nanosecond
 	}
-	if t < a.last {
+	back := t < a.last
+	if back {
 		a.BackwardTime++
 		t = a.last
 	}
@@ -390,13 +399,15 @@ func (a *Analysis) Add(p *Packet, ifSpeed unit.BitRate) bool {
 	}
 	switch f.Kind {
 	case wire.FrameRoCE:
-		if a.mirrorCopy(f, t) {
-			a.MirrorCopies++
-			a.Bytes += int64(f.WireLen())
+		a.Bytes += int64(f.WireLen())
+		if isCopy, ce := a.mirrorCopy(f, back); isCopy {
+			if fl := a.flows[FlowKey{Src: f.SrcIP, Dst: f.DstIP, QPN: f.BTH.DestQP}]; ce && fl != nil {
+				a.copyCE++
+				fl.CE++
+			}
 			return true
 		}
 		a.RoCEPackets++
-		a.Bytes += int64(f.WireLen())
 		a.addRoCE(p, t, f)
 	case wire.FrameMACControl:
 		a.MACControlPackets++

@@ -18,10 +18,14 @@
 // A frame inside a tunnel, as a switch's mirror session or an overlay
 // carries it (ERSPAN types I-III, GRE bridging Ethernet, VXLAN; one level),
 // is analysed as the inner frame: its flows, lengths and ECN are the inner
-// packet's, and Tunneled counts such packets by tunnel. A tunneled request
-// or READ response that repeats its flow's previous one (PSN, opcode,
-// ICRC) sooner than the shortest ACK timeout, 8.192 us, is a mirror
-// session's second copy: MirrorCopies counts it, nothing else does.
+// packet's, and Tunneled counts such packets by tunnel. An ERSPAN packet
+// (any opcode) that repeats a recent one (QP, PSN, opcode, ICRC) is a
+// mirror copy only when it comes from a tap (outer source, session, type
+// II index, type III direction) that has delivered that packet fewer
+// times than another tap: MirrorCopies counts it, nothing else does but a
+// CE mark the counted packet lacked. A repeat from the same tap is a
+// retransmission however soon it follows; GRE and VXLAN packets are never
+// copies.
 //
 // Packet numbers count from 1 as Wireshark does. Times in results are
 // relative to the first packet's timestamp, as unit.Time (picoseconds; the

@@ -35,6 +35,9 @@ func (a *Analysis) flow(k FlowKey, p *Packet, t unit.Time, f *wire.Frame) *Flow 
 func (a *Analysis) addRoCE(p *Packet, t unit.Time, f *wire.Frame) {
 	if f.Truncated {
 		a.TruncatedPackets++
+		if f.MirrorTruncated {
+			a.mirrorCut++
+		}
 	}
 	bth := &f.BTH
 	fl := a.flow(FlowKey{Src: f.SrcIP, Dst: f.DstIP, QPN: bth.DestQP}, p, t, f)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"rocelab/internal/textout"
 )
 
 // notes says in sentences what a reader must know to read the numbers.
@@ -34,10 +36,20 @@ func (a *Analysis) notes() []string {
 		ns = append(ns, fmt.Sprintf("%s decoded from inside the tunnel: the flows are the inner frames', their times those at which the copies reached the capture point; a mirror session that copies both directions, or a packet at two ports, shows it twice", tunnelCounts(a.Tunneled)))
 	}
 	if a.MirrorCopies > 0 {
-		ns = append(ns, fmt.Sprintf("%d tunneled requests and READ responses came a second time, same PSN, opcode and ICRC, sooner than any ACK timeout allows a retransmission (%s): a mirror session's second copy, counted once", a.MirrorCopies, minACKTimeout))
+		n := fmt.Sprintf("%s came again from another tap of the mirror (another switch, session, port or direction) with the same QP, PSN, opcode and ICRC: counted once, as a packet repeated by the tap that delivered it is a retransmission", textout.Count(a.MirrorCopies, "ERSPAN packet", "ERSPAN packets"))
+		if a.copyCE > 0 {
+			n += fmt.Sprintf("; %s only on the copy were counted", textout.Count(a.copyCE, "CE mark", "CE marks"))
+		}
+		ns = append(ns, n)
 	}
-	if a.TruncatedPackets > 0 {
-		ns = append(ns, fmt.Sprintf("%d RoCE packets were cut short by the snaplen (%d): their sizes come from the IP and UDP headers", a.TruncatedPackets, a.Snaplen))
+	if len(a.taps) == 1 && a.tapRepeats > 0 {
+		ns = append(ns, fmt.Sprintf("every ERSPAN packet came from one tap (one source, session, index and direction), so %s it delivered again %s counted again, as retransmissions or repeated ACKs, NAKs and CNPs; but a session that copies a packet at two points (both directions, or ingress and egress) delivers it twice with nothing to tell the copy apart", textout.Count(a.tapRepeats, "packet", "packets"), plural(a.tapRepeats, "is", "are")))
+	}
+	if cut := a.TruncatedPackets - a.mirrorCut; cut > 0 {
+		ns = append(ns, fmt.Sprintf("%s cut short by the snaplen (%d): their sizes come from the IP and UDP headers", textout.Count(cut, "RoCE packet was", "RoCE packets were"), a.Snaplen))
+	}
+	if a.mirrorCut > 0 {
+		ns = append(ns, fmt.Sprintf("%s cut short by the mirror session (ERSPAN T bit): their sizes come from the inner IP and UDP headers", textout.Count(a.mirrorCut, "RoCE packet was", "RoCE packets were")))
 	}
 	if a.MACControlPackets > 0 && a.LinkSpeedSource == "unknown" {
 		ns = append(ns, "link speed unknown (no --link-speed, no pcapng if_speed): pause frames are counted in quanta only")
@@ -47,10 +59,10 @@ func (a *Analysis) notes() []string {
 		for _, e := range a.ErrorExamples {
 			ex = append(ex, fmt.Sprintf("packet %d: %s", e.Packet, e.Error))
 		}
-		ns = append(ns, fmt.Sprintf("%d packets could not be decoded (%s)", a.DecodeErrors, strings.Join(ex, "; ")))
+		ns = append(ns, fmt.Sprintf("%s could not be decoded (%s)", textout.Count(a.DecodeErrors, "packet", "packets"), strings.Join(ex, "; ")))
 	}
 	if a.BackwardTime > 0 {
-		ns = append(ns, fmt.Sprintf("%d timestamps went backwards; they were treated as equal to the previous one", a.BackwardTime))
+		ns = append(ns, fmt.Sprintf("%s went backwards; %s treated as equal to the previous one", textout.Count(a.BackwardTime, "timestamp", "timestamps"), plural(a.BackwardTime, "it was", "they were")))
 	}
 	if a.Bin != a.opts.Bin {
 		ns = append(ns, fmt.Sprintf("timeline bin widened from %s to %s to keep memory bounded", a.opts.Bin, a.Bin))
@@ -93,7 +105,15 @@ func (a *Analysis) Contents() string {
 func tunnelCounts(m map[string]int64) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		parts = append(parts, fmt.Sprintf("%d packets of %s", m[k], k))
+		parts = append(parts, textout.Count(m[k], "packet", "packets")+" of "+k)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// plural picks the verb or phrase that goes with n things.
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

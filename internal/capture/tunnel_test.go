@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
+	"net/netip"
 	"os"
 	"reflect"
 	"sort"
@@ -14,6 +16,9 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+
+	"rocelab/internal/roce"
+	"rocelab/internal/wire"
 )
 
 // tunnelHeads are the headers a switch's mirror session or an overlay puts
@@ -34,9 +39,10 @@ var tunnelHeads = []struct {
 	{"vxlan", "VXLAN", 17, "c00012b50000" + "0000" + "0800000000006400"},
 }
 
-// wrap puts frame inside the tunnel: an outer Ethernet and IPv4 header,
-// then head (a UDP header's length filled in for VXLAN).
-func wrap(t *testing.T, proto byte, head string, frame []byte) []byte {
+// wrap puts frame inside the tunnel: an outer Ethernet and IPv4 header
+// from 192.0.2.src (1 when src is 0), then head (a UDP header's length
+// filled in for VXLAN).
+func wrap(t *testing.T, proto byte, head string, frame []byte, src byte) []byte {
 	t.Helper()
 	h, err := hex.DecodeString(head)
 	if err != nil {
@@ -48,16 +54,26 @@ func wrap(t *testing.T, proto byte, head string, frame []byte) []byte {
 	ip := make([]byte, 20)
 	ip[0], ip[8], ip[9] = 0x45, 64, proto
 	binary.BigEndian.PutUint16(ip[2:4], uint16(20+len(h)+len(frame)))
-	copy(ip[12:16], []byte{192, 0, 2, 1})
-	copy(ip[16:20], []byte{192, 0, 2, 2})
+	copy(ip[12:16], []byte{192, 0, 2, max(src, 1)})
+	copy(ip[16:20], []byte{192, 0, 2, 200})
 	eth := []byte{2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00}
 	return bytes.Join([][]byte{eth, ip, h, frame}, nil)
 }
 
-// wrapCapture rewrites a corpus capture with each frame inside the tunnel;
-// with dup > 0 every frame comes a second time dup later, as a mirror
-// session copying it at two points sends it.
-func wrapCapture(t *testing.T, rel string, proto byte, head string, dup time.Duration) []byte {
+// tapCopy is one copy a mirror delivers of every frame: through the
+// tunnel header head, from outer source 192.0.2.src, after the frame's
+// own time, CE-marked or not.
+type tapCopy struct {
+	head  string
+	src   byte
+	after time.Duration
+	ce    bool
+}
+
+// wrapCapture rewrites a corpus capture with each frame inside the tunnel
+// once per copy, in time order (in copy order after each frame when one
+// comes before it: its timestamp steps back).
+func wrapCapture(t *testing.T, rel string, proto byte, copies ...tapCopy) []byte {
 	t.Helper()
 	raw, err := os.ReadFile("../../testdata/corpus/" + rel)
 	if err != nil {
@@ -77,18 +93,24 @@ func wrapCapture(t *testing.T, rel string, proto byte, head string, dup time.Dur
 		d  []byte
 	}
 	var recs []rec
+	inOrder := true
+	var f wire.Frame
 	for {
 		data, ci, err := r.ReadPacketData()
 		if err != nil {
 			break
 		}
-		d := wrap(t, proto, head, data)
-		recs = append(recs, rec{ci.Timestamp, d})
-		if dup > 0 {
-			recs = append(recs, rec{ci.Timestamp.Add(dup), d})
+		for _, c := range copies {
+			inner := data
+			if c.ce && f.Decode(data) == nil && f.IPVersion == 4 {
+				inner = append([]byte(nil), data...)
+				inner[f.L2Len+1] |= byte(wire.CE)
+			}
+			recs = append(recs, rec{ci.Timestamp.Add(c.after), wrap(t, proto, c.head, inner, c.src)})
+			inOrder = inOrder && c.after >= 0
 		}
 	}
-	if dup > 0 {
+	if inOrder {
 		sort.SliceStable(recs, func(i, j int) bool { return recs[i].at.Before(recs[j].at) })
 	}
 	for _, rc := range recs {
@@ -118,7 +140,7 @@ func TestTunneledRoCE(t *testing.T) {
 		plain := analyzeCorpus(t, rel)
 		for _, tc := range tunnelHeads {
 			t.Run(tc.name, func(t *testing.T) {
-				a, err := Analyze(tc.name, bytes.NewReader(wrapCapture(t, rel, tc.proto, tc.head, 0)), Options{})
+				a, err := Analyze(tc.name, bytes.NewReader(wrapCapture(t, rel, tc.proto, tapCopy{head: tc.head})), Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -134,7 +156,11 @@ func TestTunneledRoCE(t *testing.T) {
 						t.Errorf("flow %d = %+v, want %+v", i, fl, p)
 					}
 				}
-				if !strings.Contains(strings.Join(a.Notes, "\n"), "packets of "+tc.tunnel+" decoded from inside the tunnel") {
+				want := fmt.Sprintf("%d packets of %s decoded from inside the tunnel", plain.Packets, tc.tunnel)
+				if plain.Packets == 1 {
+					want = "1 packet of " + tc.tunnel + " decoded"
+				}
+				if !strings.Contains(strings.Join(a.Notes, "\n"), want) {
 					t.Errorf("notes %q", a.Notes)
 				}
 			})
@@ -158,7 +184,7 @@ func TestTunnelNotDecapsulated(t *testing.T) {
 		{"gre-routing", 47, "40006558", 0},
 		{"udp-4789-no-i-flag", 17, "c00012b50000" + "0000" + "0000000000006400", 0},
 	} {
-		a, err := Analyze(tc.name, onePacket(wrap(t, tc.proto, tc.head, inner)), Options{})
+		a, err := Analyze(tc.name, onePacket(wrap(t, tc.proto, tc.head, inner, 0)), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,52 +192,169 @@ func TestTunnelNotDecapsulated(t *testing.T) {
 			t.Errorf("%s: roce %d errors %d tunneled %v", tc.name, a.RoCEPackets, a.DecodeErrors, a.Tunneled)
 		}
 	}
-	a, err := Analyze("erspan3-cut", onePacket(wrap(t, 47, "100022eb00000007"+"2001", nil)), Options{})
+	a, err := Analyze("erspan3-cut", onePacket(wrap(t, 47, "100022eb00000007"+"2001", nil, 0)), Options{})
 	if err != nil || a.DecodeErrors != 1 {
 		t.Errorf("cut ERSPAN III: err %v errors %d", err, a.DecodeErrors)
 	}
 }
 
-// A mirror session that copies each packet at two points (a port's ingress
-// and another's egress) delivers it twice, microseconds apart: every
-// request read as a go-back-N retransmission. A request repeated sooner
-// than the shortest ACK timeout (8.192 us) with the same PSN, opcode and
-// ICRC is a copy, counted once; one repeated later is still a
-// retransmission. The real capture's frames, each sent twice inside
-// SYNTHETIC ERSPAN II.
+// ERSPAN heads for the mirror tests, SYNTHETIC as tunnelHeads: type II
+// session 0 at index 1 and 2 and session 1 at index 1; type III session 0
+// at ingress and egress.
+const (
+	erspan2Index1   = "100088be0000002a" + "1001000000000001"
+	erspan2Index2   = "100088be0000002a" + "1001000000000002"
+	erspan2Session1 = "100088be0000002a" + "1001000100000001"
+	erspan3Ingress  = "100022eb00000007" + "2001000012345678" + "00000000"
+	erspan3Egress   = "100022eb00000007" + "2001000012345678" + "00000008"
+)
+
+// mirrorCase analyses the corpus capture rel with each frame delivered as
+// copies says, and the capture as captured.
+func mirrorCase(t *testing.T, rel string, proto byte, copies ...tapCopy) (a, plain *Analysis) {
+	t.Helper()
+	a, err := Analyze("mirror", bytes.NewReader(wrapCapture(t, rel, proto, copies...)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, analyzeCorpus(t, rel)
+}
+
+// retransmitted sums the request packets the flows retransmitted.
+func retransmitted(a *Analysis) int64 {
+	var n int64
+	for _, fl := range a.Flows {
+		n += fl.Requester.RetransPackets
+	}
+	return n
+}
+
+// A mirror that copies each packet at two taps (two ports, both directions
+// of one, ingress and egress, two switches) delivers it twice, microseconds
+// apart, and every request read as a go-back-N retransmission, ACKs twice
+// over. A packet (QP, PSN, opcode, ICRC) that comes again from a tap that
+// has not delivered it yet is a copy, counted once, whatever the delay
+// (the copies here come 1, 3 and 5 us later: later than packets of the
+// same flow that follow, and than a ConnectX adaptive retransmission).
+// The real capture's frames (requests and ACKs), each sent at two taps in
+// SYNTHETIC ERSPAN headers.
 func TestMirrorCopies(t *testing.T) {
 	const rel = "pcap-roce/rc-send-two-qps-oferby-proxy.pcap"
-	plain := analyzeCorpus(t, rel)
-	var requests int64
-	for _, fl := range plain.Flows {
-		requests += fl.Requests
+	for _, tc := range []struct {
+		name  string
+		proto byte
+		a, b  tapCopy
+	}{
+		{"index-1us", 47, tapCopy{head: erspan2Index1}, tapCopy{head: erspan2Index2, after: time.Microsecond}},
+		{"index-3us", 47, tapCopy{head: erspan2Index1}, tapCopy{head: erspan2Index2, after: 3 * time.Microsecond}},
+		{"session-5us", 47, tapCopy{head: erspan2Index1}, tapCopy{head: erspan2Session1, after: 5 * time.Microsecond}},
+		{"direction-3us", 47, tapCopy{head: erspan3Ingress}, tapCopy{head: erspan3Egress, after: 3 * time.Microsecond}},
+		{"switch-type1-5us", 47, tapCopy{head: "000088be"}, tapCopy{head: "000088be", src: 2, after: 5 * time.Microsecond}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, plain := mirrorCase(t, rel, tc.proto, tc.a, tc.b)
+			if a.MirrorCopies != plain.RoCEPackets || a.RoCEPackets != plain.RoCEPackets {
+				t.Fatalf("mirror copies %d, RoCE %d: want %d each", a.MirrorCopies, a.RoCEPackets, plain.RoCEPackets)
+			}
+			for i, fl := range a.Flows {
+				p := plain.Flows[i]
+				if fl.Packets != p.Packets || fl.Requests != p.Requests || fl.ACKs != p.ACKs || fl.Requester.RetransPackets != 0 || fl.Requester.Gaps != 0 || fl.Requester.EpisodeCount != 0 {
+					t.Errorf("flow %d: packets %d requests %d acks %d (want %d %d %d), requester %+v", i, fl.Packets, fl.Requests, fl.ACKs, p.Packets, p.Requests, p.ACKs, fl.Requester)
+				}
+			}
+			if !strings.Contains(strings.Join(a.Notes, "\n"), "came again from another tap of the mirror") {
+				t.Errorf("notes %q", a.Notes)
+			}
+		})
 	}
-	erspan2 := tunnelHeads[2]
-	a, err := Analyze("copies", bytes.NewReader(wrapCapture(t, rel, erspan2.proto, erspan2.head, time.Microsecond)), Options{})
-	if err != nil {
-		t.Fatal(err)
+}
+
+// A requester can resend within 4 us (ConnectX adaptive retransmission):
+// a packet a tap delivers again is sent again, however soon, even when
+// another tap's copy of the first sending comes between or after. One
+// tap alone tells no copies apart: its repeats are retransmissions, and a
+// note says a session can copy a packet at two points. Copies whose
+// timestamp steps back are not merged.
+func TestMirrorResends(t *testing.T) {
+	const rel = "pcap-roce/rc-send-two-qps-oferby-proxy.pcap"
+	a1, b1 := tapCopy{head: erspan2Index1}, tapCopy{head: erspan2Index2}
+	resend := func(c tapCopy, d time.Duration) tapCopy { c.after = d; return c }
+	one, plain := mirrorCase(t, rel, 47, a1, resend(a1, 4*time.Microsecond))
+	if one.MirrorCopies != 0 || one.RoCEPackets != 2*plain.RoCEPackets || retransmitted(one) == 0 {
+		t.Fatalf("one tap, resent after 4 us: copies %d RoCE %d retransmitted %d", one.MirrorCopies, one.RoCEPackets, retransmitted(one))
 	}
-	if a.MirrorCopies != requests {
-		t.Fatalf("mirror copies %d, want the %d requests", a.MirrorCopies, requests)
+	if !strings.Contains(strings.Join(one.Notes, "\n"), "every ERSPAN packet came from one tap") {
+		t.Errorf("notes %q", one.Notes)
 	}
-	for i, fl := range a.Flows {
-		p := plain.Flows[i]
-		if fl.Requests != p.Requests || fl.Requester.RetransPackets != 0 || fl.Requester.Gaps != 0 || fl.Requester.NAKEpisodes+fl.Requester.TimeoutEpisodes != 0 {
-			t.Errorf("flow %d: requests %d (want %d), requester %+v", i, fl.Requests, p.Requests, fl.Requester)
+	for _, copies := range [][]tapCopy{
+		{a1, resend(b1, 3*time.Microsecond), resend(a1, 4*time.Microsecond), resend(b1, 7*time.Microsecond)},
+		{a1, resend(a1, 4*time.Microsecond), resend(b1, 5*time.Microsecond), resend(b1, 9*time.Microsecond)},
+	} {
+		a, _ := mirrorCase(t, rel, 47, copies...)
+		if a.MirrorCopies != 2*plain.RoCEPackets || a.RoCEPackets != 2*plain.RoCEPackets || retransmitted(a) != retransmitted(one) {
+			t.Errorf("%+v: copies %d RoCE %d retransmitted %d, want %d %d %d", copies, a.MirrorCopies, a.RoCEPackets, retransmitted(a), 2*plain.RoCEPackets, 2*plain.RoCEPackets, retransmitted(one))
 		}
 	}
-	if !strings.Contains(strings.Join(a.Notes, "\n"), "counted once") {
+	back, _ := mirrorCase(t, rel, 47, a1, resend(b1, -time.Microsecond))
+	if back.MirrorCopies != 0 || back.RoCEPackets != 2*plain.RoCEPackets {
+		t.Errorf("copies a step back: copies %d RoCE %d", back.MirrorCopies, back.RoCEPackets)
+	}
+}
+
+// A switch marks CE at egress: the egress tap's copy can carry the only
+// mark. Left out as a copy, its mark is still counted.
+func TestMirrorCopyCE(t *testing.T) {
+	const rel = "pcap-roce/rc-send-two-qps-oferby-proxy.pcap"
+	a, plain := mirrorCase(t, rel, 47, tapCopy{head: erspan3Ingress}, tapCopy{head: erspan3Egress, after: 3 * time.Microsecond, ce: true})
+	for i, fl := range a.Flows {
+		if p := plain.Flows[i]; fl.CE != p.Packets || p.CE != 0 {
+			t.Errorf("flow %d: CE %d, want its %d packets", i, fl.CE, p.Packets)
+		}
+	}
+	if !strings.Contains(strings.Join(a.Notes, "\n"), "CE marks only on the copy were counted") {
 		t.Errorf("notes %q", a.Notes)
 	}
-	a, err = Analyze("late", bytes.NewReader(wrapCapture(t, rel, erspan2.proto, erspan2.head, 10*time.Microsecond)), Options{})
+}
+
+// GRE bridging Ethernet and VXLAN carry no mirror copies: a packet twice,
+// even from two sources 1 us apart, is sent twice.
+func TestNoMirrorCopiesOutsideERSPAN(t *testing.T) {
+	const rel = "pcap-roce/rc-send-two-qps-oferby-proxy.pcap"
+	for _, tc := range tunnelHeads {
+		if strings.HasPrefix(tc.name, "erspan") {
+			continue
+		}
+		a, plain := mirrorCase(t, rel, tc.proto, tapCopy{head: tc.head}, tapCopy{head: tc.head, src: 2, after: time.Microsecond})
+		if a.MirrorCopies != 0 || a.RoCEPackets != 2*plain.RoCEPackets || retransmitted(a) == 0 {
+			t.Errorf("%s: copies %d RoCE %d retransmitted %d", tc.name, a.MirrorCopies, a.RoCEPackets, retransmitted(a))
+		}
+	}
+}
+
+// An ERSPAN header's T bit says the mirror cut the frame (longer than the
+// session's MTU or its set length), not the capture's snaplen: the note
+// says which. A SYNTHETIC 1 KiB RDMA WRITE, cut to 200 bytes inside
+// ERSPAN II with and without the T bit.
+func TestMirrorTruncatedNote(t *testing.T) {
+	var b wire.Builder
+	e := wire.Endpoints{SrcIP: netip.MustParseAddr("10.0.0.1"), DstIP: netip.MustParseAddr("10.0.0.2"), SrcPort: 0xc000}
+	tr := wire.Transport{BTH: wire.BTH{Opcode: roce.OpWriteOnly, PKey: 0xffff, DestQP: 0x11},
+		ExtHeaders: wire.ExtHeaders{RETH: wire.RETH{DMALength: 1024}}, PayloadLen: 1024}
+	frame, _, err := b.RoCE(&e, &tr, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var retx int64
-	for _, fl := range a.Flows {
-		retx += fl.Requester.RetransPackets
-	}
-	if a.MirrorCopies != 0 || retx == 0 {
-		t.Errorf("a repeat 10 us later: copies %d, retransmitted %d", a.MirrorCopies, retx)
+	for _, tc := range []struct{ head, want, not string }{
+		{"100088be0000002a" + "1001" + "0400" + "00000001", "1 RoCE packet was cut short by the mirror session (ERSPAN T bit)", "snaplen"},
+		{"100088be0000002a" + "1001" + "0000" + "00000001", "1 RoCE packet was cut short by the snaplen", "mirror session ("},
+	} {
+		a, err := Analyze("cut", onePacket(wrap(t, 47, tc.head, frame[:200], 0)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := strings.Join(a.Notes, "\n")
+		if a.TruncatedPackets != 1 || !strings.Contains(notes, tc.want) || strings.Contains(notes, tc.not) {
+			t.Errorf("%s: truncated %d, notes %q", tc.head, a.TruncatedPackets, a.Notes)
+		}
 	}
 }

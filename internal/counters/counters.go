@@ -316,9 +316,11 @@ type Desc struct {
 	// cards'): a dump of that driver without it does not count the
 	// concept.
 	Sometimes bool
-	// Optional marks one of mlx5's optional hw_counters (Linux 5.16 on,
+	// Optional marks one of mlx5's optional hw_counters (the cc_* ones
+	// Linux 5.16 on; rdma_{rx,tx}_{packets,bytes} upstream since 2025,
+	// torvalds/linux drivers/infiniband/hw/mlx5/counters.c packets_op_cnts),
 	// enabled with `rdma statistic set link DEV/PORT optional-counters
-	// NAMES`): the driver prints it only when asked to, beside the name it
+	// NAMES`: the driver prints it only when asked to, beside the name it
 	// always prints for the concept when it has one. Lookup reads it; Find
 	// and Name never give it, so a dump without it neither counts the
 	// concept nor names it.

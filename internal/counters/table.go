@@ -148,9 +148,11 @@ func builtin() []Desc {
 		hw(ReqRNRRetriesExceeded, NoDir),
 		// mlx5's optional hw_counters: the congestion-control counts of
 		// Linux 5.16 (CE-marked RoCE packets and CNPs received, CNPs sent)
-		// and the RoCE packets and bytes of 2025 (MLNX_OFED 25.10 has them), which weigh marks
-		// and retransmissions from the hw_counters alone (per QP when the
-		// counter is bound to one).
+		// and the RDMA packets and bytes per link of Patrisious Haddad's
+		// "RDMA/mlx5: Add optional counters for RDMA_TX/RX_packets/bytes"
+		// (2025; upstream in torvalds/linux counters.c's packets_op_cnts,
+		// and in MLNX_OFED 25.10), whose received packets weigh the ECN
+		// marks from the hw_counters alone.
 		opt("cc_rx_ce_pkts", ECNMarkedRoCE, RX, Packets),
 		opt("cc_rx_cnp_pkts", CNPHandled, RX, Packets),
 		opt("cc_tx_cnp_pkts", CNPSent, TX, Packets),

@@ -226,7 +226,7 @@ func TestECNMarkingDenominator(t *testing.T) {
 }
 
 // mlx5's optional hw_counters count the RoCE packets themselves
-// (rdma_rx_packets, MLNX_OFED 25.10's counters.c; `rdma statistic set link
+// (rdma_rx_packets, upstream counters.c's packets_op_cnts; `rdma statistic set link
 // DEV/PORT optional-counters rdma_rx_packets`), so the marks are weighed
 // from the hw_counters alone; before, an mlx5 dump with them was "cannot be
 // judged". SYNTHETIC values in `rdma statistic show` form.

@@ -85,6 +85,11 @@ type Frame struct {
 	// TunnelNone for a frame seen as sent; every other field describes
 	// the inner frame.
 	Tunnel Tunnel
+	// Tap says where the tunnel's mirror session took the copy (zero
+	// without a tunnel); MirrorTruncated is set when an ERSPAN header's T
+	// bit says the mirror cut the frame short.
+	Tap             Tap
+	MirrorTruncated bool
 }
 
 // ExtHeaders holds one of each extension header; which ones are in use
@@ -161,7 +166,7 @@ func (noFeedback) SetTruncated() {}
 // cut short or contradicts itself (*DecodeError). A frame a tunnel carries
 // (ERSPAN, GRE, VXLAN: Tunnel) is decoded in place of the tunnel's.
 func (f *Frame) Decode(data []byte) error {
-	f.Tunnel = TunnelNone
+	f.Tunnel, f.Tap, f.MirrorTruncated = TunnelNone, Tap{}, false
 	return f.decodeEthernet(data)
 }
 

@@ -80,7 +80,8 @@ func FuzzMACControl(f *testing.F) {
 // FuzzFrame feeds whole frames to Frame.Decode and to gopacket.NewPacket
 // with the registered layers. Invariants: no panic; a RoCE frame's
 // payload length plus its headers equals the UDP length; the captured
-// extension headers are a subset of those the opcode calls for.
+// extension headers are a subset of those the opcode calls for; a frame
+// outside a tunnel has no tap.
 func FuzzFrame(f *testing.F) {
 	var b Builder
 	for i, tr := range OracleTransports() {
@@ -90,10 +91,20 @@ func FuzzFrame(f *testing.F) {
 	}
 	frame, _ := b.PFC([6]byte{2}, 8, [8]uint16{3: 9}, 0)
 	f.Add(append([]byte(nil), frame...))
+	for _, tc := range tunnelCases {
+		for _, inner := range tunnelInners(f) {
+			frame, _ := tunneled(f, tc.outer6, tc.head, inner)
+			f.Add(frame)
+		}
+	}
 	var fr Frame
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_ = gopacket.NewPacket(data, layers.LayerTypeEthernet, gopacket.Default)
-		if err := fr.Decode(data); err != nil || fr.Kind != FrameRoCE {
+		err := fr.Decode(data)
+		if fr.Tunnel == TunnelNone && (fr.Tap != Tap{} || fr.MirrorTruncated) {
+			t.Fatalf("tap %+v, mirror-truncated %v without a tunnel", fr.Tap, fr.MirrorTruncated)
+		}
+		if err != nil || fr.Kind != FrameRoCE {
 			return
 		}
 		hs := fr.BTH.Opcode.Headers()

@@ -1,6 +1,9 @@
 package wire
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"net/netip"
+)
 
 // Tunnel is the encapsulation a frame was carried in: a switch's mirror
 // session (ERSPAN, or plain GRE bridging Ethernet) or a VXLAN overlay. A
@@ -45,6 +48,23 @@ func (t Tunnel) String() string {
 	return "none"
 }
 
+// Tap says where a mirror session copied a frame: the session's outer IP
+// source (the switch), and for ERSPAN its session ID, type II's Index (the
+// port or interface the copy was taken at) and type III's D bit (ingress
+// or egress). Two copies of one packet with different taps were taken at
+// two points; a repeat with the same tap was sent twice. Zero fields are
+// those the tunnel does not carry (type I has no ERSPAN header; GRE and
+// VXLAN only Src).
+type Tap struct {
+	Src     netip.Addr
+	Session uint16
+	Index   uint32
+	Egress  bool
+}
+
+// ERSPAN reports whether the tunnel is a mirror session's ERSPAN.
+func (t Tunnel) ERSPAN() bool { return t >= TunnelERSPAN1 && t <= TunnelERSPAN3 }
+
 // Encapsulation header sizes and numbers.
 const (
 	greBaseLen     = 4
@@ -62,12 +82,18 @@ const (
 	greKey         = 0x2000
 	greSequence    = 0x1000
 	greVersionMask = 0x0007
+	erspanSession  = 0x03ff // of the header's second 16-bit word
+	erspanT        = 0x0400 // the frame was truncated by the mirror
+	erspan2Index   = 0x000fffff
+	erspan3D       = 0x08 // of the last byte: the copy was taken at egress
 )
 
 // decap decodes the Ethernet frame a tunnel carries in data[start:end],
-// in place of the outer frame, and remembers the tunnel. A tunnel inside
-// a tunnel is left undecoded (the frame stays FrameOther).
-func (f *Frame) decap(data []byte, start, end int, t Tunnel) error {
+// in place of the outer frame, and remembers the tunnel, its tap (Src is
+// the outer source address, decoded before) and whether the mirror cut
+// the frame. A tunnel inside a tunnel is left undecoded (the frame stays
+// FrameOther).
+func (f *Frame) decap(data []byte, start, end int, t Tunnel, tap Tap, cut bool) error {
 	if f.Tunnel != TunnelNone {
 		return nil
 	}
@@ -77,8 +103,19 @@ func (f *Frame) decap(data []byte, start, end int, t Tunnel) error {
 	if start > end {
 		return short(t.String(), start, end)
 	}
-	f.Tunnel = t
+	tap.Src = f.SrcIP
+	f.Tunnel, f.Tap, f.MirrorTruncated = t, tap, cut
 	return f.decodeEthernet(data[start:end])
+}
+
+// erspanHeader reads the session ID and T bit of the ERSPAN type II or
+// III header at start, n bytes long.
+func erspanHeader(data []byte, start, n int, t Tunnel) (tap Tap, cut bool, err error) {
+	if len(data) < start+n {
+		return Tap{}, false, short(t.String(), start+n, len(data))
+	}
+	w := binary.BigEndian.Uint16(data[start+2:])
+	return Tap{Session: w & erspanSession}, w&erspanT != 0, nil
 }
 
 // decodeGRE decodes a GRE packet at off with room bytes of IP payload:
@@ -103,20 +140,28 @@ func (f *Frame) decodeGRE(data []byte, off, room int) error {
 	start, end := off+hl, off+room
 	switch {
 	case proto == greTEB:
-		return f.decap(data, start, end, TunnelGRE)
+		return f.decap(data, start, end, TunnelGRE, Tap{}, false)
 	case proto == greERSPAN12 && flags&greSequence == 0:
-		return f.decap(data, start, end, TunnelERSPAN1)
+		return f.decap(data, start, end, TunnelERSPAN1, Tap{}, false)
 	case proto == greERSPAN12:
-		return f.decap(data, start+erspan2Len, end, TunnelERSPAN2)
-	case proto == greERSPAN3:
-		if len(data) < start+erspan3Len {
-			return short("ERSPAN type III", start+erspan3Len, len(data))
+		tap, cut, err := erspanHeader(data, start, erspan2Len, TunnelERSPAN2)
+		if err != nil {
+			return err
 		}
+		tap.Index = binary.BigEndian.Uint32(data[start+4:]) & erspan2Index
+		return f.decap(data, start+erspan2Len, end, TunnelERSPAN2, tap, cut)
+	case proto == greERSPAN3:
+		tap, cut, err := erspanHeader(data, start, erspan3Len, TunnelERSPAN3)
+		if err != nil {
+			return err
+		}
+		last := data[start+erspan3Len-1]
+		tap.Egress = last&erspan3D != 0
 		n := erspan3Len
-		if data[start+erspan3Len-1]&1 != 0 {
+		if last&1 != 0 {
 			n += erspan3SubLen
 		}
-		return f.decap(data, start+n, end, TunnelERSPAN3)
+		return f.decap(data, start+n, end, TunnelERSPAN3, tap, cut)
 	}
 	return nil
 }
@@ -135,5 +180,5 @@ func (f *Frame) decodeVXLAN(data []byte, off int) error {
 	if data[start]&0x08 == 0 {
 		return nil
 	}
-	return f.decap(data, start+vxlanLen, off+f.UDPLength, TunnelVXLAN)
+	return f.decap(data, start+vxlanLen, off+f.UDPLength, TunnelVXLAN, Tap{}, false)
 }
