@@ -57,3 +57,17 @@ func TestReflowedPagesReadWhole(t *testing.T) {
 		{"allreduce-2.18.3-nccl2.29.7-h100-ndv5-2n-16rank-8xndr400-sharp-nvls-rank-lines-condensed-466GBps-azcluster.txt", "all_reduce", 16, 12},
 	})
 }
+
+// A 1-rank all_reduce prints busbw 0.00 on every row (factor 2(1-1)/1 = 0);
+// beside algbw 0.01 the two decimals bound the ratio to [0, 1.001], which
+// all_reduce on 2 ranks (factor 1) fits. A ratio no row bounds away from 0
+// gives no rank count.
+func TestRatioRanksNeedsNonZeroBusBW(t *testing.T) {
+	r := &TestRun{Collective: "all_reduce"}
+	for _, h := range []TestHalf{{Time: 10, AlgBW: 0.01}, {Time: 12, AlgBW: 0.01}, {Time: 20, AlgBW: 0}} {
+		r.Rows = append(r.Rows, TestRow{Size: 128, Count: 32, Root: -1, Out: h, In: h})
+	}
+	if n, lo, hi := r.RatioRanks(); n != 0 {
+		t.Errorf("busbw 0.00 on every row gives %d ranks (ratio %.3f-%.3f); want none", n, lo, hi)
+	}
+}
