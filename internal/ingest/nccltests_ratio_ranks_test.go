@@ -45,9 +45,9 @@ func TestRanksFromBusRatio(t *testing.T) {
 
 // Pages that reflow a table: cscs-docs' GH200 outputs re-indent the rows
 // apart from the header (the smallest sizes pushed right, the largest
-// left), and Google Cloud's A4X Max page collapses every run of spaces to
-// one. Every row is read whole, the ranks from the rank lines or, where
-// the page elided them, the count column.
+// left), and the stored text of Google Cloud's A4X Max page collapses
+// every run of spaces to one. Every row is read whole, the ranks from the
+// rank lines or, where the page elided them, the count column.
 func TestReflowedPagesReadWhole(t *testing.T) {
 	checkReadWhole(t, []readWholeCase{
 		{"allreduce-2.17.1-gh200-2n-8rank-slingshot-aws-ofi-hook-reindented-rows-123GBps-cscsdocs.txt", "all_reduce", 8, 25},
