@@ -217,7 +217,7 @@ func TestNCCLTestsDirectCommandLineOneNode(t *testing.T) {
 // on 16 ranks), and a one-host pair reads "both ranks" (nccl#1706).
 func TestBusBWRanksFromRatioSaid(t *testing.T) {
 	for _, c := range []struct{ file, want string }{
-		{"allreduce-p4de-2n-efa-srun-l-rows-only-78GBps-awsome-readme.txt", "is all_reduce's 2(n−1)/n for n = 16 only, so it ran on 16 ranks"},
+		{"allreduce-p4de-2n-efa-srun-l-rows-only-78GBps-awsome-readme.txt", "is all_reduce's 2(n-1)/n for n = 16 only, so it ran on 16 ranks"},
 		{"nccltests-tail-destroy-complete-one-host-2-ranks-nvls-hang-nccl1706.txt", "both ranks on one node"},
 	} {
 		fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/"+c.file)
