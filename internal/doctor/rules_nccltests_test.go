@@ -241,12 +241,7 @@ func TestBusBWRanksFromRatioSaid(t *testing.T) {
 // Tree/NVLS excess as likely.
 func TestBusBWAboveNICsNodesUnknown(t *testing.T) {
 	fs := diagnoseFiles(t, Options{NICSpeed: 400 * unit.Gbps, NICsPerNode: 8}, "corpus/nccl-tests/allreduce-2.18.3-nccl2.29.7-h100-ndv5-2n-16rank-8xndr400-sharp-nvls-rank-lines-condensed-466GBps-azcluster.txt")
-	var f *Finding
-	for i := range fs {
-		if fs[i].ID == "nccltests.busbw.ok" {
-			f = &fs[i]
-		}
-	}
+	f := find(fs, "nccltests.busbw.ok")
 	if f == nil {
 		t.Fatalf("no nccltests.busbw.ok: %+v", fs)
 	}
@@ -268,12 +263,7 @@ func TestBusBWAboveNICsNodesUnknown(t *testing.T) {
 // --nics-per-node was given, so "more NICs than the artifacts show" is wrong.
 func TestBusBWAboveNICsTwoRanksNodesUnknown(t *testing.T) {
 	fs := diagnoseFiles(t, Options{NICSpeed: 400 * unit.Gbps, NICsPerNode: 1}, "corpus/nccl-tests/allreduce-h100-pcie-1n-g2-nvlink-info-elided-115GBps-nccltests194.txt")
-	var f *Finding
-	for i := range fs {
-		if fs[i].ID == "nccltests.busbw.ok" {
-			f = &fs[i]
-		}
-	}
+	f := find(fs, "nccltests.busbw.ok")
 	if f == nil {
 		t.Fatalf("no nccltests.busbw.ok: %+v", fs)
 	}
