@@ -188,9 +188,9 @@ func inferredRanks(r *ingest.TestRun) string {
 		return fmt.Sprintf("its count column gives %d ranks", r.NRanks())
 	case r.RanksFromRatio():
 		n, lo, hi := r.RatioRanks()
-		factor := "(n−1)/n"
+		factor := "(n-1)/n"
 		if r.Collective == "all_reduce" {
-			factor = "2(n−1)/n"
+			factor = "2(n-1)/n"
 		}
 		return fmt.Sprintf("its busbw/algbw ratio, %.3f-%.3f on every row, is %s's %s for n = %d only, so it ran on %d ranks", max(lo, 0), hi, r.Collective, factor, n, n)
 	}

@@ -359,8 +359,9 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	}
 	twoNodeAR := mayBeAllReduce(r) && nodes == 2 && !ringOnly(inc)
 	// With the node count unknown, an all_reduce above the NICs may be a
-	// 2-node run's Tree or NVLS as well as more NICs than the artifacts show.
-	nodesUnknownAR := mayBeAllReduce(r) && nodes == 0 && !ringOnly(inc)
+	// 2-node run's Tree or NVLS as well as more NICs than the artifacts show;
+	// on 2 or 3 ranks there is no 2-node run with a node of several GPUs.
+	nodesUnknownAR := mayBeAllReduce(r) && nodes == 0 && !ringOnly(inc) && (r.NRanks() == 0 || r.NRanks() >= 4)
 	mech := fmt.Sprintf("%s busbw is the bandwidth each rank moves normalised by the collective's traffic factor, so the network caps it at a multiple of one NIC's line rate L (Gb/s / 8 = GB/s) set by the collective, the NICs and GPUs per node and the rank count; a healthy NIC delivers %.0f-%.0f%% of its line rate (about 48 GB/s per 400G, 24 per 200G, 12 per 100G).", toolName(r), ceilingLo*100, ceilingHi*100)
 	if sh.text != "" {
 		ev.add(sh.ev...)
@@ -467,13 +468,10 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		case frac > 1:
 			f.ID, f.Severity = "nccltests.busbw.ok", Info
 			f.Title = fmt.Sprintf("%s %s exceeds what %s allows per rank (%s GB/s, %s)", testName(r), plat, speed.rate, fmtGB(line), limitShort(lim))
-			switch {
-			case twoNodeAR:
+			if twoNodeAR {
 				notes = append(notes, twoNodeNote)
-			case nodesUnknownAR:
-				notes = append(notes, "The artifacts do not say how many nodes ran it. "+twoNodeNote+" On more nodes, more bandwidth than the limit means more NICs per node than the artifacts show, or a faster NIC than the speed given.")
-			default:
-				notes = append(notes, "More bandwidth than the limit means more NICs per node than the artifacts show, or a faster NIC than the speed given.")
+			} else {
+				notes = append(notes, aboveLimitNote(inc, nodes, nodesUnknownAR, twoNodeNote))
 			}
 		default:
 			f.ID, f.Severity = "nccltests.busbw.ok", Info
@@ -615,4 +613,26 @@ func checkWrong(inc *Incident) []Finding {
 		}
 	}
 	return fs
+}
+
+// aboveLimitNote says what a plateau above the limit means when the run is
+// not known to be a 2-node all_reduce: more or faster NICs than the limit
+// assumed, or, with the node count unknown, all ranks on one node, or
+// (an all_reduce of 4 ranks or more) a 2-node Tree/NVLS run.
+func aboveLimitNote(inc *Incident, nodes int, nodesUnknownAR bool, twoNodeNote string) string {
+	nics := "more NICs per node than the artifacts show"
+	if inc.Options.NICsPerNode > 0 {
+		nics = "more NICs per node than --nics-per-node gives"
+	}
+	causes := nics + ", or a faster NIC than the speed given"
+	if nodes == 0 {
+		causes = nics + ", a faster NIC than the speed given, or all its ranks on one node (NVLink/PCIe, no NIC on the path)"
+	}
+	switch {
+	case nodesUnknownAR:
+		return "The artifacts do not say how many nodes ran it. " + twoNodeNote + " On more nodes, more bandwidth than the limit means " + causes + "."
+	case nodes == 0:
+		return "The artifacts do not say how many nodes ran it: more bandwidth than the limit means " + causes + "."
+	}
+	return "More bandwidth than the limit means " + causes + "."
 }

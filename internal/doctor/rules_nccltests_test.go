@@ -217,7 +217,7 @@ func TestNCCLTestsDirectCommandLineOneNode(t *testing.T) {
 // on 16 ranks), and a one-host pair reads "both ranks" (nccl#1706).
 func TestBusBWRanksFromRatioSaid(t *testing.T) {
 	for _, c := range []struct{ file, want string }{
-		{"allreduce-p4de-2n-efa-srun-l-rows-only-78GBps-awsome-readme.txt", "is all_reduce's 2(n−1)/n for n = 16 only, so it ran on 16 ranks"},
+		{"allreduce-p4de-2n-efa-srun-l-rows-only-78GBps-awsome-readme.txt", "is all_reduce's 2(n-1)/n for n = 16 only, so it ran on 16 ranks"},
 		{"nccltests-tail-destroy-complete-one-host-2-ranks-nvls-hang-nccl1706.txt", "both ranks on one node"},
 	} {
 		fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/"+c.file)
@@ -241,12 +241,7 @@ func TestBusBWRanksFromRatioSaid(t *testing.T) {
 // Tree/NVLS excess as likely.
 func TestBusBWAboveNICsNodesUnknown(t *testing.T) {
 	fs := diagnoseFiles(t, Options{NICSpeed: 400 * unit.Gbps, NICsPerNode: 8}, "corpus/nccl-tests/allreduce-2.18.3-nccl2.29.7-h100-ndv5-2n-16rank-8xndr400-sharp-nvls-rank-lines-condensed-466GBps-azcluster.txt")
-	var f *Finding
-	for i := range fs {
-		if fs[i].ID == "nccltests.busbw.ok" {
-			f = &fs[i]
-		}
-	}
+	f := find(fs, "nccltests.busbw.ok")
 	if f == nil {
 		t.Fatalf("no nccltests.busbw.ok: %+v", fs)
 	}
@@ -255,5 +250,31 @@ func TestBusBWAboveNICsNodesUnknown(t *testing.T) {
 	}
 	if !strings.Contains(f.Mechanism, "On exactly 2 nodes the Tree and NVLS") {
 		t.Errorf("the 2-node Tree/NVLS excess not named with the node count unknown: %s", f.Mechanism)
+	}
+	if strings.Contains(f.Mechanism, "than the artifacts show") || !strings.Contains(f.Mechanism, "no NIC on the path") {
+		t.Errorf("--nics-per-node given, or one node not named as a cause: %s", f.Mechanism)
+	}
+}
+
+// nccl-tests#194's all_reduce on two NVLink-bridged H100 PCIe has no rank
+// lines: its busbw/algbw ratio gives 2 ranks, the node count stays unknown.
+// 2 ranks on 2 nodes have one GPU per node, so the 2-node Tree/NVLS excess
+// cannot explain 115 GB/s above one 400G NIC; one node (no NIC) can, and
+// --nics-per-node was given, so "more NICs than the artifacts show" is wrong.
+func TestBusBWAboveNICsTwoRanksNodesUnknown(t *testing.T) {
+	fs := diagnoseFiles(t, Options{NICSpeed: 400 * unit.Gbps, NICsPerNode: 1}, "corpus/nccl-tests/allreduce-h100-pcie-1n-g2-nvlink-info-elided-115GBps-nccltests194.txt")
+	f := find(fs, "nccltests.busbw.ok")
+	if f == nil {
+		t.Fatalf("no nccltests.busbw.ok: %+v", fs)
+	}
+	for _, bad := range []string{"On exactly 2 nodes", "On more nodes", "than the artifacts show"} {
+		if strings.Contains(f.Mechanism, bad) {
+			t.Errorf("says %q of a 2-rank run given --nics-per-node: %s", bad, f.Mechanism)
+		}
+	}
+	for _, want := range []string{"all its ranks on one node (NVLink/PCIe, no NIC on the path)", "than --nics-per-node gives"} {
+		if !strings.Contains(f.Mechanism, want) {
+			t.Errorf("does not say %q: %s", want, f.Mechanism)
+		}
 	}
 }

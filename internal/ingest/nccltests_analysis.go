@@ -53,7 +53,9 @@ func (r *TestRun) RanksFromRatio() bool {
 // and scatter; 1.875 on every row is all_reduce on 16 ranks. lo and hi
 // bound the ratio every row agrees on (busRatio). 0 when the rows
 // disagree, when the bounds fit no rank count or more than one (a table
-// of small sizes, whose two-decimal figures say little), or for the
+// of small sizes, whose two-decimal figures say little), when no row's
+// busbw bounds the ratio above 0 (a 1-rank run prints busbw 0.00, and
+// 0.00 over algbw 0.01 fits all_reduce's 1 on 2 ranks), or for the
 // collectives whose factor is 1 on any rank count (broadcast, reduce,
 // sendrecv).
 func (r *TestRun) RatioRanks() (n int, lo, hi float64) {
@@ -62,7 +64,7 @@ func (r *TestRun) RatioRanks() (n int, lo, hi float64) {
 		return 0, 0, 0
 	}
 	lo, hi, agreed, ok := r.ratioBounds()
-	if !ok || !agreed {
+	if !ok || !agreed || lo <= 0 {
 		return 0, 0, 0
 	}
 	for k := 2; k <= maxRanks; k++ {

@@ -45,9 +45,9 @@ func TestRanksFromBusRatio(t *testing.T) {
 
 // Pages that reflow a table: cscs-docs' GH200 outputs re-indent the rows
 // apart from the header (the smallest sizes pushed right, the largest
-// left), and Google Cloud's A4X Max page collapses every run of spaces to
-// one. Every row is read whole, the ranks from the rank lines or, where
-// the page elided them, the count column.
+// left), and the stored text of Google Cloud's A4X Max page collapses
+// every run of spaces to one. Every row is read whole, the ranks from the
+// rank lines or, where the page elided them, the count column.
 func TestReflowedPagesReadWhole(t *testing.T) {
 	checkReadWhole(t, []readWholeCase{
 		{"allreduce-2.17.1-gh200-2n-8rank-slingshot-aws-ofi-hook-reindented-rows-123GBps-cscsdocs.txt", "all_reduce", 8, 25},
@@ -56,4 +56,18 @@ func TestReflowedPagesReadWhole(t *testing.T) {
 		{"allgather-2.17.6-nccl2.28.9-gb300-a4xmax-jobset-rank-lines-elided-spaces-collapsed-360GBps-gkedocs.txt", "all_gather", 8, 24},
 		{"allreduce-2.18.3-nccl2.29.7-h100-ndv5-2n-16rank-8xndr400-sharp-nvls-rank-lines-condensed-466GBps-azcluster.txt", "all_reduce", 16, 12},
 	})
+}
+
+// A 1-rank all_reduce prints busbw 0.00 on every row (factor 2(1-1)/1 = 0);
+// beside algbw 0.01 the two decimals bound the ratio to [0, 1.001], which
+// all_reduce on 2 ranks (factor 1) fits. A ratio no row bounds away from 0
+// gives no rank count.
+func TestRatioRanksNeedsNonZeroBusBW(t *testing.T) {
+	r := &TestRun{Collective: "all_reduce"}
+	for _, h := range []TestHalf{{Time: 10, AlgBW: 0.01}, {Time: 12, AlgBW: 0.01}, {Time: 20, AlgBW: 0}} {
+		r.Rows = append(r.Rows, TestRow{Size: 128, Count: 32, Root: -1, Out: h, In: h})
+	}
+	if n, lo, hi := r.RatioRanks(); n != 0 {
+		t.Errorf("busbw 0.00 on every row gives %d ranks (ratio %.3f-%.3f); want none", n, lo, hi)
+	}
 }
