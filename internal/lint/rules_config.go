@@ -298,6 +298,13 @@ func notJudged(m *Model) []doctor.Finding {
 	return fs
 }
 
+// sonicHolds reports whether a SONiC CONFIG_DB input of the run that
+// holds tables for db (db itself; not another test case of db's YANG
+// test file) has table.
+func sonicHolds(m *Model, db *sonic.ConfigDB, table string) bool {
+	return slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool { return o.Vendor == "" && !db.OtherCase(o) && o.Has(table) })
+}
+
 // fragmentChecks are, by table, the checks a SONiC fragment without it
 // cannot run (and when the table is wanted: a fragment that binds queues
 // needs no QUEUE).
@@ -340,20 +347,18 @@ func setsPFC(db *sonic.ConfigDB) bool {
 // buffers (bufferChecks): a fragment claims no table it does not hold, so
 // their absence is no finding, but no finding on them is no clean bill
 // either. A table another SONiC input of the run holds (qos.json beside
-// buffers.json) is not missing; a config with none of the tables that
+// buffers.json) is not missing (another test case of the same YANG test
+// file is no other input); a config with none of the tables that
 // put the class on ports is config.qos.absent's.
 func fragmentNotJudged(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
-	anyHas := func(table string) bool {
-		return slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool { return o.Vendor == "" && o.Has(table) })
-	}
 	for _, db := range m.Sonic {
 		if db.Vendor != "" || !slices.ContainsFunc(attachTables, db.Has) || hostOfASICs(m, db) {
 			continue
 		}
 		var missing, checks []string
 		for _, c := range fragmentChecks {
-			if !anyHas(c.table) {
+			if !sonicHolds(m, db, c.table) {
 				missing = append(missing, c.table)
 				checks = append(checks, c.checks)
 			}
@@ -364,7 +369,7 @@ func fragmentNotJudged(m *Model) []doctor.Finding {
 		if len(missing) == 0 && otherFeatureExcerpt(db) {
 			missing, checks = append(missing, "pfc_enable or a QoS map"), append(checks, fragmentCheck("PORT_QOS_MAP"))
 		}
-		if setsPFC(db) && !wholeConfig(db) && !anyHas("BUFFER_PG") && !anyHas("BUFFER_PROFILE") {
+		if setsPFC(db) && !wholeConfig(db) && !sonicHolds(m, db, "BUFFER_PG") && !sonicHolds(m, db, "BUFFER_PROFILE") {
 			missing, checks = append(missing, "BUFFER_PG", "BUFFER_PROFILE"), append(checks, bufferChecks)
 		}
 		if len(missing) == 0 {
@@ -576,12 +581,9 @@ func pfcMeant(s string) string {
 // statement and left to the class rules; PORT_QOS_MAP alone is what `show
 // pfc priority` and EOS's `show priority-flow-control` give, PFC only.
 func unmappedNotJudged(m *Model) []doctor.Finding {
-	if slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool { return o.Vendor == "" && o.Has("DSCP_TO_TC_MAP") }) {
-		return nil
-	}
 	var fs []doctor.Finding
 	for _, db := range m.Sonic {
-		if db.Vendor != "" || len(db.Tables["PORT"]) > 0 || len(db.Tables) < 2 {
+		if db.Vendor != "" || len(db.Tables["PORT"]) > 0 || len(db.Tables) < 2 || sonicHolds(m, db, "DSCP_TO_TC_MAP") {
 			continue
 		}
 		var ports []string

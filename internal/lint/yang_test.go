@@ -10,11 +10,14 @@ import (
 // its own, with findings at the YANG text's lines: the invalid pfc_enable
 // "8" of PORT_QOS_MAP_APPLY_INVALID_PFC at its leaf (line 876), the port
 // PORT does not hold. The file was refused at its first module-qualified
-// name.
+// name. Each case is judged alone: another case's tables hold nothing for
+// it, so PORT_QOS_MAP_APPLY_NON_EXISTS_MAPS's map2 is named as held by no
+// input (DSCP_TO_TC_MAP_CRETAE holds a DSCP_TO_TC_MAP|map2 of its own), and
+// the DSCP_TO_TC_MAP-only case is told what it cannot check.
 func TestLintYANGInstance(t *testing.T) {
 	const file = "../../testdata/corpus/sonic/buildimage-yang-models-tests_config-qosmaps-yang-instance.json"
 	rep := lintFiles(t, file)
-	var format, unknown bool
+	var format, unknown, map2, dscpOnly bool
 	for _, f := range rep.Findings {
 		switch {
 		case f.ID == "config.pfc_enable.format" && strings.Contains(f.Title, "PORT_QOS_MAP_APPLY_INVALID_PFC Ethernet4"):
@@ -23,9 +26,13 @@ func TestLintYANGInstance(t *testing.T) {
 			}
 		case f.ID == "config.port.unknown" && strings.Contains(f.Title, "PORT_QOS_MAP_APPLY_NON_EXISTS_PORT"):
 			unknown = true
+		case f.ID == "config.not_judged" && strings.Contains(f.Title, " PORT_QOS_MAP_APPLY_NON_EXISTS_MAPS: names") && strings.Contains(f.Title, "DSCP_TO_TC_MAP|map2"):
+			map2 = true
+		case f.ID == "config.not_judged" && strings.Contains(f.Title, " DSCP_TO_TC_MAP_CRETAE: DSCP_TO_TC_MAP without PORT_QOS_MAP"):
+			dscpOnly = true
 		}
 	}
-	if !format || !unknown {
-		t.Errorf("pfc_enable \"8\" at line 876 %v, unknown port %v: %v", format, unknown, ids(rep))
+	if !format || !unknown || !map2 || !dscpOnly {
+		t.Errorf("pfc_enable \"8\" at line 876 %v, unknown port %v, map2 held by no input %v, DSCP-only case not judged %v: %v", format, unknown, map2, dscpOnly, ids(rep))
 	}
 }

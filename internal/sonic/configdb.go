@@ -357,6 +357,14 @@ func (db *ConfigDB) SameDump(o *ConfigDB) bool {
 	return o.Path == db.Path && o.Wrapper == db.Wrapper
 }
 
+// OtherCase reports whether o is another test case of db's YANG test
+// file (sonic-yang-models' tests: one file, one config per case, each
+// under its case's name). Each case is judged alone: o holds no table
+// for db, as another input of the run would.
+func (db *ConfigDB) OtherCase(o *ConfigDB) bool {
+	return db.YANG && db.Wrapper != "" && o != db && o.Path == db.Path
+}
+
 // Source is the file the config's positions are in.
 func (db *ConfigDB) Source() string {
 	if db.Path != "" {
