@@ -41,6 +41,9 @@ type ConfigDB struct {
 	// data (configdb_yang.go): its Skipped are the modules and nodes lint
 	// has no CONFIG_DB mapping for.
 	YANG bool
+	// WrapperAt is where the wrapper's key is written (a YANG test
+	// case's name), zero for a config at the top level.
+	WrapperAt Value
 	// Tables maps a table name to its rows.
 	Tables map[string]Table
 	// Duplicates are keys the file gives twice: a table, a row or a
