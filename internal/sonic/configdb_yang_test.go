@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -11,8 +12,10 @@ import (
 // TestYANGTablesMatchModels checks each table lint reads from SONiC YANG
 // instance data against its model (testdata/yang, sonic-buildimage
 // 086b03bd): the module's container holds the table's container, which
-// holds each list with its key leaves in order (and each row container),
-// and a map list's inner list, named as the table, is keyed by mapKey and
+// holds each list with its key leaves in order and the row containers
+// the table reads, no other (a row container lint missed would be read
+// as not a list lint knows), and a map list's inner list, named as the
+// table, is keyed by mapKey and
 // holds mapValue.
 func TestYANGTablesMatchModels(t *testing.T) {
 	for _, yt := range yangTables {
@@ -64,10 +67,12 @@ func TestYANGTablesMatchModels(t *testing.T) {
 		if len(lists) != len(yt.lists) {
 			t.Errorf("%s: model lists %v, table has %d", yt.module, lists, len(yt.lists))
 		}
-		for _, r := range yt.rows {
-			if table.find("container", r) == nil {
-				t.Errorf("%s: no container %s/%s", yt.module, yt.table, r)
-			}
+		var rows []string
+		for _, c := range table.all("container") {
+			rows = append(rows, c.arg)
+		}
+		if !slices.Equal(rows, yt.rows) {
+			t.Errorf("%s: model's row containers %v, table reads %v", yt.module, rows, yt.rows)
 		}
 	}
 }
