@@ -198,3 +198,22 @@ func TestYANGInstance(t *testing.T) {
 		t.Errorf("skipped %v", y.Skipped)
 	}
 }
+
+// sonic-mgmt-common's models (models/yang/sonic/sonic-port.yang,
+// cvl/testdata/schema/sonic-buffer-pg.yang at f71cf829) key PORT_LIST and
+// BUFFER_PG_LIST on "ifname" where sonic-yang-models' key on "name" and
+// "port", for the same CONFIG_DB keys (PORT|{ifname},
+// BUFFER_PG|{ifname}|{pg_num}): such entries are read as the same rows.
+func TestYANGIfnameKey(t *testing.T) {
+	y, err := Parse("y.json", []byte(`{
+  "sonic-port:sonic-port": {"sonic-port:PORT": {"PORT_LIST": [{"ifname": "Ethernet0", "speed": 400000}]}},
+  "sonic-buffer-pg:sonic-buffer-pg": {"sonic-buffer-pg:BUFFER_PG": {"BUFFER_PG_LIST": [{"ifname": "Ethernet0", "pg_num": "3-4", "profile": "p"}]}}
+}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tableTexts(y); !reflect.DeepEqual(got, map[string]map[string]map[string]string{
+		"BUFFER_PG": {"Ethernet0|3-4": {"profile": "p"}}, "PORT": {"Ethernet0": {"speed": "400000"}}}) {
+		t.Errorf("read as %v", got)
+	}
+}
