@@ -15,8 +15,7 @@ import (
 // holds each list with its key leaves in order and the row containers
 // the table reads, no other (a row container lint missed would be read
 // as not a list lint knows), and a map list's inner list, named as the
-// table, is keyed by mapKey and
-// holds mapValue.
+// table, is keyed by mapKey and holds mapValue.
 func TestYANGTablesMatchModels(t *testing.T) {
 	for _, yt := range yangTables {
 		data, err := os.ReadFile(filepath.Join("testdata/yang", yt.module+".yang"))
