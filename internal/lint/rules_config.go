@@ -111,11 +111,11 @@ func uncheckedConfigs(m *Model) []doctor.Finding {
 			fs = append(fs, f)
 			continue
 		}
-		if slices.ContainsFunc(attachTables, db.Has) || hostOfASICs(m, db) || db.PortsSkipped {
+		have := db.TableNames()
+		if slices.ContainsFunc(attachTables, db.Has) || hostOfASICs(m, db) || db.PortsSkipped || yangNoneRead(db, have) {
 			continue
 		}
 		var profiles []string
-		have := db.TableNames()
 		for _, t := range have {
 			if slices.Contains(qosTables, t) {
 				profiles = append(profiles, t)
@@ -140,6 +140,9 @@ func uncheckedConfigs(m *Model) []doctor.Finding {
 			Evidence:  []Evidence{{File: db.Source(), Text: "tables: " + strings.Join(have, ", ")}},
 			Mechanism: "A switch's lossless class lives in its QoS maps, buffer profiles and WRED profiles; a config without them says nothing about PFC or ECN, so no finding here is not a clean bill.",
 			Fix:       "Give the switch's whole CONFIG_DB: `show runningconfiguration all`, or /etc/sonic/config_db.json.",
+		}
+		if at, ok := caseEv(db); ok {
+			f.Evidence = []Evidence{at}
 		}
 		if isNOS(db) && db.Vendor != sonic.VendorKLISH {
 			// CONFIG_DB's tables are lint's own rows here: the switch's
@@ -235,6 +238,24 @@ func unboundKLISH(db *sonic.ConfigDB) (doctor.Finding, bool) {
 	}, true
 }
 
+// yangNoneRead reports a YANG config of which lint read no table (have),
+// every module named not read (notJudged's finding says so): telling it
+// sets no QoS too would say it twice (sonic-yang-models' ACL or VLAN tests,
+// one finding per case).
+func yangNoneRead(db *sonic.ConfigDB, have []string) bool {
+	return db.YANG && len(have) == 0 && len(db.Skipped) > 0
+}
+
+// caseEv is where a YANG test case's name is written, the evidence for
+// what is said of the whole case; false for a config that is no case.
+func caseEv(db *sonic.ConfigDB) (Evidence, bool) {
+	at := db.WrapperAt
+	if !db.YANG || at.Line == 0 {
+		return Evidence{}, false
+	}
+	return Evidence{File: db.Source(), Line: at.Line, Col: at.Col, Text: db.LineText(at.Line)}, true
+}
+
 // hostOfASICs reports the host namespace ("localhost") of a multi-ASIC
 // dump one of whose ASIC namespaces sets RoCE's class: on a multi-ASIC
 // switch the ASICs' namespaces hold the QoS tables and the host's none.
@@ -270,6 +291,9 @@ func notJudged(m *Model) []doctor.Finding {
 		}
 		var names []string
 		var ev []Evidence
+		if at, ok := caseEv(db); ok {
+			ev = append(ev, at)
+		}
 		for _, v := range db.Skipped {
 			names = append(names, v.Text)
 			ev = append(ev, sonicEv(db, v))
@@ -285,7 +309,7 @@ func notJudged(m *Model) []doctor.Finding {
 		switch {
 		case db.YANG:
 			f.ID = "config.not_judged"
-			f.Title = fmt.Sprintf("%s: %d YANG nodes not read: %s", db.File, len(names), list(names, 4))
+			f.Title = fmt.Sprintf("%s: %s not read: %s", db.File, counted(len(names), "YANG node", "YANG nodes"), list(names, 4))
 			f.Mechanism = "lint reads SONiC YANG instance data by turning each module's lists back into the CONFIG_DB tables they model (sonic-yang-mgmt's reverse translation), which needs each list's key leaves: it knows them for the QoS, buffer, port and device tables; a module or node outside them is named here, not dropped, and no rule weighs it."
 			f.Fix = "Nothing to change for lint if these modules set no QoS; otherwise give the switch's CONFIG_DB (`show runningconfiguration all`, /etc/sonic/config_db.json), which holds every table."
 		case db.Vendor != sonic.VendorCumulus:
@@ -296,6 +320,13 @@ func notJudged(m *Model) []doctor.Finding {
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// sonicHolds reports whether a SONiC CONFIG_DB input of the run that
+// holds tables for db (db itself; not another test case of db's YANG
+// test file) has table.
+func sonicHolds(m *Model, db *sonic.ConfigDB, table string) bool {
+	return slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool { return o.Vendor == "" && !db.OtherCase(o) && o.Has(table) })
 }
 
 // fragmentChecks are, by table, the checks a SONiC fragment without it
@@ -340,20 +371,18 @@ func setsPFC(db *sonic.ConfigDB) bool {
 // buffers (bufferChecks): a fragment claims no table it does not hold, so
 // their absence is no finding, but no finding on them is no clean bill
 // either. A table another SONiC input of the run holds (qos.json beside
-// buffers.json) is not missing; a config with none of the tables that
+// buffers.json) is not missing (another test case of the same YANG test
+// file is no other input); a config with none of the tables that
 // put the class on ports is config.qos.absent's.
 func fragmentNotJudged(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
-	anyHas := func(table string) bool {
-		return slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool { return o.Vendor == "" && o.Has(table) })
-	}
 	for _, db := range m.Sonic {
 		if db.Vendor != "" || !slices.ContainsFunc(attachTables, db.Has) || hostOfASICs(m, db) {
 			continue
 		}
 		var missing, checks []string
 		for _, c := range fragmentChecks {
-			if !anyHas(c.table) {
+			if !sonicHolds(m, db, c.table) {
 				missing = append(missing, c.table)
 				checks = append(checks, c.checks)
 			}
@@ -364,7 +393,7 @@ func fragmentNotJudged(m *Model) []doctor.Finding {
 		if len(missing) == 0 && otherFeatureExcerpt(db) {
 			missing, checks = append(missing, "pfc_enable or a QoS map"), append(checks, fragmentCheck("PORT_QOS_MAP"))
 		}
-		if setsPFC(db) && !wholeConfig(db) && !anyHas("BUFFER_PG") && !anyHas("BUFFER_PROFILE") {
+		if setsPFC(db) && !wholeConfig(db) && !sonicHolds(m, db, "BUFFER_PG") && !sonicHolds(m, db, "BUFFER_PROFILE") {
 			missing, checks = append(missing, "BUFFER_PG", "BUFFER_PROFILE"), append(checks, bufferChecks)
 		}
 		if len(missing) == 0 {
@@ -576,12 +605,9 @@ func pfcMeant(s string) string {
 // statement and left to the class rules; PORT_QOS_MAP alone is what `show
 // pfc priority` and EOS's `show priority-flow-control` give, PFC only.
 func unmappedNotJudged(m *Model) []doctor.Finding {
-	if slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool { return o.Vendor == "" && o.Has("DSCP_TO_TC_MAP") }) {
-		return nil
-	}
 	var fs []doctor.Finding
 	for _, db := range m.Sonic {
-		if db.Vendor != "" || len(db.Tables["PORT"]) > 0 || len(db.Tables) < 2 {
+		if db.Vendor != "" || len(db.Tables["PORT"]) > 0 || len(db.Tables) < 2 || sonicHolds(m, db, "DSCP_TO_TC_MAP") {
 			continue
 		}
 		var ports []string

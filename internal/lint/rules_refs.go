@@ -188,13 +188,13 @@ var unheldDecides = map[string]string{
 // lint cannot, and "no findings" would read as a sound port. A table
 // another SONiC input of the run holds (qos.json beside buffers.json)
 // resolves the name there; another ASIC's namespace of the same dump does
-// not (each ASIC's orchagent reads its own CONFIG_DB). One finding per
-// file.
+// not (each ASIC's orchagent reads its own CONFIG_DB), nor does another
+// test case of the same YANG test file. One finding per file.
 func unheldRefs(m *Model) []doctor.Finding {
 	held := func(db *sonic.ConfigDB, to, name string) bool {
 		return slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool {
 			_, ok := o.Tables[to][name]
-			return o.Vendor == "" && ok && (!db.SameDump(o) || o.Namespace == db.Namespace)
+			return o.Vendor == "" && ok && !db.OtherCase(o) && (!db.SameDump(o) || o.Namespace == db.Namespace)
 		})
 	}
 	var fs []doctor.Finding

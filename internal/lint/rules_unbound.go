@@ -87,9 +87,10 @@ func bindsPorts(db *sonic.ConfigDB) bool {
 // bindsPortsOf reports whether another input, o, binds QoS to some of a
 // config's ports: a PORT_QOS_MAP port row or a QUEUE row naming one of
 // them. The namespaces of one multi-ASIC dump (one Path) hold separate
-// ASICs' configs and never bind each other's ports.
+// ASICs' configs and never bind each other's ports; nor do the test
+// cases of one YANG test file.
 func bindsPortsOf(o, db *sonic.ConfigDB, ports []string) bool {
-	if db.SameDump(o) || o.Vendor != "" {
+	if db.SameDump(o) || db.OtherCase(o) || o.Vendor != "" {
 		return false
 	}
 	for _, pq := range o.PortQoSMaps() {

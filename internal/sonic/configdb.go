@@ -41,6 +41,9 @@ type ConfigDB struct {
 	// data (configdb_yang.go): its Skipped are the modules and nodes lint
 	// has no CONFIG_DB mapping for.
 	YANG bool
+	// WrapperAt is where the wrapper's key is written (a YANG test
+	// case's name), zero for a config at the top level.
+	WrapperAt Value
 	// Tables maps a table name to its rows.
 	Tables map[string]Table
 	// Duplicates are keys the file gives twice: a table, a row or a
@@ -355,6 +358,14 @@ func tableName(s string) bool {
 // multi-ASIC dump: the same file, under the same wrapper key.
 func (db *ConfigDB) SameDump(o *ConfigDB) bool {
 	return o.Path == db.Path && o.Wrapper == db.Wrapper
+}
+
+// OtherCase reports whether o is another test case of db's YANG test
+// file (sonic-yang-models' tests: one file, one config per case, each
+// under its case's name). Each case is judged alone: o holds no table
+// for db, as another input of the run would.
+func (db *ConfigDB) OtherCase(o *ConfigDB) bool {
+	return db.YANG && db.Wrapper != "" && o != db && o.Path == db.Path
 }
 
 // Source is the file the config's positions are in.

@@ -76,7 +76,7 @@ func (p *parser) objectTop(main *ConfigDB) ([]*ConfigDB, error) {
 			continue
 		}
 		if end, ok := p.wrapper(name); ok {
-			inner, err := p.unwrap(name, end)
+			inner, err := p.unwrap(name, off, end)
 			if err != nil {
 				return nil, err
 			}

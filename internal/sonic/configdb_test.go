@@ -88,9 +88,11 @@ func TestErrors(t *testing.T) {
 		{"{\"openconfig-qos:qos\": {}}", "OpenConfig instance data", 1, 2},
 		{"{\"sonic-queue:QUEUE\": {\"QUEUE_LIST\": [\n {\"ifname\": \"Ethernet0\", \"scheduler\": \"s\"}]}}", `QUEUE_LIST entry: no "qindex", a key leaf of the list (key "ifname qindex")`, 2, 2},
 		{"{\"sonic-port:PORT\": {\"PORT_LIST\": {}}}", "PORT_LIST: expected a list of entries", 1, 35},
-		// Broadcom's sonic-mgmt-framework models list rows under the
-		// module's container ("BUFFER_PG": [{"ifname", "pg_num"}]).
-		{"{\"sonic-buffer-pg:sonic-buffer-pg\": {\n \"BUFFER_PG\": [{\"ifname\": \"Ethernet0\", \"pg_num\": \"3\"}]}}", "BUFFER_PG: a list where sonic-yang-models' sonic-buffer-pg writes a container (of lists or rows)", 2, 15},
+		// sonic-mgmt-common's CVL test schema lists PORT_QOS_MAP's rows
+		// under the module's container ("PORT_QOS_MAP": [{"ifname"}]);
+		// no model writes the other tables so.
+		{"{\"sonic-port-qos-map:sonic-port-qos-map\": {\n \"PORT_QOS_MAP\": [{\"ifname\": \"Ethernet0\", \"pfc_enable\": \"3\"}]}}", "PORT_QOS_MAP: a list where sonic-yang-models' sonic-port-qos-map writes a container (of lists or rows), as only sonic-mgmt-common's CVL test schema", 2, 18},
+		{"{\"sonic-buffer-pg:BUFFER_PG_LIST\": [\n {\"pg_num\": \"3\", \"profile\": \"p\"}]}", `BUFFER_PG_LIST entry: no "port" (or "ifname", as sonic-mgmt-common's models name it)`, 2, 2},
 		{"{\"sonic-device_metadata:DEVICE_METADATA\": [{\"hwsku\": \"x\"}]}", "a list where sonic-yang-models' sonic-device_metadata writes a container", 1, 43},
 		{"{\"sonic-port:sonic-port\": {\n \"sonic-queue:QUEUE\": {}}}", `"sonic-queue:QUEUE" in "sonic-port:sonic-port": expected a container of module sonic-port`, 2, 2},
 		{"{\"sonic-dscp-tc-map:DSCP_TO_TC_MAP_LIST\": [{\"name\": \"m\",\n \"DSCP_TO_TC_MAP\": [{\"dscp\": \"26\"}]}]}", `DSCP_TO_TC_MAP_LIST map entry: expected both "dscp" and "tc"`, 2, 21},

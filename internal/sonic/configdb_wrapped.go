@@ -91,12 +91,13 @@ func holdsTables(obj map[string]json.RawMessage, namespaces bool) bool {
 }
 
 // unwrap reads the wrapped config that starts at the next token and ends
-// at end as a config of its own (or the namespaces it holds), named for
-// its key as a namespace is ("config_db.json running_config"), with
-// positions in the whole file; the outer reader then skips it. A wrapper
+// at end (its key written at off) as a config of its own (or the
+// namespaces it holds), named for its key as a namespace is
+// ("config_db.json running_config"), with positions in the whole file;
+// the outer reader then skips it. A wrapper
 // holds one config: keys in it are tables or namespaces, never wrappers
 // again.
-func (p *parser) unwrap(name string, end int) ([]*ConfigDB, error) {
+func (p *parser) unwrap(name string, off, end int) ([]*ConfigDB, error) {
 	start := p.next()
 	obj := p.data[start:end]
 	*p.scanned += len(obj)
@@ -107,8 +108,10 @@ func (p *parser) unwrap(name string, end int) ([]*ConfigDB, error) {
 	if err != nil {
 		return nil, err
 	}
+	l, c := p.pos(off)
 	for _, db := range dbs {
 		db.Wrapper, db.File = name, strings.TrimSpace(p.name+" "+name+" "+db.Namespace)
+		db.WrapperAt = Value{Text: name, Line: l, Col: c}
 	}
 	if _, err := p.open(name); err != nil {
 		return nil, err

@@ -29,6 +29,11 @@ import (
 type yangList struct {
 	name string
 	keys []string
+	// ifname is set where sonic-mgmt-common's models (models/yang/sonic,
+	// cvl/testdata/schema) key the same list, for the same CONFIG_DB key
+	// (PORT|{ifname}, BUFFER_PG|{ifname}|{pg_num}), on the leaf "ifname"
+	// in place of the first of keys: it is read as that key leaf.
+	ifname bool
 	// mapKey and mapValue are the leaves of a Type 1 map list's inner
 	// list (named as the table): each entry is the field mapKey's value
 	// set to mapValue's.
@@ -48,7 +53,7 @@ type yangTable struct {
 // TestYANGTablesMatchModels checks each against the models copied to
 // testdata/yang.
 var yangTables = []yangTable{
-	{module: "sonic-port", table: "PORT", lists: []yangList{{name: "PORT_LIST", keys: []string{"name"}}}},
+	{module: "sonic-port", table: "PORT", lists: []yangList{{name: "PORT_LIST", keys: []string{"name"}, ifname: true}}},
 	{module: "sonic-device_metadata", table: "DEVICE_METADATA", rows: []string{"localhost", "bmc"}},
 	{module: "sonic-port-qos-map", table: "PORT_QOS_MAP", lists: []yangList{{name: "PORT_QOS_MAP_LIST", keys: []string{"ifname"}}}},
 	{module: "sonic-dscp-tc-map", table: "DSCP_TO_TC_MAP", lists: []yangList{{name: "DSCP_TO_TC_MAP_LIST", keys: []string{"name"}, mapKey: "dscp", mapValue: "tc"}}},
@@ -60,7 +65,7 @@ var yangTables = []yangTable{
 	{module: "sonic-tc-dscp-map", table: "TC_TO_DSCP_MAP", lists: []yangList{{name: "TC_TO_DSCP_MAP_LIST", keys: []string{"name"}, mapKey: "tc", mapValue: "dscp"}}},
 	{module: "sonic-buffer-pool", table: "BUFFER_POOL", lists: []yangList{{name: "BUFFER_POOL_LIST", keys: []string{"name"}}}},
 	{module: "sonic-buffer-profile", table: "BUFFER_PROFILE", lists: []yangList{{name: "BUFFER_PROFILE_LIST", keys: []string{"name"}}}},
-	{module: "sonic-buffer-pg", table: "BUFFER_PG", lists: []yangList{{name: "BUFFER_PG_LIST", keys: []string{"port", "pg_num"}}}},
+	{module: "sonic-buffer-pg", table: "BUFFER_PG", lists: []yangList{{name: "BUFFER_PG_LIST", keys: []string{"port", "pg_num"}, ifname: true}}},
 	{module: "sonic-buffer-queue", table: "BUFFER_QUEUE", lists: []yangList{
 		{name: "BUFFER_QUEUE_LIST", keys: []string{"port", "qindex"}},
 		{name: "VOQ_BUFFER_QUEUE_LIST", keys: []string{"hostname", "asic_name", "port", "qindex"}}}},
@@ -192,7 +197,7 @@ func (p *parser) tableAt(db *ConfigDB, table string, off int) Table {
 // yangTable reads a table's container: its lists and its row containers.
 func (p *parser) yangTable(db *ConfigDB, t *yangTable, name string, off int) error {
 	if p.peek() == '[' {
-		return p.errAt(p.next(), "%s: a list where sonic-yang-models' %s writes a container (of lists or rows): the older sonic-mgmt-framework models' form, whose key leaves differ: not read", name, t.module)
+		return p.errAt(p.next(), "%s: a list where sonic-yang-models' %s writes a container (of lists or rows), as only sonic-mgmt-common's CVL test schema writes a table (its PORT_QOS_MAP): not read", name, t.module)
 	}
 	tab := p.tableAt(db, t.table, off)
 	return p.members(name, func(child string, coff int) error {
@@ -279,6 +284,9 @@ func (p *parser) yangEntry(db *ConfigDB, t *yangTable, l *yangList) error {
 			return err
 		}
 		dst := row
+		if l.ifname && name == "ifname" {
+			name = l.keys[0]
+		}
 		if slices.Contains(l.keys, name) {
 			dst = keys
 		}
@@ -295,7 +303,11 @@ func (p *parser) yangEntry(db *ConfigDB, t *yangTable, l *yangList) error {
 	for i, k := range l.keys {
 		v, ok := keys[k]
 		if !ok {
-			return p.errAt(off, "%s entry: no %q, a key leaf of the list (key \"%s\"): the row's CONFIG_DB key %s|%s is made of them", l.name, k, strings.Join(l.keys, " "), t.table, strings.Join(l.keys, "|"))
+			or := ""
+			if l.ifname && i == 0 {
+				or = ` (or "ifname", as sonic-mgmt-common's models name it)`
+			}
+			return p.errAt(off, "%s entry: no %q%s, a key leaf of the list (key \"%s\"): the row's CONFIG_DB key %s|%s is made of them", l.name, k, or, strings.Join(l.keys, " "), t.table, strings.Join(l.keys, "|"))
 		}
 		parts[i] = v.Text
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -11,9 +12,10 @@ import (
 // TestYANGTablesMatchModels checks each table lint reads from SONiC YANG
 // instance data against its model (testdata/yang, sonic-buildimage
 // 086b03bd): the module's container holds the table's container, which
-// holds each list with its key leaves in order (and each row container),
-// and a map list's inner list, named as the table, is keyed by mapKey and
-// holds mapValue.
+// holds each list with its key leaves in order and the row containers
+// the table reads, no other (a row container lint missed would be read
+// as not a list lint knows), and a map list's inner list, named as the
+// table, is keyed by mapKey and holds mapValue.
 func TestYANGTablesMatchModels(t *testing.T) {
 	for _, yt := range yangTables {
 		data, err := os.ReadFile(filepath.Join("testdata/yang", yt.module+".yang"))
@@ -64,10 +66,12 @@ func TestYANGTablesMatchModels(t *testing.T) {
 		if len(lists) != len(yt.lists) {
 			t.Errorf("%s: model lists %v, table has %d", yt.module, lists, len(yt.lists))
 		}
-		for _, r := range yt.rows {
-			if table.find("container", r) == nil {
-				t.Errorf("%s: no container %s/%s", yt.module, yt.table, r)
-			}
+		var rows []string
+		for _, c := range table.all("container") {
+			rows = append(rows, c.arg)
+		}
+		if !slices.Equal(rows, yt.rows) {
+			t.Errorf("%s: model's row containers %v, table reads %v", yt.module, rows, yt.rows)
 		}
 	}
 }
@@ -191,5 +195,24 @@ func TestYANGInstance(t *testing.T) {
 	}
 	if len(y.Skipped) != 1 || !strings.HasPrefix(y.Skipped[0].Text, "sonic-acl:sonic-acl (") || y.Skipped[0].Line != 50 {
 		t.Errorf("skipped %v", y.Skipped)
+	}
+}
+
+// sonic-mgmt-common's models (models/yang/sonic/sonic-port.yang,
+// cvl/testdata/schema/sonic-buffer-pg.yang at f71cf829) key PORT_LIST and
+// BUFFER_PG_LIST on "ifname" where sonic-yang-models' key on "name" and
+// "port", for the same CONFIG_DB keys (PORT|{ifname},
+// BUFFER_PG|{ifname}|{pg_num}): such entries are read as the same rows.
+func TestYANGIfnameKey(t *testing.T) {
+	y, err := Parse("y.json", []byte(`{
+  "sonic-port:sonic-port": {"sonic-port:PORT": {"PORT_LIST": [{"ifname": "Ethernet0", "speed": 400000}]}},
+  "sonic-buffer-pg:sonic-buffer-pg": {"sonic-buffer-pg:BUFFER_PG": {"BUFFER_PG_LIST": [{"ifname": "Ethernet0", "pg_num": "3-4", "profile": "p"}]}}
+}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tableTexts(y); !reflect.DeepEqual(got, map[string]map[string]map[string]string{
+		"BUFFER_PG": {"Ethernet0|3-4": {"profile": "p"}}, "PORT": {"Ethernet0": {"speed": "400000"}}}) {
+		t.Errorf("read as %v", got)
 	}
 }
