@@ -63,8 +63,8 @@ func TestSwitchNotPolledPG(t *testing.T) {
 		"[\n    {\n        \"Port\": \"Ethernet0\",\n        \"PG0\": \"N/A\",\n        \"PG1\": \"100\"\n    }\n]\n":                                                                                        "",
 		// Saved without the rule of dashes: titled and untitled.
 		"Ingress PG dropped packets:\n     Port    PG0    PG1\nEthernet0    N/A    N/A\nEthernet4    N/A    N/A\n": "`show priority-group drop counters` with every count N/A",
-		"Ingress shared pool occupancy per PG:\n     Port    PG0    PG1\nEthernet0    N/A    N/A\n":                   "`show priority-group watermark` (or `persistent-watermark`) with every peak N/A",
-		"     Port    PG0    PG1    PG2\nEthernet0    N/A    N/A    N/A\n":                                                  "`show priority-group watermark` (or `persistent-watermark`) with every peak N/A",
+		"Ingress shared pool occupancy per PG:\n     Port    PG0    PG1\nEthernet0    N/A    N/A\n":                "`show priority-group watermark` (or `persistent-watermark`) with every peak N/A",
+		"     Port    PG0    PG1    PG2\nEthernet0    N/A    N/A    N/A\n":                                         "`show priority-group watermark` (or `persistent-watermark`) with every peak N/A",
 	} {
 		s := feedSwitch("pg.txt", strings.Split(head, "\n")...)
 		if s == nil {
