@@ -107,6 +107,12 @@ func TestCumulusPortStatsPause(t *testing.T) {
 			t.Errorf("the port's pause counter counted again beside its priorities: %s", f.Title)
 		}
 	}
+	// Priorities that sent none leave the port's pause to 802.3x: told.
+	perPrio[5] = "    3                0                0                  0                0"
+	f := nicMustFind(t, synthFindings(t, Options{}, perPrio...), "switch.pfc.tx_pause", Warn, "leaf07 swp9: sent 40211 pause frames (the interface's pause counter")
+	if !strings.Contains(f.Mechanism, "sent 0 frames in all: the other 40211 are 802.3x pause") {
+		t.Errorf("link pause beside zero priorities: %s", f.Mechanism)
+	}
 }
 
 // Ingress buffer discards of `nv show interface <swp> counters qos
