@@ -239,11 +239,15 @@ func checkSwitchTxPause(inc *Incident) []Finding {
 			}
 		}
 		// A port whose per-priority table is in the same input counts the
-		// same PFC frames again in its interface pause counter.
-		perPrio := map[string]bool{}
+		// same PFC frames again in its interface pause counter: that
+		// counter is told only when it holds more than their sum (802.3x
+		// pause, which no priority counts).
+		perPrio := map[string]uint64{}
+		hasPrios := map[string]bool{}
 		for _, p := range s.PFC {
-			if !p.Link {
-				perPrio[p.Port] = true
+			if !p.Link && p.Dir == ingest.TX {
+				perPrio[p.Port] += p.Frames
+				hasPrios[p.Port] = true
 			}
 		}
 		for _, h := range s.PFCHist {
@@ -254,7 +258,7 @@ func checkSwitchTxPause(inc *Incident) []Finding {
 			}
 		}
 		for _, p := range s.PFC {
-			if p.Dir != ingest.TX || p.Frames == 0 || p.Link && !p.Global && perPrio[p.Port] {
+			if p.Dir != ingest.TX || p.Frames == 0 || p.Link && !p.Global && hasPrios[p.Port] && p.Frames <= perPrio[p.Port] {
 				continue
 			}
 			sev := Info
@@ -275,6 +279,9 @@ func checkSwitchTxPause(inc *Incident) []Finding {
 			case p.Link:
 				what, on, subject = "pause", "(the interface's pause counter: 802.3x pause and PFC frames are not told apart, nor priorities)", " pause"
 				role = strings.ReplaceAll(role, "this priority", "any priority") + linkPauseNote
+				if hasPrios[p.Port] {
+					role += fmt.Sprintf(" Its per-priority PFC counters sent %d frames in all: the other %d are 802.3x pause (or frames sent between the two reads).", perPrio[p.Port], p.Frames-perPrio[p.Port])
+				}
 			case p.Prio == ingest.AllPrios:
 				on, subject = "over all priorities (the output counts them together)", ""
 				role = strings.ReplaceAll(role, "this priority", "any priority")

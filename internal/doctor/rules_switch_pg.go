@@ -26,17 +26,30 @@ func checkPGDropsAndWRED(inc *Incident) []Finding {
 			sev, class := Warn, "lossy"
 			mech := "A lossy priority group drops at ingress when its share of the shared buffer is used up; RoCE carried on it is lossy too."
 			numbering, fix := "SONiC maps lossless priority N to PG N", "Check the PG's headroom against the cable and speed (`show priority-group watermark headroom`, `mmuconfig -l`, `config interface cable-length`), PFC on the peer NIC for this priority (mlnx_qos), and `show pfcwd stats` for a stormed queue."
+			// NVUE maps switch priorities to PGs of its own numbering
+			// (NVIDIA's example shows PGs 0 and 9): a PG's number is no
+			// traffic class unless the counter is RoCE's own.
+			guessed := strings.HasPrefix(d.Port, "swp") && !d.RoCE
 			if strings.HasPrefix(d.Port, "swp") {
-				numbering, fix = "its PG is taken as the traffic class of the same number, which the output does not name", "Check the PG's headroom against the cable and speed (`nv show interface <swp> qos buffer ingress-priority-group`: XOFF Th and HR), PFC on the peer NIC for this priority (mlnx_qos), and `nv show interface <swp> counters qos pfc-stats` for the pause it sent."
+				numbering, fix = "the counter is RoCE's own (rx-roce-stats), so its PG is RoCE's", "Check the PG's headroom against the cable and speed (`nv show interface <swp> qos buffer ingress-priority-group`: XOFF Th and HR), PFC on the peer NIC for this priority (mlnx_qos), and `nv show interface <swp> counters qos pfc-stats` for the pause it sent."
 			}
-			if hasPrio(lossless, d.PG) {
+			switch {
+			case guessed && hasPrio(lossless, d.PG):
+				class = "possibly lossless"
+				mech = fmt.Sprintf("Traffic class %d is lossless (%s), but NVUE numbers priority groups by its own map of switch priorities (`nv show qos priority-group`; NVIDIA's example uses PGs 0 and 9) and this output does not say which PG the lossless priorities use: if PG %d is theirs, an ingress drop means its headroom overflowed or the peer ignored the pause; if not, a lossy PG ran out of shared buffer.", d.PG, from, d.PG)
+			case hasPrio(lossless, d.PG):
 				sev, class = Error, "lossless"
 				mech = fmt.Sprintf("PG %d is lossless (%s; %s): the port sends XOFF when the PG reaches its threshold and the headroom holds what is still in flight, so an ingress drop means the headroom overflowed (sized for a shorter cable, a smaller MTU or a lower speed), the peer ignored the pause (PFC off on the NIC or on this priority), or the PFC watchdog's drop action ran.", d.PG, from, numbering)
+			}
+			count := fmt.Sprintf("%d packets", d.Packets)
+			if d.Approx {
+				count = "about " + count
+				mech += " NVUE prints the buffer discards, a frame count, with a byte unit (\"75.19 KB\"): the count is read back from it to the digits shown; `nv show interface " + d.Port + " counters qos ingress-buffer-stats -o json` gives it exact."
 			}
 			name := fmt.Sprintf("%s PG%d", swName(s, d.Port), d.PG)
 			fs = append(fs, Finding{
 				ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,
-				Title:     fmt.Sprintf("%s: %d packets dropped at ingress on %s priority group %d", name, d.Packets, class, d.PG),
+				Title:     fmt.Sprintf("%s: %s dropped at ingress on %s priority group %d", name, count, class, d.PG),
 				Evidence:  []Evidence{d.Evidence},
 				Mechanism: mech + " Counted since the counters were last cleared.",
 				Fix:       fix,

@@ -107,6 +107,12 @@ func TestCumulusPortStatsPause(t *testing.T) {
 			t.Errorf("the port's pause counter counted again beside its priorities: %s", f.Title)
 		}
 	}
+	// Priorities that sent none leave the port's pause to 802.3x: told.
+	perPrio[5] = "    3                0                0                  0                0"
+	f := nicMustFind(t, synthFindings(t, Options{}, perPrio...), "switch.pfc.tx_pause", Warn, "leaf07 swp9: sent 40211 pause frames (the interface's pause counter")
+	if !strings.Contains(f.Mechanism, "sent 0 frames in all: the other 40211 are 802.3x pause") {
+		t.Errorf("link pause beside zero priorities: %s", f.Mechanism)
+	}
 }
 
 // Ingress buffer discards of `nv show interface <swp> counters qos
@@ -124,8 +130,19 @@ func TestCumulusIngressBufferDrops(t *testing.T) {
 		"--------------  ---------  ------------------  -------------------------",
 		"0               1201       0 Bytes             0 Bytes",
 		"3               88123      4512 Bytes          0 Bytes")
-	f := nicMustFind(t, got, "switch.queue.drops", Error, "leaf07 swp9 PG3: 4512 packets dropped at ingress on lossless priority group 3")
-	if !strings.Contains(f.Fix, "nv show interface <swp> qos buffer") || strings.Contains(f.Fix, "mmuconfig") || !strings.Contains(f.Mechanism, "Cumulus Linux's RoCE default") {
+	// The PG's number is not known to be a traffic class: warn.
+	f := nicMustFind(t, got, "switch.queue.drops", Warn, "leaf07 swp9 PG3: 4512 packets dropped at ingress on possibly lossless priority group 3")
+	if !strings.Contains(f.Fix, "nv show interface <swp> qos buffer") || strings.Contains(f.Fix, "mmuconfig") || !strings.Contains(f.Mechanism, "Cumulus Linux's RoCE default") || !strings.Contains(f.Mechanism, "nv show qos priority-group") {
 		t.Errorf("fix %q, why %q: want NVUE's commands and its default", f.Fix, f.Mechanism)
+	}
+	// A unit-scaled count is told as approximate.
+	got = synthFindings(t, Options{},
+		"cumulus@leaf07:mgmt:~$ nv show interface swp9 counters qos ingress-buffer-stats",
+		"priority-group  rx-frames  rx-buffer-discards  rx-shared-buffer-discards",
+		"--------------  ---------  ------------------  -------------------------",
+		"0               1201       75.19 KB            0 Bytes")
+	f = nicMustFind(t, got, "switch.queue.drops", Warn, "leaf07 swp9 PG0: about 76995 packets dropped at ingress on lossy priority group 0")
+	if !strings.Contains(f.Mechanism, "byte unit") {
+		t.Errorf("approx mechanism %q", f.Mechanism)
 	}
 }

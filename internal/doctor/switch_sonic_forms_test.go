@@ -78,6 +78,8 @@ func TestSwitchNotPolledNamedInMixedFiles(t *testing.T) {
 		{"trim", trim, []string{"trim counters", "with every count N/A", "not read"}, false},
 		{"wred+qwm", wred, []string{"`show queue wredcounters`", "`show queue watermark`"}, false},
 		{"pgdrop-alias", "Ingress PG dropped packets:\n     Port    PG0    PG1\n---------  -----  -----\nfortyGigE0/0  N/A  N/A\n", []string{"is SONiC `show priority-group drop counters` with every count N/A", "not read"}, false},
+		{"pgdrop-nodash+pfc", "Ingress PG dropped packets:\n     Port    PG0    PG1    PG2    PG3\nEthernet0    N/A    N/A    N/A    N/A\n\n" + pfc, []string{"`show priority-group drop counters` with every count N/A", "not judged (the rest of the file is read)"}, true},
+		{"pg-untitled-nodash", "     Port    PG0    PG1    PG2\nEthernet0    N/A    N/A    N/A\nEthernet4    N/A    N/A    N/A\n", []string{"is SONiC `show priority-group watermark` (or `persistent-watermark`) with every peak N/A", "not read"}, false},
 		{"pgwm-json", "admin@sonic:~$ show priority-group watermark shared -j\n[\n    {\n        \"Port\": \"Ethernet0\",\n        \"PG0\": \"N/A\",\n        \"PG1\": \"N/A\"\n    }\n]\n", []string{"is SONiC `show priority-group watermark` (or `persistent-watermark`) with every peak N/A", "not read"}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -19,8 +19,11 @@ var swRowShapes = map[swTable]struct {
 // as the table's rows do and ends short of its columns; it reports whether
 // it did.
 func (p *switchParser) cutRow(l Line, t string) bool {
-	if p.table == swPorts {
+	switch p.table {
+	case swPorts:
 		return p.cutPortRow(l, t)
+	case swPGShared, swPGHeadroom, swPGDrop, swPGUntitled:
+		return p.cutPGRow(l, t)
 	}
 	shape, ok := swRowShapes[p.table]
 	if !ok {
@@ -48,6 +51,23 @@ func (p *switchParser) cutRow(l Line, t string) bool {
 		return false
 	}
 	p.cut(l, strings.Index(l.Text, f[0])+1, "a `"+shape.cmd+"` row of "+itoa(shape.fields)+" columns (this one has "+itoa(len(f))+")")
+	p.out.lines.add(l)
+	return true
+}
+
+// cutPGRow records a per-PG table row (a port, then counts or N/A) with
+// fewer cells than the header has PG columns.
+func (p *switchParser) cutPGRow(l Line, t string) bool {
+	f := strings.Fields(t)
+	if len(f) < 2 || len(f) >= len(p.cols)+1 || !slashedName(f[0]) || !strings.ContainsAny(f[0], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+		return false
+	}
+	for _, c := range f[1:] {
+		if _, ok := switchNum(c); !ok && c != "N/A" {
+			return false
+		}
+	}
+	p.cut(l, strings.Index(l.Text, f[0])+1, "a per-PG row of "+itoa(len(p.cols)+1)+" columns, the port and one cell under each of "+strings.Join(p.cols, " ")+" (this one has "+itoa(len(f))+")")
 	p.out.lines.add(l)
 	return true
 }

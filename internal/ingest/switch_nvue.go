@@ -264,8 +264,8 @@ func (p *switchParser) nvueQueueRow(l Line, f []string, ev Evidence) bool {
 
 // nvuePortRow reads a row of `nv show interface <swp> counters qos
 // port-stats` (or the Qos Port Statistics table of `... counters qos`):
-// a counter, named as NVUE names it ("pause-frames", or "Pause Frames"
-// before Cumulus Linux 5.9), and its Receive and Transmit counts, "n/a"
+// a counter, named as the command prints it ("Pause Frames" in
+// port-stats, "pause-frames" in `counters qos`), and its Receive and Transmit counts, "n/a"
 // where the direction counts nothing. Pause frames are kept as the port's
 // pause counter, priorities and 802.3x pause not told apart (Link); the
 // ECN marks and multicast buffer discards are port totals over every
@@ -355,18 +355,19 @@ func (p *switchParser) nvueIngressRow(l Line, f []string, ev Evidence) bool {
 		return ok
 	}
 	var drops int64
+	var approx bool
 	for i, c := range cells[1:] {
 		v, ok := nvue.Size(c)
 		if !ok {
 			p.cut(l, strings.Index(l.Text, strings.Fields(c)[0])+1, "a count under "+p.cols[i+1])
 			return true
 		}
-		if strings.HasSuffix(p.cols[i+1], "buffer-discards") {
-			drops = max(drops, v)
+		if strings.HasSuffix(p.cols[i+1], "buffer-discards") && v >= drops {
+			drops, approx = v, strings.ContainsAny(c, "KMG")
 		}
 	}
 	port := p.nvuePort()
-	p.out.PGDrops = appendCapped(p.out.PGDrops, PGDrop{Port: port, PG: pg, Packets: uint64(drops), Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+	p.out.PGDrops = appendCapped(p.out.PGDrops, PGDrop{Port: port, PG: pg, Packets: uint64(drops), Approx: approx, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 	return true
 }
 

@@ -126,7 +126,7 @@ func readRoCECounters(o *SwitchCounters, b nvueBlock) {
 			// buffer and headroom overflowed. The output names no PG: it
 			// is numbered as RoCE's traffic class, the doctor's lossless
 			// set.
-			o.PGDrops = appendCapped(o.PGDrops, PGDrop{Port: port, PG: r.TC, Packets: v, Evidence: ev}, maxSwitchRows, &o.Omitted)
+			o.PGDrops = appendCapped(o.PGDrops, PGDrop{Port: port, PG: r.TC, Packets: v, RoCE: true, Evidence: ev}, maxSwitchRows, &o.Omitted)
 		case f[0] == "pause-packets":
 			dir := RX
 			if section == "tx-pfc-stats" {

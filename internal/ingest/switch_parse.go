@@ -162,12 +162,13 @@ func (p *switchParser) Feed(l Line) {
 			p.out.lines.add(l)
 			return
 		}
-		if k, cols := p.header(p.prev); k != swNone {
-			p.table, p.cols, p.filtered = k, cols, false
+		if p.fresh && bareHeader(p.table) {
+			// The rule under a header that already started the table (its
+			// title, if any, is consumed: the header is not read again).
 			p.spans = ruleSpans(l.Text)
 			p.out.lines.add(l)
-		} else if p.table != swNone && bareHeader(p.table) {
-			// The rule under a header that already started the table.
+		} else if k, cols := p.header(p.prev); k != swNone {
+			p.table, p.cols, p.filtered = k, cols, false
 			p.spans = ruleSpans(l.Text)
 			p.out.lines.add(l)
 		}
@@ -407,7 +408,8 @@ func (p *switchParser) header(h string) (swTable, []string) {
 // reformatted paste drops the rule).
 func bareHeader(k swTable) bool {
 	switch k {
-	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED, swQueueWM, swPFCHist, swNVUEPFC, swNVUEQueue, swFEC, swTrim:
+	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED, swQueueWM, swPFCHist, swNVUEPFC, swNVUEQueue, swNVUEPort, swNVUEIngress, swFEC, swTrim,
+		swPGShared, swPGHeadroom, swPGDrop, swPGUntitled:
 		return true
 	}
 	return false

@@ -23,7 +23,11 @@ type PGDrop struct {
 	// (switch_nxos_cloudscale.go).
 	Counter    string
 	NoDropMask uint8
-	Evidence   Evidence
+	// Approx is set when Packets was read back from a count NVUE printed
+	// with a byte unit ("75.19 KB"); RoCE when the counter is RoCE's own
+	// (NVUE rx-roce-stats), so the PG is RoCE's whatever its number.
+	Approx, RoCE bool
+	Evidence     Evidence
 }
 
 // NoDropGroups returns the qos-groups of NoDropMask.

@@ -37,13 +37,14 @@ func TestSwitchQueueWatermarks(t *testing.T) {
 	if len(pg) != 35 || !pg[0].Untitled || pg[0].Headroom || pg[34].Port != "Ethernet32" || pg[34].PG != 4 {
 		t.Errorf("%d untitled PG watermarks: first %+v", len(pg), pg[0])
 	}
-	// SYNTHETIC, in the format above: a PG header with neither title nor
-	// rule is not enough to read rows as watermarks.
+	// SYNTHETIC, in the format above: a PG header saved without its rule
+	// starts the table as it does with the rule (rows read as untitled
+	// watermarks, shared or headroom not told).
 	p := NewSwitchParser("pg.txt")
 	for i, l := range []string{"     Port    PG0    PG3", "Ethernet0      0      7"} {
 		p.Feed(Line{Num: i + 1, Text: l})
 	}
-	if a := p.Result(); a != nil {
+	if a, _ := p.Result().(*SwitchCounters); a == nil || len(a.PGs) != 2 || !a.PGs[1].Untitled || a.PGs[1].Bytes != 7 {
 		t.Errorf("bare PG header read as %+v", a)
 	}
 }

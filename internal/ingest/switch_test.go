@@ -380,6 +380,14 @@ func TestSwitchNVUEPortStats(t *testing.T) {
 	if s == nil || len(s.PFC) != 1 || len(s.CutRows) != 1 || s.CutRows[0].Line != 3 || s.CutRows[0].Col != 30 {
 		t.Errorf("garbled transmit count: %+v", s)
 	}
+	// Saved without the rule of dashes.
+	s = feedSwitch("port-stats-bare.txt",
+		"cumulus@leaf07:mgmt:~$ nv show interface swp9 counters qos port-stats",
+		"Counter             Receive  Transmit",
+		"Pause Frames        12       5")
+	if s == nil || len(s.PFC) != 2 || s.PFC[1].Frames != 5 || s.PFC[1].Port != "swp9" {
+		t.Errorf("port stats without the rule: %+v", s)
+	}
 }
 
 // `nv show interface <swp> counters qos ingress-buffer-stats` (and the
@@ -399,8 +407,16 @@ func TestSwitchNVUEIngressBuffer(t *testing.T) {
 		"0               1201       0 Bytes             0 Bytes",
 		"3               88123      4.41 KB             120 Bytes",
 		"4               9          zero                0 Bytes")
-	if s == nil || len(s.PGDrops) != 2 || s.PGDrops[1].PG != 3 || s.PGDrops[1].Packets != 4516 || len(s.CutRows) != 1 || s.CutRows[0].Line != 6 {
+	if s == nil || len(s.PGDrops) != 2 || s.PGDrops[1].PG != 3 || s.PGDrops[1].Packets != 4516 || !s.PGDrops[1].Approx || s.PGDrops[0].Approx || len(s.CutRows) != 1 || s.CutRows[0].Line != 6 {
 		t.Fatalf("synthetic ingress buffer stats %+v", s)
+	}
+	// Saved without the rule of dashes.
+	s = feedSwitch("ingress-bare.txt",
+		"cumulus@leaf07:mgmt:~$ nv show interface swp9 counters qos ingress-buffer-stats",
+		"priority-group  rx-frames  rx-buffer-discards  rx-shared-buffer-discards",
+		"3               88123      120 Bytes           0 Bytes")
+	if s == nil || len(s.PGDrops) != 1 || s.PGDrops[0].Packets != 120 || s.PGDrops[0].Port != "swp9" {
+		t.Errorf("ingress buffer stats without the rule: %+v", s)
 	}
 }
 

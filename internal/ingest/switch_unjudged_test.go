@@ -61,6 +61,10 @@ func TestSwitchNotPolledPG(t *testing.T) {
 		"Ingress PG dropped packets:\n     Port    PG0    PG1\n---------  -----  -----\nfortyGigE0/0  N/A  N/A\n":                                                                                            "`show priority-group drop counters` with every count N/A",
 		"admin@sonic:~$ show priority-group watermark shared -j\n[\n    {\n        \"Port\": \"Ethernet0\",\n        \"PG0\": \"N/A\",\n        \"PG1\": \"N/A\"\n    }\n]\n":                                "`show priority-group watermark` (or `persistent-watermark`) with every peak N/A",
 		"[\n    {\n        \"Port\": \"Ethernet0\",\n        \"PG0\": \"N/A\",\n        \"PG1\": \"100\"\n    }\n]\n":                                                                                        "",
+		// Saved without the rule of dashes: titled and untitled.
+		"Ingress PG dropped packets:\n     Port    PG0    PG1\nEthernet0    N/A    N/A\nEthernet4    N/A    N/A\n": "`show priority-group drop counters` with every count N/A",
+		"Ingress shared pool occupancy per PG:\n     Port    PG0    PG1\nEthernet0    N/A    N/A\n":                "`show priority-group watermark` (or `persistent-watermark`) with every peak N/A",
+		"     Port    PG0    PG1    PG2\nEthernet0    N/A    N/A    N/A\n":                                         "`show priority-group watermark` (or `persistent-watermark`) with every peak N/A",
 	} {
 		s := feedSwitch("pg.txt", strings.Split(head, "\n")...)
 		if s == nil {
@@ -72,6 +76,13 @@ func TestSwitchNotPolledPG(t *testing.T) {
 		what, fix, only := s.Unpolled()
 		if want == "" && what != "" || want != "" && (!only || !strings.Contains(what, want) || !strings.Contains(fix, "counterpoll")) {
 			t.Errorf("%q: %q, %q, only %v; want %q", head, what, fix, only, want)
+		}
+	}
+	// A row shorter than the header is a cut row, with or without the rule.
+	for _, rule := range []string{"---------  -----  -----  -----\n", ""} {
+		s := feedSwitch("pg-cut.txt", strings.Split("Ingress PG dropped packets:\n     Port    PG0    PG1    PG2\n"+rule+"Ethernet0      0      0      5\nEthernet4      0      3\n", "\n")...)
+		if s == nil || len(s.PGDrops) != 3 || len(s.CutRows) != 1 || !strings.Contains(s.CutRows[0].Text, "Ethernet4") || !strings.Contains(s.CutRows[0].Expected, "per-PG row of 4 columns") {
+			t.Errorf("rule %q: cut PG row %+v", rule, s)
 		}
 	}
 }
@@ -112,7 +123,8 @@ func TestSwitchUnpolled(t *testing.T) {
 func TestSwitchWatermarkObjectMapEmpty(t *testing.T) {
 	s := switchCorpus(t, "switch/sonic-pg-persistent-watermark-shared-netns-then-object-map-empty-buildimage15148.txt")
 	what, fix, only := s.Unpolled()
-	if !strings.Contains(what, "`Object map is empty!`") || !strings.Contains(fix, "ip netns exec asic0") || only || len(s.PGs) != 60 {
+	// All three causes named, the counterpoll fix first.
+	if !strings.Contains(what, "`Object map is empty!`") || !strings.Contains(what, "never enabled") || !strings.Contains(what, "BUFFER_PG") || !strings.Contains(what, "before 202411") || !strings.HasPrefix(fix, "`counterpoll show`") || !strings.Contains(fix, "counterpoll watermark enable") || !strings.Contains(fix, "ip netns exec asic0") || only || len(s.PGs) != 60 {
 		t.Errorf("%q, %q, only %v, %d PG peaks", what, fix, only, len(s.PGs))
 	}
 	if len(s.NotPolled) != 1 || s.NotPolled[0].Evidence.Line != 28 {
