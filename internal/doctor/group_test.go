@@ -100,8 +100,8 @@ func TestGroupKeepsFacts(t *testing.T) {
 	text := b.String()
 	for _, s := range []string{
 		"[WARN] NIC dropped packets: 2 ports (p0, p1)  (counters.discards)",
-		"p0: NIC dropped packets: rx_discards_phy 500, rx_prio3_discards 500 (0.5% of rx_packets_phy)",
-		"p1: NIC dropped packets: rx_discards_phy 700, rx_prio3_discards 700 (0.7% of rx_packets_phy)",
+		"p0: NIC dropped packets: rx_discards_phy 500, rx_prio3_discards 500 (rx_discards_phy: 0.5% of rx_packets_phy)",
+		"p1: NIC dropped packets: rx_discards_phy 700, rx_prio3_discards 700 (rx_discards_phy: 0.7% of rx_packets_phy)",
 		"mlnx_qos -i <if> shows the NIC side",
 	} {
 		if !strings.Contains(text, s) {
