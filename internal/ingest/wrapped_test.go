@@ -157,3 +157,29 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// Lone carriage returns end lines only where no line feed follows: a
+// head of progress redraws with no "\n" (past what the encoding is
+// judged on), then "\r\n" lines, gives no blank line after each real
+// one, and the lines keep their numbers. One carriage return, or an
+// escape in the head, leaves the input to render.
+func TestDecodeLoneCRKeepsCRLF(t *testing.T) {
+	head := strings.Repeat("progress 50%\r", sniffBytes/13+1)
+	in := head + "gpu01:1:2 [0] NCCL INFO one\r\ngpu01:1:2 [0] NCCL INFO two\r\n"
+	br, _ := DecodeText(bufio.NewReader(strings.NewReader(in)))
+	lr := NewLineReader(br)
+	var got []Line
+	for l, err := lr.Next(); err == nil; l, err = lr.Next() {
+		got = append(got, l)
+	}
+	n := sniffBytes/13 + 1
+	if len(got) != n+2 || got[n].Text != "gpu01:1:2 [0] NCCL INFO one" || got[n+1].Num != n+2 {
+		t.Fatalf("%d lines, want %d; last two %+v", len(got), n+2, got[max(0, len(got)-2):])
+	}
+	for _, in := range []string{"a 37%\rb\n", "\x1b[K 37%\r 80%\rdone"} {
+		br, _ := DecodeText(bufio.NewReader(strings.NewReader(in)))
+		if out, _ := br.ReadString(0); out != in {
+			t.Errorf("%q read as %q", in, out)
+		}
+	}
+}
