@@ -31,8 +31,13 @@ import (
 var messageColumns = []string{"@message", "message", "log", "logentry", "textpayload", "line", "_raw", "msg"}
 
 // A recordState follows the records of one input: the CSV export's
-// message column once its header was read.
+// message column once its header, the input's first line that is not
+// blank, was read.
 type recordState struct {
+	// begun is set once a line that is not blank was read: a header is
+	// looked for only there (a log line "Time,Message" further on is
+	// text).
+	begun bool
 	// col is one more than the message column, 0 outside a CSV export;
 	// fields is how many columns the header names.
 	col, fields int
@@ -45,6 +50,8 @@ type recordState struct {
 // unwrap returns the line a record in b holds, with the offset in b of
 // each of its bytes; ok is false when b is no record.
 func (rs *recordState) unwrap(b []byte) (field []byte, at []int, ok bool) {
+	first := !rs.begun && len(bytes.TrimSpace(b)) > 0
+	rs.begun = rs.begun || first
 	if rs.open {
 		rs.open = false
 		end, closed := closingQuote(b, 0)
@@ -63,7 +70,9 @@ func (rs *recordState) unwrap(b []byte) (field []byte, at []int, ok bool) {
 	if i := firstNonSpace(string(b[:min(len(b), 8)])); i < len(b) && b[i] == '{' && bytes.Contains(b, []byte(`"log"`)) {
 		return jsonLogRecord(b)
 	}
-	rs.header(b)
+	if first {
+		rs.header(b)
+	}
 	return nil, nil, false
 }
 

@@ -90,12 +90,11 @@ func TestRenderTerminalLine(t *testing.T) {
 // Records a log store writes: the line is the record's field, its
 // escapes undone (colour codes too), its column where the field's text
 // starts in the line as read. A CSV export's header picks the column; a
-// message that ends in a newline runs past its line in quotes.
+// message that ends in a newline runs past its line in quotes. A header
+// is one only as the input's first line that is not blank.
 func TestRecordsUnwrap(t *testing.T) {
 	in := strings.Join([]string{
-		`{"log":"\u001b[31mgpu01:1:2 [0] NCCL WARN NET/IB : \"mlx5_0\" failed\u001b[0m\n","stream":"stderr","time":"2024-05-01T10:00:00.1Z"}`,
-		`{"kubernetes":{"log":"no"},"log":"     rx_prio3_pause: 7\n","stream":"stdout"}`,
-		`{"level":"info","log":"structured, not a record"}`,
+		``,
 		`Time,Line`,
 		`2024-05-01 10:00:00,"gpu01:1:2 [0] NCCL INFO ""quoted"" ok"`,
 		`2024-05-01 10:00:01,"     rx_prio3_pause: 7`,
@@ -103,14 +102,17 @@ func TestRecordsUnwrap(t *testing.T) {
 		`2024-05-01 10:00:02,bare text`,
 		`not, a row, of three`,
 		`"ok",x`,
+		`Time,Line`,
+		`2024-05-01 10:00:03,"not a row"`,
+		`{"log":"\u001b[31mgpu01:1:2 [0] NCCL WARN NET/IB : \"mlx5_0\" failed\u001b[0m\n","stream":"stderr","time":"2024-05-01T10:00:00.1Z"}`,
+		`{"kubernetes":{"log":"no"},"log":"     rx_prio3_pause: 7\n","stream":"stdout"}`,
+		`{"level":"info","log":"structured, not a record"}`,
 	}, "\n")
 	want := []struct {
 		text string
 		col  int
 	}{
-		{"gpu01:1:2 [0] NCCL WARN NET/IB : \"mlx5_0\" failed", 19},
-		{"     rx_prio3_pause: 7", 35},
-		{`{"level":"info","log":"structured, not a record"}`, 0},
+		{"", 0},
 		{"Time,Line", 0},
 		{`gpu01:1:2 [0] NCCL INFO "quoted" ok`, 22},
 		{"     rx_prio3_pause: 7", 22},
@@ -118,6 +120,11 @@ func TestRecordsUnwrap(t *testing.T) {
 		{"bare text", 21},
 		{"not, a row, of three", 0},
 		{`"ok",x`, 0},
+		{"Time,Line", 0},
+		{`2024-05-01 10:00:03,"not a row"`, 0},
+		{"gpu01:1:2 [0] NCCL WARN NET/IB : \"mlx5_0\" failed", 19},
+		{"     rx_prio3_pause: 7", 35},
+		{`{"level":"info","log":"structured, not a record"}`, 0},
 	}
 	got := readAllLines(in)
 	if len(got) != len(want) {
