@@ -43,7 +43,7 @@ type recordState struct {
 	col, fields int
 	// open is set when the message field of the last row ran past its
 	// line, in quotes (a message that ends in a newline): the next line
-	// continues it.
+	// continues it, and the fields after its closing quote end the row.
 	open bool
 }
 
@@ -107,8 +107,9 @@ func (rs *recordState) header(b []byte) {
 }
 
 // row returns the message field of a CSV row of the export: ok only
-// when b has the header's number of fields (or ends inside the quotes
-// of the message field, the last one read).
+// when b has the header's number of fields, or ends inside the quotes
+// of the message field (whatever its column: the line that closes them
+// holds the row's other fields).
 func (rs *recordState) row(b []byte) (field []byte, at []int, ok bool) {
 	n, i := 0, 0
 	for {
@@ -118,18 +119,16 @@ func (rs *recordState) row(b []byte) (field []byte, at []int, ok bool) {
 			return nil, nil, false
 		}
 		if n == rs.col {
-			if !closed {
-				if rs.col != rs.fields {
-					return nil, nil, false
-				}
-				rs.open = true
-			}
+			rs.open = !closed
 			field, at = csvUnquote(b, start, end)
 		}
 		if !closed || next >= len(b) {
 			break
 		}
 		i = next
+	}
+	if rs.open {
+		return field, at, true
 	}
 	if n != rs.fields || field == nil && at == nil {
 		rs.open = false

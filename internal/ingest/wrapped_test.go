@@ -190,3 +190,26 @@ func TestDecodeLoneCRKeepsCRLF(t *testing.T) {
 		}
 	}
 }
+
+// A message that runs past its line in quotes in a column that is not
+// the last (Azure's LogEntry is the second of four): the next line
+// continues it, the fields after its closing quote end the row, and the
+// export's later rows are still unwrapped. SYNTHETIC rows.
+func TestRecordsMultiLineMiddleColumn(t *testing.T) {
+	in := strings.Join([]string{
+		`TimeGenerated [UTC],LogEntry,LogEntrySource,Computer`,
+		`"5/1/2024, 10:00:00.123 AM","     rx_prio3_pause: 7`,
+		`",stdout,aks-gpu-0`,
+		`"5/1/2024, 10:00:00.124 AM","gpu01:1:2 [0] NCCL INFO ok",stderr,aks-gpu-0`,
+	}, "\n")
+	want := []string{"TimeGenerated [UTC],LogEntry,LogEntrySource,Computer", "     rx_prio3_pause: 7", "", "gpu01:1:2 [0] NCCL INFO ok"}
+	got := readAllLines(in)
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if got[i].Text != w {
+			t.Errorf("line %d: %q, want %q", i+1, got[i].Text, w)
+		}
+	}
+}
