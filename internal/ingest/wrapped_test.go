@@ -213,3 +213,20 @@ func TestRecordsMultiLineMiddleColumn(t *testing.T) {
 		}
 	}
 }
+
+// Every byte of a line's text has the column of the byte that wrote it
+// in the line as read, not only the first: colour codes and a record's
+// escapes before it count. SYNTHETIC lines.
+func TestColumnsPastEscapes(t *testing.T) {
+	for _, c := range []struct {
+		in, word string
+	}{
+		{"\x1b[1mlink\x1b[0m state \x1b[31mDOWN\x1b[0m", "DOWN"},
+		{`{"log":"\tlink state\t\u001b[31mDOWN\n","stream":"stdout"}`, "DOWN"},
+	} {
+		l := readAllLines(c.in)[0]
+		if got, want := l.Col(strings.Index(l.Text, c.word)), strings.Index(c.in, c.word)+1; got != want {
+			t.Errorf("%q: %q at column %d, want %d", c.in, c.word, got, want)
+		}
+	}
+}
