@@ -286,8 +286,10 @@ func cleanRaw(b []byte, truncated bool, rec *recordState) pendingLine {
 	p := pendingLine{truncated: truncated}
 	var s string
 	switch field, at, ok := rec.unwrap(b); {
-	case ok:
+	case ok && needsRender(field):
 		s, p.cols = render(field, at, len(b))
+	case ok:
+		s, p.cols = string(field), append(at, len(b))
 	case needsRender(b):
 		s, p.cols = render(b, nil, len(b))
 	default:
