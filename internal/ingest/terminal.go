@@ -143,6 +143,9 @@ func cutEscapes(b []byte, pos func(int) int, end int) (string, []int) {
 	return string(text), append(cols, end)
 }
 
+// termColumns is the widest terminal a cursor move is played on.
+const termColumns = 512
+
 // csiMove applies what the control sequence seq (ESC and what follows)
 // does to the cursor and the line: erase in line ("\x1b[K", "\x1b[2K")
 // and cursor moves along it ("\x1b[5D", "\x1b[C", "\x1b[12G"). Every
@@ -176,7 +179,9 @@ func csiMove(seq []byte, cur int, cells []termCell) (int, []termCell) {
 	case 'G':
 		cur = max(n, 1) - 1
 	}
-	return min(cur, MaxLineBytes), cells
+	// A terminal's cursor stops at its right margin: one past what was
+	// written, or termColumns, whichever is further.
+	return min(cur, max(len(cells), termColumns)), cells
 }
 
 // ansiEnd returns the index of the last byte of the escape sequence that

@@ -75,6 +75,7 @@ func TestRenderTerminalLine(t *testing.T) {
 		{"\x1b]0;title\x07rx_prio3_pause: 7", "rx_prio3_pause: 7", 11},
 		{"Z\xfcrich gpu01", "Zürich gpu01", 1},
 		{"\x1b7\x1b=x\x1b8", "x", 5},
+		{"a\x1b[65000Cb", "a" + strings.Repeat(" ", termColumns-1) + "b", 1},
 	} {
 		p := cleanRaw([]byte(c.in), false, &recordState{})
 		if p.text != c.want {
