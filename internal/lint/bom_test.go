@@ -61,6 +61,9 @@ func TestUTF16Config(t *testing.T) {
 		}
 		return strings.Join(out, "\n")
 	}
+	if rep := lintFiles(t, tempFile(t, "config_db.json", le16(string(data)))); len(rep.Inputs) != 1 || rep.Inputs[0].Encoding != "UTF-16LE" {
+		t.Errorf("inputs %+v, want one decoded from UTF-16LE", rep.Inputs)
+	}
 	if plain, wide := report(string(data)), report(le16(string(data))); plain != wide || plain == "" {
 		t.Errorf("UTF-16LE config_db:\n%s\nwant\n%s", wide, plain)
 	}
