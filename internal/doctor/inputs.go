@@ -35,6 +35,10 @@ type InputInfo struct {
 	InDir string `json:"in_dir,omitempty"`
 	// InArchive is the archive the file was read from; empty otherwise.
 	InArchive string `json:"in_archive,omitempty"`
+	// Encoding names the text encoding the input was decoded from
+	// (ingest.DecodeText: "UTF-16LE", "UTF-8 with a byte-order mark");
+	// empty for UTF-8 read as is.
+	Encoding string `json:"encoding,omitempty"`
 	// binary is set for a file of binary data in no format rocelab reads.
 	binary bool
 	// config names the configuration an unknown input is, one that
@@ -258,7 +262,7 @@ func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.
 			return info, []ingest.Artifact{a}
 		}
 	}
-	br, _ = ingest.DecodeText(br)
+	br, info.Encoding = ingest.DecodeText(br)
 	head, _ = br.Peek(8 << 10)
 	if looksBinary(head) {
 		info.binary = true

@@ -197,4 +197,10 @@ func TestUndecodableInputRefused(t *testing.T) {
 	if want := path + ":3:3: UTF-16LE text holds an unpaired surrogate 0xDC00"; !strings.HasPrefix(rep.Findings[0].Evidence[0].Text, want) {
 		t.Errorf("evidence %q, want it to start %q", rep.Findings[0].Evidence[0].Text, want)
 	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep := Diagnose([]string{path}, nil, Options{}); len(rep.Inputs) != 1 || rep.Inputs[0].Encoding != "UTF-16LE" {
+		t.Errorf("inputs %+v, want one decoded from UTF-16LE", rep.Inputs)
+	}
 }

@@ -18,8 +18,9 @@ import (
 //   - a UTF-8 byte-order mark (Notepad, PowerShell 7's utf8BOM) is
 //     dropped;
 //   - lines that end in a lone carriage return (classic Mac OS, some
-//     serial consoles) are split there when no line of the input's head
-//     ends in "\n";
+//     serial consoles) are split there when the input's head has no
+//     "\n", at least two carriage returns and no escape (a terminal's
+//     redraws are left to render); a "\r\n" later on stays one line end;
 //   - bytes that are not UTF-8 are read as Latin-1, line by line (see
 //     render).
 //
@@ -71,10 +72,17 @@ func DecodeText(br *bufio.Reader) (*bufio.Reader, string) {
 	if r != nil {
 		br = bufio.NewReaderSize(r, 64<<10)
 	}
-	if head, _ = br.Peek(sniffBytes); bytes.IndexByte(head, '\n') < 0 && bytes.IndexByte(head, '\r') >= 0 {
+	if head, _ = br.Peek(sniffBytes); loneCR(head) {
 		br = bufio.NewReaderSize(crReader{br}, 64<<10)
 	}
 	return br, name
+}
+
+// loneCR reports whether the lines of an input whose first bytes are
+// head end in a lone carriage return: no line feed, two carriage returns
+// at least, and no escape (whose redraws a carriage return belongs to).
+func loneCR(head []byte) bool {
+	return bytes.IndexByte(head, '\n') < 0 && bytes.Count(head, []byte{'\r'}) >= 2 && bytes.IndexByte(head, 0x1b) < 0
 }
 
 // bareUTF16 reports whether head is UTF-16 text without a byte-order
@@ -138,12 +146,12 @@ func (u *utf16Reader) fill() {
 			if err == io.EOF {
 				err = nil
 			}
-			if d := utf16.DecodeRune(r, rune(lo)); err != nil || d == '\uFFFD' {
+			d := utf16.DecodeRune(r, rune(lo))
+			if err != nil || d == '\uFFFD' {
 				u.err = u.bad(fmt.Sprintf("%s text holds an unpaired surrogate 0x%04X (a character needs a high surrogate 0xD800-0xDBFF then a low one 0xDC00-0xDFFF)", u.enc, c))
 				return
-			} else {
-				r = d
 			}
+			r = d
 		}
 		u.out = append(u.out, string(r)...)
 		u.col++
@@ -173,13 +181,21 @@ func (u *utf16Reader) bad(why string) error {
 	return &DecodeError{Line: u.line + 1, Col: u.col + 1, Why: why}
 }
 
-// A crReader turns lone carriage returns into line feeds.
-type crReader struct{ r io.Reader }
+// A crReader turns every carriage return that no line feed follows into
+// a line feed; one that ends a read looks at the next byte.
+type crReader struct{ br *bufio.Reader }
 
 func (c crReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
+	n, err := c.br.Read(p)
 	for i := range p[:n] {
-		if p[i] == '\r' {
+		if p[i] != '\r' {
+			continue
+		}
+		if i+1 < n {
+			if p[i+1] != '\n' {
+				p[i] = '\n'
+			}
+		} else if next, _ := c.br.Peek(1); len(next) == 0 || next[0] != '\n' {
 			p[i] = '\n'
 		}
 	}

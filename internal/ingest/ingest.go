@@ -216,8 +216,8 @@ func (r *Result) Type() string {
 	return string(r.Artifacts[0].Kind())
 }
 
-// Read reads one input for every front end (the doctor, lint), decoded
-// to UTF-8 first (DecodeText): a JSON
+// Read reads one input the doctor was given, decoded to UTF-8 first
+// (DecodeText, which lint also runs its files through): a JSON
 // document nccl-tests wrote (-J), recognised by its first keys
 // (IsNCCLTestsJSON), by its own reader (ReadNCCLTestsJSON); rccl-tests'
 // results file (-x FILE) by ReadRCCLTestsJSON, or ReadRCCLTestsCSV when

@@ -47,10 +47,19 @@ type Line struct {
 	// col is how many bytes of the line as read come before Text: the
 	// prefixes, tags and quoting taken off it.
 	col int
+	// at is, when a log record or terminal controls were taken out of
+	// the line, the offset in the line as read of each byte of Text (and
+	// of its end); nil when Text's bytes follow col as read.
+	at []int
 }
 
 // Col returns the 1-based column, in the line as read, of byte i of Text.
-func (l Line) Col(i int) int { return l.col + i + 1 }
+func (l Line) Col(i int) int {
+	if l.at != nil {
+		return l.at[min(i, len(l.at)-1)] + 1
+	}
+	return l.col + i + 1
+}
 
 // artifactHead is what every artifact holds of its input: the input's
 // name and the lines its parser recognised. Embedded, it gives the
@@ -168,8 +177,10 @@ func (lr *LineReader) Next() (Line, error) {
 		owner, k = tag, kind
 	}
 	col := p.quoted + len(p.text) - len(s) + cut
+	var at []int
 	if p.cols != nil {
-		col = p.cols[min(col, len(p.cols)-1)]
+		at = p.cols[min(col, len(p.cols)-1):]
+		col = at[0]
 	}
 	lr.rank = tagRankNumber(owner, k)
 	lr.word, lr.group = -1, -1
@@ -194,7 +205,7 @@ func (lr *LineReader) Next() (Line, error) {
 		}
 	}
 	l := lr.line(text, col, p.truncated)
-	l.Origin = origin
+	l.Origin, l.at = origin, at
 	return l, nil
 }
 
@@ -275,8 +286,10 @@ func cleanRaw(b []byte, truncated bool, rec *recordState) pendingLine {
 	p := pendingLine{truncated: truncated}
 	var s string
 	switch field, at, ok := rec.unwrap(b); {
-	case ok:
+	case ok && needsRender(field):
 		s, p.cols = render(field, at, len(b))
+	case ok:
+		s, p.cols = string(field), append(at, len(b))
 	case needsRender(b):
 		s, p.cols = render(b, nil, len(b))
 	default:

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -31,20 +30,27 @@ import (
 var messageColumns = []string{"@message", "message", "log", "logentry", "textpayload", "line", "_raw", "msg"}
 
 // A recordState follows the records of one input: the CSV export's
-// message column once its header was read.
+// message column once its header, the input's first line that is not
+// blank, was read.
 type recordState struct {
+	// begun is set once a line that is not blank was read: a header is
+	// looked for only there (a log line "Time,Message" further on is
+	// text).
+	begun bool
 	// col is one more than the message column, 0 outside a CSV export;
 	// fields is how many columns the header names.
 	col, fields int
 	// open is set when the message field of the last row ran past its
 	// line, in quotes (a message that ends in a newline): the next line
-	// continues it.
+	// continues it, and the fields after its closing quote end the row.
 	open bool
 }
 
 // unwrap returns the line a record in b holds, with the offset in b of
 // each of its bytes; ok is false when b is no record.
 func (rs *recordState) unwrap(b []byte) (field []byte, at []int, ok bool) {
+	first := !rs.begun && len(bytes.TrimSpace(b)) > 0
+	rs.begun = rs.begun || first
 	if rs.open {
 		rs.open = false
 		end, closed := closingQuote(b, 0)
@@ -63,7 +69,9 @@ func (rs *recordState) unwrap(b []byte) (field []byte, at []int, ok bool) {
 	if i := firstNonSpace(string(b[:min(len(b), 8)])); i < len(b) && b[i] == '{' && bytes.Contains(b, []byte(`"log"`)) {
 		return jsonLogRecord(b)
 	}
-	rs.header(b)
+	if first {
+		rs.header(b)
+	}
 	return nil, nil, false
 }
 
@@ -98,8 +106,9 @@ func (rs *recordState) header(b []byte) {
 }
 
 // row returns the message field of a CSV row of the export: ok only
-// when b has the header's number of fields (or ends inside the quotes
-// of the message field, the last one read).
+// when b has the header's number of fields, or ends inside the quotes
+// of the message field (whatever its column: the line that closes them
+// holds the row's other fields).
 func (rs *recordState) row(b []byte) (field []byte, at []int, ok bool) {
 	n, i := 0, 0
 	for {
@@ -109,18 +118,16 @@ func (rs *recordState) row(b []byte) (field []byte, at []int, ok bool) {
 			return nil, nil, false
 		}
 		if n == rs.col {
-			if !closed {
-				if rs.col != rs.fields {
-					return nil, nil, false
-				}
-				rs.open = true
-			}
+			rs.open = !closed
 			field, at = csvUnquote(b, start, end)
 		}
 		if !closed || next >= len(b) {
 			break
 		}
 		i = next
+	}
+	if rs.open {
+		return field, at, true
 	}
 	if n != rs.fields || field == nil && at == nil {
 		rs.open = false
@@ -172,7 +179,7 @@ func closingQuote(b []byte, i int) (int, bool) {
 // the offset of each byte kept.
 func csvUnquote(b []byte, start, end int) ([]byte, []int) {
 	field := make([]byte, 0, end-start)
-	at := make([]int, 0, end-start)
+	at := make([]int, 0, end-start+1)
 	for i := start; i < end; i++ {
 		field = append(field, b[i])
 		at = append(at, i)
@@ -184,46 +191,113 @@ func csvUnquote(b []byte, start, end int) ([]byte, []int) {
 }
 
 // jsonLogRecord returns the "log" field of a JSON record that also has a
-// "stream" or a "time" field.
+// "stream" or a "time" field: its top-level keys are scanned and their
+// values skipped (strings, numbers, literals, nested objects and arrays);
+// nothing but space may follow the record.
 func jsonLogRecord(b []byte) ([]byte, []int, bool) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	i := jsonSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
 		return nil, nil, false
 	}
 	value, other := -1, false
-	for dec.More() {
-		t, err := dec.Token()
-		key, _ := t.(string)
-		if err != nil {
+	for i = jsonSpace(b, i+1); ; i = jsonSpace(b, i+1) {
+		if i >= len(b) || b[i] != '"' {
 			return nil, nil, false
 		}
-		off := int(dec.InputOffset())
-		var raw json.RawMessage
-		if dec.Decode(&raw) != nil {
+		keyEnd, ok := jsonStringEnd(b, i)
+		key := b[i+1 : max(keyEnd-1, i+1)]
+		if i = jsonSpace(b, keyEnd); !ok || i >= len(b) || b[i] != ':' {
 			return nil, nil, false
 		}
-		switch key {
+		v := jsonSpace(b, i+1)
+		if i, ok = jsonValueEnd(b, v); !ok {
+			return nil, nil, false
+		}
+		switch string(key) {
 		case "log":
-			if len(raw) > 0 && raw[0] == '"' {
-				value = off + bytes.IndexByte(b[off:], '"')
+			if b[v] == '"' {
+				value = v
 			}
 		case "stream", "time":
 			other = true
 		}
+		if i = jsonSpace(b, i); i < len(b) && b[i] == ',' {
+			continue
+		}
+		if i >= len(b) || b[i] != '}' || jsonSpace(b, i+1) != len(b) || value < 0 || !other {
+			return nil, nil, false
+		}
+		field, at := jsonUnquote(b, value+1)
+		return field, at, true
 	}
-	if t, err := dec.Token(); err != nil || t != json.Delim('}') || value < 0 || !other {
-		return nil, nil, false
+}
+
+// jsonSpace returns where the JSON white space from b[i] ends.
+func jsonSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
 	}
-	field, at := jsonUnquote(b, value+1)
-	return field, at, true
+	return i
+}
+
+// jsonStringEnd returns where the JSON string that starts at b[i] (a
+// quote) ends, past its closing quote; ok is false when it does not
+// close or holds a control byte.
+func jsonStringEnd(b []byte, i int) (int, bool) {
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '\\':
+			j++
+		case c == '"':
+			return j + 1, true
+		case c < 0x20:
+			return j, false
+		}
+	}
+	return len(b), false
+}
+
+// jsonValueEnd returns where the JSON value that starts at b[i] ends.
+func jsonValueEnd(b []byte, i int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch b[i] {
+	case '"':
+		return jsonStringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end, ok := jsonStringEnd(b, j)
+				if !ok {
+					return end, false
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1, true
+				}
+			}
+		}
+		return len(b), false
+	}
+	j := i
+	for j < len(b) && strings.IndexByte(",}] \t\r\n", b[j]) < 0 {
+		j++
+	}
+	return j, j > i && strings.IndexByte("-0123456789tfn", b[i]) >= 0
 }
 
 // jsonUnquote returns the JSON string whose content starts at b[i]
 // unescaped, and the offset of each byte: that of the escape that wrote
-// it. The string is valid JSON (the decoder read it).
+// it. The string closes (jsonLogRecord scanned it).
 func jsonUnquote(b []byte, i int) ([]byte, []int) {
-	var field []byte
-	var at []int
+	field := make([]byte, 0, len(b)-i)
+	at := make([]int, 0, len(b)-i+1)
 	for i < len(b) && b[i] != '"' {
 		start := i
 		var r rune

@@ -48,7 +48,10 @@ func render(b []byte, at []int, end int) (string, []int) {
 		}
 		return at[i]
 	}
-	var cells []termCell
+	if styleOnly(b) {
+		return cutEscapes(b, pos, end)
+	}
+	cells := make([]termCell, 0, len(b))
 	cur := 0
 	put := func(c termCell) {
 		for len(cells) < cur {
@@ -101,6 +104,48 @@ func render(b []byte, at []int, end int) (string, []int) {
 	return string(text), append(cols, end)
 }
 
+// styleOnly reports whether the only controls in b are escape sequences
+// that move nothing on the line (colours, charsets, titles) and b is
+// UTF-8: what a terminal shows of it is its bytes with those cut.
+func styleOnly(b []byte) bool {
+	high := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c == 0x1b:
+			j := ansiEnd(b, i)
+			if j < len(b) && b[i+1] == '[' && (b[j] == 'K' || b[j] == 'C' || b[j] == 'D' || b[j] == 'G') {
+				return false
+			}
+			i = j
+		case c < 0x20 && c != '\t' || c == 0x7f:
+			return false
+		default:
+			high = high || c >= 0x80
+		}
+	}
+	return !high || utf8.Valid(b)
+}
+
+// cutEscapes returns b without its escape sequences, and the columns
+// render returns.
+func cutEscapes(b []byte, pos func(int) int, end int) (string, []int) {
+	text := make([]byte, 0, len(b))
+	cols := make([]int, 0, len(b)+1)
+	for i := 0; i < len(b); i++ {
+		if b[i] == 0x1b {
+			i = ansiEnd(b, i)
+			continue
+		}
+		text = append(text, b[i])
+		cols = append(cols, pos(i))
+	}
+	return string(text), append(cols, end)
+}
+
+// termColumns is the widest terminal a cursor move is played on.
+const termColumns = 512
+
 // csiMove applies what the control sequence seq (ESC and what follows)
 // does to the cursor and the line: erase in line ("\x1b[K", "\x1b[2K")
 // and cursor moves along it ("\x1b[5D", "\x1b[C", "\x1b[12G"). Every
@@ -134,7 +179,9 @@ func csiMove(seq []byte, cur int, cells []termCell) (int, []termCell) {
 	case 'G':
 		cur = max(n, 1) - 1
 	}
-	return min(cur, MaxLineBytes), cells
+	// A terminal's cursor stops at its right margin: one past what was
+	// written, or termColumns, whichever is further.
+	return min(cur, max(len(cells), termColumns)), cells
 }
 
 // ansiEnd returns the index of the last byte of the escape sequence that

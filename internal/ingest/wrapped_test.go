@@ -75,6 +75,7 @@ func TestRenderTerminalLine(t *testing.T) {
 		{"\x1b]0;title\x07rx_prio3_pause: 7", "rx_prio3_pause: 7", 11},
 		{"Z\xfcrich gpu01", "Zürich gpu01", 1},
 		{"\x1b7\x1b=x\x1b8", "x", 5},
+		{"a\x1b[65000Cb", "a" + strings.Repeat(" ", termColumns-1) + "b", 1},
 	} {
 		p := cleanRaw([]byte(c.in), false, &recordState{})
 		if p.text != c.want {
@@ -90,12 +91,11 @@ func TestRenderTerminalLine(t *testing.T) {
 // Records a log store writes: the line is the record's field, its
 // escapes undone (colour codes too), its column where the field's text
 // starts in the line as read. A CSV export's header picks the column; a
-// message that ends in a newline runs past its line in quotes.
+// message that ends in a newline runs past its line in quotes. A header
+// is one only as the input's first line that is not blank.
 func TestRecordsUnwrap(t *testing.T) {
 	in := strings.Join([]string{
-		`{"log":"\u001b[31mgpu01:1:2 [0] NCCL WARN NET/IB : \"mlx5_0\" failed\u001b[0m\n","stream":"stderr","time":"2024-05-01T10:00:00.1Z"}`,
-		`{"kubernetes":{"log":"no"},"log":"     rx_prio3_pause: 7\n","stream":"stdout"}`,
-		`{"level":"info","log":"structured, not a record"}`,
+		``,
 		`Time,Line`,
 		`2024-05-01 10:00:00,"gpu01:1:2 [0] NCCL INFO ""quoted"" ok"`,
 		`2024-05-01 10:00:01,"     rx_prio3_pause: 7`,
@@ -103,14 +103,17 @@ func TestRecordsUnwrap(t *testing.T) {
 		`2024-05-01 10:00:02,bare text`,
 		`not, a row, of three`,
 		`"ok",x`,
+		`Time,Line`,
+		`2024-05-01 10:00:03,"not a row"`,
+		`{"log":"\u001b[31mgpu01:1:2 [0] NCCL WARN NET/IB : \"mlx5_0\" failed\u001b[0m\n","stream":"stderr","time":"2024-05-01T10:00:00.1Z"}`,
+		`{"kubernetes":{"log":"no"},"log":"     rx_prio3_pause: 7\n","stream":"stdout"}`,
+		`{"level":"info","log":"structured, not a record"}`,
 	}, "\n")
 	want := []struct {
 		text string
 		col  int
 	}{
-		{"gpu01:1:2 [0] NCCL WARN NET/IB : \"mlx5_0\" failed", 19},
-		{"     rx_prio3_pause: 7", 35},
-		{`{"level":"info","log":"structured, not a record"}`, 0},
+		{"", 0},
 		{"Time,Line", 0},
 		{`gpu01:1:2 [0] NCCL INFO "quoted" ok`, 22},
 		{"     rx_prio3_pause: 7", 22},
@@ -118,6 +121,11 @@ func TestRecordsUnwrap(t *testing.T) {
 		{"bare text", 21},
 		{"not, a row, of three", 0},
 		{`"ok",x`, 0},
+		{"Time,Line", 0},
+		{`2024-05-01 10:00:03,"not a row"`, 0},
+		{"gpu01:1:2 [0] NCCL WARN NET/IB : \"mlx5_0\" failed", 19},
+		{"     rx_prio3_pause: 7", 35},
+		{`{"level":"info","log":"structured, not a record"}`, 0},
 	}
 	got := readAllLines(in)
 	if len(got) != len(want) {
@@ -156,4 +164,70 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal("no result and no error")
 		}
 	})
+}
+
+// Lone carriage returns end lines only where no line feed follows: a
+// head of progress redraws with no "\n" (past what the encoding is
+// judged on), then "\r\n" lines, gives no blank line after each real
+// one, and the lines keep their numbers. One carriage return, or an
+// escape in the head, leaves the input to render.
+func TestDecodeLoneCRKeepsCRLF(t *testing.T) {
+	head := strings.Repeat("progress 50%\r", sniffBytes/13+1)
+	in := head + "gpu01:1:2 [0] NCCL INFO one\r\ngpu01:1:2 [0] NCCL INFO two\r\n"
+	br, _ := DecodeText(bufio.NewReader(strings.NewReader(in)))
+	lr := NewLineReader(br)
+	var got []Line
+	for l, err := lr.Next(); err == nil; l, err = lr.Next() {
+		got = append(got, l)
+	}
+	n := sniffBytes/13 + 1
+	if len(got) != n+2 || got[n].Text != "gpu01:1:2 [0] NCCL INFO one" || got[n+1].Num != n+2 {
+		t.Fatalf("%d lines, want %d; last two %+v", len(got), n+2, got[max(0, len(got)-2):])
+	}
+	for _, in := range []string{"a 37%\rb\n", "\x1b[K 37%\r 80%\rdone"} {
+		br, _ := DecodeText(bufio.NewReader(strings.NewReader(in)))
+		if out, _ := br.ReadString(0); out != in {
+			t.Errorf("%q read as %q", in, out)
+		}
+	}
+}
+
+// A message that runs past its line in quotes in a column that is not
+// the last (Azure's LogEntry is the second of four): the next line
+// continues it, the fields after its closing quote end the row, and the
+// export's later rows are still unwrapped. SYNTHETIC rows.
+func TestRecordsMultiLineMiddleColumn(t *testing.T) {
+	in := strings.Join([]string{
+		`TimeGenerated [UTC],LogEntry,LogEntrySource,Computer`,
+		`"5/1/2024, 10:00:00.123 AM","     rx_prio3_pause: 7`,
+		`",stdout,aks-gpu-0`,
+		`"5/1/2024, 10:00:00.124 AM","gpu01:1:2 [0] NCCL INFO ok",stderr,aks-gpu-0`,
+	}, "\n")
+	want := []string{"TimeGenerated [UTC],LogEntry,LogEntrySource,Computer", "     rx_prio3_pause: 7", "", "gpu01:1:2 [0] NCCL INFO ok"}
+	got := readAllLines(in)
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if got[i].Text != w {
+			t.Errorf("line %d: %q, want %q", i+1, got[i].Text, w)
+		}
+	}
+}
+
+// Every byte of a line's text has the column of the byte that wrote it
+// in the line as read, not only the first: colour codes and a record's
+// escapes before it count. SYNTHETIC lines.
+func TestColumnsPastEscapes(t *testing.T) {
+	for _, c := range []struct {
+		in, word string
+	}{
+		{"\x1b[1mlink\x1b[0m state \x1b[31mDOWN\x1b[0m", "DOWN"},
+		{`{"log":"\tlink state\t\u001b[31mDOWN\n","stream":"stdout"}`, "DOWN"},
+	} {
+		l := readAllLines(c.in)[0]
+		if got, want := l.Col(strings.Index(l.Text, c.word)), strings.Index(c.in, c.word)+1; got != want {
+			t.Errorf("%q: %q at column %d, want %d", c.in, c.word, got, want)
+		}
+	}
 }

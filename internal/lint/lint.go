@@ -112,6 +112,21 @@ func Check(m *Model) []doctor.Finding {
 	return fs
 }
 
+// decodeText returns data decoded to UTF-8 as the doctor's inputs are
+// (ingest.DecodeText: UTF-16, a byte-order mark, lone carriage returns),
+// and the name of the encoding, or the line and column where it stops
+// being text.
+func decodeText(name string, data []byte) ([]byte, string, error) {
+	br, enc := ingest.DecodeText(bufio.NewReaderSize(bytes.NewReader(data), 64<<10))
+	text, err := io.ReadAll(br)
+	var de *ingest.DecodeError
+	if errors.As(err, &de) {
+		de.Src = name
+		return nil, "", de
+	}
+	return text, enc, err
+}
+
 // read reads one input into the model.
 func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 	name := path
@@ -129,10 +144,13 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 	if err != nil {
 		return doctor.InputInfo{}, err
 	}
-	// A byte order mark, as Windows editors write one, is no part of the
-	// text: every reader below gets it without.
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	info := doctor.InputInfo{Path: name, Type: "unknown"}
+	// Text as every reader below takes it: UTF-8 without a byte-order
+	// mark, whatever a Windows editor or PowerShell wrote.
+	data, enc, err := decodeText(name, data)
+	if err != nil {
+		return doctor.InputInfo{}, err
+	}
+	info := doctor.InputInfo{Path: name, Type: "unknown", Encoding: enc}
 	ext := strings.ToLower(filepath.Ext(path))
 	if db, line, ok := sonic.RedisDB(data); ok {
 		return info, fmt.Errorf("%s:%d: a query of %s, which holds %s: lint reads CONFIG_DB (`sonic-db-cli CONFIG_DB hgetall 'TABLE|key'`, config_db.json, `show runningconfiguration all`): %w", name, line, db, sonic.DBHolds(db), errNotConfig)
