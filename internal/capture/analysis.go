@@ -265,6 +265,9 @@ type Analysis struct {
 	mirror     *recent
 	tapRepeats int64
 	copyCE     int64
+	// pastTaps counts the ERSPAN packets from taps past the first maxTaps,
+	// counted without looking for copies.
+	pastTaps int64
 	// mirrorCut counts the truncated RoCE packets an ERSPAN header's T
 	// bit says the mirror cut (the others the snaplen cut).
 	mirrorCut int64

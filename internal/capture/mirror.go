@@ -22,6 +22,11 @@ const (
 	// packetTaps bounds the taps remembered per packet; a packet from a
 	// further tap is counted, never merged.
 	packetTaps = 4
+	// maxTaps bounds the taps numbered: each new outer source, session,
+	// index and direction adds one, and a crafted capture can bring a new
+	// one with every packet. A packet from a further tap is counted, never
+	// merged.
+	maxTaps = 1024
 )
 
 // packetID is what a copy and a retransmission of a packet share.
@@ -65,6 +70,10 @@ func (a *Analysis) mirrorCopy(f *wire.Frame, back bool) (isCopy, ce bool) {
 	if !ok {
 		if a.taps == nil {
 			a.taps, a.mirror = map[wire.Tap]uint32{}, &recent{at: map[packetID]int{}}
+		}
+		if len(a.taps) >= maxTaps {
+			a.pastTaps++
+			return false, false
 		}
 		tap = uint32(len(a.taps) + 1)
 		a.taps[f.Tap] = tap

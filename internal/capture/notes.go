@@ -42,6 +42,9 @@ func (a *Analysis) notes() []string {
 		}
 		ns = append(ns, n)
 	}
+	if a.pastTaps > 0 {
+		ns = append(ns, fmt.Sprintf("the ERSPAN packets came from more than %d taps (source, session, index and direction): further taps were not told apart, and the %s they delivered were counted as sent, mirror copies or not", maxTaps, textout.Count(a.pastTaps, "packet", "packets")))
+	}
 	if len(a.taps) == 1 && a.tapRepeats > 0 {
 		ns = append(ns, fmt.Sprintf("every ERSPAN packet came from one tap (one source, session, index and direction), so %s it delivered again %s counted again, as retransmissions or repeated ACKs, NAKs and CNPs; but a session that copies a packet at two points (both directions, or ingress and egress) delivers it twice with nothing to tell the copy apart", textout.Count(a.tapRepeats, "packet", "packets"), plural(a.tapRepeats, "is", "are")))
 	}

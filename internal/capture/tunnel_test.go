@@ -358,3 +358,26 @@ func TestMirrorTruncatedNote(t *testing.T) {
 		}
 	}
 }
+
+// Each new tap (outer source, session, ERSPAN II index, direction) is
+// numbered and remembered: a crafted capture bringing a new index with
+// every packet must not grow that memory without bound. Past maxTaps taps
+// packets are counted as sent and a note says further taps were not told
+// apart. SYNTHETIC frames.
+func TestMirrorTapsBounded(t *testing.T) {
+	var a Analysis
+	f := wire.Frame{Tunnel: wire.TunnelERSPAN2}
+	for i := range maxTaps + 100 {
+		f.Tap.Index = uint32(i)
+		f.BTH.PSN = uint32(i)
+		if isCopy, _ := a.mirrorCopy(&f, false); isCopy {
+			t.Fatalf("packet %d counted as a copy", i)
+		}
+	}
+	if len(a.taps) != maxTaps || a.pastTaps != 100 {
+		t.Errorf("taps %d past %d, want %d and 100", len(a.taps), a.pastTaps, maxTaps)
+	}
+	if !strings.Contains(strings.Join(a.notes(), "\n"), "further taps were not told apart") {
+		t.Errorf("notes %q", a.notes())
+	}
+}
