@@ -53,10 +53,20 @@ func flowLines(head, fp string, flows []ns3FlowLine, ff ns3Flows, t *ns3Topology
 		}
 		return s + "}\n"
 	}
-	lines := make([]string, 0, len(flows))
-	size, cut, cutting := len(head), ff.beyondStart, ff.beyond > 0
+	all := make([]string, len(flows))
+	whole := len(head)
 	for i, x := range flows {
-		l := line(x)
+		all[i] = line(x)
+		whole += len(all[i])
+	}
+	cut, cutting := ff.beyondStart, ff.beyond > 0
+	if !cutting && whole <= int(scenario.MaxFileSize) {
+		return head + strings.Join(all, ""), nil
+	}
+	// a cut is certain: the head keeps room for its note
+	lines := make([]string, 0, len(flows))
+	size := len(head)
+	for i, l := range all {
 		if size+len(l) > int(scenario.MaxFileSize)-cutNoteRoom {
 			rest := slices.MinFunc(flows[i:], func(a, b ns3FlowLine) int { return cmp.Compare(a.start, b.start) }).start
 			if !cutting || rest < cut {
@@ -67,9 +77,6 @@ func flowLines(head, fp string, flows []ns3FlowLine, ff ns3Flows, t *ns3Topology
 		}
 		size += len(l)
 		lines = append(lines, l)
-	}
-	if !cutting {
-		return head + strings.Join(lines, ""), nil
 	}
 	var kept []string
 	for i, l := range lines {
