@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Text encodings. Every reader sees UTF-8 lines ending in "\n", whatever
@@ -109,7 +110,8 @@ func bareUTF16(head []byte) (little, ok bool) {
 }
 
 // A utf16Reader decodes UTF-16 to UTF-8, counting lines and columns
-// (in characters) to say where a bad code unit is.
+// (in bytes of the decoded text, as every other column counts) to say
+// where a bad code unit is.
 type utf16Reader struct {
 	br        *bufio.Reader
 	little    bool
@@ -154,7 +156,7 @@ func (u *utf16Reader) fill() {
 			r = d
 		}
 		u.out = append(u.out, string(r)...)
-		u.col++
+		u.col += utf8.RuneLen(r)
 		if r == '\n' {
 			u.line++
 			u.col = 0

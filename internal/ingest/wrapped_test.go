@@ -20,7 +20,7 @@ func le16(s string) []byte {
 
 // A UTF-16 file that stops being text is refused where it does, and no
 // reader sees the lines before it: an unpaired surrogate at line 2
-// column 5, an odd byte at the end.
+// column 5 (columns in bytes of the decoded text), an odd byte at the end.
 func TestDecodeRefusesBadUTF16(t *testing.T) {
 	good := le16("gpu01:1:1 [0] NCCL INFO Using network IB\r\nabcd")
 	bad := append(bytes.Clone(good), 0x00, 0xd8, 'x', 0) // a high surrogate, then "x"
@@ -28,6 +28,11 @@ func TestDecodeRefusesBadUTF16(t *testing.T) {
 	var de *DecodeError
 	if res != nil || !errors.As(err, &de) || err.Error() != "ps.log:2:5: UTF-16LE text holds an unpaired surrogate 0xD800 (a character needs a high surrogate 0xD800-0xDBFF then a low one 0xDC00-0xDFFF)" {
 		t.Errorf("unpaired surrogate: %v, %v", res, err)
+	}
+	// columns count bytes of the decoded text: "é" is two
+	accent := append(le16("gpu01:1:1 [0] NCCL INFO Using network IB\r\nabé"), 0x00, 0xd8, 'x', 0)
+	if _, err := Read("ps.log", bytes.NewReader(accent)); err == nil || !strings.HasPrefix(err.Error(), "ps.log:2:5: UTF-16LE text holds an unpaired surrogate 0xD800") {
+		t.Errorf("unpaired surrogate after a non-ASCII character: %v", err)
 	}
 	res, err = Read("ps.log", bytes.NewReader(append(bytes.Clone(good), 'x')))
 	if res != nil || err == nil || err.Error() != "ps.log:2:5: UTF-16LE text ends in half a character (an odd number of bytes)" {
