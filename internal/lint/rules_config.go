@@ -322,11 +322,10 @@ func notJudged(m *Model) []doctor.Finding {
 	return fs
 }
 
-// sonicHolds reports whether a SONiC CONFIG_DB input of the run that
-// holds tables for db (db itself; not another test case of db's YANG
-// test file) has table.
+// sonicHolds reports whether an input of the run that can supply db's
+// tables (db.SuppliedBy) has table.
 func sonicHolds(m *Model, db *sonic.ConfigDB, table string) bool {
-	return slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool { return o.Vendor == "" && !db.OtherCase(o) && o.Has(table) })
+	return slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool { return db.SuppliedBy(o) && o.Has(table) })
 }
 
 // fragmentChecks are, by table, the checks a SONiC fragment without it

@@ -194,7 +194,7 @@ func unheldRefs(m *Model) []doctor.Finding {
 	held := func(db *sonic.ConfigDB, to, name string) bool {
 		return slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool {
 			_, ok := o.Tables[to][name]
-			return o.Vendor == "" && ok && !db.OtherCase(o) && (!db.SameDump(o) || o.Namespace == db.Namespace)
+			return ok && db.SuppliedBy(o)
 		})
 	}
 	var fs []doctor.Finding

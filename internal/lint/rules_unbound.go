@@ -90,7 +90,7 @@ func bindsPorts(db *sonic.ConfigDB) bool {
 // ASICs' configs and never bind each other's ports; nor do the test
 // cases of one YANG test file.
 func bindsPortsOf(o, db *sonic.ConfigDB, ports []string) bool {
-	if db.SameDump(o) || db.OtherCase(o) || o.Vendor != "" {
+	if db.SameDump(o) || !db.SuppliedBy(o) {
 		return false
 	}
 	for _, pq := range o.PortQoSMaps() {

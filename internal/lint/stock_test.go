@@ -196,3 +196,17 @@ func TestFragmentNotJudged(t *testing.T) {
 		}
 	}
 }
+
+// Each ASIC's orchagent reads its own CONFIG_DB: another namespace's
+// PORT_QOS_MAP does not stand in for asic1's, whose BUFFER_PG alone is a
+// fragment whose PFC is not judged (as unheldRefs and qos.ports.unbound
+// already held). SYNTHETIC dump.
+func TestFragmentNotJudgedPerASIC(t *testing.T) {
+	multi := tempFile(t, "multi.json", `{"asic0": {"PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3"}}, "BUFFER_PG": {"Ethernet0|3": {"profile": "p"}}},
+ "asic1": {"BUFFER_PG": {"Ethernet8|3": {"profile": "p"}}}}`)
+	if fs := lintFiles(t, multi).Findings; !slices.ContainsFunc(fs, func(f doctor.Finding) bool {
+		return f.ID == "config.not_judged" && strings.Contains(f.Title, "asic1") && strings.Contains(f.Title, "without PORT_QOS_MAP")
+	}) {
+		t.Errorf("asic0's PORT_QOS_MAP stood in for asic1's: %+v", fs)
+	}
+}

@@ -368,6 +368,15 @@ func (db *ConfigDB) OtherCase(o *ConfigDB) bool {
 	return db.YANG && db.Wrapper != "" && o != db && o.Path == db.Path
 }
 
+// SuppliedBy reports whether o, an input of the run, can supply tables
+// db lacks: a SONiC CONFIG_DB (no vendor's CLI config), db itself, and
+// neither another ASIC's namespace of the same dump (each ASIC's
+// orchagent reads its own CONFIG_DB) nor another test case of db's YANG
+// test file (OtherCase).
+func (db *ConfigDB) SuppliedBy(o *ConfigDB) bool {
+	return o.Vendor == "" && !db.OtherCase(o) && (!db.SameDump(o) || o.Namespace == db.Namespace)
+}
+
 // Source is the file the config's positions are in.
 func (db *ConfigDB) Source() string {
 	if db.Path != "" {
