@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -515,4 +516,29 @@ func sortedByBusy(ns3 []qlenStats) []int {
 		return cmp.Compare(ns3[b].mean, ns3[a].mean)
 	})
 	return idx
+}
+
+// qlenDumpEvery is third.cc's qlen_dump_interval: the monitor writes a
+// dump at each sample whose time is a multiple of it.
+const qlenDumpEvery = 100 * unit.Millisecond
+
+// qlenKey is a config line monitorQueues sets.
+var qlenKey = regexp.MustCompile(`(?m)^(QLEN_MON_START|QLEN_MON_END|SIMULATOR_STOP_TIME) .*$`)
+
+// monitorQueues has ns-3's queue monitor sample the whole run, of
+// duration d, into qlen.txt: from 0 to the first multiple of 100 ms at
+// or after d, where it writes its last dump, and the run stops a sample
+// after it (ns-3 runs its stop before a monitor event of the same time).
+func (f *files) monitorQueues(d unit.Time) {
+	end := (d + qlenDumpEvery - 1) / qlenDumpEvery * qlenDumpEvery
+	f.config = qlenKey.ReplaceAllStringFunc(f.config, func(line string) string {
+		key, _, _ := strings.Cut(line, " ")
+		switch key {
+		case "QLEN_MON_START":
+			return key + " 0"
+		case "QLEN_MON_END":
+			return fmt.Sprintf("%s %d", key, int64(end/unit.Nanosecond))
+		}
+		return key + " " + seconds(end+qlenEvery*unit.Nanosecond)
+	})
 }
