@@ -423,7 +423,7 @@ func TestAgreementRowsCanFail(t *testing.T) {
 	runs := func(w string) (data []string, s agree.Summary) {
 		var n agree.Seeds
 		for seed := 1; seed <= 6; seed++ {
-			got, err := readFile(fmt.Sprintf("testdata/ns3/%s-seed%d.txt", w, seed), readFCT)
+			got, err := readFile(fmt.Sprintf("testdata/ns3/%s-seed%d.txt", w, seed), readAllFCT)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -518,7 +518,7 @@ func TestAgreesWithNs3HoL(t *testing.T) {
 						t.Errorf("seed %d, flow %d: rocelab %.1f us against ns-3's %.1f (x%.3f)", seed, i, got.rocelab[i], got.ns3[i], x)
 					}
 				}
-				recorded, err := readFile(base+".txt", readFCT)
+				recorded, err := readFile(base+".txt", readAllFCT)
 				if err != nil {
 					t.Fatal(err)
 				}

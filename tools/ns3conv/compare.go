@@ -29,10 +29,11 @@ type ns3Flow struct {
 
 // readFCT reads ns-3's fct.txt, named file in messages. Lines starting
 // with # are comments (the recorded copies in testdata carry their source
-// there).
-func readFCT(file string, r io.Reader) ([]ns3Flow, error) {
-	var out []ns3Flow
-	err := fields.Lines(file, r, func(line int, f []string, _ []int) error {
+// there). The flows that start at or after cut (ns of ns-3's clock; a
+// scenario cut in time runs none of them) are checked, counted in beyond
+// and not kept.
+func readFCT(file string, r io.Reader, cut int64) (out []ns3Flow, beyond int, err error) {
+	err = fields.Lines(file, r, func(line int, f []string, _ []int) error {
 		if len(f) != 8 {
 			return fmt.Errorf("%s:%d:1: expected fct.txt's 8 fields (sip dip sport dport size start_time fct standalone_fct), got %d", file, line, len(f))
 		}
@@ -48,13 +49,17 @@ func readFCT(file string, r io.Reader) ([]ns3Flow, error) {
 			}
 			v[i] = x
 		}
+		if v[5] >= cut {
+			beyond++
+			return nil
+		}
 		out = append(out, ns3Flow{src: nodeOf(v[0]), dst: nodeOf(v[1]), sport: int(v[2]), size: v[4], start: float64(v[5]) / 1e3, fct: float64(v[6]) / 1e3, standalone: float64(v[7]) / 1e3, line: line})
 		return nil
 	})
-	if err == nil && len(out) == 0 {
+	if err == nil && len(out)+beyond == 0 {
 		err = fmt.Errorf("%s: no flow completions", file)
 	}
-	return out, err
+	return out, beyond, err
 }
 
 // nodeOf is the ns-3 node id of a host address (third.cc's
@@ -215,18 +220,21 @@ func compareQueues(file string, seed uint64, fctFile, pfcFile string, hostIDs []
 	if err := bad.err(file); err != nil {
 		return nil, err
 	}
-	got, err := readFile(fctFile, readFCT)
-	if err != nil {
-		return nil, err
-	}
 	// a flow file from-ns3 cut in time: ns-3's flows from the cut on are
 	// not the scenario's
-	beyond := 0
 	cut, cutting := scenarioCut(file)
+	before := int64(math.MaxInt64)
 	if cutting {
-		n := len(got)
-		got = slices.DeleteFunc(got, func(g ns3Flow) bool { return int64(math.Round(g.start*1e3)) >= cut })
-		beyond = n - len(got)
+		before = cut
+	}
+	beyond := 0
+	got, err := readFile(fctFile, func(f string, r io.Reader) ([]ns3Flow, error) {
+		flows, n, err := readFCT(f, r, before)
+		beyond = n
+		return flows, err
+	})
+	if err != nil {
+		return nil, err
 	}
 	byKey := map[[3]int]ns3Flow{}
 	for _, g := range got {

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,10 +12,16 @@ import (
 	"testing"
 )
 
+// readAllFCT reads a whole fct.txt (no cut), for readFile.
+func readAllFCT(file string, r io.Reader) ([]ns3Flow, error) {
+	flows, _, err := readFCT(file, r, math.MaxInt64)
+	return flows, err
+}
+
 // fct.txt's lines give node ids from the addresses and times in µs; a bad
 // line is reported at its line and column.
 func TestReadFCT(t *testing.T) {
-	got, err := readFCT("fct.txt", strings.NewReader("# comment\n0b000901 0b000001 10000 101 2000000 1000 2126977 171185\n"))
+	got, _, err := readFCT("fct.txt", strings.NewReader("# comment\n0b000901 0b000001 10000 101 2000000 1000 2126977 171185\n"), math.MaxInt64)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,13 +29,18 @@ func TestReadFCT(t *testing.T) {
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
+	// a scenario cut at 1 ms: the flows from then on are counted, not kept
+	got, beyond, err := readFCT("fct.txt", strings.NewReader("0b000901 0b000001 10000 101 2000000 1000 2126977 171185\n0b000901 0b000001 10001 101 2000000 1000000 5 5\n"), 1000000)
+	if err != nil || len(got) != 1 || got[0].sport != 10000 || beyond != 1 {
+		t.Errorf("cut at 1 ms: %+v, beyond %d, %v", got, beyond, err)
+	}
 	for _, c := range []struct{ in, want string }{
 		{"0b000901 0b000001 10000 101 2000000 0 -5 171185\n", "fct.txt:1:39: field 7"},
 		{"0b000901 zz 10000 101 2000000 0 5 171185\n", "fct.txt:1:10: field 2"},
 		{"0b000901 0b000001 10000\n", "fct.txt:1:1: expected fct.txt's 8 fields"},
 		{"# nothing\n", "fct.txt: no flow completions"},
 	} {
-		if _, err := readFCT("fct.txt", strings.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, _, err := readFCT("fct.txt", strings.NewReader(c.in), math.MaxInt64); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %q", c.in, err, c.want)
 		}
 	}
@@ -55,7 +68,7 @@ func FuzzReadFCT(f *testing.F) {
 	f.Add("0b000901 0b000001 10000 101 2000000 0 2126977 171185\n")
 	f.Add("# c\n\n0b000001 0b000101 1 2 3 4 5 6\n")
 	f.Fuzz(func(t *testing.T, in string) {
-		got, err := readFCT("x.txt", strings.NewReader(in))
+		got, _, err := readFCT("x.txt", strings.NewReader(in), math.MaxInt64)
 		if err != nil {
 			if !position.MatchString(err.Error()) {
 				t.Errorf("error without a position: %v", err)

@@ -42,7 +42,7 @@ func completions(t *testing.T, s *scenario.Scenario, fctFile string) (ns3, rocel
 	for _, f := range o.Flows {
 		rocelab = append(rocelab, *f.FCTUS)
 	}
-	got, err := readFile(fctFile, readFCT)
+	got, err := readFile(fctFile, readAllFCT)
 	if err != nil {
 		t.Fatal(err)
 	}

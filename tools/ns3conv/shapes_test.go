@@ -321,7 +321,7 @@ func TestNs3PausesWithRocelabFrames(t *testing.T) {
 		}
 		// The recordings are config-dcqcn-buf4-wire.txt's: nine flows of
 		// 1954 packets of 1058 B, each finished.
-		flows, err := readFile(fmt.Sprintf("%s/wire/fct-dcqcn-buf4-wire-seed%d.txt", shapesDir, seed), readFCT)
+		flows, err := readFile(fmt.Sprintf("%s/wire/fct-dcqcn-buf4-wire-seed%d.txt", shapesDir, seed), readAllFCT)
 		if err != nil {
 			t.Fatal(err)
 		}
