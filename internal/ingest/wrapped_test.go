@@ -148,6 +148,9 @@ func FuzzDecode(f *testing.F) {
 		le16("gpu01:1:1 [0] NCCL INFO Using network IB\r\n"),
 		append(le16("a\r\nb"), 0x00, 0xd8, 'x', 0),
 		append(le16("ab"), 'x'),
+		// nccl-tests' JSON and rccl-tests' CSV that stop decoding.
+		append(le16("{\"version\": 3, \"start_time\": \"x\",\n \"results\": ["), 0x00, 0xd8, 'x', 0),
+		append(le16("collective,size,type,redop,inplace,time,algbw,busbw,#wrong\n\"AllReduce\",8"), 0x00, 0xd8, 'x', 0),
 		{0xfe, 0xff, 0, 'a', 0xdc, 0, 0, '\n'},
 		[]byte("\x00a\x00b\x00c\x00d\x00\n\x00"),
 		[]byte("\xef\xbb\xbf# nThread 1 nGpus 8\n"),
