@@ -192,7 +192,7 @@ func inferredRanks(r *ingest.TestRun) string {
 		if r.Collective == "all_reduce" {
 			factor = "2(n-1)/n"
 		}
-		return fmt.Sprintf("its busbw/algbw ratio, %.3f-%.3f on every row, is %s's %s for n = %d only, so it ran on %d ranks", max(lo, 0), hi, r.Collective, factor, n, n)
+		return fmt.Sprintf("its busbw/algbw ratio, %.3f-%.3f on every row, is %s's %s for n = %d only, so it ran on %d ranks", lo, hi, r.Collective, factor, n, n)
 	}
 	return ""
 }

@@ -277,13 +277,14 @@ func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.
 	if notPolled(&info, res.Artifacts) {
 		return info, nil
 	}
-	if info.Type == "unknown" && isRunReport(head) {
-		info.Type = runReportType
-	}
 	if info.Type == "unknown" {
-		info.config = lintConfig(head)
-		if info.config == "" {
-			info.switchCmd, info.switchFix = ingest.SwitchUnjudged(head)
+		// The sniffers read lines, not the records a collector wrapped
+		// them in (Docker json-file, CRI, a log export's CSV).
+		sniff := cleanHead(head)
+		if isRunReport(head) {
+			info.Type = runReportType
+		} else if info.config = lintConfig(sniff); info.config == "" {
+			info.switchCmd, info.switchFix = ingest.SwitchUnjudged(sniff)
 		}
 	}
 	if len(res.Artifacts) > 1 {
@@ -292,6 +293,21 @@ func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.
 		}
 	}
 	return info, res.Artifacts
+}
+
+// cleanHead is head as the line reader gives it: each line cleaned of the
+// record a collector wrapped it in, its quoting and terminal controls.
+func cleanHead(head []byte) []byte {
+	lr := ingest.NewLineReader(bytes.NewReader(head))
+	var b bytes.Buffer
+	for {
+		l, err := lr.Next()
+		if err != nil {
+			return b.Bytes()
+		}
+		b.WriteString(l.Text)
+		b.WriteByte('\n')
+	}
 }
 
 // notPolled names in info the SONiC tables of which every count is N/A

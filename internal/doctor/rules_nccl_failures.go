@@ -293,7 +293,7 @@ const pluginFailed = "the net plugin failed ("
 // uniqueIDClass is an address family that is no IP family read through
 // the bootstrap: the unique id this rank got was never filled in.
 var uniqueIDClass = failureClass{"the bootstrap address this rank was given is no IP address",
-	"A rank connects to the others through the address in the ncclUniqueId that rank 0 created and the launcher handed to every rank; an address family that is neither AF_INET nor AF_INET6 means this rank's unique id is not one rank 0 made: the ranks did not share it (nccl-tests built without MPI=1 yet started by mpirun, a launcher whose broadcast never reached this rank, a garbled NCCL_COMM_ID). No connection was ever attempted.",
+	"A rank connects to the others through the address in the ncclUniqueId that rank 0 created and the launcher handed to every rank; an address family that is neither AF_INET nor AF_INET6 means this rank's unique id is not an id rank 0 filled in: either the ranks did not share it (nccl-tests built without MPI=1 yet started by mpirun, a launcher whose broadcast never reached this rank, a garbled NCCL_COMM_ID) or its creator's ncclGetUniqueId failed and the id was passed on unfilled. No connection was ever attempted.",
 	"Start the ranks as one job whose launcher hands them rank 0's unique id: nccl-tests built with `make MPI=1` against the MPI that launches it (mpirun, or srun --mpi=pmix), torchrun's rendezvous for PyTorch; the nccl-tests preamble must then list every rank once."}
 
 // pluginSource names the net plugin a WARN comes from: its source file

@@ -23,7 +23,7 @@ func checkPGDropsAndWRED(inc *Incident) []Finding {
 				fs = append(fs, qosGroupDrop(s, d))
 				continue
 			}
-			sev, class := Warn, "lossy"
+			sev, class := Warn, "lossy "
 			mech := "A lossy priority group drops at ingress when its share of the shared buffer is used up; RoCE carried on it is lossy too."
 			numbering, fix := "SONiC maps lossless priority N to PG N", "Check the PG's headroom against the cable and speed (`show priority-group watermark headroom`, `mmuconfig -l`, `config interface cable-length`), PFC on the peer NIC for this priority (mlnx_qos), and `show pfcwd stats` for a stormed queue."
 			// NVUE maps switch priorities to PGs of its own numbering
@@ -35,10 +35,15 @@ func checkPGDropsAndWRED(inc *Incident) []Finding {
 			}
 			switch {
 			case guessed && hasPrio(lossless, d.PG):
-				class = "possibly lossless"
+				class = "possibly lossless "
 				mech = fmt.Sprintf("Traffic class %d is lossless (%s), but NVUE numbers priority groups by its own map of switch priorities (`nv show qos priority-group`; NVIDIA's example uses PGs 0 and 9) and this output does not say which PG the lossless priorities use: if PG %d is theirs, an ingress drop means its headroom overflowed or the peer ignored the pause; if not, a lossy PG ran out of shared buffer.", d.PG, from, d.PG)
+			case guessed:
+				// No lossless class is known to be this PG, nor is any
+				// known not to be: NVUE's PG numbers are its own.
+				class = ""
+				mech = fmt.Sprintf("NVUE numbers priority groups by its own map of switch priorities (`nv show qos priority-group`; NVIDIA's example uses PGs 0 and 9), and this output says neither which priorities PG %d holds nor whether it is lossless: on a lossless PG an ingress drop means its headroom overflowed or the peer ignored the pause; on a lossy one, that its share of the shared buffer was used up.", d.PG)
 			case hasPrio(lossless, d.PG):
-				sev, class = Error, "lossless"
+				sev, class = Error, "lossless "
 				mech = fmt.Sprintf("PG %d is lossless (%s; %s): the port sends XOFF when the PG reaches its threshold and the headroom holds what is still in flight, so an ingress drop means the headroom overflowed (sized for a shorter cable, a smaller MTU or a lower speed), the peer ignored the pause (PFC off on the NIC or on this priority), or the PFC watchdog's drop action ran.", d.PG, from, numbering)
 			}
 			count := fmt.Sprintf("%d packets", d.Packets)
@@ -46,10 +51,14 @@ func checkPGDropsAndWRED(inc *Incident) []Finding {
 				count = "about " + count
 				mech += " NVUE prints the buffer discards, a frame count, with a byte unit (\"75.19 KB\"): the count is read back from it to the digits shown; `nv show interface " + d.Port + " counters qos ingress-buffer-stats -o json` gives it exact."
 			}
+			pg := fmt.Sprintf("%spriority group %d", class, d.PG)
+			if class == "" {
+				pg += " (NVUE's own numbering; whether it is lossless the output does not say)"
+			}
 			name := fmt.Sprintf("%s PG%d", swName(s, d.Port), d.PG)
 			fs = append(fs, Finding{
 				ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,
-				Title:     fmt.Sprintf("%s: %s dropped at ingress on %s priority group %d", name, count, class, d.PG),
+				Title:     fmt.Sprintf("%s: %s dropped at ingress on %s", name, count, pg),
 				Evidence:  []Evidence{d.Evidence},
 				Mechanism: mech + " Counted since the counters were last cleared.",
 				Fix:       fix,

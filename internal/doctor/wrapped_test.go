@@ -221,3 +221,27 @@ func TestUndecodableInputRefused(t *testing.T) {
 		t.Errorf("inputs %+v, want one decoded from UTF-16LE", rep.Inputs)
 	}
 }
+
+// Switch output diagnose does not judge is named as that command whatever
+// captured it: the sniffers of unknown inputs read the cleaned lines, not
+// the collector's records (Docker json-file, CRI, a log export's CSV).
+// Real NX-OS and Junos captures; their wrapped copies SYNTHETIC.
+func TestWrappedUnjudgedSwitchNamed(t *testing.T) {
+	for _, rel := range []string{
+		"corpus/switch/nxos-show-interface-counters-brief-n9k-rates-zartbot.txt",
+		"corpus/switch/junos-show-class-of-service-interface-ge-0-0-2-genieparser.txt",
+	} {
+		b, err := os.ReadFile(nicTestdata(rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		for _, w := range wrappings {
+			if !strings.Contains(w.name, "Docker") && !strings.Contains(w.name, "CRI") && !strings.Contains(w.name, "CSV") {
+				continue
+			}
+			fs := Diagnose([]string{"-"}, strings.NewReader(string(w.wrap(lines))), Options{}).Findings
+			nicMustFind(t, fs, "input.unrecognized", Info, "switch output diagnose does not judge")
+		}
+	}
+}

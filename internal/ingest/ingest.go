@@ -216,8 +216,8 @@ func (r *Result) Type() string {
 	return string(r.Artifacts[0].Kind())
 }
 
-// Read reads one input the doctor was given, decoded to UTF-8 first
-// (DecodeText, which lint also runs its files through): a JSON
+// Read reads one input, a file the doctor was given or one lint reads as
+// an artifact, decoded to UTF-8 first (DecodeText): a JSON
 // document nccl-tests wrote (-J), recognised by its first keys
 // (IsNCCLTestsJSON), by its own reader (ReadNCCLTestsJSON); rccl-tests'
 // results file (-x FILE) by ReadRCCLTestsJSON, or ReadRCCLTestsCSV when
@@ -230,15 +230,34 @@ func Read(src string, r io.Reader) (*Result, error) {
 	}
 	br, _ = DecodeText(br)
 	head, _ := br.Peek(jsonSniffBytes)
+	var read func(string, io.Reader) (*Result, error)
 	switch {
 	case IsNCCLTestsJSON(head):
-		return ReadNCCLTestsJSON(src, br)
+		read = ReadNCCLTestsJSON
 	case IsRCCLTestsJSON(head):
-		return ReadRCCLTestsJSON(src, br)
+		read = ReadRCCLTestsJSON
 	case IsRCCLTestsCSV(head):
-		return ReadRCCLTestsCSV(src, br)
+		read = ReadRCCLTestsCSV
+	default:
+		return readText(src, br)
 	}
-	return readText(src, br)
+	res, err := read(src, br)
+	if de, ok := decodeErrorIn(src, err); ok {
+		// The decoder under the reader knows the line and column, not
+		// the file.
+		return nil, de
+	}
+	return res, err
+}
+
+// decodeErrorIn reports whether err is a DecodeError, and names src in it.
+func decodeErrorIn(src string, err error) (*DecodeError, bool) {
+	var de *DecodeError
+	if !errors.As(err, &de) {
+		return nil, false
+	}
+	de.Src = src
+	return de, true
 }
 
 // jsonSniffBytes is how much of an input IsNCCLTestsJSON sees: enough
@@ -332,9 +351,7 @@ func lineBatches(src string, lr *LineReader) <-chan lineBatch {
 // readError names src in err: a DecodeError says where in src it is, any
 // other error stopped the input before line n.
 func readError(src string, n int, err error) error {
-	var de *DecodeError
-	if errors.As(err, &de) {
-		de.Src = src
+	if de, ok := decodeErrorIn(src, err); ok {
 		return de
 	}
 	return fmt.Errorf("%s: line %d: %w", src, n, err)

@@ -69,6 +69,9 @@ func FuzzNCCLLog(f *testing.F) {
 	// bare, cut, and inside prose.
 	f.Add([]byte("[t0|0]:ncclInternalError: Internal check failed.\n[t0|0]:Last error:\n[t0|0]:x family 7 is neither AF_INET(2)\nncclSystemError: \nncclInvalidUsage:x\na b ncclRemoteError: y\nLast error:\n"))
 	f.Add([]byte("\tncclInternalError: Internal check failed.\n\tncclSystemError: x failed\n\tLast error:\n\tncclInvalidUsage: y failed\nncclRemoteError: z\n"))
+	// Under a description alone: a launcher's line, the application's, and
+	// NCCL-shaped texts (a function, NET/, Call to), some cut.
+	f.Add([]byte("ncclInternalError: Internal check failed.\nsrun: error: n1: task 3: Exited\nncclSystemError: x\nERROR: step failed\nncclRemoteError: y\nsocketStartConnect: Connect failed\nncclInternalError: z\nNET/IB : error\nncclInvalidUsage: w\nCall to \nncclSystemError: v\nnccl: failed\nsocket:\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := checkArtifact(t, data)
 		for _, a := range res.Artifacts {

@@ -210,8 +210,11 @@ func backendReason(t string) bool {
 
 // lastErrorText reports whether a line after PyTorch's description of a
 // result reads as NCCL's last error rather than the application's
-// traceback or log.
-func lastErrorText(t string) bool {
+// traceback or log, or a launcher's line ("srun: error: ..."). Under a
+// description alone (located false: no "NCCL error in:" above) any text
+// with "error" in it is too weak a sign: the line must read as NCCL's own
+// (ncclShaped).
+func lastErrorText(t string, located bool) bool {
 	low := strings.ToLower(t)
 	if strings.HasPrefix(t, "[") || strings.HasPrefix(t, "Traceback") || strings.HasPrefix(t, "File ") ||
 		strings.Contains(low, "torch") || strings.Contains(low, ".py") {
@@ -220,7 +223,33 @@ func lastErrorText(t string) bool {
 	if _, described := resultName(t); described {
 		return false // another description, not a last error
 	}
+	if w, _, _ := strings.Cut(t, " "); launchers[strings.TrimSuffix(w, ":")] {
+		return false
+	}
+	if !located && !ncclShaped(t) {
+		return false
+	}
 	return strings.Contains(low, "fail") || strings.Contains(low, "error")
+}
+
+// ncclShaped reports whether a line reads as a last error NCCL sets: one
+// that names NCCL's function first ("ncclSocketInit: ...",
+// "socketStartConnect: ...", "bootstrapNetInit: ..."), a network
+// transport's ("NET/IB : ..."), or a failed call ("Call to ibv_... failed").
+func ncclShaped(t string) bool {
+	if strings.HasPrefix(t, "NET/") || strings.HasPrefix(t, "Call to ") {
+		return true
+	}
+	fn, _, ok := strings.Cut(t, ":")
+	if !ok || strings.ContainsAny(fn, " \t") {
+		return false
+	}
+	for _, p := range []string{"nccl", "socket", "bootstrap"} {
+		if rest, ok := strings.CutPrefix(fn, p); ok && rest != "" && rest[0] >= 'A' && rest[0] <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 // lastError reads what follows "Last error:" (on its line, or the next
@@ -297,7 +326,7 @@ func (l *NCCLLog) backendLine(ln Line, s string) bool {
 		p.loose = false
 		l.lastError(ln, t[len("Last error:"):])
 		return true
-	case p.open && (!p.loose || lastErrorText(t)):
+	case p.open && (!p.loose || lastErrorText(t, p.where != "")):
 		l.lastError(ln, t)
 		return true
 	case !p.open && p.reason == "" && backendReason(t):

@@ -9,8 +9,9 @@ import "testing"
 // returned: the last error is its WARN, with the result the description
 // names; a tag before the name ("[trainer0|0]:"), or blanks and tabs, are
 // on the lines after it too. The description alone, two descriptions and
-// nothing else (the second is no last error), or the name inside prose, are
-// none, and their lines stay unrecognised (input.unrecognized), not read as
+// nothing else (the second is no last error), the name inside prose, or a
+// launcher's or the application's error line under the description (no
+// "Last error:" and not NCCL's own text) are none, and their lines stay unrecognised (input.unrecognized), not read as
 // an NCCL log that says nothing. Lines as in that thread; the others
 // synthetic.
 func TestDescribedError(t *testing.T) {
@@ -28,6 +29,8 @@ func TestDescribedError(t *testing.T) {
 		{"ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.\nsocketProgress: Connection closed by remote peer h<1>\n", "", 0},
 		{"ncclInternalError: Internal check failed.\n", "", 0},
 		{"the job said ncclInternalError: Internal check failed.\nLast error:\nx failed\n", "", 0},
+		{"ncclInternalError: Internal check failed.\nsrun: error: node12: task 3: Exited with exit code 1\n", "", 0},
+		{"ncclInvalidUsage: This usually reflects invalid usage of NCCL library.\nERROR: training step failed, retrying\n", "", 0},
 	} {
 		res := checkArtifact(t, []byte(c.text))
 		var got []Warning

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -84,8 +85,10 @@ func (j *jsonRun) errAt(off int64, msg string) *pos.Error {
 // and passes a cut document's end through.
 func (j *jsonRun) fail(err error, want string) error {
 	var se *json.SyntaxError
+	var de *DecodeError
 	switch {
-	case isCut(err):
+	case isCut(err), errors.As(err, &de):
+		// A DecodeError says itself where the text stopped decoding.
 		return err
 	case errorsAs(err, &se):
 		// The decoder counts a syntax error's offset from where the value

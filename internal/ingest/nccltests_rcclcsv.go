@@ -3,6 +3,7 @@ package ingest
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -107,6 +108,10 @@ func ReadRCCLTestsCSV(src string, r io.Reader) (*Result, error) {
 		b.add(x)
 	}
 	if err := sc.Err(); err != nil {
+		var de *DecodeError
+		if errors.As(err, &de) {
+			return nil, de // it says where the text stopped decoding
+		}
 		return nil, &pos.Error{File: src, Line: n + 1, Col: 1, Msg: fmt.Sprintf("expected a line of rccl-tests' CSV results file: %v", err)}
 	}
 	return b.result(src, n, &pos.Error{File: src, Line: max(n, 1), Col: 1, Msg: "no result in rccl-tests' CSV results file: expected lines of collective, size, inplace, time, algbw and busbw under its header"})

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -151,6 +153,9 @@ func FuzzDecode(f *testing.F) {
 		le16("gpu01:1:1 [0] NCCL INFO Using network IB\r\n"),
 		append(le16("a\r\nb"), 0x00, 0xd8, 'x', 0),
 		append(le16("ab"), 'x'),
+		// nccl-tests' JSON and rccl-tests' CSV that stop decoding.
+		append(le16("{\"version\": 3, \"start_time\": \"x\",\n \"results\": ["), 0x00, 0xd8, 'x', 0),
+		append(le16("collective,size,type,redop,inplace,time,algbw,busbw,#wrong\n\"AllReduce\",8"), 0x00, 0xd8, 'x', 0),
 		{0xfe, 0xff, 0, 'a', 0xdc, 0, 0, '\n'},
 		[]byte("\x00a\x00b\x00c\x00d\x00\n\x00"),
 		[]byte("\xef\xbb\xbf# nThread 1 nGpus 8\n"),
@@ -233,6 +238,31 @@ func TestColumnsPastEscapes(t *testing.T) {
 		l := readAllLines(c.in)[0]
 		if got, want := l.Col(strings.Index(l.Text, c.word)), strings.Index(c.in, c.word)+1; got != want {
 			t.Errorf("%q: %q at column %d, want %d", c.in, c.word, got, want)
+		}
+	}
+}
+
+// The readers of whole documents (nccl-tests' JSON, rccl-tests' CSV) get
+// the decoded text too: a UTF-16 file of theirs that stops being text is
+// refused as a DecodeError naming the file once, where it stops, not
+// inside another error that loses the name. The files are real; their
+// UTF-16 encoding and the bad tail are SYNTHETIC.
+func TestDecodeRefusesBadUTF16Documents(t *testing.T) {
+	for _, rel := range []string{
+		"../../testdata/corpus/nccl-tests/allreduce-2.19.7-json-J-h100-ndv5-1n-8g-480GBps-clusterhealthmonitor.json",
+		"../../testdata/synthetic/rccl-tests-csv-mpi-allreduce-mi300x-2n-16rank-synthetic.csv",
+	} {
+		text, err := os.ReadFile(rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := append(le16(string(text)), 0x00, 0xd8, 'x', 0)
+		name := filepath.Base(rel)
+		res, err := Read(name, bytes.NewReader(bad))
+		var de *DecodeError
+		if res != nil || !errors.As(err, &de) || de.Src != name || strings.Count(err.Error(), ":") != 3 ||
+			!strings.HasSuffix(err.Error(), "UTF-16LE text holds an unpaired surrogate 0xD800 (a character needs a high surrogate 0xD800-0xDBFF then a low one 0xDC00-0xDFFF)") {
+			t.Errorf("%s: %v, %v", name, res, err)
 		}
 	}
 }
