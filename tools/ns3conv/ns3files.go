@@ -107,9 +107,7 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 	var links []ns3Link
 	for n := 1; sc.Scan(); n++ {
 		f, cols := fields.At(sc.Text())
-		errAt := func(i int, format string, a ...any) error {
-			return fmt.Errorf("%s:%d:%d: %s", file, n, cols[min(i, len(cols)-1)], fmt.Sprintf(format, a...))
-		}
+		errAt := fieldErr(file, n, cols)
 		if k := otherFile(f); k != "" && len(head) == 0 && !(len(f) == 3 && ints(f)) {
 			return nil, errAt(0, "expected \"NODES SWITCHES LINKS\": this line reads as %s, not a topology", k)
 		}
@@ -449,9 +447,7 @@ func readFlows(file string, r io.Reader, t *ns3Topology) (ns3Flows, error) {
 	for sc.Scan() {
 		n++
 		f, cols := fields.At(sc.Text())
-		errAt := func(i int, format string, a ...any) error {
-			return fmt.Errorf("%s:%d:%d: %s", file, n, cols[min(i, len(cols)-1)], fmt.Sprintf(format, a...))
-		}
+		errAt := fieldErr(file, n, cols)
 		if len(f) == 0 {
 			continue
 		}
@@ -600,4 +596,12 @@ func topologyCounts(i int) string {
 // noComment says why a comment among ns-3's numbers is refused.
 func noComment(field, last string) string {
 	return fmt.Sprintf("%q starts a comment, which ns-3 does not read here: third.cc reads the file as values separated by white space (>>), so its read fails at it and the values after it read 0; remove it, or put it after %s", field, last)
+}
+
+// fieldErr makes the errors of line n of file: each at the column of
+// field i, or of the line's last field when i is past it.
+func fieldErr(file string, n int, cols []int) func(i int, format string, a ...any) error {
+	return func(i int, format string, a ...any) error {
+		return fmt.Errorf("%s:%d:%d: %s", file, n, cols[min(i, len(cols)-1)], fmt.Sprintf(format, a...))
+	}
 }

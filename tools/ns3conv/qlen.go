@@ -103,9 +103,7 @@ func readQlenUntil(file string, r io.Reader, until int64) (d *qlenDump, after in
 	for sc.Scan() {
 		n++
 		f, cols := fields.At(sc.Text())
-		errAt := func(i int, format string, a ...any) error {
-			return fmt.Errorf("%s:%d:%d: %s", file, n, cols[min(i, len(cols)-1)], fmt.Sprintf(format, a...))
-		}
+		errAt := fieldErr(file, n, cols)
 		switch {
 		case len(f) == 0:
 			continue
