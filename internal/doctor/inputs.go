@@ -387,7 +387,7 @@ func readArchive(path string, opts Options, mtimes map[string]time.Time) ([]Inpu
 		info := InputInfo{Path: name, Type: "unknown", InArchive: path}
 		if err != nil {
 			info.Error = err.Error()
-		} else if info.Type = res.Type(); !notPolled(&info, res.Artifacts) {
+		} else if info.Type, info.Encoding = res.Type(), res.Encoding; !notPolled(&info, res.Artifacts) {
 			if len(res.Artifacts) > 1 {
 				for _, a := range res.Artifacts {
 					info.Contains = append(info.Contains, string(a.Kind()))

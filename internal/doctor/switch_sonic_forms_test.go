@@ -1,8 +1,6 @@
 package doctor
 
 import (
-	"archive/tar"
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,22 +97,8 @@ func TestSwitchNotPolledNamedInMixedFiles(t *testing.T) {
 // An all-N/A table inside a tar archive is named as one on disk is (it
 // was read as zero counts, or passed with no finding). SYNTHETIC lines.
 func TestSwitchNotPolledInArchive(t *testing.T) {
-	var b bytes.Buffer
-	tw := tar.NewWriter(&b)
 	body := []byte("     Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes\n---------  -----  --------------  ---------------  -----------  ------------\nEthernet0    UC3             N/A              N/A          N/A           N/A\n")
-	if err := tw.WriteHeader(&tar.Header{Name: "queue.txt", Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tw.Write(body); err != nil {
-		t.Fatal(err)
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "switch.tar")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := tarFile(t, "switch.tar", "queue.txt", body)
 	rep := Diagnose([]string{path}, nil, Options{})
 	nicMustFind(t, rep.Findings, "input.unrecognized", Info, "switch.tar:queue.txt is SONiC `show queue counters` with every count N/A")
 }

@@ -1,6 +1,8 @@
 package doctor
 
 import (
+	"archive/tar"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"os"
@@ -244,4 +246,45 @@ func TestWrappedUnjudgedSwitchNamed(t *testing.T) {
 			nicMustFind(t, fs, "input.unrecognized", Info, "switch output diagnose does not judge")
 		}
 	}
+}
+
+// tarFile writes a tar archive named name in a temporary directory, its one
+// member holding body, and returns its path.
+func tarFile(t *testing.T, name, member string, body []byte) string {
+	t.Helper()
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	if err := tw.WriteHeader(&tar.Header{Name: member, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tw.Write(body); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A member of an archive reports the encoding it was decoded from, as a
+// file on disk does (it had been left out). SYNTHETIC UTF-16LE log lines.
+func TestArchiveMemberEncoding(t *testing.T) {
+	var b []byte
+	for _, r := range "\ufeffgpu01:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\ngpu01:1:1 [0] NCCL INFO Using network Socket\n" {
+		b = binary.LittleEndian.AppendUint16(b, uint16(r))
+	}
+	rep := Diagnose([]string{tarFile(t, "logs.tar", "nccl.log", b)}, nil, Options{})
+	for _, in := range rep.Inputs {
+		if strings.HasSuffix(in.Path, "logs.tar:nccl.log") {
+			if in.Encoding != "UTF-16LE" || in.Type == "unknown" {
+				t.Errorf("member %+v, want read as decoded from UTF-16LE", in)
+			}
+			return
+		}
+	}
+	t.Errorf("no input for the archive member: %+v", rep.Inputs)
 }

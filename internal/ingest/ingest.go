@@ -205,6 +205,9 @@ type Result struct {
 	Source    string
 	Artifacts []Artifact // ordered by Lines, most first
 	LineCount int
+	// Encoding names the text encoding Read decoded the input from
+	// (DecodeText's name; "" for UTF-8 as written).
+	Encoding string
 }
 
 // Type is the input's main kind: that of the artifact with the most lines,
@@ -228,7 +231,7 @@ func Read(src string, r io.Reader) (*Result, error) {
 	if !ok {
 		br = bufio.NewReaderSize(r, 64<<10)
 	}
-	br, _ = DecodeText(br)
+	br, enc := DecodeText(br)
 	head, _ := br.Peek(jsonSniffBytes)
 	var read func(string, io.Reader) (*Result, error)
 	switch {
@@ -239,13 +242,16 @@ func Read(src string, r io.Reader) (*Result, error) {
 	case IsRCCLTestsCSV(head):
 		read = ReadRCCLTestsCSV
 	default:
-		return readText(src, br)
+		read = readText
 	}
 	res, err := read(src, br)
 	if de, ok := decodeErrorIn(src, err); ok {
 		// The decoder under the reader knows the line and column, not
 		// the file.
 		return nil, de
+	}
+	if res != nil {
+		res.Encoding = enc
 	}
 	return res, err
 }
