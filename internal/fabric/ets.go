@@ -62,23 +62,11 @@ func (e *ETS) Pick(ready uint8, hs HeadSizer) int {
 	if sp := ready & e.strict; sp != 0 {
 		return bits.Len8(sp) - 1
 	}
-	c := int(e.rr & 7) // a class, so that its mask needs no shift guard
-	if ready&(1<<c) == 0 {
-		c = nextReady(ready, c)
-		e.rr, e.credited = uint8(c), false
-	}
+	c := e.turn(ready)
 	head, d := hs.Head(c)
 	if ready&(ready-1) == 0 {
-		// One class ready, as at most ports most of the time: the loop
-		// below would credit it quantum by quantum until its head fits.
-		if !e.credited {
-			d.deficit += d.quantum
-			e.credited = true
-		}
-		for int64(d.deficit) < head {
-			d.deficit += d.quantum
-		}
-		d.deficit -= int32(head)
+		// One class ready, as at most ports most of the time.
+		e.Charge(d, head)
 		return c
 	}
 	for {
@@ -96,6 +84,47 @@ func (e *ETS) Pick(ready uint8, hs HeadSizer) int {
 		}
 		e.rr, e.credited = uint8(c), false
 	}
+}
+
+// Next is Pick's first step: a strict class among ready, the highest,
+// which it returns with false (nothing to charge); otherwise the class the
+// round robin is at, moved on to a ready one (turn), with true. When ready
+// holds one class, Next's class is Pick's, and Charge with the length of
+// the frame it sends does to the deficit what Pick does: a NIC, which
+// learns its next frame's length only by working out the frame
+// (HeadSizer), picks its one ready class so and charges the frame it
+// made, once.
+func (e *ETS) Next(ready uint8) (int, bool) {
+	if sp := ready & e.strict; sp != 0 {
+		return bits.Len8(sp) - 1, false
+	}
+	return e.turn(ready), true
+}
+
+// turn returns the class the round robin is at, moved on to the first
+// ready one if it is not: a new turn, not yet credited.
+func (e *ETS) turn(ready uint8) int {
+	c := int(e.rr & 7) // a class, so that its mask needs no shift guard
+	if ready&(1<<c) == 0 {
+		c = nextReady(ready, c)
+		e.rr, e.credited = uint8(c), false
+	}
+	return c
+}
+
+// Charge charges a head frame of head bytes to the deficit d of the
+// class Next returned, the only one ready: its quantum once a round, and
+// as many more as the frame needs (one class alone would be credited
+// quantum by quantum until its head fits).
+func (e *ETS) Charge(d *DWRR, head int64) {
+	if !e.credited {
+		d.deficit += d.quantum
+		e.credited = true
+	}
+	for int64(d.deficit) < head {
+		d.deficit += d.quantum
+	}
+	d.deficit -= int32(head)
 }
 
 // alone does to the round robin what Pick does when class c alone is

@@ -112,6 +112,31 @@ func TestETSAloneMatchesPick(t *testing.T) {
 	}
 }
 
+// Next and then Charge of the head's length leave the scheduler and the
+// class's deficit as Pick does when one class is ready (the NIC's way of
+// picking, which charges the frame it then makes), from random round
+// robin states, strict sets, deficits and head lengths.
+func TestETSNextChargeMatchesPick(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for trial := range 5000 {
+		got := &classes{}
+		e := randomETS(r, got)
+		e.rr, e.credited = uint8(r.IntN(8)), r.IntN(2) == 0
+		c := r.IntN(8)
+		got.d[c].deficit = int32(r.IntN(2) * r.IntN(9000))
+		got.head[c] = 64 + int64(r.IntN(9000))
+		want, ref := *got, e
+		wc := ref.Pick(1<<c, &want)
+		gc, charge := e.Next(1 << c)
+		if charge {
+			e.Charge(&got.d[c], got.head[c])
+		}
+		if gc != wc || e != ref || got.d != want.d {
+			t.Fatalf("trial %d class %d: picked %d, want %d; round robin %+v, want %+v; DWRR %v, want %v", trial, c, gc, wc, e, ref, got.d, want.d)
+		}
+	}
+}
+
 // TestETSQuantaFollowWeights checks each class's DWRR quantum against its
 // weight wherever a weight of 0 lies: a weight of 0 counts as 1 (50 to 1
 // beside a class of 50), and a strict class's weight, which DWRR never

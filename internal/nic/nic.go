@@ -240,15 +240,29 @@ func (n *NIC) Dequeue(pt *fabric.Port, paused uint8) (*packet.Packet, bool) {
 	if ready == 0 {
 		return nil, false
 	}
-	prio := n.ets.Pick(ready, n)
-	if p := n.popCtrl(prio); p != nil {
-		return p, n.busy&^paused != 0
+	// One class ready, as nearly always: it is charged the frame made,
+	// where Pick would work the frame's length out before (Head).
+	var prio int
+	charge := false
+	if ready&(ready-1) == 0 {
+		prio, charge = n.ets.Next(ready)
+	} else {
+		prio = n.ets.Pick(ready, n)
 	}
 	c := &n.cls[prio]
+	if h := c.ctrl.Head(); h != nil {
+		if charge {
+			n.ets.Charge(&c.dwrr, int64(h.Frame))
+		}
+		return n.popCtrl(prio), n.busy&^paused != 0
+	}
 	q := c.ready.pop()
 	q.where = idle
 	now := n.dom.Sched.Now()
 	p, retx := q.segment(now)
+	if charge {
+		n.ets.Charge(&c.dwrr, int64(p.Frame))
+	}
 	n.sent(q, p, retx, now)
 	if c.ready.len() == 0 && c.ctrl.Len() == 0 {
 		if q.hasData() && q.nextTx <= now {
