@@ -245,7 +245,10 @@ func Overhead(vlan bool) int32 {
 
 // A List is an intrusive FIFO of packets, two pointers and no counts:
 // what a link's frames in flight need, in the line a frame's send and
-// arrival read.
+// arrival read. The list is empty when head is nil; tail, and the next
+// link of a packet popped, may then be stale: Push sets both before
+// anything reads them, and a popped packet's link is read by no one (its
+// next Push or the pool's Put writes it), so that Pop clears neither.
 type List struct {
 	head, tail *Packet
 }
@@ -256,7 +259,7 @@ func (l *List) Head() *Packet { return l.head }
 // Push appends p.
 func (l *List) Push(p *Packet) {
 	p.next = nil
-	if l.tail == nil {
+	if l.head == nil {
 		l.head = p
 	} else {
 		l.tail.next = p
@@ -273,10 +276,6 @@ func (l *List) Pop() *Packet {
 		return nil
 	}
 	l.head = p.next
-	if l.head == nil {
-		l.tail = nil
-	}
-	p.next = nil
 	return p
 }
 

@@ -1,6 +1,8 @@
 package packet
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"unsafe"
 )
@@ -81,5 +83,49 @@ func TestPacketLayout(t *testing.T) {
 	}
 	if o := unsafe.Offsetof(p.ClassVector); o >= 64 {
 		t.Errorf("the switch's fields end at byte %d, past the first cache line", o)
+	}
+}
+
+// Lists whose packets move between them, emptied and filled again, with
+// Pop leaving tails and popped packets' links stale, keep each list's
+// order and contents as a plain slice does, and Each sees just them.
+func TestListStaleLinks(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var pool Pool
+	lists := make([]List, 4)
+	want := make([][]*Packet, len(lists))
+	for step := range 20000 {
+		i := r.IntN(len(lists))
+		switch {
+		case r.IntN(3) > 0 || len(want[i]) == 0:
+			p := pool.Get()
+			if len(want[i]) > 0 && r.IntN(2) == 0 {
+				// A packet popped from another list, its link left stale.
+				j := (i + 1) % len(lists)
+				if p2 := lists[j].Pop(); p2 != nil {
+					want[j] = want[j][1:]
+					pool.Put(p)
+					p = p2
+				}
+			}
+			lists[i].Push(p)
+			want[i] = append(want[i], p)
+		default:
+			p := lists[i].Pop()
+			if p != want[i][0] {
+				t.Fatalf("step %d list %d: popped %p, want %p", step, i, p, want[i][0])
+			}
+			want[i] = want[i][1:]
+			if r.IntN(2) == 0 {
+				pool.Put(p)
+			}
+		}
+		for k := range lists {
+			var got []*Packet
+			lists[k].Each(func(p *Packet) { got = append(got, p) })
+			if !slices.Equal(got, want[k]) || (lists[k].Head() == nil) != (len(want[k]) == 0) {
+				t.Fatalf("step %d list %d: holds %d packets, want %d", step, k, len(got), len(want[k]))
+			}
+		}
 	}
 }
