@@ -88,6 +88,19 @@ func TestETSMatchesRoundRobin(t *testing.T) {
 	}
 }
 
+// randomAlone returns classes and a scheduler over them in a random
+// round robin state, and a class c to be ready alone, with a random head
+// length and a deficit of zero, as an empty queue's, or left over.
+func randomAlone(r *rand.Rand) (*classes, ETS, int) {
+	got := &classes{}
+	e := randomETS(r, got)
+	e.rr, e.credited = uint8(r.IntN(8)), r.IntN(2) == 0
+	c := r.IntN(8)
+	got.d[c].deficit = int32(r.IntN(2) * r.IntN(9000))
+	got.head[c] = 64 + int64(r.IntN(9000))
+	return got, e, c
+}
+
 // A class that passes alone through an empty egress (ETS.alone, then its
 // queue's Emptied) leaves the scheduler as Pick of that class alone and
 // the pop that empties its queue do, from random round robin states,
@@ -95,12 +108,7 @@ func TestETSMatchesRoundRobin(t *testing.T) {
 func TestETSAloneMatchesPick(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for trial := range 5000 {
-		got := &classes{}
-		e := randomETS(r, got)
-		e.rr, e.credited = uint8(r.IntN(8)), r.IntN(2) == 0
-		c := r.IntN(8)
-		got.d[c].deficit = int32(r.IntN(2) * r.IntN(9000)) // zero, as an empty queue's, or left over
-		got.head[c] = 64 + int64(r.IntN(9000))
+		got, e, c := randomAlone(r)
 		want, ref := *got, e
 		ref.Pick(1<<c, &want)
 		want.d[c].Emptied()
@@ -119,12 +127,7 @@ func TestETSAloneMatchesPick(t *testing.T) {
 func TestETSNextChargeMatchesPick(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for trial := range 5000 {
-		got := &classes{}
-		e := randomETS(r, got)
-		e.rr, e.credited = uint8(r.IntN(8)), r.IntN(2) == 0
-		c := r.IntN(8)
-		got.d[c].deficit = int32(r.IntN(2) * r.IntN(9000))
-		got.head[c] = 64 + int64(r.IntN(9000))
+		got, e, c := randomAlone(r)
 		want, ref := *got, e
 		wc := ref.Pick(1<<c, &want)
 		gc, charge := e.Next(1 << c)
