@@ -254,7 +254,8 @@ func (n *NIC) Dequeue(pt *fabric.Port, paused uint8) (*packet.Packet, bool) {
 		if charge {
 			n.ets.Charge(&c.dwrr, int64(h.Frame))
 		}
-		return n.popCtrl(prio), n.busy&^paused != 0
+		p := n.popCtrl(prio) // which may empty the class: busy after it
+		return p, n.busy&^paused != 0
 	}
 	q := c.ready.pop()
 	q.where = idle
