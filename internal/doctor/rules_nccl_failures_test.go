@@ -172,6 +172,27 @@ func TestNVLSCudaFailure(t *testing.T) {
 	nicMustFind(t, fs, "nccl.warn.error", Warn, "NVLink SHARP (NVLS)", "on tpgds-aihub0003; 2 lines")
 }
 
+// A WARN whose own thread printed no return code, beside another process
+// of the same host unwinding through the WARN's source file
+// (vllm-project/vllm#6732: "transport/nvls.cc:157 NCCL WARN Cuda failure 1
+// 'invalid argument'" on one process, "transport/nvls.cc:328 -> 1" on
+// another): the failure ended in that code, an error citing the code's
+// line. Before, it was a warning. A code through another file only
+// (init.cc) says nothing about the WARN (SYNTHETIC lines in NCCL's format).
+func TestWarnTakesSameFileCodeOfItsHost(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.20.5-vllm-k8s-h100-nvls-cuda-failure-1-invalid-argument-vllm6732.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "NVLink SHARP (NVLS)", "NCCL returned 1 (unhandled cuda error) through nvls.cc:328")
+	if !evidenceHas(f, "transport/nvls.cc:328 -> 1") {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"h1:10:11 [6] transport/nvls.cc:157 NCCL WARN Cuda failure 1 'invalid argument'",
+		"h1:12:13 [4] NCCL INFO init.cc:1501 -> 1",
+		"h2:14:15 [5] NCCL INFO transport/nvls.cc:328 -> 1")
+	nicMustFind(t, fs, "nccl.warn.error", Warn, "NVLink SHARP (NVLS)")
+}
+
 // An ungrouped ncclSend on both ranks (NVIDIA/nccl#2057, NCCL 2.29.2 over
 // NET/Socket): the socket transport reads a peer handle with address
 // family 1 and returns internal error through net_socket.cc. Before, the
