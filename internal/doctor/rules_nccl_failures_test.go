@@ -410,3 +410,20 @@ func TestFailureAtDestroyIsPerProcess(t *testing.T) {
 		}
 	}
 }
+
+// NVLS's CUDA calls failing with another error than 'invalid argument'
+// (NVIDIA/nccl#1788: 401 'the operation cannot be performed in the present
+// state'; #1029: 'initialization error'): the finding names the error the
+// WARN printed. Before, it said the call fails with 'invalid argument'.
+func TestNVLSFailureNamesItsCUDAError(t *testing.T) {
+	for file, cudaErr := range map[string]string{
+		"nccl-2.26.2-nvls-cuda-failure-401-present-state-timestamp-nccl1788.txt": "here with 401 'the operation cannot be performed in the present state'",
+		"nccl-pdsh-prefix-nvls-initialization-error-two-pods-nccl1029.txt":       "here with 'initialization error'",
+		"nccl-nvls-cuda-failure-invalid-argument-h100-chain-nccl1705.txt":        "the CUDA call fails (with 'invalid argument')",
+	} {
+		f := nicMustFind(t, diagnoseFiles(t, Options{}, "corpus/nccl-log/"+file), "nccl.warn.error", Error, "NVLink SHARP (NVLS)")
+		if !strings.Contains(f.Mechanism, cudaErr) || strings.Contains(f.Mechanism, "%!") {
+			t.Errorf("%s: mechanism %s", file, f.Mechanism)
+		}
+	}
+}
