@@ -349,21 +349,85 @@ const socketMechanism = "NCCL tries its IB verbs transport (IB or RoCE) first an
 
 // unreachableSockets names the interfaces of NCCL's socket transport
 // ("NET/Socket : Using [0]eno1:192.168.223.11<0> [1]usb0:169.254.3.1<0>")
-// whose address is loopback or link-local: "usb0 169.254.3.1"; only is
-// set when the transport lists no other.
-func unreachableSockets(logs []*ingest.NCCLLog) (bad []string, only bool) {
+// whose address no other host reaches (loopback or link-local: "usb0
+// 169.254.3.1"; a host-local bridge: "lxcbr0 10.0.3.1") or reaches only
+// through a VPN tunnel ("tailscale0 100.72.221.35"), with what each kind
+// does to the connections NCCL makes to it; only is set when the
+// transport lists no other.
+func unreachableSockets(logs []*ingest.NCCLLog) (bad []string, kinds []string, only bool) {
 	others := 0
 	for _, l := range logs {
 		for _, d := range l.SocketDevices {
 			host, _, _ := strings.Cut(d.Addr, "%")
-			if a, err := netip.ParseAddr(host); err == nil && (a.IsLoopback() || a.IsLinkLocalUnicast()) {
-				bad = append(bad, d.Name+" "+a.String())
-			} else {
-				others++
+			a, err := netip.ParseAddr(host)
+			kind := ""
+			switch {
+			case err == nil && (a.IsLoopback() || a.IsLinkLocalUnicast()):
+				kind = linkLocalSocket
+			case hostLocalBridge(d.Name):
+				kind = bridgeSocket
+			case vpnTunnel(d.Name):
+				kind = tunnelSocket
 			}
+			if kind == "" {
+				others++
+				continue
+			}
+			name := d.Name
+			if err == nil {
+				name += " " + a.String()
+			}
+			bad = append(bad, name)
+			kinds = append(kinds, kind)
 		}
 	}
-	return distinct(bad), others == 0
+	return distinct(bad), distinct(kinds), others == 0
+}
+
+// What a socket interface of each kind unreachableSockets names does to
+// NCCL's connections to it.
+const (
+	linkLocalSocket = "loopback and link-local addresses (169.254.0.0/16, fe80::, which a BMC's USB network such as usb0 169.254.3.1 gives every node alike) reach the local host or nothing"
+	bridgeSocket    = "a host-local bridge (libvirt's virbr0 192.168.122.1, LXC's lxcbr0 10.0.3.1, Docker's docker0 172.17.0.1 and br-<id>) has the same private subnet on every host and no route between hosts: a connection to a peer's bridge address reaches the local host's own bridge or nothing"
+	tunnelSocket    = "a VPN tunnel (tailscale0, wg0, ZeroTier's zt*, tun*) reaches the peer through an encrypted, possibly relayed overlay: the channels NCCL puts on it run at the tunnel's speed, and a collective at its slowest channel's"
+)
+
+// hostLocalBridge reports whether an interface name is one of the NAT
+// bridges container and VM runtimes create on every host with the same
+// private subnet: virbr*, lxcbr*, lxdbr*, docker*, podman*, br-<12 hex>.
+func hostLocalBridge(name string) bool {
+	for _, p := range []string{"virbr", "lxcbr", "lxdbr", "docker", "podman", "cni-podman"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	id, ok := strings.CutPrefix(name, "br-")
+	return ok && len(id) == 12 && strings.Trim(id, "0123456789abcdef") == ""
+}
+
+// vpnTunnel reports whether an interface name is a VPN's: tailscale*,
+// wg<N> (WireGuard), zt* (ZeroTier), tun<N>.
+func vpnTunnel(name string) bool {
+	if strings.HasPrefix(name, "tailscale") || strings.HasPrefix(name, "zt") {
+		return true
+	}
+	for _, p := range []string{"wg", "tun"} {
+		if n, ok := strings.CutPrefix(name, p); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// socketExclusions is an NCCL_SOCKET_IFNAME exclusion list that leaves out
+// lo and the named interfaces by their names' stems ("^lo,usb,lxcbr").
+func socketExclusions(bad []string) string {
+	stems := []string{"lo"}
+	for _, b := range bad {
+		name, _, _ := strings.Cut(b, " ")
+		stems = append(stems, strings.TrimRight(name, "0123456789"))
+	}
+	return "^" + strings.Join(distinct(stems), ",")
 }
 
 // socketFallback reports NCCL moving data over TCP sockets. When some
@@ -410,14 +474,14 @@ func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 	if len(n.sock) > 0 {
 		where = " on " + plural(len(n.sock), "host", "hosts")
 	}
-	if bad, only := unreachableSockets(logs); len(bad) > 0 && !n.bootstrap && !sp.single {
+	if bad, kinds, only := unreachableSockets(logs); len(bad) > 0 && !n.bootstrap && !sp.single {
 		over := " (also over "
 		if only {
 			over = " (over "
 		}
 		where += over + list(bad, 2) + ")"
-		f.Mechanism += " NCCL's socket transport uses each interface it lists as a network device of its own (NET/Socket/1, ...), and " + list(bad, 2) + " holds an address no other host reaches (loopback, or link-local (169.254.0.0/16, fe80::), which a BMC's USB network such as usb0 169.254.3.1 gives every node alike): connections to it reach the local host or nothing."
-		f.Fix = "Set NCCL_SOCKET_IFNAME to the routed interface (or exclude the others, e.g. ^lo,usb,docker), the same on every rank. " + f.Fix
+		f.Mechanism += " NCCL's socket transport uses each interface it lists as a network device of its own (NET/Socket/1, ...) and spreads its channels over them, so " + list(bad, 2) + " carries some of them: " + strings.Join(kinds, "; ") + "."
+		f.Fix = "Set NCCL_SOCKET_IFNAME to the routed interface (or exclude the others, e.g. " + socketExclusions(bad) + "), the same on every rank. " + f.Fix
 	}
 	switch {
 	case sp.multi():

@@ -201,7 +201,7 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		return nvlsOutOfMemory, true
 	case strings.HasPrefix(path.Base(w.Where), "nvls.cc") && strings.Contains(m, "cuda failure"),
 		strings.Contains(m, "nvlink sharp (nvls)") && strings.Contains(m, "cuda error"):
-		return nvlsClass, true
+		return nvlsFailure(w.Message), true
 	case strings.Contains(m, "ipcgetmemhandle failed") || strings.Contains(m, "ipcopenmemhandle failed"):
 		return failureClass{"the P2P transport could not share GPU memory with another process (" + strings.TrimSpace(w.Message) + ")",
 			"Between GPUs of one node driven by different processes, NCCL's and RCCL's P2P transport allocates a buffer and exports it through CUDA/HIP IPC (cudaIpcGetMemHandle, hipIpcGetMemHandle) for the peer process to map. The export or the mapping fails when the processes cannot share GPU memory: containers in separate IPC namespaces or without the same devices visible, a GPU the driver does not let another process map (MPS, a VM, confidential computing), or a driver fault; it fails every communicator that needs that path at init. It is not the network.",
@@ -407,8 +407,24 @@ func socketTransport(chain []string) bool {
 // than NCCL: a Fabric Manager restarted without resetting the GPUs, or
 // multicast that does not work on the node.
 var nvlsClass = failureClass{"NVLink SHARP (NVLS) could not set up its multicast memory (a CUDA call in transport/nvls.cc failed)",
-	"On NVSwitch servers (H100/H200/B200 HGX, GB200) NCCL builds NVLS channels by creating a multicast object on the NVSwitches and binding each GPU's memory to it; the CUDA call fails with 'invalid argument' when the fabric cannot give one: the Fabric Manager was restarted or stopped while the GPUs kept their state (its guide has the GPUs reset between), the driver and Fabric Manager versions differ, or multicast is not available to this process (a container or VM without the fabric). It fails every communicator at init, whatever the RDMA network does.",
+	"On NVSwitch servers (H100/H200/B200 HGX, GB200) NCCL builds NVLS channels by creating a multicast object on the NVSwitches and binding each GPU's memory to it; the CUDA call fails (%s) when the fabric cannot give one: the Fabric Manager was restarted or stopped while the GPUs kept their state (its guide has the GPUs reset between), the driver and Fabric Manager versions differ, or multicast is not available to this process (a container or VM without the fabric). It fails every communicator at init, whatever the RDMA network does.",
 	"Rerun with NCCL_NVLS_ENABLE=0: if the job then starts, NVLS is the cause. Then check `nvidia-smi -q | grep -A2 Fabric` (State Completed, Status Success), that nvidia-fabricmanager runs the driver's version, and reboot (or reset the GPUs) after a Fabric Manager restart; nvbandwidth's multicast tests show whether the node can do NVLS at all."}
+
+// nvlsFailure is nvlsClass naming the CUDA error the WARN printed: most
+// public reports show 'invalid argument', others 401 'the operation cannot
+// be performed in the present state' (NVIDIA/nccl#1788) or 'initialization
+// error' (#1029) from the same calls.
+func nvlsFailure(msg string) failureClass {
+	c := nvlsClass
+	err := "in most reports with 'invalid argument'"
+	if _, e, ok := strings.Cut(msg, "Cuda failure "); strings.Contains(msg, "'invalid argument'") {
+		err = "with 'invalid argument'"
+	} else if ok {
+		err = "here with " + strings.TrimSpace(e) + "; " + err
+	}
+	c.why = fmt.Sprintf(c.why, err)
+	return c
+}
 
 // nvlsOutOfMemory is NVLS failing to bind multicast memory with CUDA error
 // 2 (out of memory): the NVSwitches' multicast objects are used up. NCCL

@@ -172,6 +172,27 @@ func TestNVLSCudaFailure(t *testing.T) {
 	nicMustFind(t, fs, "nccl.warn.error", Warn, "NVLink SHARP (NVLS)", "on tpgds-aihub0003; 2 lines")
 }
 
+// A WARN whose own thread printed no return code, beside another process
+// of the same host unwinding through the WARN's source file
+// (vllm-project/vllm#6732: "transport/nvls.cc:157 NCCL WARN Cuda failure 1
+// 'invalid argument'" on one process, "transport/nvls.cc:328 -> 1" on
+// another): the failure ended in that code, an error citing the code's
+// line. Before, it was a warning. A code through another file only
+// (init.cc) says nothing about the WARN (SYNTHETIC lines in NCCL's format).
+func TestWarnTakesSameFileCodeOfItsHost(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.20.5-vllm-k8s-h100-nvls-cuda-failure-1-invalid-argument-vllm6732.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "NVLink SHARP (NVLS)", "NCCL returned 1 (unhandled cuda error) through nvls.cc:328")
+	if !evidenceHas(f, "transport/nvls.cc:328 -> 1") {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"h1:10:11 [6] transport/nvls.cc:157 NCCL WARN Cuda failure 1 'invalid argument'",
+		"h1:12:13 [4] NCCL INFO init.cc:1501 -> 1",
+		"h2:14:15 [5] NCCL INFO transport/nvls.cc:328 -> 1")
+	nicMustFind(t, fs, "nccl.warn.error", Warn, "NVLink SHARP (NVLS)")
+}
+
 // An ungrouped ncclSend on both ranks (NVIDIA/nccl#2057, NCCL 2.29.2 over
 // NET/Socket): the socket transport reads a peer handle with address
 // family 1 and returns internal error through net_socket.cc. Before, the
@@ -386,6 +407,23 @@ func TestFailureAtDestroyIsPerProcess(t *testing.T) {
 	for _, f := range fs {
 		if strings.Contains(f.Title, "while the communicator was destroyed") {
 			t.Errorf("another thread's commReclaim labels the failure: %s", f.Title)
+		}
+	}
+}
+
+// NVLS's CUDA calls failing with another error than 'invalid argument'
+// (NVIDIA/nccl#1788: 401 'the operation cannot be performed in the present
+// state'; #1029: 'initialization error'): the finding names the error the
+// WARN printed. Before, it said the call fails with 'invalid argument'.
+func TestNVLSFailureNamesItsCUDAError(t *testing.T) {
+	for file, cudaErr := range map[string]string{
+		"nccl-2.26.2-nvls-cuda-failure-401-present-state-timestamp-nccl1788.txt": "here with 401 'the operation cannot be performed in the present state'",
+		"nccl-pdsh-prefix-nvls-initialization-error-two-pods-nccl1029.txt":       "here with 'initialization error'",
+		"nccl-nvls-cuda-failure-invalid-argument-h100-chain-nccl1705.txt":        "the CUDA call fails (with 'invalid argument')",
+	} {
+		f := nicMustFind(t, diagnoseFiles(t, Options{}, "corpus/nccl-log/"+file), "nccl.warn.error", Error, "NVLink SHARP (NVLS)")
+		if !strings.Contains(f.Mechanism, cudaErr) || strings.Contains(f.Mechanism, "%!") {
+			t.Errorf("%s: mechanism %s", file, f.Mechanism)
 		}
 	}
 }

@@ -232,3 +232,30 @@ func TestIBDisableNotSeenByNCCL(t *testing.T) {
 		t.Error("NCCL_IB_DISABLE=0x1 not read as set")
 	}
 }
+
+// NCCL's socket transport lists an LXC bridge and a Tailscale tunnel beside
+// the LAN interface (vllm-project/vllm#6370): the bridge has the same
+// address on every host and the tunnel carries channels at VPN speed, so
+// both are named and excluded by the fix. Before, neither was named.
+func TestSocketFallbackNamesBridgeAndTunnel(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.20.5-vllm-quoted-socket-lxcbr0-tailscale0-one-host-tp2-vllm6370.txt")
+	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "(also over lxcbr0 10.0.3.1, tailscale0 100.72.221.35)")
+	if !strings.HasPrefix(f.Fix, "Set NCCL_SOCKET_IFNAME") || !strings.Contains(f.Fix, "^lo,lxcbr,tailscale") {
+		t.Errorf("fix: %s", f.Fix)
+	}
+	if !strings.Contains(f.Mechanism, "host-local bridge") || !strings.Contains(f.Mechanism, "VPN tunnel") {
+		t.Errorf("mechanism: %s", f.Mechanism)
+	}
+	// SYNTHETIC lines in NCCL's format: a Docker network bridge (br-<12
+	// hex>) and libvirt's virbr0 are bridges; an interface merely named
+	// like one (bridge0, br0 with a routed address, wlan0) is not.
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"h1:1:1 [0] NCCL INFO NET/IB : No device found.",
+		"h1:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.1.0.5<0> [1]br-f630fcb1853c:172.18.0.1<0> [2]virbr0:192.168.122.1<0> [3]br0:10.2.0.5<0> [4]wlan0:10.3.0.5<0>",
+		"h1:1:1 [0] NCCL INFO Using network Socket")
+	f = nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "(also over br-f630fcb1853c 172.18.0.1, virbr0 192.168.122.1)")
+	if strings.Contains(f.Title, "br0 10.2.0.5") || strings.Contains(f.Title, "wlan0") || strings.Contains(f.Mechanism, "VPN") {
+		t.Errorf("title %s / mechanism %s", f.Title, f.Mechanism)
+	}
+}
