@@ -28,6 +28,9 @@ import (
 //	    116722501 total packets           8432615310 total bytes
 //	            0 errors                          14 dropped
 //
+// (10.03's manual shows them as RX and TX, "N input packets N bytes",
+// "N input error N dropped N CRC/FCS", "N output packets"),
+//
 // Each physical port (and LAG, "Aggregate lag1 is up") with counters
 // becomes a PortCount (AOSCX): Packets, Dropped and Errors per direction,
 // CRC/FCS received. Pause Frames become SwitchPFC rows over all
@@ -107,8 +110,11 @@ func (b *aoscxIface) feed(p *switchParser, l Line, t string) bool {
 		b.cur.State = "X"
 		b.put(p)
 		return false
-	case t == "Rx" || t == "Tx":
-		b.sect = map[string]aoscxSection{"Rx": aoscxRx, "Tx": aoscxTx}[t]
+	case strings.EqualFold(t, "Rx") || strings.EqualFold(t, "Tx"):
+		b.sect = aoscxTx
+		if strings.EqualFold(t, "Rx") {
+			b.sect = aoscxRx
+		}
 		p.out.lines.add(l)
 		return true
 	case isAOSCXTableHeader(t):
@@ -209,13 +215,13 @@ func (b *aoscxIface) itemLine(p *switchParser, l Line, t string) bool {
 	for _, it := range ifaceItems(t) {
 		c := &b.cur
 		switch it.label {
-		case "total packets":
+		case "total packets", "input packets", "output packets":
 			if rx {
 				c.RxOK = it.n
 			} else {
 				c.TxOK = it.n
 			}
-		case "errors":
+		case "errors", "input error", "input errors", "output error", "output errors":
 			if rx {
 				c.RxErr = it.n
 				if c.CRC < 0 {
@@ -237,7 +243,7 @@ func (b *aoscxIface) itemLine(p *switchParser, l Line, t string) bool {
 			if rx {
 				c.CRC, c.ErrEvidence = it.n, ev
 			}
-		case "unicast packets", "multicast packets", "broadcast packets", "total bytes", "collision":
+		case "unicast packets", "multicast packets", "broadcast packets", "total bytes", "bytes", "collision":
 		default:
 			continue
 		}

@@ -104,3 +104,24 @@ func TestAOSCXShowInterfaceGarbled(t *testing.T) {
 		t.Errorf("ports %+v", s.Ports)
 	}
 }
+
+// The Rx and Tx sections as AOS-CX 10.03's manual prints them (RX, TX;
+// "input packets", "input error"). SYNTHETIC lines in that layout.
+func TestAOSCXShowInterface1003Layout(t *testing.T) {
+	s := feedSwitch("cx.txt",
+		"Interface 1/1/2 is down (Administratively down)",
+		" Admin state is down",
+		" RX",
+		"        5000 input packets  640000 bytes",
+		"           3 input error         2 dropped       1 CRC/FCS",
+		" TX",
+		"        7000 output packets  896000 bytes",
+		"           0 input error         4 dropped       0 collision",
+	)
+	if s == nil || len(s.Ports) != 1 {
+		t.Fatalf("%+v", s)
+	}
+	if p := s.Ports[0]; p.State != "X" || p.RxOK != 5000 || p.TxOK != 7000 || p.RxErr != 3 || p.CRC != 1 || p.RxDrop != 2 || p.TxDrop != 4 || p.TxErr != 0 || p.ErrEvidence.Line != 5 || p.TxEvidence.Line != 8 {
+		t.Errorf("%+v", p)
+	}
+}
