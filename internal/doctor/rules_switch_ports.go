@@ -24,6 +24,9 @@ func colsOf(p ingest.PortCount) portCols {
 	if p.IOS {
 		return portCols{"input discards", "output discards", "input errors", "packets input", "packets output"}
 	}
+	if p.AOSCX {
+		return portCols{"Dropped RX", "Dropped TX", "Errors RX", "Packets RX", "Packets TX"}
+	}
 	if p.DropCounts {
 		return portCols{"RX_DROPS", "TX_DROPS", "RX_ERR", "", ""}
 	}
@@ -61,6 +64,9 @@ func rxDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
 	}
 	if p.IOS {
 		fix = "Split the drops by reason and priority: on EOS `show interfaces counters discards` and `show priority-flow-control counters`, on NX-OS `show queuing interface " + p.Port + "` (ingress no-drop discards are headroom overflow); on a lossless priority, size the headroom for the cable length."
+	}
+	if p.AOSCX {
+		fix = "Run `show interface " + p.Port + "` again under traffic to see whether Dropped RX grows, and check the port's QoS (`show interface " + p.Port + "` prints its qos trust; an untrusted port puts RoCE in the default class); on a priority with PFC, size the headroom for the cable length."
 	}
 	return Finding{
 		ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,
@@ -104,6 +110,9 @@ func txDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
 	}
 	if p.IOS {
 		fix = "Split them by queue (EOS `show interfaces " + p.Port + " counters queue`, NX-OS `show queuing interface " + p.Port + "`): drops on the RoCE queue are lossless traffic lost; check the PFC watchdog (EOS `show priority-flow-control counters watchdog`) and the device on this port that keeps sending pause (`show lldp neighbors`, its NIC's tx_prioN_pause counters)."
+	}
+	if p.AOSCX {
+		fix = "Split them by queue with `show interface " + p.Port + " queues` (Tx Errors: the packets each egress queue dropped): drops on the queue RoCE's class maps to are RoCE packets lost, to be resent by go-back-N; give that queue PFC and ECN, or more of the schedule profile's bandwidth, and check the device on this port that pauses it (`show lldp neighbor-info " + p.Port + "`, its NIC's tx_prioN_pause counters)."
 	}
 	return Finding{
 		ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,
@@ -173,6 +182,11 @@ const fewLinkErrors = 10
 // uncorrectable codewords are info.
 const aHandful = " A handful, over counters that may span the link's whole life, is no cause of a slow job; a count that grows after a clear is."
 
+// crcBeside reports whether a port's output prints a CRC count beside its
+// input errors (EOS, NX-OS and IOS `show interfaces`, AOS-CX `show
+// interface`), so that a CRC of 0 says its errors are no bit errors.
+func crcBeside(p ingest.PortCount) bool { return p.IOS || p.AOSCX }
+
 // noCRCErrors is why a port of EOS, NX-OS or IOS `show interfaces`
 // counts input errors when its CRC counter, printed beside them, is 0.
 const noCRCErrors = "The port counted input errors, but its CRC counter is 0: none was a frame whose bits changed on the wire. Input errors also count runts and giants (a frame longer than the port's MTU, which is an MTU mismatch with the peer, not a bad link), alignment and symbol errors (the PHY's own), and on IOS and NX-OS overruns and ignored frames (the port's receive buffer full). The counts printed beside input errors say which; each frame counted was dropped on arrival, and when it carried RoCE, RC resends it and everything after it."
@@ -186,10 +200,17 @@ func asideNote(port string) string {
 	if m := mgmtNote(port); m != "" {
 		return m
 	}
-	if l := strings.ToLower(port); strings.HasPrefix(l, "port-channel") || strings.HasPrefix(l, "portchannel") {
-		return " " + port + " is a port channel: its counts are the sums of its member ports', which are judged each on its own block (`show port-channel summary` or `show interfaces " + port + "` names the members): the member with the counts is the link to look at."
+	if l := strings.ToLower(port); strings.HasPrefix(l, "port-channel") || strings.HasPrefix(l, "portchannel") || isLAGName(l) {
+		return " " + port + " is a port channel: its counts are the sums of its member ports', which are judged each on its own block (`show port-channel summary` or `show interfaces " + port + "` names the members, AOS-CX's block of the LAG its Aggregated-interfaces): the member with the counts is the link to look at."
 	}
 	return ""
+}
+
+// isLAGName reports whether a lower-cased port name is an AOS-CX link
+// aggregation ("lag1").
+func isLAGName(l string) bool {
+	n, ok := strings.CutPrefix(l, "lag")
+	return ok && n != "" && strings.Trim(n, "0123456789") == ""
 }
 
 // mgmtNote says why a port's counts do not concern RoCE when the port is a
@@ -224,11 +245,11 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 			case p.CRC > 0:
 				n, what = p.CRC, fmt.Sprintf("received with a bad CRC (of %d input errors)", max(p.RxErr, p.CRC))
 			}
-			if n <= 0 || (p.CRC > 0 || !p.IOS) && weakOpticOn(inc, s.Switch, s.Source(), p.Port) {
+			if n <= 0 || (p.CRC > 0 || !crcBeside(p)) && weakOpticOn(inc, s.Switch, s.Source(), p.Port) {
 				continue
 			}
 			cause := "The port received frames it could not accept: a bad CRC (FCS) above all, and runts or oversize frames. " + mech
-			if p.IOS && p.CRC == 0 {
+			if crcBeside(p) && p.CRC == 0 {
 				what = "received with input errors, none with a bad CRC"
 				cause = noCRCErrors
 			}
@@ -254,6 +275,9 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 			}
 			if p.IOS {
 				fix = fmt.Sprintf("Clear the counters and watch whether they grow under traffic (`clear counters %s`, then `show interfaces %s`); check the optic's power (`show interfaces %s transceiver`), both ends' FEC (EOS `show interfaces %s phy detail`, NX-OS `show interface %s fec`) and the FCS counters of the peer's end (on a host, `ethtool -S <if> | grep -E 'crc|symbol|fcs'`). Clean and reseat the connectors, then replace the optic or cable; shut the port meanwhile so ECMP routes around it.", p.Port, p.Port, p.Port, p.Port, p.Port)
+			}
+			if p.AOSCX {
+				fix = fmt.Sprintf("Clear the counters and watch whether they grow under traffic (`clear interface %s statistics`, then `show interface %s`); check the optic's power (`show interface %s transceiver detail`) and the FCS counters of the peer's end (on a host, `ethtool -S <if> | grep -E 'crc|symbol|fcs'`). Clean and reseat the connectors, then replace the optic or cable; shut the port meanwhile so ECMP routes around it.", p.Port, p.Port, p.Port)
 			}
 			fs = append(fs, Finding{
 				ID: "switch.link.errors", Severity: sev, Layer: LayerFabric,

@@ -66,7 +66,8 @@ type SwitchCounters struct {
 	// and priority, with its duration.
 	PFCHist []PFCHistory
 	Ports   []PortCount
-	// Ports are also the ports of EOS and NX-OS `show interfaces`.
+	// Ports are also the ports of EOS and NX-OS `show interfaces` and of
+	// AOS-CX `show interface`.
 	// FEC are the rows of `show interfaces counters fec-stats`.
 	FEC []PortFEC
 	// FECBins are the bins of `show interfaces counters fec-histogram`
@@ -268,6 +269,10 @@ type PortCount struct {
 	// HwIfInDiscards, HwIfOutDiscards and HwIfInDot3FrameErrors (CRC), or
 	// of `cl-netstat`, RxErrCol "RX_ERR", its columns portstat's.
 	Cumulus bool
+	// AOSCX is set for a port of HPE Aruba AOS-CX `show interface`
+	// (switch_aoscx.go), whose counters are its Packets, Dropped, Errors
+	// and CRC/FCS, RX and TX.
+	AOSCX bool
 	// DropCounts is set for a port of SONiC `show dropcounters counts`,
 	// whose drops are RX_DROPS and TX_DROPS; Detailed for one of `show
 	// interfaces counters detailed` (switch_detailed.go).

@@ -21,11 +21,12 @@ import (
 //	Physical interface: xe-0/1/0, Enabled, ... Junos show interfaces (not extensive)
 //	Vlan1 is down, line protocol is down       EOS, NX-OS show interfaces of ports
 //	                                           that print no counters
+//	Interface vlan2 is up                      AOS-CX show interface of the same
 //
 // A SONiC table of which every count is N/A is no unknown input: the
 // switch parser reads it and names it (SwitchCounters.NotPolled).
 func SwitchUnjudged(head []byte) (what, fix string) {
-	var junosIf, junosCoS, ifaceHdr bool
+	var junosIf, junosCoS, ifaceHdr, aoscxHdr bool
 	sc := bufio.NewScanner(bytes.NewReader(head))
 	for sc.Scan() {
 		t := strings.TrimSpace(sc.Text())
@@ -55,6 +56,9 @@ func SwitchUnjudged(head []byte) (what, fix string) {
 			if _, _, ok := ifaceHeader(t); ok && t == sc.Text() {
 				ifaceHdr = true
 			}
+			if _, _, ok := aoscxHeader(t); ok && strings.TrimRight(sc.Text(), " \r") == t {
+				aoscxHdr = true
+			}
 		}
 	}
 	switch {
@@ -64,6 +68,9 @@ func SwitchUnjudged(head []byte) (what, fix string) {
 	case junosIf:
 		return "Juniper Junos `show interfaces` without `extensive` (state and rates: its error, queue and pause counters print only with extensive)",
 			"`show interfaces PORT extensive` (MAC statistics, queue counters, PFC frames per priority), `show interfaces queue PORT`"
+	case aoscxHdr:
+		return "HPE Aruba AOS-CX `show interface` of interfaces that print no counters (VLAN, loopback or routed ports with L3 counters off, or blocks cut before their Statistic table)",
+			"`show interface PORT` of the Ethernet ports that carry RoCE, whole (its Statistic table: Dropped, Pause Frames, Errors, CRC/FCS), and `show interface PORT queues` (drops per egress queue)"
 	case ifaceHdr:
 		return "`show interface(s)` of ports that print no counters (VLAN, VXLAN or management interfaces, or blocks cut before their RX and TX counters)",
 			"`show interfaces` of the Ethernet ports that carry RoCE, whole (EOS, NX-OS), or `show interface counters errors` and `show interface priority-flow-control`"

@@ -11,19 +11,20 @@ import (
 // doctor judges, on real outputs of each (and nothing on one it reads).
 func TestSwitchUnjudged(t *testing.T) {
 	for file, want := range map[string]string{
-		"nxos-show-interface-eth1-33-counters-octets-genieparser.txt":    "NX-OS `show interface counters`",
-		"nxos-show-interface-subif-counters-inpkts-genieparser.txt":      "NX-OS `show interface counters`",
-		"nxos-show-interface-counters-octets-2-genieparser.txt":          "NX-OS `show interface counters`",
-		"nxos-show-interface-counters-table-rates-genieparser.txt":       "NX-OS `show interface counters table`",
-		"nxos-show-interface-counters-brief-n9k-rates-zartbot.txt":       "NX-OS `show interface counters brief`",
-		"junos-show-class-of-service-interface-ge-0-0-2-genieparser.txt": "Junos `show class-of-service interface`",
-		"junos-show-class-of-service-interface-xe-0-1-7-genieparser.txt": "Junos `show class-of-service interface`",
-		"junos-show-interfaces-not-extensive-ntctemplates.txt":           "Junos `show interfaces` without `extensive`",
-		"junos-show-interfaces-xe-0-1-0-pcs-only-ntctemplates.txt":       "Junos `show interfaces` without `extensive`",
-		"junos-show-interfaces-statistics-genieparser.txt":               "Junos `show interfaces` without `extensive`",
-		"eos-show-interfaces-vlan-vxlan-no-counters-ntctemplates.txt":    "of ports that print no counters",
-		"nxos-show-interface-mgmt0-cut-ntctemplates.txt":                 "of ports that print no counters",
-		"eos-show-interfaces-counters-rates-nz-wrapped-eantc2025.txt":    "EOS `show interfaces counters rates`",
+		"nxos-show-interface-eth1-33-counters-octets-genieparser.txt":            "NX-OS `show interface counters`",
+		"nxos-show-interface-subif-counters-inpkts-genieparser.txt":              "NX-OS `show interface counters`",
+		"nxos-show-interface-counters-octets-2-genieparser.txt":                  "NX-OS `show interface counters`",
+		"nxos-show-interface-counters-table-rates-genieparser.txt":               "NX-OS `show interface counters table`",
+		"nxos-show-interface-counters-brief-n9k-rates-zartbot.txt":               "NX-OS `show interface counters brief`",
+		"junos-show-class-of-service-interface-ge-0-0-2-genieparser.txt":         "Junos `show class-of-service interface`",
+		"junos-show-class-of-service-interface-xe-0-1-7-genieparser.txt":         "Junos `show class-of-service interface`",
+		"junos-show-interfaces-not-extensive-ntctemplates.txt":                   "Junos `show interfaces` without `extensive`",
+		"junos-show-interfaces-xe-0-1-0-pcs-only-ntctemplates.txt":               "Junos `show interfaces` without `extensive`",
+		"junos-show-interfaces-statistics-genieparser.txt":                       "Junos `show interfaces` without `extensive`",
+		"eos-show-interfaces-vlan-vxlan-no-counters-ntctemplates.txt":            "of ports that print no counters",
+		"nxos-show-interface-mgmt0-cut-ntctemplates.txt":                         "of ports that print no counters",
+		"eos-show-interfaces-counters-rates-nz-wrapped-eantc2025.txt":            "EOS `show interfaces counters rates`",
+		"aoscx-show-interface-vlan2-active-gateway-no-counters-ntctemplates.txt": "AOS-CX `show interface` of interfaces that print no counters",
 	} {
 		head, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "switch", file))
 		if err != nil {

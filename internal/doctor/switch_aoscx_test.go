@@ -1,0 +1,75 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// HPE Aruba AOS-CX `show interface`, real outputs (testdata/corpus/switch,
+// ntc-templates' test inputs): transmit drops are the port's egress drops,
+// named by AOS-CX's own counter and fixed with its own commands; a LAG's
+// drops, its members' sum, and a down port's are info; a healthy paste
+// raises nothing; VLAN blocks alone are named as output diagnose does not
+// judge.
+func TestAOSCXShowInterfaceFindings(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/aoscx-show-interface-statistic-table-1-1-51-52-lag1-dropped-tx-ntctemplates.txt")
+	f := nicMustFind(t, fs, "switch.queue.drops", Warn, "1/1/52: 13 packets dropped at egress (Dropped TX; Packets TX 180190047)")
+	if !strings.Contains(f.Fix, "show interface 1/1/52 queues") || strings.Contains(f.Fix, "EOS") || !cites(f, "ntctemplates.txt", 127) {
+		t.Errorf("fix %q evidence %+v", f.Fix, f.Evidence)
+	}
+	nicMustFind(t, fs, "switch.queue.drops", Warn, "1/1/51: 4 packets dropped at egress")
+	lag := nicMustFind(t, fs, "switch.queue.drops", Info, "lag1: 17 packets dropped at egress")
+	if !strings.Contains(lag.Mechanism, "port channel") {
+		t.Errorf("lag mechanism %q", lag.Mechanism)
+	}
+	if len(fs) != 3 {
+		t.Errorf("want 3 findings, got:\n%s", nicTitles(fs))
+	}
+	old := diagnoseFiles(t, Options{}, "corpus/switch/aoscx-show-interface-rx-tx-sections-1-1-1-dropped-tx-14-ntctemplates.txt")
+	nicMustFind(t, old, "switch.queue.drops", Warn, "1/1/1: 14 packets dropped at egress (Dropped TX; Packets TX 116722501)")
+	nicMustFind(t, old, "switch.queue.drops", Info, "1/1/2: 14 packets dropped at egress")
+	if fs := diagnoseFiles(t, Options{}, "corpus/switch/aoscx-show-interface-statistic-table-filtered-row-healthy-ntctemplates.txt"); len(fs) != 0 {
+		t.Errorf("healthy: want no findings, got:\n%s", nicTitles(fs))
+	}
+	vlan := Diagnose([]string{nicTestdata("corpus/switch/aoscx-show-interface-vlan2-active-gateway-no-counters-ntctemplates.txt")}, nil, Options{}).Findings
+	u := nicMustFind(t, vlan, "input.unrecognized", Info, "AOS-CX `show interface` of interfaces that print no counters")
+	if !strings.Contains(u.Fix, "queues") {
+		t.Errorf("fix %q", u.Fix)
+	}
+}
+
+// SYNTHETIC, in the format of the real output: errors received with a
+// CRC/FCS of 0 beside them are no bit errors (runts, giants); with CRC
+// errors the fix is AOS-CX's, and Pause Frames received beside transmit
+// drops are named in the drops' finding.
+func TestAOSCXShowInterfaceErrors(t *testing.T) {
+	block := func(port, errs, crc, pause, dropped string) []string {
+		return []string{
+			"Interface " + port + " is up",
+			" Admin state is up",
+			" Statistic                          RX                   TX                Total",
+			" ---------------- -------------------- -------------------- --------------------",
+			" Packets                    900000000            800000000           1700000000",
+			" Dropped                            0 " + dropped,
+			" Pause Frames                " + pause + "                    0                 5000",
+			" Errors                    " + errs + "                    0                    0",
+			"   CRC/FCS                 " + crc + "                  n/a                    0",
+			"",
+		}
+	}
+	lines := append(block("1/1/1", "      500", "        0", "5000", "                  40                   40"),
+		block("1/1/2", "      500", "      500", "   0", "                   0                    0")...)
+	fs := synthFindings(t, Options{}, lines...)
+	noCRC := nicMustFind(t, fs, "switch.link.errors", Warn, "1/1/1: 500 frames received with input errors, none with a bad CRC")
+	if !strings.Contains(noCRC.Mechanism, "MTU") {
+		t.Errorf("mechanism %q", noCRC.Mechanism)
+	}
+	crc := nicMustFind(t, fs, "switch.link.errors", Warn, "1/1/2: 500 frames received with a bad CRC")
+	if !strings.Contains(crc.Fix, "clear interface 1/1/2 statistics") || !strings.Contains(crc.Fix, "transceiver") || strings.Contains(crc.Fix, "NX-OS") {
+		t.Errorf("fix %q", crc.Fix)
+	}
+	drop := nicMustFind(t, fs, "switch.queue.drops", Warn, "1/1/1: 40 packets dropped at egress")
+	if !strings.Contains(drop.Mechanism, "received 5000 pause frames") {
+		t.Errorf("mechanism %q", drop.Mechanism)
+	}
+}

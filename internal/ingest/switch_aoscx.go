@@ -1,0 +1,291 @@
+package ingest
+
+import (
+	"strconv"
+	"strings"
+)
+
+// HPE Aruba AOS-CX `show interface [PORT]`: a block per interface, its
+// counters in one of two layouts. Releases since 10.07 print a table,
+//
+//	Interface 1/1/51 is up
+//	 Admin state is up
+//	 Statistic                          RX                   TX                Total
+//	 ---------------- -------------------- -------------------- --------------------
+//	 Packets                     103446835            401143191            504590026
+//	 Dropped                             0                    4                    4
+//	 Pause Frames                        0                    0                    0
+//	 Errors                              0                    0                    0
+//	   CRC/FCS                           0                  n/a                    0
+//
+// older ones an Rx and a Tx section of "N label" items,
+//
+//	 Rx
+//	      2417650 total packets            457274611 total bytes
+//	            0 errors                           0 dropped
+//	            0 CRC/FCS
+//	 Tx
+//	    116722501 total packets           8432615310 total bytes
+//	            0 errors                          14 dropped
+//
+// (10.03's manual shows them as RX and TX, "N input packets N bytes",
+// "N input error N dropped N CRC/FCS", "N output packets"),
+//
+// Each physical port (and LAG, "Aggregate lag1 is up") with counters
+// becomes a PortCount (AOSCX): Packets, Dropped and Errors per direction,
+// CRC/FCS received. Pause Frames become SwitchPFC rows over all
+// priorities (Link): AOS-CX prints one count that does not tell PFC from
+// 802.3x pause. A table row the reader needs that does not go on as RX,
+// TX and Total counts is reported with file:line:col. The Rate table
+// above the counters (rates, not counts) is not read.
+
+// aoscxSection is the part of a block being read.
+type aoscxSection int
+
+const (
+	aoscxNone  aoscxSection = iota
+	aoscxTable              // under the "Statistic RX TX Total" header
+	aoscxRx                 // the old layout's Rx section
+	aoscxTx                 // its Tx section
+)
+
+// aoscxIface follows the interface block being read.
+type aoscxIface struct {
+	cur  PortCount
+	in   bool // inside a port's block
+	sect aoscxSection
+	at   int // the index of cur in p.out.Ports, -1 before its first counter
+}
+
+// aoscxHeader reads a block's first line, "Interface 1/1/1 is up" or
+// "Aggregate lag1 is down (Administratively down)": the port and its state.
+func aoscxHeader(t string) (port, state string, ok bool) {
+	rest, found := strings.CutPrefix(t, "Interface ")
+	if !found {
+		if rest, found = strings.CutPrefix(t, "Aggregate "); !found {
+			return "", "", false
+		}
+	}
+	name, st, found := strings.Cut(strings.TrimSpace(rest), " is ")
+	if !found || !isIdentName(strings.ReplaceAll(name, "/", "")) {
+		return "", "", false
+	}
+	switch st = strings.TrimSpace(st); {
+	case st == "up":
+		return name, "U", true
+	case st == "down":
+		return name, "D", true
+	case strings.HasPrefix(st, "down (") && strings.Contains(strings.ToLower(st), "administratively"):
+		return name, "X", true
+	}
+	return "", "", false
+}
+
+// aoscxRows are the table rows read, by their label.
+var aoscxRows = map[string]bool{"Packets": true, "Dropped": true, "Pause Frames": true, "Errors": true, "CRC/FCS": true}
+
+// feed reads l when it belongs to an AOS-CX interface block and reports
+// whether it did.
+func (b *aoscxIface) feed(p *switchParser, l Line, t string) bool {
+	if port, state, ok := aoscxHeader(t); ok && l.Text == strings.TrimLeft(l.Text, " \t") {
+		b.cur = PortCount{Port: strings.Clone(port), State: state, RxOK: -1, RxErr: -1, RxDrop: -1, RxOver: -1, TxOK: -1, TxErr: -1, TxDrop: -1, TxOver: -1, CRC: -1, AOSCX: true}
+		b.in, b.sect, b.at = true, aoscxNone, -1
+		p.out.lines.add(l)
+		return true
+	}
+	if !b.in {
+		return false
+	}
+	if t != "" && l.Text == strings.TrimLeft(l.Text, " \t") {
+		b.in = false // a line at the margin (a prompt, another output) ends the block
+		return false
+	}
+	switch {
+	case t == "":
+		if b.sect == aoscxTable {
+			b.sect = aoscxNone
+		}
+		return false
+	case t == "Admin state is down" && b.cur.State != "X":
+		b.cur.State = "X"
+		b.put(p)
+		return false
+	case strings.EqualFold(t, "Rx") || strings.EqualFold(t, "Tx"):
+		b.sect = aoscxTx
+		if strings.EqualFold(t, "Rx") {
+			b.sect = aoscxRx
+		}
+		p.out.lines.add(l)
+		return true
+	case isAOSCXTableHeader(t):
+		b.sect = aoscxTable
+		p.out.lines.add(l)
+		return true
+	}
+	switch b.sect {
+	case aoscxTable:
+		return b.tableRow(p, l, t)
+	case aoscxRx, aoscxTx:
+		if t[0] >= '0' && t[0] <= '9' {
+			return b.itemLine(p, l, t)
+		}
+	}
+	return false
+}
+
+// isAOSCXTableHeader reports whether t is the counters table's header.
+func isAOSCXTableHeader(t string) bool {
+	f := strings.Fields(t)
+	return len(f) == 4 && f[0] == "Statistic" && f[1] == "RX" && f[2] == "TX" && f[3] == "Total"
+}
+
+// tableRow reads a row of the counters table: a label, then RX, TX and
+// Total, each a count or n/a.
+func (b *aoscxIface) tableRow(p *switchParser, l Line, t string) bool {
+	if t[0] == '-' && isRule(t) {
+		p.out.lines.add(l)
+		return true
+	}
+	f := strings.Fields(t)
+	i := 0
+	for i < len(f) && !isAOSCXCell(f[i]) {
+		i++
+	}
+	label := strings.Join(f[:i], " ")
+	if !aoscxRows[label] {
+		if i > 0 && i < len(f) {
+			p.out.lines.add(l) // a row of the table the rules do not read
+			return true
+		}
+		return false
+	}
+	cells := f[i:]
+	if len(cells) != 3 || !isAOSCXCell(cells[2]) || !isAOSCXCell(cells[1]) {
+		p.cut(l, strings.Index(l.Text, label)+len(label)+1, "AOS-CX `show interface`'s "+label+" row: RX, TX and Total, each a count or n/a")
+		p.out.lines.add(l)
+		return true
+	}
+	rx, tx := aoscxCount(cells[0]), aoscxCount(cells[1])
+	ev := At(p.out.src, l)
+	c := &b.cur
+	switch label {
+	case "Packets":
+		c.RxOK, c.TxOK = rx, tx
+	case "Dropped":
+		c.RxDrop, c.TxDrop, c.Evidence, c.TxEvidence = rx, tx, ev, ev
+	case "Errors":
+		c.RxErr, c.TxErr = rx, tx
+		if c.CRC < 0 {
+			c.ErrEvidence = ev
+		}
+	case "CRC/FCS":
+		c.CRC, c.ErrEvidence = rx, ev
+	case "Pause Frames":
+		b.pause(p, RX, rx, ev)
+		b.pause(p, TX, tx, ev)
+	}
+	b.store(p, ev)
+	p.out.lines.add(l)
+	return true
+}
+
+// isAOSCXCell reports whether f is a cell of the counters table.
+func isAOSCXCell(f string) bool {
+	if f == "n/a" {
+		return true
+	}
+	_, err := strconv.ParseUint(f, 10, 64)
+	return err == nil
+}
+
+// aoscxCount is a cell's count, -1 for n/a or past int64.
+func aoscxCount(f string) int64 {
+	v, err := strconv.ParseInt(f, 10, 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}
+
+// itemLine reads a line of the old layout's Rx or Tx section.
+func (b *aoscxIface) itemLine(p *switchParser, l Line, t string) bool {
+	ev := At(p.out.src, l)
+	rx := b.sect == aoscxRx
+	read := false
+	for _, it := range ifaceItems(t) {
+		c := &b.cur
+		switch it.label {
+		case "total packets", "input packets", "output packets":
+			if rx {
+				c.RxOK = it.n
+			} else {
+				c.TxOK = it.n
+			}
+		case "errors", "input error", "input errors", "output error", "output errors":
+			if rx {
+				c.RxErr = it.n
+				if c.CRC < 0 {
+					c.ErrEvidence = ev
+				}
+			} else {
+				c.TxErr = it.n
+			}
+		case "dropped":
+			if rx {
+				c.RxDrop, c.Evidence = it.n, ev
+			} else {
+				c.TxDrop, c.TxEvidence = it.n, ev
+				if c.RxDrop <= 0 {
+					c.Evidence = ev
+				}
+			}
+		case "crc/fcs":
+			if rx {
+				c.CRC, c.ErrEvidence = it.n, ev
+			}
+		case "unicast packets", "multicast packets", "broadcast packets", "total bytes", "bytes", "collision":
+		default:
+			continue
+		}
+		read = true
+	}
+	if !read {
+		return false
+	}
+	b.store(p, ev)
+	p.out.lines.add(l)
+	return true
+}
+
+// pause records a Pause Frames count of the port.
+func (b *aoscxIface) pause(p *switchParser, d Dir, n int64, ev Evidence) {
+	if n < 0 {
+		return
+	}
+	p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: b.cur.Port, Dir: d, Prio: AllPrios, Frames: uint64(n), Link: true, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+}
+
+// store keeps the block's counters in its row, adding the row at its
+// first counter.
+func (b *aoscxIface) store(p *switchParser, ev Evidence) {
+	if b.at < 0 {
+		if b.cur.Evidence.Line == 0 {
+			b.cur.Evidence = ev
+		}
+		var at int
+		p.out.Ports, at = appendCappedAt(p.out.Ports, b.cur, maxSwitchRows, &p.out.Omitted)
+		if at < 0 {
+			b.in = false // over the cap
+			return
+		}
+		b.at = at
+	}
+	b.put(p)
+}
+
+// put stores the block's counters in its row once it has one.
+func (b *aoscxIface) put(p *switchParser) {
+	if b.at >= 0 {
+		p.out.Ports[b.at] = b.cur
+	}
+}
