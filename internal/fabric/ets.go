@@ -112,10 +112,11 @@ func (e *ETS) turn(ready uint8) int {
 	return c
 }
 
-// Charge charges a head frame of head bytes to the deficit d of the
-// class Next returned, the only one ready: its quantum once a round, and
-// as many more as the frame needs (one class alone would be credited
-// quantum by quantum until its head fits).
+// Charge charges a head frame of head bytes to the deficit d of a class
+// that is the only one ready (the one Next returned to a NIC, or the one
+// Pick serves alone): its quantum once a round, and as many more as the
+// frame needs (one class alone would be credited quantum by quantum until
+// its head fits).
 func (e *ETS) Charge(d *DWRR, head int64) {
 	if !e.credited {
 		d.deficit += d.quantum
