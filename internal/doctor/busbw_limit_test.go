@@ -107,3 +107,11 @@ func TestLimitNICsPerGPU(t *testing.T) {
 		t.Errorf("mechanism %s", f.Mechanism)
 	}
 }
+
+// MI300X and MI325X reach their NICs over PCIe Gen5 x16, 48 GB/s in
+// RCCL's topology model: 2 x 8 MI300X on 8 x 400G at 356 GB/s is 93% of
+// the 384 GB/s that allows, not 89% of eight NICs' 400.
+func TestBusBWMI300XPCIeCap(t *testing.T) {
+	fs := diagnoseFiles(t, Options{NICSpeed: 400e9, NICsPerNode: 8}, "corpus/nccl-tests/rccl-mi300x-2n-16g-roce-8nic-allreduce-357GBps.txt")
+	nicMustFind(t, fs, "nccltests.busbw.ok", Info, "93% of what 400Gbps allows per rank (384.00 GB/s")
+}

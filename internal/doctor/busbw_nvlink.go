@@ -84,7 +84,9 @@ var nvlinkGPUs = []nvlinkGPU{
 	// B200 (NVLink 5, 900 GB/s each way): no single-node reference figure
 	// here (ring 0), but DGX/HGX B200 nodes carry 8 x 400G like the H100's.
 	{exact: []string{"NVIDIA B200"}, name: "B200 (NVLink 5)", perDir: 900, fabric: "8 × 400G NICs, one per GPU", fabricRing: 380},
-	{match: []string{"Instinct MI300X", "Instinct MI325X"}, name: "MI300X/MI325X", perDir: 448, ring: 315, amd: true},
+	// MI300X and MI325X reach their NICs over PCIe Gen5 x16, which RCCL's
+	// topology model (NCCL's, kvDictPciGen) also counts at 48 GB/s.
+	{match: []string{"Instinct MI300X", "Instinct MI325X"}, name: "MI300X/MI325X", perDir: 448, ring: 315, pcie: 48, pcieLink: "PCIe Gen5 x16", amd: true},
 }
 
 // nvlinkModel returns the SXM model every rank's GPU name matches. Ranks

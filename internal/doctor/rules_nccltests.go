@@ -373,6 +373,14 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	if how := inferredRanks(r); how != "" {
 		mech += " The output has no rank lines: " + how + "."
 	}
+	var offFix string // rerun with the node's own GPU traffic back on NVLink or PCIe
+	if nodes >= 2 && r.NRanks() > nodes {
+		if off, fix, offEv := intraNodeOff(inc); off != "" {
+			notes = append(notes, off+".")
+			offFix = fix
+			ev.add(offEv...)
+		}
+	}
 	twoNodeNote := "On exactly 2 nodes the Tree and NVLS all_reduce algorithms can report busbw above the NIC rate (nccl-tests maintainers); judge the network with NCCL_ALGO=RING."
 	var line unit.BitRate
 	if speedKnown {
@@ -433,6 +441,9 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 			f.Fix = t + " " + f.Fix
 			ev.add(cs.ev...)
 		}
+		if offFix != "" {
+			f.Fix = offFix + " " + f.Fix
+		}
 	} else {
 		line := speed.rate.Gbps() / 8 * lim.m
 		ev.add(speed.ev...)
@@ -453,6 +464,9 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 			if t := cs.text(); t != "" {
 				f.Fix = t + " " + f.Fix
 				ev.add(cs.ev...)
+			}
+			if offFix != "" {
+				f.Fix = offFix + " " + f.Fix
 			}
 		case lim.lowerBound:
 			f.ID, f.Severity = "nccltests.busbw.unjudged", Info

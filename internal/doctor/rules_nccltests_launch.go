@@ -193,12 +193,27 @@ func checkTestsFailed(inc *Incident) []Finding {
 			if len(runs[g]) > 1 {
 				where += runsText(runs[g], f.Usage != ingest.UsageOption)
 			}
+			mech := failureMechanism(f, fileTool(t) == ingest.ToolRCCL)
+			fix := failureFix(f, logged(inc, t.Source()), fileTool(t) == ingest.ToolRCCL)
+			if w, ok := warnBefore(inc, t.Source(), f.Evidence.Line); ok && f.Call == "NCCL" {
+				fix = fmt.Sprintf("The last NCCL WARN before the failure names its cause: '%s'%s. Fix that, then rerun.", strings.TrimRight(strings.TrimSpace(w.Message), "."), whereText(w.Where))
+				if cause, wfix, ok := cudaFailure(ingest.TestFailure{Message: w.Message}); ok {
+					mech += " The WARN before it: " + cause
+					fix = wfix
+				}
+				g.ev.add(w.Evidence)
+			}
+			if r, built, ok := laterRunOK(t, f); ok {
+				mech += fmt.Sprintf(" A later run of the same test in this output, on %s %s (line %d), ran through: the failure follows the library the failed run loaded, %s %s, not the host.", libName(t), ncclCodeVersion(built), r.Rows[0].Evidence.Line, libName(t), ncclCodeVersion(failedLib(t, f)))
+				fix = fmt.Sprintf("Use the build that ran (%s %s, and nccl-tests built against it), or report the failure on %s to the library's maintainers with the test's command line.", libName(t), ncclCodeVersion(built), ncclCodeVersion(failedLib(t, f))) + " " + fix
+				g.ev.add(r.Rows[0].Evidence)
+			}
 			fs = append(fs, Finding{
 				ID: "nccltests.failed", Severity: Error, Layer: LayerNCCL,
 				Title:     fmt.Sprintf("%s stopped: %s%s", fileTool(t), what, where),
 				Evidence:  g.ev.sorted(),
-				Mechanism: failureMechanism(f, fileTool(t) == ingest.ToolRCCL),
-				Fix:       failureFix(f, logged(inc, t.Source()), fileTool(t) == ingest.ToolRCCL),
+				Mechanism: mech,
+				Fix:       fix,
 			}.per(t.Source(), "file", "nccl-tests stopped on a failed call"))
 		}
 	}
@@ -340,6 +355,9 @@ var cudaFailures = []struct{ text, cause, fix string }{
 	{"uncorrectable ecc",
 		"'uncorrectable ECC error encountered' (cudaErrorECCUncorrectable) is a double-bit error in the GPU's memory: a hardware fault on that GPU, not NCCL or the network. The CUDA context is lost, and the error repeats until the GPU is reset and the bad row remapped (or the GPU replaced).",
 		"On the host named: `nvidia-smi -q -d ECC,ROW_REMAPPER` and dmesg (Xid 48, 63, 64, 94, 95); drain the node, reset the GPU (`nvidia-smi -r`, or reboot) so the row remap takes effect, and replace the GPU if remapping failed or errors return."},
+	{"invalid kernel file",
+		"'invalid kernel file' (hipErrorInvalidKernelFile) is a HIP module with no code object for this GPU's architecture: RCCL (or rccl-tests) built for other gfx targets than the GPU's, as a ROCm release's RCCL is for GPUs it does not support.",
+		"Rebuild RCCL and rccl-tests for the GPU's target (`rocminfo | grep gfx`; cmake -DGPU_TARGETS=gfx1100, make GPU_TARGETS=...), or use a ROCm release whose RCCL lists the GPU as supported."},
 	{"no kernel image is available",
 		"'no kernel image is available for execution on the device' (cudaErrorNoKernelImageForDevice) is a binary built without code for this GPU's architecture: nccl-tests (or NCCL) compiled with NVCC_GENCODE for other compute capabilities and no PTX to compile from.",
 		"Rebuild nccl-tests (and NCCL, if built from source) for the GPU: `make NVCC_GENCODE=\"-gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90\"` with the GPU's compute capability (`nvidia-smi --query-gpu=compute_cap --format=csv`)."},
@@ -406,7 +424,7 @@ func failureFix(f ingest.TestFailure, log logState, rocm bool) string {
 	}
 	switch {
 	case log == logWarned:
-		return "The NCCL WARN lines before the failure in this output name the call that failed and why (the nccl.warn.error finding): fix that, then rerun."
+		return "The NCCL WARN lines before the failure in this output name the call that failed and why: fix that, then rerun."
 	case log == logQuiet:
 		fix := "This output already holds NCCL INFO lines but no WARN naming the failed call: give every rank's whole output (the WARN may be cut from the paste or in another rank's), and if none has one, rerun with NCCL_DEBUG_SUBSYS=ALL"
 		if rocm {
@@ -435,7 +453,9 @@ func failureCause(f ingest.TestFailure, rocm bool) string {
 		return "'unhandled system error' is a system call failing under NCCL: a socket or InfiniBand verbs call (connection refused or timed out, ibv_modify_qp failing on a wrong GID index or an unreachable peer), shared memory (/dev/shm too small in a container) or a missing device."
 	case strings.Contains(m, "remote process exited") || strings.Contains(m, "network error"):
 		return "'remote process exited or there was a network error' means a peer died or the network between the ranks broke (a completion error such as IBV_WC_RETRY_EXC_ERR on RoCE)."
-	case strings.Contains(m, "invalid usage") || strings.Contains(m, "invalid argument"):
+	case strings.Contains(m, "invalid argument"):
+		return "'invalid argument' (ncclInvalidArgument) is NCCL refusing a value it was given: an argument of the call (a null or unaligned buffer, a count, type or op it does not take) or, at communicator creation, a setting or topology it cannot build (a NIC merge, a topology file or a device list it rejects), which its WARN names."
+	case strings.Contains(m, "invalid usage"):
 		return "'invalid usage' is a mismatch in how the ranks called NCCL (different sizes or counts, a rank count that does not match the launch, devices used twice) or a setting NCCL cannot honour, such as NCCL_NET naming a network no loaded plugin provides."
 	case strings.Contains(m, "internal error"):
 		return "'internal error' is NCCL failing in its own setup, often a topology or plugin it cannot handle (or, on ROCm, an RCCL/driver mismatch)."

@@ -136,10 +136,12 @@ func (r *TestRun) RanksPartial() bool { return r.RankSpan > r.RankCount }
 
 // RanksPerHost returns how many ranks each host runs, as host-sorted
 // pairs, from the rank lines; nothing when the rank lines are partial,
-// since the hosts and counts they show are not the job's.
+// since the hosts and counts they show are not the job's, unless the
+// lines kept are each host's first and last rank of a block layout
+// (blockHosts).
 func (r *TestRun) RanksPerHost() (hosts []string, counts []int) {
 	if r.RanksPartial() {
-		return nil, nil
+		return r.blockHosts()
 	}
 	for h := range r.hostSeen {
 		hosts = append(hosts, h)
@@ -147,6 +149,58 @@ func (r *TestRun) RanksPerHost() (hosts []string, counts []int) {
 	sort.Strings(hosts)
 	for _, h := range hosts {
 		counts = append(counts, r.hostSeen[h])
+	}
+	return hosts, counts
+}
+
+// blockHosts reads rank lines a page elided to each host's first and
+// last ("Rank 0" and "Rank 7" on one host, "Rank 8" and "Rank 15" on the
+// next, as vendor guides print a 16-rank run): with ranks placed in
+// blocks of G = span/hosts, as mpirun -npernode and srun lay them out,
+// the i-th host (by its lowest rank) runs ranks iG to iG+G-1. It holds
+// only when every host shows both ends of its block, every line kept
+// sits in its host's block, and, one GPU a process, its device is its
+// place in the block; otherwise nothing, as for any partial listing.
+func (r *TestRun) blockHosts() (hosts []string, counts []int) {
+	if r.RankCount != len(r.Ranks) || len(r.hostSeen) < 2 || r.RankSpan%len(r.hostSeen) != 0 {
+		return nil, nil
+	}
+	g := r.RankSpan / len(r.hostSeen)
+	first := map[string]int{}
+	for _, k := range r.Ranks {
+		if f, ok := first[k.Host]; !ok || k.Rank < f {
+			first[k.Host] = k.Rank
+		}
+	}
+	ends := map[string]int{} // bit 1: the block's first rank shown, bit 2: its last
+	for _, k := range r.Ranks {
+		block := first[k.Host] / g
+		if k.Rank/g != block || r.NThread*r.NGpus == 1 && k.Device != k.Rank%g {
+			return nil, nil
+		}
+		switch k.Rank % g {
+		case 0:
+			ends[k.Host] |= 1
+		case g - 1:
+			ends[k.Host] |= 2
+		}
+	}
+	for h := range r.hostSeen {
+		if ends[h] != 3 {
+			return nil, nil
+		}
+	}
+	blocks := map[int]bool{}
+	for h := range r.hostSeen {
+		hosts = append(hosts, h)
+		blocks[first[h]/g] = true
+	}
+	if len(blocks) != len(hosts) {
+		return nil, nil // two hosts in one block
+	}
+	sort.Strings(hosts)
+	for range hosts {
+		counts = append(counts, g)
 	}
 	return hosts, counts
 }

@@ -36,7 +36,7 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 			r.Version = strings.Clone("rccl-tests " + strings.TrimSpace(s[len("rccl-tests: Version "):]))
 		}
 		r.Tool = ToolRCCL
-	case isRCCLVersionBlock(s):
+	case isRCCLVersionBlock(s) || isRCCLVersionLine(s):
 		// RCCL prints its version block once per process at
 		// NCCL_DEBUG=VERSION (init.cc showVersion): "RCCL version : ...",
 		// "HIP version  : ...", "ROCm version : ...", "Hostname     :
@@ -44,6 +44,8 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 		// tests ran on RCCL: rccl-tests, even in an excerpt without its
 		// version line or a rank line naming an AMD GPU. It comes before
 		// its run's table, and says nothing of other runs pasted with it.
+		// So does the line RCCL prints in place of NCCL's "NCCL version
+		// 2.x" at init: "RCCL version 2.17.1+hip5.7 HEAD:cbbb3d8+".
 		t.cur(true).rcclLib = true
 	case strings.HasPrefix(s, "Collective test starting:"):
 		r := t.opening()
@@ -127,6 +129,13 @@ func isRCCLVersionBlock(s string) bool {
 		return true
 	}
 	return false
+}
+
+// isRCCLVersionLine reports whether s is RCCL's init line "RCCL version
+// 2.17.1+hip5.7 HEAD:cbbb3d8+": the word, then a release number.
+func isRCCLVersionLine(s string) bool {
+	v, ok := strings.CutPrefix(s, "RCCL version ")
+	return ok && v != "" && v[0] >= '0' && v[0] <= '9'
 }
 
 // params are the sweep the "nThread 1 nGpus 8 minBytes 8 maxBytes
@@ -386,9 +395,10 @@ pairs:
 	}
 	k.Host = strings.Clone(k.Host)
 	r := t.cur(true)
-	if r.Tool == "" && strings.HasPrefix(k.GPU, "AMD ") {
+	if r.Tool == "" && (strings.HasPrefix(k.GPU, "AMD ") || strings.HasPrefix(k.GPU, "Radeon ")) {
 		// nccl-tests runs on NVIDIA GPUs only: an AMD GPU ("AMD Instinct
-		// MI300X", "AMD Radeon Graphics") is rccl-tests' HIP device.
+		// MI300X", "AMD Radeon Graphics", or ROCm 5's "Radeon RX 7900
+		// XTX" without the maker) is rccl-tests' HIP device.
 		r.Tool = ToolRCCL
 	}
 	t.addRank(r, k)

@@ -14,6 +14,12 @@ func TestRCCLTestsTool(t *testing.T) {
 		{"# rccl-tests version 2.17.9-develop:4a65e8d rccl-headers=22707 rccl-library=22707\n" + params, ToolRCCL},
 		{params + "#  Rank  0 Group  0 Pid 2532785 on      node0 device  0 [0000:05:00] AMD Instinct MI300X\n", ToolRCCL},
 		{params + "#  Rank  0 Group  0 Pid 2520136 on     lccn09 device  0 [0000:18:00] NVIDIA H100 80GB HBM3\n", ""},
+		// ROCm 5's HIP names consumer cards without the maker, and RCCL's
+		// init line stands where NCCL's "NCCL version" does (an issue thread
+		// of RCCL 2.17.1 on two RX 7900 XTX, in the corpus).
+		{params + "#   Rank  0 Pid 776691 on catalyst-convoy device  0 [0000:03:00.0] Radeon RX 7900 XTX\n", ToolRCCL},
+		{params + "RCCL version 2.17.1+hip5.7 HEAD:cbbb3d8+\n#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n", ToolRCCL},
+		{params + "#  Rank  0 Group  0 Pid 1 on h device  0 [0000:18:00] NVIDIA H100\nNCCL version 2.21.5+cuda12.4\n", ""},
 	} {
 		x := parseTests(t, c.text)
 		if len(x.Runs) != 1 {

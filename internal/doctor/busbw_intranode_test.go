@@ -1,0 +1,38 @@
+package doctor
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// NCCL_P2P_DISABLE=1 (with NCCL_SHM_DISABLE=1) on a multi-node run puts
+// the node's own GPU traffic on host memory (on the NICs): the busbw
+// judgement says so and the fix reruns without them first.
+func TestBusBWIntraNodeOff(t *testing.T) {
+	rel := "corpus/nccl-tests/allreduce-2.18.3-nccl2.30.3-rtx6000d-2n-16rank-cx8-p2p-shm-disabled-spcx-35GBps.txt"
+	for _, c := range []struct {
+		opts      Options
+		id        string
+		sev       Severity
+		mech, fix string
+	}{
+		{Options{}, "nccltests.busbw.unjudged", Info, "NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1 are set", "Rerun without NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1"},
+		{Options{NICSpeed: 400e9}, "nccltests.busbw.low", Warn, "every hop of a ring is a network hop", "Rerun without NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1"},
+	} {
+		f := nicMustFind(t, diagnoseFiles(t, c.opts, rel), c.id, c.sev, "35.09 GB/s")
+		if !strings.Contains(f.Mechanism, c.mech) || !strings.HasPrefix(f.Fix, c.fix) {
+			t.Errorf("%s: fix %q\nmechanism %q", c.id, f.Fix, f.Mechanism)
+		}
+	}
+	// P2P off alone: host shared memory.
+	b, err := os.ReadFile(nicTestdata(rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), `-x NCCL_SHM_DISABLE=1 `, ``, 1)
+	f := nicMustFind(t, diagnoseText(t, text).Findings, "nccltests.busbw.unjudged", Info, "35.09 GB/s")
+	if !strings.Contains(f.Mechanism, "NCCL_P2P_DISABLE=1 is set: the GPUs of one node exchange data through host shared memory") {
+		t.Errorf("mechanism %q", f.Mechanism)
+	}
+}

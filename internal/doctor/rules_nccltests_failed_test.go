@@ -1,0 +1,42 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// A test that stops on an NCCL error names the WARN NCCL printed before
+// it: a NIC merge NCCL 2.30.7 refuses across NUMA nodes ('invalid
+// argument', told apart from 'invalid usage'), and RCCL's 'invalid kernel
+// file' (no code object for the gfx target) told as a build without the
+// GPU's architecture.
+func TestNCCLTestsFailedNamesWarnBefore(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/nccl-2.30.7-force-merge-cross-numa-vnic-invalid-argument-2-hosts-roce.txt")
+	f := nicMustFind(t, fs, "nccltests.failed", Error, "'invalid argument")
+	if !strings.Contains(f.Fix, "'Fusing NET devices from different NUMA domains is not supported'") || !strings.Contains(f.Mechanism, "ncclInvalidArgument") || strings.Contains(f.Mechanism, "'invalid usage'") {
+		t.Errorf("fix %q\nmechanism %q", f.Fix, f.Mechanism)
+	}
+
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-tests/rccl-2.17.1-rx7900xtx-1n-g2-invalid-kernel-file-unhandled-cuda-error.txt")
+	f = nicMustFind(t, fs, "nccltests.failed", Error, "rccl-tests stopped", "'unhandled cuda error'")
+	if !strings.Contains(f.Mechanism, "hipErrorInvalidKernelFile") || !strings.Contains(f.Fix, "GPU_TARGETS") {
+		t.Errorf("fix %q\nmechanism %q", f.Fix, f.Mechanism)
+	}
+}
+
+// The same test rerun in one output on another NCCL build that ran
+// through tells a library's fault from the host's: nccl-tests 2.19.7 on
+// NCCL 2.18.3 stops on an illegal memory access, on 2.31.2 it runs.
+func TestNCCLTestsFailedLaterRunOtherLibrary(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/h200-vm-4g-illegal-access-2.18.3-then-2.31.2.txt")
+	f := nicMustFind(t, fs, "nccltests.failed", Error, "illegal memory access")
+	if !strings.Contains(f.Mechanism, "on NCCL 2.31.2 (line 37), ran through") || !strings.Contains(f.Mechanism, "NCCL 2.18.3, not the host") || !strings.HasPrefix(f.Fix, "Use the build that ran (NCCL 2.31.2") {
+		t.Errorf("fix %q\nmechanism %q", f.Fix, f.Mechanism)
+	}
+	// A failure with no later run of another library says nothing of it.
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-tests/alltoall-2.17.6-h800-2n-device-kernel-D1-illegal-memory-access-nccltests355.txt")
+	f = nicMustFind(t, fs, "nccltests.failed", Error, "illegal memory access")
+	if strings.Contains(f.Mechanism, "ran through") {
+		t.Errorf("mechanism %q", f.Mechanism)
+	}
+}

@@ -1,0 +1,38 @@
+package ingest
+
+import (
+	"fmt"
+	"testing"
+)
+
+// Vendor guides elide a 16-rank run's rank lines to each host's first and
+// last (OCI's Slurm-operator page: ranks 0 and 7 on one host, 8 and 15 on
+// the other, devices 0 and 7): a block layout of 8 ranks a host. Lines
+// that do not show both ends of every host's block, or whose devices do
+// not sit at their place in it, say nothing of the other ranks.
+func TestRanksPerHostElidedBlocks(t *testing.T) {
+	const params = "# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 8589934592 step: 2(factor) warmup iters: 1 iters: 100 agg iters: 1 validation: 1 graph: 0\n"
+	line := func(rank int, host string, dev int) string {
+		return fmt.Sprintf("#  Rank %2d Group  0 Pid   2574 on %s device  %d [0000:0f:00] NVIDIA A100-SXM4-40GB\n", rank, host, dev)
+	}
+	for _, c := range []struct {
+		name, ranks string
+		want        int // ranks per host, 0 for none
+	}{
+		{"first and last of each host", line(0, "a", 0) + line(7, "a", 7) + line(8, "b", 0) + line(15, "b", 7), 8},
+		{"GB300 page: two of each host", line(0, "a", 0) + line(1, "a", 1) + line(6, "b", 2) + line(7, "b", 3), 0},
+		{"device off its place", line(0, "a", 0) + line(7, "a", 6) + line(8, "b", 0) + line(15, "b", 7), 0},
+		{"a host outside its block", line(0, "a", 0) + line(7, "a", 7) + line(8, "a", 0) + line(15, "b", 7), 0},
+		{"starts past rank 0", line(8, "b", 0) + line(15, "b", 7), 0},
+	} {
+		x := parseTests(t, params+c.ranks)
+		hosts, counts := x.Runs[0].RanksPerHost()
+		got := 0
+		if len(hosts) == 2 && counts[0] == counts[1] {
+			got = counts[0]
+		}
+		if got != c.want || c.want == 0 && len(hosts) > 0 {
+			t.Errorf("%s: hosts %v counts %v, want %d a host", c.name, hosts, counts, c.want)
+		}
+	}
+}
