@@ -120,7 +120,7 @@ func mappingTable() []familyRow {
 		{e, counters.PrioHostECNMarked, "rocelab_nic_priority_host_ecn_marked_total", "Frames of one priority the NIC itself marked ECN CE because its host could not drain the receive buffer (mlx5 rx_prioN_marked)."},
 		{e, counters.PauseFrames, "rocelab_nic_pause_frames_total", "PFC frames on one priority, XON included (mlx5 rx/tx_prioN_pause, bnxt rx/tx_pfc_ena_frames_priN)."},
 		{e, counters.PauseDuration, "rocelab_nic_pause_duration_seconds_total", "Time one priority was paused (mlx5 rx/tx_prioN_pause_duration, bnxt pfc_priN_rx/tx_duration_us; microseconds scaled to seconds). rx: the port was held off; tx: the port held its peer off."},
-		{e, counters.PauseTransition, "rocelab_nic_pause_transitions_total", "Pause episodes begun on one priority (mlx5 rx_prioN_pause_transition, bnxt pfc_priN_rx_transitions)."},
+		{e, counters.PauseTransition, "rocelab_nic_pause_transitions_total", "Pause episodes begun on one priority (mlx5 rx_prioN_pause_transition, bnxt pfc_priN_rx/tx_transitions)."},
 
 		// RDMA hw_counters (mlx5).
 		{hw, counters.CNPSent, "rocelab_rdma_cnp_sent_total", "CNPs sent as DCQCN notification point (np_cnp_sent)."},
@@ -156,6 +156,8 @@ func mappingTable() []familyRow {
 		{hw, counters.RespLocalLengthErr, "rocelab_rdma_resp_local_length_errors_total", "Incoming messages longer than the receive WQE (resp_local_length_error)."},
 		{hw, counters.RespRemoteAccessErrs, "rocelab_rdma_resp_remote_access_errors_total", "Remote accesses the responder refused (resp_remote_access_errors)."},
 		{hw, counters.RxDCTConnect, "rocelab_rdma_rx_dct_connects_total", "DCT connect requests received (rx_dct_connect)."},
+		{hw, counters.RoCEDiscards, "rocelab_rdma_roce_discards_total", "RoCE packets the NIC's RoCE function discarded, for want of a resource to place or send them (bnxt_re rx/tx_roce_discards)."},
+		{hw, counters.RoCEErrors, "rocelab_rdma_roce_errors_total", "RoCE packets the NIC's RoCE function received or sent bad (bnxt_re rx/tx_roce_errors)."},
 
 		// RDMA hw_counters (AWS EFA, SRD).
 		{hw, counters.EFARxDrops, "rocelab_efa_rx_drops_total", "Packets the EFA device received and dropped (efa rx_drops)."},
