@@ -78,6 +78,9 @@ func builtin() []Desc {
 		e("tx_bytes_phy", PhyBytes, TX, Bytes),
 		e("rx_discards_phy", PhyDiscards, RX, Packets),
 		e("rx_crc_errors_phy", PhyCRCErrors, RX, Packets),
+		// The IEEE 802.3 aSymbolErrorDuringCarrier of the port (en_stats.c's
+		// 802.3 group), the same count as eth-phy-SymbolErrorDuringCarrier.
+		e("rx_symbol_err_phy", PhySymbolErrors, RX, Events),
 		e("link_down_events_phy", PhyLinkDown, RX, Events), // the receiver loses the signal: ethtool counters each count one way
 		e("tx_errors_phy", PhyErrors, TX, Packets),
 		e("tx_discards_phy", PhyDiscards, TX, Packets),

@@ -97,7 +97,7 @@ func mappingTable() []familyRow {
 		{e, counters.PhyCRCErrors, "rocelab_nic_phy_crc_errors_total", "Frames received with a bad FCS (mlx5 rx_crc_errors_phy)."},
 		{e, counters.PhyLinkDown, "rocelab_nic_link_down_events_total", "Times the physical link went down (mlx5 link_down_events_phy): a flap loses what is on the wire."},
 		{e, counters.PhyRxErrors, "rocelab_nic_phy_rx_errors_total", "Frames received bad: a bad FCS, a wrong length or alignment (the kernel's rx_errors, which drivers such as igb and ixgbe repeat in ethtool -S)."},
-		{e, counters.PhySymbolErrors, "rocelab_nic_phy_symbol_errors_total", "Symbols the PHY could not decode while the link was up (the IEEE 802.3 standard statistic eth-phy-SymbolErrorDuringCarrier)."},
+		{e, counters.PhySymbolErrors, "rocelab_nic_phy_symbol_errors_total", "Symbols the PHY could not decode while the link was up (the IEEE 802.3 standard statistic eth-phy-SymbolErrorDuringCarrier, mlx5 rx_symbol_err_phy)."},
 		{e, counters.PhyErrors, "rocelab_nic_phy_errors_total", "Frames the port failed to send (mlx5 tx_errors_phy)."},
 		{e, counters.OutOfBufferHost, "rocelab_nic_out_of_buffer_total", "Packets dropped because the host's receive queue had no descriptor (mlx5 rx_out_of_buffer)."},
 		{e, counters.BufferPassedThreshold, "rocelab_nic_buffer_passed_threshold_total", "Times the port buffer crossed its congestion threshold (mlx5 rx_buffer_passed_thres_phy)."},
