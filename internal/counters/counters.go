@@ -254,6 +254,8 @@ const (
 	SlowRestart        Concept = "roce_slow_restart"          // slow restarts after repeated loss
 	SlowRestartCNPs    Concept = "roce_slow_restart_cnps"     // CNPs during slow restart
 	SlowRestartTrans   Concept = "roce_slow_restart_trans"    // transitions into slow restart
+	RoCEDiscards       Concept = "roce_discards"              // RoCE packets the NIC's RoCE function discarded (bnxt_re)
+	RoCEErrors         Concept = "roce_errors"                // RoCE packets the NIC's RoCE function received or sent bad (bnxt_re)
 
 	// AWS EFA's SRD transport (hw_counters of the efa driver): packets the
 	// device received and dropped, SRD retransmissions and the events

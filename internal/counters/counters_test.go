@@ -205,3 +205,19 @@ func TestVendorOfDevice(t *testing.T) {
 		}
 	}
 }
+
+// bnxt_en counts the pause episodes of each priority both ways
+// (pfc_pri%d_rx_transitions and pfc_pri%d_tx_transitions, bnxt_ethtool.c's
+// bnxt_port_stats_ext_arr). Before, only the received were known: the
+// sent fell to the exporter's catch-all family as an untyped raw name.
+func TestBnxtPauseTransitionsBothWays(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		dir  Dir
+	}{{"pfc_pri3_rx_transitions", RX}, {"pfc_pri3_tx_transitions", TX}} {
+		d, p, ok := Default().Lookup(c.name)
+		if !ok || p != 3 || d.Vendor != BNXT || d.Concept != PauseTransition || d.Dir != c.dir {
+			t.Errorf("Lookup(%q) = %+v prio %d %v", c.name, d, p, ok)
+		}
+	}
+}

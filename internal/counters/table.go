@@ -78,6 +78,9 @@ func builtin() []Desc {
 		e("tx_bytes_phy", PhyBytes, TX, Bytes),
 		e("rx_discards_phy", PhyDiscards, RX, Packets),
 		e("rx_crc_errors_phy", PhyCRCErrors, RX, Packets),
+		// The IEEE 802.3 aSymbolErrorDuringCarrier of the port (en_stats.c's
+		// 802.3 group), the same count as eth-phy-SymbolErrorDuringCarrier.
+		e("rx_symbol_err_phy", PhySymbolErrors, RX, Events),
 		e("link_down_events_phy", PhyLinkDown, RX, Events), // the receiver loses the signal: ethtool counters each count one way
 		e("tx_errors_phy", PhyErrors, TX, Packets),
 		e("tx_discards_phy", PhyDiscards, TX, Packets),
@@ -193,6 +196,7 @@ func builtin() []Desc {
 		other(BNXT, "pfc_pri%d_rx_duration_us", PauseDuration, RX, true, Microseconds),
 		other(BNXT, "pfc_pri%d_tx_duration_us", PauseDuration, TX, true, Microseconds),
 		other(BNXT, "pfc_pri%d_rx_transitions", PauseTransition, RX, true, Events),
+		other(BNXT, "pfc_pri%d_tx_transitions", PauseTransition, TX, true, Events),
 		other(BNXT, "rx_discard_packets_cos%d", PrioDiscards, RX, true, Packets),
 		other(BNXT, "rx_pfc_frames", PFCFramesTotal, RX, false, Packets),
 		other(BNXT, "tx_pfc_frames", PFCFramesTotal, TX, false, Packets),
@@ -353,6 +357,14 @@ func builtin() []Desc {
 		// rx_cnp_pkts rp_cnp_handled, ...), which read as mlx5's, except
 		// the CNPs sent: np_cnp_pkts, not mlx5's np_cnp_sent.
 		renamed(hwv(BNXTRE, "np_cnp_pkts", CNPSent, TX)),
+		// The RoCE function's own statistics context (ctx_hw_stats, as
+		// bnxt_en keeps one per ring): RoCE packets it discarded, the
+		// count bnxt_en's rings give rx_discard_pkts (no resource to place
+		// the packet), and packets it received or sent bad.
+		hwv(BNXTRE, "rx_roce_discards", RoCEDiscards, RX),
+		hwv(BNXTRE, "tx_roce_discards", RoCEDiscards, TX),
+		hwv(BNXTRE, "rx_roce_errors", RoCEErrors, RX),
+		hwv(BNXTRE, "tx_roce_errors", RoCEErrors, TX),
 		{Name: "rx_roce_only_pkts", Vendor: BNXTRE, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: RX, Unit: Packets},
 		{Name: "tx_roce_only_pkts", Vendor: BNXTRE, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: TX, Unit: Packets},
 
@@ -370,6 +382,9 @@ func builtin() []Desc {
 		{Name: "tx_rdma_ucast_pkts", Vendor: IONIC, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: TX, Unit: Packets},
 		hwv(IONIC, "req_rx_pkt_seq_err", PacketSeqErr, RX),
 		hwv(IONIC, "req_rx_impl_nak_seq_err", ImpliedNakSeqErr, RX),
+		// RNR NAKs the requester received ("Request Rx receiver not
+		// ready retry errors"), as mlx5's rnr_nak_retry_err.
+		hwv(IONIC, "req_rx_rnr_retry_err", RNRNakRetryErr, NoDir),
 		hwv(IONIC, "req_tx_retry_excd_err", ReqTransportRetriesExceeded, NoDir),
 		hwv(IONIC, "req_rx_rmt_acc_err", ReqRemoteAccessErr, NoDir),
 		hwv(IONIC, "req_rx_rmt_req_err", ReqRemoteInvalidReq, NoDir),

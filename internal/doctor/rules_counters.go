@@ -469,17 +469,32 @@ func checkDiscards(inc *Incident) []Finding {
 		if len(d.RDMA) > 0 {
 			mech = append(mech, "hw_counters "+readingNames(d.RDMA, "count")+" RDMA packets that found no posted receive WQE (the application did not repost receives in time).")
 		}
+		if len(d.RoCE) > 0 {
+			mech = append(mech, "hw_counters "+readingNames(d.RoCE, "count")+" RoCE packets the NIC's RoCE function discarded: bnxt_re reads them from the function's statistics context, the same hardware count bnxt_en keeps per ring as rx_discard_pkts for a packet it had no resource to place. The packet reached the NIC and was lost there, so its requester sends it again after a NAK or an ACK timeout.")
+		}
 		mech = append(mech, "Counted "+window(s)+".")
 		var fix string
 		rdmaFix := "the receiving application must keep receives posted ahead of the incoming SENDs (a deeper receive queue or SRQ, reposted before it runs dry); its peers see these as RNR NAKs (" + s.NameOf(counters.RNRNakRetryErr, counters.NoDir) + ")."
 		hostFix := fmt.Sprintf("For the kernel rings: ethtool -G %s rx up to the maximum `ethtool -g %s` shows, more channels (ethtool -L), IRQ affinity on the NIC's NUMA node.", dev, dev)
+		roceFix := ""
+		if len(d.RoCE) > 0 {
+			netdev := nameOr(netdevOf(inc, s.Scope, s.Device), "<netdev>")
+			roceFix = fmt.Sprintf("Not the switch's drop: read ethtool -S %s beside these hw_counters. If the RoCE class's rx_discard_packets_cosN moves while tx_pfc_ena_frames_priN stays 0, the NIC drops instead of pausing its switch port: %s. If not, the receiving queue pairs fell behind (receives posted too late, host memory or PCIe slower than the link): see the requesters' retransmission counters and the receivers' CPU and PCIe.", netdev, pfcSetting(s, netdev, pfc.target(0)))
+		}
 		switch {
 		case len(d.Port) == 0 && len(d.Prio) == 0 && len(d.Host) == 0:
+			var fixes []string
+			if len(d.RDMA) > 0 {
+				fixes = append(fixes, "Not the fabric: "+rdmaFix)
+			}
+			if len(d.RoCE) > 0 {
+				fixes = append(fixes, roceFix)
+			}
 			return []Finding{perPort(Finding{
 				ID: "counters.discards", Severity: sev, Layer: LayerFabric,
 				Title: title, Evidence: readingsEvidence(all...),
 				Mechanism: strings.Join(mech, " "),
-				Fix:       "Not the fabric: " + rdmaFix,
+				Fix:       strings.Join(fixes, " "),
 			}, s, strings.ToUpper(who[:1])+who[1:]+" dropped packets")}
 		case len(d.Port) == 0 && len(d.Prio) == 0:
 			// The host's rings only (with RDMA's receive queues): the
@@ -511,6 +526,9 @@ func checkDiscards(inc *Incident) []Finding {
 		}
 		if len(d.Host) > 0 && (len(d.Port) > 0 || len(d.Prio) > 0) {
 			fix += " " + hostFix
+		}
+		if len(d.RoCE) > 0 {
+			fix += " For " + strings.Join(uniqueNames(d.RoCE), ", ") + ": " + roceFix
 		}
 		ev := all
 		if haveRx {

@@ -67,14 +67,65 @@ func checkFCS(inc *Incident) []Finding {
 		}
 		title += rate(r.Value, s)
 		dev := nameOr(s.Device, "<if>")
+		mech := "The port received frames whose checksum did not match: bits changed on the wire. A link at its specified error ratio (1e-12 after FEC) shows none over a test, so these come from the link itself: a dirty or damaged connector, an optic or cable failing or out of its power budget, or FEC off or mismatched between the ends. Each is a RoCE packet lost after PFC has done its part; RC resends it and everything after it (go-back-N), and a lost message tail waits for the local ACK timeout."
+		if sym, ok := s.Concept(counters.PhySymbolErrors, counters.RX, 0); ok && sym.Value > 0 {
+			ev = append(ev, sym)
+			mech += fmt.Sprintf(" The PHY counted %d symbol errors during carrier as well (%s): the bits changed below the frame, on the link, not in a sender that built a bad frame.", sym.Value, sym.Name)
+		}
+		if lanes, ok := laneErrors(s); ok {
+			ev = append(ev, lanes.readings...)
+			mech += " " + lanes.text
+		}
 		return []Finding{perPort(Finding{
 			ID: "counters.phy.fcs", Severity: sev, Layer: LayerFabric,
 			Title:     title,
 			Evidence:  readingsEvidence(ev...),
-			Mechanism: "The port received frames whose checksum did not match: bits changed on the wire. A link at its specified error ratio (1e-12 after FEC) shows none over a test, so these come from the link itself: a dirty or damaged connector, an optic or cable failing or out of its power budget, or FEC off or mismatched between the ends. Each is a RoCE packet lost after PFC has done its part; RC resends it and everything after it (go-back-N), and a lost message tail waits for the local ACK timeout. Counted " + window(s) + ".",
-			Fix:       fmt.Sprintf("Check the link: `ethtool -m %s` (module DOM: rx/tx power against its alarm thresholds), `ethtool --show-fec %s` on both ends, rx_corrected_bits_phy and rx_symbol_err_phy (pre-FEC errors rising toward the FEC limit), and the FCS counters of the port at the other end. Clean and reseat the connectors, then replace the optic or cable; shut the link meanwhile so ECMP routes around it.", dev, dev),
+			Mechanism: mech + " Counted " + window(s) + ".",
+			Fix:       fmt.Sprintf("Check the link: `ethtool -m %s` (module DOM: rx/tx power against its alarm thresholds), `ethtool --show-fec %s` on both ends, the errors FEC corrected (mlx5 rx_corrected_bits_phy: rising toward the FEC limit) and those it could not (rx_pcs_symbol_err_phy), and the FCS counters of the port at the other end. Clean and reseat the connectors, then replace the optic or cable; shut the link meanwhile so ECMP routes around it.", dev, dev),
 		}, s, "Frames received with a bad FCS")}
 	})
+}
+
+// mlx5LaneErrors is the name mlx5's ethtool -S gives the errors the PHY
+// counted on one receive lane (en_stats.c's physical layer group).
+const mlx5LaneErrors = "rx_err_lane_%d_phy"
+
+// laneSplit is how a port's receive errors fall on its lanes.
+type laneSplit struct {
+	readings []ingest.Reading
+	text     string
+}
+
+// laneErrors reads a port's errors per receive lane (mlx5
+// rx_err_lane_N_phy), when two or more lanes are printed and any moved:
+// errors on every lane alike point at what the lanes share (the module's
+// power or firmware, FEC, the port), errors on some lanes at those lanes'
+// fibres or the module's optics for them.
+func laneErrors(s *ingest.CounterSample) (laneSplit, bool) {
+	var all, bad []ingest.Reading
+	var badLanes []string
+	for l := 0; l < 8; l++ {
+		r, ok := s.Get(fmt.Sprintf(mlx5LaneErrors, l))
+		if !ok {
+			continue
+		}
+		all = append(all, r)
+		if r.Value > 0 {
+			bad = append(bad, r)
+			badLanes = append(badLanes, fmt.Sprint(l))
+		}
+	}
+	if len(all) < 2 || len(bad) == 0 {
+		return laneSplit{}, false
+	}
+	if len(bad) == len(all) {
+		return laneSplit{bad, fmt.Sprintf("Every receive lane counted errors (%s): what the lanes share is at fault, the module as a whole (its power, an optic the NIC does not support, its firmware) or FEC, not one fibre or connector.", ingest.ReadingsText(bad))}, true
+	}
+	which := "Only lane " + badLanes[0] + " of %d counted errors (%s): that lane's fibre or connector, or the module's optics for it"
+	if len(badLanes) > 1 {
+		which = "Only lanes " + strings.Join(badLanes[:len(badLanes)-1], ", ") + " and " + badLanes[len(badLanes)-1] + " of %d counted errors (%s): those lanes' fibres or connectors, or the module's optics for them"
+	}
+	return laneSplit{bad, fmt.Sprintf(which+", not the module or FEC as a whole; `ethtool -m` shows each lane's receive power.", len(all), ingest.ReadingsText(bad))}, true
 }
 
 // besideDriver reports whether r, a reading of concept c in s (or of the
@@ -144,6 +195,10 @@ func checkSymbolErrors(inc *Incident) []Finding {
 	return perSample(inc, ingest.KindEthtool, func(s *ingest.CounterSample) []Finding {
 		r, ok := s.Concept(counters.PhySymbolErrors, counters.RX, 0)
 		if !ok || r.Value == 0 || s.Device != "" && weakOpticOn(inc, s.Host, readingFile(r), s.Device) {
+			return nil
+		}
+		if c, ok := s.Concept(counters.PhyCRCErrors, counters.RX, 0); ok && c.Value > 0 && !besideDriver(inc, s, c, counters.PhyCRCErrors) {
+			// The port's FCS finding carries its symbol errors.
 			return nil
 		}
 		dev := nameOr(s.Device, "<if>")

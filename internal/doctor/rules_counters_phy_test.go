@@ -1,6 +1,9 @@
 package doctor
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Frames with a bad FCS are the link's own fault, named as such: an error
 // at 0.01% of received packets in a before/after pair, a warn below it or
@@ -32,4 +35,44 @@ func TestLinkDownEvents(t *testing.T) {
 	nicMustNot(t, diagnoseText(t, pair("1", "1")).Findings, "counters.phy.link_down")
 	single := "[root@gpu01 ~]# ethtool -S ens3np0\nNIC statistics:\n     rx_packets_phy: 2000\n     link_down_events_phy: 1\n"
 	nicMustFind(t, diagnoseText(t, single).Findings, "counters.phy.link_down", Info, "ens3np0: the link went down 1 time")
+}
+
+// mlx5 counts the port's IEEE 802.3 symbol errors during carrier as
+// rx_symbol_err_phy and the errors of each receive lane as
+// rx_err_lane_N_phy. The real dump of a ConnectX-6 Dx whose third-party
+// LR4 module the port would not power (testdata/corpus/ethtool/
+// ethtool-s-grep-err-mlx5-cx6dx-*) has 13 M of each, alike on all four
+// lanes. Before, rx_symbol_err_phy was no counter and the fix called it a
+// pre-FEC count; now the FCS finding carries the symbol errors (no second
+// finding for the same bits) and says that errors on every lane point at
+// the module, not one fibre.
+func TestMlx5SymbolErrorsAndLanes(t *testing.T) {
+	fs := nicDiagnose(t, Options{}, "corpus/ethtool/ethtool-s-grep-err-mlx5-cx6dx-crc-symbol-err-all-4-lanes-power-budget-vyos-notes.txt")
+	f := nicMustFind(t, fs, "counters.phy.fcs", Warn, "eth5", "13147323 frames received with a bad FCS")
+	if !evidenceHas(f, "rx_symbol_err_phy: 13115284") || !evidenceHas(f, "rx_err_lane_3_phy: 13115284") {
+		t.Errorf("the symbol and lane errors are not in the evidence: %+v", f.Evidence)
+	}
+	for _, want := range []string{"13115284 symbol errors during carrier as well (rx_symbol_err_phy)", "Every receive lane counted errors", "the module as a whole"} {
+		if !strings.Contains(f.Mechanism, want) {
+			t.Errorf("mechanism lacks %q: %s", want, f.Mechanism)
+		}
+	}
+	if strings.Contains(f.Fix, "rx_symbol_err_phy (pre-FEC") {
+		t.Errorf("fix calls the symbol errors pre-FEC: %s", f.Fix)
+	}
+	if got := nicFind(fs, "counters.phy.symbol_errors"); len(got) > 0 {
+		t.Errorf("the same bits reported twice: %s", got[0].Title)
+	}
+}
+
+// A dump a person annotated, "rx_crc_errors_phy: 386  # <note>" on every
+// line (the real mlx5 dump of testdata/corpus/ethtool/ethtool-s-mlx5-
+// annotated-zh-*, from Chinese notes), was no input rocelab read. Its
+// lane errors fall on lanes 0 and 3 only, which the finding names.
+func TestAnnotatedEthtoolDump(t *testing.T) {
+	fs := nicDiagnose(t, Options{}, "corpus/ethtool/ethtool-s-mlx5-annotated-zh-crc-386-symbol-err-lanes-0-3-phy-excerpt-notes.txt")
+	f := nicMustFind(t, fs, "counters.phy.fcs", Warn, "386 frames received with a bad FCS", "0.00257% of rx_packets_phy")
+	if !strings.Contains(f.Mechanism, "Only lanes 0 and 3 of 4 counted errors (rx_err_lane_0_phy 28116, rx_err_lane_3_phy 17722623)") {
+		t.Errorf("lanes not named: %s", f.Mechanism)
+	}
 }

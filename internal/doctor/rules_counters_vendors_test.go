@@ -221,3 +221,46 @@ func TestRxDroppedByDriver(t *testing.T) {
 		t.Errorf("fix for ice's rx_dropped: %s", d.Fix)
 	}
 }
+
+// bnxt_re counts the RoCE packets its RoCE function discarded
+// (rx_roce_discards, tx_roce_discards: the function's statistics context,
+// drivers/infiniband/hw/bnxt_re/hw_counters.c) beside its RC loss
+// recovery. Before, they were no counter: a SYNTHETIC port that dropped
+// 5120 RoCE packets gave no drop finding, only the retransmissions they
+// caused. The fix reads the RoCE class's discards and PFC frames on the
+// netdev show_gids maps the device to, in the NIC's own DCB tool.
+func TestBnxtRERoCEDiscards(t *testing.T) {
+	p := "/sys/class/infiniband/bnxt_re0/ports/1/hw_counters/"
+	fs := synthFindings(t, Options{},
+		p+"rx_roce_discards:5120",
+		p+"tx_roce_discards:0",
+		p+"rx_roce_errors:0",
+		p+"to_retransmits:211",
+		p+"rx_roce_only_pkts:41877012",
+		"",
+		"DEV	PORT	INDEX	GID					IPv4  		VER	DEV",
+		"---	----	-----	---					------------  	---	---",
+		"bnxt_re0	1	3	0000:0000:0000:0000:0000:ffff:0a00:0b01	10.0.11.1  	v2	ens1f0np0")
+	d := nicMustFind(t, fs, "counters.discards", Info, "bnxt_re0 port 1", "rx_roce_discards 5120")
+	if !strings.Contains(d.Mechanism, "RoCE function discarded") || strings.Contains(d.Mechanism, "kernel's receive rings") {
+		t.Errorf("rx_roce_discards read as another drop: %s", d.Mechanism)
+	}
+	for _, want := range []string{"ethtool -S ens1f0np0", "rx_discard_packets_cosN", "tx_pfc_ena_frames_priN", "dcb pfc set dev ens1f0np0"} {
+		if !strings.Contains(d.Fix, want) {
+			t.Errorf("fix lacks %q: %s", want, d.Fix)
+		}
+	}
+	if strings.Contains(d.Fix, "mlnx_qos") || strings.Contains(d.Fix, "ethtool -G") {
+		t.Errorf("a bnxt_re port's fix speaks mlx5's tools or the kernel rings': %s", d.Fix)
+	}
+}
+
+// AMD Pensando's ionic firmware counts the RNR NAKs a requester received
+// as req_rx_rnr_retry_err ("Request Rx receiver not ready retry errors",
+// as mlx5's rnr_nak_retry_err; pensando-sw's rdma_stats_hdrs). Before, it
+// was no counter: a SYNTHETIC Pollara port with 57 of them gave no RNR
+// finding.
+func TestIonicRNRNaks(t *testing.T) {
+	fs := synthFindings(t, Options{}, "link ionic_2/1 rx_rdma_ucast_pkts 41877012 req_rx_rnr_retry_err 57 resp_rx_outof_buf 0 req_tx_retry_excd_err 0")
+	nicMustFind(t, fs, "counters.rnr_nak", Info, "ionic_2 port 1", "57 RNR NAKs received (req_rx_rnr_retry_err)")
+}

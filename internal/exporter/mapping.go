@@ -97,7 +97,7 @@ func mappingTable() []familyRow {
 		{e, counters.PhyCRCErrors, "rocelab_nic_phy_crc_errors_total", "Frames received with a bad FCS (mlx5 rx_crc_errors_phy)."},
 		{e, counters.PhyLinkDown, "rocelab_nic_link_down_events_total", "Times the physical link went down (mlx5 link_down_events_phy): a flap loses what is on the wire."},
 		{e, counters.PhyRxErrors, "rocelab_nic_phy_rx_errors_total", "Frames received bad: a bad FCS, a wrong length or alignment (the kernel's rx_errors, which drivers such as igb and ixgbe repeat in ethtool -S)."},
-		{e, counters.PhySymbolErrors, "rocelab_nic_phy_symbol_errors_total", "Symbols the PHY could not decode while the link was up (the IEEE 802.3 standard statistic eth-phy-SymbolErrorDuringCarrier)."},
+		{e, counters.PhySymbolErrors, "rocelab_nic_phy_symbol_errors_total", "Symbols the PHY could not decode while the link was up (the IEEE 802.3 standard statistic eth-phy-SymbolErrorDuringCarrier, mlx5 rx_symbol_err_phy)."},
 		{e, counters.PhyErrors, "rocelab_nic_phy_errors_total", "Frames the port failed to send (mlx5 tx_errors_phy)."},
 		{e, counters.OutOfBufferHost, "rocelab_nic_out_of_buffer_total", "Packets dropped because the host's receive queue had no descriptor (mlx5 rx_out_of_buffer)."},
 		{e, counters.BufferPassedThreshold, "rocelab_nic_buffer_passed_threshold_total", "Times the port buffer crossed its congestion threshold (mlx5 rx_buffer_passed_thres_phy)."},
@@ -120,7 +120,7 @@ func mappingTable() []familyRow {
 		{e, counters.PrioHostECNMarked, "rocelab_nic_priority_host_ecn_marked_total", "Frames of one priority the NIC itself marked ECN CE because its host could not drain the receive buffer (mlx5 rx_prioN_marked)."},
 		{e, counters.PauseFrames, "rocelab_nic_pause_frames_total", "PFC frames on one priority, XON included (mlx5 rx/tx_prioN_pause, bnxt rx/tx_pfc_ena_frames_priN)."},
 		{e, counters.PauseDuration, "rocelab_nic_pause_duration_seconds_total", "Time one priority was paused (mlx5 rx/tx_prioN_pause_duration, bnxt pfc_priN_rx/tx_duration_us; microseconds scaled to seconds). rx: the port was held off; tx: the port held its peer off."},
-		{e, counters.PauseTransition, "rocelab_nic_pause_transitions_total", "Pause episodes begun on one priority (mlx5 rx_prioN_pause_transition, bnxt pfc_priN_rx_transitions)."},
+		{e, counters.PauseTransition, "rocelab_nic_pause_transitions_total", "Pause episodes begun on one priority (mlx5 rx_prioN_pause_transition, bnxt pfc_priN_rx/tx_transitions)."},
 
 		// RDMA hw_counters (mlx5).
 		{hw, counters.CNPSent, "rocelab_rdma_cnp_sent_total", "CNPs sent as DCQCN notification point (np_cnp_sent)."},
@@ -156,6 +156,8 @@ func mappingTable() []familyRow {
 		{hw, counters.RespLocalLengthErr, "rocelab_rdma_resp_local_length_errors_total", "Incoming messages longer than the receive WQE (resp_local_length_error)."},
 		{hw, counters.RespRemoteAccessErrs, "rocelab_rdma_resp_remote_access_errors_total", "Remote accesses the responder refused (resp_remote_access_errors)."},
 		{hw, counters.RxDCTConnect, "rocelab_rdma_rx_dct_connects_total", "DCT connect requests received (rx_dct_connect)."},
+		{hw, counters.RoCEDiscards, "rocelab_rdma_roce_discards_total", "RoCE packets the NIC's RoCE function discarded, for want of a resource to place or send them (bnxt_re rx/tx_roce_discards)."},
+		{hw, counters.RoCEErrors, "rocelab_rdma_roce_errors_total", "RoCE packets the NIC's RoCE function received or sent bad (bnxt_re rx/tx_roce_errors)."},
 
 		// RDMA hw_counters (AWS EFA, SRD).
 		{hw, counters.EFARxDrops, "rocelab_efa_rx_drops_total", "Packets the EFA device received and dropped (efa rx_drops)."},

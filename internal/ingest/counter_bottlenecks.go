@@ -39,17 +39,20 @@ type Discards struct {
 	// RDMA holds RDMA packets that found no posted receive WQE
 	// (hw_counters out_of_buffer).
 	RDMA []Reading
+	// RoCE holds RoCE packets the NIC's RoCE function discarded (bnxt_re
+	// rx/tx_roce_discards): they reached the NIC and were lost there.
+	RoCE []Reading
 }
 
 // Any reports whether any drop counter moved.
 func (d Discards) Any() bool {
-	return len(d.Port)+len(d.Prio)+len(d.Host)+len(d.RDMA) > 0
+	return len(d.Port)+len(d.Prio)+len(d.Host)+len(d.RDMA)+len(d.RoCE) > 0
 }
 
-// All returns every reading: port, per-priority, host, RDMA.
+// All returns every reading: port, per-priority, host, RDMA, RoCE.
 func (d Discards) All() []Reading {
 	out := append(append([]Reading{}, d.Port...), d.Prio...)
-	return append(append(out, d.Host...), d.RDMA...)
+	return append(append(append(out, d.Host...), d.RDMA...), d.RoCE...)
 }
 
 // Discards returns the port's non-zero drop counters.
@@ -61,6 +64,8 @@ func (s *CounterSample) Discards() Discards {
 			d.Host = append(d.Host, r)
 		case counters.RespOutOfBuffer:
 			d.RDMA = append(d.RDMA, r)
+		case counters.RoCEDiscards:
+			d.RoCE = append(d.RoCE, r)
 		default:
 			d.Port = append(d.Port, r)
 		}

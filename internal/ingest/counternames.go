@@ -237,10 +237,11 @@ func (s *CounterSample) HasVportCounters() bool {
 
 // discardConcepts are the concepts of packets a NIC dropped for want of
 // buffer: the port buffer full, the host's receive queue empty, the RDMA
-// responder without a receive WQE.
+// responder without a receive WQE, the NIC's RoCE function without a
+// resource to place a RoCE packet (bnxt_re).
 // Per-priority discards are read per priority (PrioDiscards), except
 // where a driver counts them per class of service (bnxt).
-var discardConcepts = []counters.Concept{counters.PhyDiscards, counters.OutOfBufferHost, counters.RespOutOfBuffer}
+var discardConcepts = []counters.Concept{counters.PhyDiscards, counters.OutOfBufferHost, counters.RespOutOfBuffer, counters.RoCEDiscards}
 
 // PrioDiscards returns the packets dropped on priority p (mlx5
 // rx_prio3_discards, bnxt rx_discard_packets_cos3).

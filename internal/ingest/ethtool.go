@@ -134,7 +134,7 @@ func (p *ethtoolParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if dev, ok := p.openStats(t); ok || t == "NIC statistics:" {
+	if dev, ok := p.openStats(t); ok || strings.TrimSpace(withoutAnnotation(t)) == "NIC statistics:" {
 		p.flush()
 		if ok {
 			p.statDev = dev

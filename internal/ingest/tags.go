@@ -119,14 +119,16 @@ func cutMPITime(s string) (string, bool) {
 // cutClockTime cuts the time moreutils' ts puts before each line of a
 // command's output by default ("Dec 04 10:00:01 ", a batch script's
 // `cmd | ts`), and the space after it. A syslog line (a host and a
-// program after the time, the kernel's too) keeps its time: it is a
-// collector prefix (see cutSyslog), or the dmesg reader's.
+// program with its process id after the time, the kernel's too) keeps its
+// time: it is a collector prefix (see cutSyslog), or the dmesg reader's.
+// Without the process id, "Dec 04 10:00:01 DCBX mode: Firmware
+// controlled" is ts before mlnx_qos's first line, not a host and a program.
 func cutClockTime(s string) (string, bool) {
 	if syslogTimeEnd(s) != 15 || len(s) < 16 || s[15] != ' ' {
 		return s, false
 	}
 	rest := s[16:]
-	if n, _ := cutSyslog(s); n > 0 {
+	if n, _ := cutSyslog(s); n > 0 && strings.HasSuffix(s[:n-2], "]") {
 		return s, false
 	}
 	if h := nameEnd(rest, 0); h > 0 && strings.HasPrefix(rest[h:], " kernel:") {
