@@ -17,6 +17,11 @@ func TestHeldOutGroup19(t *testing.T) { runHeldOutGroup(t, 19, 4) }
 // 400G NIC a pod, the NIC off the GPU's PCIe switch).
 func TestHeldOutGroup20(t *testing.T) { runHeldOutGroup(t, 20, 2) }
 
+// TestHeldOutGroup21 runs held-out group 21 alone (docs/nccl.md, "Held
+// out, group 21": a DGX Spark pair whose one cable is two 100G RoCE
+// interfaces a node, both given to NCCL).
+func TestHeldOutGroup21(t *testing.T) { runHeldOutGroup(t, 21, 1) }
+
 // runHeldOutGroup runs the public results of one held-out group and
 // checks their rows as TestPublicResults and TestPublicOtherCollectives
 // do, without the hour of every other public result: each row outside its

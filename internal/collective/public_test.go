@@ -448,10 +448,32 @@ var publicRuns = []publicRun{
 	// change (docs/nccl.md, "Held out, group 20").
 	dranetA3Ultra("far-socket", "the NIC on the other CPU socket (SYS)", gpu.SYS),
 	dranetA3Ultra("same-socket", "the NIC on another PCIe switch of the same socket (PHB)", gpu.PHB),
+	// Held out, group 21: a DGX Spark pair whose one cable is two 100G
+	// RoCE interfaces a node, both listed to NCCL; added and compared
+	// before any change (docs/nccl.md, "Held out, group 21"). Its
+	// NCCL_IB_HCA names both interfaces, every NIC the twin gives the
+	// server (whose NICs are named mlx5_N), so it is left out here.
+	{file: "gb10-2x1-roce-two-functions-all_gather-route179.txt", op: "all_gather", host: "bare metal", label: "2 × 1 GB10 (DGX Spark), one QSFP112 cable as two 100G RoCE interfaces a node, both in NCCL_IB_HCA, all_gather", fabric: "RoCE",
+		srv: sparkFunctions(), servers: 2, ppn: 1,
+		env: map[string]string{"NCCL_IB_MERGE_NICS": "1", "NCCL_CROSS_NIC": "1", "NCCL_IB_GID_INDEX": "3"}, version: "2.28.9", heldOut: 21, iters: 20, maxSize: 16 << 30},
 	{file: "oci-a100-2n-roce-default-2024.txt", label: "OCI A100, 2 × 8 A100, 16 × 100G RoCE, NCCL defaults", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4"}, version: "2.14.3",
 		excluded: "NCCL's model puts Tree (110.4 GB/s) just above Ring (102.4) on this shape; the twin follows it and matches the BM.GPU4.8 run (Tree), this run is ring-like"},
+}
+
+// sparkFunctions is a DGX Spark as NCCL 2.28.9 sees it on one 200G cable:
+// two NET/IB devices, the ConnectX-7's two PCIe functions, each reporting
+// the port's 200G (the NCCL_DEBUG=INFO log of the QSFP-switch Spark run,
+// docs/nccl.md "Other collectives"); on the wire each function moves half
+// the port (98 + 98 Gb/s in ib_write_bw on both at once, the route179
+// page). The same log prints GPU Direct RDMA disabled, which on the
+// Spark's one memory the twin cannot express (its host bounce is a PCIe
+// host's): GDR stays on, as for the other GB10 runs.
+func sparkFunctions() gpu.Server {
+	s := serverOf("GB10", 2, 100*unit.Gbps, 5, gpu.PIX, gpu.ARM)
+	s.TopoNICRate = 200 * unit.Gbps
+	return s
 }
 
 // dranetA3Ultra is one of kubernetes-sigs/dranet's GKE A3 Ultra demo runs
