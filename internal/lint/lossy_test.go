@@ -329,3 +329,33 @@ func TestLossyByDesignPFCEnableMixed(t *testing.T) {
 		t.Errorf("title %q", title)
 	}
 }
+
+// Dell's Z9432F (Tomahawk 4) SKUs render BUFFER_POOL, BUFFER_PROFILE and
+// BUFFER_PG as empty tables beside PORT_QOS_MAP rows without pfc_enable:
+// no profile keeps xoff, so the config is lossy by design. The empty table
+// did not count as "no profile keeps xoff", and lint said "PFC is off on
+// every priority" at error on a stock SKU.
+func TestLossyByDesignEmptyBufferProfile(t *testing.T) {
+	rep := lintFiles(t, "../../testdata/corpus/sonic/buildimage-render-dell-z9432f-o32-t1-qos-buffers-synthetic-ports.json")
+	if len(rep.Findings) != 1 || rep.Findings[0].ID != "qos.lossy.by_design" || rep.Findings[0].Severity != doctor.Warn {
+		t.Fatalf("findings %v, want qos.lossy.by_design warn alone", ids(rep))
+	}
+	if f := rep.Findings[0]; !strings.Contains(f.Title, "no buffer profile keeps PFC headroom (xoff)") {
+		t.Errorf("title %q", f.Title)
+	}
+	// A qos.json alone (no BUFFER_PROFILE table) does not say whether a
+	// profile keeps xoff: PFC left off there is still a forgotten field.
+	data, err := os.ReadFile("../../testdata/corpus/sonic/buildimage-render-dell-z9432f-o32-t1-qos-buffers-synthetic-ports.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := regexp.MustCompile(`(?m)^\s*"BUFFER_PROFILE": \{\},\n`).ReplaceAllString(string(data), "")
+	if text == string(data) {
+		t.Fatal("no empty BUFFER_PROFILE table to drop")
+	}
+	rep = lintFiles(t, tempFile(t, "qos.json", text))
+	got := ids(rep)
+	if _, off := got["qos.pfc.disabled"]; !off {
+		t.Errorf("without BUFFER_PROFILE: %v, want qos.pfc.disabled", got)
+	}
+}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -74,5 +75,45 @@ func TestLintPFCWithoutECN(t *testing.T) {
 				t.Errorf("evidence %v, want the line %q", got[0].Evidence, c.want)
 			}
 		})
+	}
+}
+
+// TestLintNoQueueRows: a switch's whole CONFIG_DB (DEVICE_METADATA and
+// PORT) that sets PFC on RoCE's class and has no QUEUE row marks ECN on no
+// queue, as Celestica DS2000's stock qos.json.j2 renders (real, in
+// testdata/corpus/sonic): ecn.disabled, which lint did not say, reading the
+// missing table as a fragment's. The same tables without DEVICE_METADATA
+// are a fragment and say nothing of ECN; a QUEUE row beside them, in
+// another input, is not missing.
+func TestLintNoQueueRows(t *testing.T) {
+	const file = "../../testdata/corpus/sonic/buildimage-render-celestica-ds2000-t1-qos-buffers-synthetic-ports.json"
+	rep := lintFiles(t, file)
+	var got []string
+	for _, f := range rep.Findings {
+		if f.ID == "ecn.disabled" {
+			got = append(got, f.Title)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "RoCE's queue 3 has no WRED profile") || !strings.Contains(got[0], "no QUEUE row") {
+		t.Fatalf("ecn.disabled %q, want one on queue 3 naming the missing QUEUE rows", got)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fragment := strings.Replace(string(data), `"DEVICE_METADATA"`, `"DEVICE_METADATA_CUT"`, 1)
+	if fragment == string(data) {
+		t.Fatal("no DEVICE_METADATA to cut")
+	}
+	queue := tempFile(t, "queue.json", `{"QUEUE": {"Ethernet0|3": {"wred_profile": "W"}}, "WRED_PROFILE": {"W": {"ecn": "ecn_all", "wred_green_enable": "true", "green_min_threshold": "250000", "green_max_threshold": "2097152", "green_drop_probability": "5"}}}`)
+	for name, paths := range map[string][]string{
+		"fragment":     {tempFile(t, "qos.json", fragment)},
+		"queue beside": {file, queue},
+	} {
+		for _, f := range lintFiles(t, paths...).Findings {
+			if f.ID == "ecn.disabled" && strings.Contains(f.Title, "no QUEUE row") {
+				t.Errorf("%s: %s", name, f.Title)
+			}
+		}
 	}
 }

@@ -374,7 +374,7 @@ func (m *Model) unmarkedQueue(db *sonic.ConfigDB, p portPath) (Evidence, string,
 	// has: no line for RoCE's queue is none. So does another switch OS's
 	// configuration that writes ECN nowhere.
 	if !own && !lossless && db.Vendor != sonic.VendorKLISH {
-		if db.WritesNoECN() {
+		if db.WritesNoECN() || len(p.pq.PFCEnable) > 0 && bindsNoQueue(m, db) {
 			return Evidence{}, "", true
 		}
 		return Evidence{}, "", false
@@ -383,6 +383,18 @@ func (m *Model) unmarkedQueue(db *sonic.ConfigDB, p portPath) (Evidence, string,
 		at, _ = db.TablePos("QUEUE")
 	}
 	return atEv(db, at), other, true
+}
+
+// bindsNoQueue reports a switch's whole CONFIG_DB (DEVICE_METADATA and
+// PORT) that no SONiC input of the run gives a QUEUE row: no queue of
+// any port carries a WRED profile, RoCE's included, as on a stock SKU
+// whose qos.json.j2 writes neither WRED_PROFILE nor QUEUE (Celestica
+// DS2000). A fragment without QUEUE is config.not_judged's.
+func bindsNoQueue(m *Model, db *sonic.ConfigDB) bool {
+	if db.Vendor != "" || !wholeConfig(db) || hostOfASICs(m, db) {
+		return false
+	}
+	return !slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool { return db.SuppliedBy(o) && len(o.Tables["QUEUE"]) > 0 })
 }
 
 // marks reports whether the WRED profile name marks ECN.
@@ -408,6 +420,9 @@ func unmarkedQueueFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 	}
 	if g.other != "" {
 		title += fmt.Sprintf(" (the port has %s)", g.other)
+	}
+	if len(db.Tables["QUEUE"]) == 0 && !isNOS(db) {
+		title += " (the config has no QUEUE row: no queue of any port carries one)"
 	}
 	fix := unmarkedFix(db, p)
 	if db.WritesNoECN() {

@@ -506,15 +506,18 @@ func (db *ConfigDB) LossyByDesign() (LossyDesign, bool) {
 			d.OnePG = at
 		}
 	}
-	if profiles := db.Tables["BUFFER_PROFILE"]; len(profiles) > 0 {
+	// A BUFFER_PROFILE table written empty (Dell Z9432F's buffers.json.j2
+	// writes BUFFER_POOL, BUFFER_PROFILE and BUFFER_PG as {}) keeps no
+	// headroom either; an absent one (qos.json alone) says nothing.
+	if at, written := db.TablePos("BUFFER_PROFILE"); written {
 		xoff := false
-		for _, name := range profiles.Keys() {
+		for _, name := range db.Tables["BUFFER_PROFILE"].Keys() {
 			if p, ok := db.Profile(name); ok && p.KeepsHeadroom() {
 				xoff = true
 			}
 		}
 		if !xoff {
-			d.NoXoffAt, _ = db.TablePos("BUFFER_PROFILE")
+			d.NoXoffAt = at
 		}
 	}
 	return d, d.OnePG.Line > 0 || d.NoXoffAt.Line > 0
