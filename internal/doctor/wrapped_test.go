@@ -3,6 +3,7 @@ package doctor
 import (
 	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
 	"os"
@@ -287,4 +288,56 @@ func TestArchiveMemberEncoding(t *testing.T) {
 		}
 	}
 	t.Errorf("no input for the archive member: %+v", rep.Inputs)
+}
+
+// A member of an archive is read as the same file on disk is: a gzipped
+// log, a capture, and output a collector wrapped that diagnose names but
+// does not judge (the sniffers of unknown inputs had read the member's
+// records, not its lines, and a capture had been read as text). The
+// files are real (their .source beside them); the archives and the Docker
+// json-file records around the switch output SYNTHETIC.
+func TestArchiveMemberReadAsFile(t *testing.T) {
+	read := func(rel string) []byte {
+		b, err := os.ReadFile(nicTestdata(rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(read("corpus/nccl-log/gdr-disabled-no-module-netib-channels-issue899.txt"))
+	zw.Close()
+	nxos := strings.Split(strings.TrimSuffix(string(read("corpus/switch/nxos-show-interface-counters-brief-n9k-rates-zartbot.txt")), "\n"), "\n")
+	var docker wrapping
+	for _, w := range wrappings {
+		if strings.HasPrefix(w.name, "Docker") {
+			docker = w
+		}
+	}
+	for _, c := range []struct {
+		member   string
+		body     []byte
+		wantType string
+		wantID   string
+	}{
+		{"node1/nccl.log.gz", gz.Bytes(), "nccl-log", ""},
+		{"node1/roce.pcap", read("corpus/pcap-roce/rc-send-two-qps-oferby-proxy.pcap"), "pcap", ""},
+		{"leaf1/counters.json.log", docker.wrap(nxos), "unknown", "switch output diagnose does not judge"},
+	} {
+		rep := Diagnose([]string{tarFile(t, "bundle.tar", c.member, c.body)}, nil, Options{})
+		var got *InputInfo
+		for i := range rep.Inputs {
+			if strings.HasSuffix(rep.Inputs[i].Path, ":"+c.member) {
+				got = &rep.Inputs[i]
+			}
+		}
+		if got == nil || got.Type != c.wantType || got.Error != "" {
+			t.Errorf("%s: input %+v, want type %s", c.member, got, c.wantType)
+			continue
+		}
+		if c.wantID != "" {
+			nicMustFind(t, rep.Findings, "input.unrecognized", Info, c.wantID)
+		}
+	}
 }
