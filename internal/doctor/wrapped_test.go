@@ -76,6 +76,10 @@ var wrappings = []wrapping{
 	{"srun -l over a time prefix", eachLine(func(l string) string { return "0: [2024-05-01T10:00:00] " + l }), 25},
 	{"sbatch output through moreutils ts", eachLine(func(l string) string { return "Dec  4 10:00:01 " + l }), 16},
 	{"pod-name prefix of an MPIJob's workers", eachLine(func(l string) string { return "mpijob-worker-0: " + l }), 17},
+	{"torchrun --tee 3", eachLine(func(l string) string { return "[default0]:" + l }), 11},
+	{"Ray driver, deduplicated", eachLine(func(l string) string {
+		return "(RayTrainWorker pid=1234, ip=10.0.0.1) " + l + " [repeated 7x across cluster]"
+	}), 39},
 	{"kubectl logs --prefix of a PyTorchJob", eachLine(func(l string) string { return "[pod/pytorchjob-worker-0/pytorch] " + l }), 34},
 	{"Docker json-file", eachLine(func(l string) string {
 		return `{"log":` + jsonString(l+"\n") + `,"stream":"stderr","time":"2024-05-01T10:00:00.123456789Z"}`

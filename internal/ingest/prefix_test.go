@@ -150,6 +150,8 @@ func FuzzPrefix(f *testing.F) {
 		"{\"log\":\"\\u001b[32ma\\\"b\\n\",\"stream\":\"stderr\",\"time\":\"t\"}\n{\"log\":\"\\ud83d\\ude00\",\"time\":1}\n",
 		"@timestamp,@message\n1,\"a \"\"b\"\" c\"\n2,\"open\n\"\n3,bare\nx\n",
 		" 37%\r 80%\r\x1b[Ka\n$ cat lgo\b\bog\n\x1b(B\x1b[m\x1b]0;t\x07b\x1b[5D\x1b[3Gc\n",
+		"[default0]:[rank0]: a\n[trainer0|0]:b\n[default1]:\n",
+		"(MapBatches(f) pid=1) a [repeated 3x across cluster]\n(W pid=2) b [repeated 2x across cluster] (Ray deduplicates logs)\n((((pid=1\n",
 	} {
 		f.Add([]byte(s))
 	}
