@@ -84,6 +84,12 @@ var wrappings = []wrapping{
 	{"Docker json-file", eachLine(func(l string) string {
 		return `{"log":` + jsonString(l+"\n") + `,"stream":"stderr","time":"2024-05-01T10:00:00.123456789Z"}`
 	}), -1},
+	{"journalctl -o json", eachLine(func(l string) string {
+		return `{"__CURSOR":"s=739ad4;i=4ece7","__REALTIME_TIMESTAMP":"1714557600123456","_HOSTNAME":"gpu01","SYSLOG_IDENTIFIER":"python","_PID":"1234","MESSAGE":` + jsonString(l) + `}`
+	}), -1},
+	{"Cloud Logging export", eachLine(func(l string) string {
+		return `{"insertId":"1x2y","textPayload":` + jsonString(l+"\n") + `,"resource":{"type":"k8s_container"},"timestamp":"2024-05-01T10:00:00.123Z"}`
+	}), -1},
 	{"CloudWatch Logs Insights CSV", func(lines []string) []byte {
 		return append([]byte("@timestamp,@message\n"), eachLine(func(l string) string { return "2024-05-01 10:00:00.123," + csvQuote(l) })(lines)...)
 	}, -1},
