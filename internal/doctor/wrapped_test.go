@@ -75,6 +75,8 @@ var wrappings = []wrapping{
 	{"Kubernetes CRI", eachLine(func(l string) string { return "2024-05-01T10:00:00.123456789Z stderr F " + l }), 40},
 	{"srun -l over a time prefix", eachLine(func(l string) string { return "0: [2024-05-01T10:00:00] " + l }), 25},
 	{"sbatch output through moreutils ts", eachLine(func(l string) string { return "Dec  4 10:00:01 " + l }), 16},
+	{"journalctl -o short-precise", eachLine(func(l string) string { return "Dec 04 10:00:01.123456 gpu01 python[1234]: " + l }), 43},
+	{"journalctl -o short-full", eachLine(func(l string) string { return "Wed 2024-12-04 10:00:01 UTC gpu01 python[1234]: " + l }), 48},
 	{"pod-name prefix of an MPIJob's workers", eachLine(func(l string) string { return "mpijob-worker-0: " + l }), 17},
 	{"torchrun --tee 3", eachLine(func(l string) string { return "[default0]:" + l }), 11},
 	{"Ray driver, deduplicated", eachLine(func(l string) string {
