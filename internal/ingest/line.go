@@ -199,6 +199,11 @@ func (lr *LineReader) Next() (Line, error) {
 			text, lr.rest, lr.restTrunc = segs[0], segs[1:], p.truncated
 		}
 	}
+	if k == tagRay {
+		if segs := splitRayTags(text, lr.rest[:0]); len(segs) > 0 {
+			text, lr.rest, lr.restTrunc = segs[0], segs[1:], p.truncated
+		}
+	}
 	if len(lr.rest) == 0 {
 		if segs := splitJoinedNCCL(text, lr.rest[:0]); len(segs) > 0 {
 			text, lr.rest, lr.restTrunc = segs[0], segs[1:], p.truncated

@@ -45,3 +45,35 @@ func TestRayDedupSuffix(t *testing.T) {
 		t.Error("no NCCL line read")
 	}
 }
+
+// A line that starts with a Ray tag and holds more of them is lines a copy
+// ran together: each tag starts a line of its own, without its
+// deduplication count. The lines are vllm-project/vllm#12773's (vLLM
+// workers on MI300A, through Ray), run together as a copy that lost their
+// line ends gives them: that joining SYNTHETIC. A parenthesis that is no
+// Ray tag stays in its line.
+func TestRayTagsMidLine(t *testing.T) {
+	const flat = "(RayWorkerWrapper pid=1039658) INFO 02-05 09:11:53 model_runner.py:1118] Loading model weights took 18.4303 GB (RayWorkerWrapper pid=394715, ip=10.65.144.3) DEBUG 02-05 09:08:18 shm_broadcast.py:282] Connecting to tcp://127.0.0.1:49717 [repeated 23x across cluster] (RayWorkerWrapper pid=394716, ip=10.65.144.3) INFO 02-05 09:08:19 rocm.py:121] Using Triton MLA backend. [repeated 31x across cluster]"
+	want := []string{
+		"INFO 02-05 09:11:53 model_runner.py:1118] Loading model weights took 18.4303 GB",
+		"DEBUG 02-05 09:08:18 shm_broadcast.py:282] Connecting to tcp://127.0.0.1:49717",
+		"INFO 02-05 09:08:19 rocm.py:121] Using Triton MLA backend.",
+	}
+	got := readAllLines(flat)
+	if len(got) != len(want) {
+		t.Fatalf("%d lines %q, want %q", len(got), texts(got), want)
+	}
+	for i, w := range want {
+		if got[i].Text != w || got[i].Num != 1 {
+			t.Errorf("piece %d: line %d %q, want line 1 %q", i, got[i].Num, got[i].Text, w)
+		}
+	}
+	for _, s := range []string{
+		"(pid=7) raised (see pid=12 below) and (x pid=abc)",
+		"no tag first (RayWorker pid=1) x",
+	} {
+		if got := readAllLines(s); len(got) != 1 {
+			t.Errorf("%q split into %q", s, texts(got))
+		}
+	}
+}

@@ -366,6 +366,9 @@ func cutRayTag(s string) (string, bool) {
 	if i < 0 || (i > 0 && in[i-1] != ' ' && in[i-1] != '(') || !isDigits(wordAt(in[i+4:])) {
 		return s, false
 	}
+	if after := in[i+4+len(wordAt(in[i+4:])):]; after != "" && after[0] != ',' {
+		return s, false // "(see pid=12 below)": prose, Ray puts the address or nothing after the pid
+	}
 	for j := 0; j < len(in); j++ {
 		c := in[j]
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(" ,=._:-()", c) >= 0) {
@@ -642,6 +645,37 @@ func splitMidTags(s, owner string, k tagKind, dst []string) []string {
 		dst = append(dst, string(pieces[i].b))
 	}
 	return dst
+}
+
+// splitRayTags splits s, the rest of a line that started with a Ray tag,
+// before every further Ray tag in it that follows a space: Ray prints each
+// line of a worker under its own tag, so a tag inside a line is where a
+// copy that lost its line ends ran the next one into it (a paste flattened
+// to one line, "... 18.4 GB (RayWorkerWrapper pid=394715, ip=10.65.144.3)
+// DEBUG ..."). The pieces, each without its tag and Ray's deduplication
+// count, are appended to dst; dst is returned unchanged when s holds no
+// further tag.
+func splitRayTags(s string, dst []string) []string {
+	n := len(dst)
+	start := 0
+	for i := 0; len(dst)-n < maxSegments-1; i++ {
+		j := strings.Index(s[i:], " (")
+		if j < 0 {
+			break
+		}
+		i += j
+		rest, ok := cutRayTag(s[i+1:])
+		if !ok {
+			continue
+		}
+		dst = append(dst, cutRayRepeat(strings.TrimRight(s[start:i], " \t")))
+		start = len(s) - len(rest)
+		i = start - 1
+	}
+	if len(dst) == n {
+		return dst
+	}
+	return append(dst, cutRayRepeat(s[start:]))
 }
 
 // tagKey is a tag without the separator after it: "[0]:" and "[0] " are
