@@ -1,6 +1,13 @@
 package ingest
 
-import "testing"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
 
 // torchrun's tee tag ("[default0]:", the role and local rank, no space
 // after it) is cut like any launcher tag, alone or before PyTorch's own
@@ -29,5 +36,33 @@ func TestElasticTag(t *testing.T) {
 	l := readCorpus(t, "nccl-log/nccl-2.27.7-socket-ifname-eth2-missing-family-59936-trainer-tags-nccl1837.txt")[KindNCCLLog].(*NCCLLog)
 	if h := l.Hosts(); len(h) != 1 || h[0] != "twshared1016" {
 		t.Errorf("hosts %v, want twshared1016 alone", h)
+	}
+}
+
+// A real torchrun log, every line teed under "[defaultN]:", reads as the
+// same log without the tags: what NCCL printed, and libfabric's warnings.
+func TestElasticTagCorpus(t *testing.T) {
+	const rel = "nccl-log/nccl-2.27.3-torchrun-tee-default-tags-aws-ofi-1.16-efa-p6-b200-tp4-dp2-hyperpod.txt"
+	b, err := os.ReadFile(filepath.Join(corpusDir, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	untagged := regexp.MustCompile(`(?m)^\[default[0-9]\]:`).ReplaceAllString(string(b), "")
+	for _, l := range readAllLines(string(b)) {
+		if strings.HasPrefix(l.Text, "[default") {
+			t.Errorf("line %d keeps its tag: %q", l.Num, l.Text)
+		}
+	}
+	tagged, err := Read("f", strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := Read("f", strings.NewReader(untagged))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, pl := tagged.Artifacts[0].(*NCCLLog), plain.Artifacts[0].(*NCCLLog)
+	if fmt.Sprint(tl.Hosts()) != fmt.Sprint(pl.Hosts()) || tl.Lines() != pl.Lines() || tl.Lines() < 50 {
+		t.Errorf("tagged log: hosts %v, %d lines; want hosts %v, %d lines", tl.Hosts(), tl.Lines(), pl.Hosts(), pl.Lines())
 	}
 }
