@@ -253,8 +253,8 @@ func cutSyslog(s string) (int, string) {
 	host := s[i:h]
 	p := h + 1
 	e := nameEnd(s, p)
-	if e == p || s[p:e] == "kernel" {
-		return 0, ""
+	if e == p || s[p:e] == "kernel" || s[p] >= '0' && s[p] <= '9' {
+		return 0, "" // a program's name starts with a letter: "Epoch 0: " is text
 	}
 	if e < len(s) && s[e] == '[' {
 		c := strings.IndexByte(s[e:], ']')
