@@ -218,8 +218,7 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// readInput opens one input, recognises binary formats by their magic, and
-// otherwise streams it through every text parser.
+// readInput opens one input and reads it (readStream).
 func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.Artifact) {
 	name := path
 	var r io.Reader
@@ -234,6 +233,15 @@ func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.
 		defer f.Close()
 		r = f
 	}
+	return readStream(name, r, opts)
+}
+
+// readStream reads the input named name from r, a file's or an archive
+// member's alike: it undoes gzip, recognises binary formats by their
+// magic, and otherwise decodes the text and streams it through every text
+// parser; an input none recognises is sniffed for what it is (a config
+// lint reads, switch output diagnose does not judge).
+func readStream(name string, r io.Reader, opts Options) (InputInfo, []ingest.Artifact) {
 	info := InputInfo{Path: name, Type: "unknown"}
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(8 << 10)
@@ -383,19 +391,11 @@ func readArchive(path string, opts Options, mtimes map[string]time.Time) ([]Inpu
 		if !h.ModTime.IsZero() {
 			mtimes[name] = h.ModTime
 		}
-		res, err := ingest.Read(name, tr)
-		info := InputInfo{Path: name, Type: "unknown", InArchive: path}
-		if err != nil {
-			info.Error = err.Error()
-		} else if info.Type, info.Encoding = res.Type(), res.Encoding; !notPolled(&info, res.Artifacts) {
-			if len(res.Artifacts) > 1 {
-				for _, a := range res.Artifacts {
-					info.Contains = append(info.Contains, string(a.Kind()))
-				}
-			}
-			arts = append(arts, res.Artifacts...)
-		}
+		// A member is read as the same file on disk would be.
+		info, a := readStream(name, tr, opts)
+		info.InArchive = path
 		infos = append(infos, info)
+		arts = append(arts, a...)
 	}
 	archiveHost(arts)
 	return infos, arts, true

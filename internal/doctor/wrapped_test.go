@@ -3,6 +3,7 @@ package doctor
 import (
 	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
 	"os"
@@ -74,10 +75,22 @@ var wrappings = []wrapping{
 	{"Kubernetes CRI", eachLine(func(l string) string { return "2024-05-01T10:00:00.123456789Z stderr F " + l }), 40},
 	{"srun -l over a time prefix", eachLine(func(l string) string { return "0: [2024-05-01T10:00:00] " + l }), 25},
 	{"sbatch output through moreutils ts", eachLine(func(l string) string { return "Dec  4 10:00:01 " + l }), 16},
+	{"journalctl -o short-precise", eachLine(func(l string) string { return "Dec 04 10:00:01.123456 gpu01 python[1234]: " + l }), 43},
+	{"journalctl -o short-full", eachLine(func(l string) string { return "Wed 2024-12-04 10:00:01 UTC gpu01 python[1234]: " + l }), 48},
 	{"pod-name prefix of an MPIJob's workers", eachLine(func(l string) string { return "mpijob-worker-0: " + l }), 17},
+	{"torchrun --tee 3", eachLine(func(l string) string { return "[default0]:" + l }), 11},
+	{"Ray driver, deduplicated", eachLine(func(l string) string {
+		return "(RayTrainWorker pid=1234, ip=10.0.0.1) " + l + " [repeated 7x across cluster]"
+	}), 39},
 	{"kubectl logs --prefix of a PyTorchJob", eachLine(func(l string) string { return "[pod/pytorchjob-worker-0/pytorch] " + l }), 34},
 	{"Docker json-file", eachLine(func(l string) string {
 		return `{"log":` + jsonString(l+"\n") + `,"stream":"stderr","time":"2024-05-01T10:00:00.123456789Z"}`
+	}), -1},
+	{"journalctl -o json", eachLine(func(l string) string {
+		return `{"__CURSOR":"s=739ad4;i=4ece7","__REALTIME_TIMESTAMP":"1714557600123456","_HOSTNAME":"gpu01","SYSLOG_IDENTIFIER":"python","_PID":"1234","MESSAGE":` + jsonString(l) + `}`
+	}), -1},
+	{"Cloud Logging export", eachLine(func(l string) string {
+		return `{"insertId":"1x2y","textPayload":` + jsonString(l+"\n") + `,"resource":{"type":"k8s_container"},"timestamp":"2024-05-01T10:00:00.123Z"}`
 	}), -1},
 	{"CloudWatch Logs Insights CSV", func(lines []string) []byte {
 		return append([]byte("@timestamp,@message\n"), eachLine(func(l string) string { return "2024-05-01 10:00:00.123," + csvQuote(l) })(lines)...)
@@ -287,4 +300,56 @@ func TestArchiveMemberEncoding(t *testing.T) {
 		}
 	}
 	t.Errorf("no input for the archive member: %+v", rep.Inputs)
+}
+
+// A member of an archive is read as the same file on disk is: a gzipped
+// log, a capture, and output a collector wrapped that diagnose names but
+// does not judge (the sniffers of unknown inputs had read the member's
+// records, not its lines, and a capture had been read as text). The
+// files are real (their .source beside them); the archives and the Docker
+// json-file records around the switch output SYNTHETIC.
+func TestArchiveMemberReadAsFile(t *testing.T) {
+	read := func(rel string) []byte {
+		b, err := os.ReadFile(nicTestdata(rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(read("corpus/nccl-log/gdr-disabled-no-module-netib-channels-issue899.txt"))
+	zw.Close()
+	nxos := strings.Split(strings.TrimSuffix(string(read("corpus/switch/nxos-show-interface-counters-brief-n9k-rates-zartbot.txt")), "\n"), "\n")
+	var docker wrapping
+	for _, w := range wrappings {
+		if strings.HasPrefix(w.name, "Docker") {
+			docker = w
+		}
+	}
+	for _, c := range []struct {
+		member   string
+		body     []byte
+		wantType string
+		wantID   string
+	}{
+		{"node1/nccl.log.gz", gz.Bytes(), "nccl-log", ""},
+		{"node1/roce.pcap", read("corpus/pcap-roce/rc-send-two-qps-oferby-proxy.pcap"), "pcap", ""},
+		{"leaf1/counters.json.log", docker.wrap(nxos), "unknown", "switch output diagnose does not judge"},
+	} {
+		rep := Diagnose([]string{tarFile(t, "bundle.tar", c.member, c.body)}, nil, Options{})
+		var got *InputInfo
+		for i := range rep.Inputs {
+			if strings.HasSuffix(rep.Inputs[i].Path, ":"+c.member) {
+				got = &rep.Inputs[i]
+			}
+		}
+		if got == nil || got.Type != c.wantType || got.Error != "" {
+			t.Errorf("%s: input %+v, want type %s", c.member, got, c.wantType)
+			continue
+		}
+		if c.wantID != "" {
+			nicMustFind(t, rep.Findings, "input.unrecognized", Info, c.wantID)
+		}
+	}
 }

@@ -199,6 +199,11 @@ func (lr *LineReader) Next() (Line, error) {
 			text, lr.rest, lr.restTrunc = segs[0], segs[1:], p.truncated
 		}
 	}
+	if k == tagRay {
+		if segs := splitRayTags(text, lr.rest[:0]); len(segs) > 0 {
+			text, lr.rest, lr.restTrunc = segs[0], segs[1:], p.truncated
+		}
+	}
 	if len(lr.rest) == 0 {
 		if segs := splitJoinedNCCL(text, lr.rest[:0]); len(segs) > 0 {
 			text, lr.rest, lr.restTrunc = segs[0], segs[1:], p.truncated
@@ -315,14 +320,14 @@ func cleanRaw(b []byte, truncated bool, rec *recordState) pendingLine {
 }
 
 // cleanTagged undoes GitHub's autolinks in s and removes the launcher tags
-// before it. It returns the text, the first tag removed and its kind, and
+// before it and Ray's deduplication count after it. It returns the text, the first tag removed and its kind, and
 // how many bytes came off the front of s.
 func cleanTagged(s string) (text, owner string, k tagKind, cut int) {
 	if strings.Contains(s, "](http") {
 		s = stripAutolinks(s)
 	}
 	text, owner, k = stripLauncherTags(s)
-	return text, owner, k, len(s) - len(text)
+	return cutRayRepeat(text), owner, k, len(s) - len(text)
 }
 
 // stripAutolinks undoes what GitHub's Markdown does to a pasted log: it

@@ -253,8 +253,8 @@ func cutSyslog(s string) (int, string) {
 	host := s[i:h]
 	p := h + 1
 	e := nameEnd(s, p)
-	if e == p || s[p:e] == "kernel" {
-		return 0, ""
+	if e == p || s[p:e] == "kernel" || s[p] >= '0' && s[p] <= '9' {
+		return 0, "" // a program's name starts with a letter: "Epoch 0: " is text
 	}
 	if e < len(s) && s[e] == '[' {
 		c := strings.IndexByte(s[e:], ']')
@@ -269,15 +269,61 @@ func cutSyslog(s string) (int, string) {
 	return e + 2, host
 }
 
-// syslogTimeEnd returns where the time at the start of s ends: syslog's
-// "Dec  4 10:00:01" or an ISO date and time with its fraction and zone;
-// 0 when s starts with neither.
+// syslogTimeEnd returns where the time at the start of s ends, in the
+// forms syslog and journalctl's -o short-* print: syslog's "Dec  4
+// 10:00:01" (short), with a fraction (short-precise, "Dec 04
+// 10:00:01.123456"); "Wed 2024-12-04 10:00:01 UTC" (short-full); seconds
+// since the epoch (short-unix, "1733306401.123456"); an ISO date and time
+// with its fraction and zone (short-iso, short-iso-precise). 0 when s
+// starts with none.
 func syslogTimeEnd(s string) int {
-	if len(s) >= 15 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'a' && s[1] <= 'z' && s[2] >= 'a' && s[2] <= 'z' && s[3] == ' ' &&
-		(s[4] == ' ' || s[4] >= '0' && s[4] <= '9') && s[5] >= '0' && s[5] <= '9' && s[6] == ' ' && isClock(s[7:15]) {
-		return 15
+	if len(s) >= 15 && isMonthDay(s) && s[6] == ' ' && isClock(s[7:15]) {
+		return 15 + fractionEnd(s[15:])
+	}
+	if len(s) > 24 && isWeekday(s) && isoTimeEnd(s[4:], " ", "") == 19 && s[23] == ' ' {
+		z := 24
+		for z < len(s) && (s[z] >= 'A' && s[z] <= 'Z' || s[z] == '+' || s[z] == '-' || s[z] >= '0' && s[z] <= '9') {
+			z++
+		}
+		if z > 24 {
+			return z
+		}
+	}
+	if len(s) > 11 && isDigits(s[:10]) && s[10] == '.' {
+		if f := fractionEnd(s[10:]); f > 1 {
+			return 10 + f
+		}
 	}
 	return isoTimeEnd(s, "T", ".:+-Z")
+}
+
+// isMonthDay reports whether s starts with syslog's month and day, "Dec
+// 04" or "Dec  4".
+func isMonthDay(s string) bool {
+	return len(s) >= 6 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'a' && s[1] <= 'z' && s[2] >= 'a' && s[2] <= 'z' && s[3] == ' ' &&
+		(s[4] == ' ' || s[4] >= '0' && s[4] <= '9') && s[5] >= '0' && s[5] <= '9'
+}
+
+// isWeekday reports whether s starts with a day's abbreviated name and a
+// space, "Wed ".
+func isWeekday(s string) bool {
+	return len(s) >= 4 && s[3] == ' ' && slices.Contains([]string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}, s[:3])
+}
+
+// fractionEnd returns where the fraction of a second at the start of s
+// (".123456") ends, 0 when s starts with none.
+func fractionEnd(s string) int {
+	if len(s) < 2 || s[0] != '.' {
+		return 0
+	}
+	i := 1
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 1 {
+		return 0
+	}
+	return i
 }
 
 // isClock reports whether s is "HH:MM:SS".

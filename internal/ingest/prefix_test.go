@@ -29,6 +29,14 @@ func TestDetectPrefix(t *testing.T) {
 		{"journald", rep("Dec  4 10:00:01 gpu01 python[1234]: ", 3), nccl},
 		{"journald, no pid", rep("Dec 04 10:00:01 gpu01 torchrun: ", 3), nccl},
 		{"rsyslog ISO", rep("2024-05-01T10:00:00.123456+00:00 gpu01 python[7]: ", 3), nccl},
+		// journalctl's other -o short-* forms. SYNTHETIC, as journalctl(1) gives them.
+		{"journalctl short-precise", rep("Dec 04 10:00:01.123456 gpu01 python[1234]: ", 3), nccl},
+		{"journalctl short-full", rep("Wed 2024-12-04 10:00:01 UTC gpu01 python[1234]: ", 3), nccl},
+		{"journalctl short-full zone offset", rep("Wed 2024-12-04 10:00:01 +0530 gpu01 python[1234]: ", 3), nccl},
+		{"journalctl short-unix", rep("1733306401.123456 gpu01 python[1234]: ", 3), nccl},
+		{"journalctl short-precise kernel", strings.Repeat("Dec 04 10:00:01.123456 gpu01 kernel: mlx5_core 0000:17:00.0: link up\n", 3),
+			"Dec 04 10:00:01.123456 gpu01 kernel: mlx5_core 0000:17:00.0: link up"},
+		{"not a weekday", rep("e W 2024-12-04 10:00:01 UTC gpu01 python[1234]: ", 3), "e W 2024-12-04 10:00:01 UTC gpu01 python[1234]: " + nccl},
 		{"pdsh", rep("gpu01: ", 3), nccl},
 		{"pdsh over srun", rep("gpu01: 0: ", 3), nccl},
 		{"srun then pdsh", rep("0: gpu01: ", 3), nccl},
@@ -150,6 +158,10 @@ func FuzzPrefix(f *testing.F) {
 		"{\"log\":\"\\u001b[32ma\\\"b\\n\",\"stream\":\"stderr\",\"time\":\"t\"}\n{\"log\":\"\\ud83d\\ude00\",\"time\":1}\n",
 		"@timestamp,@message\n1,\"a \"\"b\"\" c\"\n2,\"open\n\"\n3,bare\nx\n",
 		" 37%\r 80%\r\x1b[Ka\n$ cat lgo\b\bog\n\x1b(B\x1b[m\x1b]0;t\x07b\x1b[5D\x1b[3Gc\n",
+		"[default0]:[rank0]: a\n[trainer0|0]:b\n[default1]:\n",
+		"Dec 04 10:00:01.123456 h p[1]: a\nWed 2024-12-04 10:00:01 UTC h p[1]: b\n1733306401.123456 h p: c\n",
+		"{\"__CURSOR\":\"s\",\"MESSAGE\":\"a\\u001b[1mb\"}\n{\"textPayload\":\"c\\n\",\"timestamp\":1}\n{\"@timestamp\":0,\"message\":\"d\"}\n",
+		"(MapBatches(f) pid=1) a [repeated 3x across cluster]\n(W pid=2) b [repeated 2x across cluster] (Ray deduplicates logs)\n((((pid=1\n",
 	} {
 		f.Add([]byte(s))
 	}

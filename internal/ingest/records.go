@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -14,6 +15,11 @@ import (
 //     Docker's json-file driver ({"log":"...\n","stream":"stderr",
 //     "time":"..."}), Fluentd and Fluent Bit forwarding a container's
 //     output (with "kubernetes" metadata beside it);
+//   - the other JSON records of a log store (see jsonRecordKeys):
+//     journald's `journalctl -o json` ("MESSAGE" beside "__CURSOR",
+//     "__REALTIME_TIMESTAMP"), Google Cloud Logging's export
+//     ("textPayload" beside "timestamp"), an Elastic or Loki document
+//     ("message" beside "@timestamp");
 //   - CSV exports of a log console, a header naming the message column
 //     then one row per line: CloudWatch Logs Insights ("@timestamp,
 //     @message"), Azure Monitor's ContainerLog ("TimeGenerated [UTC],
@@ -66,7 +72,7 @@ func (rs *recordState) unwrap(b []byte) (field []byte, at []int, ok bool) {
 		}
 		rs.col = 0
 	}
-	if i := firstNonSpace(string(b[:min(len(b), 8)])); i < len(b) && b[i] == '{' && bytes.Contains(b, []byte(`"log"`)) {
+	if i := firstNonSpace(string(b[:min(len(b), 8)])); i < len(b) && b[i] == '{' && mayBeRecord(b) {
 		return jsonLogRecord(b)
 	}
 	if first {
@@ -190,16 +196,42 @@ func csvUnquote(b []byte, start, end int) ([]byte, []int) {
 	return trimRecordEnd(field, at)
 }
 
-// jsonLogRecord returns the "log" field of a JSON record that also has a
-// "stream" or a "time" field: its top-level keys are scanned and their
-// values skipped (strings, numbers, literals, nested objects and arrays);
-// nothing but space may follow the record.
+// jsonRecordKeys are the keys of a JSON log record's text, each with
+// the keys of which one must stand beside it: a key alone is anyone's
+// JSON.
+var jsonRecordKeys = [...]struct {
+	text string
+	with []string
+}{
+	{"log", []string{"stream", "time"}},
+	{"MESSAGE", []string{"__CURSOR", "__REALTIME_TIMESTAMP", "_HOSTNAME"}},
+	{"textPayload", []string{"timestamp", "receiveTimestamp", "logName"}},
+	{"message", []string{"@timestamp", "timestamp"}},
+}
+
+// mayBeRecord reports whether b holds, quoted, a key jsonRecordKeys names
+// for the text.
+func mayBeRecord(b []byte) bool {
+	for _, k := range jsonRecordKeys {
+		if i := bytes.Index(b, []byte(k.text)); i > 0 && i+len(k.text) < len(b) && b[i-1] == '"' && b[i+len(k.text)] == '"' {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonLogRecord returns the text of a JSON log record: the string under
+// one of jsonRecordKeys' text keys when one of its companions stands
+// beside it. Its top-level keys are scanned and their values skipped
+// (strings, numbers, literals, nested objects and arrays); nothing but
+// space may follow the record.
 func jsonLogRecord(b []byte) ([]byte, []int, bool) {
 	i := jsonSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return nil, nil, false
 	}
-	value, other := -1, false
+	var value [len(jsonRecordKeys)]int
+	var other [len(jsonRecordKeys)]bool
 	for i = jsonSpace(b, i+1); ; i = jsonSpace(b, i+1) {
 		if i >= len(b) || b[i] != '"' {
 			return nil, nil, false
@@ -213,22 +245,25 @@ func jsonLogRecord(b []byte) ([]byte, []int, bool) {
 		if i, ok = jsonValueEnd(b, v); !ok {
 			return nil, nil, false
 		}
-		switch string(key) {
-		case "log":
-			if b[v] == '"' {
-				value = v
+		for r, k := range jsonRecordKeys {
+			if string(key) == k.text && b[v] == '"' {
+				value[r] = v + 1 // one more than where the string starts
 			}
-		case "stream", "time":
-			other = true
+			other[r] = other[r] || slices.Contains(k.with, string(key))
 		}
 		if i = jsonSpace(b, i); i < len(b) && b[i] == ',' {
 			continue
 		}
-		if i >= len(b) || b[i] != '}' || jsonSpace(b, i+1) != len(b) || value < 0 || !other {
+		if i >= len(b) || b[i] != '}' || jsonSpace(b, i+1) != len(b) {
 			return nil, nil, false
 		}
-		field, at := jsonUnquote(b, value+1)
-		return field, at, true
+		for r := range jsonRecordKeys {
+			if value[r] > 0 && other[r] {
+				field, at := jsonUnquote(b, value[r])
+				return field, at, true
+			}
+		}
+		return nil, nil, false
 	}
 }
 

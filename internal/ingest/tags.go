@@ -19,6 +19,10 @@ import (
 //     "[2026-03-13 22:26:02] " (kubectl logs --timestamps, docker logs
 //     -t, GitHub Actions' raw logs), with the stream and tag a container
 //     runtime writes after it in a node's log files ("stdout F ");
+//   - torchrun (torch.distributed.elastic) with --tee or --redirects:
+//     "[default0]:", the worker role and its local rank, written right
+//     before the line ("[trainer3]:"; a TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE
+//     may add the global rank, "[trainer0|0]:");
 //   - Ray (and the tools built on it: SkyPilot, vLLM) before each line
 //     of a remote worker: "(pid=4009) ", "(RayWorkerWrapper pid=4009,
 //     ip=10.0.0.2) ", "(worker1, rank=1, pid=33870, ip=192.168.0.15) ";
@@ -34,13 +38,14 @@ import (
 type tagKind uint8
 
 const (
-	tagNone  tagKind = iota
-	tagMPI           // [1,0]<stdout>:
-	tagRank          // [0], [12]:
-	tagWord          // rank3:, [rank3]:, [Rank 3]
-	tagLabel         // srun --label "3: "
-	tagTime          // ISO 8601 timestamp
-	tagRay           // (worker1, rank=1, pid=33870, ip=192.168.0.15)
+	tagNone    tagKind = iota
+	tagMPI             // [1,0]<stdout>:
+	tagRank            // [0], [12]:
+	tagWord            // rank3:, [rank3]:, [Rank 3]
+	tagLabel           // srun --label "3: "
+	tagTime            // ISO 8601 timestamp
+	tagRay             // (worker1, rank=1, pid=33870, ip=192.168.0.15)
+	tagElastic         // torchrun's [default0]:
 )
 
 // cutTag splits the launcher tag at the start of s from the text after it
@@ -60,6 +65,9 @@ func cutTag(s string) (tag, rest string, k tagKind) {
 		}
 		if r, ok := cutTimestamp(s); ok {
 			return s[:len(s)-len(r)], r, tagTime
+		}
+		if r, ok := cutElasticTag(s); ok {
+			return s[:len(s)-len(r)], r, tagElastic
 		}
 	case c == 'r' || c == 'R':
 		if r, k := cutRankTag(s); k != tagNone {
@@ -167,12 +175,13 @@ func cutIndentedTag(s string) (string, tagKind) {
 // when they run together ("[1,0]<stdout>:[0] 2024-05-01T12:00:00Z ..."),
 // and returns the text and the first tag removed that names a rank (else
 // the first) with its kind. A line that would be empty without its tag
-// keeps it, but for a time: a collector stamps blank lines too.
+// keeps it, but for a time or torchrun's tag: a collector stamps blank
+// lines too, and torchrun tags them.
 func stripLauncherTags(s string) (text, owner string, k tagKind) {
 	text = s
 	for range 4 {
 		tag, rest, kind := cutTag(text)
-		if kind == tagNone || strings.TrimSpace(rest) == "" && kind != tagTime {
+		if kind == tagNone || strings.TrimSpace(rest) == "" && kind != tagTime && kind != tagElastic {
 			break
 		}
 		if betterTag(k, kind) {
@@ -205,11 +214,12 @@ func wordTagRank(s string) int {
 
 // betterTag reports whether a tag of kind next, found after one of kind
 // k, is the one to keep for a line: any tag over none, a rank's over a
-// time, and a tag that repeats mid-line (Open MPI's, "[0]") over one that
-// does not, so that splitMidTags finds its repeats.
+// time or torchrun's (which names a local rank), and a tag that repeats
+// mid-line (Open MPI's, "[0]") over one that does not, so that
+// splitMidTags finds its repeats.
 func betterTag(k, next tagKind) bool {
 	repeats := func(k tagKind) bool { return k == tagMPI || k == tagRank }
-	return next != tagNone && (k == tagNone || k == tagTime || !repeats(k) && repeats(next))
+	return next != tagNone && (k == tagNone || k == tagTime || k == tagElastic || !repeats(k) && repeats(next))
 }
 
 // cutMPITag cuts an Open MPI --tag-output prefix such as "[1,0]<stdout>:"
@@ -294,6 +304,34 @@ func cutRankTag(s string) (string, tagKind) {
 	return cutSeparator(t[1:]), k
 }
 
+// maxElasticTag bounds the length of a torchrun tag.
+const maxElasticTag = 48
+
+// cutElasticTag cuts the tag torchrun puts before each line of a worker it
+// tees: "[" the role, which ends in the worker's local rank ("default0",
+// "trainer3"), optionally "|" and more digits or words, then "]:" with no
+// separator: what follows is the line's own. The role starts with a
+// letter and holds letters, digits, '_' and '-'; "[rank0]:" is PyTorch's
+// rank-named logger (cutRankTag), read before this.
+func cutElasticTag(s string) (string, bool) {
+	end := strings.Index(s, "]:")
+	if end < 3 || end > maxElasticTag {
+		return s, false
+	}
+	role, extra, _ := strings.Cut(s[1:end], "|")
+	if !(role[0] >= 'a' && role[0] <= 'z' || role[0] >= 'A' && role[0] <= 'Z') || !isDigits(role[len(role)-1:]) {
+		return s, false
+	}
+	for _, part := range []string{role, extra} {
+		for i := 0; i < len(part); i++ {
+			if c := part[i]; !isAlnum(c) && c != '_' && c != '-' {
+				return s, false
+			}
+		}
+	}
+	return s[end+2:], true
+}
+
 // cutLabel cuts an srun --label prefix: up to four spaces of padding, a
 // task number and ": ".
 func cutLabel(s string) (string, bool) {
@@ -318,9 +356,11 @@ const maxRayTag = 120
 // parenthesis that holds "pid=N", optionally after the worker's name and
 // rank and before its address ("(RayWorkerWrapper pid=4009, ip=10.0.0.2)",
 // "(worker1, rank=1, pid=33870, ip=192.168.0.15)"), and the space after it.
+// A Ray Data worker's name holds the parentheses of its operator
+// ("(MapBatches(Embed) pid=5362, ip=10.0.32.44)").
 func cutRayTag(s string) (string, bool) {
-	end := strings.IndexByte(s, ')')
-	if end < 0 || end > maxRayTag {
+	end := closingParen(s, maxRayTag)
+	if end < 0 {
 		return s, false
 	}
 	in := s[1:end]
@@ -328,13 +368,61 @@ func cutRayTag(s string) (string, bool) {
 	if i < 0 || (i > 0 && in[i-1] != ' ' && in[i-1] != '(') || !isDigits(wordAt(in[i+4:])) {
 		return s, false
 	}
+	if after := in[i+4+len(wordAt(in[i+4:])):]; after != "" && after[0] != ',' {
+		return s, false // "(see pid=12 below)": prose, Ray puts the address or nothing after the pid
+	}
 	for j := 0; j < len(in); j++ {
 		c := in[j]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(" ,=._:-", c) >= 0) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(" ,=._:-()", c) >= 0) {
 			return s, false
 		}
 	}
 	return cutSeparator(s[end+1:]), true
+}
+
+// closingParen returns where the parenthesis that opens s closes, nested
+// ones counted, -1 when it does not within limit bytes.
+func closingParen(s string, limit int) int {
+	depth := 0
+	for i := 0; i < len(s) && i <= limit; i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// rayRepeat is what Ray's log deduplication appends to a line it printed
+// once for several workers, before the count.
+const rayRepeat = " [repeated "
+
+// cutRayRepeat cuts what Ray's log deduplication appends to a line: " [repeated
+// 7x across cluster]", and on the first such line of a run the note after
+// it, " (Ray deduplicates logs by default. Set RAY_DEDUP_LOGS=0 ...)". The
+// line is then the one each worker printed.
+func cutRayRepeat(s string) string {
+	i := strings.LastIndex(s, rayRepeat)
+	if i < 0 {
+		return s
+	}
+	rest := s[i+len(rayRepeat):]
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	tail, ok := strings.CutPrefix(rest[n:], "x across cluster]")
+	if !ok || n == 0 {
+		return s
+	}
+	if tail = strings.TrimRight(tail, " \t"); tail == "" || strings.HasPrefix(tail, " (Ray deduplicates logs") && strings.HasSuffix(tail, ")") {
+		return s[:i]
+	}
+	return s
 }
 
 // wordAt returns the run of characters at the start of s up to a comma,
@@ -559,6 +647,37 @@ func splitMidTags(s, owner string, k tagKind, dst []string) []string {
 		dst = append(dst, string(pieces[i].b))
 	}
 	return dst
+}
+
+// splitRayTags splits s, the rest of a line that started with a Ray tag,
+// before every further Ray tag in it that follows a space: Ray prints each
+// line of a worker under its own tag, so a tag inside a line is where a
+// copy that lost its line ends ran the next one into it (a paste flattened
+// to one line, "... 18.4 GB (RayWorkerWrapper pid=394715, ip=10.65.144.3)
+// DEBUG ..."). The pieces, each without its tag and Ray's deduplication
+// count, are appended to dst; dst is returned unchanged when s holds no
+// further tag.
+func splitRayTags(s string, dst []string) []string {
+	n := len(dst)
+	start := 0
+	for i := 0; len(dst)-n < maxSegments-1; i++ {
+		j := strings.Index(s[i:], " (")
+		if j < 0 {
+			break
+		}
+		i += j
+		rest, ok := cutRayTag(s[i+1:])
+		if !ok {
+			continue
+		}
+		dst = append(dst, cutRayRepeat(strings.TrimRight(s[start:i], " \t")))
+		start = len(s) - len(rest)
+		i = start - 1
+	}
+	if len(dst) == n {
+		return dst
+	}
+	return append(dst, cutRayRepeat(s[start:]))
 }
 
 // tagKey is a tag without the separator after it: "[0]:" and "[0] " are

@@ -39,6 +39,7 @@ func TestLauncherTags(t *testing.T) {
 		{"indented iso timestamp", "  2024-05-01T12:00:00.123Z " + nccl, nccl},
 		{"mpi timestamp", "Fri Aug 11 12:31:45 2023[1,0]<stdout>:" + nccl, nccl},
 		{"mpi timestamp day padded", "Tue Aug  1 09:00:00 2023<stderr>:" + nccl, nccl},
+		{"moreutils ts before a name and a number", "Dec  4 10:00:01 Epoch 0:   6%|##", "Epoch 0:   6%|##"}, // pytorch118369's progress bar
 		{"date not a tag", "Fri Aug 11 12:31:45 2023 " + nccl, "Fri Aug 11 12:31:45 2023 " + nccl},
 		{"indented rank not tag", "     [0]: rx_bytes: 209487403324", "     [0]: rx_bytes: 209487403324"},
 		{"index not tag", "[0]mlx5_0:1/RoCE", "[0]mlx5_0:1/RoCE"},
