@@ -180,7 +180,7 @@ func TestNVLSCudaFailure(t *testing.T) {
 // line. Before, it was a warning. A code through another file only
 // (init.cc) says nothing about the WARN (SYNTHETIC lines in NCCL's format).
 func TestWarnTakesSameFileCodeOfItsHost(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.20.5-vllm-k8s-h100-nvls-cuda-failure-1-invalid-argument-vllm6732.txt")
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.20.5-k8s-h100-nvls-cuda-failure-1-invalid-argument-three-processes-nccl1410.txt")
 	f := nicMustFind(t, fs, "nccl.warn.error", Error, "NVLink SHARP (NVLS)", "NCCL returned 1 (unhandled cuda error) through nvls.cc:328")
 	if !evidenceHas(f, "transport/nvls.cc:328 -> 1") {
 		t.Errorf("evidence %+v", f.Evidence)
