@@ -352,10 +352,9 @@ const socketMechanism = "NCCL tries its IB verbs transport (IB or RoCE) first an
 // whose address no other host reaches (loopback or link-local: "usb0
 // 169.254.3.1"; a host-local bridge: "lxcbr0 10.0.3.1") or reaches only
 // through a VPN tunnel ("tailscale0 100.72.221.35"), with what each kind
-// does to the connections NCCL makes to it; only is set when the
-// transport lists no other.
-func unreachableSockets(logs []*ingest.NCCLLog) (bad []string, kinds []string, only bool) {
-	others := 0
+// does to the connections NCCL makes to it, and the names of the other
+// interfaces it lists (none when it lists only those).
+func unreachableSockets(logs []*ingest.NCCLLog) (bad, kinds, good []string) {
 	for _, l := range logs {
 		for _, d := range l.SocketDevices {
 			host, _, _ := strings.Cut(d.Addr, "%")
@@ -370,7 +369,7 @@ func unreachableSockets(logs []*ingest.NCCLLog) (bad []string, kinds []string, o
 				kind = tunnelSocket
 			}
 			if kind == "" {
-				others++
+				good = append(good, d.Name)
 				continue
 			}
 			name := d.Name
@@ -381,7 +380,7 @@ func unreachableSockets(logs []*ingest.NCCLLog) (bad []string, kinds []string, o
 			kinds = append(kinds, kind)
 		}
 	}
-	return distinct(bad), distinct(kinds), others == 0
+	return distinct(bad), distinct(kinds), distinct(good)
 }
 
 // What a socket interface of each kind unreachableSockets names does to
@@ -419,15 +418,56 @@ func vpnTunnel(name string) bool {
 	return false
 }
 
-// socketExclusions is an NCCL_SOCKET_IFNAME exclusion list that leaves out
-// lo and the named interfaces by their names' stems ("^lo,usb,lxcbr").
-func socketExclusions(bad []string) string {
-	stems := []string{"lo"}
+// virtualFamilies are the name prefixes of the interfaces container and VM
+// runtimes, VPNs and BMCs create (one per bridge, tunnel or network, numbered
+// as they come): excluding the prefix leaves out every one of the family.
+var virtualFamilies = []string{"virbr", "lxcbr", "lxdbr", "docker", "cni-podman", "podman", "br-", "tailscale", "wg", "zt", "tun", "usb"}
+
+// virtualFamily is the family prefix of an interface name, "" for an
+// interface of no such family (eth1, ens1f0, bond0).
+func virtualFamily(name string) string {
+	for _, p := range virtualFamilies {
+		if strings.HasPrefix(name, p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// socketIfnameFix is the NCCL_SOCKET_IFNAME advice for a socket transport
+// listing bad interfaces ("usb0 169.254.3.1") beside good ones (names). It
+// names the good ones to use; as the alternative it excludes lo, Docker's
+// bridges (setting the variable replaces NCCL's default "^docker,lo") and the
+// bad ones: by family prefix ("^docker,lo,lxcbr,tailscale") when every bad
+// one is of a virtual family, else by exact name ("^=docker0,lo,eth1"), since
+// NCCL matches every entry as a prefix unless the list starts with "=" (after
+// "^"), which makes all of them exact: a prefix "eth" would leave out eth0 too.
+// When the transport lists no good interface, excluding the bad ones would
+// leave NCCL none: the advice names the interface to find instead.
+func socketIfnameFix(bad, good []string) string {
+	if len(good) == 0 {
+		return "NCCL's socket transport lists no other interface, so its traffic is limited to " + list(bad, 2) + " (excluding it would leave NCCL no interface): set NCCL_SOCKET_IFNAME to the interface whose address the other hosts reach (`ip route get <a peer's address>` names it; `=` before the name makes it exact), the same on every rank."
+	}
+	stems, exact := []string{"docker", "lo"}, []string{"docker0", "lo"}
+	prefixes := true
 	for _, b := range bad {
 		name, _, _ := strings.Cut(b, " ")
-		stems = append(stems, strings.TrimRight(name, "0123456789"))
+		f := virtualFamily(name)
+		prefixes = prefixes && (f != "" || name == "lo")
+		if f == "" {
+			f = name
+		}
+		stems, exact = append(stems, f), append(exact, name)
 	}
-	return "^" + strings.Join(distinct(stems), ",")
+	exclude := "NCCL_SOCKET_IFNAME=^" + strings.Join(distinct(stems), ",")
+	if !prefixes {
+		exclude = "NCCL_SOCKET_IFNAME=^=" + strings.Join(distinct(exact), ",") + " (`=` makes every name of the list exact; a prefix would also leave out interfaces that share it)"
+	}
+	use := "NCCL_SOCKET_IFNAME=" + good[0]
+	if len(good) > 1 {
+		use = "NCCL_SOCKET_IFNAME to the routed one of " + list(good, 3)
+	}
+	return "Set " + use + ", or exclude the others: " + exclude + "; the same on every rank."
 }
 
 // socketFallback reports NCCL moving data over TCP sockets. When some
@@ -474,14 +514,14 @@ func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 	if len(n.sock) > 0 {
 		where = " on " + plural(len(n.sock), "host", "hosts")
 	}
-	if bad, kinds, only := unreachableSockets(logs); len(bad) > 0 && !n.bootstrap && !sp.single {
+	if bad, kinds, good := unreachableSockets(logs); len(bad) > 0 && !n.bootstrap && !sp.single {
 		over := " (also over "
-		if only {
+		if len(good) == 0 {
 			over = " (over "
 		}
 		where += over + list(bad, 2) + ")"
 		f.Mechanism += " NCCL's socket transport uses each interface it lists as a network device of its own (NET/Socket/1, ...) and spreads its channels over them, so " + list(bad, 2) + " carries some of them: " + strings.Join(kinds, "; ") + "."
-		f.Fix = "Set NCCL_SOCKET_IFNAME to the routed interface (or exclude the others, e.g. " + socketExclusions(bad) + "), the same on every rank. " + f.Fix
+		f.Fix = socketIfnameFix(bad, good) + " " + f.Fix
 	}
 	switch {
 	case sp.multi():

@@ -34,7 +34,7 @@ func TestCUDALibraryMissingSymbolIsTheStub(t *testing.T) {
 // process's buffer on a GPU this process cannot see, not any CUDA failure.
 func TestP2PInvalidDeviceOrdinalIsHiddenPeerGPU(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.28.9-slurm-gpus-per-task-p2p-cuda-101-invalid-device-ordinal-title-line-nccl1948.txt")
-	f := nicMustFind(t, fs, "nccl.warn.error", Warn, "each process sees only its own GPU")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "each process sees only its own GPU")
 	if !strings.Contains(f.Fix, "--gpus-per-node") || !strings.Contains(f.Fix, "NCCL_P2P_DISABLE=1") {
 		t.Errorf("fix %q", f.Fix)
 	}

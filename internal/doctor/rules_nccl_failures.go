@@ -386,6 +386,25 @@ var sharedMemClass = failureClass{"NCCL's kernels ask for more shared memory tha
 	"NCCL sizes its kernels' shared memory for the GPU architectures it knows; INFO's 'ncclMaxSharedMem N exceeds device/fn maxSharedMem M' says this build asks for more than the GPU allows, and the first collective's kernel launch then fails with cudaErrorInvalidValue. It happens when the NCCL release predates the GPU (NCCL 2.25 on Blackwell GeForce/RTX PRO, sm_120) and fails on every run, whatever the network does.",
 	"Use an NCCL release that supports the GPU's architecture (2.26 or later for sm_120), built for it (NVCC_GENCODE with the GPU's compute capability); check the 'NCCL version' line of every rank (PyTorch wheels bundle their own libnccl)."}
 
+// ncclUnhandledCudaError is the result NCCL returns after a failed CUDA call.
+const ncclUnhandledCudaError = 1
+
+// cudaCheckWarn reports whether a WARN is one NCCL prints right before
+// returning ncclUnhandledCudaError, so the failure is an error even when no
+// return code follows it in the input (NCCL_DEBUG=WARN, an excerpt, or the
+// codes printed by other processes: NVIDIA/nccl#1410): CUDACHECK and
+// CUDACHECKGOTO's "Cuda failure '<error string>'" (src/include/checks.h),
+// CUCHECK and CUCHECKGOTO's "Cuda failure <code> '<error string>'"
+// (cudawrap.h), and NVLS's "Failed to bind NVLink SHARP (NVLS) Multicast
+// memory of size N : CUDA error <code> '<error string>'" (transport/nvls.cc,
+// 2.27 on). CUDACHECKIGNORE and CUCHECKIGNORE print the same text at INFO
+// and go on, so only a WARN counts.
+func cudaCheckWarn(msg string) bool {
+	msg = strings.TrimSpace(msg)
+	return strings.HasPrefix(msg, "Cuda failure ") ||
+		strings.HasPrefix(msg, "Failed to bind NVLink SHARP (NVLS) Multicast memory") && strings.Contains(msg, ": CUDA error ")
+}
+
 // socketTransport reports whether an error chain passes through NCCL's
 // socket transport (transport/net_socket.cc) before any bootstrap file.
 func socketTransport(chain []string) bool {
@@ -417,13 +436,30 @@ var nvlsClass = failureClass{"NVLink SHARP (NVLS) could not set up its multicast
 func nvlsFailure(msg string) failureClass {
 	c := nvlsClass
 	err := "in most reports with 'invalid argument'"
-	if _, e, ok := strings.Cut(msg, "Cuda failure "); strings.Contains(msg, "'invalid argument'") {
+	if e, ok := cudaErrorText(msg); strings.Contains(msg, "'invalid argument'") {
 		err = "with 'invalid argument'"
 	} else if ok {
-		err = "here with " + strings.TrimSpace(e) + "; " + err
+		err = "here with " + e + "; " + err
 	}
 	c.why = fmt.Sprintf(c.why, err)
 	return c
+}
+
+// cudaErrorText is the CUDA error a WARN printed, code and string ("401
+// 'the operation cannot be performed in the present state'"): after the
+// check macros' "Cuda failure " or NVLS's bind "CUDA error " (NCCL 2.27 on,
+// also as PyTorch's "Last error:"), up to the string's closing quote.
+func cudaErrorText(msg string) (string, bool) {
+	for _, p := range []string{"Cuda failure ", "CUDA error "} {
+		if _, e, ok := strings.Cut(msg, p); ok {
+			e = strings.TrimSpace(e)
+			if i := strings.LastIndexByte(e, '\''); i > 0 {
+				e = e[:i+1]
+			}
+			return e, true
+		}
+	}
+	return "", false
 }
 
 // nvlsOutOfMemory is NVLS failing to bind multicast memory with CUDA error
@@ -503,6 +539,7 @@ func checkWarnErrors(inc *Incident) []Finding {
 	var gs failureGroups
 	result := map[*failureGroup]int{}
 	chain := map[*failureGroup][]string{}
+	cudaCheck := map[*failureGroup]bool{}
 	fallout := map[*failureGroup]int{}
 	td := newTeardowns()
 	var perLog []map[*failureGroup]bool // the groups of each log's failures
@@ -596,6 +633,7 @@ func checkWarnErrors(inc *Incident) []Finding {
 			if w.Result > 0 && result[g] <= 0 {
 				result[g], chain[g] = w.Result, w.Chain
 			}
+			cudaCheck[g] = cudaCheck[g] || cudaCheckWarn(w.Message)
 		}
 	}
 	under := peerFalloutUnder(perLog)
@@ -622,6 +660,9 @@ func checkWarnErrors(inc *Incident) []Finding {
 				}
 				returned += " through " + strings.Join(short, ", ")
 			}
+		} else if cudaCheck[g] {
+			f.Severity = Error
+			returned = fmt.Sprintf(": NCCL's CUDA check returns %d (%s) right after this WARN", ncclUnhandledCudaError, ncclResultName(ncclUnhandledCudaError))
 		}
 		if n := fallout[g]; n > 0 {
 			f.Mechanism += fmt.Sprintf(" The %s after it on the same processes are its fallout.", plural(n, "later WARN", "later WARNs"))

@@ -161,7 +161,8 @@ func TestIBPortFailoverWarn(t *testing.T) {
 // NVLS's CUDA calls failing at init (NVIDIA/nccl#1705 with its return
 // chain; devopsrustem/slurmv4 at NCCL_DEBUG=WARN, without one): before,
 // the first was a generic "NCCL failed after a WARN" and the second no
-// finding at all.
+// finding at all. Without return codes the second is an error too: its
+// "Cuda failure 1" is CUCHECK's, which returns ncclUnhandledCudaError.
 func TestNVLSCudaFailure(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-nvls-cuda-failure-invalid-argument-h100-chain-nccl1705.txt")
 	f := nicMustFind(t, fs, "nccl.warn.error", Error, "NVLink SHARP (NVLS) could not set up its multicast memory", "NCCL returned 1 (unhandled cuda error) through nvls.cc:409, init.cc:1157", "on bm-h100-02")
@@ -169,28 +170,46 @@ func TestNVLSCudaFailure(t *testing.T) {
 		t.Errorf("fix or fallout missing: %s / %s", f.Fix, f.Mechanism)
 	}
 	fs = diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-nvls-cuda-failure-invalid-argument-warn-only-slurmv4.txt")
-	nicMustFind(t, fs, "nccl.warn.error", Warn, "NVLink SHARP (NVLS)", "on tpgds-aihub0003; 2 lines")
+	nicMustFind(t, fs, "nccl.warn.error", Error, "NVLink SHARP (NVLS)", "NCCL's CUDA check returns 1", "on tpgds-aihub0003; 2 lines")
 }
 
-// A WARN whose own thread printed no return code, beside another process
-// of the same host unwinding through the WARN's source file
-// (vllm-project/vllm#6732: "transport/nvls.cc:157 NCCL WARN Cuda failure 1
-// 'invalid argument'" on one process, "transport/nvls.cc:328 -> 1" on
-// another): the failure ended in that code, an error citing the code's
-// line. Before, it was a warning. A code through another file only
-// (init.cc) says nothing about the WARN (SYNTHETIC lines in NCCL's format).
-func TestWarnTakesSameFileCodeOfItsHost(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.20.5-vllm-k8s-h100-nvls-cuda-failure-1-invalid-argument-vllm6732.txt")
-	f := nicMustFind(t, fs, "nccl.warn.error", Error, "NVLink SHARP (NVLS)", "NCCL returned 1 (unhandled cuda error) through nvls.cc:328")
-	if !evidenceHas(f, "transport/nvls.cc:328 -> 1") {
-		t.Errorf("evidence %+v", f.Evidence)
-	}
-	fs = synthFindings(t, Options{},
-		"# synthetic",
-		"h1:10:11 [6] transport/nvls.cc:157 NCCL WARN Cuda failure 1 'invalid argument'",
-		"h1:12:13 [4] NCCL INFO init.cc:1501 -> 1",
-		"h2:14:15 [5] NCCL INFO transport/nvls.cc:328 -> 1")
-	nicMustFind(t, fs, "nccl.warn.error", Warn, "NVLink SHARP (NVLS)")
+// A WARN of NCCL's CUDA check macros is an error without a return code
+// after it: CUCHECK prints "Cuda failure <code> '<string>'" and
+// CUDACHECK "Cuda failure '<string>'", then both return
+// ncclUnhandledCudaError. NVIDIA/nccl#1410's three lines are three
+// processes: the WARN's own thread printed no code, and another process's
+// "transport/nvls.cc:328 -> 1" is not cited for it. A WARN that is not a
+// check macro's (NET/IB skipping a device, the transport going on) stays
+// below error beside another process's code through its file, and the
+// check macros' INFO twins (CUDACHECKIGNORE) are no failure (SYNTHETIC
+// lines in NCCL's format for those).
+func TestCUDACheckWarnIsAnError(t *testing.T) {
+	t.Run("nccl1410", func(t *testing.T) {
+		fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.20.5-k8s-h100-nvls-cuda-failure-1-invalid-argument-three-processes-nccl1410.txt")
+		f := nicMustFind(t, fs, "nccl.warn.error", Error, "NVLink SHARP (NVLS)", "NCCL's CUDA check returns 1 (unhandled cuda error) right after this WARN")
+		if evidenceHas(f, "transport/nvls.cc:328 -> 1") {
+			t.Errorf("another process's return code cited: %+v", f.Evidence)
+		}
+	})
+	t.Run("cudacheck", func(t *testing.T) {
+		fs := synthFindings(t, Options{},
+			"# synthetic",
+			"h1:10:11 [0] transport/p2p.cc:275 NCCL WARN Cuda failure 'invalid argument'")
+		nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL's CUDA check returns 1")
+	})
+	t.Run("not-a-check", func(t *testing.T) {
+		fs := synthFindings(t, Options{},
+			"# synthetic",
+			"h1:10:11 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
+			"h1:10:11 [0] transport/net_ib.cc:247 NCCL WARN NET/IB : Unable to open device mlx5_1",
+			"h1:20:21 [1] NCCL INFO transport/net_ib.cc:1100 -> 2",
+			"h1:30:31 [2] NCCL INFO enqueue.cc:400 Cuda failure 'invalid argument'")
+		for _, f := range fs {
+			if f.ID == "nccl.warn.error" && f.Severity == Error {
+				t.Errorf("error from a WARN no check macro printed: %s", f.Title)
+			}
+		}
+	})
 }
 
 // An ungrouped ncclSend on both ranks (NVIDIA/nccl#2057, NCCL 2.29.2 over
@@ -352,7 +371,7 @@ func TestFailureAtDestroyIsNamed(t *testing.T) {
 		file string
 		sev  Severity
 	}{
-		{"nccl-2.27-pytorch-symm-mem-p2p-cuda-invalid-argument-commreclaim-glog-lines-pytorch155740.txt", Warn},
+		{"nccl-2.27-pytorch-symm-mem-p2p-cuda-invalid-argument-commreclaim-glog-lines-pytorch155740.txt", Error},
 		{"nccl-legacy-cuda-register-p2p-cuda-failure-1-mpirun-tag-timestamp-commreclaim-nccl1704.txt", Error},
 	} {
 		fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/"+c.file)
@@ -425,5 +444,18 @@ func TestNVLSFailureNamesItsCUDAError(t *testing.T) {
 		if !strings.Contains(f.Mechanism, cudaErr) || strings.Contains(f.Mechanism, "%!") {
 			t.Errorf("%s: mechanism %s", file, f.Mechanism)
 		}
+	}
+	// NCCL 2.27+'s own bind WARN as PyTorch prints it under "Last error:"
+	// (the lines of pytorch/pytorch#177472, NCCL 2.29.3 on H100 CI).
+	fs := synthFindings(t, Options{},
+		"torch.distributed.DistBackendError: NCCL error in: /var/lib/jenkins/workspace/torch/csrc/distributed/c10d/NCCLUtils.cpp:93, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.29.3",
+		"ncclUnhandledCudaError: Call to CUDA function failed.",
+		"Last error:",
+		"Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation cannot be performed in the present state'.",
+		"This is usually caused by a system or configuration error in the Fabric Manager or NVSwitches.",
+		"Disable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this error in the future.")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "NVLink SHARP (NVLS)")
+	if want := "here with 401 'the operation cannot be performed in the present state';"; !strings.Contains(f.Mechanism, want) {
+		t.Errorf("mechanism %s, want %q", f.Mechanism, want)
 	}
 }

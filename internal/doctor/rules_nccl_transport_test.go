@@ -240,7 +240,7 @@ func TestIBDisableNotSeenByNCCL(t *testing.T) {
 func TestSocketFallbackNamesBridgeAndTunnel(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.20.5-vllm-quoted-socket-lxcbr0-tailscale0-one-host-tp2-vllm6370.txt")
 	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "(also over lxcbr0 10.0.3.1, tailscale0 100.72.221.35)")
-	if !strings.HasPrefix(f.Fix, "Set NCCL_SOCKET_IFNAME") || !strings.Contains(f.Fix, "^lo,lxcbr,tailscale") {
+	if !strings.HasPrefix(f.Fix, "Set NCCL_SOCKET_IFNAME") || !strings.Contains(f.Fix, "NCCL_SOCKET_IFNAME=eno3, or exclude the others: NCCL_SOCKET_IFNAME=^docker,lo,lxcbr,tailscale;") {
 		t.Errorf("fix: %s", f.Fix)
 	}
 	if !strings.Contains(f.Mechanism, "host-local bridge") || !strings.Contains(f.Mechanism, "VPN tunnel") {
@@ -257,5 +257,36 @@ func TestSocketFallbackNamesBridgeAndTunnel(t *testing.T) {
 	f = nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "(also over br-f630fcb1853c 172.18.0.1, virbr0 192.168.122.1)")
 	if strings.Contains(f.Title, "br0 10.2.0.5") || strings.Contains(f.Title, "wlan0") || strings.Contains(f.Mechanism, "VPN") {
 		t.Errorf("title %s / mechanism %s", f.Title, f.Mechanism)
+	}
+}
+
+// The NCCL_SOCKET_IFNAME advice by the kind of each interface the socket
+// transport lists (SYNTHETIC lines in NCCL's format). NCCL matches every
+// entry as a prefix unless the list starts with "=" (after "^"), which
+// makes all of them exact; setting the variable replaces the default
+// "^docker,lo". A real NIC with a link-local address (eth1 beside eth0,
+// ens1f1 beside ens1f0) is excluded by its exact name, not by a stem that
+// leaves out its siblings too; virtual families keep their prefix and the
+// list keeps Docker's; a transport listing only a tunnel or a bridge is
+// limited to it, and excluding it would leave NCCL no interface.
+func TestSocketIfnameFixByKind(t *testing.T) {
+	for _, c := range []struct {
+		devices, want, not string
+	}{
+		{"[0]eth0:10.1.0.5<0> [1]eth1:169.254.3.1<0>", "Set NCCL_SOCKET_IFNAME=eth0, or exclude the others: NCCL_SOCKET_IFNAME=^=docker0,lo,eth1 (", "^lo,eth"},
+		{"[0]ens1f0:10.1.0.5<0> [1]ens1f1:169.254.9.9<0>", "NCCL_SOCKET_IFNAME=^=docker0,lo,ens1f1 (", "ens1f,"},
+		{"[0]eno1:10.1.0.5<0> [1]usb0:169.254.3.1<0> [2]br-f630fcb1853c:172.18.0.1<0>", "NCCL_SOCKET_IFNAME=^docker,lo,usb,br-;", "^="},
+		{"[0]tailscale0:100.72.221.35<0>", "its traffic is limited to tailscale0 100.72.221.35 (excluding it would leave NCCL no interface): set NCCL_SOCKET_IFNAME to the interface whose address the other hosts reach", "NCCL_SOCKET_IFNAME=^"},
+		{"[0]virbr0:192.168.122.1<0> [1]wg0:10.8.0.2<0>", "its traffic is limited to virbr0 192.168.122.1, wg0 10.8.0.2 (", "NCCL_SOCKET_IFNAME=^"},
+	} {
+		fs := synthFindings(t, Options{},
+			"# synthetic",
+			"h1:1:1 [0] NCCL INFO NET/IB : No device found.",
+			"h1:1:1 [0] NCCL INFO NET/Socket : Using "+c.devices,
+			"h1:1:1 [0] NCCL INFO Using network Socket")
+		f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn)
+		if !strings.Contains(f.Fix, c.want) || strings.Contains(f.Fix, c.not) {
+			t.Errorf("%s: fix %s\nwant %q, not %q", c.devices, f.Fix, c.want, c.not)
+		}
 	}
 }

@@ -10,7 +10,7 @@ import "testing"
 // nothing at error level.
 var ncclLogFindingsS40 = []struct{ file, want string }{
 	{"nccl-2.18.1-k8s-hpcx-ibext-one-roce-vf-net1-shared-by-8-ranks-nccl1016.txt", "nccl.transport.ib:info"},
-	{"nccl-2.20.5-vllm-k8s-h100-nvls-cuda-failure-1-invalid-argument-vllm6732.txt", "nccl.warn.error:error"},
+	{"nccl-2.20.5-k8s-h100-nvls-cuda-failure-1-invalid-argument-three-processes-nccl1410.txt", "nccl.warn.error:error"},
 	{"nccl-2.20.5-vllm-merged-nic-two-roce-ports-one-host-tp2-vllm6201.txt", "nccl.transport.ib:info"},
 	{"nccl-2.20.5-vllm-quoted-socket-lxcbr0-tailscale0-one-host-tp2-vllm6370.txt", "nccl.transport.socket_fallback:warn"},
 	{"nccl-2.26.2-nvls-cuda-failure-401-present-state-timestamp-nccl1788.txt", "nccl.warn.error:error"},

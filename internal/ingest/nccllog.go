@@ -218,9 +218,6 @@ type NCCLLog struct {
 	// size of communicator that host printed.
 	commRanks map[string]map[int]map[int]bool
 	lastWarn  map[string]warnRef
-	// orphans are return-code lines of threads that printed no WARN in
-	// the input (see finishOrphans).
-	orphans []orphanReturn
 	// threadNodes is, per printing thread, the node count of the
 	// communicator it last printed a "comm ... nNodes N" line for.
 	threadNodes map[string]int
@@ -466,7 +463,6 @@ func (l *NCCLLog) Result() Artifact {
 	l.finishHosts()
 	l.soleHostVersions()
 	l.finishIBext()
-	l.finishOrphans()
 	return l
 }
 

@@ -418,8 +418,6 @@ func (l *NCCLLog) propagation(o origin, host, msg string, ev Evidence) {
 			// The message as older releases print it: 2.30.7's
 			// "(func)" after the location left out.
 			l.sysErrorOrigin(o, host, where+" -> "+tail, where, n, ev)
-		} else if len(l.orphans) < maxDistinct {
-			l.orphans = append(l.orphans, orphanReturn{host, strings.Clone(where), n, ev})
 		}
 		return
 	}
@@ -445,40 +443,6 @@ func (l *NCCLLog) propagation(o origin, host, msg string, ev Evidence) {
 		}
 		if len(w.Chain) < maxChain && !chainHasFile(w.Chain, where) {
 			w.Chain = append(w.Chain, strings.Clone(where))
-		}
-	}
-}
-
-// orphanReturn is a return-code line ("transport/nvls.cc:328 -> 1") of a
-// thread with no WARN before it in the input: a process whose WARN the
-// excerpt left out.
-type orphanReturn struct {
-	host, where string
-	code        int
-	ev          Evidence
-}
-
-// finishOrphans gives a WARN that no return code followed in its own
-// thread the code of a process on the same host that unwound through the
-// WARN's source file (vllm-project/vllm#6732: one process's
-// "transport/nvls.cc:157 NCCL WARN Cuda failure 1 'invalid argument'"
-// alone, another's "transport/nvls.cc:328 -> 1"): NCCL's check macros
-// return right after their WARN, so the same failure in the same file on
-// the same host ended in that code there. A code from another file says
-// nothing about this WARN.
-func (l *NCCLLog) finishOrphans() {
-	for i := range l.Warnings {
-		w := &l.Warnings[i]
-		file, _, _ := strings.Cut(w.Where, ":")
-		if w.Result >= 0 || w.Host == "" || file == "" {
-			continue
-		}
-		for _, r := range l.orphans {
-			if f, _, _ := strings.Cut(r.where, ":"); r.host == w.Host && f == file && r.code > 0 {
-				w.Result, w.Chain = r.code, append(w.Chain[:0:0], r.where)
-				w.More = append(w.More, r.ev)
-				break
-			}
 		}
 	}
 }
