@@ -218,6 +218,12 @@ func checkWatchdog(inc *Incident) []Finding {
 // tell: which priority, and whether PFC or 802.3x global pause.
 const linkPauseNote = " The count is the interface's pause counter of `show interface`, which does not split frames by priority (nor, on some platforms, PFC from 802.3x pause): the per-priority table (NX-OS `show interface priority-flow-control detail`, EOS `show priority-flow-control counters detail`) says whether it is the RoCE priority."
 
+// aoscxPauseNote says what AOS-CX `show interface`'s Pause Frames cannot
+// tell, and the commands of its manuals that do.
+func aoscxPauseNote(port string) string {
+	return " The count is AOS-CX `show interface`'s Pause Frames: one count of PFC and 802.3x pause frames together, over every priority. The port's configuration says which it can be (`flow-control priority N` is PFC on priority N, `flow-control rx` 802.3x), and `show dcbx interface " + port + "` which priorities run PFC on it and on its peer."
+}
+
 // globalPauseNote says what a Junos "MAC pause frames" count is: 802.3x
 // pause only, since Junos counts PFC frames apart.
 const globalPauseNote = " The count is the MAC statistics' \"MAC pause frames\": 802.3x global pause only, since Junos counts PFC frames apart under \"MAC Priority Flow Control Statistics\". A RoCE fabric runs PFC, so 802.3x pause here means flow control is on for this port (`show interfaces <port> extensive`: \"Flow control: Enabled\"), and it stops lossy traffic with the lossless."
@@ -233,6 +239,10 @@ func checkSwitchTxPause(inc *Incident) []Finding {
 			link bool
 		}
 		rx := map[key]uint64{}
+		aoscx := map[string]bool{} // ports of AOS-CX `show interface`
+		for _, p := range s.Ports {
+			aoscx[p.Port] = aoscx[p.Port] || p.AOSCX
+		}
 		for _, p := range s.PFC {
 			if p.Dir == ingest.RX {
 				rx[key{p.Port, p.Prio, p.Link}] = p.Frames
@@ -278,7 +288,11 @@ func checkSwitchTxPause(inc *Incident) []Finding {
 				role = strings.ReplaceAll(role, "this priority", "any priority") + globalPauseNote
 			case p.Link:
 				what, on, subject = "pause", "(the interface's pause counter: 802.3x pause and PFC frames are not told apart, nor priorities)", " pause"
-				role = strings.ReplaceAll(role, "this priority", "any priority") + linkPauseNote
+				note := linkPauseNote
+				if aoscx[p.Port] {
+					note = aoscxPauseNote(p.Port)
+				}
+				role = strings.ReplaceAll(role, "this priority", "any priority") + note
 				if hasPrios[p.Port] {
 					role += fmt.Sprintf(" Its per-priority PFC counters sent %d frames in all: the other %d are 802.3x pause (or frames sent between the two reads).", perPrio[p.Port], p.Frames-perPrio[p.Port])
 				}
@@ -286,13 +300,17 @@ func checkSwitchTxPause(inc *Incident) []Finding {
 				on, subject = "over all priorities (the output counts them together)", ""
 				role = strings.ReplaceAll(role, "this priority", "any priority")
 			}
+			fix := "Follow the pause to its root: the port that sends pause without receiving it is the congestion point (incast toward one receiver, an oversubscribed uplink, or a slow host). Make ECN mark there before PFC triggers (Kmin below the XOFF threshold) and check `show queue counters` on the egress toward the receiver."
+			if aoscx[p.Port] {
+				fix = "Follow the pause to its root: the port that sends pause without receiving it is the congestion point (incast toward one receiver, an oversubscribed uplink, or a slow host). Make ECN mark there before PFC triggers and check the egress queues toward the receiver (`show interface PORT queues`: Tx Errors are each queue's drops)."
+			}
 			fs = append(fs, Finding{
 				ID: "switch.pfc.tx_pause", Severity: sev, Layer: LayerFabric,
 				Title:    fmt.Sprintf("%s: sent %d %s frames %s (received %d)", name, p.Frames, what, on, in),
 				Evidence: []Evidence{p.Evidence},
 				Mechanism: "A switch port sends PFC pause on a priority when the ingress buffer of that priority group crosses its XOFF threshold: traffic arrives faster than it can leave. " + role +
 					" Counted since the counters were last cleared; take two dumps with `date` lines to see a rate.",
-				Fix: "Follow the pause to its root: the port that sends pause without receiving it is the congestion point (incast toward one receiver, an oversubscribed uplink, or a slow host). Make ECN mark there before PFC triggers (Kmin below the XOFF threshold) and check `show queue counters` on the egress toward the receiver.",
+				Fix: fix,
 			}.per(name+subject, "port", "Switch ports sending PFC pause"))
 		}
 	}
@@ -364,6 +382,9 @@ func checkQueueDrops(inc *Incident) []Finding {
 				title = unjudgedDropTitle(name, count, q, "sent, which OS10's Packets counts, and the drops")
 				mech = "A queue drops when its share of the buffer fills, and " + os10NoLossless + ". If PFC was meant to protect this queue's traffic (RoCE), it did not (PFC off on the port or its priority, or headroom short); if the queue is lossy, RoCE carried here is dropped instead of paused and recovers by go-back-N and timeouts, and TCP by its own congestion control (an ECN-marking WRED profile on the queue keeps drops down for ECN-capable senders)."
 				fix = "See whether this queue's qos-group is paused: `show running-configuration policy-map`, `show qos interface " + q.Port + "` (its network-qos policy with `pause` and `pfc-cos`, `priority-flow-control mode on`), or pass the running-configuration to `rocelab lint`. For RoCE: a lossless class end to end (pause on its qos-group, PFC on the NICs' priority) with ECN marking on its queue."
+			}
+			if few := fewDrops(q.DropPkts, int64(q.Packets)); sev == Warn && few != "" {
+				sev, mech = Info, mech+few
 			}
 			fs = append(fs, Finding{
 				ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,

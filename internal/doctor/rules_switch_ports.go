@@ -8,9 +8,11 @@ import (
 )
 
 // Rules over a switch port's own counters: SONiC `show interfaces
-// counters` (and its errors and fec-stats subcommands), and the
-// `show interfaces` blocks of Arista EOS and Cisco NX-OS: the packets a
-// port dropped, and the frames its link corrupted.
+// counters` (and its errors, fec-stats and detailed subcommands, `show
+// dropcounters counts`), Cumulus switchd's and cl-netstat's, the `show
+// interfaces` blocks of Arista EOS and Cisco NX-OS, their errors tables,
+// and HPE Aruba AOS-CX `show interface`: the packets a port dropped, and
+// the frames its link corrupted.
 
 // portCols are the names a port's counters go by in its output.
 type portCols struct {
@@ -51,7 +53,10 @@ func txDropMechanism(c portCols, p ingest.PortCount) string {
 func rxDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
 	name, c := swName(s, p.Port), colsOf(p)
 	sev, down := portDownNote(p, Warn)
-	if mgmt := asideNote(p.Port); mgmt != "" {
+	if few := fewDrops(p.RxDrop, p.RxOK); few != "" {
+		sev, down = Info, down+few
+	}
+	if mgmt := asideNote(p); mgmt != "" {
 		sev, down = Info, down+mgmt
 	}
 	fix := "Split the drops by reason with `show dropcounters counts` (or the platform's drop reasons) and by priority group with `show priority-group drop counters`; on a lossless PG, size the headroom for the cable length (`mmuconfig -l`)."
@@ -93,7 +98,10 @@ func txDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
 		}
 	}
 	sev, why := portDownNote(p, Warn)
-	if mgmt := asideNote(p.Port); mgmt != "" {
+	if few := fewDrops(p.TxDrop, p.TxOK); few != "" {
+		sev, why = Info, why+few
+	}
+	if mgmt := asideNote(p); mgmt != "" {
 		sev, why = Info, why+mgmt
 	}
 	if wdDrops > 0 {
@@ -112,7 +120,7 @@ func txDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
 		fix = "Split them by queue (EOS `show interfaces " + p.Port + " counters queue`, NX-OS `show queuing interface " + p.Port + "`): drops on the RoCE queue are lossless traffic lost; check the PFC watchdog (EOS `show priority-flow-control counters watchdog`) and the device on this port that keeps sending pause (`show lldp neighbors`, its NIC's tx_prioN_pause counters)."
 	}
 	if p.AOSCX {
-		fix = "Split them by queue with `show interface " + p.Port + " queues` (Tx Errors: the packets each egress queue dropped): drops on the queue RoCE's class maps to are RoCE packets lost, to be resent by go-back-N; give that queue PFC and ECN, or more of the schedule profile's bandwidth, and check the device on this port that pauses it (`show lldp neighbor-info " + p.Port + "`, its NIC's tx_prioN_pause counters)."
+		fix = "Split them by queue with `show interface " + p.Port + " queues` (Tx Errors: the packets each egress queue dropped): drops on the queue RoCE's class maps to are RoCE packets lost, to be resent by go-back-N; give that queue PFC and ECN, or more of the schedule profile's bandwidth, and check the device on this port that pauses it (" + aoscxNeighbors(p) + ", its NIC's tx_prioN_pause counters)."
 	}
 	return Finding{
 		ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,
@@ -191,17 +199,72 @@ func crcBeside(p ingest.PortCount) bool { return p.IOS || p.AOSCX }
 // counts input errors when its CRC counter, printed beside them, is 0.
 const noCRCErrors = "The port counted input errors, but its CRC counter is 0: none was a frame whose bits changed on the wire. Input errors also count runts and giants (a frame longer than the port's MTU, which is an MTU mismatch with the peer, not a bad link), alignment and symbol errors (the PHY's own), and on IOS and NX-OS overruns and ignored frames (the port's receive buffer full). The counts printed beside input errors say which; each frame counted was dropped on arrival, and when it carried RoCE, RC resends it and everything after it."
 
+// sizeErrors names the frames of a port's input errors that were too
+// short (Runts) or too long (Giants), when its output counts them
+// (AOS-CX), "" otherwise.
+func sizeErrors(p ingest.PortCount) string {
+	var s []string
+	if p.Giants > 0 {
+		s = append(s, fmt.Sprintf("%s longer than the port's MTU (Giants): the peer sends frames larger than this port accepts, an MTU mismatch to fix on either end (RoCE's path MTU follows the smaller of the two)", plural(int(p.Giants), "frame was", "frames were")))
+	}
+	if p.Runts > 0 {
+		s = append(s, fmt.Sprintf("%s shorter than 64 bytes (Runts): cut short on the wire or by the sender, a duplex or PHY fault of the link", plural(int(p.Runts), "frame was", "frames were")))
+	}
+	if len(s) == 0 {
+		return ""
+	}
+	return " Here " + strings.Join(s, "; ") + "."
+}
+
 // asideNote says why a port's counts are not judged as a link of RoCE's
 // own: a management, loopback or VLAN interface (mgmtNote), or a port
 // channel, whose counts sum its members' (on EOS, NX-OS and IOS `show
 // interfaces` its block follows theirs, which carry the same counts
 // again), "" otherwise.
-func asideNote(port string) string {
+func asideNote(p ingest.PortCount) string {
+	port := p.Port
 	if m := mgmtNote(port); m != "" {
 		return m
 	}
+	const sums = " is a port channel: its counts are the sums of its member ports', which are judged each on its own block"
+	if p.AOSCX && isLAGName(strings.ToLower(port)) {
+		members := "`show interface " + port + "` (Aggregated-interfaces) and `show lacp aggregates " + port + "` name the members"
+		if len(p.Members) > 0 {
+			members = "its members are " + strings.Join(p.Members, ", ") + " (Aggregated-interfaces; `show lacp aggregates " + port + "`)"
+		}
+		return " " + port + sums + " (" + members + "): the member with the counts is the link to look at."
+	}
 	if l := strings.ToLower(port); strings.HasPrefix(l, "port-channel") || strings.HasPrefix(l, "portchannel") || isLAGName(l) {
-		return " " + port + " is a port channel: its counts are the sums of its member ports', which are judged each on its own block (`show port-channel summary` or `show interfaces " + port + "` names the members, AOS-CX's block of the LAG its Aggregated-interfaces): the member with the counts is the link to look at."
+		return " " + port + sums + " (`show port-channel summary` or `show interfaces " + port + "` names the members): the member with the counts is the link to look at."
+	}
+	return ""
+}
+
+// aoscxNeighbors names the AOS-CX command that shows the device at the
+// other end of a port: LLDP runs on a LAG's members, not on the LAG.
+func aoscxNeighbors(p ingest.PortCount) string {
+	if !isLAGName(strings.ToLower(p.Port)) {
+		return "`show lldp neighbor-info " + p.Port + "`"
+	}
+	if len(p.Members) == 0 {
+		return "`show lldp neighbor-info` of each member `show lacp aggregates " + p.Port + "` names"
+	}
+	return "`show lldp neighbor-info` of its members " + strings.Join(p.Members, ", ")
+}
+
+// fewDrops says why n drops of a port that sent or received ok packets
+// (-1 when its output does not print them) are info, as a handful of
+// link errors is: fewer than fewLinkErrors, or under rareLinkErrors of
+// its packets; "" otherwise.
+func fewDrops(n, ok int64) string {
+	const grows = " A count that grows between two dumps (or after a clear) is worth a look."
+	if n < fewLinkErrors {
+		return " A handful of drops, over counters that may span the port's whole life, is no cause of a slow job." + grows
+	}
+	if ok >= 0 {
+		if f := float64(n) / float64(ok+n); f < rareLinkErrors {
+			return fmt.Sprintf(" Here they are %.2g of the packets, under 1e-8: too few to slow a job.", f) + grows
+		}
 	}
 	return ""
 }
@@ -251,7 +314,7 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 			cause := "The port received frames it could not accept: a bad CRC (FCS) above all, and runts or oversize frames. " + mech
 			if crcBeside(p) && p.CRC == 0 {
 				what = "received with input errors, none with a bad CRC"
-				cause = noCRCErrors
+				cause = noCRCErrors + sizeErrors(p)
 			}
 			name := swName(s, p.Port)
 			sev, rare := Warn, ""
@@ -266,7 +329,7 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 					sev, rare = Info, fmt.Sprintf(" Here they are %.2g of the frames received, under 1e-8 (a bit error ratio near the 1e-12 a link is specified to): too rare to slow a job, though a count that grows after a clear is worth a look.", f)
 				}
 			}
-			if mgmt := asideNote(p.Port); mgmt != "" {
+			if mgmt := asideNote(p); mgmt != "" {
 				sev, rare = Info, mgmt
 			}
 			fix := fmt.Sprintf("Watch whether it grows (`show interfaces counters -i %s -p 10`); check the link's FEC (`show interfaces counters fec-stats`: FEC_UNCORR rising, FEC_PRE_BER near the FEC's limit), the optic's power (`show interfaces transceiver eeprom --dom %s`) and the FCS counters of the peer's end (on a host, `ethtool -S <if> | grep -E 'crc|symbol|fcs'`). Clean and reseat the connectors, then replace the optic or cable; shut the port meanwhile so ECMP routes around it.", p.Port, p.Port)

@@ -38,7 +38,7 @@ func TestSwitchCLITablesJudged(t *testing.T) {
 			{"switch.queue.drops", Warn, []string{"str-msn2700-01 Ethernet1: 12 packets dropped at ingress (RX_DRP; RX_OK 13)"}}}, nil},
 		{"sonic-portstat-state-up-down-words-s6000-utilities130.txt", []want{
 			{"switch.queue.drops", Info, []string{"str-s6000-on-2 Ethernet0: 1 packet dropped at ingress (RX_DRP; RX_OK 1652)"}},
-			{"switch.queue.drops", Warn, []string{"str-s6000-on-2 Ethernet20: 2 packets dropped at ingress"}}}, nil},
+			{"switch.queue.drops", Info, []string{"str-s6000-on-2 Ethernet20: 2 packets dropped at ingress"}}}, nil},
 		{"sonic-portstat-down-ports-rx-err-trillions-utilities676.txt", []want{
 			{"switch.link.errors", Warn, []string{"Ethernet8: 2390883192821 frames received with errors (RX_ERR), 50.2% of the 4764890339127 received"}}}, []string{"switch.queue.drops"}},
 		{"sonic-portstat-rows-short-of-header-utilities751.txt", []want{
@@ -48,7 +48,7 @@ func TestSwitchCLITablesJudged(t *testing.T) {
 			{"switch.queue.drops", Error, []string{"testsw|Ethernet4 VOQ3: 82 packets dropped on lossless queue 3"}}}, nil},
 		{"sonic-queuestat-masic-per-port-namespace-sonic-utilities.txt", []want{
 			{"switch.queue.drops", Error, []string{"Ethernet-BP4 UC4: 4 packets dropped on lossless queue 4"}},
-			{"switch.queue.drops", Warn, []string{"Ethernet-BP4 UC7: 1 packet dropped on lossy queue 7"}},
+			{"switch.queue.drops", Info, []string{"Ethernet-BP4 UC7: 1 packet dropped on lossy queue 7"}},
 			{"switch.queue.drops", Info, []string{"Ethernet-BP0 MC15: 9 packets dropped on multicast queue 15"}}}, nil},
 		{"sonic-show-queue-counters-trim-command-reference.txt", []want{
 			{"switch.queue.trimmed", Warn, []string{"Ethernet0 UC8: 800 packets trimmed (400 sent on, 400 dropped after trimming)"}}}, []string{"input.garbled", "switch.queue.drops"}},

@@ -271,8 +271,12 @@ type PortCount struct {
 	Cumulus bool
 	// AOSCX is set for a port of HPE Aruba AOS-CX `show interface`
 	// (switch_aoscx.go), whose counters are its Packets, Dropped, Errors
-	// and CRC/FCS, RX and TX.
-	AOSCX bool
+	// and CRC/FCS, RX and TX; Runts and Giants its received frames too
+	// short and too long (0 or -1 when not printed), and Members a LAG's
+	// Aggregated-interfaces.
+	AOSCX         bool
+	Runts, Giants int64
+	Members       []string
 	// DropCounts is set for a port of SONiC `show dropcounters counts`,
 	// whose drops are RX_DROPS and TX_DROPS; Detailed for one of `show
 	// interfaces counters detailed` (switch_detailed.go).

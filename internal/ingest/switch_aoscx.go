@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -31,12 +32,15 @@ import (
 // (10.03's manual shows them as RX and TX, "N input packets N bytes",
 // "N input error N dropped N CRC/FCS", "N output packets"),
 //
-// Each physical port (and LAG, "Aggregate lag1 is up") with counters
-// becomes a PortCount (AOSCX): Packets, Dropped and Errors per direction,
-// CRC/FCS received. Pause Frames become SwitchPFC rows over all
+// A block is AOS-CX's only once a line no other `show interface` prints
+// follows its header (aoscxOnly): FRR's zebra prints "Interface swp3 is
+// down" at the margin too. Each physical port (and LAG, "Aggregate lag1
+// is up", with its Aggregated-interfaces) with counters becomes a
+// PortCount (AOSCX): Packets, Dropped and Errors per direction, CRC/FCS,
+// Runts and Giants received. Pause Frames become SwitchPFC rows over all
 // priorities (Link): AOS-CX prints one count that does not tell PFC from
 // 802.3x pause. A table row the reader needs that does not go on as RX,
-// TX and Total counts is reported with file:line:col. The Rate table
+// TX and Total counts is reported with file:line:col at its first bad cell. The Rate table
 // above the counters (rates, not counts) is not read.
 
 // aoscxSection is the part of a block being read.
@@ -53,6 +57,8 @@ const (
 type aoscxIface struct {
 	cur  PortCount
 	in   bool // inside a port's block
+	sure bool // a line only AOS-CX prints followed the header
+	hdr  int  // the header's line number, claimed once sure
 	sect aoscxSection
 	at   int // the index of cur in p.out.Ports, -1 before its first counter
 }
@@ -75,29 +81,54 @@ func aoscxHeader(t string) (port, state string, ok bool) {
 		return name, "U", true
 	case st == "down":
 		return name, "D", true
-	case strings.HasPrefix(st, "down (") && strings.Contains(strings.ToLower(st), "administratively"):
-		return name, "X", true
+	case strings.HasPrefix(st, "down (") && strings.HasSuffix(st, ")"):
+		if strings.Contains(strings.ToLower(st), "administratively") {
+			return name, "X", true
+		}
+		return name, "D", true // "down (Waiting for link)", "down (Module not present)"
 	}
 	return "", "", false
 }
 
+// aoscxOnly reports whether t, a line of a block, is one only AOS-CX's
+// `show interface` prints (not FRR's, whose header looks the same).
+func aoscxOnly(t string) bool {
+	return strings.HasPrefix(t, "Admin state is ") || strings.HasPrefix(t, "Hardware: ") && strings.Contains(t, ", MAC Address: ") ||
+		strings.HasPrefix(t, "L3 Counters: ") || strings.HasPrefix(t, "Aggregated-interfaces ") || isAOSCXTableHeader(t) ||
+		strings.EqualFold(t, "Rx") || strings.EqualFold(t, "Tx")
+}
+
 // aoscxRows are the table rows read, by their label.
-var aoscxRows = map[string]bool{"Packets": true, "Dropped": true, "Pause Frames": true, "Errors": true, "CRC/FCS": true}
+var aoscxRows = []string{"Packets", "Dropped", "Pause Frames", "Errors", "CRC/FCS", "Runts", "Giants"}
 
 // feed reads l when it belongs to an AOS-CX interface block and reports
 // whether it did.
 func (b *aoscxIface) feed(p *switchParser, l Line, t string) bool {
 	if port, state, ok := aoscxHeader(t); ok && l.Text == strings.TrimLeft(l.Text, " \t") {
-		b.cur = PortCount{Port: strings.Clone(port), State: state, RxOK: -1, RxErr: -1, RxDrop: -1, RxOver: -1, TxOK: -1, TxErr: -1, TxDrop: -1, TxOver: -1, CRC: -1, AOSCX: true}
-		b.in, b.sect, b.at = true, aoscxNone, -1
-		p.out.lines.add(l)
-		return true
+		b.cur = PortCount{Port: strings.Clone(port), State: state, RxOK: -1, RxErr: -1, RxDrop: -1, RxOver: -1, TxOK: -1, TxErr: -1, TxDrop: -1, TxOver: -1, CRC: -1, Runts: -1, Giants: -1, AOSCX: true}
+		b.in, b.sure, b.hdr, b.sect, b.at = true, false, l.Num, aoscxNone, -1
+		return false // claimed once a line only AOS-CX prints follows
 	}
 	if !b.in {
 		return false
 	}
 	if t != "" && l.Text == strings.TrimLeft(l.Text, " \t") {
 		b.in = false // a line at the margin (a prompt, another output) ends the block
+		return false
+	}
+	if !b.sure {
+		if !aoscxOnly(t) {
+			return false
+		}
+		b.sure = true
+		p.out.lines.add(Line{Num: b.hdr})
+	}
+	if m, ok := strings.CutPrefix(t, "Aggregated-interfaces "); ok {
+		if m, ok = strings.CutPrefix(strings.TrimSpace(m), ":"); ok {
+			for _, f := range strings.Fields(m) {
+				b.cur.Members = append(b.cur.Members, strings.Clone(f))
+			}
+		}
 		return false
 	}
 	switch {
@@ -147,21 +178,20 @@ func (b *aoscxIface) tableRow(p *switchParser, l Line, t string) bool {
 		return true
 	}
 	f := strings.Fields(t)
-	i := 0
-	for i < len(f) && !isAOSCXCell(f[i]) {
-		i++
-	}
-	label := strings.Join(f[:i], " ")
-	if !aoscxRows[label] {
-		if i > 0 && i < len(f) {
+	label, n := aoscxLabel(f)
+	if label == "" {
+		if len(f) > 1 && isAOSCXCell(f[len(f)-1]) {
 			p.out.lines.add(l) // a row of the table the rules do not read
 			return true
 		}
 		return false
 	}
-	cells := f[i:]
-	if len(cells) != 3 || !isAOSCXCell(cells[2]) || !isAOSCXCell(cells[1]) {
-		p.cut(l, strings.Index(l.Text, label)+len(label)+1, "AOS-CX `show interface`'s "+label+" row: RX, TX and Total, each a count or n/a")
+	cells := f[n:]
+	if bad := aoscxBadCell(cells); bad >= 0 || len(cells) != 3 {
+		if bad < 0 {
+			bad = len(cells) // the cell missing, or the first one too many
+		}
+		p.cut(l, fieldCol(l.Text, n+bad), "AOS-CX `show interface`'s "+label+" row: RX, TX and Total, each a count (up to 2^63-1) or n/a")
 		p.out.lines.add(l)
 		return true
 	}
@@ -180,6 +210,10 @@ func (b *aoscxIface) tableRow(p *switchParser, l Line, t string) bool {
 		}
 	case "CRC/FCS":
 		c.CRC, c.ErrEvidence = rx, ev
+	case "Runts":
+		c.Runts = rx
+	case "Giants":
+		c.Giants = rx
 	case "Pause Frames":
 		b.pause(p, RX, rx, ev)
 		b.pause(p, TX, tx, ev)
@@ -189,16 +223,57 @@ func (b *aoscxIface) tableRow(p *switchParser, l Line, t string) bool {
 	return true
 }
 
-// isAOSCXCell reports whether f is a cell of the counters table.
+// aoscxLabel is the label of a table row the reader reads ("Pause
+// Frames") and the number of fields it takes, "" for another row.
+func aoscxLabel(f []string) (string, int) {
+	for _, r := range aoscxRows {
+		w := strings.Fields(r)
+		if len(f) >= len(w) && slices.Equal(f[:len(w)], w) {
+			return r, len(w)
+		}
+	}
+	return "", 0
+}
+
+// aoscxBadCell is the index of the first of cells that is no count of
+// int64 nor n/a, -1 when all are.
+func aoscxBadCell(cells []string) int {
+	for i, c := range cells {
+		if !isAOSCXCell(c) {
+			return i
+		}
+	}
+	return -1
+}
+
+// fieldCol is the 1-based column in text of its n-th field (0-based),
+// or just past its end when it has no more.
+func fieldCol(text string, n int) int {
+	i := 0
+	for k := 0; ; k++ {
+		for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+			i++
+		}
+		if k == n || i >= len(text) {
+			return i + 1
+		}
+		for i < len(text) && text[i] != ' ' && text[i] != '\t' {
+			i++
+		}
+	}
+}
+
+// isAOSCXCell reports whether f is a cell of the counters table: a
+// count that fits int64, or n/a.
 func isAOSCXCell(f string) bool {
 	if f == "n/a" {
 		return true
 	}
-	_, err := strconv.ParseUint(f, 10, 64)
-	return err == nil
+	_, err := strconv.ParseInt(f, 10, 64)
+	return err == nil && f[0] != '-' && f[0] != '+'
 }
 
-// aoscxCount is a cell's count, -1 for n/a or past int64.
+// aoscxCount is a cell's count, -1 for n/a.
 func aoscxCount(f string) int64 {
 	v, err := strconv.ParseInt(f, 10, 64)
 	if err != nil {

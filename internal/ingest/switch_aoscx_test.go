@@ -73,9 +73,11 @@ func TestAOSCXShowInterface(t *testing.T) {
 }
 
 // A table row the rules read that does not go on as RX, TX and Total
-// counts is reported at its line and column, and the line at the margin
-// after a block (a prompt) ends it: the item lines under it are another
-// output's. SYNTHETIC lines in the format of the real output.
+// counts is reported at its line and at the column of its first bad cell
+// (a cell no count, a negative one, one past int64, a label of two
+// spaces), and the line at the margin after a block (a prompt) ends it:
+// the item lines under it are another output's. SYNTHETIC lines in the
+// format of the real output.
 func TestAOSCXShowInterfaceGarbled(t *testing.T) {
 	s := feedSwitch("cx.txt",
 		"Interface 1/1/3 is up",
@@ -84,6 +86,10 @@ func TestAOSCXShowInterfaceGarbled(t *testing.T) {
 		" Packets                          100                  200                  300",
 		" Dropped                            0                   7x                    7",
 		" Errors                             0",
+		" Dropped                           7x                    0                    7",
+		" Dropped                           -1                    2                    3",
+		" Pause Frames     18446744073709551616                    0                    0",
+		" Pause  Frames                      1                   2x                    3",
 		"",
 		" Rx",
 		"            5 errors                           9 dropped",
@@ -91,17 +97,79 @@ func TestAOSCXShowInterfaceGarbled(t *testing.T) {
 		" Rx",
 		"            3 errors                           2 dropped",
 	)
-	if s == nil || len(s.CutRows) != 2 {
+	want := []struct{ line, col int }{{5, 57}, {6, 38}, {7, 36}, {8, 36}, {9, 19}, {10, 57}}
+	if s == nil || len(s.CutRows) != len(want) {
 		t.Fatalf("cut rows %+v", s)
 	}
-	if g := s.CutRows[0]; g.Line != 5 || g.Col != 9 || !strings.Contains(g.Expected, "Dropped row: RX, TX and Total") {
-		t.Errorf("cut row %+v", g)
+	for i, w := range want {
+		if g := s.CutRows[i]; g.Line != w.line || g.Col != w.col || !strings.Contains(g.Expected, "row: RX, TX and Total") {
+			t.Errorf("cut row %+v, want line %d col %d", g, w.line, w.col)
+		}
 	}
-	if g := s.CutRows[1]; g.Line != 6 || g.Col != 8 {
-		t.Errorf("cut row %+v", g)
+	if len(s.Ports) != 1 || s.Ports[0].RxErr != 5 || s.Ports[0].RxDrop != 9 || s.Ports[0].TxDrop != -1 || s.Ports[0].RxOK != 100 || len(s.PFC) != 0 {
+		t.Errorf("ports %+v pause %+v", s.Ports, s.PFC)
 	}
-	if len(s.Ports) != 1 || s.Ports[0].RxErr != 5 || s.Ports[0].RxDrop != 9 || s.Ports[0].TxDrop != -1 || s.Ports[0].RxOK != 100 {
-		t.Errorf("ports %+v", s.Ports)
+}
+
+// FRR's zebra (`vtysh -c 'show interface'`, pasted from SONiC or Cumulus)
+// prints "Interface swp3 is down" at the margin as AOS-CX does: its
+// blocks are no AOS-CX's, read by no reader and not named as AOS-CX
+// output without counters; nor is a header above a queue table that no
+// line proves AOS-CX's. SYNTHETIC, in the format of FRR's output.
+func TestAOSCXNotFRR(t *testing.T) {
+	frr := []string{
+		"Interface swp3 is down",
+		"  Link ups:       0    last: (never)",
+		"  Link downs:     0    last: (never)",
+		"  vrf: default",
+		"  index 5 metric 0 mtu 9216 speed 0",
+		"  flags: <BROADCAST,MULTICAST>",
+		"  Type: Ethernet",
+		"  HWaddr: 44:38:39:00:00:03",
+		"  Interface Type Other",
+		"",
+		"Interface swp4 is up, line protocol is up",
+		"  index 6 metric 0 mtu 9216 speed 100000",
+		"",
+	}
+	if s := feedSwitch("frr.txt", frr...); s != nil {
+		t.Errorf("FRR read as switch counters: %+v", s)
+	}
+	if what, _ := SwitchUnjudged([]byte(strings.Join(frr, "\n"))); what != "" {
+		t.Errorf("FRR named %q", what)
+	}
+	queues := "Interface 1/1/1 is up\n Q0  1000  10  0\n Q1  2000  20  0\n"
+	if what, _ := SwitchUnjudged([]byte(queues)); strings.Contains(what, "no counters") {
+		t.Errorf("a queue table named %q", what)
+	}
+}
+
+// A header "is down (reason)" is down, administratively down disabled;
+// Runts and Giants under Errors are read, and a LAG's Aggregated-
+// interfaces are its members. SYNTHETIC lines in the format of the real
+// output.
+func TestAOSCXDownRunsMembers(t *testing.T) {
+	table := []string{
+		" Statistic                          RX                   TX                Total",
+		" ---------------- -------------------- -------------------- --------------------",
+		" Packets                          100                  200                  300",
+		" Errors                             7                    0                    7",
+		"   CRC/FCS                          0                  n/a                    0",
+		"   Runts                            2                  n/a                    2",
+		"   Giants                           5                  n/a                    5",
+		"",
+	}
+	lines := append([]string{"Interface 1/1/5 is down (Waiting for link)", " Admin state is up"}, table...)
+	lines = append(append(lines, "Aggregate lag7 is up", " Admin state is up", " Aggregated-interfaces       : 1/1/5 1/1/6 "), table...)
+	s := feedSwitch("cx.txt", lines...)
+	if s == nil || len(s.Ports) != 2 {
+		t.Fatalf("%+v", s)
+	}
+	if p := s.Ports[0]; p.State != "D" || p.Runts != 2 || p.Giants != 5 || p.CRC != 0 || p.RxErr != 7 || len(p.Members) != 0 {
+		t.Errorf("%+v", p)
+	}
+	if p := s.Ports[1]; p.Port != "lag7" || strings.Join(p.Members, ",") != "1/1/5,1/1/6" {
+		t.Errorf("%+v", p)
 	}
 }
 

@@ -21,12 +21,13 @@ import (
 //	Physical interface: xe-0/1/0, Enabled, ... Junos show interfaces (not extensive)
 //	Vlan1 is down, line protocol is down       EOS, NX-OS show interfaces of ports
 //	                                           that print no counters
-//	Interface vlan2 is up                      AOS-CX show interface of the same
+//	Interface vlan2 is up                      AOS-CX show interface of the same,
+//	 Admin state is up                        once a line only AOS-CX prints follows
 //
 // A SONiC table of which every count is N/A is no unknown input: the
 // switch parser reads it and names it (SwitchCounters.NotPolled).
 func SwitchUnjudged(head []byte) (what, fix string) {
-	var junosIf, junosCoS, ifaceHdr, aoscxHdr bool
+	var junosIf, junosCoS, ifaceHdr, aoscxHdr, aoscxSure bool
 	sc := bufio.NewScanner(bytes.NewReader(head))
 	for sc.Scan() {
 		t := strings.TrimSpace(sc.Text())
@@ -58,6 +59,8 @@ func SwitchUnjudged(head []byte) (what, fix string) {
 			}
 			if _, _, ok := aoscxHeader(t); ok && strings.TrimRight(sc.Text(), " \r") == t {
 				aoscxHdr = true
+			} else if aoscxHdr && aoscxOnly(t) {
+				aoscxSure = true // FRR's zebra prints the same header
 			}
 		}
 	}
@@ -68,7 +71,7 @@ func SwitchUnjudged(head []byte) (what, fix string) {
 	case junosIf:
 		return "Juniper Junos `show interfaces` without `extensive` (state and rates: its error, queue and pause counters print only with extensive)",
 			"`show interfaces PORT extensive` (MAC statistics, queue counters, PFC frames per priority), `show interfaces queue PORT`"
-	case aoscxHdr:
+	case aoscxSure:
 		return "HPE Aruba AOS-CX `show interface` of interfaces that print no counters (VLAN, loopback or routed ports with L3 counters off, or blocks cut before their Statistic table)",
 			"`show interface PORT` of the Ethernet ports that carry RoCE, whole (its Statistic table: Dropped, Pause Frames, Errors, CRC/FCS), and `show interface PORT queues` (drops per egress queue)"
 	case ifaceHdr:
