@@ -85,3 +85,20 @@ func TestAnnotatedEthtoolDump(t *testing.T) {
 		t.Errorf("lane 0's 0.16%% named beside lane 3: %s", f.Mechanism)
 	}
 }
+
+// A "# note" is cut only inside a dump opened by "NIC statistics:" or an
+// `ethtool -S` command: a file of commented "name: value" lines with no
+// such opening (alert thresholds, SYNTHETIC) stays unrecognized, as it was
+// before annotated dumps were read, and no rule judges its numbers.
+func TestCommentedCounterLinesOutsideDump(t *testing.T) {
+	alerts := []string{"rx_crc_errors_phy: 100  # page when above", "rx_symbol_err_phy: 50  # page when above", "rx_err_lane_0_phy: 1000  # warn"}
+	fs := synthFindings(t, Options{}, alerts...)
+	if got := nicFind(fs, "counters.phy.fcs"); len(got) > 0 {
+		t.Errorf("alert thresholds read as counters: %s", got[0].Title)
+	}
+	if nicFind(fs, "input.unrecognized") == nil {
+		t.Errorf("want input.unrecognized, got %v", ids(fs))
+	}
+	headed := append([]string{"$ ethtool -S eth5", "NIC statistics:"}, alerts...)
+	nicMustFind(t, synthFindings(t, Options{}, headed...), "counters.phy.fcs", Warn, "eth5: 100 frames received with a bad FCS")
+}
