@@ -358,9 +358,8 @@ func builtin() []Desc {
 		// the CNPs sent: np_cnp_pkts, not mlx5's np_cnp_sent.
 		renamed(hwv(BNXTRE, "np_cnp_pkts", CNPSent, TX)),
 		// The RoCE function's own statistics context (ctx_hw_stats, as
-		// bnxt_en keeps one per ring): RoCE packets it discarded, the
-		// count bnxt_en's rings give rx_discard_pkts (no resource to place
-		// the packet), and packets it received or sent bad.
+		// bnxt_en keeps one per ring): hw_counters.c copies its rx/tx
+		// discard_pkts and rx/tx error_pkts and documents no cause.
 		hwv(BNXTRE, "rx_roce_discards", RoCEDiscards, RX),
 		hwv(BNXTRE, "tx_roce_discards", RoCEDiscards, TX),
 		hwv(BNXTRE, "rx_roce_errors", RoCEErrors, RX),

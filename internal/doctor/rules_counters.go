@@ -398,6 +398,34 @@ func notOnRoCEPriority(s *ingest.CounterSample, t ingest.PrioTraffic, pfc pfcCon
 	}, s, "RoCE traffic outside the PFC priority")
 }
 
+// byDirection splits readings into received and sent ones by their
+// counter's direction.
+func byDirection(rs []ingest.Reading) (rx, tx []ingest.Reading) {
+	for _, r := range rs {
+		if d, _, ok := counters.Default().Lookup(r.Name); ok && d.Dir == counters.TX {
+			tx = append(tx, r)
+		} else {
+			rx = append(rx, r)
+		}
+	}
+	return rx, tx
+}
+
+// roceDiscardsText tells bnxt_re's rx/tx_roce_discards by direction.
+// Upstream hw_counters.c only copies the RoCE function's statistics
+// context (rx/tx_discard_pkts) and documents no cause: the text names
+// none.
+func roceDiscardsText(rx, tx []ingest.Reading) string {
+	var parts []string
+	if len(rx) > 0 {
+		parts = append(parts, "hw_counters "+readingNames(rx, "count")+" RoCE packets the NIC's RoCE function received and discarded: they reached the NIC and were lost there, and their requesters send them again after a NAK or an ACK timeout.")
+	}
+	if len(tx) > 0 {
+		parts = append(parts, "hw_counters "+readingNames(tx, "count")+" RoCE packets the RoCE function discarded on transmit: packets this host's queue pairs sent that never left the NIC, not received ones; they are sent again as lost.")
+	}
+	return strings.Join(parts, " ") + " bnxt_re copies these counts from the RoCE function's statistics context (rx/tx_discard_pkts) and the driver documents no cause for them."
+}
+
 // checkDiscards reports packets the NIC, or a switch port whose counters
 // the incident holds (the twin's --out), dropped for want of buffer.
 func checkDiscards(inc *Incident) []Finding {
@@ -469,18 +497,25 @@ func checkDiscards(inc *Incident) []Finding {
 		if len(d.RDMA) > 0 {
 			mech = append(mech, "hw_counters "+readingNames(d.RDMA, "count")+" RDMA packets that found no posted receive WQE (the application did not repost receives in time).")
 		}
+		roceRx, roceTx := byDirection(d.RoCE)
 		if len(d.RoCE) > 0 {
-			mech = append(mech, "hw_counters "+readingNames(d.RoCE, "count")+" RoCE packets the NIC's RoCE function discarded: bnxt_re reads them from the function's statistics context, the same hardware count bnxt_en keeps per ring as rx_discard_pkts for a packet it had no resource to place. The packet reached the NIC and was lost there, so its requester sends it again after a NAK or an ACK timeout.")
+			mech = append(mech, roceDiscardsText(roceRx, roceTx))
 		}
 		mech = append(mech, "Counted "+window(s)+".")
 		var fix string
 		rdmaFix := "the receiving application must keep receives posted ahead of the incoming SENDs (a deeper receive queue or SRQ, reposted before it runs dry); its peers see these as RNR NAKs (" + s.NameOf(counters.RNRNakRetryErr, counters.NoDir) + ")."
 		hostFix := fmt.Sprintf("For the kernel rings: ethtool -G %s rx up to the maximum `ethtool -g %s` shows, more channels (ethtool -L), IRQ affinity on the NIC's NUMA node.", dev, dev)
-		roceFix := ""
+		var roceFixes []string
 		if len(d.RoCE) > 0 {
 			netdev := nameOr(netdevOf(inc, s.Scope, s.Device), "<netdev>")
-			roceFix = fmt.Sprintf("Not the switch's drop: read ethtool -S %s beside these hw_counters. If the RoCE class's rx_discard_packets_cosN moves while tx_pfc_ena_frames_priN stays 0, the NIC drops instead of pausing its switch port: %s. If not, the receiving queue pairs fell behind (receives posted too late, host memory or PCIe slower than the link): see the requesters' retransmission counters and the receivers' CPU and PCIe.", netdev, pfcSetting(s, netdev, pfc.target(0)))
+			if len(roceRx) > 0 {
+				roceFixes = append(roceFixes, fmt.Sprintf("Not the switch's drop: read ethtool -S %s beside these hw_counters. If the RoCE class's rx_discard_packets_cosN moves while tx_pfc_ena_frames_priN stays 0, the NIC drops instead of pausing its switch port: %s. If not, the driver documents no cause: compare the requesters' retransmission counters and the receivers' CPU and PCIe load, and take the counts with `ethtool -i %s` (driver and firmware versions) to the NIC's vendor.", netdev, pfcSetting(s, netdev, pfc.target(0)), netdev))
+			}
+			if len(roceTx) > 0 {
+				roceFixes = append(roceFixes, fmt.Sprintf("The transmit discards are this NIC's own: read ethtool -S %s and the kernel log (bnxt_en, bnxt_re) beside them; the driver documents no cause, so take the counts with `ethtool -i %s` (driver and firmware versions) to the NIC's vendor.", netdev, netdev))
+			}
 		}
+		roceFix := strings.Join(roceFixes, " ")
 		switch {
 		case len(d.Port) == 0 && len(d.Prio) == 0 && len(d.Host) == 0:
 			var fixes []string

@@ -67,12 +67,18 @@ func checkFCS(inc *Incident) []Finding {
 		}
 		title += rate(r.Value, s)
 		dev := nameOr(s.Device, "<if>")
-		mech := "The port received frames whose checksum did not match: bits changed on the wire. A link at its specified error ratio (1e-12 after FEC) shows none over a test, so these come from the link itself: a dirty or damaged connector, an optic or cable failing or out of its power budget, or FEC off or mismatched between the ends. Each is a RoCE packet lost after PFC has done its part; RC resends it and everything after it (go-back-N), and a lost message tail waits for the local ACK timeout."
+		lanes, perLane := laneErrors(s)
+		causes := "a dirty or damaged connector, an optic or cable failing or out of its power budget, or FEC off or mismatched between the ends"
+		if perLane {
+			// Bits FEC corrected per lane show it on.
+			causes = "a dirty or damaged connector, or an optic or cable failing or out of its power budget"
+		}
+		mech := "The port received frames whose checksum did not match: bits changed on the wire. A link at its specified error ratio (1e-12 after FEC) shows none over a test, so these come from the link itself: " + causes + ". Each is a RoCE packet lost after PFC has done its part; RC resends it and everything after it (go-back-N), and a lost message tail waits for the local ACK timeout."
 		if sym, ok := s.Concept(counters.PhySymbolErrors, counters.RX, 0); ok && sym.Value > 0 {
 			ev = append(ev, sym)
 			mech += fmt.Sprintf(" The PHY counted %d symbol errors during carrier as well (%s): the bits changed below the frame, on the link, not in a sender that built a bad frame.", sym.Value, sym.Name)
 		}
-		if lanes, ok := laneErrors(s); ok {
+		if perLane {
 			ev = append(ev, lanes.readings...)
 			mech += " " + lanes.text
 		}
@@ -86,9 +92,15 @@ func checkFCS(inc *Incident) []Finding {
 	})
 }
 
-// mlx5LaneErrors is the name mlx5's ethtool -S gives the errors the PHY
-// counted on one receive lane (en_stats.c's physical layer group).
+// mlx5LaneErrors is the name mlx5's ethtool -S gives the bits one receive
+// lane had in error before FEC corrected them (en_stats.c's physical
+// layer statistical group; counters.rst: "raw errors before FEC"): the
+// lanes' counts sum to rx_corrected_bits_phy. mlx5 prints lanes 0-3 only.
 const mlx5LaneErrors = "rx_err_lane_%d_phy"
+
+// mlx5PrintedLanes is how many receive lanes mlx5 prints; an 8-lane port's
+// lanes 4-7 are not shown.
+const mlx5PrintedLanes = 4
 
 // laneSplit is how a port's receive errors fall on its lanes.
 type laneSplit struct {
@@ -96,36 +108,41 @@ type laneSplit struct {
 	text     string
 }
 
-// laneErrors reads a port's errors per receive lane (mlx5
-// rx_err_lane_N_phy), when two or more lanes are printed and any moved:
-// errors on every lane alike point at what the lanes share (the module's
-// power or firmware, FEC, the port), errors on some lanes at those lanes'
-// fibres or the module's optics for them.
+// laneErrors reads the bits each receive lane had in error before FEC
+// (mlx5 rx_err_lane_N_phy), when two or more lanes are printed and any
+// moved. A working fast link with FEC on counts some on every lane, so
+// they show FEC is at work, never that it is at fault. A lane holding at
+// least half of them (as counters.phy.fec_uncorrectable reads its lanes)
+// is the weakest receive path; errors spread over the lanes point at what
+// they share.
 func laneErrors(s *ingest.CounterSample) (laneSplit, bool) {
-	var all, bad []ingest.Reading
-	var badLanes []string
-	for l := 0; l < 8; l++ {
+	var bad []ingest.Reading
+	var perLane []uint64
+	for l := 0; l < mlx5PrintedLanes; l++ {
 		r, ok := s.Get(fmt.Sprintf(mlx5LaneErrors, l))
 		if !ok {
 			continue
 		}
-		all = append(all, r)
+		for len(perLane) < l {
+			perLane = append(perLane, 0)
+		}
+		perLane = append(perLane, r.Value)
 		if r.Value > 0 {
 			bad = append(bad, r)
-			badLanes = append(badLanes, fmt.Sprint(l))
 		}
 	}
-	if len(all) < 2 || len(bad) == 0 {
+	if len(perLane) < 2 || len(bad) == 0 {
 		return laneSplit{}, false
 	}
-	if len(bad) == len(all) {
-		return laneSplit{bad, fmt.Sprintf("Every receive lane counted errors (%s): what the lanes share is at fault, the module as a whole (its power, an optic the NIC does not support, its firmware) or FEC, not one fibre or connector.", ingest.ReadingsText(bad))}, true
+	const shared = "the module, the duplex connector, the host's electrical lanes to the module, the far end's transmitter"
+	text := fmt.Sprintf("The receive lanes counted bits in error before FEC corrected them (%s): raw errors, which a working link with FEC on shows on every lane, so they show FEC at work, not at fault.", ingest.ReadingsText(bad))
+	if l, share, ok := worstLane(perLane); ok {
+		text += fmt.Sprintf(" Lane %d holds %.3g%% of them: its receive path is the weakest. On optics that carry the lanes as wavelengths on one fibre pair (LR4, CWDM4, FR4) that is one wavelength's receiver in this module or the far end's laser for it, not a fibre; on parallel optics or copper (SR4, DAC) that lane's own fibre or pair. What all lanes share (%s) would spread the errors over them.", l, 100*share, shared)
+	} else {
+		text += fmt.Sprintf(" No lane holds half of them: look at what the lanes share (%s).", shared)
 	}
-	which := "Only lane " + badLanes[0] + " of %d counted errors (%s): that lane's fibre or connector, or the module's optics for it"
-	if len(badLanes) > 1 {
-		which = "Only lanes " + strings.Join(badLanes[:len(badLanes)-1], ", ") + " and " + badLanes[len(badLanes)-1] + " of %d counted errors (%s): those lanes' fibres or connectors, or the module's optics for them"
-	}
-	return laneSplit{bad, fmt.Sprintf(which+", not the module or FEC as a whole; `ethtool -m` shows each lane's receive power.", len(all), ingest.ReadingsText(bad))}, true
+	text += fmt.Sprintf(" mlx5 prints lanes 0-%d only: an 8-lane port's other lanes are not shown.", mlx5PrintedLanes-1)
+	return laneSplit{bad, text}, true
 }
 
 // besideDriver reports whether r, a reading of concept c in s (or of the
@@ -195,6 +212,11 @@ func checkSymbolErrors(inc *Incident) []Finding {
 	return perSample(inc, ingest.KindEthtool, func(s *ingest.CounterSample) []Finding {
 		r, ok := s.Concept(counters.PhySymbolErrors, counters.RX, 0)
 		if !ok || r.Value == 0 || s.Device != "" && weakOpticOn(inc, s.Host, readingFile(r), s.Device) {
+			return nil
+		}
+		if besideDriver(inc, s, r, counters.PhySymbolErrors) {
+			// eth-phy-SymbolErrorDuringCarrier is mlx5's
+			// rx_symbol_err_phy: the driver's dump reports them.
 			return nil
 		}
 		if c, ok := s.Concept(counters.PhyCRCErrors, counters.RX, 0); ok && c.Value > 0 && !besideDriver(inc, s, c, counters.PhyCRCErrors) {

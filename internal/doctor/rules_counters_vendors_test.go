@@ -242,8 +242,11 @@ func TestBnxtRERoCEDiscards(t *testing.T) {
 		"---	----	-----	---					------------  	---	---",
 		"bnxt_re0	1	3	0000:0000:0000:0000:0000:ffff:0a00:0b01	10.0.11.1  	v2	ens1f0np0")
 	d := nicMustFind(t, fs, "counters.discards", Info, "bnxt_re0 port 1", "rx_roce_discards 5120")
-	if !strings.Contains(d.Mechanism, "RoCE function discarded") || strings.Contains(d.Mechanism, "kernel's receive rings") {
+	if !strings.Contains(d.Mechanism, "RoCE function received and discarded") || strings.Contains(d.Mechanism, "kernel's receive rings") {
 		t.Errorf("rx_roce_discards read as another drop: %s", d.Mechanism)
+	}
+	if !strings.Contains(d.Mechanism, "documents no cause") || strings.Contains(d.Mechanism+d.Fix, "resource") || strings.Contains(d.Mechanism, "on transmit") {
+		t.Errorf("rx_roce_discards given a cause or a direction not theirs: %s / %s", d.Mechanism, d.Fix)
 	}
 	for _, want := range []string{"ethtool -S ens1f0np0", "rx_discard_packets_cosN", "tx_pfc_ena_frames_priN", "dcb pfc set dev ens1f0np0"} {
 		if !strings.Contains(d.Fix, want) {
@@ -252,6 +255,14 @@ func TestBnxtRERoCEDiscards(t *testing.T) {
 	}
 	if strings.Contains(d.Fix, "mlnx_qos") || strings.Contains(d.Fix, "ethtool -G") {
 		t.Errorf("a bnxt_re port's fix speaks mlx5's tools or the kernel rings': %s", d.Fix)
+	}
+	// tx_roce_discards are packets this NIC was to send, not received
+	// ones: no PFC reading of the receive side, no requester resending.
+	fs = synthFindings(t, Options{}, p+"rx_roce_discards:0", p+"tx_roce_discards:300", p+"rx_roce_only_pkts:41877012")
+	d = nicMustFind(t, fs, "counters.discards", Info, "bnxt_re0 port 1", "tx_roce_discards 300")
+	if !strings.Contains(d.Mechanism, "discarded on transmit") || strings.Contains(d.Mechanism, "received and discarded") ||
+		!strings.Contains(d.Fix, "transmit discards are this NIC's own") || strings.Contains(d.Fix, "rx_discard_packets_cosN") {
+		t.Errorf("tx_roce_discards read as received: %s / %s", d.Mechanism, d.Fix)
 	}
 }
 

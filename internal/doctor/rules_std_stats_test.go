@@ -107,3 +107,23 @@ func TestStandardStatsFCSBesideDriverDump(t *testing.T) {
 		t.Errorf("eth5's driver dump hid eth4's standard counter: %+v", fs)
 	}
 }
+
+// mlx5's rx_symbol_err_phy is the standard eth-phy-SymbolErrorDuringCarrier:
+// `ethtool -S eth4` then `ethtool -S eth4 --groups eth-phy` count the same
+// bits twice, one counters.phy.symbol_errors finding, the driver's. The
+// standard counter beside another port's driver dump is still reported
+// (SYNTHETIC).
+func TestStandardStatsSymbolErrorsBesideDriverDump(t *testing.T) {
+	driver := func(dev string) []string {
+		return []string{"$ ethtool -S " + dev, "NIC statistics:", "     rx_packets_phy: 90033", "     rx_symbol_err_phy: 12"}
+	}
+	std := []string{"$ ethtool -S eth4 --groups eth-phy", "Standard stats for eth4:", "eth-phy-SymbolErrorDuringCarrier: 12"}
+	fs := nicFind(synthFindings(t, Options{}, append(driver("eth4"), std...)...), "counters.phy.symbol_errors")
+	if len(fs) != 1 || !strings.Contains(fs[0].Title, "eth4: 12 symbol errors during carrier (rx_symbol_err_phy)") {
+		t.Errorf("findings %+v, want the driver dump's one", fs)
+	}
+	fs = nicFind(synthFindings(t, Options{}, append(driver("eth5"), std...)...), "counters.phy.symbol_errors", "eth4", "eth-phy-SymbolErrorDuringCarrier")
+	if len(fs) != 1 {
+		t.Errorf("eth5's driver dump hid eth4's standard counter: %+v", fs)
+	}
+}

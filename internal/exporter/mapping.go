@@ -156,7 +156,7 @@ func mappingTable() []familyRow {
 		{hw, counters.RespLocalLengthErr, "rocelab_rdma_resp_local_length_errors_total", "Incoming messages longer than the receive WQE (resp_local_length_error)."},
 		{hw, counters.RespRemoteAccessErrs, "rocelab_rdma_resp_remote_access_errors_total", "Remote accesses the responder refused (resp_remote_access_errors)."},
 		{hw, counters.RxDCTConnect, "rocelab_rdma_rx_dct_connects_total", "DCT connect requests received (rx_dct_connect)."},
-		{hw, counters.RoCEDiscards, "rocelab_rdma_roce_discards_total", "RoCE packets the NIC's RoCE function discarded, for want of a resource to place or send them (bnxt_re rx/tx_roce_discards)."},
+		{hw, counters.RoCEDiscards, "rocelab_rdma_roce_discards_total", "RoCE packets the NIC's RoCE function discarded, received (rx) or to send (tx); the driver documents no cause (bnxt_re rx/tx_roce_discards)."},
 		{hw, counters.RoCEErrors, "rocelab_rdma_roce_errors_total", "RoCE packets the NIC's RoCE function received or sent bad (bnxt_re rx/tx_roce_errors)."},
 
 		// RDMA hw_counters (AWS EFA, SRD).

@@ -39,8 +39,8 @@ type Discards struct {
 	// RDMA holds RDMA packets that found no posted receive WQE
 	// (hw_counters out_of_buffer).
 	RDMA []Reading
-	// RoCE holds RoCE packets the NIC's RoCE function discarded (bnxt_re
-	// rx/tx_roce_discards): they reached the NIC and were lost there.
+	// RoCE holds RoCE packets the NIC's RoCE function discarded, on
+	// receive or on transmit (bnxt_re rx/tx_roce_discards).
 	RoCE []Reading
 }
 

@@ -354,19 +354,9 @@ func splitNameValue(text string) (string, uint64, bool) {
 	if !isCounterName(name) {
 		return "", 0, false
 	}
-	v, ok := parseCounterValue(withoutAnnotation(t[i+1:]))
+	v, ok := parseCounterValue(t[i+1:])
 	if !ok {
 		return "", 0, false
 	}
 	return name, v, true
-}
-
-// withoutAnnotation cuts a note a person wrote after a counter's value,
-// "386  # symbol errors: 386" (a blog's or runbook's annotated dump):
-// the program prints no "#" after the value.
-func withoutAnnotation(v string) string {
-	if i := strings.Index(v, "#"); i > 0 && (v[i-1] == ' ' || v[i-1] == '\t') {
-		return v[:i]
-	}
-	return v
 }

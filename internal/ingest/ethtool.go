@@ -102,6 +102,10 @@ type ethtoolParser struct {
 	json     jsonArray
 	jsonNext bool
 	jsonCmd  bool
+	// headed is set when the dump being read opened with "NIC
+	// statistics:" or an `ethtool -S` command: only then is a "# note"
+	// after a value a person's (statLine).
+	headed bool
 }
 
 // maxEthtoolOrigins bounds the hosts whose lines are read apart; lines of
@@ -139,7 +143,7 @@ func (p *ethtoolParser) Feed(l Line) {
 		if ok {
 			p.statDev = dev
 		}
-		p.pending, p.openRank = true, l.Rank()
+		p.pending, p.openRank, p.headed = true, l.Rank(), true
 		p.mode = ethStats
 		p.out.lines.add(l)
 		return
@@ -159,7 +163,7 @@ func (p *ethtoolParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if name, v, ok := splitNameValue(t); ok && p.counter(l, name, v) {
+	if name, v, ok := p.statLine(t); ok && p.counter(l, name, v) {
 		p.out.lines.add(l)
 		return
 	}
@@ -259,7 +263,7 @@ func (p *ethtoolParser) command(c shellCommand) {
 	p.mode, p.dev = mode, dev
 	p.jsonNext = slices.Contains(c.Args, "--json") || slices.Contains(c.Args, "-j")
 	if mode == ethStats {
-		p.pending = true
+		p.pending, p.headed = true, true
 		p.statDev = dev
 	}
 	if mode == ethPause {
@@ -283,6 +287,7 @@ func (p *ethtoolParser) counter(l Line, name string, v uint64) bool {
 		}
 		if !p.pending {
 			p.openRank = l.Rank() // a header-less dump opens here
+			p.headed = false
 		}
 		p.pending = false
 		p.cur = &CounterSet{Stamp: l.Stamp}
@@ -409,6 +414,28 @@ func ethtoolOnlyName(n string) bool {
 	return isEthtoolName(n) || strings.HasSuffix(n, "_phy") || strings.HasPrefix(n, "rx_prio") || strings.HasPrefix(n, "tx_prio") ||
 		strings.Contains(n, "_vport_") || strings.HasPrefix(n, "pfc_pri") || strings.Contains(n, "_pfc_") ||
 		strings.Contains(n, "_bytes_pri") || strings.Contains(n, "_packets_pri") || strings.Contains(n, "_cos")
+}
+
+// statLine splits a counter line of a dump. Inside a dump opened by "NIC
+// statistics:" or an `ethtool -S` command, a note a person wrote after the
+// value, "386  # symbol errors: 386" (a blog's or runbook's annotated
+// dump), is cut: the program prints no "#" after a value. Elsewhere a
+// commented "name: value" line is no counter.
+func (p *ethtoolParser) statLine(t string) (string, uint64, bool) {
+	name, v, ok := splitNameValue(t)
+	if !ok && p.headed && p.mode == ethStats && (p.pending || p.cur != nil) {
+		return splitNameValue(withoutAnnotation(t))
+	}
+	return name, v, ok
+}
+
+// withoutAnnotation cuts a note a person wrote after a line's text, at a
+// "#" after a space or tab.
+func withoutAnnotation(t string) string {
+	if i := strings.Index(t, "#"); i > 0 && (t[i-1] == ' ' || t[i-1] == '\t') {
+		return t[:i]
+	}
+	return t
 }
 
 // queueCounter takes a per-queue line inside a dump: bnx2x's

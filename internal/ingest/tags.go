@@ -130,7 +130,9 @@ func cutMPITime(s string) (string, bool) {
 // program with its process id after the time, the kernel's too) keeps its
 // time: it is a collector prefix (see cutSyslog), or the dmesg reader's.
 // Without the process id, "Dec 04 10:00:01 DCBX mode: Firmware
-// controlled" is ts before mlnx_qos's first line, not a host and a program.
+// controlled" is ts before mlnx_qos's first line, not a host and a program,
+// and so is "host prog: msg": kept as syslog are "host prog[123]: " and
+// "host kernel: " only (TestCutClockTime).
 func cutClockTime(s string) (string, bool) {
 	if syslogTimeEnd(s) != 15 || len(s) < 16 || s[15] != ' ' {
 		return s, false

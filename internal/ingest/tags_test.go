@@ -200,3 +200,32 @@ func TestLogRecordPrefix(t *testing.T) {
 		t.Errorf("row %+v", r)
 	}
 }
+
+// cutClockTime cuts moreutils ts's "Dec 04 10:00:01 " before a command's
+// output but keeps a syslog line's time, which the collector-prefix and
+// dmesg readers need. Kept as syslog: a program with its process id
+// ("host prog[123]: ") and the kernel ("host kernel: "). Cut as ts: a
+// line whose first two words read as a host and a pid-less program
+// ("DCBX mode: Firmware controlled", mlnx_qos's first line; "host prog:
+// msg"), since the pid-less form cannot be told from a program's output.
+// The cases hold whether or not cutSyslog requires a program name to
+// start with a letter.
+func TestCutClockTime(t *testing.T) {
+	const ts = "Dec 04 10:00:01 "
+	for _, c := range []struct {
+		in, want string
+		cut      bool
+	}{
+		{ts + "DCBX mode: Firmware controlled", "DCBX mode: Firmware controlled", true},
+		{ts + "gpu01 kernel: mlx5_core 0000:3b:00.0: Port module event", ts + "gpu01 kernel: mlx5_core 0000:3b:00.0: Port module event", false},
+		{ts + "gpu01 lldpd[123]: unable to send packet", ts + "gpu01 lldpd[123]: unable to send packet", false},
+		{ts + "gpu01 lldpd: unable to send packet", "gpu01 lldpd: unable to send packet", true},
+		{ts + "rx_crc_errors_phy: 386", "rx_crc_errors_phy: 386", true},
+		{"Dec 04 10:00:01", "Dec 04 10:00:01", false},
+	} {
+		got, cut := cutClockTime(c.in)
+		if got != c.want || cut != c.cut {
+			t.Errorf("cutClockTime(%q) = %q, %v; want %q, %v", c.in, got, cut, c.want, c.cut)
+		}
+	}
+}
