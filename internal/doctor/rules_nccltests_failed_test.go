@@ -6,12 +6,12 @@ import (
 )
 
 // A test that stops on an NCCL error names the WARN NCCL printed before
-// it: a NIC merge NCCL 2.30.7 refuses across NUMA nodes ('invalid
+// it: a NIC merge NCCL 2.30.7 refuses across NUMA nodes (synthetic) ('invalid
 // argument', told apart from 'invalid usage'), and RCCL's 'invalid kernel
 // file' (no code object for the gfx target) told as a build without the
 // GPU's architecture.
 func TestNCCLTestsFailedNamesWarnBefore(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/nccl-2.30.7-force-merge-cross-numa-vnic-invalid-argument-2-hosts-roce.txt")
+	fs := diagnoseFiles(t, Options{}, "synthetic/nccl-force-merge-cross-numa-invalid-argument-synthetic.txt")
 	f := nicMustFind(t, fs, "nccltests.failed", Error, "'invalid argument")
 	if !strings.Contains(f.Fix, "'Fusing NET devices from different NUMA domains is not supported'") || !strings.Contains(f.Mechanism, "ncclInvalidArgument") || strings.Contains(f.Mechanism, "'invalid usage'") {
 		t.Errorf("fix %q\nmechanism %q", f.Fix, f.Mechanism)
