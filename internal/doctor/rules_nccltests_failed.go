@@ -1,7 +1,9 @@
 package doctor
 
 import (
+	"fmt"
 	"path"
+	"strings"
 
 	"rocelab/internal/ingest"
 )
@@ -97,4 +99,18 @@ func libName(t *ingest.NCCLTests) string {
 		return "RCCL"
 	}
 	return "NCCL"
+}
+
+// codeObjectText is what HIP said in t of a device it has no code object
+// for, with the line that says it; "" when t does not say.
+func codeObjectText(t *ingest.NCCLTests) (string, ingest.Evidence) {
+	e := t.NoCodeObject
+	if e.Line == 0 {
+		return "", e
+	}
+	s := fmt.Sprintf(" This output says so (line %d): HIP found no code object for every device it sees", e.Line)
+	if len(t.NoCodeObjectGfx) > 0 {
+		s += ", none for " + strings.Join(t.NoCodeObjectGfx, " and ")
+	}
+	return s + ".", e
 }

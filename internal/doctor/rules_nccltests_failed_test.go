@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -19,7 +20,21 @@ func TestNCCLTestsFailedNamesWarnBefore(t *testing.T) {
 
 	fs = diagnoseFiles(t, Options{}, "corpus/nccl-tests/rccl-2.17.1-rx7900xtx-1n-g2-invalid-kernel-file-unhandled-cuda-error.txt")
 	f = nicMustFind(t, fs, "nccltests.failed", Error, "rccl-tests stopped", "'unhandled cuda error'")
-	if !strings.Contains(f.Mechanism, "hipErrorInvalidKernelFile") || !strings.Contains(f.Fix, "GPU_TARGETS") {
+	if !strings.Contains(f.Mechanism, "hipErrorInvalidKernelFile") || !strings.Contains(f.Mechanism, "no code object for some device it can see") || !strings.Contains(f.Fix, "HIP_VISIBLE_DEVICES") || !strings.Contains(f.Fix, "GPU_TARGETS") {
+		t.Errorf("fix %q\nmechanism %q", f.Fix, f.Mechanism)
+	}
+	// The same run with HIP's own lines (written here, as ROCm prints
+	// them at AMD_LOG_LEVEL=1) names the device without a code object.
+	b, err := os.ReadFile(nicTestdata("corpus/nccl-tests/rccl-2.17.1-rx7900xtx-1n-g2-invalid-kernel-file-unhandled-cuda-error.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hip := ":1:hip_code_object.cpp     :507 : 2795123456 us: 776691: [tid:0x7f5c] Devices:\n" +
+		":1:hip_code_object.cpp     :510 : 2795123460 us: 776691: [tid:0x7f5c]   amdgcn-amd-amdhsa--gfx1036 - [Not Found]\n" +
+		":1:hip_code_object.cpp     :516 : 2795123470 us: 776691: [tid:0x7f5c] hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\n"
+	text := strings.Replace(string(b), "RCCL version 2.17.1", hip+"RCCL version 2.17.1", 1)
+	f = nicMustFind(t, diagnoseText(t, text).Findings, "nccltests.failed", Error, "rccl-tests stopped")
+	if !strings.Contains(f.Mechanism, "none for gfx1036") || !strings.Contains(f.Fix, "Hide gfx1036, the one") {
 		t.Errorf("fix %q\nmechanism %q", f.Fix, f.Mechanism)
 	}
 }
