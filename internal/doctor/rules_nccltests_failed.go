@@ -12,22 +12,75 @@ import (
 // the WARN NCCL printed before it, and a rerun of the same test on
 // another library that ran through.
 
-// warnBefore returns the last NCCL WARN the log read from src printed
-// before line: the cause NCCL gave for the call a test saw fail.
-func warnBefore(inc *Incident, src string, line int) (ingest.Warning, bool) {
-	var last ingest.Warning
-	found := false
-	for _, l := range All[*ingest.NCCLLog](inc) {
-		if l.Source() != src {
+// warnBefore returns the NCCL WARN that names the cause of failure f of
+// t: the first meaningful one the log read from the same input printed in
+// the run f stopped, before f, on f's host when it printed one there. The
+// run starts at its preamble, or after the last table row of an earlier
+// run when it has none, so a WARN of an earlier run that measured is
+// never taken.
+func warnBefore(inc *Incident, t *ingest.NCCLTests, f ingest.TestFailure) (ingest.Warning, bool) {
+	line := f.Evidence.Line
+	lo := 0
+	failed := runOf(t, line)
+	if failed != nil {
+		lo = runStart(failed)
+	}
+	for _, r := range t.Runs {
+		if r == failed {
 			continue
 		}
-		for _, w := range l.Warnings {
-			if w.Evidence.Line < line && (!found || w.Evidence.Line > last.Evidence.Line) {
-				last, found = w, true
+		for _, row := range r.Rows {
+			if row.Evidence.Line < line {
+				lo = max(lo, row.Evidence.Line)
 			}
 		}
 	}
-	return last, found
+	var first, onHost ingest.Warning
+	found, foundHost := false, false
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		if l.Source() != t.Source() {
+			continue
+		}
+		for _, w := range l.Warnings {
+			n := w.Evidence.Line
+			if n <= lo || n >= line || routineWarn(w.Message) {
+				continue
+			}
+			if !found || n < first.Evidence.Line {
+				first, found = w, true
+			}
+			if f.Host != "" && ingest.SameHostName(w.Host, f.Host) && (!foundHost || n < onHost.Evidence.Line) {
+				onHost, foundHost = w, true
+			}
+		}
+	}
+	if foundHost {
+		return onHost, true
+	}
+	return first, found
+}
+
+// routineWarns are WARNs NCCL and RCCL print on healthy runs: advice on
+// the host's setup, not the cause of a failed call.
+var routineWarns = []string{
+	`Missing "iommu=pt"`,          // RCCL init.cc
+	"NUMA auto balancing enabled", // RCCL init.cc
+	"with a single device",        // NCCL 2.30 p2p_resiliency.cc: failover on one device
+}
+
+// routineWarn reports whether a WARN's message names no cause: empty, a
+// subsystem tag whose words a paste wrapped onto the next line, or one
+// of routineWarns.
+func routineWarn(msg string) bool {
+	if strings.TrimSpace(msg) == "" || ingest.WrappedWarn(msg) {
+		return true
+	}
+	for _, r := range routineWarns {
+		if strings.Contains(msg, r) {
+			return true
+		}
+	}
+	return false
 }
 
 // whereText is " (file:line)" for a WARN's source location, "" for none.

@@ -55,3 +55,52 @@ func TestNCCLTestsFailedLaterRunOtherLibrary(t *testing.T) {
 		t.Errorf("mechanism %q", f.Mechanism)
 	}
 }
+
+// The WARN quoted is the first meaningful one of the failed run, on the
+// failing host: RCCL's routine init WARNs (iommu=pt, NUMA balancing) are
+// passed over for the UCX plugin's error (ROCm/rccl#1261), a WARN whose
+// words a paste wrapped onto the next line is not quoted as 'NET/IB:',
+// and a WARN of an earlier run that measured is never taken.
+func TestNCCLTestsFailedWarnOfFailedRun(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/rccl-2.18.3-ucx-plugin-bnxt_re-gdr-invalid-parameter-rccl1261.txt")
+	f := nicMustFind(t, fs, "nccltests.failed", Error, "'internal error")
+	if !strings.Contains(f.Fix, "UCX error ucx_plugin.c:498 '-5' Invalid parameter") {
+		t.Errorf("fix %q", f.Fix)
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-tests/alltoall-gb10-2n-roce-bond-xor-retry-exceeded-warn-wrapped-after-net-ib-dgxspark.txt")
+	for _, f := range nicFind(fs, "nccltests.failed") {
+		if strings.Contains(f.Fix, "'NET/IB:'") {
+			t.Errorf("fix quotes a wrapped WARN: %q", f.Fix)
+		}
+	}
+	// SYNTHETIC: a run that measured after a WARN, then a run that stops.
+	run := func(rows ...string) []string {
+		return append([]string{
+			"# nThread 1 nGpus 1 minBytes 8 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0",
+			"#",
+			"# Using devices",
+			"#  Rank  0 Group  0 Pid   1000 on      hostA device  0 [0x1b] NVIDIA H100 80GB HBM3",
+			"#  Rank  1 Group  0 Pid   2000 on      hostB device  0 [0x1b] NVIDIA H100 80GB HBM3",
+		}, rows...)
+	}
+	lines := run("hostA:1000:1010 [0] transport/net_ib.cc:700 NCCL WARN NET/IB : earlier run's warning",
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+		"           8             2     float     sum      -1    20.00    0.00    0.00      0    20.00    0.00    0.00      0",
+		"        1024           256     float     sum      -1    21.00    0.05    0.05      0    21.00    0.05    0.05      0")
+	// The failed run printed no WARN: nothing of the earlier run is quoted.
+	quiet := append(append([]string{}, lines...), run("hostB: Test NCCL failure common.cu:1158 'unhandled system error / '")...)
+	f = nicMustFind(t, synthFindings(t, Options{}, quiet...), "nccltests.failed", Error, "'unhandled system error")
+	if strings.Contains(f.Fix, "earlier run") {
+		t.Errorf("fix %q", f.Fix)
+	}
+	lines = append(lines, run(
+		"hostB:2000:2010 [0] init.cc:136 NCCL WARN Missing \"iommu=pt\" from kernel command line which can lead to system instablity or hang!",
+		"hostA:1000:1020 [0] bootstrap.cc:100 NCCL WARN Bootstrap : hostA's own trouble",
+		"hostB:2000:2020 [0] transport/net_ib.cc:900 NCCL WARN NET/IB : hostB's cause",
+		"hostA:1000:1030 [0] misc/socket.cc:57 NCCL WARN socketProgress: Connection closed by remote peer hostB<35187>",
+		"hostB: Test NCCL failure common.cu:1158 'unhandled system error / '")...)
+	f = nicMustFind(t, synthFindings(t, Options{}, lines...), "nccltests.failed", Error, "'unhandled system error")
+	if !strings.Contains(f.Fix, "'NET/IB : hostB's cause'") {
+		t.Errorf("fix %q", f.Fix)
+	}
+}

@@ -195,8 +195,8 @@ func checkTestsFailed(inc *Incident) []Finding {
 			}
 			mech := failureMechanism(f, fileTool(t) == ingest.ToolRCCL)
 			fix := failureFix(f, logged(inc, t.Source()), fileTool(t) == ingest.ToolRCCL)
-			if w, ok := warnBefore(inc, t.Source(), f.Evidence.Line); ok && f.Call == "NCCL" {
-				fix = fmt.Sprintf("The last NCCL WARN before the failure names its cause: '%s'%s. Fix that, then rerun.", strings.TrimRight(strings.TrimSpace(w.Message), "."), whereText(w.Where))
+			if w, ok := warnBefore(inc, t, f); ok && f.Call == "NCCL" {
+				fix = fmt.Sprintf("The first NCCL WARN of the failed run names its cause: '%s'%s. Fix that, then rerun.", strings.TrimRight(strings.TrimSpace(w.Message), "."), whereText(w.Where))
 				if cause, wfix, ok := cudaFailure(ingest.TestFailure{Message: w.Message}); ok {
 					mech += " The WARN before it: " + cause
 					fix = wfix
