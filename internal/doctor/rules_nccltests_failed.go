@@ -3,6 +3,7 @@ package doctor
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -136,7 +137,7 @@ func laterRunOK(t *ingest.NCCLTests, f ingest.TestFailure) (*ingest.TestRun, int
 		return nil, 0, false
 	}
 	for _, r := range t.Runs {
-		if runStart(r) <= f.Evidence.Line || len(r.Rows) == 0 || r.Collective != failed.Collective {
+		if runStart(r) <= f.Evidence.Line || len(r.Rows) == 0 || r.Collective != failed.Collective || !sameSetup(r, failed) {
 			continue
 		}
 		if _, ran, ok := buildVersions(r.Version); ok && ran != lib {
@@ -144,6 +145,28 @@ func laterRunOK(t *ingest.NCCLTests, f ingest.TestFailure) (*ingest.TestRun, int
 		}
 	}
 	return nil, 0, false
+}
+
+// sameSetup reports whether runs a and b ran on the same hosts with as
+// many GPUs on each: as many ranks and GPUs a process, and rank lines
+// naming the same hosts with as many ranks each. Runs without rank lines
+// are not known to be the same.
+func sameSetup(a, b *ingest.TestRun) bool {
+	if a.NRanks() == 0 || a.NRanks() != b.NRanks() || a.NGpus != b.NGpus {
+		return false
+	}
+	ha, ca := a.RanksPerHost()
+	hb, cb := b.RanksPerHost()
+	if len(ha) == 0 || len(ha) != len(hb) {
+		return false
+	}
+	for i, h := range ha {
+		j := slices.IndexFunc(hb, func(x string) bool { return ingest.SameHostName(x, h) })
+		if j < 0 || cb[j] != ca[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // libName names the collective library of t's runs.

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -47,6 +48,32 @@ func TestNCCLTestsFailedLaterRunOtherLibrary(t *testing.T) {
 	f := nicMustFind(t, fs, "nccltests.failed", Error, "illegal memory access")
 	if !strings.Contains(f.Mechanism, "on NCCL 2.31.2 (line 37), ran through") || !strings.Contains(f.Mechanism, "NCCL 2.18.3, not the host") || !strings.HasPrefix(f.Fix, "Use the build that ran (NCCL 2.31.2") {
 		t.Errorf("fix %q\nmechanism %q", f.Fix, f.Mechanism)
+	}
+	if !strings.Contains(f.Fix, "report the failure on NCCL 2.18.3 to") {
+		t.Errorf("fix %q", f.Fix)
+	}
+	// The later run on another host, or on fewer GPUs, says nothing of
+	// the host the failure was on.
+	b, err := os.ReadFile(nicTestdata("corpus/nccl-tests/h200-vm-4g-illegal-access-2.18.3-then-2.31.2.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	for _, c := range []struct{ from, to string }{
+		{"Pid  97166 on nccltest08192", "Pid  97166 on otherhost0001"},
+		{"nGpus 4", "nGpus 2"},
+	} {
+		out := slices.Clone(lines)
+		for i := 24; i < len(out); i++ {
+			out[i] = strings.ReplaceAll(out[i], c.from, c.to)
+		}
+		if c.from == "nGpus 4" {
+			out = slices.DeleteFunc(out, func(l string) bool { return strings.Contains(l, "Pid  97166") && (strings.Contains(l, "device  2") || strings.Contains(l, "device  3")) })
+		}
+		f = nicMustFind(t, diagnoseText(t, strings.Join(out, "\n")).Findings, "nccltests.failed", Error, "illegal memory access")
+		if strings.Contains(f.Mechanism, "ran through") {
+			t.Errorf("%s: mechanism %q", c.to, f.Mechanism)
+		}
 	}
 	// A failure with no later run of another library says nothing of it.
 	fs = diagnoseFiles(t, Options{}, "corpus/nccl-tests/alltoall-2.17.6-h800-2n-device-kernel-D1-illegal-memory-access-nccltests355.txt")

@@ -212,7 +212,7 @@ func checkTestsFailed(inc *Incident) []Finding {
 			}
 			if r, built, ok := laterRunOK(t, f); ok {
 				mech += fmt.Sprintf(" A later run of the same test in this output, on %s %s (line %d), ran through: the failure follows the library the failed run loaded, %s %s, not the host.", libName(t), ncclCodeVersion(built), r.Rows[0].Evidence.Line, libName(t), ncclCodeVersion(failedLib(t, f)))
-				fix = fmt.Sprintf("Use the build that ran (%s %s, and nccl-tests built against it), or report the failure on %s to the library's maintainers with the test's command line.", libName(t), ncclCodeVersion(built), ncclCodeVersion(failedLib(t, f))) + " " + fix
+				fix = fmt.Sprintf("Use the build that ran (%s %s, and nccl-tests built against it), or report the failure on %s %s to the library's maintainers with the test's command line.", libName(t), ncclCodeVersion(built), libName(t), ncclCodeVersion(failedLib(t, f))) + " " + fix
 				g.ev.add(r.Rows[0].Evidence)
 			}
 			fs = append(fs, Finding{
