@@ -68,7 +68,9 @@ func TestNCCLTestsFailedLaterRunOtherLibrary(t *testing.T) {
 			out[i] = strings.ReplaceAll(out[i], c.from, c.to)
 		}
 		if c.from == "nGpus 4" {
-			out = slices.DeleteFunc(out, func(l string) bool { return strings.Contains(l, "Pid  97166") && (strings.Contains(l, "device  2") || strings.Contains(l, "device  3")) })
+			out = slices.DeleteFunc(out, func(l string) bool {
+				return strings.Contains(l, "Pid  97166") && (strings.Contains(l, "device  2") || strings.Contains(l, "device  3"))
+			})
 		}
 		f = nicMustFind(t, diagnoseText(t, strings.Join(out, "\n")).Findings, "nccltests.failed", Error, "illegal memory access")
 		if strings.Contains(f.Mechanism, "ran through") {
