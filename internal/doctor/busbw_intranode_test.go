@@ -22,7 +22,7 @@ func TestBusBWIntraNodeOff(t *testing.T) {
 		{Options{NICSpeed: 400e9}, "nccltests.busbw.low", Warn, "every hop of a ring is a network hop", "Rerun without NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1"},
 	} {
 		f := nicMustFind(t, diagnoseFiles(t, c.opts, rel), c.id, c.sev, "35.09 GB/s")
-		if !strings.Contains(f.Mechanism, c.mech) || !strings.HasPrefix(f.Fix, c.fix) {
+		if !strings.Contains(f.Mechanism, c.mech) || !strings.HasPrefix(f.Fix, c.fix) || !strings.Contains(f.Fix, "ACS must be off") || !strings.Contains(f.Fix, "iommu=pt") {
 			t.Errorf("%s: fix %q\nmechanism %q", c.id, f.Fix, f.Mechanism)
 		}
 	}
