@@ -8,9 +8,10 @@ import (
 
 // NCCL_P2P_DISABLE=1 (with NCCL_SHM_DISABLE=1) on a multi-node run puts
 // the node's own GPU traffic on host memory (on the NICs): the busbw
-// judgement says so and the fix reruns without them first.
+// judgement says so and the fix reruns without them first (a synthetic
+// 2 x 8 run).
 func TestBusBWIntraNodeOff(t *testing.T) {
-	rel := "corpus/nccl-tests/allreduce-2.18.3-nccl2.30.3-rtx6000d-2n-16rank-cx8-p2p-shm-disabled-spcx-35GBps.txt"
+	rel := "synthetic/allreduce-2n-16rank-p2p-shm-disabled-35GBps-synthetic.txt"
 	for _, c := range []struct {
 		opts      Options
 		id        string
@@ -21,7 +22,7 @@ func TestBusBWIntraNodeOff(t *testing.T) {
 		{Options{NICSpeed: 400e9}, "nccltests.busbw.low", Warn, "every hop of a ring is a network hop", "Rerun without NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1"},
 	} {
 		f := nicMustFind(t, diagnoseFiles(t, c.opts, rel), c.id, c.sev, "35.09 GB/s")
-		if !strings.Contains(f.Mechanism, c.mech) || !strings.HasPrefix(f.Fix, c.fix) {
+		if !strings.Contains(f.Mechanism, c.mech) || !strings.HasPrefix(f.Fix, c.fix) || !strings.Contains(f.Fix, "ACS must be off") || !strings.Contains(f.Fix, "iommu=pt") {
 			t.Errorf("%s: fix %q\nmechanism %q", c.id, f.Fix, f.Mechanism)
 		}
 	}

@@ -151,8 +151,20 @@ func nicShare(r *ingest.TestRun, line unit.BitRate) (per float64, how string) {
 	if !ok || m.pcie == 0 || line <= 0 {
 		return 1, ""
 	}
-	return m.pcie / (line.Gbps() / 8), fmt.Sprintf(" (%s: %s, %.0f GB/s in NCCL's topology model)", m.name, m.pcieLink, m.pcie)
+	per = m.pcie / (line.Gbps() / 8)
+	how = fmt.Sprintf(" (%s: %s, %.0f GB/s in NCCL's topology model", m.name, m.pcieLink, m.pcie)
+	if lo, hi := line.Gbps()/8*nicPayloadLo, line.Gbps()/8*nicPayloadHi; m.pcie >= lo*0.98 && m.pcie <= hi {
+		// The link's figure is what the NIC itself delivers: a 400G NIC
+		// carries about 48-49 GB/s of payload, NCCL counts Gen5 x16 at 48.
+		how += fmt.Sprintf(", about what a %s NIC delivers, %.0f-%.0f GB/s: the NIC binds, not the link", line, lo, hi)
+	}
+	return per, how + ")"
 }
+
+// nicPayloadLo and nicPayloadHi bound the share of its line rate a
+// healthy RoCE NIC delivers as payload (headers and pacing take the
+// rest): 400G carries 48-49 GB/s.
+const nicPayloadLo, nicPayloadHi = 0.96, 0.98
 
 // limitShort names the limit in a title: "4 NICs per node x 400Gbps".
 func limitShort(l busbwLimit) string {

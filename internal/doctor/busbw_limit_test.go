@@ -113,5 +113,8 @@ func TestLimitNICsPerGPU(t *testing.T) {
 // the 384 GB/s that allows, not 89% of eight NICs' 400.
 func TestBusBWMI300XPCIeCap(t *testing.T) {
 	fs := diagnoseFiles(t, Options{NICSpeed: 400e9, NICsPerNode: 8}, "corpus/nccl-tests/rccl-mi300x-2n-16g-roce-8nic-allreduce-357GBps.txt")
-	nicMustFind(t, fs, "nccltests.busbw.ok", Info, "93% of what 400Gbps allows per rank (384.00 GB/s")
+	f := nicMustFind(t, fs, "nccltests.busbw.ok", Info, "93% of what 400Gbps allows per rank (384.00 GB/s")
+	if !strings.Contains(f.Mechanism, "about what a 400Gbps NIC delivers, 48-49 GB/s: the NIC binds, not the link") {
+		t.Errorf("mechanism %q", f.Mechanism)
+	}
 }

@@ -1,7 +1,10 @@
 package doctor
 
 import (
+	"fmt"
 	"path"
+	"slices"
+	"strings"
 
 	"rocelab/internal/ingest"
 )
@@ -10,22 +13,75 @@ import (
 // the WARN NCCL printed before it, and a rerun of the same test on
 // another library that ran through.
 
-// warnBefore returns the last NCCL WARN the log read from src printed
-// before line: the cause NCCL gave for the call a test saw fail.
-func warnBefore(inc *Incident, src string, line int) (ingest.Warning, bool) {
-	var last ingest.Warning
-	found := false
-	for _, l := range All[*ingest.NCCLLog](inc) {
-		if l.Source() != src {
+// warnBefore returns the NCCL WARN that names the cause of failure f of
+// t: the first meaningful one the log read from the same input printed in
+// the run f stopped, before f, on f's host when it printed one there. The
+// run starts at its preamble, or after the last table row of an earlier
+// run when it has none, so a WARN of an earlier run that measured is
+// never taken.
+func warnBefore(inc *Incident, t *ingest.NCCLTests, f ingest.TestFailure) (ingest.Warning, bool) {
+	line := f.Evidence.Line
+	lo := 0
+	failed := runOf(t, line)
+	if failed != nil {
+		lo = runStart(failed)
+	}
+	for _, r := range t.Runs {
+		if r == failed {
 			continue
 		}
-		for _, w := range l.Warnings {
-			if w.Evidence.Line < line && (!found || w.Evidence.Line > last.Evidence.Line) {
-				last, found = w, true
+		for _, row := range r.Rows {
+			if row.Evidence.Line < line {
+				lo = max(lo, row.Evidence.Line)
 			}
 		}
 	}
-	return last, found
+	var first, onHost ingest.Warning
+	found, foundHost := false, false
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		if l.Source() != t.Source() {
+			continue
+		}
+		for _, w := range l.Warnings {
+			n := w.Evidence.Line
+			if n <= lo || n >= line || routineWarn(w.Message) {
+				continue
+			}
+			if !found || n < first.Evidence.Line {
+				first, found = w, true
+			}
+			if f.Host != "" && ingest.SameHostName(w.Host, f.Host) && (!foundHost || n < onHost.Evidence.Line) {
+				onHost, foundHost = w, true
+			}
+		}
+	}
+	if foundHost {
+		return onHost, true
+	}
+	return first, found
+}
+
+// routineWarns are WARNs NCCL and RCCL print on healthy runs: advice on
+// the host's setup, not the cause of a failed call.
+var routineWarns = []string{
+	`Missing "iommu=pt"`,          // RCCL init.cc
+	"NUMA auto balancing enabled", // RCCL init.cc
+	"with a single device",        // NCCL 2.30 p2p_resiliency.cc: failover on one device
+}
+
+// routineWarn reports whether a WARN's message names no cause: empty, a
+// subsystem tag whose words a paste wrapped onto the next line, or one
+// of routineWarns.
+func routineWarn(msg string) bool {
+	if strings.TrimSpace(msg) == "" || ingest.WrappedWarn(msg) {
+		return true
+	}
+	for _, r := range routineWarns {
+		if strings.Contains(msg, r) {
+			return true
+		}
+	}
+	return false
 }
 
 // whereText is " (file:line)" for a WARN's source location, "" for none.
@@ -81,7 +137,7 @@ func laterRunOK(t *ingest.NCCLTests, f ingest.TestFailure) (*ingest.TestRun, int
 		return nil, 0, false
 	}
 	for _, r := range t.Runs {
-		if runStart(r) <= f.Evidence.Line || len(r.Rows) == 0 || r.Collective != failed.Collective {
+		if runStart(r) <= f.Evidence.Line || len(r.Rows) == 0 || r.Collective != failed.Collective || !sameSetup(r, failed) {
 			continue
 		}
 		if _, ran, ok := buildVersions(r.Version); ok && ran != lib {
@@ -91,10 +147,46 @@ func laterRunOK(t *ingest.NCCLTests, f ingest.TestFailure) (*ingest.TestRun, int
 	return nil, 0, false
 }
 
+// sameSetup reports whether runs a and b ran on the same hosts with as
+// many GPUs on each: as many ranks and GPUs a process, and rank lines
+// naming the same hosts with as many ranks each. Runs without rank lines
+// are not known to be the same.
+func sameSetup(a, b *ingest.TestRun) bool {
+	if a.NRanks() == 0 || a.NRanks() != b.NRanks() || a.NGpus != b.NGpus {
+		return false
+	}
+	ha, ca := a.RanksPerHost()
+	hb, cb := b.RanksPerHost()
+	if len(ha) == 0 || len(ha) != len(hb) {
+		return false
+	}
+	for i, h := range ha {
+		j := slices.IndexFunc(hb, func(x string) bool { return ingest.SameHostName(x, h) })
+		if j < 0 || cb[j] != ca[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // libName names the collective library of t's runs.
 func libName(t *ingest.NCCLTests) string {
 	if fileTool(t) == ingest.ToolRCCL {
 		return "RCCL"
 	}
 	return "NCCL"
+}
+
+// codeObjectText is what HIP said in t of a device it has no code object
+// for, with the line that says it; "" when t does not say.
+func codeObjectText(t *ingest.NCCLTests) (string, ingest.Evidence) {
+	e := t.NoCodeObject
+	if e.Line == 0 {
+		return "", e
+	}
+	s := fmt.Sprintf(" This output says so (line %d): HIP found no code object for every device it sees", e.Line)
+	if len(t.NoCodeObjectGfx) > 0 {
+		s += ", none for " + strings.Join(t.NoCodeObjectGfx, " and ")
+	}
+	return s + ".", e
 }

@@ -195,17 +195,24 @@ func checkTestsFailed(inc *Incident) []Finding {
 			}
 			mech := failureMechanism(f, fileTool(t) == ingest.ToolRCCL)
 			fix := failureFix(f, logged(inc, t.Source()), fileTool(t) == ingest.ToolRCCL)
-			if w, ok := warnBefore(inc, t.Source(), f.Evidence.Line); ok && f.Call == "NCCL" {
-				fix = fmt.Sprintf("The last NCCL WARN before the failure names its cause: '%s'%s. Fix that, then rerun.", strings.TrimRight(strings.TrimSpace(w.Message), "."), whereText(w.Where))
+			if w, ok := warnBefore(inc, t, f); ok && f.Call == "NCCL" {
+				fix = fmt.Sprintf("The first NCCL WARN of the failed run names its cause: '%s'%s. Fix that, then rerun.", strings.TrimRight(strings.TrimSpace(w.Message), "."), whereText(w.Where))
 				if cause, wfix, ok := cudaFailure(ingest.TestFailure{Message: w.Message}); ok {
 					mech += " The WARN before it: " + cause
 					fix = wfix
 				}
 				g.ev.add(w.Evidence)
 			}
+			if note, ev := codeObjectText(t); note != "" && strings.Contains(mech, "hipErrorInvalidKernelFile") {
+				mech += note
+				if len(t.NoCodeObjectGfx) > 0 {
+					fix = strings.Replace(fix, "Hide the one", "Hide "+strings.Join(t.NoCodeObjectGfx, " and ")+", the one", 1)
+				}
+				g.ev.add(ev)
+			}
 			if r, built, ok := laterRunOK(t, f); ok {
 				mech += fmt.Sprintf(" A later run of the same test in this output, on %s %s (line %d), ran through: the failure follows the library the failed run loaded, %s %s, not the host.", libName(t), ncclCodeVersion(built), r.Rows[0].Evidence.Line, libName(t), ncclCodeVersion(failedLib(t, f)))
-				fix = fmt.Sprintf("Use the build that ran (%s %s, and nccl-tests built against it), or report the failure on %s to the library's maintainers with the test's command line.", libName(t), ncclCodeVersion(built), ncclCodeVersion(failedLib(t, f))) + " " + fix
+				fix = fmt.Sprintf("Use the build that ran (%s %s, and nccl-tests built against it), or report the failure on %s %s to the library's maintainers with the test's command line.", libName(t), ncclCodeVersion(built), libName(t), ncclCodeVersion(failedLib(t, f))) + " " + fix
 				g.ev.add(r.Rows[0].Evidence)
 			}
 			fs = append(fs, Finding{
@@ -356,8 +363,8 @@ var cudaFailures = []struct{ text, cause, fix string }{
 		"'uncorrectable ECC error encountered' (cudaErrorECCUncorrectable) is a double-bit error in the GPU's memory: a hardware fault on that GPU, not NCCL or the network. The CUDA context is lost, and the error repeats until the GPU is reset and the bad row remapped (or the GPU replaced).",
 		"On the host named: `nvidia-smi -q -d ECC,ROW_REMAPPER` and dmesg (Xid 48, 63, 64, 94, 95); drain the node, reset the GPU (`nvidia-smi -r`, or reboot) so the row remap takes effect, and replace the GPU if remapping failed or errors return."},
 	{"invalid kernel file",
-		"'invalid kernel file' (hipErrorInvalidKernelFile) is a HIP module with no code object for this GPU's architecture: RCCL (or rccl-tests) built for other gfx targets than the GPU's, as a ROCm release's RCCL is for GPUs it does not support.",
-		"Rebuild RCCL and rccl-tests for the GPU's target (`rocminfo | grep gfx`; cmake -DGPU_TARGETS=gfx1100, make GPU_TARGETS=...), or use a ROCm release whose RCCL lists the GPU as supported."},
+		"'invalid kernel file' (hipErrorInvalidKernelFile) is HIP finding no code object for some device it can see: RCCL (or rccl-tests) was built for gfx targets that leave a visible device out, and that device need not be one the test uses. On ROCm/rccl#876 two RX 7900 XTX (gfx1100) failed so because HIP also saw the CPU's integrated GPU (gfx1036), which RCCL had no code object for; HIP says \"Unable to find code object for all current devices\" and, at AMD_LOG_LEVEL=1, names the gfx target it did not find.",
+		"List every device HIP sees (`rocminfo | grep gfx`). Hide the one RCCL has no code object for (HIP_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES listing only the GPUs the test uses; an integrated GPU can also be disabled in the BIOS), or build RCCL and rccl-tests for every gfx target rocminfo lists (cmake -DGPU_TARGETS=\"gfx1100;gfx1036\", make GPU_TARGETS=...)."},
 	{"no kernel image is available",
 		"'no kernel image is available for execution on the device' (cudaErrorNoKernelImageForDevice) is a binary built without code for this GPU's architecture: nccl-tests (or NCCL) compiled with NVCC_GENCODE for other compute capabilities and no PTX to compile from.",
 		"Rebuild nccl-tests (and NCCL, if built from source) for the GPU: `make NVCC_GENCODE=\"-gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90\"` with the GPU's compute capability (`nvidia-smi --query-gpu=compute_cap --format=csv`)."},

@@ -311,7 +311,7 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(msg, "Failed to initialize any NET plugin"):
 		l.NoNetwork.add(host, ev)
 	default:
-		if strings.HasPrefix(msg, "NET/IB") && len(l.IBDevices) == 0 && len(l.IBPorts) == 0 && !dataPathWarn(msg) && !wrappedWarn(msg) && !IBDeviceSkipped(msg) {
+		if strings.HasPrefix(msg, "NET/IB") && len(l.IBDevices) == 0 && len(l.IBPorts) == 0 && !dataPathWarn(msg) && !WrappedWarn(msg) && !IBDeviceSkipped(msg) {
 			// Before NET/IB lists its devices: it is starting (unless
 			// the excerpt begins past the device list, at a WARN about
 			// data to or from a peer, at one whose words went on to the
@@ -372,11 +372,11 @@ func IBDeviceSkipped(msg string) bool {
 	return ok && (strings.HasPrefix(rest, "Unable to open device ") || strings.HasPrefix(rest, "Unable to query device ") || strings.HasPrefix(rest, "Unable to query port"))
 }
 
-// wrappedWarn reports whether a WARN's message is only its subsystem's
+// WrappedWarn reports whether a WARN's message is only its subsystem's
 // tag, "NET/IB:", its words on the lines after it: a paste wrapped there
 // (NVIDIA DGX Spark notes: "NCCL WARN NET/IB:" above "Got completion
 // from peer ... status=12"). Such a line says nothing of its own.
-func wrappedWarn(msg string) bool {
+func WrappedWarn(msg string) bool {
 	tag, rest, ok := strings.Cut(strings.TrimSpace(msg), ":")
 	return ok && rest == "" && !strings.Contains(tag, " ")
 }

@@ -62,6 +62,11 @@ type NCCLTests struct {
 	// all there but hold a time, algbw, busbw that is not a number of at
 	// least 0, or a #wrong that is neither a count nor N/A.
 	Garbled []Garble
+	// NoCodeObject is the first line with which HIP said it has no code
+	// object for a device it sees; NoCodeObjectGfx the gfx targets it
+	// names as not found.
+	NoCodeObject    Evidence
+	NoCodeObjectGfx []string
 
 	pendingBinary string
 	// pendingMin and pendingMax are the sweep that command line gives,
@@ -325,7 +330,7 @@ func (t *NCCLTests) Feed(ln Line) {
 	inCommand := t.continued || t.launched
 	t.continued = strings.HasSuffix(s, `\`)
 	t.launched = t.launched || namesLauncher(s)
-	if t.failure(ln, s) || t.notice(ln, s) {
+	if t.failure(ln, s) || t.notice(ln, s) || t.codeObject(ln, s) {
 		t.lines.add(ln)
 		return
 	}

@@ -159,11 +159,16 @@ func (r *TestRun) RanksPerHost() (hosts []string, counts []int) {
 // blocks of G = span/hosts, as mpirun -npernode and srun lay them out,
 // the i-th host (by its lowest rank) runs ranks iG to iG+G-1. It holds
 // only when every host shows both ends of its block, every line kept
-// sits in its host's block, and, one GPU a process, its device is its
-// place in the block; otherwise nothing, as for any partial listing.
+// sits in its host's block, one GPU a process, its device is its place
+// in the block, and the ranks the busbw/algbw ratio or NCCL's init lines
+// give (when they give any) are the span shown; otherwise nothing, as for
+// any partial listing.
 func (r *TestRun) blockHosts() (hosts []string, counts []int) {
 	if r.RankCount != len(r.Ranks) || len(r.hostSeen) < 2 || r.RankSpan%len(r.hostSeen) != 0 {
 		return nil, nil
+	}
+	if n, _, _ := r.RatioRanks(); n > 0 && n != r.RankSpan || r.CommRanks > 0 && r.CommRanks != r.RankSpan {
+		return nil, nil // the lines shown do not end where the job does
 	}
 	g := r.RankSpan / len(r.hostSeen)
 	first := map[string]int{}

@@ -36,3 +36,25 @@ func TestRanksPerHostElidedBlocks(t *testing.T) {
 		}
 	}
 }
+
+// The same four lines above a table whose busbw/algbw ratio is
+// all_reduce's on 32 ranks (1.9375) are not 2 hosts x 8: the job ran
+// past the ranks shown.
+func TestRanksPerHostElidedBlocksRatio(t *testing.T) {
+	line := func(rank int, host string, dev int) string {
+		return fmt.Sprintf("#  Rank %2d Group  0 Pid   2574 on %s device  %d [0000:0f:00] NVIDIA A100-SXM4-40GB\n", rank, host, dev)
+	}
+	text := "# Collective test starting: all_reduce_perf\n" +
+		"# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 2147483648 step: 2(factor) warmup iters: 1 iters: 100 agg iters: 1 validation: 1 graph: 0\n" +
+		line(0, "a", 0) + line(7, "a", 7) + line(8, "b", 0) + line(15, "b", 7) +
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+	for _, busbw := range []string{"187.50", "193.75"} {
+		rows := fmt.Sprintf("  1073741824     268435456     float     sum      -1  10737.4  100.00  %s      0  10737.4  100.00  %s      0\n", busbw, busbw) +
+			fmt.Sprintf("  2147483648     536870912     float     sum      -1  21474.8  100.00  %s      0  21474.8  100.00  %s      0\n", busbw, busbw)
+		hosts, counts := parseTests(t, text+rows).Runs[0].RanksPerHost()
+		want := busbw == "187.50" // 16 ranks: 2 x 8
+		if got := len(hosts) == 2 && counts[0] == 8; got != want {
+			t.Errorf("busbw %s: hosts %v counts %v", busbw, hosts, counts)
+		}
+	}
+}
