@@ -330,7 +330,7 @@ func TestLossyByDesignPFCEnableMixed(t *testing.T) {
 	}
 }
 
-// Dell's Z9432F (Tomahawk 4) SKUs render BUFFER_POOL, BUFFER_PROFILE and
+// Dell's Z9432F (Trident 4) SKUs render BUFFER_POOL, BUFFER_PROFILE and
 // BUFFER_PG as empty tables beside PORT_QOS_MAP rows without pfc_enable:
 // no profile keeps xoff, so the config is lossy by design. The empty table
 // did not count as "no profile keeps xoff", and lint said "PFC is off on
