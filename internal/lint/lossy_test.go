@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"encoding/json"
 	"os"
 	"regexp"
 	"strings"
@@ -330,7 +331,7 @@ func TestLossyByDesignPFCEnableMixed(t *testing.T) {
 	}
 }
 
-// Dell's Z9432F (Tomahawk 4) SKUs render BUFFER_POOL, BUFFER_PROFILE and
+// Dell's Z9432F (Trident 4) SKUs render BUFFER_POOL, BUFFER_PROFILE and
 // BUFFER_PG as empty tables beside PORT_QOS_MAP rows without pfc_enable:
 // no profile keeps xoff, so the config is lossy by design. The empty table
 // did not count as "no profile keeps xoff", and lint said "PFC is off on
@@ -357,5 +358,50 @@ func TestLossyByDesignEmptyBufferProfile(t *testing.T) {
 	got := ids(rep)
 	if _, off := got["qos.pfc.disabled"]; !off {
 		t.Errorf("without BUFFER_PROFILE: %v, want qos.pfc.disabled", got)
+	}
+}
+
+// Under the dynamic buffer model, and for a BUFFER_PG row naming profile
+// NULL, buffermgrd computes the lossless profiles at run time and never
+// writes them to config_db: an empty BUFFER_PROFILE there does not say no
+// profile keeps xoff, so PORT_QOS_MAP rows without pfc_enable are PFC
+// forgotten (qos.pfc.disabled), not lossy by design. Celestica DS2000's
+// render, changed so.
+func TestLossyByDesignRuntimeProfiles(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/sonic/buildimage-render-celestica-ds2000-t1-qos-buffers-synthetic-ports.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		model  string
+		nullPG bool
+	}{{"dynamic, NULL rows", "dynamic", true}, {"NULL rows", "traditional", true}, {"dynamic", "dynamic", false}} {
+		var cfg map[string]map[string]any
+		if err := json.Unmarshal(data, &cfg); err != nil {
+			t.Fatal(err)
+		}
+		cfg["DEVICE_METADATA"]["localhost"].(map[string]any)["buffer_model"] = c.model
+		for _, row := range cfg["PORT_QOS_MAP"] {
+			delete(row.(map[string]any), "pfc_enable")
+		}
+		cfg["BUFFER_PROFILE"] = map[string]any{}
+		cfg["BUFFER_PG"] = map[string]any{}
+		if c.nullPG {
+			for port := range cfg["PORT"] {
+				cfg["BUFFER_PG"][port+"|3-4"] = map[string]any{"profile": "NULL"}
+			}
+		}
+		text, err := json.MarshalIndent(cfg, "", "    ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ids(lintFiles(t, tempFile(t, "config_db.json", string(text))))
+		if _, lossy := got["qos.lossy.by_design"]; lossy {
+			t.Errorf("%s: %v, want no qos.lossy.by_design", c.name, got)
+		}
+		if _, off := got["qos.pfc.disabled"]; !off {
+			t.Errorf("%s: %v, want qos.pfc.disabled", c.name, got)
+		}
 	}
 }

@@ -88,14 +88,21 @@ func TestLintPFCWithoutECN(t *testing.T) {
 func TestLintNoQueueRows(t *testing.T) {
 	const file = "../../testdata/corpus/sonic/buildimage-render-celestica-ds2000-t1-qos-buffers-synthetic-ports.json"
 	rep := lintFiles(t, file)
-	var got []string
+	var got, fix []string
 	for _, f := range rep.Findings {
 		if f.ID == "ecn.disabled" {
-			got = append(got, f.Title)
+			got, fix = append(got, f.Title), append(fix, f.Fix)
 		}
 	}
 	if len(got) != 1 || !strings.Contains(got[0], "RoCE's queue 3 has no WRED profile") || !strings.Contains(got[0], "no QUEUE row") {
 		t.Fatalf("ecn.disabled %q, want one on queue 3 naming the missing QUEUE rows", got)
+	}
+	// The config defines no WRED_PROFILE: the fix defines one before
+	// binding it, not only names one to bind.
+	for _, want := range []string{"Define WRED_PROFILE|AZURE_LOSSLESS", `"ecn": "ecn_all"`, `"wred_green_enable": "true"`, `"green_min_threshold"`, `"green_max_threshold"`, `"green_drop_probability"`, "then bind it", "QUEUE <port>|3"} {
+		if !strings.Contains(fix[0], want) {
+			t.Errorf("fix %q lacks %q", fix[0], want)
+		}
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -106,9 +113,13 @@ func TestLintNoQueueRows(t *testing.T) {
 		t.Fatal("no DEVICE_METADATA to cut")
 	}
 	queue := tempFile(t, "queue.json", `{"QUEUE": {"Ethernet0|3": {"wred_profile": "W"}}, "WRED_PROFILE": {"W": {"ecn": "ecn_all", "wred_green_enable": "true", "green_min_threshold": "250000", "green_max_threshold": "2097152", "green_drop_probability": "5"}}}`)
+	// The host namespace of a multi-ASIC dump: its ASICs' namespaces hold
+	// the QUEUE rows.
+	dump := "{\n\"localhost\": " + string(data) + ",\n\"asic0\": " + `{"QUEUE": {"Ethernet0|3": {"wred_profile": "W"}}}` + "\n}\n"
 	for name, paths := range map[string][]string{
-		"fragment":     {tempFile(t, "qos.json", fragment)},
-		"queue beside": {file, queue},
+		"fragment":        {tempFile(t, "qos.json", fragment)},
+		"queue beside":    {file, queue},
+		"multi-ASIC host": {tempFile(t, "config_db.json", dump)},
 	} {
 		for _, f := range lintFiles(t, paths...).Findings {
 			if f.ID == "ecn.disabled" && strings.Contains(f.Title, "no QUEUE row") {

@@ -374,7 +374,7 @@ func (m *Model) unmarkedQueue(db *sonic.ConfigDB, p portPath) (Evidence, string,
 	// has: no line for RoCE's queue is none. So does another switch OS's
 	// configuration that writes ECN nowhere.
 	if !own && !lossless && db.Vendor != sonic.VendorKLISH {
-		if db.WritesNoECN() || len(p.pq.PFCEnable) > 0 && bindsNoQueue(m, db) {
+		if db.WritesNoECN() || bindsNoQueue(m, db) {
 			return Evidence{}, "", true
 		}
 		return Evidence{}, "", false
@@ -467,7 +467,13 @@ func unmarkedFix(db *sonic.ConfigDB, p sonic.ClassPath) string {
 	case sonic.VendorJunos, sonic.VendorTrafficConf:
 		return fmt.Sprintf("ECN thresholds on RoCE's queue %d (the one its class %d drains into).", p.Queue, p.TC)
 	}
-	return fmt.Sprintf("\"wred_profile\": \"AZURE_LOSSLESS\" (an ECN-marking WRED_PROFILE) on QUEUE <port>|%d of these ports.", p.Queue)
+	bind := fmt.Sprintf("\"wred_profile\": \"AZURE_LOSSLESS\" (an ECN-marking WRED_PROFILE) on QUEUE <port>|%d of these ports.", p.Queue)
+	if len(db.Tables["QUEUE"]) == 0 || len(db.Tables["WRED_PROFILE"]) == 0 {
+		// Nothing to bind yet: a QUEUE row naming a profile the config
+		// does not define is a dangling reference orchagent refuses.
+		return "Define WRED_PROFILE|AZURE_LOSSLESS {\"ecn\": \"ecn_all\", \"wred_green_enable\": \"true\", \"green_min_threshold\", \"green_max_threshold\" in bytes (sized from the BDP, `rocelab calc ecn`; SONiC's stock profile writes 1048576 and 2097152), \"green_drop_probability\": \"5\"}, then bind it: " + bind
+	}
+	return bind
 }
 
 // atEv is sonicEv for a value the config writes; a default (no line) gives

@@ -128,8 +128,7 @@ func (db *ConfigDB) OwnPGLossy(pq PortQoS, pfc int) (row Value, rewritten, state
 		return Value{}, false, false, false
 	}
 	_, meta := db.Tables["DEVICE_METADATA"]["localhost"]
-	model, _ := db.Field("DEVICE_METADATA", "localhost", "buffer_model")
-	if strings.EqualFold(strings.TrimSpace(model.Text), "dynamic") {
+	if _, _, dynamic := db.dynamicModel(); dynamic {
 		return row, false, true, true
 	}
 	_, cable, cableOK := db.CableLength(pq.Port)
@@ -220,7 +219,7 @@ func (db *ConfigDB) StandInUnwritten(pq PortQoS, pg int) (why string, at Value, 
 	if _, meta := db.Tables["DEVICE_METADATA"]["localhost"]; !meta {
 		return "", Value{}, false
 	}
-	model, stated := db.Field("DEVICE_METADATA", "localhost", "buffer_model")
+	model, stated, dynamic := db.dynamicModel()
 	_, held := db.Tables["PORT"][pq.Port]
 	if !held {
 		return "", Value{}, false
@@ -233,7 +232,7 @@ func (db *ConfigDB) StandInUnwritten(pq PortQoS, pg int) (why string, at Value, 
 		at, _ := db.KeyPos("DEVICE_METADATA|localhost")
 		return "no ingress_lossless_pool", at, true
 	}
-	if strings.EqualFold(strings.TrimSpace(model.Text), "dynamic") {
+	if dynamic {
 		return "the dynamic buffer model", model, true
 	}
 	why, at, ok = db.portSizingGap(pq.Port)

@@ -508,8 +508,11 @@ func (db *ConfigDB) LossyByDesign() (LossyDesign, bool) {
 	}
 	// A BUFFER_PROFILE table written empty (Dell Z9432F's buffers.json.j2
 	// writes BUFFER_POOL, BUFFER_PROFILE and BUFFER_PG as {}) keeps no
-	// headroom either; an absent one (qos.json alone) says nothing.
-	if at, written := db.TablePos("BUFFER_PROFILE"); written {
+	// headroom either; an absent one (qos.json alone) says nothing, nor
+	// does one beside the dynamic buffer model or a BUFFER_PG row naming
+	// profile NULL: buffermgrd computes those lossless profiles at run
+	// time and never writes them to config_db.
+	if at, written := db.TablePos("BUFFER_PROFILE"); written && !db.runtimeProfiles() {
 		xoff := false
 		for _, name := range db.Tables["BUFFER_PROFILE"].Keys() {
 			if p, ok := db.Profile(name); ok && p.KeepsHeadroom() {
@@ -521,6 +524,24 @@ func (db *ConfigDB) LossyByDesign() (LossyDesign, bool) {
 		}
 	}
 	return d, d.OnePG.Line > 0 || d.NoXoffAt.Line > 0
+}
+
+// runtimeProfiles reports whether buffermgrd computes lossless profiles
+// that config_db never holds: DEVICE_METADATA|localhost buffer_model
+// dynamic, or a BUFFER_PG row naming profile NULL (buffermgrdyn.cpp).
+func (db *ConfigDB) runtimeProfiles() bool {
+	if _, _, dynamic := db.dynamicModel(); dynamic {
+		return true
+	}
+	return slices.ContainsFunc(db.PGs(), func(r PGRow) bool { return strings.EqualFold(strings.TrimSpace(r.Profile.Text), "NULL") })
+}
+
+// dynamicModel returns DEVICE_METADATA|localhost's buffer_model field,
+// whether the config writes it, and whether it names the dynamic buffer
+// model.
+func (db *ConfigDB) dynamicModel() (model Value, stated, dynamic bool) {
+	model, stated = db.Field("DEVICE_METADATA", "localhost", "buffer_model")
+	return model, stated, strings.EqualFold(strings.TrimSpace(model.Text), "dynamic")
 }
 
 // Spectrum reports whether DEVICE_METADATA names an NVIDIA
