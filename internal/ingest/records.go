@@ -210,10 +210,12 @@ var jsonRecordKeys = [...]struct {
 }
 
 // mayBeRecord reports whether b holds, quoted, a key jsonRecordKeys names
-// for the text.
+// for the text: the quotes are searched for with the key, as the key's
+// letters can stand first inside another key or value ("kubernetes",
+// "nccl-logger", "MESSAGE_PUMP").
 func mayBeRecord(b []byte) bool {
 	for _, k := range jsonRecordKeys {
-		if i := bytes.Index(b, []byte(k.text)); i > 0 && i+len(k.text) < len(b) && b[i-1] == '"' && b[i+len(k.text)] == '"' {
+		if bytes.Contains(b, []byte(`"`+k.text+`"`)) {
 			return true
 		}
 	}

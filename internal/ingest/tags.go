@@ -317,7 +317,7 @@ func cutElasticTag(s string) (string, bool) {
 		return s, false
 	}
 	role, extra, _ := strings.Cut(s[1:end], "|")
-	if !(role[0] >= 'a' && role[0] <= 'z' || role[0] >= 'A' && role[0] <= 'Z') || !isDigits(role[len(role)-1:]) {
+	if role == "" || !(role[0] >= 'a' && role[0] <= 'z' || role[0] >= 'A' && role[0] <= 'Z') || !isDigits(role[len(role)-1:]) {
 		return s, false
 	}
 	for _, part := range []string{role, extra} {
