@@ -7,13 +7,16 @@ import "strings"
 // printed alike, and a copy of its output can run several lines into one.
 
 // splitRayTags splits s, the rest of a line that started with a Ray tag,
-// before every further Ray tag in it that follows a space: Ray prints each
+// before every further Ray tag in it that follows a space and that text
+// follows: Ray prints each
 // line of a worker under its own tag, so a tag inside a line is where a
 // copy that lost its line ends ran the next one into it (a paste flattened
 // to one line, "... 18.4 GB (RayWorkerWrapper pid=394715, ip=10.65.144.3)
 // DEBUG ..."). The pieces, each without its tag and Ray's deduplication
 // count, are appended to dst; dst is returned unchanged when s holds no
-// further tag.
+// further tag. A tag at the line's end, or after a Ray task's name
+// ("ray::train_fn() (pid=2286, ip=10.0.0.2)"), is Ray's error text naming
+// where a task ran, not a copied line.
 func splitRayTags(s string, dst []string) []string {
 	n := len(dst)
 	start := 0
@@ -24,8 +27,8 @@ func splitRayTags(s string, dst []string) []string {
 		}
 		i += j
 		rest, ok := cutRayTag(s[i+1:])
-		if !ok {
-			continue
+		if !ok || strings.TrimSpace(rest) == "" || strings.HasPrefix(s[strings.LastIndexByte(s[:i], ' ')+1:i], "ray::") {
+			continue // Ray's own error text: "ray::train_fn() (pid=2286, ip=10.0.0.2)" ends the line
 		}
 		dst = append(dst, cutRayRepeat(strings.TrimRight(s[start:i], " \t")))
 		start = len(s) - len(rest)
@@ -45,7 +48,9 @@ const maxRayTag = 120
 // rank and before its address ("(RayWorkerWrapper pid=4009, ip=10.0.0.2)",
 // "(worker1, rank=1, pid=33870, ip=192.168.0.15)"), and the space after it.
 // A Ray Data worker's name holds the parentheses of its operator
-// ("(MapBatches(Embed) pid=5362, ip=10.0.32.44)").
+// ("(MapBatches(Embed) pid=5362, ip=10.0.32.44)"), fused operators joined
+// by "->" and a lambda's "<lambda>" ("(ReadRange->MapBatches(<lambda>)
+// pid=9, ip=10.0.0.3)"); the pid and address hold neither.
 func cutRayTag(s string) (string, bool) {
 	end := closingParen(s, maxRayTag)
 	if end < 0 {
@@ -61,7 +66,7 @@ func cutRayTag(s string) (string, bool) {
 	}
 	for j := 0; j < len(in); j++ {
 		c := in[j]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(" ,=._:-()", c) >= 0) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(" ,=._:-()", c) >= 0 || j < i && (c == '<' || c == '>')) {
 			return s, false
 		}
 	}
