@@ -119,6 +119,8 @@ func TestRecordsUnwrap(t *testing.T) {
 		`{"kubernetes":{"pod_name":"catalog-0"},"log":"gpu01:1:2 [0] NCCL INFO Using network IB\n","stream":"stderr"}`,
 		`{"kubernetes":{"container_name":"nccl-logger"},"log":"gpu01:1:2 [0] NCCL INFO Using network IB\n","stream":"stderr"}`,
 		`{"SYSLOG_IDENTIFIER":"MESSAGE_PUMP","MESSAGE":"gpu01:1:2 [0] NCCL INFO Using network IB","__CURSOR":"s=1"}`,
+		// Loki's logcli --output=jsonl (encoding/json sorts the keys).
+		`{"labels":{"job":"train"},"line":"gpu01:1:2 [0] NCCL INFO Using network IB","timestamp":"2024-05-01T10:00:00Z"}`,
 	}, "\n")
 	want := []struct {
 		text string
@@ -140,6 +142,7 @@ func TestRecordsUnwrap(t *testing.T) {
 		{"gpu01:1:2 [0] NCCL INFO Using network IB", 47},
 		{"gpu01:1:2 [0] NCCL INFO Using network IB", 55},
 		{"gpu01:1:2 [0] NCCL INFO Using network IB", 48},
+		{"gpu01:1:2 [0] NCCL INFO Using network IB", 35},
 	}
 	got := readAllLines(in)
 	if len(got) != len(want) {
