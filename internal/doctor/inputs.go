@@ -233,15 +233,16 @@ func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.
 		defer f.Close()
 		r = f
 	}
-	return readStream(name, r, opts)
+	return readStream(name, r, false, opts)
 }
 
 // readStream reads the input named name from r, a file's or an archive
 // member's alike: it undoes gzip, recognises binary formats by their
 // magic, and otherwise decodes the text and streams it through every text
 // parser; an input none recognises is sniffed for what it is (a config
-// lint reads, switch output diagnose does not judge).
-func readStream(name string, r io.Reader, opts Options) (InputInfo, []ingest.Artifact) {
+// lint reads, switch output diagnose does not judge). member is set for
+// an archive's member: an archive in it is refused by name (archiveError).
+func readStream(name string, r io.Reader, member bool, opts Options) (InputInfo, []ingest.Artifact) {
 	info := InputInfo{Path: name, Type: "unknown"}
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(8 << 10)
@@ -254,6 +255,9 @@ func readStream(name string, r io.Reader, opts Options) (InputInfo, []ingest.Art
 		defer zr.Close()
 		br = bufio.NewReaderSize(zr, 64<<10)
 		head, _ = br.Peek(8 << 10)
+	}
+	if info.Error = archiveError(head, member); info.Error != "" {
+		return info, nil
 	}
 	for _, bf := range binaryFormats() {
 		if bf.Match(head) {
@@ -392,7 +396,7 @@ func readArchive(path string, opts Options, mtimes map[string]time.Time) ([]Inpu
 			mtimes[name] = h.ModTime
 		}
 		// A member is read as the same file on disk would be.
-		info, a := readStream(name, tr, opts)
+		info, a := readStream(name, tr, true, opts)
 		info.InArchive = path
 		infos = append(infos, info)
 		arts = append(arts, a...)
@@ -448,6 +452,23 @@ func isRunReport(head []byte) bool {
 // archive.
 func isTar(head []byte) bool {
 	return len(head) >= 263 && bytes.Equal(head[257:262], []byte("ustar"))
+}
+
+// archiveError names an archive readStream does not open, "" for any
+// other input: a zip archive, and a tar archive inside an archive or read
+// from a pipe (readArchive opens a tar file given by its path). Read as
+// text they were binary data in no format.
+func archiveError(head []byte, member bool) string {
+	zip := bytes.HasPrefix(head, []byte("PK\x03\x04")) || bytes.HasPrefix(head, []byte("PK\x05\x06"))
+	switch {
+	case member && (zip || isTar(head)):
+		return "an archive inside the archive: unpack it"
+	case zip:
+		return "zip archives are not read: unpack it"
+	case isTar(head):
+		return "a tar archive is read from a file, not a pipe: pass its path, or unpack it"
+	}
+	return ""
 }
 
 // looksBinary reports whether head has NUL bytes or is mostly not text.

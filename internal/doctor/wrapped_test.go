@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
@@ -350,6 +351,51 @@ func TestArchiveMemberReadAsFile(t *testing.T) {
 		}
 		if c.wantID != "" {
 			nicMustFind(t, rep.Findings, "input.unrecognized", Info, c.wantID)
+		}
+	}
+}
+
+// An archive that is no text is named as such, and the input is
+// unreadable (exit 2 when nothing else was given), where it had been
+// "binary data in no format": a tar or gzipped tar inside an archive, a
+// zip archive inside one or given by itself, a tar archive piped in.
+// SYNTHETIC archives around a SYNTHETIC line.
+func TestArchiveNestedRefused(t *testing.T) {
+	line := []byte("gpu01:1:1 [0] NCCL INFO Using network Socket\n")
+	inner, err := os.ReadFile(tarFile(t, "inner.tar", "nccl.log", line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(inner)
+	zw.Close()
+	var zb bytes.Buffer
+	w := zip.NewWriter(&zb)
+	f, err := w.Create("nccl.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(line)
+	w.Close()
+	zipPath := filepath.Join(t.TempDir(), "logs.zip")
+	if err := os.WriteFile(zipPath, zb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path  string
+		stdin []byte
+		want  string
+	}{
+		{tarFile(t, "b.tar", "node1/logs.tar", inner), nil, "an archive inside the archive: unpack it"},
+		{tarFile(t, "b.tar", "node1/logs.tar.gz", gz.Bytes()), nil, "an archive inside the archive: unpack it"},
+		{tarFile(t, "b.tar", "node1/logs.zip", zb.Bytes()), nil, "an archive inside the archive: unpack it"},
+		{zipPath, nil, "zip archives are not read: unpack it"},
+		{"-", gz.Bytes(), "a tar archive is read from a file, not a pipe"},
+	} {
+		rep := Diagnose([]string{c.path}, bytes.NewReader(c.stdin), Options{})
+		if len(rep.Inputs) != 1 || !strings.Contains(rep.Inputs[0].Error, c.want) || rep.ExitCode() != 2 {
+			t.Errorf("%s: inputs %+v exit %d, want %q and exit 2", c.path, rep.Inputs, rep.ExitCode(), c.want)
 		}
 	}
 }

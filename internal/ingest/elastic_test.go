@@ -24,6 +24,8 @@ func TestElasticTag(t *testing.T) {
 		{"[default]: x", "[default]: x"},     // no local rank
 		{"[0default0]: x", "[0default0]: x"}, // a role starts with a letter
 		{"[a b0]: x", "[a b0]: x"},
+		{"[|0]:x", "[|0]:x"}, // no role before the '|'
+		{"[|00]:", "[|00]:"},
 	} {
 		if got := readLines(t, c.in); len(got) != 1 || got[0] != c.want {
 			t.Errorf("%q -> %q, want %q", c.in, got, c.want)

@@ -20,6 +20,9 @@ func TestRayDedupSuffix(t *testing.T) {
 		{"(WorkerDict pid=3569860) " + nccl + " [repeated 3x across cluster]" + note, nccl},
 		{"(WorkerDict pid=3569860) " + nccl + " \x1b[2m[repeated 3x across cluster]\x1b[0m", nccl}, // Ray dims it
 		{"(MapBatches(Embed) pid=5362, ip=10.0.32.44) " + nccl, nccl},
+		{"(ReadRange->MapBatches(produce) pid=5362, ip=10.0.32.44) " + nccl, nccl}, // fused operators
+		{"(MapBatches(<lambda>) pid=5362) " + nccl, nccl},
+		{"(W pid=1, ip=<x>) " + nccl, "(W pid=1, ip=<x>) " + nccl}, // the address holds no '<'
 		{nccl + " [repeated 16x across cluster] and more", nccl + " [repeated 16x across cluster] and more"},
 		{nccl + " [repeated x across cluster]", nccl + " [repeated x across cluster]"},
 	} {
@@ -51,7 +54,8 @@ func TestRayDedupSuffix(t *testing.T) {
 // deduplication count. The lines are vllm-project/vllm#12773's (vLLM
 // workers on MI300A, through Ray), run together as a copy that lost their
 // line ends gives them: that joining SYNTHETIC. A parenthesis that is no
-// Ray tag stays in its line.
+// Ray tag, or a tag no text follows or after a Ray task's name (Ray's
+// error text, the form ray.exceptions prints), stays in its line.
 func TestRayTagsMidLine(t *testing.T) {
 	const flat = "(RayWorkerWrapper pid=1039658) INFO 02-05 09:11:53 model_runner.py:1118] Loading model weights took 18.4303 GB (RayWorkerWrapper pid=394715, ip=10.65.144.3) DEBUG 02-05 09:08:18 shm_broadcast.py:282] Connecting to tcp://127.0.0.1:49717 [repeated 23x across cluster] (RayWorkerWrapper pid=394716, ip=10.65.144.3) INFO 02-05 09:08:19 rocm.py:121] Using Triton MLA backend. [repeated 31x across cluster]"
 	want := []string{
@@ -71,6 +75,11 @@ func TestRayTagsMidLine(t *testing.T) {
 	for _, s := range []string{
 		"(pid=7) raised (see pid=12 below) and (x pid=abc)",
 		"no tag first (RayWorker pid=1) x",
+		// Ray's own error text names where the task ran, at the line's end
+		// or after the task's name.
+		"(RayTrainWorker pid=1, ip=10.0.0.1) ray.exceptions.RayTaskError(DistBackendError): ray::train_fn() (pid=2286, ip=10.0.0.2)",
+		"(RayTrainWorker pid=1, ip=10.0.0.1) ray.exceptions.RayTaskError(DistBackendError): ray::train_fn() (pid=2286, ip=10.0.0.2) x",
+		"(RayTrainWorker pid=1) ends in a tag (RayTrainWorker pid=2) ",
 	} {
 		if got := readAllLines(s); len(got) != 1 {
 			t.Errorf("%q split into %q", s, texts(got))

@@ -17,9 +17,11 @@ import (
 //     output (with "kubernetes" metadata beside it);
 //   - the other JSON records of a log store (see jsonRecordKeys):
 //     journald's `journalctl -o json` ("MESSAGE" beside "__CURSOR",
-//     "__REALTIME_TIMESTAMP"), Google Cloud Logging's export
-//     ("textPayload" beside "timestamp"), an Elastic or Loki document
-//     ("message" beside "@timestamp");
+//     "__REALTIME_TIMESTAMP", "_HOSTNAME"), Google Cloud Logging's
+//     export ("textPayload" beside "timestamp", "receiveTimestamp" or
+//     "logName"), an Elastic document ("message" beside "@timestamp" or
+//     "timestamp"), Loki's `logcli query --output=jsonl` ("line" beside
+//     "labels" or "timestamp");
 //   - CSV exports of a log console, a header naming the message column
 //     then one row per line: CloudWatch Logs Insights ("@timestamp,
 //     @message"), Azure Monitor's ContainerLog ("TimeGenerated [UTC],
@@ -207,13 +209,16 @@ var jsonRecordKeys = [...]struct {
 	{"MESSAGE", []string{"__CURSOR", "__REALTIME_TIMESTAMP", "_HOSTNAME"}},
 	{"textPayload", []string{"timestamp", "receiveTimestamp", "logName"}},
 	{"message", []string{"@timestamp", "timestamp"}},
+	{"line", []string{"labels", "timestamp"}},
 }
 
 // mayBeRecord reports whether b holds, quoted, a key jsonRecordKeys names
-// for the text.
+// for the text: the quotes are searched for with the key, as the key's
+// letters can stand first inside another key or value ("kubernetes",
+// "nccl-logger", "MESSAGE_PUMP").
 func mayBeRecord(b []byte) bool {
 	for _, k := range jsonRecordKeys {
-		if i := bytes.Index(b, []byte(k.text)); i > 0 && i+len(k.text) < len(b) && b[i-1] == '"' && b[i+len(k.text)] == '"' {
+		if bytes.Contains(b, []byte(`"`+k.text+`"`)) {
 			return true
 		}
 	}

@@ -115,6 +115,12 @@ func TestRecordsUnwrap(t *testing.T) {
 		`{"log":"\u001b[31mgpu01:1:2 [0] NCCL WARN NET/IB : \"mlx5_0\" failed\u001b[0m\n","stream":"stderr","time":"2024-05-01T10:00:00.1Z"}`,
 		`{"kubernetes":{"log":"no"},"log":"     rx_prio3_pause: 7\n","stream":"stdout"}`,
 		`{"level":"info","log":"structured, not a record"}`,
+		// The key's letters first stand inside another key or value.
+		`{"kubernetes":{"pod_name":"catalog-0"},"log":"gpu01:1:2 [0] NCCL INFO Using network IB\n","stream":"stderr"}`,
+		`{"kubernetes":{"container_name":"nccl-logger"},"log":"gpu01:1:2 [0] NCCL INFO Using network IB\n","stream":"stderr"}`,
+		`{"SYSLOG_IDENTIFIER":"MESSAGE_PUMP","MESSAGE":"gpu01:1:2 [0] NCCL INFO Using network IB","__CURSOR":"s=1"}`,
+		// Loki's logcli --output=jsonl (encoding/json sorts the keys).
+		`{"labels":{"job":"train"},"line":"gpu01:1:2 [0] NCCL INFO Using network IB","timestamp":"2024-05-01T10:00:00Z"}`,
 	}, "\n")
 	want := []struct {
 		text string
@@ -133,6 +139,10 @@ func TestRecordsUnwrap(t *testing.T) {
 		{"gpu01:1:2 [0] NCCL WARN NET/IB : \"mlx5_0\" failed", 19},
 		{"     rx_prio3_pause: 7", 35},
 		{`{"level":"info","log":"structured, not a record"}`, 0},
+		{"gpu01:1:2 [0] NCCL INFO Using network IB", 47},
+		{"gpu01:1:2 [0] NCCL INFO Using network IB", 55},
+		{"gpu01:1:2 [0] NCCL INFO Using network IB", 48},
+		{"gpu01:1:2 [0] NCCL INFO Using network IB", 35},
 	}
 	got := readAllLines(in)
 	if len(got) != len(want) {
