@@ -44,12 +44,12 @@ func TestNVUELosslessDefault(t *testing.T) {
 		"    traffic-class  tx-frames  tx-bytes   tx-uc-buffer-discards  wred-discards",
 		"    -------------  ---------  ---------  ---------------------  -------------",
 		"    3              5000       4.88 KB    7 Bytes                0",
-		"    4              9000       8.79 KB    9 Bytes                0")
+		"    4              9000       8.79 KB    90 Bytes               0")
 	f := nicMustFind(t, fs, "switch.queue.drops", Error, "swp1 UC3: 7 packets dropped on lossless queue 3")
 	if !strings.Contains(f.Mechanism, "Cumulus Linux's RoCE default") {
 		t.Errorf("mechanism: %s", f.Mechanism)
 	}
-	nicMustFind(t, fs, "switch.queue.drops", Warn, "swp1 UC4: 9 packets dropped on lossy queue 4")
+	nicMustFind(t, fs, "switch.queue.drops", Warn, "swp1 UC4: 90 packets dropped on lossy queue 4")
 }
 
 // The Cumulus 5.4 user guide's `nv show interface swp16 qos roce

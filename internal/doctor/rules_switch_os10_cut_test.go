@@ -18,7 +18,7 @@ func TestOS10QueueDropsNotHeadroom(t *testing.T) {
 		"",
 		"leaf1# show queuing statistics interface port-channel 10",
 		"Queue Packets                  Bytes                    Dropped-Packets          Dropped-Bytes",
-		"3     20                       2000                     5                        500",
+		"3     2000                     200000                   50                       5000",
 	)
 	nicMustFind(t, fs, "switch.queue.drops", Warn, "port-channel10 queue 3")
 	nicMustFind(t, fs, "switch.headroom.exhausted", Info, "port-channel10 PG3: PFC headroom used")
