@@ -295,7 +295,7 @@ func TestOFIRemoteRailsMismatch(t *testing.T) {
 		t.Errorf("evidence %+v fix %s mechanism %s", f.Evidence, f.Fix, f.Mechanism)
 	}
 	failed := nicMustFind(t, fs, "nccltests.failed", Error, "all_reduce.cu:471")
-	if !strings.Contains(failed.Fix, "nccl.warn.error") {
+	if !strings.Contains(failed.Fix, "nccl.warn.error") || !strings.Contains(failed.Fix, "'NET/OFI Unexpected number of remote rails for dev 0. Expected 3 but got 2'") {
 		t.Errorf("the failure's fix does not point at the WARN lines: %s", failed.Fix)
 	}
 	// The WARN with NCCL's prefix and aws-ofi-nccl's function for location

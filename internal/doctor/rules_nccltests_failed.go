@@ -84,6 +84,16 @@ func routineWarn(msg string) bool {
 	return false
 }
 
+// warnFix quotes the WARN that names a failed call's cause, and sends the
+// reader to nccl.warn.error when that rule knows the WARN's cause and fix.
+func warnFix(w ingest.Warning) string {
+	known := ""
+	if _, ok := warnClass(w); ok {
+		known = " (nccl.warn.error tells what it means and how to fix it)"
+	}
+	return fmt.Sprintf("The first NCCL WARN of the failed run names its cause: '%s'%s%s. Fix that, then rerun.", strings.TrimRight(strings.TrimSpace(w.Message), "."), whereText(w.Where), known)
+}
+
 // whereText is " (file:line)" for a WARN's source location, "" for none.
 func whereText(where string) string {
 	if where == "" {

@@ -195,13 +195,14 @@ func checkTestsFailed(inc *Incident) []Finding {
 			}
 			mech := failureMechanism(f, fileTool(t) == ingest.ToolRCCL)
 			fix := failureFix(f, logged(inc, t.Source()), fileTool(t) == ingest.ToolRCCL)
+			var cause []Evidence // after the failure's own lines: the finding is about the failure
 			if w, ok := warnBefore(inc, t, f); ok && f.Call == "NCCL" {
-				fix = fmt.Sprintf("The first NCCL WARN of the failed run names its cause: '%s'%s. Fix that, then rerun.", strings.TrimRight(strings.TrimSpace(w.Message), "."), whereText(w.Where))
-				if cause, wfix, ok := cudaFailure(ingest.TestFailure{Message: w.Message}); ok {
-					mech += " The WARN before it: " + cause
+				fix = warnFix(w)
+				if why, wfix, ok := cudaFailure(ingest.TestFailure{Message: w.Message}); ok {
+					mech += " The WARN before it: " + why
 					fix = wfix
 				}
-				g.ev.add(w.Evidence)
+				cause = append(cause, w.Evidence)
 			}
 			if note, ev := codeObjectText(t); note != "" && strings.Contains(mech, "hipErrorInvalidKernelFile") {
 				mech += note
@@ -218,7 +219,7 @@ func checkTestsFailed(inc *Incident) []Finding {
 			fs = append(fs, Finding{
 				ID: "nccltests.failed", Severity: Error, Layer: LayerNCCL,
 				Title:     fmt.Sprintf("%s stopped: %s%s", fileTool(t), what, where),
-				Evidence:  g.ev.sorted(),
+				Evidence:  append(g.ev.sorted(), cause...),
 				Mechanism: mech,
 				Fix:       fix,
 			}.per(t.Source(), "file", "nccl-tests stopped on a failed call"))

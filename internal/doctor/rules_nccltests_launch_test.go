@@ -52,11 +52,13 @@ func TestFailureOnRowLine(t *testing.T) {
 
 // nccl-tests' abort line pasted without its host (NVIDIA/nccl#1913,
 // "Test NCCL failure all_reduce.cu:471 'internal error ...'"). Before, the
-// line was not read and the file gave no finding at all.
+// line was not read and the file gave no finding at all. The aws-ofi-nccl
+// WARN before it is quoted as evidence after the abort line.
 func TestTestFailureWithoutHost(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.28.9-ofi-remote-rails-mismatch-test-failure-no-host-nccl1913.txt")
 	f := nicMustFind(t, fs, "nccltests.failed", Error, "failed at all_reduce.cu:471", "'internal error")
-	if f.Evidence[0].Line != 14 {
+	// The failure's line first, the WARN that names its cause after it.
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 14 || f.Evidence[1].Line != 3 {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 }
