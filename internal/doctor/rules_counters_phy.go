@@ -82,12 +82,16 @@ func checkFCS(inc *Incident) []Finding {
 			ev = append(ev, lanes.readings...)
 			mech += " " + lanes.text
 		}
+		laneFix := ""
+		if lanes.fix != "" {
+			laneFix = " " + lanes.fix
+		}
 		return []Finding{perPort(Finding{
 			ID: "counters.phy.fcs", Severity: sev, Layer: LayerFabric,
 			Title:     title,
 			Evidence:  readingsEvidence(ev...),
 			Mechanism: mech + " Counted " + window(s) + ".",
-			Fix:       fmt.Sprintf("Check the link: `ethtool -m %s` (module DOM: rx/tx power against its alarm thresholds), `ethtool --show-fec %s` on both ends, the errors FEC corrected (mlx5 rx_corrected_bits_phy: rising toward the FEC limit) and those it could not (rx_pcs_symbol_err_phy), and the FCS counters of the port at the other end. Clean and reseat the connectors, then replace the optic or cable; shut the link meanwhile so ECMP routes around it.", dev, dev),
+			Fix:       fmt.Sprintf("Check the link: `ethtool -m %s` (module DOM: rx/tx power against its alarm thresholds), `ethtool --show-fec %s` on both ends, the errors FEC corrected (mlx5 rx_corrected_bits_phy: rising toward the FEC limit) and those it could not (rx_pcs_symbol_err_phy), and the FCS counters of the port at the other end.%s Clean and reseat the connectors, then replace the optic or cable; shut the link meanwhile so ECMP routes around it.", dev, dev, laneFix),
 		}, s, "Frames received with a bad FCS")}
 	})
 }
@@ -106,6 +110,7 @@ const mlx5PrintedLanes = 4
 type laneSplit struct {
 	readings []ingest.Reading
 	text     string
+	fix      string // where to look when one lane holds most of them
 }
 
 // laneErrors reads the bits each receive lane had in error before FEC
@@ -135,14 +140,14 @@ func laneErrors(s *ingest.CounterSample) (laneSplit, bool) {
 		return laneSplit{}, false
 	}
 	const shared = "the module, the duplex connector, the host's electrical lanes to the module, the far end's transmitter"
-	text := fmt.Sprintf("The receive lanes counted bits in error before FEC corrected them (%s): raw errors, which a working link with FEC on shows on every lane, so they show FEC at work, not at fault.", ingest.ReadingsText(bad))
+	text := fmt.Sprintf("The receive lanes counted bits in error before FEC corrected them (%s; mlx5 prints lanes 0-%d only, not an 8-lane port's others): raw errors a working link with FEC on shows on every lane, FEC at work, not at fault.", ingest.ReadingsText(bad), mlx5PrintedLanes-1)
 	if l, share, ok := worstLane(perLane); ok {
-		text += fmt.Sprintf(" Lane %d holds %.3g%% of them: its receive path is the weakest. On optics that carry the lanes as wavelengths on one fibre pair (LR4, CWDM4, FR4) that is one wavelength's receiver in this module or the far end's laser for it, not a fibre; on parallel optics or copper (SR4, DAC) that lane's own fibre or pair. What all lanes share (%s) would spread the errors over them.", l, 100*share, shared)
-	} else {
-		text += fmt.Sprintf(" No lane holds half of them: look at what the lanes share (%s).", shared)
+		text += fmt.Sprintf(" Lane %d holds %.3g%% of them, so its receive path is the weakest: what all lanes share (%s) would spread the errors over them.", l, 100*share, shared)
+		fix := fmt.Sprintf("Look at lane %d's receive path: on optics that carry the lanes as wavelengths on one fibre pair (LR4, CWDM4, FR4), one wavelength's receiver in this module or the far end's laser for it, not a fibre; on parallel optics or copper (SR4, DAC), that lane's own fibre or pair.", l)
+		return laneSplit{bad, text, fix}, true
 	}
-	text += fmt.Sprintf(" mlx5 prints lanes 0-%d only: an 8-lane port's other lanes are not shown.", mlx5PrintedLanes-1)
-	return laneSplit{bad, text}, true
+	text += fmt.Sprintf(" No lane holds half of them: look at what the lanes share (%s).", shared)
+	return laneSplit{bad, text, ""}, true
 }
 
 // besideDriver reports whether r, a reading of concept c in s (or of the

@@ -71,14 +71,20 @@ func TestMlx5SymbolErrorsAndLanes(t *testing.T) {
 // line (the real mlx5 dump of testdata/corpus/ethtool/ethtool-s-mlx5-
 // annotated-zh-*, from Chinese notes), was no input rocelab read. Its
 // lanes 0 (28116) and 3 (17722623) sum to rx_corrected_bits_phy: lane 3
-// holds nearly all, which the finding names by its share, as one
-// wavelength's receive path, not "lanes 0 and 3".
+// holds nearly all, which the finding names by its share, not "lanes 0
+// and 3"; its fix says where that lane's receive path is on wavelength
+// and on parallel optics.
 func TestAnnotatedEthtoolDump(t *testing.T) {
 	fs := nicDiagnose(t, Options{}, "corpus/ethtool/ethtool-s-mlx5-annotated-zh-crc-386-symbol-err-lanes-0-3-phy-excerpt-notes.txt")
 	f := nicMustFind(t, fs, "counters.phy.fcs", Warn, "386 frames received with a bad FCS", "0.00257% of rx_packets_phy")
-	for _, want := range []string{"(rx_err_lane_0_phy 28116, rx_err_lane_3_phy 17722623)", "Lane 3 holds 99.8% of them", "one wavelength's receiver"} {
+	for _, want := range []string{"(rx_err_lane_0_phy 28116, rx_err_lane_3_phy 17722623", "Lane 3 holds 99.8% of them", "mlx5 prints lanes 0-3 only"} {
 		if !strings.Contains(f.Mechanism, want) {
 			t.Errorf("mechanism lacks %q: %s", want, f.Mechanism)
+		}
+	}
+	for _, want := range []string{"lane 3's receive path", "one wavelength's receiver", "that lane's own fibre or pair"} {
+		if !strings.Contains(f.Fix, want) {
+			t.Errorf("fix lacks %q: %s", want, f.Fix)
 		}
 	}
 	if strings.Contains(f.Mechanism, "lanes 0 and 3") {
