@@ -405,3 +405,43 @@ func TestLossyByDesignRuntimeProfiles(t *testing.T) {
 		}
 	}
 }
+
+// The dynamic buffer model only explains an EMPTY BUFFER_PROFILE table: a
+// config that writes its own profiles, none keeping xoff, and pfc_enable ""
+// on every port is lossy by design under either model. Celestica DS2000's
+// render (lossy profiles only), changed so, with no NULL BUFFER_PG rows.
+func TestLossyByDesignDynamicOwnProfiles(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/sonic/buildimage-render-celestica-ds2000-t1-qos-buffers-synthetic-ports.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]map[string]any
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg["DEVICE_METADATA"]["localhost"].(map[string]any)["buffer_model"] = "dynamic"
+	for _, row := range cfg["PORT_QOS_MAP"] {
+		row.(map[string]any)["pfc_enable"] = ""
+	}
+	text, err := json.MarshalIndent(cfg, "", "    ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := lintFiles(t, tempFile(t, "config_db.json", string(text)))
+	got := ids(rep)
+	if _, off := got["qos.pfc.disabled"]; off {
+		t.Errorf("%v, want no qos.pfc.disabled", got)
+	}
+	found := false
+	for _, f := range rep.Findings {
+		if f.ID == "qos.lossy.by_design" {
+			found = true
+			if f.Severity != doctor.Warn {
+				t.Errorf("qos.lossy.by_design severity %v, want warn", f.Severity)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("%v, want qos.lossy.by_design", got)
+	}
+}

@@ -506,22 +506,24 @@ func (db *ConfigDB) LossyByDesign() (LossyDesign, bool) {
 			d.OnePG = at
 		}
 	}
-	// A BUFFER_PROFILE table written empty (Dell Z9432F's buffers.json.j2
-	// writes BUFFER_POOL, BUFFER_PROFILE and BUFFER_PG as {}) keeps no
-	// headroom either; an absent one (qos.json alone) says nothing, nor
-	// does one beside the dynamic buffer model or a BUFFER_PG row naming
-	// profile NULL: buffermgrd computes those lossless profiles at run
-	// time and never writes them to config_db.
-	if at, written := db.TablePos("BUFFER_PROFILE"); written && !db.runtimeProfiles() {
+	if profiles := db.Tables["BUFFER_PROFILE"]; len(profiles) > 0 {
 		xoff := false
-		for _, name := range db.Tables["BUFFER_PROFILE"].Keys() {
+		for _, name := range profiles.Keys() {
 			if p, ok := db.Profile(name); ok && p.KeepsHeadroom() {
 				xoff = true
 			}
 		}
 		if !xoff {
-			d.NoXoffAt = at
+			d.NoXoffAt, _ = db.TablePos("BUFFER_PROFILE")
 		}
+	} else if at, written := db.TablePos("BUFFER_PROFILE"); written && !db.runtimeProfiles() {
+		// A BUFFER_PROFILE table written empty (Dell Z9432F's
+		// buffers.json.j2 writes BUFFER_POOL, BUFFER_PROFILE and BUFFER_PG
+		// as {}) keeps no headroom either, unless buffermgrd computes the
+		// lossless profiles at run time (the dynamic buffer model or a
+		// BUFFER_PG row naming profile NULL) and never writes them to
+		// config_db; an absent table (qos.json alone) says nothing.
+		d.NoXoffAt = at
 	}
 	return d, d.OnePG.Line > 0 || d.NoXoffAt.Line > 0
 }
