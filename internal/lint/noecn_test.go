@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -98,11 +99,16 @@ func TestLintNoQueueRows(t *testing.T) {
 		t.Fatalf("ecn.disabled %q, want one on queue 3 naming the missing QUEUE rows", got)
 	}
 	// The config defines no WRED_PROFILE: the fix defines one before
-	// binding it, not only names one to bind.
-	for _, want := range []string{"Define WRED_PROFILE|AZURE_LOSSLESS", `"ecn": "ecn_all"`, `"wred_green_enable": "true"`, `"green_min_threshold"`, `"green_max_threshold"`, `"green_drop_probability"`, "then bind it", "QUEUE <port>|3"} {
+	// binding it, not only names one to bind, with thresholds from the
+	// BDP at the ports' 25G (20 us: 62500 B; BDP/7 and 2×BDP), not
+	// SONiC's stock 1 MiB/2 MiB, which switch.ecn.thresholds calls late.
+	for _, want := range []string{"Define WRED_PROFILE|AZURE_LOSSLESS", `"ecn": "ecn_all"`, `"wred_green_enable": "true"`, `"green_min_threshold": "8929"`, `"green_max_threshold": "125000"`, `"green_drop_probability"`, "25Gbps", "rocelab calc ecn", "then bind it", "QUEUE <port>|3"} {
 		if !strings.Contains(fix[0], want) {
 			t.Errorf("fix %q lacks %q", fix[0], want)
 		}
+	}
+	if strings.Contains(fix[0], "1048576") || strings.Contains(fix[0], "2097152") {
+		t.Errorf("fix %q quotes the stock thresholds", fix[0])
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -125,6 +131,74 @@ func TestLintNoQueueRows(t *testing.T) {
 			if f.ID == "ecn.disabled" && strings.Contains(f.Title, "no QUEUE row") {
 				t.Errorf("%s: %s", name, f.Title)
 			}
+		}
+	}
+}
+
+// TestLintNoQueueRowsProfileDefined: the fix for RoCE's unmarked queue
+// names a marking WRED profile the config already defines (AZURE_LOSSLESS
+// or another) and only binds it; it defines one only when none marks, and
+// never asks to bind a profile the config lacks. The thresholds it gives,
+// written and bound, satisfy switch.ecn.thresholds. Celestica DS2000's
+// render, changed so.
+func TestLintNoQueueRowsProfileDefined(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/sonic/buildimage-render-celestica-ds2000-t1-qos-buffers-synthetic-ports.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	marking := map[string]any{"ecn": "ecn_all", "wred_green_enable": "true", "green_min_threshold": "8929", "green_max_threshold": "125000", "green_drop_probability": "5"}
+	dropping := map[string]any{"ecn": "ecn_none", "wred_green_enable": "true", "green_min_threshold": "8929", "green_max_threshold": "125000", "green_drop_probability": "5"}
+	for _, c := range []struct {
+		name     string
+		profiles map[string]any
+		want     string
+		define   bool
+	}{
+		{"AZURE_LOSSLESS defined", map[string]any{"AZURE_LOSSLESS": marking}, "AZURE_LOSSLESS", false},
+		{"own name defined", map[string]any{"ROCE": marking}, "ROCE", false},
+		{"AZURE_LOSSLESS drops", map[string]any{"AZURE_LOSSLESS": dropping}, "ROCE_LOSSLESS", true},
+	} {
+		var cfg map[string]map[string]any
+		if err := json.Unmarshal(data, &cfg); err != nil {
+			t.Fatal(err)
+		}
+		cfg["WRED_PROFILE"] = c.profiles
+		text, err := json.MarshalIndent(cfg, "", "    ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fix string
+		for _, f := range lintFiles(t, tempFile(t, "config_db.json", string(text))).Findings {
+			if f.ID == "ecn.disabled" {
+				fix = f.Fix
+			}
+		}
+		bind := `"wred_profile": "` + c.want + `" on QUEUE <port>|3`
+		if !strings.Contains(fix, bind) {
+			t.Errorf("%s: fix %q, want %s", c.name, fix, bind)
+		}
+		if got := strings.Contains(fix, "Define WRED_PROFILE|"+c.want+" "); got != c.define {
+			t.Errorf("%s: fix %q defines %s: %v, want %v", c.name, fix, c.want, got, c.define)
+		}
+	}
+	// The fix's own profile, written and bound on queue 3: nothing left
+	// to say of ECN on RoCE's queue.
+	var cfg map[string]map[string]any
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg["WRED_PROFILE"] = map[string]any{"AZURE_LOSSLESS": marking}
+	cfg["QUEUE"] = map[string]any{}
+	for port := range cfg["PORT"] {
+		cfg["QUEUE"][port+"|3"] = map[string]any{"wred_profile": "AZURE_LOSSLESS"}
+	}
+	text, err := json.MarshalIndent(cfg, "", "    ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range lintFiles(t, tempFile(t, "config_db.json", string(text))).Findings {
+		if f.ID == "ecn.disabled" || f.ID == "switch.ecn.thresholds" {
+			t.Errorf("fix applied: %s %s", f.ID, f.Title)
 		}
 	}
 }

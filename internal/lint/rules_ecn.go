@@ -332,10 +332,8 @@ func (m *Model) sonicECN(db *sonic.ConfigDB) []ecnProfile {
 		}
 		for _, p := range q.Ports {
 			u.ports = append(u.ports, p)
-			if v, ok := db.Field("PORT", p, "speed"); ok {
-				if mbps, err := strconv.ParseInt(v.Text, 10, 64); err == nil && unit.BitRate(mbps)*unit.Mbps > u.rate {
-					u.rate, u.rateEv = unit.BitRate(mbps)*unit.Mbps, sonicEv(db, v)
-				}
+			if r, v, ok := portSpeed(db, p); ok && r > u.rate {
+				u.rate, u.rateEv = r, sonicEv(db, v)
 			}
 		}
 	}
@@ -501,17 +499,23 @@ func (m *Model) fastestPort() (unit.BitRate, string) {
 	how := ""
 	for _, db := range m.Sonic {
 		for _, p := range db.Tables["PORT"].Keys() {
-			v, ok := db.Field("PORT", p, "speed")
-			mbps, err := strconv.ParseInt(v.Text, 10, 64)
-			if !ok || err != nil || mbps <= 0 {
-				continue
-			}
-			if r := unit.BitRate(mbps) * unit.Mbps; r > best {
+			if r, v, ok := portSpeed(db, p); ok && r > best {
 				best, how = r, fmt.Sprintf("%v, the fastest PORT speed of %s (%s:%d)", r, db.File, db.Source(), v.Line)
 			}
 		}
 	}
 	return best, how
+}
+
+// portSpeed returns a port's PORT speed (megabits in CONFIG_DB) and the
+// field, when the config writes a positive one.
+func portSpeed(db *sonic.ConfigDB, port string) (unit.BitRate, sonic.Value, bool) {
+	v, ok := db.Field("PORT", port, "speed")
+	mbps, err := strconv.ParseInt(v.Text, 10, 64)
+	if !ok || err != nil || mbps <= 0 {
+		return 0, v, false
+	}
+	return unit.BitRate(mbps) * unit.Mbps, v, true
 }
 
 // unsetGreenThresholds reports a WRED profile that marks RoCE's queue

@@ -2,12 +2,16 @@ package lint
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
+	"rocelab/internal/calc"
 	"rocelab/internal/doctor"
+	"rocelab/internal/scenario"
 	"rocelab/internal/sonic"
 	"rocelab/internal/textout"
+	"rocelab/internal/unit"
 )
 
 // unmarkedQueue reports a port whose RoCE queue carries no WRED profile:
@@ -97,7 +101,7 @@ func unmarkedQueueFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 	if len(db.Tables["QUEUE"]) == 0 && !isNOS(db) {
 		title += " (the config has no QUEUE row: no queue of any port carries one)"
 	}
-	fix := unmarkedFix(db, p)
+	fix := unmarkedFix(db, g)
 	if db.WritesNoECN() {
 		title = fmt.Sprintf("%s %s: RoCE's class %d is lossless (PFC) but the configuration sets ECN on no queue, so ECN never marks RoCE", db.File, portList(g.ports), p.TC)
 		mech = "This configuration writes no ECN or WRED command, so every queue runs the switch's default, which marks nothing"
@@ -115,7 +119,8 @@ func unmarkedQueueFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 
 // unmarkedFix is the fix that gives RoCE's queue an ECN profile, in the
 // configuration's own commands.
-func unmarkedFix(db *sonic.ConfigDB, p sonic.ClassPath) string {
+func unmarkedFix(db *sonic.ConfigDB, g *pathGroup) string {
+	p := g.first.path
 	remap := func(how string) string {
 		if p.Queue == p.TC {
 			return ""
@@ -140,11 +145,49 @@ func unmarkedFix(db *sonic.ConfigDB, p sonic.ClassPath) string {
 	case sonic.VendorJunos, sonic.VendorTrafficConf:
 		return fmt.Sprintf("ECN thresholds on RoCE's queue %d (the one its class %d drains into).", p.Queue, p.TC)
 	}
-	bind := fmt.Sprintf("\"wred_profile\": \"AZURE_LOSSLESS\" (an ECN-marking WRED_PROFILE) on QUEUE <port>|%d of these ports.", p.Queue)
-	if len(db.Tables["QUEUE"]) == 0 || len(db.Tables["WRED_PROFILE"]) == 0 {
-		// Nothing to bind yet: a QUEUE row naming a profile the config
-		// does not define is a dangling reference orchagent refuses.
-		return "Define WRED_PROFILE|AZURE_LOSSLESS {\"ecn\": \"ecn_all\", \"wred_green_enable\": \"true\", \"green_min_threshold\", \"green_max_threshold\" in bytes (sized from the BDP, `rocelab calc ecn`; SONiC's stock profile writes 1048576 and 2097152), \"green_drop_probability\": \"5\"}, then bind it: " + bind
+	name, defined := markingProfile(db)
+	bind := fmt.Sprintf("\"wred_profile\": \"%s\" on QUEUE <port>|%d of these ports.", name, p.Queue)
+	if defined {
+		return bind
 	}
-	return bind
+	// Nothing to bind yet: a QUEUE row naming a profile the config does
+	// not define is a dangling reference orchagent refuses.
+	rate, how := portsRate(db, g.ports)
+	bdp := calc.BDP(rate, calc.DefaultRTT)
+	kmin, kmax := int64(math.Ceil(float64(bdp)/7)), int64(2*bdp)
+	return fmt.Sprintf("Define WRED_PROFILE|%s {\"ecn\": \"ecn_all\", \"wred_green_enable\": \"true\", \"green_min_threshold\": \"%d\", \"green_max_threshold\": \"%d\", \"green_drop_probability\": \"5\"} (bytes: BDP/7 and 2×BDP at %s, %s, and a %v RTT; `rocelab calc ecn --speed %s` gives the bounds), then bind it: %s",
+		name, kmin, kmax, rate, how, calc.DefaultRTT, rate, bind)
+}
+
+// markingProfile returns the WRED profile RoCE's queue should name: one the
+// config defines that marks green packets (AZURE_LOSSLESS first, SONiC's
+// stock name), with defined true; else a name for one to define
+// (AZURE_LOSSLESS, or ROCE_LOSSLESS when AZURE_LOSSLESS is taken by a
+// profile that does not mark).
+func markingProfile(db *sonic.ConfigDB) (string, bool) {
+	names := append([]string{"AZURE_LOSSLESS"}, db.Tables["WRED_PROFILE"].Keys()...)
+	for _, name := range names {
+		if marks(db, name) {
+			return name, true
+		}
+	}
+	if _, taken := db.WREDProfile("AZURE_LOSSLESS"); taken {
+		return "ROCE_LOSSLESS", false
+	}
+	return "AZURE_LOSSLESS", false
+}
+
+// portsRate returns the fastest PORT speed of the ports and how it was
+// chosen, or scenario.DefaultHostRate when none of them writes one.
+func portsRate(db *sonic.ConfigDB, ports []string) (unit.BitRate, string) {
+	var best unit.BitRate
+	for _, port := range ports {
+		if r, _, ok := portSpeed(db, port); ok && r > best {
+			best = r
+		}
+	}
+	if best == 0 {
+		return scenario.DefaultHostRate, "assumed: these ports write no PORT speed"
+	}
+	return best, "the fastest PORT speed of these ports"
 }
