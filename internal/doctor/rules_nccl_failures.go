@@ -528,6 +528,30 @@ func failoverOut(what, when string) failureClass {
 		"Find why the ports failed: their links (`ibstat`, `rdma link`, dmesg link down/up), the switch ports' errors, and the completion errors before this line."}
 }
 
+// notACause reports whether a WARN never names the cause of a failure,
+// so that neither nccl.warn.error nor an nccl-tests failure takes it for
+// one: a host setting RCCL warns about (nccl.host.config), a topology
+// search NCCL fell back from and went on (nccl.graph.search_fallback), a
+// stranger's connection it dropped (nccl.socket.foreign), NCCL 2.30's
+// note that failover has a single device, and, when versionsDiffer (the
+// version lines already say so: nccl.version.mismatch), RAS's version
+// mismatch with a peer.
+func notACause(msg string, versionsDiffer bool) bool {
+	if versionsDiffer && rasVersionWarn(msg) {
+		return true
+	}
+	if _, host := hostWarning(msg); host {
+		return true
+	}
+	if _, fallback := searchFallbackPattern(msg); fallback {
+		return true
+	}
+	if _, foreign := foreignMagic(strings.ToLower(msg)); foreign {
+		return true
+	}
+	return strings.Contains(msg, "with a single device") // p2p_resiliency.cc
+}
+
 // checkWarnErrors reports the WARN lines no other rule reads: as errors
 // when NCCL returned an error after them, as warnings when the log shows
 // no return code (NCCL_DEBUG=WARN prints none) but the line says what
@@ -551,17 +575,8 @@ func checkWarnErrors(inc *Incident) []Finding {
 		for _, w := range l.Warnings {
 			proc := w.Host + "\x00" + strconv.Itoa(w.PID)
 			td.warn(proc, w.PID, w.TID, w.Message)
-			if versionsDiffer && rasVersionWarn(w.Message) {
-				continue // RAS saw what the version lines say (nccl.version.mismatch)
-			}
-			if _, host := hostWarning(w.Message); host {
-				continue // a host setting (nccl.host.config), never a cause
-			}
-			if _, fallback := searchFallbackPattern(w.Message); fallback {
-				continue // NCCL went on (nccl.graph.search_fallback), never a cause
-			}
-			if _, foreign := foreignMagic(strings.ToLower(w.Message)); foreign {
-				continue // a stranger's connection, dropped (nccl.socket.foreign)
+			if notACause(w.Message, versionsDiffer) {
+				continue
 			}
 			if _, plugin := pluginSource(w); plugin && slices.Contains(l.PluginInitFailures.Hosts, w.Host) {
 				continue // the plugin failing to start: the transport rules tell it
