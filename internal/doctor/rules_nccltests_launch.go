@@ -194,9 +194,14 @@ func checkTestsFailed(inc *Incident) []Finding {
 				where += runsText(runs[g], f.Usage != ingest.UsageOption)
 			}
 			mech := failureMechanism(f, fileTool(t) == ingest.ToolRCCL)
-			fix := failureFix(f, logged(inc, t.Source()), fileTool(t) == ingest.ToolRCCL)
+			w, warned := warnBefore(inc, t, f)
+			log := logged(inc, t.Source())
+			if log == logWarned && !warned {
+				log = logQuiet // its WARNs are an earlier run's or name no cause
+			}
+			fix := failureFix(f, log, fileTool(t) == ingest.ToolRCCL)
 			var cause []Evidence // after the failure's own lines: the finding is about the failure
-			if w, ok := warnBefore(inc, t, f); ok && f.Call == "NCCL" {
+			if warned && f.Call == "NCCL" {
 				fix = warnFix(w)
 				if why, wfix, ok := cudaFailure(ingest.TestFailure{Message: w.Message}); ok {
 					mech += " The WARN before it: " + why
