@@ -439,7 +439,8 @@ func virtualFamily(name string) string {
 // names the good ones to use; as the alternative it excludes lo, Docker's
 // bridges (setting the variable replaces NCCL's default "^docker,lo") and the
 // bad ones: by family prefix ("^docker,lo,lxcbr,tailscale") when every bad
-// one is of a virtual family, else by exact name ("^=docker0,lo,eth1"), since
+// one is of a virtual family and no good one starts with a prefix listed,
+// else by exact name ("^=docker0,lo,eth1"), since
 // NCCL matches every entry as a prefix unless the list starts with "=" (after
 // "^"), which makes all of them exact: a prefix "eth" would leave out eth0 too.
 // When the transport lists no good interface, excluding the bad ones would
@@ -458,6 +459,13 @@ func socketIfnameFix(bad, good []string) string {
 			f = name
 		}
 		stems, exact = append(stems, f), append(exact, name)
+	}
+	for _, g := range good {
+		for _, s := range stems {
+			// A good interface of a bad one's family (br-ex beside
+			// br-0123456789ab): the prefix would leave it out too.
+			prefixes = prefixes && !strings.HasPrefix(g, s)
+		}
 	}
 	exclude := "NCCL_SOCKET_IFNAME=^" + strings.Join(distinct(stems), ",")
 	if !prefixes {
