@@ -447,12 +447,9 @@ func checkDiscards(inc *Incident) []Finding {
 			onLossless = onLossless || pfc.known && hasPrio(pfc.prios, p)
 		}
 		var dropped uint64
-		var weighed []ingest.Reading
-		for _, r := range d.Port {
-			if d, _, ok := counters.Default().Lookup(r.Name); !ok || d.Dir != counters.TX {
-				dropped += r.Value
-				weighed = append(weighed, r)
-			}
+		weighed, _ := byDirection(d.Port)
+		for _, r := range weighed {
+			dropped += r.Value
 		}
 		rx, haveRx := s.PortRxPackets()
 		ratio := 0.0

@@ -245,7 +245,7 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		return uniqueIDClass, true
 	case gpuOutOfMemory(m):
 		return gpuOOMClass, true
-	case strings.HasPrefix(m, "cuda failure") || strings.HasPrefix(m, "cuda error"):
+	case strings.HasPrefix(m, strings.ToLower(cudaCheckPrefix)) || strings.HasPrefix(m, strings.ToLower(cudaErrorPrefix)):
 		return failureClass{"a CUDA call NCCL made failed (" + strings.TrimSpace(w.Message) + strings.TrimSuffix(" in "+path.Base(w.Where), " in .") + ")",
 			"NCCL checks every CUDA runtime and driver call it makes (CUDACHECK, CUCHECK) and fails the operation when one returns an error, printing the call's error string; its source file names the step: transport.cc, p2p.cc and proxy.cc while connecting peers (allocating and mapping their buffers), enqueue.cc at a kernel launch, init.cc at communicator creation. Such an error comes from the GPU side, not the network: a CUDA runtime or NCCL build the driver does not fully support (a container's CUDA newer than the host driver), a GPU in a bad state (an Xid in dmesg), devices not visible to the process, or an NCCL release's own fault on that platform.",
 			"Read `nvidia-smi` (driver and its CUDA version against the CUDA and NCCL the job ships), dmesg on that host for Xid errors, and CUDA_VISIBLE_DEVICES of the failing rank; rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,ALLOC to see the call's step, and with another NCCL release (or the same one with the transport of that step disabled, e.g. NCCL_P2P_DISABLE=1 for p2p.cc) to tell a release's fault from the host's."}, true
@@ -401,9 +401,17 @@ const ncclUnhandledCudaError = 1
 // and go on, so only a WARN counts.
 func cudaCheckWarn(msg string) bool {
 	msg = strings.TrimSpace(msg)
-	return strings.HasPrefix(msg, "Cuda failure ") ||
-		strings.HasPrefix(msg, "Failed to bind NVLink SHARP (NVLS) Multicast memory") && strings.Contains(msg, ": CUDA error ")
+	return strings.HasPrefix(msg, cudaCheckPrefix+" ") ||
+		strings.HasPrefix(msg, "Failed to bind NVLink SHARP (NVLS) Multicast memory") && strings.Contains(msg, ": "+cudaErrorPrefix+" ")
 }
+
+// How NCCL's WARNs open a failed CUDA call's error: the check macros'
+// "Cuda failure" (CUDACHECK, CUCHECK) and NVLS's bind "CUDA error",
+// each then a space.
+const (
+	cudaCheckPrefix = "Cuda failure"
+	cudaErrorPrefix = "CUDA error"
+)
 
 // socketTransport reports whether an error chain passes through NCCL's
 // socket transport (transport/net_socket.cc) before any bootstrap file.
@@ -450,8 +458,8 @@ func nvlsFailure(msg string) failureClass {
 // check macros' "Cuda failure " or NVLS's bind "CUDA error " (NCCL 2.27 on,
 // also as PyTorch's "Last error:"), up to the string's closing quote.
 func cudaErrorText(msg string) (string, bool) {
-	for _, p := range []string{"Cuda failure ", "CUDA error "} {
-		if _, e, ok := strings.Cut(msg, p); ok {
+	for _, p := range []string{cudaCheckPrefix, cudaErrorPrefix} {
+		if _, e, ok := strings.Cut(msg, p+" "); ok {
 			e = strings.TrimSpace(e)
 			if i := strings.LastIndexByte(e, '\''); i > 0 {
 				e = e[:i+1]
