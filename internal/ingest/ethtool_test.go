@@ -259,12 +259,5 @@ const syntheticElasticTaggedHosts = `[gpu01]:NIC statistics:
 // grow from one to the other, as a pair's would).
 func TestEthtoolElasticTaggedHostsApart(t *testing.T) {
 	e := nicArtifact[*EthtoolStats](t, nicReadText(t, "synthetic-elastic-hosts", syntheticElasticTaggedHosts))
-	if len(e.Samples) != 2 {
-		t.Fatalf("%d samples, want one per tagged host", len(e.Samples))
-	}
-	for i, want := range []string{"gpu01", "gpu02"} {
-		if s := e.Samples[i]; s.IsDelta() || s.Tag != want || s.Host != "" {
-			t.Errorf("sample %d: host %q tag %q delta %v, want tag %q, no host and no pair", i, s.Host, s.Tag, s.IsDelta(), want)
-		}
-	}
+	checkTaggedApart(t, e.Samples, "gpu01", "gpu02")
 }

@@ -515,12 +515,5 @@ func TestHWCountersElasticTaggedHostsApart(t *testing.T) {
 [gpu02]:/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence:900
 `
 	h := nicArtifact[*HWCounters](t, nicReadText(t, "synthetic-elastic-hosts", in))
-	if len(h.Samples) != 2 {
-		t.Fatalf("%d samples, want one per tagged host", len(h.Samples))
-	}
-	for i, want := range []string{"gpu01", "gpu02"} {
-		if s := h.Samples[i]; s.IsDelta() || s.Tag != want || s.Host != "" {
-			t.Errorf("sample %d: host %q tag %q delta %v, want tag %q, no host and no pair", i, s.Host, s.Tag, s.IsDelta(), want)
-		}
-	}
+	checkTaggedApart(t, h.Samples, "gpu01", "gpu02")
 }
