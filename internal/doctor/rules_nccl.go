@@ -2,7 +2,6 @@ package doctor
 
 import (
 	"fmt"
-	"net/netip"
 	"slices"
 	"strings"
 
@@ -346,129 +345,6 @@ func pluginMessage(line string) string {
 
 const socketMechanism = "NCCL tries its IB verbs transport (IB or RoCE) first and falls back to TCP sockets when it finds no usable RDMA device or is told not to use one. " +
 	"Over sockets every byte crosses the kernel TCP stack and host memory on both sides, so inter-node bandwidth is a fraction of line rate and latency is tens of microseconds higher; PFC, ECN and GPUDirect RDMA do not apply."
-
-// unreachableSockets names the interfaces of NCCL's socket transport
-// ("NET/Socket : Using [0]eno1:192.168.223.11<0> [1]usb0:169.254.3.1<0>")
-// whose address no other host reaches (loopback or link-local: "usb0
-// 169.254.3.1"; a host-local bridge: "lxcbr0 10.0.3.1") or reaches only
-// through a VPN tunnel ("tailscale0 100.72.221.35"), with what each kind
-// does to the connections NCCL makes to it, and the names of the other
-// interfaces it lists (none when it lists only those).
-func unreachableSockets(logs []*ingest.NCCLLog) (bad, kinds, good []string) {
-	for _, l := range logs {
-		for _, d := range l.SocketDevices {
-			host, _, _ := strings.Cut(d.Addr, "%")
-			a, err := netip.ParseAddr(host)
-			kind := ""
-			switch {
-			case err == nil && (a.IsLoopback() || a.IsLinkLocalUnicast()):
-				kind = linkLocalSocket
-			case hostLocalBridge(d.Name):
-				kind = bridgeSocket
-			case vpnTunnel(d.Name):
-				kind = tunnelSocket
-			}
-			if kind == "" {
-				good = append(good, d.Name)
-				continue
-			}
-			name := d.Name
-			if err == nil {
-				name += " " + a.String()
-			}
-			bad = append(bad, name)
-			kinds = append(kinds, kind)
-		}
-	}
-	return distinct(bad), distinct(kinds), distinct(good)
-}
-
-// What a socket interface of each kind unreachableSockets names does to
-// NCCL's connections to it.
-const (
-	linkLocalSocket = "loopback and link-local addresses (169.254.0.0/16, fe80::, which a BMC's USB network such as usb0 169.254.3.1 gives every node alike) reach the local host or nothing"
-	bridgeSocket    = "a host-local bridge (libvirt's virbr0 192.168.122.1, LXC's lxcbr0 10.0.3.1, Docker's docker0 172.17.0.1 and br-<id>) has the same private subnet on every host and no route between hosts: a connection to a peer's bridge address reaches the local host's own bridge or nothing"
-	tunnelSocket    = "a VPN tunnel (tailscale0, wg0, ZeroTier's zt*, tun*) reaches the peer through an encrypted, possibly relayed overlay: the channels NCCL puts on it run at the tunnel's speed, and a collective at its slowest channel's"
-)
-
-// hostLocalBridge reports whether an interface name is one of the NAT
-// bridges container and VM runtimes create on every host with the same
-// private subnet: virbr*, lxcbr*, lxdbr*, docker*, podman*, br-<12 hex>.
-func hostLocalBridge(name string) bool {
-	for _, p := range []string{"virbr", "lxcbr", "lxdbr", "docker", "podman", "cni-podman"} {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	id, ok := strings.CutPrefix(name, "br-")
-	return ok && len(id) == 12 && strings.Trim(id, "0123456789abcdef") == ""
-}
-
-// vpnTunnel reports whether an interface name is a VPN's: tailscale*,
-// wg<N> (WireGuard), zt* (ZeroTier), tun<N>.
-func vpnTunnel(name string) bool {
-	if strings.HasPrefix(name, "tailscale") || strings.HasPrefix(name, "zt") {
-		return true
-	}
-	for _, p := range []string{"wg", "tun"} {
-		if n, ok := strings.CutPrefix(name, p); ok && n != "" && strings.Trim(n, "0123456789") == "" {
-			return true
-		}
-	}
-	return false
-}
-
-// virtualFamilies are the name prefixes of the interfaces container and VM
-// runtimes, VPNs and BMCs create (one per bridge, tunnel or network, numbered
-// as they come): excluding the prefix leaves out every one of the family.
-var virtualFamilies = []string{"virbr", "lxcbr", "lxdbr", "docker", "cni-podman", "podman", "br-", "tailscale", "wg", "zt", "tun", "usb"}
-
-// virtualFamily is the family prefix of an interface name, "" for an
-// interface of no such family (eth1, ens1f0, bond0).
-func virtualFamily(name string) string {
-	for _, p := range virtualFamilies {
-		if strings.HasPrefix(name, p) {
-			return p
-		}
-	}
-	return ""
-}
-
-// socketIfnameFix is the NCCL_SOCKET_IFNAME advice for a socket transport
-// listing bad interfaces ("usb0 169.254.3.1") beside good ones (names). It
-// names the good ones to use; as the alternative it excludes lo, Docker's
-// bridges (setting the variable replaces NCCL's default "^docker,lo") and the
-// bad ones: by family prefix ("^docker,lo,lxcbr,tailscale") when every bad
-// one is of a virtual family, else by exact name ("^=docker0,lo,eth1"), since
-// NCCL matches every entry as a prefix unless the list starts with "=" (after
-// "^"), which makes all of them exact: a prefix "eth" would leave out eth0 too.
-// When the transport lists no good interface, excluding the bad ones would
-// leave NCCL none: the advice names the interface to find instead.
-func socketIfnameFix(bad, good []string) string {
-	if len(good) == 0 {
-		return "NCCL's socket transport lists no other interface, so its traffic is limited to " + list(bad, 2) + " (excluding it would leave NCCL no interface): set NCCL_SOCKET_IFNAME to the interface whose address the other hosts reach (`ip route get <a peer's address>` names it; `=` before the name makes it exact), the same on every rank."
-	}
-	stems, exact := []string{"docker", "lo"}, []string{"docker0", "lo"}
-	prefixes := true
-	for _, b := range bad {
-		name, _, _ := strings.Cut(b, " ")
-		f := virtualFamily(name)
-		prefixes = prefixes && (f != "" || name == "lo")
-		if f == "" {
-			f = name
-		}
-		stems, exact = append(stems, f), append(exact, name)
-	}
-	exclude := "NCCL_SOCKET_IFNAME=^" + strings.Join(distinct(stems), ",")
-	if !prefixes {
-		exclude = "NCCL_SOCKET_IFNAME=^=" + strings.Join(distinct(exact), ",") + " (`=` makes every name of the list exact; a prefix would also leave out interfaces that share it)"
-	}
-	use := "NCCL_SOCKET_IFNAME=" + good[0]
-	if len(good) > 1 {
-		use = "NCCL_SOCKET_IFNAME to the routed one of " + list(good, 3)
-	}
-	return "Set " + use + ", or exclude the others: " + exclude + "; the same on every rank."
-}
 
 // socketFallback reports NCCL moving data over TCP sockets. When some
 // hosts use RDMA and others sockets, the mismatch is the finding

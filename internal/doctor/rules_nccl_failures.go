@@ -245,7 +245,7 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		return uniqueIDClass, true
 	case gpuOutOfMemory(m):
 		return gpuOOMClass, true
-	case strings.HasPrefix(m, "cuda failure") || strings.HasPrefix(m, "cuda error"):
+	case strings.HasPrefix(m, strings.ToLower(cudaCheckPrefix)) || strings.HasPrefix(m, strings.ToLower(cudaErrorPrefix)):
 		return failureClass{"a CUDA call NCCL made failed (" + strings.TrimSpace(w.Message) + strings.TrimSuffix(" in "+path.Base(w.Where), " in .") + ")",
 			"NCCL checks every CUDA runtime and driver call it makes (CUDACHECK, CUCHECK) and fails the operation when one returns an error, printing the call's error string; its source file names the step: transport.cc, p2p.cc and proxy.cc while connecting peers (allocating and mapping their buffers), enqueue.cc at a kernel launch, init.cc at communicator creation. Such an error comes from the GPU side, not the network: a CUDA runtime or NCCL build the driver does not fully support (a container's CUDA newer than the host driver), a GPU in a bad state (an Xid in dmesg), devices not visible to the process, or an NCCL release's own fault on that platform.",
 			"Read `nvidia-smi` (driver and its CUDA version against the CUDA and NCCL the job ships), dmesg on that host for Xid errors, and CUDA_VISIBLE_DEVICES of the failing rank; rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,ALLOC to see the call's step, and with another NCCL release (or the same one with the transport of that step disabled, e.g. NCCL_P2P_DISABLE=1 for p2p.cc) to tell a release's fault from the host's."}, true
@@ -401,9 +401,17 @@ const ncclUnhandledCudaError = 1
 // and go on, so only a WARN counts.
 func cudaCheckWarn(msg string) bool {
 	msg = strings.TrimSpace(msg)
-	return strings.HasPrefix(msg, "Cuda failure ") ||
-		strings.HasPrefix(msg, "Failed to bind NVLink SHARP (NVLS) Multicast memory") && strings.Contains(msg, ": CUDA error ")
+	return strings.HasPrefix(msg, cudaCheckPrefix+" ") ||
+		strings.HasPrefix(msg, "Failed to bind NVLink SHARP (NVLS) Multicast memory") && strings.Contains(msg, ": "+cudaErrorPrefix+" ")
 }
+
+// How NCCL's WARNs open a failed CUDA call's error: the check macros'
+// "Cuda failure" (CUDACHECK, CUCHECK) and NVLS's bind "CUDA error",
+// each then a space.
+const (
+	cudaCheckPrefix = "Cuda failure"
+	cudaErrorPrefix = "CUDA error"
+)
 
 // socketTransport reports whether an error chain passes through NCCL's
 // socket transport (transport/net_socket.cc) before any bootstrap file.
@@ -450,8 +458,8 @@ func nvlsFailure(msg string) failureClass {
 // check macros' "Cuda failure " or NVLS's bind "CUDA error " (NCCL 2.27 on,
 // also as PyTorch's "Last error:"), up to the string's closing quote.
 func cudaErrorText(msg string) (string, bool) {
-	for _, p := range []string{"Cuda failure ", "CUDA error "} {
-		if _, e, ok := strings.Cut(msg, p); ok {
+	for _, p := range []string{cudaCheckPrefix, cudaErrorPrefix} {
+		if _, e, ok := strings.Cut(msg, p+" "); ok {
 			e = strings.TrimSpace(e)
 			if i := strings.LastIndexByte(e, '\''); i > 0 {
 				e = e[:i+1]
@@ -528,6 +536,30 @@ func failoverOut(what, when string) failureClass {
 		"Find why the ports failed: their links (`ibstat`, `rdma link`, dmesg link down/up), the switch ports' errors, and the completion errors before this line."}
 }
 
+// notACause reports whether a WARN never names the cause of a failure,
+// so that neither nccl.warn.error nor an nccl-tests failure takes it for
+// one: a host setting RCCL warns about (nccl.host.config), a topology
+// search NCCL fell back from and went on (nccl.graph.search_fallback), a
+// stranger's connection it dropped (nccl.socket.foreign), NCCL 2.30's
+// note that failover has a single device, and, when versionsDiffer (the
+// version lines already say so: nccl.version.mismatch), RAS's version
+// mismatch with a peer.
+func notACause(msg string, versionsDiffer bool) bool {
+	if versionsDiffer && rasVersionWarn(msg) {
+		return true
+	}
+	if _, host := hostWarning(msg); host {
+		return true
+	}
+	if _, fallback := searchFallbackPattern(msg); fallback {
+		return true
+	}
+	if _, foreign := foreignMagic(strings.ToLower(msg)); foreign {
+		return true
+	}
+	return strings.Contains(msg, "with a single device") // p2p_resiliency.cc
+}
+
 // checkWarnErrors reports the WARN lines no other rule reads: as errors
 // when NCCL returned an error after them, as warnings when the log shows
 // no return code (NCCL_DEBUG=WARN prints none) but the line says what
@@ -551,17 +583,8 @@ func checkWarnErrors(inc *Incident) []Finding {
 		for _, w := range l.Warnings {
 			proc := w.Host + "\x00" + strconv.Itoa(w.PID)
 			td.warn(proc, w.PID, w.TID, w.Message)
-			if versionsDiffer && rasVersionWarn(w.Message) {
-				continue // RAS saw what the version lines say (nccl.version.mismatch)
-			}
-			if _, host := hostWarning(w.Message); host {
-				continue // a host setting (nccl.host.config), never a cause
-			}
-			if _, fallback := searchFallbackPattern(w.Message); fallback {
-				continue // NCCL went on (nccl.graph.search_fallback), never a cause
-			}
-			if _, foreign := foreignMagic(strings.ToLower(w.Message)); foreign {
-				continue // a stranger's connection, dropped (nccl.socket.foreign)
+			if notACause(w.Message, versionsDiffer) {
+				continue
 			}
 			if _, plugin := pluginSource(w); plugin && slices.Contains(l.PluginInitFailures.Hosts, w.Host) {
 				continue // the plugin failing to start: the transport rules tell it

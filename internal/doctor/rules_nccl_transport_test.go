@@ -290,3 +290,21 @@ func TestSocketIfnameFixByKind(t *testing.T) {
 		}
 	}
 }
+
+// socketIfnameFix excludes bad interfaces by family prefix only when no
+// good one shares the prefix: Docker's br-<id> beside OVN's br-ex takes
+// the exact form, which keeps br-ex.
+func TestSocketIfnameFixPrefixSparesGood(t *testing.T) {
+	for _, c := range []struct {
+		bad, good []string
+		want      string
+	}{
+		{[]string{"br-0123456789ab 172.18.0.1"}, []string{"br-ex"}, "NCCL_SOCKET_IFNAME=^=docker0,lo,br-0123456789ab "},
+		{[]string{"br-0123456789ab 172.18.0.1", "tailscale0 100.72.221.35"}, []string{"eth0"}, "NCCL_SOCKET_IFNAME=^docker,lo,br-,tailscale;"},
+		{[]string{"lxcbr0 10.0.3.1"}, []string{"lo_roce"}, "NCCL_SOCKET_IFNAME=^=docker0,lo,lxcbr0 "},
+	} {
+		if got := socketIfnameFix(c.bad, c.good); !strings.Contains(got, c.want) {
+			t.Errorf("%v beside %v: %q, want %q", c.bad, c.good, got, c.want)
+		}
+	}
+}

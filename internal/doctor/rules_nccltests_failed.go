@@ -38,13 +38,14 @@ func warnBefore(inc *Incident, t *ingest.NCCLTests, f ingest.TestFailure) (inges
 	}
 	var first, onHost ingest.Warning
 	found, foundHost := false, false
+	versionsDiffer := len(checkVersions(inc)) > 0
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		if l.Source() != t.Source() {
 			continue
 		}
 		for _, w := range l.Warnings {
 			n := w.Evidence.Line
-			if n <= lo || n >= line || routineWarn(w.Message) {
+			if n <= lo || n >= line || routineWarn(w.Message, versionsDiffer) {
 				continue
 			}
 			if !found || n < first.Evidence.Line {
@@ -61,27 +62,11 @@ func warnBefore(inc *Incident, t *ingest.NCCLTests, f ingest.TestFailure) (inges
 	return first, found
 }
 
-// routineWarns are WARNs NCCL and RCCL print on healthy runs: advice on
-// the host's setup, not the cause of a failed call.
-var routineWarns = []string{
-	`Missing "iommu=pt"`,          // RCCL init.cc
-	"NUMA auto balancing enabled", // RCCL init.cc
-	"with a single device",        // NCCL 2.30 p2p_resiliency.cc: failover on one device
-}
-
-// routineWarn reports whether a WARN's message names no cause: empty, a
-// subsystem tag whose words a paste wrapped onto the next line, or one
-// of routineWarns.
-func routineWarn(msg string) bool {
-	if strings.TrimSpace(msg) == "" || ingest.WrappedWarn(msg) {
-		return true
-	}
-	for _, r := range routineWarns {
-		if strings.Contains(msg, r) {
-			return true
-		}
-	}
-	return false
+// routineWarn reports whether a WARN's message names no cause of a
+// failed call: empty, a subsystem tag whose words a paste wrapped onto
+// the next line, or one notACause skips.
+func routineWarn(msg string, versionsDiffer bool) bool {
+	return strings.TrimSpace(msg) == "" || ingest.WrappedWarn(msg) || notACause(msg, versionsDiffer)
 }
 
 // warnFix quotes the WARN that names a failed call's cause, and sends the

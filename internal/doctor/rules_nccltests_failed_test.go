@@ -119,7 +119,7 @@ func TestNCCLTestsFailedWarnOfFailedRun(t *testing.T) {
 	// The failed run printed no WARN: nothing of the earlier run is quoted.
 	quiet := append(append([]string{}, lines...), run("hostB: Test NCCL failure common.cu:1158 'unhandled system error / '")...)
 	f = nicMustFind(t, synthFindings(t, Options{}, quiet...), "nccltests.failed", Error, "'unhandled system error")
-	if strings.Contains(f.Fix, "earlier run") {
+	if strings.Contains(f.Fix, "earlier run") || !strings.Contains(f.Fix, "no WARN naming the failed call") {
 		t.Errorf("fix %q", f.Fix)
 	}
 	lines = append(lines, run(
@@ -128,6 +128,18 @@ func TestNCCLTestsFailedWarnOfFailedRun(t *testing.T) {
 		"hostB:2000:2020 [0] transport/net_ib.cc:900 NCCL WARN NET/IB : hostB's cause",
 		"hostA:1000:1030 [0] misc/socket.cc:57 NCCL WARN socketProgress: Connection closed by remote peer hostB<35187>",
 		"hostB: Test NCCL failure common.cu:1158 'unhandled system error / '")...)
+	f = nicMustFind(t, synthFindings(t, Options{}, lines...), "nccltests.failed", Error, "'unhandled system error")
+	if !strings.Contains(f.Fix, "'NET/IB : hostB's cause'") {
+		t.Errorf("fix %q", f.Fix)
+	}
+	// The WARNs nccl.warn.error never takes for a cause (notACause): a
+	// search NCCL fell back from and a stranger's connection are not
+	// quoted either.
+	lines = run(
+		"hostB:2000:2005 [0] graph/search.cc:1100 NCCL WARN Could not find a path for pattern 4, falling back to simple order",
+		"hostB:2000:2006 [0] misc/socket.cc:500 NCCL WARN socketFinalizeAccept: wrong magic 0x2f74656d20544547 != 0x3f4c0ef5a2b3c4d5",
+		"hostB:2000:2020 [0] transport/net_ib.cc:900 NCCL WARN NET/IB : hostB's cause",
+		"hostB: Test NCCL failure common.cu:1158 'unhandled system error / '")
 	f = nicMustFind(t, synthFindings(t, Options{}, lines...), "nccltests.failed", Error, "'unhandled system error")
 	if !strings.Contains(f.Fix, "'NET/IB : hostB's cause'") {
 		t.Errorf("fix %q", f.Fix)

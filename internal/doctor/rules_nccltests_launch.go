@@ -194,21 +194,28 @@ func checkTestsFailed(inc *Incident) []Finding {
 				where += runsText(runs[g], f.Usage != ingest.UsageOption)
 			}
 			mech := failureMechanism(f, fileTool(t) == ingest.ToolRCCL)
-			fix := failureFix(f, logged(inc, t.Source()), fileTool(t) == ingest.ToolRCCL)
+			w, warned := warnBefore(inc, t, f)
+			log := logged(inc, t.Source())
+			if log == logWarned && !warned {
+				log = logQuiet // its WARNs are an earlier run's or name no cause
+			}
+			fix := failureFix(f, log, fileTool(t) == ingest.ToolRCCL)
 			var cause []Evidence // after the failure's own lines: the finding is about the failure
-			if w, ok := warnBefore(inc, t, f); ok && f.Call == "NCCL" {
+			kind, _ := cudaFailure(f)
+			if _, _, stop := stopText(f); stop {
+				kind = cudaFailureKind{}
+			}
+			if warned && f.Call == "NCCL" {
 				fix = warnFix(w)
-				if why, wfix, ok := cudaFailure(ingest.TestFailure{Message: w.Message}); ok {
-					mech += " The WARN before it: " + why
-					fix = wfix
+				if wk, ok := cudaFailure(ingest.TestFailure{Message: w.Message}); ok {
+					mech += " The WARN before it: " + wk.cause
+					fix, kind = wk.fix, wk
 				}
 				cause = append(cause, w.Evidence)
 			}
-			if note, ev := codeObjectText(t); note != "" && strings.Contains(mech, "hipErrorInvalidKernelFile") {
+			if note, ev := codeObjectText(t); note != "" && kind.codeObject() {
 				mech += note
-				if len(t.NoCodeObjectGfx) > 0 {
-					fix = strings.Replace(fix, "Hide the one", "Hide "+strings.Join(t.NoCodeObjectGfx, " and ")+", the one", 1)
-				}
+				fix = codeObjectFix(t.NoCodeObjectGfx)
 				g.ev.add(ev)
 			}
 			if r, built, ok := laterRunOK(t, f); ok {
@@ -342,9 +349,20 @@ const (
 	timeoutFix   = "Find the rank that stalled: rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and the same -T and read the last lines and WARNs of every rank (the host named printed the timeout; the culprit is often its peer); then test the path between the hosts with ib_write_bw -x <gid-index>, check PFC/ECN on the RoCE priority and dmesg for Xid lines. Raise -T only if the largest sizes legitimately take longer than it."
 )
 
-// cudaFailures are CUDA runtime errors nccl-tests' own CUDACHECK reports,
-// with what each means at a benchmark's start and what to do.
-var cudaFailures = []struct{ text, cause, fix string }{
+// A cudaFailureKind is a CUDA runtime error by a piece of its text, with
+// what it means at a benchmark's start and what to do.
+type cudaFailureKind struct{ text, cause, fix string }
+
+// noCodeObject is the text of HIP's missing code object, whose note and
+// fix name the gfx targets the output says HIP found no code object for
+// (codeObjectText, codeObjectFix).
+const noCodeObject = "invalid kernel file"
+
+// codeObject reports whether c is HIP's missing code object.
+func (c cudaFailureKind) codeObject() bool { return c.text == noCodeObject }
+
+// cudaFailures are CUDA runtime errors nccl-tests' own CUDACHECK reports.
+var cudaFailures = []cudaFailureKind{
 	{"busy or unavailable",
 		"'CUDA-capable device(s) is/are busy or unavailable' (cudaErrorDevicesUnavailable) is a GPU in the Exclusive Process compute mode that another process already holds a context on: two ranks on one GPU, a stale process, or a library started before the test (a CUDA-aware MPI or its libfabric/UCX layer) that opened a context on GPU 0 in every process.",
 		"Check `nvidia-smi --query-gpu=index,compute_mode --format=csv` and `nvidia-smi` for other processes on the GPUs. Give each rank its own GPU (one process per GPU, -g 1), end stale processes, or set the compute mode to Default (`nvidia-smi -c 0`). If the MPI's GPU support opens the contexts, turn it off for the test (Open MPI with the OFI MTL: OMPI_MCA_mtl_ofi_disable_hmem=true)."},
@@ -363,9 +381,9 @@ var cudaFailures = []struct{ text, cause, fix string }{
 	{"uncorrectable ecc",
 		"'uncorrectable ECC error encountered' (cudaErrorECCUncorrectable) is a double-bit error in the GPU's memory: a hardware fault on that GPU, not NCCL or the network. The CUDA context is lost, and the error repeats until the GPU is reset and the bad row remapped (or the GPU replaced).",
 		"On the host named: `nvidia-smi -q -d ECC,ROW_REMAPPER` and dmesg (Xid 48, 63, 64, 94, 95); drain the node, reset the GPU (`nvidia-smi -r`, or reboot) so the row remap takes effect, and replace the GPU if remapping failed or errors return."},
-	{"invalid kernel file",
+	{noCodeObject,
 		"'invalid kernel file' (hipErrorInvalidKernelFile) is HIP finding no code object for some device it can see: RCCL (or rccl-tests) was built for gfx targets that leave a visible device out, and that device need not be one the test uses. On ROCm/rccl#876 two RX 7900 XTX (gfx1100) failed so because HIP also saw the CPU's integrated GPU (gfx1036), which RCCL had no code object for; HIP says \"Unable to find code object for all current devices\" and, at AMD_LOG_LEVEL=1, names the gfx target it did not find.",
-		"List every device HIP sees (`rocminfo | grep gfx`). Hide the one RCCL has no code object for (HIP_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES listing only the GPUs the test uses; an integrated GPU can also be disabled in the BIOS), or build RCCL and rccl-tests for every gfx target rocminfo lists (cmake -DGPU_TARGETS=\"gfx1100;gfx1036\", make GPU_TARGETS=...)."},
+		codeObjectFix(nil)},
 	{"no kernel image is available",
 		"'no kernel image is available for execution on the device' (cudaErrorNoKernelImageForDevice) is a binary built without code for this GPU's architecture: nccl-tests (or NCCL) compiled with NVCC_GENCODE for other compute capabilities and no PTX to compile from.",
 		"Rebuild nccl-tests (and NCCL, if built from source) for the GPU: `make NVCC_GENCODE=\"-gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90\"` with the GPU's compute capability (`nvidia-smi --query-gpu=compute_cap --format=csv`)."},
@@ -380,8 +398,18 @@ var cudaFailures = []struct{ text, cause, fix string }{
 		"Launch at most as many ranks × -g as each node has GPUs (`mpirun -N <gpus per node>`, srun --ntasks-per-node), and check CUDA_VISIBLE_DEVICES; when the launcher gives each process one GPU of its own, set NCCL_TESTS_DEVICE=0 so each uses the first (only) GPU it sees, or let every process see all of the node's GPUs (--gres=gpu:N)."},
 }
 
+// codeObjectFix is the fix of HIP's missing code object, naming the gfx
+// targets without one when the output gives them.
+func codeObjectFix(gfx []string) string {
+	which := "the one"
+	if len(gfx) > 0 {
+		which = strings.Join(gfx, " and ") + ", the one"
+	}
+	return "List every device HIP sees (`rocminfo | grep gfx`). Hide " + which + " RCCL has no code object for (HIP_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES listing only the GPUs the test uses; an integrated GPU can also be disabled in the BIOS), or build RCCL and rccl-tests for every gfx target rocminfo lists (cmake -DGPU_TARGETS=\"gfx1100;gfx1036\", make GPU_TARGETS=...)."
+}
+
 // cudaFailure returns the entry of cudaFailures that f's message names.
-func cudaFailure(f ingest.TestFailure) (cause, fix string, ok bool) {
+func cudaFailure(f ingest.TestFailure) (cudaFailureKind, bool) {
 	m := strings.ToLower(f.Message)
 	if f.GPUsWanted > 0 {
 		// nccl-tests' own check of what CUDA would refuse as an invalid
@@ -390,10 +418,10 @@ func cudaFailure(f ingest.TestFailure) (cause, fix string, ok bool) {
 	}
 	for _, c := range cudaFailures {
 		if strings.Contains(m, c.text) {
-			return c.cause, c.fix, true
+			return c, true
 		}
 	}
-	return "", "", false
+	return cudaFailureKind{}, false
 }
 
 // logState is what the NCCL log read from the same input as a test holds.
@@ -427,8 +455,8 @@ func failureFix(f ingest.TestFailure, log logState, rocm bool) string {
 	if _, fix, ok := stopText(f); ok {
 		return fix
 	}
-	if _, fix, ok := cudaFailure(f); ok {
-		return fix
+	if c, ok := cudaFailure(f); ok {
+		return c.fix
 	}
 	switch {
 	case log == logWarned:
@@ -446,8 +474,8 @@ func failureFix(f ingest.TestFailure, log logState, rocm bool) string {
 // failureCause says what NCCL's error class usually means; rocm says
 // the library is RCCL, whose "cuda" errors are HIP's on AMD GPUs.
 func failureCause(f ingest.TestFailure, rocm bool) string {
-	if cause, _, ok := cudaFailure(f); ok {
-		return cause
+	if c, ok := cudaFailure(f); ok {
+		return c.cause
 	}
 	m := strings.ToLower(f.Message)
 	switch {

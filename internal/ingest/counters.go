@@ -139,6 +139,10 @@ type CounterSample struct {
 	// qp show`: "QP 178 of ibv_rc_pingpong, pid 30489"); "" for the
 	// port's own counters.
 	Object string
+	// Tag is the name in the torchrun-form tag ("[gpu01]:") of the lines
+	// that printed the dump when no host prefix named their host: dumps
+	// under different tags are different sources, never one pair.
+	Tag    string
 	Driver string // from ethtool -i, when present
 	// Before is the first dump of a before/after pair; nil for a single
 	// dump.
@@ -211,7 +215,7 @@ func (s *CounterSample) samePort(o *CounterSample) bool {
 	if s.Driver != "" && o.Driver != "" && s.Driver != o.Driver {
 		return false // ethtool -i names two drivers
 	}
-	return s.Kind == o.Kind && s.Host == o.Host && s.Device == o.Device && s.Port == o.Port && s.Object == o.Object
+	return s.Kind == o.Kind && s.Host == o.Host && s.Device == o.Device && s.Port == o.Port && s.Object == o.Object && s.Tag == o.Tag
 }
 
 func (s *CounterSample) first() *CounterSet {

@@ -92,8 +92,10 @@ type ethtoolParser struct {
 	openRank int
 	// origin is the host a pdsh or clush prefix names for every line
 	// this parser reads, "" for the input's own; origins reads each
-	// such host's lines apart (they may interleave), as if alone.
+	// such host's lines apart (they may interleave), as if alone, and
+	// so each torchrun-form tag's (Line.hostKey), which is no host: tag.
 	origin  string
+	tag     string
 	origins map[string]*ethtoolParser
 	// json gathers the lines of an `ethtool --json` array until its
 	// brackets close; jsonNext is set after an ethtool --json command,
@@ -122,8 +124,8 @@ func (p *ethtoolParser) Feed(l Line) {
 	if l.NCCL {
 		return
 	}
-	if l.Origin != "" && p.origin == "" {
-		if o := p.ofOrigin(l.Origin); o != nil {
+	if l.hostKey() != "" && p.origin == "" && p.tag == "" {
+		if o := p.ofOrigin(l); o != nil {
 			o.Feed(l)
 			return
 		}
@@ -211,11 +213,12 @@ func ethtoolSection(t string) (ethtoolMode, string, bool) {
 	return ethNone, "", false
 }
 
-// ofOrigin returns the parser of the lines a pdsh or clush prefix gives
-// to origin, nil beyond the cap. It starts from the input's own last
+// ofOrigin returns the parser of the lines a pdsh or clush prefix, or
+// torchrun's tag, gives to l's source (Line.hostKey), nil beyond the cap. It starts from the input's own last
 // `ethtool -S` command: the one pdsh ran on every host.
-func (p *ethtoolParser) ofOrigin(origin string) *ethtoolParser {
-	if o := p.origins[origin]; o != nil {
+func (p *ethtoolParser) ofOrigin(l Line) *ethtoolParser {
+	key := l.hostKey()
+	if o := p.origins[key]; o != nil {
 		return o
 	}
 	if len(p.origins) >= maxEthtoolOrigins {
@@ -225,9 +228,9 @@ func (p *ethtoolParser) ofOrigin(origin string) *ethtoolParser {
 		p.origins = map[string]*ethtoolParser{}
 	}
 	o := NewEthtoolParser(p.out.src).(*ethtoolParser)
-	o.origin = strings.Clone(origin)
+	o.origin, o.tag = strings.Clone(l.Origin), strings.Clone(l.sourceTag())
 	o.statDev, o.pending, o.mode = p.statDev, p.pending, p.mode
-	p.origins[origin] = o
+	p.origins[strings.Clone(key)] = o
 	return o
 }
 
@@ -358,7 +361,7 @@ func (p *ethtoolParser) flush() {
 		if p.origin != "" {
 			host = p.origin
 		}
-		s := CounterSample{Kind: KindEthtool, Host: host, Device: p.statDev, After: p.cur}
+		s := CounterSample{Kind: KindEthtool, Host: host, Device: p.statDev, Tag: p.tag, After: p.cur}
 		var ok bool
 		if p.out.Samples, ok = mergeInto(p.out.Samples, s); !ok {
 			p.out.Omitted++

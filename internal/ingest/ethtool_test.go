@@ -243,3 +243,21 @@ func TestPerRing(t *testing.T) {
 		}
 	}
 }
+
+// synthetic: `ethtool -S` of two hosts run under a launcher that tags each
+// line with its host in torchrun's form ("[gpu01]:").
+const syntheticElasticTaggedHosts = `[gpu01]:NIC statistics:
+[gpu01]:     rx_packets_phy: 1000
+[gpu01]:     rx_crc_errors_phy: 1
+[gpu02]:NIC statistics:
+[gpu02]:     rx_packets_phy: 1100
+[gpu02]:     rx_crc_errors_phy: 900
+`
+
+// TestEthtoolElasticTaggedHostsApart: the dumps of two tagged sources are
+// two samples, each of its tag, never one before/after pair (the counters
+// grow from one to the other, as a pair's would).
+func TestEthtoolElasticTaggedHostsApart(t *testing.T) {
+	e := nicArtifact[*EthtoolStats](t, nicReadText(t, "synthetic-elastic-hosts", syntheticElasticTaggedHosts))
+	checkTaggedApart(t, e.Samples, "gpu01", "gpu02")
+}

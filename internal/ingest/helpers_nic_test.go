@@ -91,3 +91,17 @@ func nicValue(t *testing.T, s *CounterSample, name string) uint64 {
 	}
 	return r.Value
 }
+
+// checkTaggedApart checks that samples are one per tag, in order, none a
+// pair and none given a host by its tag.
+func checkTaggedApart(t *testing.T, samples []CounterSample, tags ...string) {
+	t.Helper()
+	if len(samples) != len(tags) {
+		t.Fatalf("%d samples, want one per tagged host %v", len(samples), tags)
+	}
+	for i, want := range tags {
+		if s := samples[i]; s.IsDelta() || s.Tag != want || s.Host != "" {
+			t.Errorf("sample %d: host %q tag %q delta %v, want tag %q, no host and no pair", i, s.Host, s.Tag, s.IsDelta(), want)
+		}
+	}
+}

@@ -61,11 +61,14 @@ type hwKey struct {
 	// origin is the host a pdsh or clush prefix names (Line.Origin): the
 	// same port of two hosts is two ports, never one dump or a pair.
 	origin string
+	// tag is the torchrun-form tag of the lines when no prefix names
+	// their host (Line.sourceTag): two tags are two sources.
+	tag string
 }
 
 // of returns k as a port of the host line l's pdsh or clush prefix names.
 func (k hwKey) of(l Line) hwKey {
-	k.origin = l.Origin
+	k.origin, k.tag = l.Origin, l.sourceTag()
 	return k
 }
 
@@ -768,7 +771,7 @@ func (p *hwParser) flushKey(k hwKey) {
 	if q := p.qpns[k]; q != "" && !strings.HasPrefix(obj, "QP ") {
 		obj += ", QP " + q
 	}
-	p.out.Samples, ok = mergeInto(p.out.Samples, CounterSample{Kind: KindHWCounters, Host: p.hosts[k], Device: k.dev, Port: k.port, Object: obj, After: s})
+	p.out.Samples, ok = mergeInto(p.out.Samples, CounterSample{Kind: KindHWCounters, Host: p.hosts[k], Device: k.dev, Port: k.port, Object: obj, Tag: k.tag, After: s})
 	if !ok {
 		p.out.Omitted++
 	}

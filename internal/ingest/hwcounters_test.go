@@ -507,3 +507,13 @@ func TestRdmaStatisticOptionalCounters(t *testing.T) {
 		t.Errorf("ECN marks read from %+v", r)
 	}
 }
+
+// TestHWCountersElasticTaggedHostsApart: the same port of two tagged
+// sources ("[gpu01]:", "[gpu02]:") is two ports, never one dump or a pair.
+func TestHWCountersElasticTaggedHostsApart(t *testing.T) {
+	const in = `[gpu01]:/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence:17
+[gpu02]:/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence:900
+`
+	h := nicArtifact[*HWCounters](t, nicReadText(t, "synthetic-elastic-hosts", in))
+	checkTaggedApart(t, h.Samples, "gpu01", "gpu02")
+}

@@ -36,6 +36,9 @@ type Line struct {
 	// interleave, so a parser that reads a block over many lines keeps
 	// one per origin.
 	Origin string
+	// elastic is the name in torchrun's tag that owns this line
+	// ("gpu01" of "[gpu01]:"), "" when none does: see hostKey.
+	elastic string
 	// Stamp is the time the input last stated before this line (see
 	// Stamp); zero when none was.
 	Stamp Stamp
@@ -93,6 +96,28 @@ func (c *lineCount) add(l Line) {
 // Rank is the rank a launcher tag names ("[1,3]<stdout>:", "[3]",
 // "rank3:", srun's "3: "), -1 when the line has none.
 func (l Line) Rank() int { return l.rank - 1 }
+
+// hostKey names the source whose lines a per-host block reader (ethtool,
+// hw_counters) keeps apart: the pdsh or clush origin, else the name in
+// torchrun's tag ("[gpu01]:", "[default0]:"), so that the dumps of two
+// tagged sources are never read as one, nor as a before and an after.
+// The tag names no host (torchrun's is a role and a local rank): it goes
+// to CounterSample.Tag, never Host.
+func (l Line) hostKey() string {
+	if l.Origin != "" {
+		return l.Origin
+	}
+	return l.elastic
+}
+
+// sourceTag is the torchrun-form tag name of a line that no host prefix
+// names, for CounterSample.Tag; "" otherwise.
+func (l Line) sourceTag() string {
+	if l.Origin != "" {
+		return ""
+	}
+	return l.elastic
+}
 
 // WordRank is the rank of a rank-named logger's tag before the line
 // ("[rank13]:", as PyTorch prints the job-wide rank), -1 when it has none.
@@ -211,6 +236,9 @@ func (lr *LineReader) Next() (Line, error) {
 	}
 	l := lr.line(text, col, p.truncated)
 	l.Origin, l.at = origin, at
+	if k == tagElastic {
+		l.elastic = strings.TrimSuffix(strings.TrimPrefix(owner, "["), "]:")
+	}
 	return l, nil
 }
 

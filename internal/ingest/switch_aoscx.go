@@ -191,7 +191,7 @@ func (b *aoscxIface) tableRow(p *switchParser, l Line, t string) bool {
 		if bad < 0 {
 			bad = len(cells) // the cell missing, or the first one too many
 		}
-		p.cut(l, fieldCol(l.Text, n+bad), "AOS-CX `show interface`'s "+label+" row: RX, TX and Total, each a count (up to 2^63-1) or n/a")
+		p.cut(l, fieldStart(l.Text, n+bad)+1, "AOS-CX `show interface`'s "+label+" row: RX, TX and Total, each a count (up to 2^63-1) or n/a")
 		p.out.lines.add(l)
 		return true
 	}
@@ -244,23 +244,6 @@ func aoscxBadCell(cells []string) int {
 		}
 	}
 	return -1
-}
-
-// fieldCol is the 1-based column in text of its n-th field (0-based),
-// or just past its end when it has no more.
-func fieldCol(text string, n int) int {
-	i := 0
-	for k := 0; ; k++ {
-		for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
-			i++
-		}
-		if k == n || i >= len(text) {
-			return i + 1
-		}
-		for i < len(text) && text[i] != ' ' && text[i] != '\t' {
-			i++
-		}
-	}
 }
 
 // isAOSCXCell reports whether f is a cell of the counters table: a
