@@ -55,12 +55,10 @@ const (
 
 // aoscxIface follows the interface block being read.
 type aoscxIface struct {
-	cur  PortCount
-	in   bool // inside a port's block
+	portBlock
 	sure bool // a line only AOS-CX prints followed the header
 	hdr  int  // the header's line number, claimed once sure
 	sect aoscxSection
-	at   int // the index of cur in p.out.Ports, -1 before its first counter
 }
 
 // aoscxHeader reads a block's first line, "Interface 1/1/1 is up" or
@@ -313,37 +311,4 @@ func (b *aoscxIface) itemLine(p *switchParser, l Line, t string) bool {
 	b.store(p, ev)
 	p.out.lines.add(l)
 	return true
-}
-
-// pause records a Pause Frames count of the port.
-func (b *aoscxIface) pause(p *switchParser, d Dir, n int64, ev Evidence) {
-	if n < 0 {
-		return
-	}
-	p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: b.cur.Port, Dir: d, Prio: AllPrios, Frames: uint64(n), Link: true, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
-}
-
-// store keeps the block's counters in its row, adding the row at its
-// first counter.
-func (b *aoscxIface) store(p *switchParser, ev Evidence) {
-	if b.at < 0 {
-		if b.cur.Evidence.Line == 0 {
-			b.cur.Evidence = ev
-		}
-		var at int
-		p.out.Ports, at = appendCappedAt(p.out.Ports, b.cur, maxSwitchRows, &p.out.Omitted)
-		if at < 0 {
-			b.in = false // over the cap
-			return
-		}
-		b.at = at
-	}
-	b.put(p)
-}
-
-// put stores the block's counters in its row once it has one.
-func (b *aoscxIface) put(p *switchParser) {
-	if b.at >= 0 {
-		p.out.Ports[b.at] = b.cur
-	}
 }

@@ -27,12 +27,17 @@ import (
 // two or more spaces (NX-OS). A block becomes a PortCount once one of its
 // counters is read; a loopback or VLAN block prints none.
 
-// ifaceBlock follows the block of the port being read.
-type ifaceBlock struct {
+// portBlock follows the block of the port being read in an interface
+// listing (EOS/NX-OS/IOS here, AOS-CX in switch_aoscx.go): its counters,
+// whether a block is open and the row its counters are kept in.
+type portBlock struct {
 	cur PortCount
 	in  bool // inside a port's block
 	at  int  // the index of cur in p.out.Ports, -1 before its first counter
 }
+
+// ifaceBlock follows the block of the port being read.
+type ifaceBlock struct{ portBlock }
 
 // ifaceHeader reads an interface block's first line: the port and its
 // state (U up, D down, X administratively down).
@@ -109,7 +114,7 @@ func (b *ifaceBlock) feed(p *switchParser, l Line, t string) bool {
 			if it.label == "tx pause" || it.label == "pause output" {
 				d = TX
 			}
-			p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: c.Port, Dir: d, Prio: AllPrios, Frames: uint64(it.n), Link: true, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+			b.pause(p, d, it.n, ev)
 		default:
 			continue
 		}
@@ -118,24 +123,40 @@ func (b *ifaceBlock) feed(p *switchParser, l Line, t string) bool {
 	if !read {
 		return false
 	}
-	if b.at < 0 {
-		if b.cur.Evidence.Line == 0 {
-			b.cur.Evidence = ev
-		}
-		p.out.Ports = appendCapped(p.out.Ports, b.cur, maxSwitchRows, &p.out.Omitted)
-		if n := len(p.out.Ports); n > 0 && p.out.Ports[n-1].Evidence.Line == b.cur.Evidence.Line && p.out.Ports[n-1].Port == b.cur.Port {
-			b.at = n - 1
-		} else {
-			b.in = false // over the cap
-		}
-	}
-	b.put(p)
+	b.store(p, ev)
 	p.out.lines.add(l)
 	return true
 }
 
+// pause records a link pause count of the port (802.3x and PFC frames
+// not told apart, nor priorities).
+func (b *portBlock) pause(p *switchParser, d Dir, n int64, ev Evidence) {
+	if n < 0 {
+		return
+	}
+	p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: b.cur.Port, Dir: d, Prio: AllPrios, Frames: uint64(n), Link: true, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+}
+
+// store keeps the block's counters in its row, adding the row at its
+// first counter.
+func (b *portBlock) store(p *switchParser, ev Evidence) {
+	if b.at < 0 {
+		if b.cur.Evidence.Line == 0 {
+			b.cur.Evidence = ev
+		}
+		var at int
+		p.out.Ports, at = appendCappedAt(p.out.Ports, b.cur, maxSwitchRows, &p.out.Omitted)
+		if at < 0 {
+			b.in = false // over the cap
+			return
+		}
+		b.at = at
+	}
+	b.put(p)
+}
+
 // put stores the block's counters in its row once it has one.
-func (b *ifaceBlock) put(p *switchParser) {
+func (b *portBlock) put(p *switchParser) {
 	if b.at >= 0 {
 		p.out.Ports[b.at] = b.cur
 	}
