@@ -101,6 +101,9 @@ func minPrefixed(k prefixKind) int {
 // pads every container name to one width, so its bars stand in one
 // column; pdsh names each host on many lines, so its keys repeat.
 func looksCollected(lines []string, k prefixKind, matched int) bool {
+	if k == prefixSyslog {
+		return looksSyslog(lines)
+	}
 	if k != prefixCompose && k != prefixHost {
 		return true
 	}
@@ -122,6 +125,35 @@ func looksCollected(lines []string, k prefixKind, matched int) bool {
 	}
 	return k == prefixCompose || 2*len(seen) <= matched
 }
+
+// looksSyslog reports whether lines that read as syslog's are a log's:
+// some line names its program's process id ("prog[123]: "), or two such
+// lines in a row name the same host. One "Dec 04 10:00:01 DCBX mode: ..." is moreutils'
+// ts before a command's line, not a host and a program (cutClockTime
+// reads it the same way).
+func looksSyslog(lines []string) bool {
+	var host string
+	seen := 0
+	for _, s := range lines {
+		n, h := cutSyslog(s)
+		if n == 0 {
+			continue
+		}
+		if syslogPid(s, n) {
+			return true
+		}
+		if seen > 0 && h == host {
+			return true
+		}
+		host = h
+		seen++
+	}
+	return false
+}
+
+// syslogPid reports whether the syslog prefix s[:n] that cutSyslog found
+// names the program's process id.
+func syslogPid(s string, n int) bool { return n >= 3 && s[n-3] == ']' }
 
 // maxPrefixLayers bounds how many collector prefixes stack on one line
 // (docker compose around pdsh around journald).

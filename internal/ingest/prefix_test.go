@@ -45,6 +45,11 @@ func TestDetectPrefix(t *testing.T) {
 		{"quoted kubectl", rep("> [pod/trainer-0/main] ", 3), nccl},
 		{"one-line paste", "[pod/trainer-0/main] " + nccl + "\n", nccl},
 		{"one pdsh line", "gpu01: " + nccl + "\n", "gpu01: " + nccl},
+		// One syslog-shaped line is a log's when it names its pid; without one
+		// it is moreutils' ts before a command's line (SYNTHETIC).
+		{"one syslog line", "Dec 04 10:00:01 gpu01 python[7]: " + nccl + "\n", nccl},
+		{"ts before one line", "Dec 04 10:00:01 DCBX mode: Firmware controlled\n", "DCBX mode: Firmware controlled"},
+		{"ts before two lines", "Dec 04 10:00:01 DCBX mode: Firmware controlled\nDec 04 10:00:01 Priority trust state: dscp\n", "DCBX mode: Firmware controlled"},
 		// A minority does not make a prefix.
 		{"one of three", "svc-1  | " + nccl + "\n" + nccl + "\n" + nccl + "\n", "svc-1  | " + nccl},
 		// Kernel lines keep their syslog prefix: the dmesg parser reads it.

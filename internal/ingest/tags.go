@@ -138,7 +138,7 @@ func cutClockTime(s string) (string, bool) {
 		return s, false
 	}
 	rest := s[16:]
-	if n, _ := cutSyslog(s); n > 0 && strings.HasSuffix(s[:n-2], "]") {
+	if n, _ := cutSyslog(s); n > 0 && syslogPid(s, n) {
 		return s, false
 	}
 	if h := nameEnd(rest, 0); h > 0 && strings.HasPrefix(rest[h:], " kernel:") {
