@@ -266,35 +266,20 @@ func aoscxCount(f string) int64 {
 // itemLine reads a line of the old layout's Rx or Tx section.
 func (b *aoscxIface) itemLine(p *switchParser, l Line, t string) bool {
 	ev := At(p.out.src, l)
-	rx := b.sect == aoscxRx
+	rx, d := b.sect == aoscxRx, TX
+	if rx {
+		d = RX
+	}
 	read := false
 	for _, it := range ifaceItems(t) {
 		c := &b.cur
 		switch it.label {
 		case "total packets", "input packets", "output packets":
-			if rx {
-				c.RxOK = it.n
-			} else {
-				c.TxOK = it.n
-			}
+			b.count(portPackets, d, it.n, ev)
 		case "errors", "input error", "input errors", "output error", "output errors":
-			if rx {
-				c.RxErr = it.n
-				if c.CRC < 0 {
-					c.ErrEvidence = ev
-				}
-			} else {
-				c.TxErr = it.n
-			}
+			b.count(portErrors, d, it.n, ev)
 		case "dropped":
-			if rx {
-				c.RxDrop, c.Evidence = it.n, ev
-			} else {
-				c.TxDrop, c.TxEvidence = it.n, ev
-				if c.RxDrop <= 0 {
-					c.Evidence = ev
-				}
-			}
+			b.count(portDrops, d, it.n, ev)
 		case "crc/fcs":
 			if rx {
 				c.CRC, c.ErrEvidence = it.n, ev

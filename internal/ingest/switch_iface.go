@@ -90,25 +90,19 @@ func (b *ifaceBlock) feed(p *switchParser, l Line, t string) bool {
 		c := &b.cur
 		switch it.label {
 		case "packets input", "input packets":
-			c.RxOK = it.n
+			b.count(portPackets, RX, it.n, ev)
 		case "packets output", "output packets":
-			c.TxOK = it.n
+			b.count(portPackets, TX, it.n, ev)
 		case "input errors", "input error":
-			c.RxErr = it.n
-			if c.CRC < 0 {
-				c.ErrEvidence = ev // the CRC line, when there is one, shows more
-			}
+			b.count(portErrors, RX, it.n, ev)
 		case "crc", "crc/fcs":
 			c.CRC, c.ErrEvidence = it.n, ev
 		case "input discards", "input discard":
-			c.RxDrop, c.Evidence = it.n, ev
+			b.count(portDrops, RX, it.n, ev)
 		case "output errors", "output error":
-			c.TxErr = it.n
+			b.count(portErrors, TX, it.n, ev)
 		case "output discards", "output discard":
-			c.TxDrop, c.TxEvidence = it.n, ev
-			if c.RxDrop <= 0 {
-				c.Evidence = ev
-			}
+			b.count(portDrops, TX, it.n, ev)
 		case "rx pause", "pause input", "tx pause", "pause output":
 			d := RX
 			if it.label == "tx pause" || it.label == "pause output" {
@@ -126,6 +120,43 @@ func (b *ifaceBlock) feed(p *switchParser, l Line, t string) bool {
 	b.store(p, ev)
 	p.out.lines.add(l)
 	return true
+}
+
+// portCounter names a count an interface listing prints for each
+// direction.
+type portCounter uint8
+
+const (
+	portPackets portCounter = iota // packets received or sent
+	portErrors                     // input or output errors
+	portDrops                      // input or output discards (drops)
+)
+
+// count records n as the port's count k in direction d, with the evidence
+// the rules cite: a CRC line, when there is one, shows more than the
+// input errors; receive drops before transmit drops.
+func (b *portBlock) count(k portCounter, d Dir, n int64, ev Evidence) {
+	c := &b.cur
+	switch {
+	case k == portPackets && d == RX:
+		c.RxOK = n
+	case k == portPackets:
+		c.TxOK = n
+	case k == portErrors && d == RX:
+		c.RxErr = n
+		if c.CRC < 0 {
+			c.ErrEvidence = ev
+		}
+	case k == portErrors:
+		c.TxErr = n
+	case k == portDrops && d == RX:
+		c.RxDrop, c.Evidence = n, ev
+	default:
+		c.TxDrop, c.TxEvidence = n, ev
+		if c.RxDrop <= 0 {
+			c.Evidence = ev
+		}
+	}
 }
 
 // pause records a link pause count of the port (802.3x and PFC frames
