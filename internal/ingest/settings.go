@@ -228,6 +228,27 @@ func (p *settingsParser) add(l Line, name, value string, how SetBy) {
 	p.out.Settings = append(p.out.Settings, NCCLSetting{Host: p.host, Name: strings.Clone(name), Value: strings.Clone(value), How: how, Evidence: At(p.out.src, l)})
 }
 
+// shellValue is the value a shell gives a process for the word raw of a
+// setting made how: on a command line (mpirun -x, a prefix assignment,
+// export, docker -e) the shell drops the backslashes of an unquoted word,
+// so mpirun -x NCCL_IB_HCA=mlx5_0\,mlx5_1 (as `printf %q` prints a
+// command) sets mlx5_0,mlx5_1; in quotes, a listing or a manifest the
+// backslash is the value's own.
+func shellValue(raw string, how SetBy) string {
+	shell := how == SetByMPI || how == SetByPrefix || how == SetByExport || how == SetByDocker
+	if !shell || raw == "" || strings.ContainsAny(raw[:1], `"'`) || !strings.Contains(raw, `\`) {
+		return raw
+	}
+	var b strings.Builder
+	for i := 0; i < len(raw); i++ {
+		if raw[i] == '\\' && i+1 < len(raw) {
+			i++
+		}
+		b.WriteByte(raw[i])
+	}
+	return b.String()
+}
+
 // settingKey identifies a setting made on one line, without the line's
 // text (hashing that per setting made long lines quadratic).
 type settingKey struct {
@@ -402,17 +423,18 @@ func (p *settingsParser) words(l Line, t string) {
 			if prev == "setenv" {
 				how = SetByExport
 			}
-			p.add(l, w, f[i+1], how)
+			p.add(l, w, shellValue(f[i+1], how), how)
 			i++
 		case prev == "ENV" && first && strings.HasPrefix(w, "NCCL_") && !strings.Contains(w, "=") && i+1 < len(f):
 			p.add(l, w, strings.Join(f[i+1:], " "), SetByDocker)
 			return
 		case strings.HasPrefix(w, "NCCL_") && strings.Contains(w, "="):
-			n, v, _ := strings.Cut(w, "=")
-			v = unquote(v)
+			n, raw, _ := strings.Cut(w, "=")
+			v := unquote(raw)
+			add := func(how SetBy) { p.add(l, n, unquote(shellValue(raw, how)), how) }
 			switch {
 			case prev == "export" || prev == "declare" || prev == "-x" && i >= 2 && f[i-2] == "declare":
-				p.add(l, n, v, SetByExport)
+				add(SetByExport)
 			case prev == "-x" || prev == "--env" || prev == "-e":
 				how := SetByMPI
 				if prev != "-x" {
@@ -421,7 +443,7 @@ func (p *settingsParser) words(l Line, t string) {
 				if prev == "-x" && launcher != "" && launcher != SetByMPI {
 					how = launcher
 				}
-				p.add(l, n, v, how)
+				add(how)
 			case prev == "ENV":
 				p.add(l, n, v, SetByDocker)
 			case first || i > 0 && assigns:
@@ -429,9 +451,9 @@ func (p *settingsParser) words(l Line, t string) {
 				if len(f) == i+1 {
 					how = SetByEnvList
 				}
-				p.add(l, n, v, how)
+				add(how)
 			case launcher != "":
-				p.add(l, n, v, launcher)
+				add(launcher)
 			}
 		}
 		first = false

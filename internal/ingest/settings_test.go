@@ -77,6 +77,30 @@ func TestNCCLSettingsForms(t *testing.T) {
 	}
 }
 
+// A command line printed with its shell escapes (`printf %q`, as a test
+// script logs the mpirun it runs): the shell drops the backslashes of an
+// unquoted word, so NCCL gets NCCL_IB_HCA=mlx5_2,mlx5_3; inside quotes, and
+// in a listing or manifest, a backslash is the value's own.
+func TestNCCLSettingsShellEscapes(t *testing.T) {
+	in := strings.Join([]string{
+		`mpirun -np 16 -x NCCL_IB_HCA=mlx5_2\,mlx5_3 -x NCCL_DEBUG_SUBSYS=GRAPH\,NET ./alltoall_perf`, // 1
+		`export NCCL_SOCKET_IFNAME=\^docker\,lo`,                                                      // 2
+		`NCCL_IB_HCA="mlx5_0\,mlx5_1" ./run.sh`,                                                       // 3 quoted
+		`NCCL_TOPO_FILE=C:\topo.xml`,                                                                  // 4 env | grep NCCL
+	}, "\n")
+	want := []string{
+		"1 mpi  NCCL_IB_HCA=mlx5_2,mlx5_3",
+		"1 mpi  NCCL_DEBUG_SUBSYS=GRAPH,NET",
+		"2 export  NCCL_SOCKET_IFNAME=^docker,lo",
+		`3 command-prefix  NCCL_IB_HCA=mlx5_0\,mlx5_1`,
+		`4 env-list  NCCL_TOPO_FILE=C:\topo.xml`,
+	}
+	got := settingsOf(t, in)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("settings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // TestNCCLSettingsTwoPods reads the real multus-cni#1100 thread: the two
 // export lines are settings, and the GID index they set is a GID use.
 func TestNCCLSettingsTwoPods(t *testing.T) {
