@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"strings"
 
 	"rocelab/internal/ingest"
 	"rocelab/internal/unit"
@@ -121,6 +122,9 @@ func rankShare(inc *Incident, r *ingest.TestRun) share {
 	if s.nics == 0 {
 		s = withChannelNICs(inc, s)
 	}
+	if s.nics == 0 {
+		s = withHCAList(inc, s)
+	}
 	if n := inc.Options.NICsPerNode; n > 0 {
 		s.nics, s.ev, s.atLeast, s.note = n, nil, false, ""
 		s.text = fmt.Sprintf("%s per host share %s (given by --nics-per-node)", plural(s.ranks, "rank", "ranks"), plural(n, "NIC", "NICs"))
@@ -129,5 +133,33 @@ func rankShare(inc *Incident, r *ingest.TestRun) share {
 			s.text = fmt.Sprintf("each host has %s (given by --nics-per-node); how many ranks share them is not known", plural(n, "NIC", "NICs"))
 		}
 	}
+	return s
+}
+
+// withHCAList takes the NICs per host from NCCL_IB_HCA when no NCCL line
+// lists them: a list of the devices to use (not '^', the ones to leave
+// out) names the NICs NCCL opens, one per distinct device. An entry
+// without a leading '=' also takes the devices its name prefixes (mlx5_1
+// takes mlx5_10), so the host may use more.
+func withHCAList(inc *Incident, s share) share {
+	e, ok := settingInEffect(inc, "NCCL_IB_HCA")
+	v := strings.TrimSpace(e.Value)
+	if !ok || v == "" || strings.HasPrefix(v, "^") {
+		return s
+	}
+	exact := strings.HasPrefix(v, "=")
+	var devs []string
+	for _, entry := range strings.Split(strings.TrimPrefix(v, "="), ",") {
+		if dev, _, _ := strings.Cut(strings.TrimSpace(entry), ":"); dev != "" {
+			devs = append(devs, dev)
+		}
+	}
+	devs = distinct(devs)
+	if len(devs) == 0 {
+		return s
+	}
+	s.nics, s.ev, s.note = len(devs), []Evidence{e.Evidence}, ""
+	s.atLeast, s.fewer = !exact, "NCCL_IB_HCA lists"
+	s.text = fmt.Sprintf("%s per host share %s, the devices NCCL_IB_HCA lists (%s)", plural(max(s.ranks, 1), "rank", "ranks"), plural(len(devs), "NIC", "NICs"), list(devs, 4))
 	return s
 }
