@@ -63,22 +63,48 @@ func busbwDip(r *ingest.TestRun) (Finding, bool) {
 			ev.add(d.row.Evidence)
 		}
 	}
-	other := ""
-	if o := otherHalf(worst); o >= fallFraction*worst.around {
+	other, what := "", worst.half+" busbw"
+	both := bothHalves(dips, worst.row)
+	if both {
+		what = "busbw"
+		other = fmt.Sprintf("; in both halves (the other ran at %s)", fmtGB(otherHalf(worst)))
+	} else if o := otherHalf(worst); o >= fallFraction*worst.around {
 		other = fmt.Sprintf("; the other half of that row ran at %s", fmtGB(o))
 	}
-	more := ""
-	if len(dips) > 1 {
+	more, others := "", len(dips)-1
+	if both {
+		others-- // the row's other half is no other dip
+	}
+	if others > 0 {
 		more = fmt.Sprintf(" (%d dips in all)", len(dips))
+	}
+	mech := "Past 64 MiB a collective is bandwidth-bound: a larger message adds pipeline steps of the same chunk to the same connections, so neighbouring sizes run at nearly the same busbw. nccl-tests times each size, and the out-of-place and in-place half of each, over their own iterations; a half (out-of-place or in-place) slower than the same half of the sizes on both sides was slowed by something that passed during those iterations, not by the path's capacity: other traffic on the links (another job, a checkpoint), a burst of congestion, PFC pauses or retransmissions, a link that retrained, a GPU clock drop. With few iterations (-n) one slow iteration weighs on the whole size."
+	sizes := fmt.Sprintf("-b %s -e %s", unit.Bytes(worst.row.Size/2).Human(), unit.Bytes(worst.row.Size*2).Human())
+	fix := fmt.Sprintf("Rerun the sizes around it with more iterations (%s -n 50) a few times: a dip that moves or vanishes was transient, so collect the NICs' counters before and after the run (retransmissions, out-of-sequence packets, PFC pause frames, ECN marks) and `dmesg` of every host for `rocelab diagnose`; a dip that stays at the same size and half follows the size, so rerun it with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING to see the algorithm and protocol chosen there.", sizes)
+	if both {
+		mech = "Past 64 MiB a collective is bandwidth-bound: a larger message adds pipeline steps of the same chunk to the same connections, so neighbouring sizes run at nearly the same busbw. nccl-tests times the out-of-place and in-place half of each size over their own iterations, so a passing event (other traffic, a congestion burst, pauses, a retrained link) seldom slows both halves of one size alike: both halves low at one size and not at the sizes on either side follow the size itself, the plan NCCL makes for it: another algorithm, protocol or channel count chosen there (its tuning model, a tuner or net plugin, NCCL_ALGO/NCCL_PROTO, NVLS or CollNet/SHARP taken up or left at that size), or a buffer or registration limit that size crosses."
+		fix = fmt.Sprintf("Rerun those sizes with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING (%s -n 50) and compare the algorithm, protocol and channels NCCL prints for that size with its neighbours'; pin the neighbours' choice (NCCL_ALGO, NCCL_PROTO, or a tuner plugin's table) to confirm, and report it if NCCL's own choice is the slow one. If the dip moves between reruns it was transient after all: collect the NICs' counters before and after the run for `rocelab diagnose`.", sizes)
 	}
 	return Finding{
 		ID: "nccltests.busbw.dip", Severity: Warn, Layer: LayerNCCL,
-		Title: fmt.Sprintf("%s %s busbw dips to %s GB/s at %s, %d%% of the %s GB/s of the sizes on either side%s%s",
-			testName(r), worst.half, fmtGB(worst.bw), unit.Bytes(worst.row.Size).Human(), int(100*worst.bw/worst.around+0.5), fmtGB(worst.around), other, more),
+		Title: fmt.Sprintf("%s %s dips to %s GB/s at %s, %d%% of the %s GB/s of the sizes on either side%s%s",
+			testName(r), what, fmtGB(worst.bw), unit.Bytes(worst.row.Size).Human(), int(100*worst.bw/worst.around+0.5), fmtGB(worst.around), other, more),
 		Evidence:  ev.sorted(),
-		Mechanism: "Past 64 MiB a collective is bandwidth-bound: a larger message adds pipeline steps of the same chunk to the same connections, so neighbouring sizes run at nearly the same busbw. nccl-tests times each size, and the out-of-place and in-place half of each, over their own iterations; a half (out-of-place or in-place) slower than the same half of the sizes on both sides was slowed by something that passed during those iterations, not by the path's capacity: other traffic on the links (another job, a checkpoint), a burst of congestion, PFC pauses or retransmissions, a link that retrained, a GPU clock drop. With few iterations (-n) one slow iteration weighs on the whole size.",
-		Fix:       fmt.Sprintf("Rerun the sizes around it with more iterations (-b %s -e %s -n 50) a few times: a dip that moves or vanishes was transient, so collect the NICs' counters before and after the run (retransmissions, out-of-sequence packets, PFC pause frames, ECN marks) and `dmesg` of every host for `rocelab diagnose`; a dip that stays at the same size and half follows the size, so rerun it with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING to see the algorithm and protocol chosen there.", unit.Bytes(worst.row.Size/2).Human(), unit.Bytes(worst.row.Size*2).Human()),
+		Mechanism: mech,
+		Fix:       fix,
 	}, true
+}
+
+// bothHalves says whether the out-of-place and the in-place half of row
+// both dipped: two dips of one row.
+func bothHalves(dips []dip, row ingest.TestRow) bool {
+	n := 0
+	for _, d := range dips {
+		if d.row.Evidence == row.Evidence {
+			n++
+		}
+	}
+	return n == 2
 }
 
 // otherHalf is the busbw of the half of d's row that did not dip, 0 when
