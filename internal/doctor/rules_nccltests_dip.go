@@ -15,7 +15,8 @@ import (
 // is compared with its own kind only: an out-of-place half slower at
 // every size is no dip); a fall that lasts to the end of the
 // sweep is nccltests.busbw.falls', a slow latency-bound size
-// nccltests.time.stall's.
+// nccltests.time.stall's, and a low size between neighbours that are
+// themselves far below the smaller sizes is part of that collapse.
 func checkBusBWDip(inc *Incident) []Finding {
 	return perTestRun(inc, "busbw that dips at one size", busbwDip)
 }
@@ -30,17 +31,25 @@ type dip struct {
 func busbwDip(r *ingest.TestRun) (Finding, bool) {
 	var dips []dip
 	for _, rows := range r.Sweeps() {
+		var peakOut, peakIn float64 // each half's best busbw at the smaller sizes
 		for i := 1; i+1 < len(rows); i++ {
 			row, prev, next := rows[i], rows[i-1], rows[i+1]
+			peakOut, peakIn = max(peakOut, prev.Out.BusBW), max(peakIn, prev.In.BusBW)
 			if row.Size < ingest.PlateauMinSize || prev.Size >= row.Size || next.Size <= row.Size {
 				continue
 			}
 			for _, h := range []struct {
 				name             string
 				at, before, then ingest.TestHalf
-			}{{"out-of-place", row.Out, prev.Out, next.Out}, {"in-place", row.In, prev.In, next.In}} {
+				peak             float64
+			}{{"out-of-place", row.Out, prev.Out, next.Out, peakOut}, {"in-place", row.In, prev.In, next.In, peakIn}} {
 				around := min(h.before.BusBW, h.then.BusBW)
-				if h.at.Time > 0 && h.at.BusBW < fallFraction*around {
+				// Neighbours already far below what smaller sizes
+				// reached sit in a collapse (nccltests.time.stall's,
+				// nccltests.busbw.falls'): a low size among them is
+				// its noise, not a dip.
+				trough := max(h.before.BusBW, h.then.BusBW) < fallFraction*h.peak
+				if h.at.Time > 0 && h.at.BusBW < fallFraction*around && !trough {
 					dips = append(dips, dip{row: row, half: h.name, bw: h.at.BusBW, around: around})
 				}
 			}
