@@ -213,6 +213,10 @@ func FuzzAnalyze(f *testing.F) {
 	f.Add(mixScenario(50, 1).pcap())
 	f.Add(cookedPcap(pfcScenario(0), false))
 	f.Add(cookedPcap(gbn, true))
+	raw4, _ := rawPcaps(gbn, 101)
+	f.Add(raw4)
+	raw6, _ := rawPcaps(gbn, 229) // IPv4 packets under the IPv6 link type
+	f.Add(raw6)
 	var twin bytes.Buffer
 	w, _ := NewWriter(&twin, "fuzz seed", Interface{Name: "h0/p0", Speed: 100 * unit.Gbps}, []HostName{{Addr: netip.MustParseAddr("10.0.0.1"), Name: "h0"}})
 	for _, p := range gbn.pkts[:4] {

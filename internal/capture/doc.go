@@ -11,7 +11,9 @@
 //
 // Classic pcap (microsecond and nanosecond magic, either byte order) and
 // pcapng (several interfaces, if_tsresol, if_speed) on Ethernet links, at
-// any snaplen. Packets stream through one reused buffer, so memory does not
+// any snaplen; Linux cooked (SLL, SLL2) and raw IP (LINKTYPE_RAW, _IPV4,
+// _IPV6) frames are read as the Ethernet frames they stand for, with zero
+// MACs the header does not keep. Packets stream through one reused buffer, so memory does not
 // grow with the capture's size; it grows with the number of QP flows and
 // is capped for timelines and episode lists (see MaxBins, MaxEpisodes).
 //
