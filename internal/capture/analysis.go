@@ -383,7 +383,7 @@ func (a *Analysis) Add(p *Packet, ifSpeed unit.BitRate) bool {
 	a.Packets++
 	if !ethernet {
 		a.Bytes += int64(p.Length)
-		a.Other[fmt.Sprintf("link type %d (%s)", p.LinkType, p.LinkType)]++
+		a.Other[linkTypeName(p.LinkType)]++
 		return true
 	}
 	if decodeErr != nil {

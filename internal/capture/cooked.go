@@ -2,6 +2,7 @@ package capture
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"github.com/gopacket/gopacket/layers"
 )
@@ -24,6 +25,27 @@ const (
 	linkTypeIPv4 layers.LinkType = 228
 	linkTypeIPv6 layers.LinkType = 229
 )
+
+// InfiniBand link types: LINKTYPE_IPOIB (242, IP over InfiniBand, as
+// tcpdump writes a capture on an ib0 netdev) and LINKTYPE_INFINIBAND (247,
+// native packets from an IB port's sniffer). A capture of either was taken
+// on an InfiniBand fabric, where no RoCE runs.
+const (
+	linkTypeIPoIB      layers.LinkType = 242
+	linkTypeInfiniBand layers.LinkType = 247
+)
+
+// linkTypeName names link type lt, with what it says about the fabric
+// for those read as not RoCE.
+func linkTypeName(lt layers.LinkType) string {
+	switch lt {
+	case linkTypeIPoIB:
+		return fmt.Sprintf("link type %d (IP over InfiniBand: captured on an IPoIB netdev of an InfiniBand fabric, which carries no RoCE)", lt)
+	case linkTypeInfiniBand:
+		return fmt.Sprintf("link type %d (native InfiniBand: captured on an InfiniBand port, which carries no RoCE)", lt)
+	}
+	return fmt.Sprintf("link type %d (%s)", lt, lt)
+}
 
 // readable reports whether frames of link type lt are decoded.
 func readable(lt layers.LinkType) bool {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -184,5 +185,19 @@ func TestRealRawIPCaptures(t *testing.T) {
 				t.Errorf("%s: other %v, want an IP row", c.rel, a.Other)
 			}
 		}
+	}
+}
+
+// A capture taken on an IPoIB netdev (the tcpdump test suite's, link type
+// 242) is refused with what it is: an InfiniBand fabric, no RoCE on it.
+func TestIPoIBCaptureNamed(t *testing.T) {
+	f, err := os.Open("../../testdata/corpus/pcap-ipoib/ipoib.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, err = NewReader(f)
+	if err == nil || !strings.Contains(err.Error(), "link type 242 (IP over InfiniBand") || !strings.Contains(err.Error(), "carries no RoCE") {
+		t.Errorf("err %v", err)
 	}
 }
