@@ -295,3 +295,31 @@ func analyzeCorpus(t *testing.T, rel string) *Analysis {
 	}
 	return a
 }
+
+// RoCE v1 frames (EtherType 0x8915), here the real capture's RoCE packets
+// rewritten as v1 in a SYNTHETIC fixture, are counted as such with the
+// first one's packet number, as many as tshark dissects as RoCE; no RoCEv2
+// is read from them.
+func TestRoCEv1Counted(t *testing.T) {
+	const rel = "../synthetic/pcap-roce-v1-of-oferby-rc-send-synthetic.pcap"
+	a := analyzeCorpus(t, rel)
+	if a.RoCEPackets != 0 || a.RoCEv1 != 105 || a.RoCEv1First != 15 || a.Other["RoCE v1 (EtherType 0x8915)"] != 105 || a.DecodeErrors != 0 {
+		t.Errorf("roce %d, v1 %d first %d, other %v, errors %d", a.RoCEPackets, a.RoCEv1, a.RoCEv1First, a.Other, a.DecodeErrors)
+	}
+	if _, err := tshark.Path(); err != nil {
+		return
+	}
+	rows, err := tshark.Fields("../../testdata/corpus/"+rel, "infiniband.bth.opcode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int64(0)
+	for _, r := range rows {
+		if r[0] != "" {
+			n++
+		}
+	}
+	if n != a.RoCEv1 {
+		t.Errorf("tshark dissects %d RoCE frames, we count %d RoCE v1", n, a.RoCEv1)
+	}
+}

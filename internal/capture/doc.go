@@ -32,6 +32,10 @@
 // retransmission however soon it follows; GRE, VXLAN and Geneve packets
 // are never copies.
 //
+// RoCE v1 frames (EtherType 0x8915, a GRH and BTH with no IP or UDP
+// header) are counted as RoCEv1, with the first one's packet number, and
+// not analysed: they are what a queue pair on a RoCE v1 GID sends.
+//
 // Packet numbers count from 1 as Wireshark does. Times in results are
 // relative to the first packet's timestamp, as unit.Time (picoseconds; the
 // capture's resolution is at best nanoseconds).
