@@ -196,19 +196,27 @@ func (f *Frame) decodeGRE(data []byte, off, room int) error {
 	return nil
 }
 
+// overlayHeader returns where the n-byte header of a UDP overlay (tunnel
+// t) starts in the UDP datagram at off; ok is false when the datagram is
+// too short to hold one (no overlay) or the capture cut it (err says so).
+func (f *Frame) overlayHeader(data []byte, off, n int, t Tunnel) (start int, ok bool, err error) {
+	start = off + UDPLen
+	if f.UDPLength < UDPLen+n {
+		return 0, false, nil
+	}
+	if len(data) < start+n {
+		return 0, false, short(t.String(), start+n, len(data))
+	}
+	return start, true, nil
+}
+
 // decodeVXLAN decodes the VXLAN payload of the UDP datagram at off (its
 // header's length field says where it ends); a header without the I flag
 // is no VXLAN and stays FrameOther.
 func (f *Frame) decodeVXLAN(data []byte, off int) error {
-	start := off + UDPLen
-	if f.UDPLength < UDPLen+vxlanLen {
-		return nil
-	}
-	if len(data) < start+vxlanLen {
-		return short("VXLAN", start+vxlanLen, len(data))
-	}
-	if data[start]&0x08 == 0 {
-		return nil
+	start, ok, err := f.overlayHeader(data, off, vxlanLen, TunnelVXLAN)
+	if !ok || data[start]&0x08 == 0 {
+		return err
 	}
 	return f.decap(data, start+vxlanLen, off+f.UDPLength, TunnelVXLAN, Tap{}, false)
 }
@@ -217,15 +225,9 @@ func (f *Frame) decodeVXLAN(data []byte, off int) error {
 // Ethernet frame, or an IPv4 or IPv6 packet. Another version or protocol
 // stays FrameOther.
 func (f *Frame) decodeGeneve(data []byte, off int) error {
-	start := off + UDPLen
-	if f.UDPLength < UDPLen+geneveLen {
-		return nil
-	}
-	if len(data) < start+geneveLen {
-		return short("Geneve", start+geneveLen, len(data))
-	}
-	if data[start]>>6 != 0 {
-		return nil
+	start, ok, err := f.overlayHeader(data, off, geneveLen, TunnelGeneve)
+	if !ok || data[start]>>6 != 0 {
+		return err
 	}
 	inner := start + geneveLen + int(data[start]&0x3f)*4
 	end := off + f.UDPLength
