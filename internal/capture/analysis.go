@@ -240,6 +240,11 @@ type Analysis struct {
 	// MirrorCopies counts the ERSPAN packets left out as another tap's
 	// copy of one already counted (see mirrorCopy).
 	MirrorCopies int64 `json:"mirror_copies,omitempty"`
+	// RoCEv1 counts RoCE v1 frames (EtherType 0x8915: GRH and BTH with no
+	// IP or UDP header), counted as other traffic, not decoded; RoCEv1First
+	// is the first one's packet number.
+	RoCEv1      int64 `json:"roce_v1_frames,omitempty"`
+	RoCEv1First int   `json:"roce_v1_first_packet,omitempty"`
 
 	Flows []*Flow       `json:"flows"`
 	Pause []*PauseStats `json:"pause"`
@@ -383,7 +388,7 @@ func (a *Analysis) Add(p *Packet, ifSpeed unit.BitRate) bool {
 	a.Packets++
 	if !ethernet {
 		a.Bytes += int64(p.Length)
-		a.Other[fmt.Sprintf("link type %d (%s)", p.LinkType, p.LinkType)]++
+		a.Other[linkTypeName(p.LinkType)]++
 		return true
 	}
 	if decodeErr != nil {
@@ -489,6 +494,9 @@ func (a *Analysis) setLinkSpeedSource() {
 	}
 }
 
+// etherTypeRoCEv1 is the EtherType of RoCE v1 (IBTA RoCE annex A16).
+const etherTypeRoCEv1 = 0x8915
+
 func (a *Analysis) addOther(p *Packet, f *wire.Frame) {
 	name := fmt.Sprintf("ethertype 0x%04x", f.EtherType)
 	switch {
@@ -498,6 +506,11 @@ func (a *Analysis) addOther(p *Packet, f *wire.Frame) {
 			a.LLDP = &LLDPSummary{}
 		}
 		a.LLDP.add(p.Num, p.Data[f.L2Len:], f.SrcMAC)
+	case f.EtherType == etherTypeRoCEv1:
+		name = "RoCE v1 (EtherType 0x8915)"
+		if a.RoCEv1++; a.RoCEv1First == 0 {
+			a.RoCEv1First = p.Num
+		}
 	case f.EtherType < 0x0600:
 		name = "802.3 length frame (LLC)"
 	case f.IPVersion != 0 && f.DstPort != 0:

@@ -213,6 +213,10 @@ func FuzzAnalyze(f *testing.F) {
 	f.Add(mixScenario(50, 1).pcap())
 	f.Add(cookedPcap(pfcScenario(0), false))
 	f.Add(cookedPcap(gbn, true))
+	raw4, _ := rawPcaps(gbn, 101)
+	f.Add(raw4)
+	raw6, _ := rawPcaps(gbn, 229) // IPv4 packets under the IPv6 link type
+	f.Add(raw6)
 	var twin bytes.Buffer
 	w, _ := NewWriter(&twin, "fuzz seed", Interface{Name: "h0/p0", Speed: 100 * unit.Gbps}, []HostName{{Addr: netip.MustParseAddr("10.0.0.1"), Name: "h0"}})
 	for _, p := range gbn.pkts[:4] {
@@ -290,4 +294,32 @@ func analyzeCorpus(t *testing.T, rel string) *Analysis {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// RoCE v1 frames (EtherType 0x8915), here the real capture's RoCE packets
+// rewritten as v1 in a SYNTHETIC fixture, are counted as such with the
+// first one's packet number, as many as tshark dissects as RoCE; no RoCEv2
+// is read from them.
+func TestRoCEv1Counted(t *testing.T) {
+	const rel = "../synthetic/pcap-roce-v1-of-oferby-rc-send-synthetic.pcap"
+	a := analyzeCorpus(t, rel)
+	if a.RoCEPackets != 0 || a.RoCEv1 != 105 || a.RoCEv1First != 15 || a.Other["RoCE v1 (EtherType 0x8915)"] != 105 || a.DecodeErrors != 0 {
+		t.Errorf("roce %d, v1 %d first %d, other %v, errors %d", a.RoCEPackets, a.RoCEv1, a.RoCEv1First, a.Other, a.DecodeErrors)
+	}
+	if _, err := tshark.Path(); err != nil {
+		return
+	}
+	rows, err := tshark.Fields("../../testdata/corpus/"+rel, "infiniband.bth.opcode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int64(0)
+	for _, r := range rows {
+		if r[0] != "" {
+			n++
+		}
+	}
+	if n != a.RoCEv1 {
+		t.Errorf("tshark dissects %d RoCE frames, we count %d RoCE v1", n, a.RoCEv1)
+	}
 }

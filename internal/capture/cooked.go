@@ -2,6 +2,7 @@ package capture
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"github.com/gopacket/gopacket/layers"
 )
@@ -16,26 +17,85 @@ const (
 	sll2Len = 20
 )
 
-// readable reports whether frames of link type lt are decoded.
-func readable(lt layers.LinkType) bool {
-	return lt == layers.LinkTypeEthernet || lt == layers.LinkTypeLinuxSLL || lt == layers.LinkTypeLinuxSLL2
+// Raw IP link types from the same registry: LINKTYPE_RAW (101; the frame
+// is an IPv4 or IPv6 packet, its version nibble says which), LINKTYPE_IPV4
+// (228) and LINKTYPE_IPV6 (229). A capture on a tun device, a cloud
+// collector that strips the link layer, or tcpdump -y RAW writes them.
+const (
+	linkTypeIPv4 layers.LinkType = 228
+	linkTypeIPv6 layers.LinkType = 229
+)
+
+// InfiniBand link types: LINKTYPE_IPOIB (242, IP over InfiniBand, as
+// tcpdump writes a capture on an ib0 netdev) and LINKTYPE_INFINIBAND (247,
+// native packets from an IB port's sniffer). A capture of either was taken
+// on an InfiniBand fabric, where no RoCE runs.
+const (
+	linkTypeIPoIB      layers.LinkType = 242
+	linkTypeInfiniBand layers.LinkType = 247
+)
+
+// linkTypeName names link type lt, with what it says about the fabric
+// for those read as not RoCE.
+func linkTypeName(lt layers.LinkType) string {
+	switch lt {
+	case linkTypeIPoIB:
+		return fmt.Sprintf("link type %d (IP over InfiniBand: captured on an IPoIB netdev of an InfiniBand fabric, which carries no RoCE)", lt)
+	case linkTypeInfiniBand:
+		return fmt.Sprintf("link type %d (native InfiniBand: captured on an InfiniBand port, which carries no RoCE)", lt)
+	}
+	return fmt.Sprintf("link type %d (%s)", lt, lt)
 }
 
-// uncook rewrites a Linux cooked frame as the Ethernet frame it stands for,
-// so that one decoder reads both: the protocol becomes the EtherType, the
-// sender's link-layer address (when it is a MAC) the source MAC, and the
-// destination MAC, which the cooked header does not keep, is zero. Other
-// frames are left alone.
+// readable reports whether frames of link type lt are decoded.
+func readable(lt layers.LinkType) bool {
+	switch lt {
+	case layers.LinkTypeEthernet, layers.LinkTypeLinuxSLL, layers.LinkTypeLinuxSLL2,
+		layers.LinkTypeRaw, linkTypeIPv4, linkTypeIPv6:
+		return true
+	}
+	return false
+}
+
+// rawEtherType returns the EtherType of a raw IP frame of link type lt,
+// or 0 when the frame is not one (or its version nibble is neither 4 nor
+// 6).
+func rawEtherType(lt layers.LinkType, d []byte) uint16 {
+	switch {
+	case lt == linkTypeIPv4:
+		return 0x0800
+	case lt == linkTypeIPv6:
+		return 0x86dd
+	case lt != layers.LinkTypeRaw || len(d) == 0:
+		return 0
+	case d[0]>>4 == 4:
+		return 0x0800
+	case d[0]>>4 == 6:
+		return 0x86dd
+	}
+	return 0
+}
+
+// uncook rewrites a Linux cooked or raw IP frame as the Ethernet frame it
+// stands for, so that one decoder reads them all: the protocol (for raw
+// IP, the IP version's) becomes the EtherType, the sender's link-layer
+// address (when the cooked header gives a MAC) the source MAC, and the
+// MACs the header does not keep are zero. Wire lengths then count the
+// 14-byte Ethernet header the packet had on a RoCE link. Other frames, and
+// raw frames that are not IP, are left alone.
 func (r *Reader) uncook(p *Packet) {
 	d := p.Data
-	var hdr, proto, addr, addrLen int
+	var hdr, addr, addrLen int
+	var proto uint16
 	switch {
 	case p.LinkType == layers.LinkTypeLinuxSLL && len(d) >= sllLen:
-		hdr, proto, addr, addrLen = sllLen, 14, 6, int(binary.BigEndian.Uint16(d[4:]))
+		hdr, proto, addr, addrLen = sllLen, binary.BigEndian.Uint16(d[14:]), 6, int(binary.BigEndian.Uint16(d[4:]))
 	case p.LinkType == layers.LinkTypeLinuxSLL2 && len(d) >= sll2Len:
-		hdr, proto, addr, addrLen = sll2Len, 0, 12, int(d[11])
+		hdr, proto, addr, addrLen = sll2Len, binary.BigEndian.Uint16(d), 12, int(d[11])
 	default:
-		return
+		if proto = rawEtherType(p.LinkType, d); proto == 0 {
+			return
+		}
 	}
 	n := 14 + len(d) - hdr
 	if cap(r.cooked) < n {
@@ -46,7 +106,7 @@ func (r *Reader) uncook(p *Packet) {
 	if addrLen == 6 {
 		copy(e[6:12], d[addr:addr+6])
 	}
-	copy(e[12:14], d[proto:proto+2])
+	binary.BigEndian.PutUint16(e[12:14], proto)
 	copy(e[14:], d[hdr:])
 	p.Data = e
 	p.Length += 14 - hdr

@@ -3,8 +3,12 @@ package capture
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
+	"os"
+	"strings"
 	"testing"
 
+	"rocelab/internal/roce"
 	"rocelab/internal/unit"
 	"rocelab/internal/wire/tshark"
 )
@@ -48,50 +52,63 @@ func cookedPcap(s *synth, sll2 bool) []byte {
 // same analysis as the Ethernet capture of the same frames, and tshark
 // finds the same RoCE packets in it.
 func TestCookedCaptures(t *testing.T) {
+	s, eth := rewriteScenario(t)
+	for _, sll2 := range []bool{false, true} {
+		sameAnalysis(t, fmt.Sprintf("sll2=%v", sll2), cookedPcap(s, sll2), eth, true)
+	}
+}
+
+// rewriteScenario returns a synthetic go-back-N and PFC scenario and its
+// analysis as an Ethernet capture.
+func rewriteScenario(t *testing.T) (*synth, *Analysis) {
 	s := gbnScenario()
 	for _, p := range pfcScenario(0).pkts {
 		p.t += 300 * unit.Microsecond
 		s.pkts = append(s.pkts, p)
 	}
-	eth := analyze(t, s.pcap(), Options{LinkSpeed: 100 * unit.Gbps})
-	for _, sll2 := range []bool{false, true} {
-		data := cookedPcap(s, sll2)
-		a := analyze(t, data, Options{LinkSpeed: 100 * unit.Gbps})
-		if a.Packets != eth.Packets || a.RoCEPackets != eth.RoCEPackets || a.MACControlPackets != eth.MACControlPackets || a.DecodeErrors != 0 || a.Bytes != eth.Bytes {
-			t.Errorf("sll2=%v: packets %d/%d roce %d/%d macc %d/%d errors %d bytes %d/%d", sll2, a.Packets, eth.Packets,
-				a.RoCEPackets, eth.RoCEPackets, a.MACControlPackets, eth.MACControlPackets, a.DecodeErrors, a.Bytes, eth.Bytes)
+	return s, analyze(t, s.pcap(), Options{LinkSpeed: 100 * unit.Gbps})
+}
+
+// sameAnalysis checks that data, the scenario's frames under another link
+// type, analyses as the Ethernet capture did (eth), MACs included when
+// macs is set, and that tshark finds as many RoCE packets in it.
+func sameAnalysis(t *testing.T, label string, data []byte, eth *Analysis, macs bool) {
+	t.Helper()
+	a := analyze(t, data, Options{LinkSpeed: 100 * unit.Gbps})
+	if a.Packets != eth.Packets || a.RoCEPackets != eth.RoCEPackets || a.MACControlPackets != eth.MACControlPackets || a.DecodeErrors != 0 || a.Bytes != eth.Bytes {
+		t.Errorf("%s: packets %d/%d roce %d/%d macc %d/%d errors %d bytes %d/%d", label, a.Packets, eth.Packets,
+			a.RoCEPackets, eth.RoCEPackets, a.MACControlPackets, eth.MACControlPackets, a.DecodeErrors, a.Bytes, eth.Bytes)
+	}
+	if len(a.Flows) != len(eth.Flows) || len(a.Pause) != len(eth.Pause) {
+		t.Fatalf("%s: %d flows %d pause rows, want %d %d", label, len(a.Flows), len(a.Pause), len(eth.Flows), len(eth.Pause))
+	}
+	for i, f := range a.Flows {
+		e := eth.Flows[i]
+		if f.Key != e.Key || f.Packets != e.Packets || f.Bytes != e.Bytes || macs && f.SrcMAC != e.SrcMAC || f.PCP != e.PCP ||
+			f.Requester.RetransPackets != e.Requester.RetransPackets || f.Requester.EpisodeCount != e.Requester.EpisodeCount || len(f.NAKs) != len(e.NAKs) {
+			t.Errorf("%s flow %s: %+v\nwant %+v", label, f.Key, f, e)
 		}
-		if len(a.Flows) != len(eth.Flows) || len(a.Pause) != len(eth.Pause) {
-			t.Fatalf("sll2=%v: %d flows %d pause rows, want %d %d", sll2, len(a.Flows), len(a.Pause), len(eth.Flows), len(eth.Pause))
+	}
+	for i, p := range a.Pause {
+		if *p.Effective != *eth.Pause[i].Effective || p.SrcMAC != eth.Pause[i].SrcMAC {
+			t.Errorf("%s pause %d: %+v, want %+v", label, i, p, eth.Pause[i])
 		}
-		for i, f := range a.Flows {
-			e := eth.Flows[i]
-			if f.Key != e.Key || f.Packets != e.Packets || f.Bytes != e.Bytes || f.SrcMAC != e.SrcMAC || f.PCP != e.PCP ||
-				f.Requester.RetransPackets != e.Requester.RetransPackets || f.Requester.EpisodeCount != e.Requester.EpisodeCount || len(f.NAKs) != len(e.NAKs) {
-				t.Errorf("sll2=%v flow %s: %+v\nwant %+v", sll2, f.Key, f, e)
-			}
+	}
+	if _, err := tshark.Path(); err != nil {
+		return
+	}
+	rows, err := tshark.Fields(writeTemp(t, "rewritten.pcap", data), "infiniband.bth.destqp", "infiniband.bth.psn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	roce := 0
+	for _, r := range rows {
+		if r[0] != "" {
+			roce++
 		}
-		for i, p := range a.Pause {
-			if *p.Effective != *eth.Pause[i].Effective || p.SrcMAC != eth.Pause[i].SrcMAC {
-				t.Errorf("sll2=%v pause %d: %+v, want %+v", sll2, i, p, eth.Pause[i])
-			}
-		}
-		if _, err := tshark.Path(); err != nil {
-			continue
-		}
-		rows, err := tshark.Fields(writeTemp(t, "cooked.pcap", data), "infiniband.bth.destqp", "infiniband.bth.psn")
-		if err != nil {
-			t.Fatal(err)
-		}
-		roce := 0
-		for _, r := range rows {
-			if r[0] != "" {
-				roce++
-			}
-		}
-		if int64(roce) != a.RoCEPackets {
-			t.Errorf("sll2=%v: tshark finds %d RoCE packets, we %d", sll2, roce, a.RoCEPackets)
-		}
+	}
+	if int64(roce) != a.RoCEPackets {
+		t.Errorf("%s: tshark finds %d RoCE packets, we %d", label, roce, a.RoCEPackets)
 	}
 }
 
@@ -100,5 +117,87 @@ func TestRealCookedCapture(t *testing.T) {
 	a := analyzeCorpus(t, "pcap-sll/tcp-handshake-nano.pcap")
 	if a.Packets != 3 || a.DecodeErrors != 0 || a.Other["IPv4"] != 3 || a.Bytes != 76+76+68-3*2 {
 		t.Errorf("packets %d, errors %d, other %v, bytes %d", a.Packets, a.DecodeErrors, a.Other, a.Bytes)
+	}
+}
+
+// rawPcaps rewrites a synthetic capture's IP frames as raw IP of link type
+// lt (101, 228 or 229), as a tun device or a collector that strips the
+// link layer writes them, and returns it with the same frames as untagged
+// Ethernet to compare with. Both results are synthetic.
+func rawPcaps(s *synth, lt uint32) (raw, eth []byte) {
+	var w, e bytes.Buffer
+	writePcapHeader(&w, 65535)
+	writePcapHeader(&e, 65535)
+	binary.LittleEndian.PutUint32(w.Bytes()[20:], lt)
+	for _, p := range s.pkts {
+		l2 := 14
+		if binary.BigEndian.Uint16(p.data[12:]) == 0x8100 {
+			l2 = 18
+		}
+		ns := epoch + int64(p.t/unit.Nanosecond)
+		writePcapRecord(&w, ns, p.data[l2:], p.wireLen-l2)
+		untagged := append(append([]byte(nil), p.data[:12]...), p.data[l2-2:]...)
+		writePcapRecord(&e, ns, untagged, p.wireLen-l2+14)
+	}
+	return w.Bytes(), e.Bytes()
+}
+
+// A raw IP capture (LINKTYPE_RAW, _IPV4, _IPV6) of RoCE traffic gives the
+// analysis of the same packets sent untagged on Ethernet (without MACs),
+// and tshark finds the same RoCE packets in it.
+func TestRawIPCaptures(t *testing.T) {
+	for _, c := range []struct {
+		v4 bool
+		lt uint32
+	}{{true, 101}, {false, 101}, {true, 228}, {false, 229}} {
+		s := gbnScenario()
+		if !c.v4 {
+			s = &synth{}
+			ab, ba := endpoints(false)
+			s.roce(0, ab, write(0x11, 7, roce.OpWriteMiddle, 1024), 0)
+			s.roce(unit.Microsecond, ab, write(0x11, 9, roce.OpWriteMiddle, 1024), 0)
+			s.roce(2*unit.Microsecond, ba, aeth(0x22, 8, roce.OpAcknowledge, roce.SyndromePSNSequenceError, 0), 0)
+			s.roce(3*unit.Microsecond, ab, write(0x11, 8, roce.OpWriteMiddle, 1024), 0)
+		}
+		raw, eth := rawPcaps(s, c.lt)
+		sameAnalysis(t, fmt.Sprintf("link type %d v4=%v", c.lt, c.v4), raw, analyze(t, eth, Options{LinkSpeed: 100 * unit.Gbps}), false)
+	}
+}
+
+// The tcpdump test suite's raw IP captures read as IP: one UDP packet
+// each, its wire length the IP length plus the Ethernet header's 14 bytes.
+func TestRealRawIPCaptures(t *testing.T) {
+	for _, c := range []struct {
+		rel   string
+		bytes int64
+	}{
+		{"pcap-raw/LINKTYPE_RAW_ipv4.pcap", 57 + 14},
+		{"pcap-raw/LINKTYPE_IPV4.pcap", 57 + 14},
+		{"pcap-raw/LINKTYPE_RAW_ipv6.pcap", 77 + 14},
+		{"pcap-raw/LINKTYPE_IPV6.pcap", 77 + 14},
+	} {
+		a := analyzeCorpus(t, c.rel)
+		if a.Packets != 1 || a.DecodeErrors != 0 || a.Bytes != c.bytes || len(a.Other) != 1 {
+			t.Errorf("%s: packets %d, errors %d, other %v, bytes %d (want %d)", c.rel, a.Packets, a.DecodeErrors, a.Other, a.Bytes, c.bytes)
+		}
+		for k := range a.Other {
+			if !strings.HasPrefix(k, "IPv") {
+				t.Errorf("%s: other %v, want an IP row", c.rel, a.Other)
+			}
+		}
+	}
+}
+
+// A capture taken on an IPoIB netdev (the tcpdump test suite's, link type
+// 242) is refused with what it is: an InfiniBand fabric, no RoCE on it.
+func TestIPoIBCaptureNamed(t *testing.T) {
+	f, err := os.Open("../../testdata/corpus/pcap-ipoib/ipoib.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, err = NewReader(f)
+	if err == nil || !strings.Contains(err.Error(), "link type 242 (IP over InfiniBand") || !strings.Contains(err.Error(), "carries no RoCE") {
+		t.Errorf("err %v", err)
 	}
 }

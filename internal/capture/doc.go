@@ -11,21 +11,30 @@
 //
 // Classic pcap (microsecond and nanosecond magic, either byte order) and
 // pcapng (several interfaces, if_tsresol, if_speed) on Ethernet links, at
-// any snaplen. Packets stream through one reused buffer, so memory does not
+// any snaplen; Linux cooked (SLL, SLL2) and raw IP (LINKTYPE_RAW, _IPV4,
+// _IPV6) frames are read as the Ethernet frames they stand for, with zero
+// MACs the header does not keep. Packets stream through one reused buffer, so memory does not
 // grow with the capture's size; it grows with the number of QP flows and
 // is capped for timelines and episode lists (see MaxBins, MaxEpisodes).
 //
-// A frame inside a tunnel, as a switch's mirror session or an overlay
-// carries it (ERSPAN types I-III, GRE bridging Ethernet, VXLAN; one level),
-// is analysed as the inner frame: its flows, lengths and ECN are the inner
-// packet's, and Tunneled counts such packets by tunnel. An ERSPAN packet
+// A frame inside a tunnel, as a switch's mirror session, an overlay or a
+// cloud's packet mirroring carries it (ERSPAN types I-III, GRE bridging
+// Ethernet, VXLAN on UDP 4789 or Linux's 8472, Geneve carrying Ethernet or
+// a bare IP packet; one level), is analysed as the inner frame: its flows,
+// lengths and ECN are the inner packet's (a bare IP packet's length counts
+// the 14-byte Ethernet header it had), and Tunneled counts such packets by
+// tunnel. An ERSPAN packet
 // (any opcode) that repeats a recent one (QP, PSN, opcode, ICRC) is a
 // mirror copy only when it comes from a tap (outer source, session, type
 // II index, type III direction) that has delivered that packet fewer
 // times than another tap: MirrorCopies counts it, nothing else does but a
 // CE mark the counted packet lacked. A repeat from the same tap is a
-// retransmission however soon it follows; GRE and VXLAN packets are never
-// copies.
+// retransmission however soon it follows; GRE, VXLAN and Geneve packets
+// are never copies.
+//
+// RoCE v1 frames (EtherType 0x8915, a GRH and BTH with no IP or UDP
+// header) are counted as RoCEv1, with the first one's packet number, and
+// not analysed: they are what a queue pair on a RoCE v1 GID sends.
 //
 // Packet numbers count from 1 as Wireshark does. Times in results are
 // relative to the first packet's timestamp, as unit.Time (picoseconds; the

@@ -104,7 +104,7 @@ func (s *LLDPSummary) Describe() string {
 		tl = append(tl, fmt.Sprintf("%s ×%d", name, n))
 	}
 	sort.Strings(tl)
-	d := fmt.Sprintf("%d LLDP frames from %d senders", s.Frames, len(s.Senders))
+	d := fmt.Sprintf("%d %s from %d %s", s.Frames, plural(s.Frames, "LLDP frame", "LLDP frames"), len(s.Senders), plural(int64(len(s.Senders)), "sender", "senders"))
 	if len(tl) > 0 {
 		d += "; DCBX TLVs: " + strings.Join(tl, ", ")
 	}

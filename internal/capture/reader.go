@@ -66,7 +66,8 @@ type Packet struct {
 	// Iface is the pcapng interface index (0 for pcap).
 	Iface int
 	// LinkType is the interface's link type; only Ethernet (1) is
-	// decoded (a pcap of another link type is refused when opened).
+	// decoded: Next rewrites cooked and raw IP frames as Ethernet, and a
+	// pcap of another link type is refused when opened.
 	LinkType layers.LinkType
 }
 
@@ -145,7 +146,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 		rd.src, rd.snaplen, rd.whole = pr, int(pr.Snaplen()), pcapHeaderLen
 		rd.linkType = pr.LinkType()
 		if lt := rd.linkType; !readable(lt) {
-			return nil, &FormatError{Msg: fmt.Sprintf("pcap link type %d (%s) is not supported: expected Ethernet (1) or Linux cooked capture (113, 276: tcpdump -i any)", lt, lt)}
+			return nil, &FormatError{Msg: fmt.Sprintf("pcap %s is not supported: expected Ethernet (1), Linux cooked capture (113, 276: tcpdump -i any) or raw IP (101, 228, 229)", linkTypeName(lt))}
 		}
 	default:
 		return nil, &FormatError{Msg: fmt.Sprintf("not a pcap or pcapng file: bad magic 0x%08x (expected a1b2c3d4, a1b23c4d, their byte swaps, or 0a0d0d0a)", m)}

@@ -25,7 +25,7 @@ func (a *Analysis) WriteText(w io.Writer) error {
 	if a.LinkSpeed > 0 {
 		speed = a.LinkSpeed.String() + " (" + a.LinkSpeedSource + ")"
 	}
-	fmt.Fprintf(&b, "%s: %s, %d packets, %s, snaplen %d, link speed %s\n", a.File, a.Format, a.Packets, a.Duration, a.Snaplen, speed)
+	fmt.Fprintf(&b, "%s: %s, %d %s, %s, snaplen %d, link speed %s\n", a.File, a.Format, a.Packets, plural(a.Packets, "packet", "packets"), a.Duration, a.Snaplen, speed)
 	fmt.Fprintf(&b, "RoCEv2 %d, MAC control %d, other %d, undecodable %d\n", a.RoCEPackets, a.MACControlPackets, a.otherCount(), a.DecodeErrors)
 	if len(a.Flows) > 0 {
 		b.WriteString("\nQueue pairs (one row per direction)\n")
@@ -94,8 +94,8 @@ func (e *Episode) describe() string {
 	if e.Trigger == "timeout" {
 		cause = fmt.Sprintf("no NAK: inferred ACK timeout after %s idle", e.IdleGap)
 	}
-	return fmt.Sprintf("packet %d (%s) resent from PSN %d (highest sent %d), %d packets %d bytes, %s; %s",
-		e.StartPacket, e.Start, e.FirstPSN, e.HighestPSN, e.Packets, e.Bytes, cause, end)
+	return fmt.Sprintf("packet %d (%s) resent from PSN %d (highest sent %d), %d %s %d bytes, %s; %s",
+		e.StartPacket, e.Start, e.FirstPSN, e.HighestPSN, e.Packets, plural(int64(e.Packets), "packet", "packets"), e.Bytes, cause, end)
 }
 
 func (a *Analysis) writeNAKs(b *strings.Builder) {

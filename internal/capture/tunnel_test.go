@@ -19,13 +19,15 @@ import (
 
 	"rocelab/internal/roce"
 	"rocelab/internal/wire"
+	"rocelab/internal/wire/tshark"
 )
 
 // tunnelHeads are the headers a switch's mirror session or an overlay puts
 // before a frame, from the outer IPv4 protocol (or UDP) on: GRE bridging
 // Ethernet, ERSPAN types I, II and III (III with its platform subheader),
-// VXLAN. Each is a SYNTHETIC header built to RFC 7637 / the ERSPAN draft /
-// RFC 7348, not a captured one.
+// VXLAN (on its IANA port and on Linux's 8472), Geneve with one option.
+// Each is a SYNTHETIC header built to RFC 7637 / the ERSPAN draft / RFC
+// 7348 / RFC 8926, not a captured one.
 var tunnelHeads = []struct {
 	name   string
 	tunnel string
@@ -37,6 +39,8 @@ var tunnelHeads = []struct {
 	{"erspan2", "ERSPAN type II", 47, "100088be0000002a" + "1001000000000001"},
 	{"erspan3", "ERSPAN type III", 47, "100022eb00000007" + "2001000012345678" + "00000001" + "0000000000000000"},
 	{"vxlan", "VXLAN", 17, "c00012b50000" + "0000" + "0800000000006400"},
+	{"vxlan-linux-port", "VXLAN", 17, "c00021180000" + "0000" + "0800000000006400"},
+	{"geneve-option", "Geneve", 17, "c00017c10000" + "0000" + "01006558" + "00000a00" + "00010200"},
 }
 
 // wrap puts frame inside the tunnel: an outer Ethernet and IPv4 header
@@ -62,12 +66,14 @@ func wrap(t *testing.T, proto byte, head string, frame []byte, src byte) []byte 
 
 // tapCopy is one copy a mirror delivers of every frame: through the
 // tunnel header head, from outer source 192.0.2.src, after the frame's
-// own time, CE-marked or not.
+// own time, CE-marked or not; with ip4 set, only IPv4 frames, without
+// their Ethernet header.
 type tapCopy struct {
 	head  string
 	src   byte
 	after time.Duration
 	ce    bool
+	ip4   bool
 }
 
 // wrapCapture rewrites a corpus capture with each frame inside the tunnel
@@ -102,6 +108,12 @@ func wrapCapture(t *testing.T, rel string, proto byte, copies ...tapCopy) []byte
 		}
 		for _, c := range copies {
 			inner := data
+			if c.ip4 {
+				if f.Decode(data) != nil || f.IPVersion != 4 {
+					continue
+				}
+				inner = data[f.L2Len:]
+			}
 			if c.ce && f.Decode(data) == nil && f.IPVersion == 4 {
 				inner = append([]byte(nil), data...)
 				inner[f.L2Len+1] |= byte(wire.CE)
@@ -164,6 +176,35 @@ func TestTunneledRoCE(t *testing.T) {
 					t.Errorf("notes %q", a.Notes)
 				}
 			})
+		}
+	}
+}
+
+// Cloud packet mirroring (GCP's, in Geneve) sends the mirrored IP packet
+// without its Ethernet header: the real capture's IPv4 frames, so wrapped
+// (SYNTHETIC Geneve headers, protocol 0x0800), read as the unwrapped ones,
+// flow for flow, bytes counting the Ethernet header they had.
+func TestGeneveIPRoCE(t *testing.T) {
+	const rel = "pcap-roce/rc-send-two-qps-oferby-proxy.pcap"
+	plain := analyzeCorpus(t, rel)
+	a, err := Analyze("geneve-ip", bytes.NewReader(wrapCapture(t, rel, 17, tapCopy{head: "c00017c10000" + "0000" + "00000800" + "00000a00", ip4: true})), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ip := int64(0)
+	for k, n := range plain.Other {
+		if strings.HasPrefix(k, "IPv4") {
+			ip += n
+		}
+	}
+	ip += plain.RoCEPackets
+	if a.RoCEPackets != plain.RoCEPackets || a.DecodeErrors != 0 || a.Tunneled["Geneve"] != ip || len(a.Flows) != len(plain.Flows) {
+		t.Fatalf("roce %d (want %d) errors %d tunneled %v (want %d IPv4 packets) flows %d", a.RoCEPackets, plain.RoCEPackets, a.DecodeErrors, a.Tunneled, ip, len(a.Flows))
+	}
+	for i, fl := range a.Flows {
+		p := plain.Flows[i]
+		if fl.Key != p.Key || fl.Packets != p.Packets || fl.Bytes != p.Bytes || fl.DSCP != p.DSCP || fl.SrcMAC == p.SrcMAC {
+			t.Errorf("flow %d = %+v, want %+v with no MAC", i, fl, p)
 		}
 	}
 }
@@ -379,5 +420,36 @@ func TestMirrorTapsBounded(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(a.notes(), "\n"), "further taps were not told apart") {
 		t.Errorf("notes %q", a.notes())
+	}
+}
+
+// Real overlay captures from the tcpdump test suite: Geneve carrying
+// Ethernet (with options), Geneve as Google Cloud sends it (40 bytes of
+// options, an IPv4 packet without Ethernet), VXLAN on Linux's port 8472.
+// Every packet is read from inside its tunnel (they read as outer UDP
+// before), and tshark finds as many Geneve packets.
+func TestRealTunnelCaptures(t *testing.T) {
+	for _, c := range []struct {
+		rel, tunnel string
+		other       map[string]int64
+	}{
+		{"pcap-tunnel/geneve.pcap", "Geneve", map[string]int64{"IPv4": 39}},
+		{"pcap-tunnel/geneve-gcp.pcap", "Geneve", map[string]int64{"IPv4": 1}},
+		{"pcap-tunnel/vxlan_port_8472.pcap", "VXLAN", map[string]int64{"IPv4": 8, "ARP": 2}},
+	} {
+		a := analyzeCorpus(t, c.rel)
+		if a.DecodeErrors != 0 || a.Tunneled[c.tunnel] != a.Packets || !reflect.DeepEqual(a.Other, c.other) {
+			t.Errorf("%s: %d packets, errors %d, tunneled %v, other %v (want %v)", c.rel, a.Packets, a.DecodeErrors, a.Tunneled, a.Other, c.other)
+		}
+		if _, err := tshark.Path(); err != nil || c.tunnel != "Geneve" {
+			continue
+		}
+		rows, err := tshark.Fields("../../testdata/corpus/"+c.rel, "geneve.vni")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int64(len(rows)) != a.Tunneled["Geneve"] {
+			t.Errorf("%s: tshark finds %d Geneve packets, we %d", c.rel, len(rows), a.Tunneled["Geneve"])
+		}
 	}
 }

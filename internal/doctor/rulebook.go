@@ -291,7 +291,7 @@ var book = []Spec{
 		Text: "an RDMA port's hw_counters hold no name a driver rocelab knows prints (mlx5, bnxt_re, irdma, ionic, mana_ib, efa, the InfiniBand port counters): another driver's (Omni-Path's hfi1 ...), so the port is not judged, and the absence of findings about it does not mean it is clean",
 		Fix:  "Read the port's health with its driver's own tools and the switch's counters; for a RoCE path, pass the hw_counters of the RoCE device that carries the job (`rdma statistic show`)."},
 	{ID: "capture.no_roce", Layer: LayerRDMA, Severities: []Severity{Warn}, Front: Doctor,
-		Text: "a capture holds no UDP 4791 traffic (tcpdump on the netdev does not see RDMA)",
+		Text: "a capture holds no UDP 4791 traffic (tcpdump on the netdev does not see RDMA), or holds RoCE v1 frames (EtherType 0x8915) instead: the queue pairs run on a RoCE v1 GID",
 		Fix:  "Capture the RDMA traffic itself: NVIDIA ibdump, or tcpdump -i mlx5_0 with an RDMA-capable libpcap, or a switch port mirror."},
 	{ID: "counters.pfc.not_on_roce_priority", Layer: LayerFabric, Severities: []Severity{Warn, Error}, Front: Doctor,
 		Text: "less than 1% of a port's bytes ride a PFC priority (PFC per the mlx5 counters, else mlnx_qos, else 3 assumed): error for a before/after pair of a RoCE port, warn for a single dump or when RoCE is not shown; on a switch port whose LLDP neighbour host rides the PFC priority in its own counters, the switch's DSCP map is the fault and the fix (SONiC DSCP_TO_TC_MAP, EOS, Cumulus), not the host's QoS",

@@ -61,15 +61,7 @@ func captureFindings(a *capture.Analysis) []Finding {
 		if a.LLDP != nil {
 			evs = append(evs, ev(a, a.LLDP.FirstPacket, "%s", a.LLDP.Describe()))
 		}
-		fs = append(fs, Finding{
-			ID: "capture.no_roce", Severity: Warn, Layer: LayerRDMA,
-			Title:    fmt.Sprintf("%s holds no RoCEv2 traffic (%s, none to UDP port 4791)", a.File, plural(int(a.Packets), "packet", "packets")),
-			Evidence: evs,
-			Mechanism: "RDMA traffic is moved by the NIC without the kernel, so tcpdump on the Ethernet netdev sees only kernel traffic " +
-				"(LLDP, ARP, TCP); a capture without UDP 4791 says nothing about the RoCE data path.",
-			Fix: "Capture the RDMA traffic itself: NVIDIA ibdump, or tcpdump -i mlx5_0 with an RDMA-capable libpcap, or a switch port mirror; " +
-				"e.g. tcpdump -i mlx5_0 -s 100 udp port 4791 -w roce.pcap.",
-		})
+		fs = append(fs, noRoCEFinding(a, evs))
 		return append(fs, pauseFindings(a)...)
 	}
 	fs = append(fs, retransmissionFindings(a)...)
@@ -77,6 +69,34 @@ func captureFindings(a *capture.Analysis) []Finding {
 	fs = append(fs, pauseFindings(a)...)
 	fs = append(fs, ecnFindings(a)...)
 	return fs
+}
+
+// noRoCEFinding says a capture holds no RoCEv2 traffic: kernel traffic
+// only, as tcpdump on the netdev sees, or RoCE v1 frames, the RDMA
+// traffic of a queue pair set up on a RoCE v1 GID.
+func noRoCEFinding(a *capture.Analysis, evs []Evidence) Finding {
+	if a.RoCEv1 > 0 {
+		return Finding{
+			ID: "capture.no_roce", Severity: Warn, Layer: LayerRDMA,
+			Title: fmt.Sprintf("%s holds RoCE v1 traffic (%s, EtherType 0x8915) and no RoCEv2: the queue pairs run on a RoCE v1 GID",
+				a.File, plural(int(a.RoCEv1), "frame", "frames")),
+			Evidence: append(evs, ev(a, a.RoCEv1First, "first RoCE v1 frame (EtherType 0x8915: GRH and BTH in Ethernet, no IP or UDP header)")),
+			Mechanism: "A queue pair uses RoCE v1 when its GID index points at a RoCE v1 row of the GID table (index 0 and 1 on mlx5 are usually v1). " +
+				"RoCE v1 has no IP header: it is not routed past the VLAN, carries no DSCP for switches and NICs to classify on and no ECN field, " +
+				"so DCQCN cannot mark or react and PFC can only follow the VLAN PCP.",
+			Fix: "Use the RoCE v2 GID index of the routable address (`show_gids`: VER v2, usually 3) on every node: NCCL_IB_GID_INDEX, " +
+				"perftest -x, or for rdma_cm `cma_roce_mode -d mlx5_0 -p 1 -m 2`; then capture again to check for UDP 4791.",
+		}
+	}
+	return Finding{
+		ID: "capture.no_roce", Severity: Warn, Layer: LayerRDMA,
+		Title:    fmt.Sprintf("%s holds no RoCEv2 traffic (%s, none to UDP port 4791)", a.File, plural(int(a.Packets), "packet", "packets")),
+		Evidence: evs,
+		Mechanism: "RDMA traffic is moved by the NIC without the kernel, so tcpdump on the Ethernet netdev sees only kernel traffic " +
+			"(LLDP, ARP, TCP); a capture without UDP 4791 says nothing about the RoCE data path.",
+		Fix: "Capture the RDMA traffic itself: NVIDIA ibdump, or tcpdump -i mlx5_0 with an RDMA-capable libpcap, or a switch port mirror; " +
+			"e.g. tcpdump -i mlx5_0 -s 100 udp port 4791 -w roce.pcap.",
+	}
 }
 
 // truncatedFindings reports a capture that ends inside a record: what was

@@ -197,3 +197,17 @@ func TestHealthyRoCECapture(t *testing.T) {
 		}
 	}
 }
+
+// A capture whose RDMA traffic is RoCE v1 (the real capture's packets
+// rewritten as v1 in a SYNTHETIC fixture) was told to capture the RDMA
+// traffic itself, as if tcpdump had seen kernel traffic only: it is told
+// that the queue pairs run on a RoCE v1 GID, at the first v1 frame, with
+// the v2 GID index as the fix (tshark: the first is packet 15).
+func TestCaptureRoCEv1(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("synthetic/pcap-roce-v1-of-oferby-rc-send-synthetic.pcap")}, nil, Options{})
+	f := find(rep.Findings, "capture.no_roce")
+	if f == nil || !strings.Contains(f.Title, "RoCE v1 traffic (105 frames, EtherType 0x8915)") || !strings.Contains(f.Fix, "GID index") ||
+		f.Evidence[len(f.Evidence)-1].Line != 15 || strings.Contains(f.Mechanism, "tcpdump on the Ethernet netdev") {
+		t.Fatalf("finding %+v", f)
+	}
+}

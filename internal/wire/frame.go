@@ -172,10 +172,7 @@ func (f *Frame) Decode(data []byte) error {
 
 // decodeEthernet decodes an Ethernet frame into every field but Tunnel.
 func (f *Frame) decodeEthernet(data []byte) error {
-	f.Kind, f.VLAN, f.VLANID, f.PCP = FrameOther, false, 0, 0
-	f.IPVersion, f.SrcIP, f.DstIP, f.TOS, f.IPLen = 0, netip.Addr{}, netip.Addr{}, 0, 0
-	f.SrcPort, f.DstPort, f.UDPLength = 0, 0, 0
-	f.Headers, f.Decoded, f.Truncated, f.PayloadLen = 0, 0, false, 0
+	f.reset()
 	if len(data) < EthernetLen {
 		return short("Ethernet", EthernetLen, len(data))
 	}
@@ -195,7 +192,21 @@ func (f *Frame) decodeEthernet(data []byte) error {
 		off += VLANTagLen
 	}
 	f.EtherType, f.L2Len = et, off
-	switch et {
+	return f.decodeL3(data, off)
+}
+
+// reset clears every field Decode sets but the tunnel's.
+func (f *Frame) reset() {
+	f.Kind, f.VLAN, f.VLANID, f.PCP = FrameOther, false, 0, 0
+	f.DstMAC, f.SrcMAC, f.EtherType, f.L2Len = [6]byte{}, [6]byte{}, 0, 0
+	f.IPVersion, f.SrcIP, f.DstIP, f.TOS, f.IPLen = 0, netip.Addr{}, netip.Addr{}, 0, 0
+	f.SrcPort, f.DstPort, f.UDPLength = 0, 0, 0
+	f.Headers, f.Decoded, f.Truncated, f.PayloadLen = 0, 0, false, 0
+}
+
+// decodeL3 decodes what follows the Ethernet header at off, by f.EtherType.
+func (f *Frame) decodeL3(data []byte, off int) error {
+	switch f.EtherType {
 	case uint16(EtherTypeMACControl):
 		if err := f.MACControl.DecodeFromBytes(data[off:], noFeedback{}); err != nil {
 			return err
@@ -271,8 +282,11 @@ func (f *Frame) decodeUDP(data []byte, off, room int) error {
 	f.SrcPort = binary.BigEndian.Uint16(u[0:2])
 	f.DstPort = binary.BigEndian.Uint16(u[2:4])
 	f.UDPLength = int(binary.BigEndian.Uint16(u[4:6]))
-	if f.DstPort == VXLANPort {
+	switch f.DstPort {
+	case VXLANPort, VXLANLinuxPort:
 		return f.decodeVXLAN(data, off)
+	case GenevePort:
+		return f.decodeGeneve(data, off)
 	}
 	if f.DstPort != UDPPort {
 		return nil

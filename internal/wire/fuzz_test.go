@@ -97,6 +97,13 @@ func FuzzFrame(f *testing.F) {
 			f.Add(frame)
 		}
 	}
+	for _, tc := range overlayCases {
+		inner := tunnelInners(f)[0]
+		if tc.ip {
+			inner = inner[EthernetLen:]
+		}
+		f.Add(udpTunneled(f, tc.port, tc.head, inner))
+	}
 	var fr Frame
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_ = gopacket.NewPacket(data, layers.LayerTypeEthernet, gopacket.Default)

@@ -6,7 +6,8 @@ import (
 )
 
 // Tunnel is the encapsulation a frame was carried in: a switch's mirror
-// session (ERSPAN, or plain GRE bridging Ethernet) or a VXLAN overlay. A
+// session (ERSPAN, or plain GRE bridging Ethernet), a VXLAN or Geneve
+// overlay, or a cloud's packet mirroring (Geneve). A
 // capture taken at a mirror's collector or on an overlay's underlay holds
 // the RoCE traffic only inside it.
 type Tunnel uint8
@@ -26,9 +27,14 @@ const (
 	// TunnelERSPAN3 is ERSPAN type III: GRE protocol 0x22EB, a 12-byte
 	// header and, when its O flag is set, an 8-byte platform subheader.
 	TunnelERSPAN3
-	// TunnelVXLAN is VXLAN (UDP port 4789): an 8-byte header with the I
-	// flag set, then the Ethernet frame.
+	// TunnelVXLAN is VXLAN (UDP port 4789, or 8472, the Linux kernel's
+	// default): an 8-byte header with the I flag set, then the Ethernet
+	// frame.
 	TunnelVXLAN
+	// TunnelGeneve is Geneve (RFC 8926, UDP port 6081): an 8-byte header,
+	// its options, then an Ethernet frame (protocol 0x6558) or, as cloud
+	// packet mirroring sends it, an IPv4 or IPv6 packet without one.
+	TunnelGeneve
 )
 
 // String names the tunnel.
@@ -44,6 +50,8 @@ func (t Tunnel) String() string {
 		return "ERSPAN type III"
 	case TunnelVXLAN:
 		return "VXLAN"
+	case TunnelGeneve:
+		return "Geneve"
 	}
 	return "none"
 }
@@ -72,8 +80,11 @@ const (
 	erspan3Len     = 12
 	erspan3SubLen  = 8
 	vxlanLen       = 8
+	geneveLen      = 8
 	ipProtoGRE     = 47
 	VXLANPort      = 4789
+	VXLANLinuxPort = 8472
+	GenevePort     = 6081
 	greTEB         = 0x6558
 	greERSPAN12    = 0x88be
 	greERSPAN3     = 0x22eb
@@ -87,6 +98,25 @@ const (
 	erspan2Index   = 0x000fffff
 	erspan3D       = 0x08 // of the last byte: the copy was taken at egress
 )
+
+// decapIP decodes the IP packet (EtherType et) a tunnel carries in
+// data[start:end] without an Ethernet header, as decap does a frame: its
+// MACs are zero and its wire length counts the 14-byte Ethernet header it
+// had on its own link.
+func (f *Frame) decapIP(data []byte, start, end int, t Tunnel, et uint16) error {
+	if f.Tunnel != TunnelNone {
+		return nil
+	}
+	end = min(end, len(data))
+	if start > end {
+		return short(t.String(), start, end)
+	}
+	src := f.SrcIP
+	f.reset()
+	f.Tunnel, f.Tap, f.MirrorTruncated = t, Tap{Src: src}, false
+	f.EtherType, f.L2Len = et, EthernetLen
+	return f.decodeL3(data[start:end], 0)
+}
 
 // decap decodes the Ethernet frame a tunnel carries in data[start:end],
 // in place of the outer frame, and remembers the tunnel, its tap (Src is
@@ -166,19 +196,46 @@ func (f *Frame) decodeGRE(data []byte, off, room int) error {
 	return nil
 }
 
+// overlayHeader returns where the n-byte header of a UDP overlay (tunnel
+// t) starts in the UDP datagram at off; ok is false when the datagram is
+// too short to hold one (no overlay) or the capture cut it (err says so).
+func (f *Frame) overlayHeader(data []byte, off, n int, t Tunnel) (start int, ok bool, err error) {
+	start = off + UDPLen
+	if f.UDPLength < UDPLen+n {
+		return 0, false, nil
+	}
+	if len(data) < start+n {
+		return 0, false, short(t.String(), start+n, len(data))
+	}
+	return start, true, nil
+}
+
 // decodeVXLAN decodes the VXLAN payload of the UDP datagram at off (its
 // header's length field says where it ends); a header without the I flag
 // is no VXLAN and stays FrameOther.
 func (f *Frame) decodeVXLAN(data []byte, off int) error {
-	start := off + UDPLen
-	if f.UDPLength < UDPLen+vxlanLen {
-		return nil
-	}
-	if len(data) < start+vxlanLen {
-		return short("VXLAN", start+vxlanLen, len(data))
-	}
-	if data[start]&0x08 == 0 {
-		return nil
+	start, ok, err := f.overlayHeader(data, off, vxlanLen, TunnelVXLAN)
+	if !ok || data[start]&0x08 == 0 {
+		return err
 	}
 	return f.decap(data, start+vxlanLen, off+f.UDPLength, TunnelVXLAN, Tap{}, false)
+}
+
+// decodeGeneve decodes the Geneve payload of the UDP datagram at off: an
+// Ethernet frame, or an IPv4 or IPv6 packet. Another version or protocol
+// stays FrameOther.
+func (f *Frame) decodeGeneve(data []byte, off int) error {
+	start, ok, err := f.overlayHeader(data, off, geneveLen, TunnelGeneve)
+	if !ok || data[start]>>6 != 0 {
+		return err
+	}
+	inner := start + geneveLen + int(data[start]&0x3f)*4
+	end := off + f.UDPLength
+	switch proto := binary.BigEndian.Uint16(data[start+2:]); proto {
+	case greTEB:
+		return f.decap(data, inner, end, TunnelGeneve, Tap{}, false)
+	case 0x0800, 0x86dd:
+		return f.decapIP(data, inner, end, TunnelGeneve, proto)
+	}
+	return nil
 }

@@ -115,3 +115,80 @@ func TestTunnelHeaders(t *testing.T) {
 		t.Errorf("untunneled after tunneled: err %v tunnel %v tap %+v mirror-truncated %v", err, f.Tunnel, f.Tap, f.MirrorTruncated)
 	}
 }
+
+// udpTunneled puts inner after an outer Ethernet, IPv4 and UDP header to
+// port dport and the overlay header head (hex). SYNTHETIC.
+func udpTunneled(t testing.TB, dport uint16, head string, inner []byte) []byte {
+	h, err := hex.DecodeString(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := UDPLen + len(h) + len(inner)
+	ip := make([]byte, IPv4Len)
+	ip[0], ip[8], ip[9] = 0x45, 64, 17
+	binary.BigEndian.PutUint16(ip[2:4], uint16(IPv4Len+n))
+	copy(ip[12:20], []byte{192, 0, 2, 1, 192, 0, 2, 2})
+	udp := binary.BigEndian.AppendUint16(nil, 0xc000)
+	udp = binary.BigEndian.AppendUint16(udp, dport)
+	udp = binary.BigEndian.AppendUint16(udp, uint16(n))
+	udp = append(udp, 0, 0)
+	eth := []byte{2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00}
+	return bytes.Join([][]byte{eth, ip, udp, h, inner}, nil)
+}
+
+// overlayCases are SYNTHETIC overlay headers (RFC 7348 VXLAN, RFC 8926
+// Geneve): the port, the header, whether the inner frame goes without its
+// Ethernet header (Geneve protocol IPv4 or IPv6), and the tunnel read
+// (TunnelNone: left as other UDP).
+var overlayCases = []struct {
+	name   string
+	port   uint16
+	head   string
+	ip     bool
+	tunnel Tunnel
+}{
+	{"vxlan-linux-port", VXLANLinuxPort, "0800000000006400", false, TunnelVXLAN},
+	{"geneve-ethernet", GenevePort, "00006558" + "00000a00", false, TunnelGeneve},
+	{"geneve-ethernet-oam-option", GenevePort, "01c06558" + "00000a00" + "00008000", false, TunnelGeneve},
+	{"geneve-ipv4-gcp-options", GenevePort, "02000800" + "00000000" + "01320101" + "80000000", true, TunnelGeneve},
+	{"geneve-version-1", GenevePort, "40006558" + "00000a00", false, TunnelNone},
+	{"geneve-other-protocol", GenevePort, "00008847" + "00000a00", false, TunnelNone},
+}
+
+// VXLAN on Linux's port and Geneve with options, carrying Ethernet or a
+// bare IPv4 packet: the inner RoCE frame decodes with the outer source as
+// tap; its wire length counts an Ethernet header. Another Geneve version
+// or protocol stays other UDP.
+func TestOverlayHeaders(t *testing.T) {
+	var f Frame
+	for _, tc := range overlayCases {
+		for _, inner := range tunnelInners(t) {
+			var want Frame
+			if err := want.Decode(inner); err != nil {
+				t.Fatal(err)
+			}
+			if tc.ip {
+				inner = inner[want.L2Len:]
+			}
+			if err := f.Decode(udpTunneled(t, tc.port, tc.head, inner)); err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if tc.tunnel == TunnelNone {
+				if f.Kind != FrameOther || f.Tunnel != TunnelNone || f.DstPort != tc.port {
+					t.Errorf("%s: kind %v tunnel %v port %d", tc.name, f.Kind, f.Tunnel, f.DstPort)
+				}
+				continue
+			}
+			wireLen := want.WireLen()
+			if tc.ip {
+				wireLen = want.WireLen() - want.L2Len + EthernetLen
+			}
+			if f.Kind != FrameRoCE || f.Tunnel != tc.tunnel || f.Tap.Src != netip.MustParseAddr("192.0.2.1") || f.SrcIP != want.SrcIP ||
+				f.BTH.Opcode != want.BTH.Opcode || f.BTH.DestQP != want.BTH.DestQP || f.PayloadLen != want.PayloadLen || f.WireLen() != wireLen ||
+				tc.ip && f.SrcMAC != [6]byte{} {
+				t.Errorf("%s: kind %v tunnel %v tap %+v src %v op %v qp %#x payload %d wire %d (want %d) mac %x",
+					tc.name, f.Kind, f.Tunnel, f.Tap, f.SrcIP, f.BTH.Opcode, f.BTH.DestQP, f.PayloadLen, f.WireLen(), wireLen, f.SrcMAC)
+			}
+		}
+	}
+}
