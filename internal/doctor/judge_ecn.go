@@ -94,11 +94,12 @@ func (p ECNProfile) drain(b unit.Bytes) unit.Time {
 //     cells read as bytes). Below the default 20 µs RTT alone it is a
 //     warning that names the RTT up to which it holds: vendors size their
 //     AI SKUs for short back-end round trips (Arista 7060X6 SONiC SKUs
-//     128/256 KiB at 400G, NVIDIA SN5600/SN5640 163/276 KiB at 400–800G,
+//     128/256 KiB at 400G, NVIDIA SN5600/SN5640 163/276 KiB at 400–800G
+//     on their lossy RoCE queues,
 //     Cumulus Linux's RoCE default 150 KB–1.5 MB at every speed), and DCQCN
 //     is rate-based: a Kmax below the BDP over-marks and costs throughput,
-//     it does not lose packets (HPCC, SIGCOMM 2019, section 2.3, the
-//     throughput–latency trade of DCQCN's thresholds).
+//     it does not lose packets (the HPCC paper, SIGCOMM 2019, measures
+//     DCQCN's thresholds trading throughput against queueing delay).
 //   - Kmin above 2 BDPs marks late at the default RTT, and later still at
 //     the shorter RTT of an AI back-end fabric, so a warning stands; but
 //     when the input shows where the priority group sends XOFF and Kmin is
