@@ -534,7 +534,7 @@ func checkECNThresholds(inc *Incident) []Finding {
 			}
 			fs = append(fs, JudgeECN(ECNProfile{
 				Subject: subject, Kmin: unit.Bytes(p.GreenMin), Kmax: unit.Bytes(p.GreenMax), Pmax: pmax,
-				Rate: rate, RateHow: how, RateAssumed: assumed, RTT: ecnRTTUS * unit.Microsecond,
+				Rate: rate, RateHow: how, RateAssumed: assumed, RTT: ecnRTTUS * unit.Microsecond, RTTAssumed: true,
 				Units: units, Evidence: p.Evidence, Note: note, KminName: p.MinName, KmaxName: p.MaxName, PmaxName: p.ProbName,
 			}, true)...)
 		}

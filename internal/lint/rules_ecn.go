@@ -18,11 +18,16 @@ import (
 // ecnProfile is one set of RED/ECN thresholds on the RoCE queue, at the
 // fastest port speed it applies to.
 type ecnProfile struct {
-	Subject        string
-	Kmin, Kmax     unit.Bytes
-	Pmax           float64
-	Rate           unit.BitRate
-	RTT            unit.Time
+	Subject    string
+	Kmin, Kmax unit.Bytes
+	Pmax       float64
+	Rate       unit.BitRate
+	RTT        unit.Time
+	// RTTAssumed says nothing gave the RTT: a SONiC profile with no
+	// description beside it. (A description's switch.ecn.rtt defaults to
+	// the same 20 µs; its evidence line says so, and it is the fabric's
+	// model, as its other switch defaults are.)
+	RTTAssumed     bool
 	KminEv, KmaxEv Evidence
 	PmaxEv, RateEv Evidence
 	RTTEv          Evidence
@@ -358,7 +363,7 @@ func (m *Model) sonicECN(db *sonic.ConfigDB) []ecnProfile {
 		p := ecnProfile{
 			Subject: fmt.Sprintf("%s %s (on %s)%s", db.File, ecnName(db, name), portList(u.ports), defaulted),
 			Kmin:    unit.Bytes(w.Min), Kmax: unit.Bytes(w.Max), Pmax: float64(w.Prob) / 100,
-			Rate: u.rate, RateEv: u.rateEv, RTT: scenario.DefaultECNRTT,
+			Rate: u.rate, RateEv: u.rateEv, RTT: scenario.DefaultECNRTT, RTTAssumed: true,
 			KminEv: sonicEv(db, w.MinAt), KmaxEv: sonicEv(db, w.MaxAt), PmaxEv: sonicEv(db, w.ProbAt),
 			Units: "bytes (SONiC WRED thresholds)", PmaxWrittenAsPct: true,
 		}
@@ -372,6 +377,10 @@ func (m *Model) sonicECN(db *sonic.ConfigDB) []ecnProfile {
 			p.RateHow = fmt.Sprintf("%v assumed: %s has no %s for %s", p.Rate, db.File, speed, portList(u.ports))
 		} else {
 			p.RateHow = fmt.Sprintf("%v, the fastest %s of the ports that use it", p.Rate, speed)
+		}
+		if m.given("switch.ecn.rtt") {
+			// CONFIG_DB states no RTT; a description given beside it does.
+			p.RTT, p.RTTEv, p.RTTAssumed = m.Desc.Switch.ECN.RTT, m.at("switch.ecn.rtt", ""), false
 		}
 		if x, ok := m.roceXoff(db, u.ports); ok {
 			p.Xoff = &x
@@ -388,7 +397,10 @@ func (p ecnProfile) check() []doctor.Finding {
 	pct := func(f float64) string { return strconv.FormatFloat(f*100, 'f', -1, 64) + "%" }
 	prof := doctor.ECNProfile{
 		Subject: p.Subject, Kmin: p.Kmin, Kmax: p.Kmax, Pmax: p.Pmax, Rate: p.Rate, RateHow: p.RateHow, RateAssumed: p.RateAssumed,
-		RTT: p.RTT, Units: p.Units, Evidence: evs(p.KminEv, p.KmaxEv, p.RateEv, p.RTTEv), KminName: p.KminName, KmaxName: p.KmaxName, PmaxName: p.PmaxName,
+		RTT: p.RTT, RTTAssumed: p.RTTAssumed, Units: p.Units, Evidence: evs(p.KminEv, p.KmaxEv, p.RateEv, p.RTTEv), KminName: p.KminName, KmaxName: p.KmaxName, PmaxName: p.PmaxName,
+	}
+	if p.Xoff != nil {
+		prof.XoffAt = p.Xoff.At()
 	}
 	fs := doctor.JudgeECN(prof, false)
 	kmin, kmax, pmaxName := prof.Names()
