@@ -36,7 +36,7 @@ func checkPerftestNoRows(inc *Incident) []Finding {
 			return nil // judged, failed, or its rows reported as garbled
 		}
 		var ev []Evidence
-		for _, e := range []Evidence{r.Start, addrEvidence(r.Local), addrEvidence(r.Remote)} {
+		for _, e := range []Evidence{r.Start, addrEvidence(r.Local), addrEvidence(r.Remote), r.Table} {
 			if e.Line > 0 {
 				ev = append(ev, e)
 			}
@@ -45,11 +45,17 @@ func checkPerftestNoRows(inc *Incident) []Finding {
 		if r.Latency {
 			what = "latency"
 		}
+		where, hung := "before perftest's table", "hung in its first exchange"
+		if r.Table.Line > 0 {
+			// The header follows the connection: the ends are connected and
+			// the first size is being measured.
+			where, hung = "after the table's header, before its first row", "hung in its first message size, the queue pairs connected"
+		}
 		return []Finding{perPerftest(Finding{
 			ID: "perftest.rows.none", Severity: Info, Layer: LayerInput,
-			Title:     r.Name() + ": no result row: the output ends before perftest's table, so its " + what + " is not judged",
+			Title:     r.Name() + ": no result row: the output ends " + where + ", so its " + what + " is not judged",
 			Evidence:  evidenceInOrder(ev),
-			Mechanism: "perftest prints its banner, then the queue pairs' addresses once the two ends have exchanged them, then one row per message size as the test completes. This run shows the start and no row and no error: the output was cut (a paste, a log rotated, a process killed) or the test was still running or hung in its first exchange.",
+			Mechanism: "perftest prints its banner, then the queue pairs' addresses once the two ends have exchanged them, then the table's header once they are connected, then one row per message size as the test completes. This run shows the start and no row and no error: the output was cut (a paste, a log rotated, a process killed) or the test was still running or " + hung + ".",
 			Fix:       "Pass the run's whole output from both ends (`ib_write_bw ... | tee bw.txt`); if the test hangs after the addresses, check the path with the same GID index both ways and PFC on the RoCE priority.",
 		}, r, "perftest runs without results")}
 	})

@@ -473,3 +473,18 @@ func TestPerftestROCmBuffer(t *testing.T) {
 		}
 	}
 }
+
+// A run cut after its table's header (bytedance/byteps#371: the server
+// side of ib_send_bw with two QPs, the paste ends at the header) is told
+// apart from one cut before it: the ends had connected and the first size
+// was being measured.
+func TestPerftestNoRowsAfterTableHeader(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/perftest/ib-send-bw-ib-two-qps-x3-fe80-gid-server-cut-after-table-header-byteps371.txt")
+	f := nicMustFind(t, fs, "perftest.rows.none", Info, "ib_send_bw on mlx5_1: no result row: the output ends after the table's header, before its first row")
+	if last := f.Evidence[len(f.Evidence)-1]; last.Line != 29 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	if !strings.Contains(f.Mechanism, "hung in its first message size") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+}
