@@ -26,4 +26,9 @@ var perftestFindingsS41 = []struct{ file, want string }{
 
 func TestPerftestCorpusFindingsS41(t *testing.T) {
 	checkCorpusFindings(t, "corpus/perftest/", perftestFindingsS41)
+	// bytedance/byteps#179, before a 2-to-1 run: RDMA on priority 0 with no
+	// PFC counter printed by `grep prio`, and RC retransmissions with CNPs.
+	checkCorpusFindings(t, "corpus/hwcounters/", []struct{ file, want string }{
+		{"ethtool-grep-prio0-only-and-hw-counters-grep-local-ack-timeout-2705-cnp-sent-cut-byteps179b.txt", "counters.ecn.marking:warn counters.pfc.not_on_roce_priority:warn counters.retransmission:warn"},
+	})
 }
