@@ -17,6 +17,8 @@ var perftestFindingsS41 = []struct{ file, want string }{
 	// A shell trace (+ taskset ...) before a bond device's banner.
 	{"ib-send-bw-bond-duration-x3-taskset-trace-cut-perftest82.txt", "perftest.rows.none:info"},
 	{"ib-write-bw-roce-gid3-server-cut-after-addresses-perftest240.txt", "gid.index.ipv4:info perftest.rows.none:info"},
+	// rdma_cm picked GID index 1, an IPv4 GID, on an older GID table.
+	{"ib-write-bw-rdma-cm-roce-gid1-ipv4-mtu1024-receiver-cut-tf22077.txt", "gid.index.ipv4:info perftest.mtu.small:warn perftest.rows.none:info"},
 	// Soft-RoCE: "Gid index" spelled as rxe's perftest printed it.
 	{"ib-read-bw-rxe-gid0-mtu1024-inline-warning-cut-rxedev47.txt", "gid.index.default_zero:warn perftest.mtu.small:warn perftest.rows.none:info"},
 	// An InfiniBand run pasted indented by four spaces.
