@@ -488,3 +488,15 @@ func TestPerftestNoRowsAfterTableHeader(t *testing.T) {
 		t.Errorf("mechanism %s", f.Mechanism)
 	}
 }
+
+// An rdma_cm server cut while it waits for its client (spdk/spdk#1596:
+// ib_write_bw --rdma_cm --run_infinitely, no address printed) is told as
+// that wait, with the fix perftest itself prints: the client must name the
+// server's RoCE interface address.
+func TestPerftestNoRowsRDMACMServerWaiting(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/perftest/ib-write-bw-bidir-rdma-cm-run-infinitely-mlx4-roce-mtu2048-server-waiting-spdk1596.txt")
+	f := nicMustFind(t, fs, "perftest.rows.none", Info, "s1-76241: ib_write_bw on mlx4_0: no result row: the output ends while the rdma_cm server waits for its client")
+	if !evidenceHas(f, "Waiting for client rdma_cm QP to connect") || !strings.Contains(f.Fix, "IP of the server's RoCE netdev") {
+		t.Errorf("evidence %+v fix %q", f.Evidence, f.Fix)
+	}
+}
