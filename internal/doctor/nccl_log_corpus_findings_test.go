@@ -82,9 +82,16 @@ func TestNCCLLogCorpusFindings(t *testing.T) { checkLogFindings(t, ncclLogFindin
 // compares its findings' ids and severities with the table's.
 func checkLogFindings(t *testing.T, table []struct{ file, want string }) {
 	t.Helper()
+	checkCorpusFindings(t, "corpus/nccl-log/", table)
+}
+
+// checkCorpusFindings diagnoses each file of dir alone and compares its
+// findings' ids and severities, sorted, with the table's.
+func checkCorpusFindings(t *testing.T, dir string, table []struct{ file, want string }) {
+	t.Helper()
 	for _, c := range table {
 		var got []string
-		for _, f := range diagnoseFiles(t, Options{}, "corpus/nccl-log/"+c.file) {
+		for _, f := range diagnoseFiles(t, Options{}, dir+c.file) {
 			got = append(got, f.ID+":"+strings.ToLower(f.Severity.String()))
 		}
 		slices.Sort(got)

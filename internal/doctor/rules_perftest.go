@@ -36,7 +36,7 @@ func checkPerftestNoRows(inc *Incident) []Finding {
 			return nil // judged, failed, or its rows reported as garbled
 		}
 		var ev []Evidence
-		for _, e := range []Evidence{r.Start, addrEvidence(r.Local), addrEvidence(r.Remote)} {
+		for _, e := range []Evidence{r.Start, r.Waiting, addrEvidence(r.Local), addrEvidence(r.Remote), r.Table} {
 			if e.Line > 0 {
 				ev = append(ev, e)
 			}
@@ -45,12 +45,23 @@ func checkPerftestNoRows(inc *Incident) []Finding {
 		if r.Latency {
 			what = "latency"
 		}
+		where, hung := "before perftest's table", "hung in its first exchange"
+		fix := "Pass the run's whole output from both ends (`ib_write_bw ... | tee bw.txt`); if the test hangs after the addresses, check the path with the same GID index both ways and PFC on the RoCE priority."
+		switch {
+		case r.Table.Line > 0:
+			// The header follows the connection: the ends are connected and
+			// the first size is being measured.
+			where, hung = "after the table's header, before its first row", "hung in its first message size, the queue pairs connected"
+		case r.Waiting.Line > 0 && r.Local == nil:
+			where, hung = "while the rdma_cm server waits for its client", "waiting for a client that never reached it"
+			fix = "Start the client (or read its output) with the server's RDMA interface address: with -R (rdma_cm) the client must name the IP of the server's RoCE netdev, as perftest's \"Please run the same command with the IB/RoCE interface IP\" says, not a management name or address; then pass both ends' output."
+		}
 		return []Finding{perPerftest(Finding{
 			ID: "perftest.rows.none", Severity: Info, Layer: LayerInput,
-			Title:     r.Name() + ": no result row: the output ends before perftest's table, so its " + what + " is not judged",
+			Title:     r.Name() + ": no result row: the output ends " + where + ", so its " + what + " is not judged",
 			Evidence:  evidenceInOrder(ev),
-			Mechanism: "perftest prints its banner, then the queue pairs' addresses once the two ends have exchanged them, then one row per message size as the test completes. This run shows the start and no row and no error: the output was cut (a paste, a log rotated, a process killed) or the test was still running or hung in its first exchange.",
-			Fix:       "Pass the run's whole output from both ends (`ib_write_bw ... | tee bw.txt`); if the test hangs after the addresses, check the path with the same GID index both ways and PFC on the RoCE priority.",
+			Mechanism: "perftest prints its banner, then the queue pairs' addresses once the two ends have exchanged them, then the table's header once they are connected, then one row per message size as the test completes. This run shows the start and no row and no error: the output was cut (a paste, a log rotated, a process killed) or the test was still running or " + hung + ".",
+			Fix:       fix,
 		}, r, "perftest runs without results")}
 	})
 }

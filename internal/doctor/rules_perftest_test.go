@@ -473,3 +473,30 @@ func TestPerftestROCmBuffer(t *testing.T) {
 		}
 	}
 }
+
+// A run cut after its table's header (bytedance/byteps#371: the server
+// side of ib_send_bw with two QPs, the paste ends at the header) is told
+// apart from one cut before it: the ends had connected and the first size
+// was being measured.
+func TestPerftestNoRowsAfterTableHeader(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/perftest/ib-send-bw-ib-two-qps-x3-fe80-gid-server-cut-after-table-header-byteps371.txt")
+	f := nicMustFind(t, fs, "perftest.rows.none", Info, "ib_send_bw on mlx5_1: no result row: the output ends after the table's header, before its first row")
+	if last := f.Evidence[len(f.Evidence)-1]; last.Line != 29 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	if !strings.Contains(f.Mechanism, "hung in its first message size") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+}
+
+// An rdma_cm server cut while it waits for its client (spdk/spdk#1596:
+// ib_write_bw --rdma_cm --run_infinitely, no address printed) is told as
+// that wait, with the fix perftest itself prints: the client must name the
+// server's RoCE interface address.
+func TestPerftestNoRowsRDMACMServerWaiting(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/perftest/ib-write-bw-bidir-rdma-cm-run-infinitely-mlx4-roce-mtu2048-server-waiting-spdk1596.txt")
+	f := nicMustFind(t, fs, "perftest.rows.none", Info, "s1-76241: ib_write_bw on mlx4_0: no result row: the output ends while the rdma_cm server waits for its client")
+	if !evidenceHas(f, "Waiting for client rdma_cm QP to connect") || !strings.Contains(f.Fix, "IP of the server's RoCE netdev") {
+		t.Errorf("evidence %+v fix %q", f.Evidence, f.Fix)
+	}
+}

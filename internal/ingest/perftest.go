@@ -72,7 +72,10 @@ type PerftestRun struct {
 	// Local and Remote are the address lines; nil when absent.
 	Local, Remote *PerftestAddress
 	// Table is the result table's header line, zero when none was printed.
-	Table    Evidence
+	Table Evidence
+	// Waiting is an rdma_cm server's "Waiting for client rdma_cm QP to
+	// connect" line, zero when none was printed.
+	Waiting  Evidence
 	Rows     []PerftestRow
 	Failures []PerftestFailure
 	// Warnings are noise lines perftest printed (CPU frequency, SQ size).

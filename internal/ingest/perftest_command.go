@@ -25,7 +25,7 @@ func (p *perftestParser) command(t string, ev Evidence) bool {
 		return false
 	}
 	for _, tool := range perftestTools {
-		c, ok := findCommand(t, tool)
+		c, ok := findPerftestCommand(t, tool)
 		if !ok {
 			continue
 		}
@@ -36,6 +36,45 @@ func (p *perftestParser) command(t string, ev Evidence) bool {
 		return true
 	}
 	return false
+}
+
+// findPerftestCommand is findCommand for a perftest tool, skipping the
+// occurrences that are prose: perftest takes one bare argument (its
+// server), so a name followed by several bare words ("run ib_write_bw
+// client on host: ...", "ib_write_bw between the two pods") is a sentence
+// about the tool, and the command, if any, is a later occurrence.
+func findPerftestCommand(t, tool string) (shellCommand, bool) {
+	for {
+		c, ok := findCommand(t, tool)
+		if !ok {
+			return c, false
+		}
+		if len(perftestBareArgs(c.Args)) <= 1 {
+			return c, true
+		}
+		t = t[strings.Index(t, tool)+len(tool):]
+	}
+}
+
+// perftestBareArgs are the arguments that are neither a flag, a flag's
+// value nor a shell operator, up to a shell comment.
+func perftestBareArgs(args []string) []string {
+	var bare []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case strings.HasPrefix(a, "#"):
+			return bare
+		case strings.HasPrefix(a, "-"):
+			if i+1 < len(args) && perftestFlagTakesValue(a) {
+				i++
+			}
+		case a == "&" || a == "&&" || a == "||" || a == "\\":
+		default:
+			bare = append(bare, a)
+		}
+	}
+	return bare
 }
 
 // applyCommand copies the pending command's facts into r.
@@ -84,19 +123,9 @@ func commandFacts(r *PerftestRun, pc *ptCommand) {
 			r.Fields["GID index"] = pc.ev
 		}
 	}
-	// The peer is the first argument that is neither a flag nor a flag's value.
-	for i := 1; i < len(c.Args); i++ {
-		a := c.Args[i]
-		if strings.HasPrefix(a, "-") {
-			if i+1 < len(c.Args) && perftestFlagTakesValue(a) {
-				i++
-			}
-			continue
-		}
-		if isIdentName(a) {
-			r.Peer = a
-		}
-		break
+	// The peer is the argument that is neither a flag nor a flag's value.
+	if bare := perftestBareArgs(c.Args[1:]); len(bare) == 1 && isIdentName(bare[0]) {
+		r.Peer = bare[0]
 	}
 }
 

@@ -116,6 +116,13 @@ func (p *perftestParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
+	if r := p.cur(); r != nil && strings.HasPrefix(t, "Waiting for client rdma_cm QP to connect") {
+		if r.Waiting.Line == 0 {
+			r.Waiting = ev
+		}
+		p.out.lines.add(l)
+		return
+	}
 	if p.cur() != nil && (strings.Trim(t, "-") == "" || strings.Trim(t, "*") == "" || strings.HasPrefix(t, "* Waiting for client")) {
 		p.out.lines.add(l)
 	}
