@@ -48,3 +48,15 @@ func TestIOSXRControllersStorm(t *testing.T) {
 		t.Errorf("title %q tells symbol errors IOS XR does not print", f.Title)
 	}
 }
+
+// Cisco IOS XR `show interfaces` (real, ntc-templates): 392 total input
+// drops of 478575583 packets on FortyGigE0/0/0/0 are the port's ingress
+// drops (warn); TenGigE0/3/0/0's 5 of 74732197285 a handful (info).
+func TestIOSXRShowInterfacesDrops(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/iosxr-show-interfaces-fortygige-392-total-input-drops-ntctemplates.txt")
+	f := nicMustFind(t, fs, "switch.queue.drops", Warn, "FortyGigE0/0/0/0: 392 packets dropped at ingress")
+	if len(f.Evidence) == 0 || f.Evidence[0].Line != 131 {
+		t.Errorf("evidence %+v, want the packets input line, 131", f.Evidence)
+	}
+	nicMustFind(t, fs, "switch.queue.drops", Info, "TenGigE0/3/0/0: 5 packets dropped at ingress")
+}

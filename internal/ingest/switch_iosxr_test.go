@@ -133,3 +133,36 @@ func TestSwitchIOSXRRows(t *testing.T) {
 		t.Errorf("watchdog %+v", s.WD)
 	}
 }
+
+// Cisco IOS XR `show interfaces` (real, ntc-templates): XR counts a port's
+// drops as "total input drops" and "total output drops", read as its
+// input and output discards; the loopback, null and tunnel blocks hold no
+// port counters.
+func TestSwitchIOSXRShowInterfacesDrops(t *testing.T) {
+	s, ok := readCorpus(t, "switch/iosxr-show-interfaces-fortygige-392-total-input-drops-ntctemplates.txt")[KindSwitch].(*SwitchCounters)
+	if !ok {
+		t.Fatal("no switch counters")
+	}
+	var got *PortCount
+	for i := range s.Ports {
+		if s.Ports[i].Port == "FortyGigE0/0/0/0" {
+			got = &s.Ports[i]
+		}
+	}
+	if got == nil || got.RxDrop != 392 || got.TxDrop != 0 || got.RxOK != 478575583 || got.Evidence.Line != 131 {
+		t.Errorf("FortyGigE0/0/0/0 %+v", got)
+	}
+}
+
+// Cisco IOS XR `show controllers` of a release that prints no PFC section
+// (real, ntc-templates): the FEC codewords of each interface block are
+// read with its state, and nothing else.
+func TestSwitchIOSXRControllersNoPFC(t *testing.T) {
+	s, ok := readCorpus(t, "switch/iosxr-show-controllers-100g-aoc-up-no-pfc-section-fec-0-ntctemplates.txt")[KindSwitch].(*SwitchCounters)
+	if !ok {
+		t.Fatal("no switch counters")
+	}
+	if len(s.FEC) != 2 || s.FEC[0].Port != "HundredGigE0/0/0/0" || s.FEC[0].State != "U" || s.FEC[0].Evidence.Line != 45 || len(s.PFC) != 0 || len(s.WD) != 0 {
+		t.Errorf("FEC %+v, PFC %+v, watchdog %+v", s.FEC, s.PFC, s.WD)
+	}
+}
