@@ -202,12 +202,17 @@ type ifaceItem struct {
 
 // ifaceItems splits a counter line into its "N label" items: each number
 // starts one, and the words up to the next number (commas dropped) are its
-// label.
+// label. A lone "-" (Comware's counter the port does not keep: "-
+// underruns") starts an item of n -1.
 func ifaceItems(t string) []ifaceItem {
 	var out []ifaceItem
 	for _, f := range strings.Fields(strings.ReplaceAll(t, ",", " ")) {
 		if v, err := strconv.ParseInt(f, 10, 64); err == nil && v >= 0 {
 			out = append(out, ifaceItem{n: v})
+			continue
+		}
+		if f == "-" {
+			out = append(out, ifaceItem{n: -1})
 			continue
 		}
 		if len(out) == 0 {
