@@ -5,19 +5,6 @@ import (
 	"testing"
 )
 
-// HPE/H3C Comware `display interface` (real, ntc-templates): ports read,
-// no errors, drops or pause: nothing to report.
-func TestComwareDisplayInterfaceHealthy(t *testing.T) {
-	for _, file := range []string{
-		"corpus/switch/comware5-display-interface-bagg-879g-packets-no-errors-ntctemplates.txt",
-		"corpus/switch/comware-display-interface-gige-admin-down-and-stp-down-no-errors-ntctemplates.txt",
-	} {
-		if fs := diagnoseFiles(t, Options{}, file); len(fs) != 0 {
-			t.Errorf("%s: findings %+v", file, fs)
-		}
-	}
-}
-
 // SYNTHETIC Comware block: CRC errors are the link's, the output drops
 // the port's egress drops.
 func TestComwareDisplayInterfaceErrors(t *testing.T) {

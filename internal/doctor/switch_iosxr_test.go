@@ -5,13 +5,17 @@ import (
 	"testing"
 )
 
-// Cisco IOS XR `show controllers <interface>` (real, genieparser's Cisco
-// 8000 vectors): read as switch counters, PFC off, no pause, no FEC
-// errors, no watchdog event: nothing to report.
-func TestIOSXRControllersHealthy(t *testing.T) {
+// Real outputs of the IOS XR and Comware readers with nothing wrong in
+// them (genieparser's Cisco 8000 vectors: PFC off, no pause, no FEC
+// errors, no watchdog event; ntc-templates' Comware ports: no errors,
+// drops or pause): read as switch counters, nothing to report.
+func TestVendorCLIHealthy(t *testing.T) {
 	for _, file := range []string{
 		"corpus/switch/iosxr-show-controllers-400g-pfc-off-rx-only-watchdog-idle-genieparser.txt",
 		"corpus/switch/iosxr-show-controllers-100g-pfc-off-rx-tx-watchdog-idle-genieparser.txt",
+		"corpus/switch/iosxr-show-controllers-100g-aoc-up-no-pfc-section-fec-0-ntctemplates.txt",
+		"corpus/switch/comware5-display-interface-bagg-879g-packets-no-errors-ntctemplates.txt",
+		"corpus/switch/comware-display-interface-gige-admin-down-and-stp-down-no-errors-ntctemplates.txt",
 	} {
 		if fs := diagnoseFiles(t, Options{}, file); len(fs) != 0 {
 			t.Errorf("%s: findings %+v", file, fs)
