@@ -364,7 +364,13 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 			if r.Uncorrectable < fewLinkErrors {
 				sev, rare = Info, aHandful
 			}
-			title := fmt.Sprintf("%s: RS-FEC met %d codewords it could not correct (FEC_UNCORR; %d corrected, %d symbol errors)", name, r.Uncorrectable, max(r.Corrected, 0), max(r.SymbolErrors, 0))
+			title := fmt.Sprintf("%s: RS-FEC met %d codewords it could not correct (FEC_UNCORR; %d corrected", name, r.Uncorrectable, max(r.Corrected, 0))
+			if r.SymbolErrors >= 0 {
+				// Only SONiC's fec-stats counts symbol errors; IOS XR's
+				// `show controllers` prints codewords alone.
+				title += fmt.Sprintf(", %d symbol errors", r.SymbolErrors)
+			}
+			title += ")"
 			if r.PostBER > 0 {
 				title += fmt.Sprintf(", post-FEC BER %.3g", r.PostBER)
 			}

@@ -19,6 +19,7 @@ import (
 //	     0 input with dribble  0 input discard
 //	     39027 Rx pause                                     NX-OS
 //	     0 PAUSE input                                      EOS
+//	     478575583 packets input, 29095652278 bytes, 392 total input drops  IOS XR
 //
 // The pause lines ("Rx pause", "Tx pause"; EOS "PAUSE input", "PAUSE
 // output") become SwitchPFC rows over all priorities, marked Link.
@@ -97,11 +98,11 @@ func (b *ifaceBlock) feed(p *switchParser, l Line, t string) bool {
 			b.count(portErrors, RX, it.n, ev)
 		case "crc", "crc/fcs":
 			c.CRC, c.ErrEvidence = it.n, ev
-		case "input discards", "input discard":
+		case "input discards", "input discard", "total input drops":
 			b.count(portDrops, RX, it.n, ev)
 		case "output errors", "output error":
 			b.count(portErrors, TX, it.n, ev)
-		case "output discards", "output discard":
+		case "output discards", "output discard", "total output drops":
 			b.count(portDrops, TX, it.n, ev)
 		case "rx pause", "pause input", "tx pause", "pause output":
 			d := RX
@@ -201,12 +202,17 @@ type ifaceItem struct {
 
 // ifaceItems splits a counter line into its "N label" items: each number
 // starts one, and the words up to the next number (commas dropped) are its
-// label.
+// label. A lone "-" (Comware's counter the port does not keep: "-
+// underruns") starts an item of n -1.
 func ifaceItems(t string) []ifaceItem {
 	var out []ifaceItem
 	for _, f := range strings.Fields(strings.ReplaceAll(t, ",", " ")) {
 		if v, err := strconv.ParseInt(f, 10, 64); err == nil && v >= 0 {
 			out = append(out, ifaceItem{n: v})
+			continue
+		}
+		if f == "-" {
+			out = append(out, ifaceItem{n: -1})
 			continue
 		}
 		if len(out) == 0 {

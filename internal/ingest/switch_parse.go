@@ -105,10 +105,12 @@ type switchParser struct {
 	nxq     nxosQueuing
 	nxc     nxosCloud
 	os10    os10Queuing
+	xr      iosxrCtl
 	junos   junosIface
 	ecnq    ecnQueueState
 	iface   ifaceBlock
 	aoscx   aoscxIface
+	cw      comwareIface
 	errs    errTable
 	cl      cumulusStats
 	det     detailedBlock
@@ -140,7 +142,7 @@ func (p *switchParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if p.js.feed(p, l, t) || p.wm.feed(p, l, t) || p.junos.feed(p, l, t) || p.nxd.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.nxc.feed(p, l, t) || p.os10.feed(p, l, t) || p.errs.feed(p, l, t) || p.det.feed(p, l, t) || p.iface.feed(p, l, t) || p.aoscx.feed(p, l, t) || p.cl.feed(p, l, t) {
+	if p.js.feed(p, l, t) || p.wm.feed(p, l, t) || p.junos.feed(p, l, t) || p.nxd.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.nxc.feed(p, l, t) || p.os10.feed(p, l, t) || p.xr.feed(p, l, t) || p.errs.feed(p, l, t) || p.det.feed(p, l, t) || p.iface.feed(p, l, t) || p.aoscx.feed(p, l, t) || p.cw.feed(p, l, t) || p.cl.feed(p, l, t) {
 		return
 	}
 	if t == "" {
@@ -421,6 +423,7 @@ func (p *switchParser) Result() Artifact {
 	p.endBlock()
 	p.errs.end(p)
 	p.det.end(p)
+	p.xr.flush(p)
 	o := &p.out
 	o.EOSPFC = p.eos.read(o.src)
 	p.nv.read(o)

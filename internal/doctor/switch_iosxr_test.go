@@ -1,0 +1,66 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// Real outputs of the IOS XR and Comware readers with nothing wrong in
+// them (genieparser's Cisco 8000 vectors: PFC off, no pause, no FEC
+// errors, no watchdog event; ntc-templates' Comware ports: no errors,
+// drops or pause): read as switch counters, nothing to report.
+func TestVendorCLIHealthy(t *testing.T) {
+	for _, file := range []string{
+		"corpus/switch/iosxr-show-controllers-400g-pfc-off-rx-only-watchdog-idle-genieparser.txt",
+		"corpus/switch/iosxr-show-controllers-100g-pfc-off-rx-tx-watchdog-idle-genieparser.txt",
+		"corpus/switch/iosxr-show-controllers-100g-aoc-up-no-pfc-section-fec-0-ntctemplates.txt",
+		"corpus/switch/comware5-display-interface-bagg-879g-packets-no-errors-ntctemplates.txt",
+		"corpus/switch/comware-display-interface-gige-admin-down-and-stp-down-no-errors-ntctemplates.txt",
+	} {
+		if fs := diagnoseFiles(t, Options{}, file); len(fs) != 0 {
+			t.Errorf("%s: findings %+v", file, fs)
+		}
+	}
+}
+
+// SYNTHETIC IOS XR controllers block: the watchdog waiting to restore
+// traffic class 3 (state R, 4 events, 3 restored) is a storm now; the
+// pause the port sent on CoS 3 is reported; FEC's uncorrectable codewords
+// are told without the symbol errors IOS XR does not print.
+func TestIOSXRControllersStorm(t *testing.T) {
+	rep := diagnoseText(t, strings.Join([]string{
+		"Operational data for interface HundredGigE0/0/0/1:",
+		"    Operational state: Up",
+		"            Corrected Codeword Count: 912",
+		"            Uncorrected Codeword Count: 70",
+		"Priority flow control information for interface HundredGigE0/0/0/1:",
+		"    CoS  Status  Rx PFC Frames   Tx PFC Frames",
+		"    ---  ------  --------------  -------------",
+		"      3  on             120000         5000000",
+		"Traffic Class            :       0        1        2        3        4        5        6        7",
+		"Watchdog Events          :       0        0        0        4        0        0        0        0",
+		"Auto Restore Events      :       0        0        0        3        0        0        0        0",
+		"Total Dropped Packets    :       0        0        0    12345        0        0        0        0",
+		"Watchdog SM state :  Traffic Class",
+		"                    7 6 5 4 3 2 1 0",
+		"                    - - - - R - - -",
+	}, "\n")+"\n")
+	nicMustFind(t, rep.Findings, "switch.pfcwd.storm", Error, "HundredGigE0/0/0/1 queue 3: PFC watchdog: in a storm now (4 storms detected, 3 restored); dropped TX 12345")
+	nicMustFind(t, rep.Findings, "switch.pfc.tx_pause", Warn, "HundredGigE0/0/0/1: sent 5000000 PFC pause frames on priority 3")
+	f := nicMustFind(t, rep.Findings, "switch.link.errors", Warn, "HundredGigE0/0/0/1: RS-FEC met 70 codewords it could not correct (FEC_UNCORR; 912 corrected)")
+	if strings.Contains(f.Title, "symbol") {
+		t.Errorf("title %q tells symbol errors IOS XR does not print", f.Title)
+	}
+}
+
+// Cisco IOS XR `show interfaces` (real, ntc-templates): 392 total input
+// drops of 478575583 packets on FortyGigE0/0/0/0 are the port's ingress
+// drops (warn); TenGigE0/3/0/0's 5 of 74732197285 a handful (info).
+func TestIOSXRShowInterfacesDrops(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/iosxr-show-interfaces-fortygige-392-total-input-drops-ntctemplates.txt")
+	f := nicMustFind(t, fs, "switch.queue.drops", Warn, "FortyGigE0/0/0/0: 392 packets dropped at ingress")
+	if len(f.Evidence) == 0 || f.Evidence[0].Line != 131 {
+		t.Errorf("evidence %+v, want the packets input line, 131", f.Evidence)
+	}
+	nicMustFind(t, fs, "switch.queue.drops", Info, "TenGigE0/3/0/0: 5 packets dropped at ingress")
+}
