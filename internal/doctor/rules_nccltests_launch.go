@@ -196,7 +196,7 @@ func checkTestsFailed(inc *Incident) []Finding {
 			mech := failureMechanism(f, fileTool(t) == ingest.ToolRCCL)
 			w, warned := warnBefore(inc, t, f)
 			log := logged(inc, t.Source())
-			if log == logWarned && !warned {
+			if log == logWarned && !warned && !setupBefore(inc, t, f) {
 				log = logQuiet // its WARNs are an earlier run's or name no cause
 			}
 			fix := failureFix(f, log, fileTool(t) == ingest.ToolRCCL)
@@ -439,7 +439,9 @@ func logged(inc *Incident, src string) logState {
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		switch {
 		case l.Source() != src:
-		case l.WarningCount > 0:
+		case l.WarningCount > 0 || l.SetupCount > 0:
+			// A setup error is a WARN, or (NCCL 2.21/2.22's GID type read)
+			// a return chain NCCL printed without one.
 			return logWarned
 		case len(l.Channels) > 0 || len(l.Networks) > 0 || len(l.BootIfaces) > 0 || len(l.Env) > 0 || l.Comm.Ranks > 0:
 			// INFO lines of NCCL's setup, not only its version line.
@@ -447,6 +449,23 @@ func logged(inc *Incident, src string) logState {
 		}
 	}
 	return st
+}
+
+// setupBefore reports whether the NCCL log of t's output records a failed
+// queue-pair or GID setup before failure f: a WARN, or a return chain
+// NCCL printed without one (ingest's unwarned GID type read).
+func setupBefore(inc *Incident, t *ingest.NCCLTests, f ingest.TestFailure) bool {
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		if l.Source() != t.Source() {
+			continue
+		}
+		for _, s := range l.Setup {
+			if s.Evidence.Line < f.Evidence.Line {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // failureFix says how to find the cause of a failed call, by what the
@@ -460,7 +479,7 @@ func failureFix(f ingest.TestFailure, log logState, rocm bool) string {
 	}
 	switch {
 	case log == logWarned:
-		return "The NCCL WARN lines before the failure in this output name the call that failed and why: fix that, then rerun."
+		return "The NCCL lines before the failure in this output (its WARN lines, or a return chain NCCL printed without one) name the call that failed and why: fix that, then rerun."
 	case log == logQuiet:
 		fix := "This output already holds NCCL INFO lines but no WARN naming the failed call: give every rank's whole output (the WARN may be cut from the paste or in another rank's), and if none has one, rerun with NCCL_DEBUG_SUBSYS=ALL"
 		if rocm {

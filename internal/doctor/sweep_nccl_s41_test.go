@@ -1,0 +1,31 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// ncclLogFindingsS41 is what the doctor finds in each of the real NCCL logs
+// taken from public threads in session 41 (testdata/corpus/nccl-log; each
+// file names its source): every finding's id and severity, sorted.
+var ncclLogFindingsS41 = []struct{ file, want string }{
+	{"nccl-2.21-ib-addr-range-family-roce-version-gid-type-read-chain-no-warn-nccltests-system-error-nccl1332.txt", "nccl.ib.qp_setup_failed:error nccltests.failed:error"},
+}
+
+func TestNCCLLogCorpusFindingsS41(t *testing.T) { checkLogFindings(t, ncclLogFindingsS41) }
+
+// NCCL 2.21 and 2.22 return ncclSystemError without a WARN when the RoCE
+// type of a GID cannot be read while they choose the index themselves
+// (NVIDIA/nccl#1332): the return chain's first two locations name the
+// failure, and the test's stop points at it, not at a missing WARN.
+func TestUnwarnedGIDTypeReadIsSetupFailure(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.21-ib-addr-range-family-roce-version-gid-type-read-chain-no-warn-nccltests-system-error-nccl1332.txt")
+	f := nicMustFind(t, fs, "nccl.ib.qp_setup_failed", Error, "ncclIbRoceGetVersionNum")
+	if !strings.Contains(f.Fix, "NCCL_IB_GID_INDEX") || f.Evidence[0].Line != 6 {
+		t.Errorf("fix %q, evidence %+v", f.Fix, f.Evidence)
+	}
+	stop := nicMustFind(t, fs, "nccltests.failed", Error, "unhandled system error")
+	if strings.Contains(stop.Fix, "no WARN") {
+		t.Errorf("stop fix %q", stop.Fix)
+	}
+}
