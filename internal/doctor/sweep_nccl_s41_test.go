@@ -9,6 +9,7 @@ import (
 // taken from public threads in session 41 (testdata/corpus/nccl-log; each
 // file names its source): every finding's id and severity, sorted.
 var ncclLogFindingsS41 = []struct{ file, want string }{
+	{"nccl-2.27.7-h100-ucx-caught-signal-11-backtrace-libnccl-frames-no-test-output-nccl1996.txt", "nccltests.failed:error"},
 	{"nccl-2.21-ib-addr-range-family-roce-version-gid-type-read-chain-no-warn-nccltests-system-error-nccl1332.txt", "nccl.ib.qp_setup_failed:error nccltests.failed:error"},
 }
 
@@ -27,5 +28,17 @@ func TestUnwarnedGIDTypeReadIsSetupFailure(t *testing.T) {
 	stop := nicMustFind(t, fs, "nccltests.failed", Error, "unhandled system error")
 	if strings.Contains(stop.Fix, "no WARN") {
 		t.Errorf("stop fix %q", stop.Fix)
+	}
+}
+
+// A process that died on a signal is told by where its backtrace stops:
+// a crash in libnccl.so itself (NVIDIA/nccl#1996, NCCL 2.27.7, RAS) points
+// at NCCL_RAS_ENABLE=0 and addr2line, with the frame as evidence; and a
+// crash with no nccl-tests output around it is not called a test's stop.
+func TestCrashInNCCLNamedByFrame(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.27.7-h100-ucx-caught-signal-11-backtrace-libnccl-frames-no-test-output-nccl1996.txt")
+	f := nicMustFind(t, fs, "nccltests.failed", Error, "in libnccl.so")
+	if strings.Contains(f.Title, "nccl-tests") || !strings.Contains(f.Fix, "NCCL_RAS_ENABLE=0") || !strings.Contains(f.Fix, "addr2line") || len(f.Evidence) != 2 {
+		t.Errorf("title %q\nfix %q\nevidence %+v", f.Title, f.Fix, f.Evidence)
 	}
 }
