@@ -10,6 +10,11 @@ import (
 // file names its source): every finding's id and severity, sorted.
 var ncclLogFindingsS41 = []struct{ file, want string }{
 	{"nccl-2.27.7-h100-ucx-caught-signal-11-backtrace-libnccl-frames-no-test-output-nccl1996.txt", "nccltests.failed:error"},
+	{"nccl-info-level-quoted-no-prefix-gdr-disabled-peermem-loaded-not-registered-ubuntu24-nccl1939.txt", "nccl.gdr.disabled:warn"},
+	{"nccl-2.2x-one-host-socket-eno8303-and-docker-veth-ipv6-link-local-abort-complete-nccl1499.txt", "nccl.transport.socket_fallback:warn"},
+	{"nccl-2.2x-megatron-modify-qp-110-init-rtr-gid3-bond-subnets-172.168-172.16-net-ib-shared-paimegatron612.txt", "gid.index.ipv4:info nccl.gdr.disabled:warn nccl.ib.qp_setup_failed:error nccl.transport.ib:info"},
+	{"nccl-2.22-dgx-os-25.01-gdr-disabled-three-hcas-no-reason-nvidia-peermem-nccl1676.txt", "nccl.gdr.disabled:warn"},
+	{"nccl-2.27.3-profiler-plugin-could-not-find-dot-slash-name-nccl1732.txt", ""},
 	{"nccl-2.21-ib-addr-range-family-roce-version-gid-type-read-chain-no-warn-nccltests-system-error-nccl1332.txt", "nccl.ib.qp_setup_failed:error nccltests.failed:error"},
 }
 
