@@ -15,6 +15,7 @@ var ncclLogFindingsS41 = []struct{ file, want string }{
 	{"nccl-2.2x-megatron-modify-qp-110-init-rtr-gid3-bond-subnets-172.168-172.16-net-ib-shared-paimegatron612.txt", "gid.index.ipv4:info nccl.gdr.disabled:warn nccl.ib.qp_setup_failed:error nccl.transport.ib:info"},
 	{"nccl-2.22-dgx-os-25.01-gdr-disabled-three-hcas-no-reason-nvidia-peermem-nccl1676.txt", "nccl.gdr.disabled:warn"},
 	{"nccl-2.27.3-profiler-plugin-could-not-find-dot-slash-name-nccl1732.txt", ""},
+	{"nccl-16-containers-socket-eth0-no-real-path-net-h-chain-direct-shm-nccl367.txt", "nccl.transport.socket_fallback:error"},
 	{"nccl-2.21-ib-addr-range-family-roce-version-gid-type-read-chain-no-warn-nccltests-system-error-nccl1332.txt", "nccl.ib.qp_setup_failed:error nccltests.failed:error"},
 }
 
