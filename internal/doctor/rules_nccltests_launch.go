@@ -196,7 +196,7 @@ func checkTestsFailed(inc *Incident) []Finding {
 			mech := failureMechanism(f, fileTool(t) == ingest.ToolRCCL)
 			w, warned := warnBefore(inc, t, f)
 			log := logged(inc, t.Source())
-			if log == logWarned && !warned {
+			if log == logWarned && !warned && !setupBefore(inc, t, f) {
 				log = logQuiet // its WARNs are an earlier run's or name no cause
 			}
 			fix := failureFix(f, log, fileTool(t) == ingest.ToolRCCL)
@@ -218,14 +218,26 @@ func checkTestsFailed(inc *Incident) []Finding {
 				fix = codeObjectFix(t.NoCodeObjectGfx)
 				g.ev.add(ev)
 			}
+			if note, crashFix, ok := crashText(f); ok {
+				mech += note
+				if crashFix != "" {
+					fix = crashFix
+				}
+				g.ev.add(f.CrashFrame)
+			}
 			if r, built, ok := laterRunOK(t, f); ok {
 				mech += fmt.Sprintf(" A later run of the same test in this output, on %s %s (line %d), ran through: the failure follows the library the failed run loaded, %s %s, not the host.", libName(t), ncclCodeVersion(built), r.Rows[0].Evidence.Line, libName(t), ncclCodeVersion(failedLib(t, f)))
 				fix = fmt.Sprintf("Use the build that ran (%s %s, and nccl-tests built against it), or report the failure on %s %s to the library's maintainers with the test's command line.", libName(t), ncclCodeVersion(built), libName(t), ncclCodeVersion(failedLib(t, f))) + " " + fix
 				g.ev.add(r.Rows[0].Evidence)
 			}
+			title := fmt.Sprintf("%s stopped: %s%s", fileTool(t), what, where)
+			if f.Signal > 0 && len(t.Runs) == 0 {
+				// A crash with no test output around it: any NCCL job's.
+				title = "A" + strings.TrimPrefix(what, "a") + where
+			}
 			fs = append(fs, Finding{
 				ID: "nccltests.failed", Severity: Error, Layer: LayerNCCL,
-				Title:     fmt.Sprintf("%s stopped: %s%s", fileTool(t), what, where),
+				Title:     title,
 				Evidence:  append(g.ev.sorted(), cause...),
 				Mechanism: mech,
 				Fix:       fix,
@@ -288,9 +300,9 @@ func failureWhat(f ingest.TestFailure) string {
 	}
 	if f.Signal > 0 {
 		if d := strings.TrimSpace(strings.SplitN(f.Message, ":", 2)[0]); d != "" {
-			return fmt.Sprintf("a process died on signal %d (%s)", f.Signal, d)
+			return fmt.Sprintf("a process died on signal %d (%s)%s", f.Signal, d, crashAt(f))
 		}
-		return fmt.Sprintf("a process died on signal %d", f.Signal)
+		return fmt.Sprintf("a process died on signal %d%s", f.Signal, crashAt(f))
 	}
 	return fmt.Sprintf("%s call failed at %s with '%s'", map[string]string{"NCCL": "an NCCL", "CUDA": "a CUDA"}[f.Call], f.Where, f.Message)
 }
@@ -342,7 +354,7 @@ var usageText = map[ingest.UsageKind]struct{ cause, fix string }{
 // timeoutCause and timeoutFix explain the -T watchdog's line; signalCause
 // and signalFix a process that died on a signal.
 const (
-	signalCause = "A process of the test died on a signal (UCX's error handler, loaded with Open MPI or HPC-X, prints the line and a backtrace under it): nccl-tests did not stop on a failed call, the process crashed, and its peers then hang in or fail their next collective. A segmentation fault inside NCCL or a library it loaded at init (a profiler, tuner or net plugin; RAS) is the program's fault, not the network's: NVIDIA/nccl#2112 is NCCL 2.30.3 crashing with the example profiler plugin loaded. Signal 7 (bus error) in shared memory is often /dev/shm too small in a container."
+	signalCause = "A process died on a signal (UCX's error handler, loaded with Open MPI or HPC-X, prints the line and a backtrace under it): it did not stop on a failed call but crashed, and its peers then hang in or fail their next collective. A segmentation fault inside NCCL or a library it loaded at init (a profiler, tuner or net plugin; RAS) is the program's fault, not the network's: NVIDIA/nccl#2112 is NCCL 2.30.3 crashing with the example profiler plugin loaded. Signal 7 (bus error) in shared memory is often /dev/shm too small in a container."
 	signalFix   = "Read the backtrace under the line for the library it stops in (libnccl.so, libnccl-profiler*.so, libnccl-net*.so); rerun without the plugins (unset NCCL_PROFILER_PLUGIN, NCCL_TUNER_PLUGIN and NCCL_NET_PLUGIN) and with NCCL_RAS_ENABLE=0 to find the one that crashes, and try another NCCL release; for a bus error, give the container a larger /dev/shm (docker --shm-size, or --ipc=host)."
 
 	timeoutCause = "With -T N, nccl-tests polls each collective's completion and, when one has not completed after N seconds and NCCL reported no asynchronous error, aborts the communicators (ncclCommAbort) and ends the test: the sizes printed before were measured, the rest never ran, and the collective hung without an error NCCL noticed. A peer that never entered the collective (a rank that died, or hung in setup), a queue pair that keeps retrying on a lossy or misrouted RoCE path (the NET/IB retry-exceeded WARN appears only when the retries run out, about 30 s at NCCL's defaults, or never when the timeout is shorter), a proxy thread stuck on a socket, or a GPU hang (dmesg Xid) all look like this."
@@ -439,7 +451,9 @@ func logged(inc *Incident, src string) logState {
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		switch {
 		case l.Source() != src:
-		case l.WarningCount > 0:
+		case l.WarningCount > 0 || l.SetupCount > 0:
+			// A setup error is a WARN, or (NCCL 2.21/2.22's GID type read)
+			// a return chain NCCL printed without one.
 			return logWarned
 		case len(l.Channels) > 0 || len(l.Networks) > 0 || len(l.BootIfaces) > 0 || len(l.Env) > 0 || l.Comm.Ranks > 0:
 			// INFO lines of NCCL's setup, not only its version line.
@@ -447,6 +461,23 @@ func logged(inc *Incident, src string) logState {
 		}
 	}
 	return st
+}
+
+// setupBefore reports whether the NCCL log of t's output records a failed
+// queue-pair or GID setup before failure f: a WARN, or a return chain
+// NCCL printed without one (ingest's unwarned GID type read).
+func setupBefore(inc *Incident, t *ingest.NCCLTests, f ingest.TestFailure) bool {
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		if l.Source() != t.Source() {
+			continue
+		}
+		for _, s := range l.Setup {
+			if s.Evidence.Line < f.Evidence.Line {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // failureFix says how to find the cause of a failed call, by what the
@@ -460,7 +491,7 @@ func failureFix(f ingest.TestFailure, log logState, rocm bool) string {
 	}
 	switch {
 	case log == logWarned:
-		return "The NCCL WARN lines before the failure in this output name the call that failed and why: fix that, then rerun."
+		return "The NCCL lines before the failure in this output (its WARN lines, or a return chain NCCL printed without one) name the call that failed and why: fix that, then rerun."
 	case log == logQuiet:
 		fix := "This output already holds NCCL INFO lines but no WARN naming the failed call: give every rank's whole output (the WARN may be cut from the paste or in another rank's), and if none has one, rerun with NCCL_DEBUG_SUBSYS=ALL"
 		if rocm {

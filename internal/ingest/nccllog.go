@@ -218,6 +218,9 @@ type NCCLLog struct {
 	// size of communicator that host printed.
 	commRanks map[string]map[int]map[int]bool
 	lastWarn  map[string]warnRef
+	// gidReads holds, per thread, a return chain that may be an unwarned
+	// GID type read (nccllog_gidread.go).
+	gidReads map[string]gidReadStart
 	// threadNodes is, per printing thread, the node count of the
 	// communicator it last printed a "comm ... nNodes N" line for.
 	threadNodes map[string]int

@@ -24,6 +24,11 @@ var bareInfoPrefixes = []string{
 // prefix, and reports whether it was one.
 func (l *NCCLLog) feedBare(ln Line, s string) bool {
 	msg := strings.TrimSpace(s)
+	if r, ok := strings.CutPrefix(msg, "INFO "); ok && bareInfo(strings.TrimSpace(r)) {
+		// Quoted from NCCL's level word on, its "NCCL" cut with the prefix
+		// (NVIDIA/nccl#1939: "INFO NET/IB : GPU Direct RDMA Disabled ...").
+		msg = strings.TrimSpace(r)
+	}
 	if !bareInfo(msg) {
 		return false
 	}

@@ -414,6 +414,9 @@ func (l *NCCLLog) propagation(o origin, host, msg string, ev Evidence) {
 	key := o.thread()
 	r, ok := l.lastWarn[key]
 	if !ok {
+		if l.unwarnedGIDChain(key, host, where, n, ev) {
+			return
+		}
 		if sysErrorOrigin(errno) {
 			// The message as older releases print it: 2.30.7's
 			// "(func)" after the location left out.

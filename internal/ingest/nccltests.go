@@ -58,6 +58,9 @@ type NCCLTests struct {
 	// traces are the "host pid N" of the trace lines read: a process's
 	// later trace lines claim no abort.
 	traces map[string]bool
+	// crashAt is one past the index in Failures of the signal whose
+	// backtrace is being read (crashFrame), 0 when none is.
+	crashAt int
 	// Garbled are the table rows, the first maxKept, whose columns are
 	// all there but hold a time, algbw, busbw that is not a number of at
 	// least 0, or a #wrong that is neither a count nor N/A.
@@ -330,7 +333,7 @@ func (t *NCCLTests) Feed(ln Line) {
 	inCommand := t.continued || t.launched
 	t.continued = strings.HasSuffix(s, `\`)
 	t.launched = t.launched || namesLauncher(s)
-	if t.failure(ln, s) || t.notice(ln, s) || t.codeObject(ln, s) {
+	if t.crashFrame(ln, s) || t.failure(ln, s) || t.notice(ln, s) || t.codeObject(ln, s) {
 		t.lines.add(ln)
 		return
 	}

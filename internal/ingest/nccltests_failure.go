@@ -36,6 +36,13 @@ type TestFailure struct {
 	// Caught signal 11 (Segmentation fault: address not mapped ...)");
 	// Message then holds the signal's description.
 	Signal int
+	// CrashIn is the library of the backtrace's first frame past the
+	// signal handler and the C library ("libnccl.so",
+	// "libnccl-profiler-example.so"), and CrashFunc that frame's function
+	// when printed ("rasMsgHandlePeersUpdate"); "" when no frame was read.
+	// CrashFrame is that frame's line.
+	CrashIn, CrashFunc string
+	CrashFrame         Evidence
 	// Where is the source location of the failed check, "common.cu:1204".
 	Where string
 	// Message is the error string without NCCL's empty " / " detail,
@@ -179,7 +186,69 @@ func (t *NCCLTests) caughtSignal(ln Line, s string) bool {
 	host := strings.Join(id[:len(id)-3], ":")
 	desc = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(desc), "("), ")")
 	t.keepFailure(TestFailure{Host: strings.Clone(host), Signal: n, Message: strings.Clone(desc), Evidence: At(t.src, ln)})
+	if len(t.Failures) > 0 && t.Failures[len(t.Failures)-1].Evidence.Line == ln.Num {
+		t.crashAt = len(t.Failures)
+	}
 	return true
+}
+
+// crashFrame reads the backtrace UCX prints under a "Caught signal" line,
+// its "==== backtrace (tid: N) ====" banner and its frames, in the form
+// of UCX's own unwinder (" 3  /opt/nccl/lib/libnccl.so(+0x120057)
+// [0x7ff1c18c1057]") or of its libdw/gdb one ("1 0x0000000000122927
+// rasMsgHandlePeersUpdate() /src/ras/peers.cc:412"), and gives the
+// signal the first frame outside the handler (libucs, libucm), the C
+// library and the signal trampoline: where the process crashed. Any
+// other line ends the backtrace.
+func (t *NCCLTests) crashFrame(ln Line, s string) bool {
+	if t.crashAt == 0 {
+		return false
+	}
+	if strings.HasPrefix(s, "==== backtrace") || strings.HasPrefix(s, "=====") {
+		return true
+	}
+	f := strings.Fields(s)
+	if len(f) < 2 || !isDigits(f[0]) {
+		t.crashAt = 0
+		return false
+	}
+	lib, fn := "", ""
+	if strings.HasPrefix(f[1], "0x") {
+		if len(f) > 2 {
+			fn = f[2]
+		}
+		if len(f) > 3 {
+			lib = f[3]
+		}
+	} else {
+		lib, fn, _ = strings.Cut(f[1], "(")
+		fn, _, _ = strings.Cut(fn, "+")
+		fn = strings.TrimSuffix(fn, ")")
+	}
+	lib = lib[strings.LastIndexByte(lib, '/')+1:]
+	lib, _, _ = strings.Cut(lib, ":")
+	lib = strings.Trim(lib, "?")
+	fn, _, _ = strings.Cut(fn, "(")
+	if handlerFrame(lib, fn) {
+		return true
+	}
+	c := &t.Failures[t.crashAt-1]
+	c.CrashIn, c.CrashFunc, c.CrashFrame = strings.Clone(lib), strings.Clone(fn), At(t.src, ln)
+	t.crashAt = 0
+	return true
+}
+
+// handlerFrame reports whether a backtrace frame is the signal's
+// handling, not the crash: UCX's handler and memory hooks, the C library
+// and its thread start, the signal trampoline, or a frame naming
+// nothing.
+func handlerFrame(lib, fn string) bool {
+	for _, p := range []string{"libucs.so", "libucm.so", "libc.so", "libc-", "libpthread.so", "ld-linux"} {
+		if strings.HasPrefix(lib, p) {
+			return true
+		}
+	}
+	return lib == "" && strings.Trim(fn, "?") == "" || strings.Contains(fn, "sigaction") || fn == "__restore_rt" || strings.Contains(fn, "ucs_")
 }
 
 // traced gives a trace line's host to the earliest kept abort line not
