@@ -142,9 +142,10 @@ var Models = map[string]Model{
 	"B200": {Name: "B200", CompCap: 100, NVLinks: 18, LinkBW: 40.1, NVLinkNominal: 1800, ChannelBW: 90, PCIe: 5, NVLinkLat: 1.3},
 	// GB10 (DGX Spark): one Blackwell GPU per node, no NVLink; its
 	// channel speed is assumed equal to an A100's. A GB10's NCCL
-	// topology dump (NVIDIA/nccl#2202, NCCL_TOPO_DUMP_FILE on a DGX Spark)
-	// gives the GPU <c2c bw="43125" count="8"/>, 345 GB/s to the CPU, and
-	// a PCI link of "2.5 GT/s PCIe" × 16, which NCCL counts as 3 GB/s.
+	// topology dump (NVIDIA/nccl pull request #2202, a comment's
+	// NCCL_TOPO_DUMP_FILE of 2026-06-03) gives the GPU <c2c bw="43125"
+	// count="8"/>, 345 GB/s to the CPU, and a PCI link of "2.5 GT/s PCIe"
+	// × 16, which NCCL counts as 3 GB/s.
 	"GB10": {Name: "GB10", CompCap: 121, ChannelBW: 40, PCIe: 5, C2C: 345, PCIeRead: 1},
 }
 
