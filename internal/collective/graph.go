@@ -67,7 +67,7 @@ func (n node) maxBW() float32 {
 
 // totalBW is system->totalBw: a GPU's NVLink or PCIe bandwidth.
 func (n node) totalBW() float32 {
-	return float32(max(n.srv.IntraBW(), gpu.PCIeBW(n.srv.GPU.PCIe)))
+	return float32(n.srv.TotalBW())
 }
 
 // channels returns how many channels of bw per channel inside the node
@@ -80,10 +80,10 @@ func (n node) channels(bw, bwNet float32) int {
 		c = min(c, int(float32(n.srv.IntraBW())/bw+1e-4))
 	}
 	if n.inter {
-		nic := float32(min(n.srv.NICBW(), gpu.PCIeBW(n.srv.NICPCIe)))
+		nic := float32(min(n.srv.NICBW(), n.srv.NICPCIeBW()))
 		c = min(c, n.nics*int(nic/bwNet+1e-4))
 		if n.ppn == 1 {
-			c = min(c, int(float32(gpu.PCIeBW(n.srv.GPU.PCIe))/bwNet+1e-4))
+			c = min(c, int(float32(n.srv.GPUCPUBW())/bwNet+1e-4))
 		}
 	}
 	return c

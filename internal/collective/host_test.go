@@ -274,3 +274,23 @@ func TestTopoNICRate(t *testing.T) {
 		t.Errorf("2.20.3 merged ports: ring graph of %d channels with the file's speed, %d without; want the same", graphs[180*unit.Gbps], graphs[0])
 	}
 }
+
+// TestGB10Channels: NCCL 2.28.9 on a DGX Spark pair with the port's two
+// PCIe functions prints "16 coll channels" (the QSFP-switch run's
+// NCCL_DEBUG=INFO log, testdata/corpus/nccl-log/nccl-2.28.9-dgx-spark-gb10-roce-200g-port-lines-gid0-allgather.txt).
+// The GB10's PCI link, which NCCL reads as 2.5 GT/s × 16 (3 GB/s; its
+// C2C link is not counted in the search's total, search.cc getTotalBw),
+// starts the search at 3 GB/s a channel; each function's Gen5 x4 link (12
+// GB/s) carries 4 of them: 8 channels, doubled by ncclTopoPostset. Before
+// the GB10's total was its Gen5 x16 figure and the search stopped at one
+// channel of 24 GB/s a function, 4 after the doubling.
+func TestGB10Channels(t *testing.T) {
+	v, _ := ParseVersion("2.28.9")
+	cm := mustCommOf(t, v, sparkFunctions(), 2, 1, nil)
+	ring := cm.Tuning.Ring
+	ch, _ := cm.Plan(Call{Func: AllGather, Bytes: 1 << 30})
+	if ring.NChannels != 8 || ring.BWInter != 3 || cm.Tuning.NChannels != 16 || ch.Algo != Ring || ch.Channels != 16 {
+		t.Errorf("DGX Spark pair, two functions: ring graph %d × %v GB/s, %d coll channels, %s on %d at 1 GiB; want 8 × 3, 16, Ring on 16",
+			ring.NChannels, ring.BWInter, cm.Tuning.NChannels, ch.Algo, ch.Channels)
+	}
+}

@@ -392,12 +392,20 @@ var publicRuns = []publicRun{
 			s.PeerMem = false
 			return s
 		}(), servers: 2, ppn: 1, env: map[string]string{"NCCL_IB_GID_INDEX": "3"}, version: "2.26.2", heldOut: 3, maxSize: 4 << 30},
+	// The QSFP-switch Spark run: its page's NCCL_DEBUG=INFO log of the same
+	// release (testdata/corpus/nccl-log/nccl-2.28.9-dgx-spark-gb10-roce-200g-port-lines-gid0-allgather.txt)
+	// prints two NET/IB devices, rocep1s0f1 and roceP2p1s0f1, each at
+	// speed=200000, the channels alternating NET/IB/0 and NET/IB/1, and 16
+	// coll channels: the port's two functions (sparkFunctions).
 	{file: "gb10-2x1-roce200g-all_gather-qsfpswitch.txt", op: "all_gather", host: "bare metal", label: "2 × 1 GB10 (DGX Spark), 200G RoCE through a QSFP switch, all_gather", fabric: "RoCE",
-		srv: serverOf("GB10", 1, 200*unit.Gbps, 5, gpu.PIX, gpu.ARM), servers: 2, ppn: 1, version: "2.28.9", heldOut: 3, maxSize: 4 << 30},
+		srv: sparkFunctions(), servers: 2, ppn: 1, version: "2.28.9", heldOut: 3, maxSize: 4 << 30},
 	// Held out, group 3, added after those above and compared before any
 	// change to what it runs (Ring/Simple).
+	// Its page prints no NCCL log and sets no NCCL_IB_HCA: NCCL then takes
+	// every active RDMA device, on a GB10 the cabled port's two functions
+	// (assumed; the QSFP-switch run's log shows them on the same release).
 	{file: "gb10-2x1-roce200g-all_gather-dac-gb10training.txt", op: "all_gather", host: "bare metal", label: "2 × 1 GB10 (Dell Pro Max GB10), 200G RoCE on one DAC cable, all_gather of 16 GiB", fabric: "RoCE",
-		srv: serverOf("GB10", 1, 200*unit.Gbps, 5, gpu.PIX, gpu.ARM), servers: 2, ppn: 1, version: "2.28.9", heldOut: 3, maxSize: 16 << 30},
+		srv: sparkFunctions(), servers: 2, ppn: 1, version: "2.28.9", heldOut: 3, maxSize: 16 << 30},
 	// Held out, group 10: the other collectives of the Voltage Park cluster
 	// of group 6, added and compared before any change (docs/nccl.md,
 	// "Held out, group 10").
@@ -469,10 +477,17 @@ var publicRuns = []publicRun{
 // the port (98 + 98 Gb/s in ib_write_bw on both at once, the route179
 // page). The same log prints GPU Direct RDMA disabled, which on the
 // Spark's one memory the twin cannot express (its host bounce is a PCIe
-// host's): GDR stays on, as for the other GB10 runs.
+// host's): GDR stays on, as for the other GB10 runs. Each function sits
+// on a PCIe Gen5 x4 link of its own ("two virtual NICs (2× PCIe x4
+// controllers)", tonyd2wild/DeepSeek-v4-Flash-Vision-Exp-DSpark-1M-NVFP4-KV-2x-DGX-Spark
+// pull request #35; the route179 page's one function alone "caps at ~13.5
+// GB/s", what a Gen5 x4 link carries in DMA payload), 12 GB/s in NCCL's
+// topology, which with the GB10's 3 GB/s total (gpu.Models) gives NCCL's
+// search 4 channels a function and the log's 16 channels.
 func sparkFunctions() gpu.Server {
 	s := serverOf("GB10", 2, 100*unit.Gbps, 5, gpu.PIX, gpu.ARM)
 	s.TopoNICRate = 200 * unit.Gbps
+	s.NICPCIeWidth = 4
 	return s
 }
 

@@ -98,6 +98,17 @@ type Model struct {
 	ChannelBW float64
 	// PCIe is the GPU's host interface generation (x16).
 	PCIe int
+	// C2C is the bandwidth, GB/s, of an NVLink-C2C link between the GPU
+	// and its CPU as NCCL's topology counts it (topo.cc ncclTopoAddC2c:
+	// the c2c element's bw × count / 1000), 0 for a GPU without one. NCCL
+	// sends a C2C GPU's traffic to a NIC on its CPU over it (paths.cc: the
+	// P2C path), but its search's total GPU bandwidth counts only NVLink
+	// and PCI links (search.cc getTotalBw), so the PCI link the GPU's
+	// sysfs reports (PCIeRead) sets where the search starts.
+	C2C float64
+	// PCIeRead is the generation of the x16 PCI link NCCL reads for a C2C
+	// GPU (0: PCIe).
+	PCIeRead int
 	// NVLinkLat is the time of one NVLink step relative to NCCL's
 	// constants for it (tuning.cc hwLat NVLINK, one table for every GPU
 	// generation), 1 when zero. B200: 1.3, the ratio of the 8-byte
@@ -130,8 +141,12 @@ var Models = map[string]Model{
 	"H100": {Name: "H100", CompCap: 90, NVLinks: 18, LinkBW: 20.6, NVLinkNominal: 900, ChannelBW: 60, PCIe: 5},
 	"B200": {Name: "B200", CompCap: 100, NVLinks: 18, LinkBW: 40.1, NVLinkNominal: 1800, ChannelBW: 90, PCIe: 5, NVLinkLat: 1.3},
 	// GB10 (DGX Spark): one Blackwell GPU per node, no NVLink; its
-	// channel speed is assumed equal to an A100's.
-	"GB10": {Name: "GB10", CompCap: 121, ChannelBW: 40, PCIe: 5},
+	// channel speed is assumed equal to an A100's. A GB10's NCCL
+	// topology dump (NVIDIA/nccl pull request #2202, a comment's
+	// NCCL_TOPO_DUMP_FILE of 2026-06-03) gives the GPU <c2c bw="43125"
+	// count="8"/>, 345 GB/s to the CPU, and a PCI link of "2.5 GT/s PCIe"
+	// × 16, which NCCL counts as 3 GB/s.
+	"GB10": {Name: "GB10", CompCap: 121, ChannelBW: 40, PCIe: 5, C2C: 345, PCIeRead: 1},
 }
 
 // LookupModel returns a known model by name (case-insensitive).
@@ -270,11 +285,31 @@ func (s Server) NICBW() float64 { return GBps(s.NICRate) }
 // and of the link between the CPU sockets when a GPU's NIC is on the
 // other socket (SYS).
 func (s Server) GPUNICBW() float64 {
-	bw := min(PCIeBW(s.gpuPCIe()), s.NICPCIeBW())
+	bw := min(s.GPUCPUBW(), s.NICPCIeBW())
 	if s.WorstPath() == SYS {
 		bw = min(bw, s.SocketBW())
 	}
 	return bw
+}
+
+// GPUCPUBW returns the bandwidth of the GPU's link towards its CPU on
+// NCCL's path to a NIC, GB/s: its NVLink-C2C link when it has one, else
+// its PCIe link.
+func (s Server) GPUCPUBW() float64 {
+	if s.GPU.C2C > 0 {
+		return s.GPU.C2C
+	}
+	return PCIeBW(s.gpuPCIe())
+}
+
+// TotalBW returns NCCL's total bandwidth of one GPU (search.cc
+// getTotalBw: the larger of its NVLink links' sum and its PCI link, a C2C
+// link not counted), GB/s.
+func (s Server) TotalBW() float64 {
+	if s.GPU.C2C > 0 && s.GPU.PCIeRead > 0 {
+		return max(s.GPU.NVLinkBW(), PCIeBW(s.GPU.PCIeRead))
+	}
+	return max(s.IntraBW(), PCIeBW(s.GPU.PCIe))
 }
 
 // IntraBW returns the bandwidth one GPU has towards the others, GB/s:
