@@ -1,6 +1,11 @@
 package fabric
 
-import "rocelab/internal/packet"
+import (
+	"unsafe"
+
+	"rocelab/internal/packet"
+	"rocelab/internal/prefetch"
+)
 
 // switchEgress holds one switch port's eight queues and its ETS
 // scheduler.
@@ -64,10 +69,14 @@ func (e *switchEgress) Dequeue(pt *Port, paused uint8) (*packet.Packet, bool) {
 // be sent (Dequeue books it as sent) or dropped (Flush).
 func (e *switchEgress) pop(pt *Port, prio int) *packet.Packet {
 	c := &e.cls[prio]
-	p := c.q.PopAhead()
-	if c.q.Len() == 0 {
+	p := c.q.Pop()
+	if h := c.q.Head(); h == nil {
 		c.dwrr.Emptied()
 		e.busy &^= 1 << prio
+	} else {
+		// The next frame out went in long ago and has left the
+		// caches: it is asked for now, a frame's time before its turn.
+		prefetch.Line(uintptr(unsafe.Pointer(h)))
 	}
 	e.sw.departed(p, e, pt, c.q.Bytes())
 	return p

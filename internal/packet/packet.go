@@ -8,9 +8,6 @@
 package packet
 
 import (
-	"unsafe"
-
-	"rocelab/internal/prefetch"
 	"rocelab/internal/roce"
 	"rocelab/internal/unit"
 )
@@ -312,17 +309,6 @@ func (q *Queue) Pop() *Packet {
 	if p != nil {
 		q.n--
 		q.bytes -= int64(p.Frame)
-	}
-	return p
-}
-
-// PopAhead is Pop for a queue that may be long: the next packet out went
-// in long ago and has left the caches, so it asks for that packet now, a
-// frame's time before its turn.
-func (q *Queue) PopAhead() *Packet {
-	p := q.Pop()
-	if q.head != nil {
-		prefetch.Line(uintptr(unsafe.Pointer(q.head)))
 	}
 	return p
 }

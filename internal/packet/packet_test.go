@@ -39,19 +39,14 @@ func TestQueueAndPool(t *testing.T) {
 		t.Fatalf("len %d bytes %d", q.Len(), q.Bytes())
 	}
 	for i := 0; i < 10; i++ {
-		var p *Packet
-		if i%2 == 0 {
-			p = q.Pop()
-		} else {
-			p = q.PopAhead() // the same queue, asking for the next packet ahead
-		}
+		p := q.Pop()
 		left := 9 - i // packets i+1 to 9 of 100+k bytes
 		if p.PSN != uint32(i) || q.Len() != left || q.Bytes() != int64(left*100+(i+10)*left/2) {
 			t.Fatalf("FIFO order or counts broken: got %d want %d, len %d bytes %d", p.PSN, i, q.Len(), q.Bytes())
 		}
 		pl.Put(p)
 	}
-	if q.Pop() != nil || q.PopAhead() != nil || q.Bytes() != 0 || pl.Live() != 0 {
+	if q.Pop() != nil || q.Bytes() != 0 || pl.Live() != 0 {
 		t.Fatal("queue or pool not empty")
 	}
 	p := pl.Get()
