@@ -211,12 +211,12 @@ func TestElidedDeviceListCountsNCCLIndices(t *testing.T) {
 
 // Two 8-GPU hosts run alltoall with NCCL_DEBUG=WARN, so no NCCL line lists
 // their NICs, but the logged mpirun gives every rank NCCL_IB_HCA with
-// eight devices (its commas shell-escaped, mlx5_2\,mlx5_3...): the limit
-// counts eight NICs per host, not one assumed, so 37.59 GB/s is each NIC
-// carrying 160 Gb/s, 40% of what eight 400G NICs allow; with one NIC
-// assumed it read as 1283 Gb/s per NIC, "more than one 800G NIC carries".
+// eight devices (its commas shell-escaped, mlx5_2\,mlx5_3...; a synthetic
+// run): the limit counts eight NICs per host, not one assumed, so
+// 37.59 GB/s is each NIC carrying 160 Gb/s, 40% of what eight 400G NICs
+// allow; with one NIC assumed it read as 1283 Gb/s per NIC.
 func TestNICsFromHCAList(t *testing.T) {
-	const file = "corpus/nccl-tests/alltoall-2.18.3-nccl2.30.3-2n-16rank-cx8-ar-on-ddp-on-ib-hca-escaped-commas-stalls-dips-40GBps.txt"
+	const file = "synthetic/alltoall-2n-16rank-ib-hca-escaped-commas-debug-warn-38GBps-synthetic.txt"
 	f := nicMustFind(t, diagnoseFiles(t, Options{}, file), "nccltests.busbw.unjudged", Info, "alltoall per-rank busbw plateau 37.59 GB/s")
 	for _, want := range []string{"8 ranks per host share 8 NICs, the devices NCCL_IB_HCA lists (mlx5_2, mlx5_3, mlx5_0, mlx5_1 and 4 more)", "each NIC carries 160 Gb/s"} {
 		if !strings.Contains(f.Mechanism, want) {
