@@ -211,12 +211,12 @@ func TestElidedDeviceListCountsNCCLIndices(t *testing.T) {
 
 // Two 8-GPU hosts run alltoall with NCCL_DEBUG=WARN, so no NCCL line lists
 // their NICs, but the logged mpirun gives every rank NCCL_IB_HCA with
-// eight devices (its commas shell-escaped, mlx5_2\,mlx5_3...): the limit
-// counts eight NICs per host, not one assumed, so 37.59 GB/s is each NIC
-// carrying 160 Gb/s, 40% of what eight 400G NICs allow; with one NIC
-// assumed it read as 1283 Gb/s per NIC, "more than one 800G NIC carries".
+// eight devices (its commas shell-escaped, mlx5_2\,mlx5_3...; a synthetic
+// run): the limit counts eight NICs per host, not one assumed, so
+// 37.59 GB/s is each NIC carrying 160 Gb/s, 40% of what eight 400G NICs
+// allow; with one NIC assumed it read as 1283 Gb/s per NIC.
 func TestNICsFromHCAList(t *testing.T) {
-	const file = "corpus/nccl-tests/alltoall-2.18.3-nccl2.30.3-2n-16rank-cx8-ar-on-ddp-on-ib-hca-escaped-commas-stalls-dips-40GBps.txt"
+	const file = "synthetic/alltoall-2n-16rank-ib-hca-escaped-commas-debug-warn-38GBps-synthetic.txt"
 	f := nicMustFind(t, diagnoseFiles(t, Options{}, file), "nccltests.busbw.unjudged", Info, "alltoall per-rank busbw plateau 37.59 GB/s")
 	for _, want := range []string{"8 ranks per host share 8 NICs, the devices NCCL_IB_HCA lists (mlx5_2, mlx5_3, mlx5_0, mlx5_1 and 4 more)", "each NIC carries 160 Gb/s"} {
 		if !strings.Contains(f.Mechanism, want) {
@@ -224,4 +224,30 @@ func TestNICsFromHCAList(t *testing.T) {
 		}
 	}
 	nicMustFind(t, diagnoseFiles(t, Options{NICSpeed: 400e9}, file), "nccltests.busbw.low", Error, "is 40% of what 400Gbps allows per rank (93.75 GB/s, 1.875 × one NIC's line rate)")
+}
+
+// NCCL_IB_HCA by its forms: ports count apart (NCCL opens one device a
+// port), duplicates once, '=' is exact (no "may have more"), '^' and a
+// bare family prefix (mlx5 takes every mlx5_N) give no count, and NCCL's
+// own NET/IB device list wins over the setting.
+func TestNICsFromHCAListForms(t *testing.T) {
+	raw, err := os.ReadFile("../../testdata/synthetic/alltoall-2n-16rank-ib-hca-escaped-commas-debug-warn-38GBps-synthetic.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const escaped = `mlx5_2\,mlx5_3\,mlx5_0\,mlx5_1\,mlx5_6\,mlx5_7\,mlx5_4\,mlx5_5`
+	for _, c := range []struct{ hca, extra, want, not string }{
+		{`mlx5_0:1\,mlx5_0:2\,mlx5_1:1\,mlx5_1:2`, "", "share 4 NICs, the devices NCCL_IB_HCA lists (mlx5_0:1, mlx5_0:2, mlx5_1:1, mlx5_1:2)", ""},
+		{`=mlx5_0\,mlx5_1\,mlx5_0`, "", "share 2 NICs, the devices NCCL_IB_HCA lists (mlx5_0, mlx5_1)", "may have more"},
+		{`^mlx5_0`, "", "", "NCCL_IB_HCA lists"},
+		{`mlx5`, "", "", "NCCL_IB_HCA lists"},
+		{escaped, "gpu-node-a:3100:3100 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE ; OOB bond0:10.0.0.1<0>\n", "share 2 NICs (mlx5_0, mlx5_1)", "NCCL_IB_HCA lists"},
+	} {
+		text := strings.Replace(string(raw), escaped, c.hca, 1)
+		text = strings.Replace(text, "# nccl-tests version", c.extra+"# nccl-tests version", 1)
+		f := nicMustFind(t, diagnoseText(t, text).Findings, "nccltests.busbw.unjudged", Info, "alltoall per-rank busbw plateau 37.59 GB/s")
+		if c.want != "" && !strings.Contains(f.Mechanism, c.want) || c.not != "" && strings.Contains(f.Mechanism, c.not) {
+			t.Errorf("NCCL_IB_HCA=%s: mechanism wants %q, not %q:\n%s", c.hca, c.want, c.not, f.Mechanism)
+		}
+	}
 }

@@ -138,9 +138,12 @@ func rankShare(inc *Incident, r *ingest.TestRun) share {
 
 // withHCAList takes the NICs per host from NCCL_IB_HCA when no NCCL line
 // lists them: a list of the devices to use (not '^', the ones to leave
-// out) names the NICs NCCL opens, one per distinct device. An entry
-// without a leading '=' also takes the devices its name prefixes (mlx5_1
-// takes mlx5_10), so the host may use more.
+// out) names the NICs NCCL opens, one per device, or one per port where
+// ports are given (mlx5_0:1,mlx5_0:2 are two). An entry without a leading
+// '=' also takes the devices its name prefixes (mlx5_1 takes mlx5_10), so
+// the host may use more; an entry that names no device (mlx5, bnxt_re: no
+// index at its end, or a driver name that ends in a digit: mlx5, mlx4,
+// hfi1) takes a family of unknown size and counts nothing.
 func withHCAList(inc *Incident, s share) share {
 	e, ok := settingInEffect(inc, "NCCL_IB_HCA")
 	v := strings.TrimSpace(e.Value)
@@ -148,18 +151,50 @@ func withHCAList(inc *Incident, s share) share {
 		return s
 	}
 	exact := strings.HasPrefix(v, "=")
-	var devs []string
+	ports := map[string]map[string]bool{} // device -> ports listed ("" for all)
+	var names []string
 	for _, entry := range strings.Split(strings.TrimPrefix(v, "="), ",") {
-		if dev, _, _ := strings.Cut(strings.TrimSpace(entry), ":"); dev != "" {
-			devs = append(devs, dev)
+		entry = strings.TrimSpace(entry)
+		dev, port, _ := strings.Cut(entry, ":")
+		if dev == "" {
+			continue
+		}
+		if hcaFamily(dev) && !exact {
+			return s
+		}
+		if ports[dev] == nil {
+			ports[dev] = map[string]bool{}
+		}
+		ports[dev][port] = true
+		names = append(names, entry)
+	}
+	n := 0
+	for _, p := range ports {
+		n += len(p)
+		if p[""] && len(p) > 1 {
+			n-- // the bare device is one of its listed ports
 		}
 	}
-	devs = distinct(devs)
-	if len(devs) == 0 {
+	if n == 0 {
 		return s
 	}
-	s.nics, s.ev, s.note = len(devs), []Evidence{e.Evidence}, ""
+	names = distinct(names)
+	s.nics, s.ev, s.note = n, []Evidence{e.Evidence}, ""
 	s.atLeast, s.fewer = !exact, "NCCL_IB_HCA lists"
-	s.text = fmt.Sprintf("%s per host share %s, the devices NCCL_IB_HCA lists (%s)", plural(max(s.ranks, 1), "rank", "ranks"), plural(len(devs), "NIC", "NICs"), list(devs, 4))
+	s.text = fmt.Sprintf("%s per host share %s, the devices NCCL_IB_HCA lists (%s)", plural(max(s.ranks, 1), "rank", "ranks"), plural(n, "NIC", "NICs"), list(names, 4))
 	return s
+}
+
+// hcaFamily says whether an NCCL_IB_HCA entry names a driver's family of
+// devices rather than one device: no index at its end (bnxt_re, mlx5_),
+// or a driver whose own name ends in a digit.
+func hcaFamily(dev string) bool {
+	if c := dev[len(dev)-1]; c < '0' || c > '9' {
+		return true
+	}
+	switch dev {
+	case "mlx4", "mlx5", "hfi1":
+		return true
+	}
+	return false
 }

@@ -31,10 +31,16 @@ type dip struct {
 func busbwDip(r *ingest.TestRun) (Finding, bool) {
 	var dips []dip
 	for _, rows := range r.Sweeps() {
-		var peakOut, peakIn float64 // each half's best busbw at the smaller sizes
+		// Each half's best busbw at the smaller sizes, held by two
+		// sizes in a row, so that one size measured high is no level
+		// the later sizes fell from.
+		var peakOut, peakIn float64
 		for i := 1; i+1 < len(rows); i++ {
 			row, prev, next := rows[i], rows[i-1], rows[i+1]
-			peakOut, peakIn = max(peakOut, prev.Out.BusBW), max(peakIn, prev.In.BusBW)
+			if i >= 2 {
+				peakOut = max(peakOut, min(rows[i-2].Out.BusBW, prev.Out.BusBW))
+				peakIn = max(peakIn, min(rows[i-2].In.BusBW, prev.In.BusBW))
+			}
 			if row.Size < ingest.PlateauMinSize || prev.Size >= row.Size || next.Size <= row.Size {
 				continue
 			}

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,12 +81,25 @@ func TestBusBWDipBothHalves(t *testing.T) {
 	}
 }
 
-// A Spectrum-X plugin alltoall on two RTX 6000D hosts collapses from
-// 29.86 GB/s at 8 MiB to 0.5-5 GB/s between 16 MiB and 1 GiB (the stall
-// rule's finding); the 64 MiB in-place half at 0.91 between 2.54 and 1.25
-// is noise inside that collapse, not a dip at one size.
+// An alltoall on two hosts collapses from 28.12 GB/s at 8 MiB to 1-10
+// GB/s between 16 MiB and 1 GiB (the stall rule's finding, a synthetic
+// run); the 64 MiB in-place half at 1.03 between 2.81 and 1.50 is noise
+// inside that collapse, not a dip at one size.
 func TestBusBWDipNotInsideCollapse(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/alltoall-2.18.3-nccl2.30.3-spcx-rtx6000d-2n-16rank-ar-off-collapse-16m-2g-help-lines-before-rows-38GBps.txt")
-	nicMustFind(t, fs, "nccltests.time.stall", Warn, "16MiB-512MiB")
+	fs := diagnoseFiles(t, Options{}, "synthetic/alltoall-2n-16rank-collapse-16m-1g-inplace-low-inside-synthetic.txt")
+	nicMustFind(t, fs, "nccltests.time.stall", Warn, "16MiB-")
 	nicMustNot(t, fs, "nccltests.busbw.dip")
+}
+
+// A synthetic sweep at 40 GB/s where one smaller size ran at 80 (a single
+// high reading): the sizes after it did not fall from a level, so a size
+// at 29 between two at 40 is still a dip.
+func TestBusBWDipAfterOneHighSize(t *testing.T) {
+	row := func(size int, bw string) string {
+		return fmt.Sprintf("  %d  %d     float     sum      -1   1000.0   %s   %s      0   1000.0   %s   %s      0\n", size, size/4, bw, bw, bw, bw)
+	}
+	text := "# synthetic: all_reduce_perf rows, busbw 40 GB/s from 64 MiB, 80 at 128 MiB\n" +
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n" +
+		row(64<<20, "40.00") + row(128<<20, "80.00") + row(256<<20, "40.00") + row(512<<20, "29.00") + row(1<<30, "40.00") + row(2<<30, "40.00")
+	nicMustFind(t, diagnoseText(t, text).Findings, "nccltests.busbw.dip", Warn, "busbw dips to 29.00 GB/s at 512MiB")
 }
