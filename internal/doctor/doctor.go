@@ -25,6 +25,11 @@ type Options struct {
 	// profile is judged at it when no NIC rate is known.
 	SwitchRate    unit.BitRate
 	SwitchRateHow string
+	// SwitchRTT is the fabric's round trip another input states (lint: a
+	// description's switch.ecn.rtt), SwitchRTTAt the line that states it;
+	// a switch's ECN profile is judged at it. Zero: 20 µs, assumed.
+	SwitchRTT   unit.Time
+	SwitchRTTAt ingest.Evidence
 	// RateHint tells how to state a line rate, for findings that assume
 	// one ("" is diagnose's: pass --nic-speed).
 	RateHint string

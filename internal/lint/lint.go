@@ -102,6 +102,7 @@ func Lint(paths []string, stdin io.Reader) (*doctor.Report, error) {
 func Check(m *Model) []doctor.Finding {
 	opts := doctor.Options{RateHint: "give the switch's config_db.json, whose PORT speed states it, or the hosts' `ibv_devinfo -v`"}
 	opts.SwitchRate, opts.SwitchRateHow = m.fastestPort()
+	opts.SwitchRTT, opts.SwitchRTTAt, _ = m.statedRTT()
 	fs := doctor.Check(&doctor.Incident{Artifacts: m.Artifacts, Options: opts})
 	m.join()
 	for _, r := range rules() {
