@@ -30,6 +30,10 @@ type Options struct {
 	// a switch's ECN profile is judged at it. Zero: 20 µs, assumed.
 	SwitchRTT   unit.Time
 	SwitchRTTAt ingest.Evidence
+	// SwitchXoff is where RoCE's priority group sends XOFF when one port
+	// alone feeds a queue, as another input shows it (lint: a config_db's
+	// buffers, its lowest port); 0 when none does.
+	SwitchXoff unit.Bytes
 	// RateHint tells how to state a line rate, for findings that assume
 	// one ("" is diagnose's: pass --nic-speed).
 	RateHint string

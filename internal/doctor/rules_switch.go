@@ -542,7 +542,7 @@ func checkECNThresholds(inc *Incident) []Finding {
 			}
 			fs = append(fs, JudgeECN(ECNProfile{
 				Subject: subject, Kmin: unit.Bytes(p.GreenMin), Kmax: unit.Bytes(p.GreenMax), Pmax: pmax,
-				Rate: rate, RateHow: how, RateAssumed: assumed, RTT: rtt, RTTAssumed: rttAssumed,
+				Rate: rate, RateHow: how, RateAssumed: assumed, RTT: rtt, RTTAssumed: rttAssumed, XoffAt: inc.Options.SwitchXoff,
 				Units: units, Evidence: ev, Note: note, KminName: p.MinName, KmaxName: p.MaxName, PmaxName: p.ProbName,
 			}, true)...)
 		}

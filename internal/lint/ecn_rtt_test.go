@@ -64,6 +64,18 @@ func TestECNJudgedAtFabricRTT(t *testing.T) {
 	if len(fs) != 1 || fs[0].Severity != doctor.Info || !strings.Contains(fs[0].Title, "Kmin 1MiB is 4.2 BDPs") || !strings.Contains(fs[0].Mechanism, "marks before its priority group sends XOFF") {
 		t.Errorf("AZURE_LOSSLESS below the XOFF point: %v", fs)
 	}
+	// `ecnconfig -l` of the same profile beside that config_db is judged
+	// against the config's XOFF point, as it is at its PORT speed: the
+	// same verdict as the config's own row.
+	fs = one(lintFiles(t, "../../testdata/corpus/sonic-stock/utilities-db_migrator_input-config_db-qos_tables_db_field_value_reference_format_3_0_3.json", "testdata/util-ecnconfig-l.txt").Findings)
+	if len(fs) != 2 {
+		t.Fatalf("%d findings with ecnconfig -l beside the config, want 2: %v", len(fs), fs)
+	}
+	for _, f := range fs {
+		if f.Severity != doctor.Info || !strings.Contains(f.Title, "Kmin 1MiB is 4.2 BDPs") || !strings.Contains(f.Mechanism, "marks before its priority group sends XOFF") {
+			t.Errorf("ecnconfig -l beside the config's buffers: %v %q", f.Severity, f.Title)
+		}
+	}
 }
 
 func evidenceText(f doctor.Finding) string {

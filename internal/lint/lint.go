@@ -103,8 +103,9 @@ func Check(m *Model) []doctor.Finding {
 	opts := doctor.Options{RateHint: "give the switch's config_db.json, whose PORT speed states it, or the hosts' `ibv_devinfo -v`"}
 	opts.SwitchRate, opts.SwitchRateHow = m.fastestPort()
 	opts.SwitchRTT, opts.SwitchRTTAt, _ = m.statedRTT()
-	fs := doctor.Check(&doctor.Incident{Artifacts: m.Artifacts, Options: opts})
 	m.join()
+	opts.SwitchXoff = m.lowestXoff()
+	fs := doctor.Check(&doctor.Incident{Artifacts: m.Artifacts, Options: opts})
 	for _, r := range rules() {
 		fs = append(fs, r(m)...)
 	}
