@@ -159,8 +159,8 @@ func JudgeECN(p ECNProfile, healthy bool) []Finding {
 			"Thresholds are %s here; numbers meant as buffer cells (96–256 B each) are far smaller as bytes. Huawei sizes Kmax at 2–3 BDP (%v–%v here). %s", p.Units, 2*bdp, 3*bdp, rateNote)
 		f.Fix = fmt.Sprintf("Raise %s to 2–3×BDP (%v–%v) and %s to at least BDP/7 (%v); `rocelab calc ecn --speed %v --rtt %v` shows the rules and published profiles.", kmax, 2*bdp, 3*bdp, kmin, unit.Bytes(math.Ceil(float64(bdp)/7)), p.Rate, p.RTT)
 		if p.RTTAssumed && f.Severity == Warn {
-			f.Fix = fmt.Sprintf("At the assumed %v RTT: raise %s to 2–3×BDP (%v–%v) and %s to at least BDP/7 (%v). If the fabric's RTT is %v or less (one leaf, short back-end links), %s %v holds one BDP: keep it. `rocelab calc ecn --speed %v --rtt <your RTT>` gives the bounds at the RTT you measure; lint judges at it when a description beside the config writes switch.ecn.rtt.",
-				p.RTT, kmax, 2*bdp, 3*bdp, kmin, unit.Bytes(math.Ceil(float64(bdp)/7)), p.drain(p.Kmax), kmax, p.Kmax, p.Rate)
+			f.Fix = fmt.Sprintf("Raise %s to 2–3×BDP (%v–%v) and %s to at least BDP/7 (%v) at the assumed %v RTT. If the fabric's RTT is %v or less (one leaf, short back-end links), %s %v holds one BDP: keep it. `rocelab calc ecn --speed %v --rtt <your RTT>` gives the bounds at the RTT you measure; lint judges at it when a description beside the config writes switch.ecn.rtt.",
+				kmax, 2*bdp, 3*bdp, kmin, unit.Bytes(math.Ceil(float64(bdp)/7)), p.RTT, p.drain(p.Kmax), kmax, p.Kmax, p.Rate)
 		}
 	case p.Kmin > ECNKminMaxBDP*bdp && p.RateAssumed && !healthy:
 		// Late marking is a matter of degree that rests on the line rate;

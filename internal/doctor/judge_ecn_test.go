@@ -48,7 +48,7 @@ func TestJudgeECNByRTT(t *testing.T) {
 		// At an assumed RTT the fix gives the numbers at it and the RTT the
 		// profile suits, and how to judge it at the fabric's own.
 		if c.p.RTTAssumed && c.sev == Warn && fs[0].Title != "" && strings.Contains(fs[0].Title, "below one BDP") &&
-			(!strings.Contains(fs[0].Fix, "At the assumed 20us RTT: raise Kmax to 2–3×BDP (2MB–3MB)") || !strings.Contains(fs[0].Fix, "If the fabric's RTT is 5.2us or less") || !strings.Contains(fs[0].Fix, "rocelab calc ecn --speed 400Gbps --rtt <your RTT>")) {
+			(!strings.Contains(fs[0].Fix, "Raise Kmax to 2–3×BDP (2MB–3MB) and Kmin to at least BDP/7 (142858B) at the assumed 20us RTT") || !strings.Contains(fs[0].Fix, "If the fabric's RTT is 5.2us or less") || !strings.Contains(fs[0].Fix, "rocelab calc ecn --speed 400Gbps --rtt <your RTT>")) {
 			t.Errorf("%s: fix %q does not give the numbers at the assumed RTT and the RTT the profile suits", c.name, fs[0].Fix)
 		}
 		if c.p.RTTAssumed && strings.Contains(fs[0].Title, "marking starts late") && !strings.Contains(fs[0].Fix, "500KB at the assumed 20us RTT; `rocelab calc ecn --speed 100Gbps --rtt <your RTT>`") {
