@@ -25,6 +25,15 @@ type Options struct {
 	// profile is judged at it when no NIC rate is known.
 	SwitchRate    unit.BitRate
 	SwitchRateHow string
+	// SwitchRTT is the fabric's round trip another input states (lint: a
+	// description's switch.ecn.rtt), SwitchRTTAt the line that states it;
+	// a switch's ECN profile is judged at it. Zero: 20 µs, assumed.
+	SwitchRTT   unit.Time
+	SwitchRTTAt ingest.Evidence
+	// SwitchXoff is where RoCE's priority group sends XOFF when one port
+	// alone feeds a queue, as another input shows it (lint: a config_db's
+	// buffers, its lowest port); 0 when none does.
+	SwitchXoff unit.Bytes
 	// RateHint tells how to state a line rate, for findings that assume
 	// one ("" is diagnose's: pass --nic-speed).
 	RateHint string

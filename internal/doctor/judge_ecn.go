@@ -18,10 +18,15 @@ import (
 // first mark.
 const ECNKminMaxBDP = 2
 
-// ECNMinRTT is the shortest round trip a RoCE fabric has: two NICs under
-// one switch (ib_read_lat, whose figure is a round trip, prints 1.90 µs
-// typical: testdata/corpus/perftest/ib-read-lat-ib-8-space-indent-cpu-freq-in-table-spiderpool.txt).
-// A Kmax that drains in less is below one BDP whatever the fabric's RTT.
+// ECNMinRTT is a floor under any RoCE fabric's round trip: a packet and
+// the reply it draws cross both NICs' pipelines and the link between them.
+// The one measured round trip the corpus holds is ib_read_lat's between
+// two ConnectX-5 VFs over InfiniBand, switch not stated: 1.84 µs minimum,
+// 1.90 typical (testdata/corpus/perftest/ib-read-lat-ib-8-space-indent-cpu-freq-in-table-spiderpool.txt;
+// perftest reports a read's latency whole, print_report_lat's rtt_factor
+// 1, and halves send's and write's). A RoCE fabric adds Ethernet switches
+// to that path, not less. A Kmax that drains in less than ECNMinRTT is
+// below one BDP whatever the fabric's RTT.
 const ECNMinRTT = 2 * unit.Microsecond
 
 // An ECNProfile is a RED/ECN marking profile on a lossless queue.
@@ -147,12 +152,16 @@ func JudgeECN(p ECNProfile, healthy bool) []Finding {
 		case p.RTTAssumed && f.Severity == Error:
 			holds = fmt.Sprintf(": %s drains in %v, less than any fabric's round trip (%v at least)", kmax, p.drain(p.Kmax), ECNMinRTT)
 		case p.RTTAssumed:
-			holds = fmt.Sprintf(": %s drains in %v, enough only for a fabric whose RTT is shorter", kmax, p.drain(p.Kmax))
+			holds = fmt.Sprintf(": %s drains in %v, one BDP only where the fabric's RTT is %v or less", kmax, p.drain(p.Kmax), p.drain(p.Kmax))
 		}
 		f.Title = fmt.Sprintf("%s: %s below one BDP (%s)%s%s", p.Subject, below, at, pmax, holds)
 		f.Mechanism = fmt.Sprintf("Above Kmax every packet is marked. A queue of one bandwidth-delay product is what a port holds while senders learn of congestion, so with Kmax below it nearly every packet of a busy queue carries CE, receivers send a CNP per flow every few microseconds, and DCQCN keeps cutting rates that were never too high: bandwidth collapses without any loss. "+
 			"Thresholds are %s here; numbers meant as buffer cells (96–256 B each) are far smaller as bytes. Huawei sizes Kmax at 2–3 BDP (%v–%v here). %s", p.Units, 2*bdp, 3*bdp, rateNote)
 		f.Fix = fmt.Sprintf("Raise %s to 2–3×BDP (%v–%v) and %s to at least BDP/7 (%v); `rocelab calc ecn --speed %v --rtt %v` shows the rules and published profiles.", kmax, 2*bdp, 3*bdp, kmin, unit.Bytes(math.Ceil(float64(bdp)/7)), p.Rate, p.RTT)
+		if p.RTTAssumed && f.Severity == Warn {
+			f.Fix = fmt.Sprintf("Raise %s to 2–3×BDP (%v–%v) and %s to at least BDP/7 (%v) at the assumed %v RTT. If the fabric's RTT is %v or less (one leaf, short back-end links), %s %v holds one BDP: keep it. `rocelab calc ecn --speed %v --rtt <your RTT>` gives the bounds at the RTT you measure; lint judges at it when a description beside the config writes switch.ecn.rtt.",
+				kmax, 2*bdp, 3*bdp, kmin, unit.Bytes(math.Ceil(float64(bdp)/7)), p.RTT, p.drain(p.Kmax), kmax, p.Kmax, p.Rate)
+		}
 	case p.Kmin > ECNKminMaxBDP*bdp && p.RateAssumed && !healthy:
 		// Late marking is a matter of degree that rests on the line rate;
 		// lint does not judge it at a rate nobody stated.
@@ -162,17 +171,20 @@ func JudgeECN(p ECNProfile, healthy bool) []Finding {
 		late := "under an incast the ingress ports can reach PFC XOFF before DCQCN slows anyone, so congestion spreads by pause instead of being controlled at the senders"
 		if p.XoffAt > 0 && p.Kmin < p.XoffAt {
 			f.Severity = Info
-			late = fmt.Sprintf("the queue still marks before its priority group sends XOFF (%v with one ingress port), so what late marking costs is delay: a standing queue of up to Kmin in front of every packet before senders slow down", p.XoffAt)
+			late = fmt.Sprintf("PFC is judged at the ingress, marking at this egress queue: RoCE's ingress priority group sends XOFF at %v when its port alone feeds the queue in an otherwise empty pool (the queue then holds what the group holds; with more ports feeding it, the queue is deeper when their groups pause), so the queue marks before its priority group sends XOFF unless other traffic fills the pool, and what late marking costs is delay: a standing queue of up to Kmin in front of every packet before senders slow down", p.XoffAt)
 		}
 		if p.RateAssumed {
 			f.Severity = Info
 		}
 		f.Title = fmt.Sprintf("%s: %s %v is %.1f BDPs (%s): marking starts late", p.Subject, kmin, p.Kmin, float64(p.Kmin)/float64(bdp), at)
 		if p.RTTAssumed {
-			f.Title += fmt.Sprintf(", later still at a shorter RTT: it suits a fabric whose RTT is %v or more", p.drain(p.Kmin/ECNKminMaxBDP))
+			f.Title += fmt.Sprintf(" unless the fabric's RTT is %v or more", p.drain(p.Kmin/ECNKminMaxBDP))
 		}
 		f.Mechanism = fmt.Sprintf("No packet is marked until the queue holds Kmin: %v is %.0f µs of line rate, during which senders keep full speed; %s. %s", p.Kmin, float64(p.Kmin)*8/p.Rate.Gbps()/1e3, late, rateNote)
 		f.Fix = fmt.Sprintf("%s at most %d BDPs (%v here); published 100G values: NVIDIA 150 KB, HPCC ns-3 400 KB.", kmin, ECNKminMaxBDP, ECNKminMaxBDP*bdp)
+		if p.RTTAssumed {
+			f.Fix = fmt.Sprintf("%s at most %d BDPs (%v at the assumed %v RTT; `rocelab calc ecn --speed %v --rtt <your RTT>` at yours); published 100G values: NVIDIA 150 KB, HPCC ns-3 400 KB.", kmin, ECNKminMaxBDP, ECNKminMaxBDP*bdp, p.RTT, p.Rate)
+		}
 	case healthy:
 		f.Severity = Info
 		f.Title = fmt.Sprintf("%s: ECN marks from %v to %v%s; BDP %s", p.Subject, p.Kmin, p.Kmax, pmax, at)

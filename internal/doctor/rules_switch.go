@@ -509,6 +509,10 @@ func checkECNThresholds(inc *Incident) []Finding {
 		} else if o := inc.Options; o.SwitchRate > 0 {
 			rate, how, assumed = o.SwitchRate, o.SwitchRateHow, false
 		}
+		rtt, rttAssumed := ecnRTTUS*unit.Microsecond, true
+		if o := inc.Options; o.SwitchRTT > 0 {
+			rtt, rttAssumed = o.SwitchRTT, false
+		}
 		for _, p := range s.ECN {
 			if p.GreenMin < 0 || p.GreenMax < 0 || p.ECN != "" && !strings.Contains(p.ECN, "ecn") || p.ECN == "ecn_none" {
 				continue
@@ -532,10 +536,14 @@ func checkECNThresholds(inc *Incident) []Finding {
 			if units == "" {
 				units = "bytes (ecnconfig prints bytes)"
 			}
+			ev := p.Evidence
+			if !rttAssumed && inc.Options.SwitchRTTAt.File != "" {
+				ev = append(slices.Clip(ev), inc.Options.SwitchRTTAt)
+			}
 			fs = append(fs, JudgeECN(ECNProfile{
 				Subject: subject, Kmin: unit.Bytes(p.GreenMin), Kmax: unit.Bytes(p.GreenMax), Pmax: pmax,
-				Rate: rate, RateHow: how, RateAssumed: assumed, RTT: ecnRTTUS * unit.Microsecond, RTTAssumed: true,
-				Units: units, Evidence: p.Evidence, Note: note, KminName: p.MinName, KmaxName: p.MaxName, PmaxName: p.ProbName,
+				Rate: rate, RateHow: how, RateAssumed: assumed, RTT: rtt, RTTAssumed: rttAssumed, XoffAt: inc.Options.SwitchXoff,
+				Units: units, Evidence: ev, Note: note, KminName: p.MinName, KmaxName: p.MaxName, PmaxName: p.ProbName,
 			}, true)...)
 		}
 	}

@@ -30,7 +30,7 @@ func TestECNJudgedAtFabricRTT(t *testing.T) {
 		t.Fatalf("%d switch.ecn.thresholds findings on the 7060X6 render, want 2 (queues 3 and 4)", len(fs))
 	}
 	for _, f := range fs {
-		if f.Severity != doctor.Warn || !strings.Contains(f.Title, "an assumed RTT of 20us") || !strings.Contains(f.Title, "Kmax drains in 5.2us, enough only for a fabric whose RTT is shorter") {
+		if f.Severity != doctor.Warn || !strings.Contains(f.Title, "an assumed RTT of 20us") || !strings.Contains(f.Title, "Kmax drains in 5.2us, one BDP only where the fabric's RTT is 5.2us or less") {
 			t.Errorf("7060X6 stock: %v %q", f.Severity, f.Title)
 		}
 	}
@@ -47,9 +47,34 @@ func TestECNJudgedAtFabricRTT(t *testing.T) {
 			t.Errorf("RTT stated: evidence %v lacks switch.ecn.rtt's line", f.Evidence)
 		}
 	}
+	// The same numbers from `ecnconfig -l` (the doctor's rule, lint's
+	// front end) beside the same config and description: the same verdict
+	// at the stated RTT, with its line.
+	ecnconfig := "# synthetic: ecnconfig -l with the 7060X6 render's WRED_LOSSLESS_Q3 thresholds\nProfile: WRED_LOSSLESS_Q3\n-----------------------  -------\nwred_green_enable        true\necn                      ecn_all\ngreen_min_threshold      131072\ngreen_max_threshold      262144\ngreen_drop_probability   5\n-----------------------  -------\n"
+	fs = one(lintWritten(t, map[string]string{"fabric-rtt-synthetic.yaml": "topology: {kind: single-switch, hosts: 2, host_link: {rate: 400G}}\nswitch:\n  ecn: {rtt: 12us}\n", "ecnconfig-l-synthetic.txt": ecnconfig}, th5))
+	if len(fs) != 3 {
+		t.Fatalf("%d findings with ecnconfig -l beside them, want 3: %v", len(fs), fs)
+	}
+	for _, f := range fs {
+		if f.Severity != doctor.Error || !strings.Contains(f.Title, "(600KB at 400Gbps, RTT 12us)") || !strings.Contains(evidenceText(f), "fabric-rtt-synthetic.yaml:3") {
+			t.Errorf("ecnconfig -l beside a stated RTT: %v %q %v", f.Severity, f.Title, f.Evidence)
+		}
+	}
 	fs = one(lintFiles(t, "../../testdata/corpus/sonic-stock/utilities-db_migrator_input-config_db-qos_tables_db_field_value_reference_format_3_0_3.json").Findings)
 	if len(fs) != 1 || fs[0].Severity != doctor.Info || !strings.Contains(fs[0].Title, "Kmin 1MiB is 4.2 BDPs") || !strings.Contains(fs[0].Mechanism, "marks before its priority group sends XOFF") {
 		t.Errorf("AZURE_LOSSLESS below the XOFF point: %v", fs)
+	}
+	// `ecnconfig -l` of the same profile beside that config_db is judged
+	// against the config's XOFF point, as it is at its PORT speed: the
+	// same verdict as the config's own row.
+	fs = one(lintFiles(t, "../../testdata/corpus/sonic-stock/utilities-db_migrator_input-config_db-qos_tables_db_field_value_reference_format_3_0_3.json", "testdata/util-ecnconfig-l.txt").Findings)
+	if len(fs) != 2 {
+		t.Fatalf("%d findings with ecnconfig -l beside the config, want 2: %v", len(fs), fs)
+	}
+	for _, f := range fs {
+		if f.Severity != doctor.Info || !strings.Contains(f.Title, "Kmin 1MiB is 4.2 BDPs") || !strings.Contains(f.Mechanism, "marks before its priority group sends XOFF") {
+			t.Errorf("ecnconfig -l beside the config's buffers: %v %q", f.Severity, f.Title)
+		}
 	}
 }
 

@@ -102,8 +102,10 @@ func Lint(paths []string, stdin io.Reader) (*doctor.Report, error) {
 func Check(m *Model) []doctor.Finding {
 	opts := doctor.Options{RateHint: "give the switch's config_db.json, whose PORT speed states it, or the hosts' `ibv_devinfo -v`"}
 	opts.SwitchRate, opts.SwitchRateHow = m.fastestPort()
-	fs := doctor.Check(&doctor.Incident{Artifacts: m.Artifacts, Options: opts})
+	opts.SwitchRTT, opts.SwitchRTTAt, _ = m.statedRTT()
 	m.join()
+	opts.SwitchXoff = m.lowestXoff()
+	fs := doctor.Check(&doctor.Incident{Artifacts: m.Artifacts, Options: opts})
 	for _, r := range rules() {
 		fs = append(fs, r(m)...)
 	}

@@ -378,9 +378,8 @@ func (m *Model) sonicECN(db *sonic.ConfigDB) []ecnProfile {
 		} else {
 			p.RateHow = fmt.Sprintf("%v, the fastest %s of the ports that use it", p.Rate, speed)
 		}
-		if m.given("switch.ecn.rtt") {
-			// CONFIG_DB states no RTT; a description given beside it does.
-			p.RTT, p.RTTEv, p.RTTAssumed = m.Desc.Switch.ECN.RTT, m.at("switch.ecn.rtt", ""), false
+		if rtt, ev, ok := m.statedRTT(); ok {
+			p.RTT, p.RTTEv, p.RTTAssumed = rtt, ev, false
 		}
 		if x, ok := m.roceXoff(db, u.ports); ok {
 			p.Xoff = &x
@@ -501,6 +500,17 @@ func anyIn(xs, ys []int) bool {
 		}
 	}
 	return false
+}
+
+// statedRTT returns the fabric's RTT where a description given beside the
+// switch configs writes switch.ecn.rtt, and its line: CONFIG_DB and
+// `ecnconfig -l` state none, so their profiles are judged at it, else at
+// the 20 µs default, assumed.
+func (m *Model) statedRTT() (unit.Time, Evidence, bool) {
+	if !m.given("switch.ecn.rtt") {
+		return 0, Evidence{}, false
+	}
+	return m.Desc.Switch.ECN.RTT, m.at("switch.ecn.rtt", ""), true
 }
 
 // fastestPort returns the fastest PORT speed of the config_dbs given and

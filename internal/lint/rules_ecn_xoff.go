@@ -77,6 +77,24 @@ func (m *Model) roceXoff(db *sonic.ConfigDB, ports []string) (best pgXoff, ok bo
 	return best, ok
 }
 
+// lowestXoff is the lowest XOFF point of RoCE's priority group over every
+// port of the config_dbs given, or 0: an `ecnconfig -l` profile given
+// beside them names no port, and is judged against it as it is at their
+// fastest PORT speed.
+func (m *Model) lowestXoff() unit.Bytes {
+	var best unit.Bytes
+	for _, db := range m.Sonic {
+		var ports []string
+		for _, pq := range db.PortQoSMaps() {
+			ports = append(ports, pq.Port)
+		}
+		if x, ok := m.roceXoff(db, ports); ok && (best == 0 || x.At() < best) {
+			best = x.At()
+		}
+	}
+	return best
+}
+
 // pgXoffOf reads the XOFF point of one port's priority group, from the
 // BUFFER_PG row sonic.LosslessPGs finds for it. A group no row covers
 // (buffermgrd writes its row) or whose port's rows name a profile the
