@@ -26,6 +26,22 @@ const (
 	linkTypeIPv6 layers.LinkType = 229
 )
 
+// DLT_RAW as some systems wrote it into pcap files before LINKTYPE_RAW:
+// 12 on most, 14 on OpenBSD and BSD/OS (libpcap and Wireshark read both as
+// raw IP). OpenBSD's 12 is DLT_LOOP, whose 4-byte address family header
+// starts with a zero byte: its version nibble is neither 4 nor 6, so such
+// frames are left alone.
+const (
+	linkTypeDLTRaw    layers.LinkType = 12
+	linkTypeDLTRawBSD layers.LinkType = 14
+)
+
+// rawIP reports whether lt is a raw IP link type whose frames' version
+// nibble says IPv4 or IPv6.
+func rawIP(lt layers.LinkType) bool {
+	return lt == layers.LinkTypeRaw || lt == linkTypeDLTRaw || lt == linkTypeDLTRawBSD
+}
+
 // InfiniBand link types: LINKTYPE_IPOIB (242, IP over InfiniBand, as
 // tcpdump writes a capture on an ib0 netdev) and LINKTYPE_INFINIBAND (247,
 // native packets from an IB port's sniffer). A capture of either was taken
@@ -43,6 +59,8 @@ func linkTypeName(lt layers.LinkType) string {
 		return fmt.Sprintf("link type %d (IP over InfiniBand: captured on an IPoIB netdev of an InfiniBand fabric, which carries no RoCE)", lt)
 	case linkTypeInfiniBand:
 		return fmt.Sprintf("link type %d (native InfiniBand: captured on an InfiniBand port, which carries no RoCE)", lt)
+	case linkTypeDLTRaw, linkTypeDLTRawBSD:
+		return fmt.Sprintf("link type %d (raw IP, DLT_RAW)", lt)
 	}
 	return fmt.Sprintf("link type %d (%s)", lt, lt)
 }
@@ -50,11 +68,10 @@ func linkTypeName(lt layers.LinkType) string {
 // readable reports whether frames of link type lt are decoded.
 func readable(lt layers.LinkType) bool {
 	switch lt {
-	case layers.LinkTypeEthernet, layers.LinkTypeLinuxSLL, layers.LinkTypeLinuxSLL2,
-		layers.LinkTypeRaw, linkTypeIPv4, linkTypeIPv6:
+	case layers.LinkTypeEthernet, layers.LinkTypeLinuxSLL, layers.LinkTypeLinuxSLL2, linkTypeIPv4, linkTypeIPv6:
 		return true
 	}
-	return false
+	return rawIP(lt)
 }
 
 // rawEtherType returns the EtherType of a raw IP frame of link type lt,
@@ -66,7 +83,7 @@ func rawEtherType(lt layers.LinkType, d []byte) uint16 {
 		return 0x0800
 	case lt == linkTypeIPv6:
 		return 0x86dd
-	case lt != layers.LinkTypeRaw || len(d) == 0:
+	case !rawIP(lt) || len(d) == 0:
 		return 0
 	case d[0]>>4 == 4:
 		return 0x0800

@@ -142,14 +142,15 @@ func rawPcaps(s *synth, lt uint32) (raw, eth []byte) {
 	return w.Bytes(), e.Bytes()
 }
 
-// A raw IP capture (LINKTYPE_RAW, _IPV4, _IPV6) of RoCE traffic gives the
+// A raw IP capture (LINKTYPE_RAW, _IPV4, _IPV6, and DLT_RAW as old files
+// hold it, 12 or 14) of RoCE traffic gives the
 // analysis of the same packets sent untagged on Ethernet (without MACs),
 // and tshark finds the same RoCE packets in it.
 func TestRawIPCaptures(t *testing.T) {
 	for _, c := range []struct {
 		v4 bool
 		lt uint32
-	}{{true, 101}, {false, 101}, {true, 228}, {false, 229}} {
+	}{{true, 101}, {false, 101}, {true, 228}, {false, 229}, {true, 12}, {false, 12}, {true, 14}, {false, 14}} {
 		s := gbnScenario()
 		if !c.v4 {
 			s = &synth{}
@@ -199,5 +200,20 @@ func TestIPoIBCaptureNamed(t *testing.T) {
 	_, err = NewReader(f)
 	if err == nil || !strings.Contains(err.Error(), "link type 242 (IP over InfiniBand") || !strings.Contains(err.Error(), "carries no RoCE") {
 		t.Errorf("err %v", err)
+	}
+}
+
+// Link type 12 is DLT_LOOP on OpenBSD: a frame that starts with its
+// 4-byte address family (AF_INET, SYNTHETIC) has no IP version nibble and
+// is counted as a frame of that link type, not decoded as IP.
+func TestDLTLoopNotRawIP(t *testing.T) {
+	var w bytes.Buffer
+	writePcapHeader(&w, 65535)
+	binary.LittleEndian.PutUint32(w.Bytes()[20:], 12)
+	frame := append([]byte{0, 0, 0, 2, 0x45, 0, 0, 20}, make([]byte, 16)...)
+	writePcapRecord(&w, epoch, frame, len(frame))
+	a := analyze(t, w.Bytes(), Options{})
+	if a.Packets != 1 || a.Other["link type 12 (raw IP, DLT_RAW)"] != 1 || a.DecodeErrors != 0 {
+		t.Errorf("packets %d, other %v, errors %d", a.Packets, a.Other, a.DecodeErrors)
 	}
 }

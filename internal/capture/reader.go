@@ -146,7 +146,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 		rd.src, rd.snaplen, rd.whole = pr, int(pr.Snaplen()), pcapHeaderLen
 		rd.linkType = pr.LinkType()
 		if lt := rd.linkType; !readable(lt) {
-			return nil, &FormatError{Msg: fmt.Sprintf("pcap %s is not supported: expected Ethernet (1), Linux cooked capture (113, 276: tcpdump -i any) or raw IP (101, 228, 229)", linkTypeName(lt))}
+			return nil, &FormatError{Msg: fmt.Sprintf("pcap %s is not supported: expected Ethernet (1), Linux cooked capture (113, 276: tcpdump -i any) or raw IP (101, 228, 229; DLT_RAW 12, 14)", linkTypeName(lt))}
 		}
 	default:
 		return nil, &FormatError{Msg: fmt.Sprintf("not a pcap or pcapng file: bad magic 0x%08x (expected a1b2c3d4, a1b23c4d, their byte swaps, or 0a0d0d0a)", m)}
