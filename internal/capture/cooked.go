@@ -65,6 +65,33 @@ func linkTypeName(lt layers.LinkType) string {
 	return fmt.Sprintf("link type %d (%s)", lt, lt)
 }
 
+// infiniBandCapture returns the refusal of a capture of link type lt with
+// what it is, when lt is an InfiniBand one: an InfiniBand fabric, where
+// the RoCE rules (UDP 4791, DSCP, ECN, PFC) do not apply.
+func infiniBandCapture(lt layers.LinkType) *FormatError {
+	const ib = "For the RDMA traffic of an InfiniBand port, capture on the HCA itself (NVIDIA ibdump -d mlx5_0, or tcpdump -i mlx5_0 " +
+		"with an RDMA-capable libpcap, which writes link type 247) and read it in Wireshark (InfiniBand dissector); judge the fabric by " +
+		"its port counters (perfquery, ibdiagnet, or the ports' hw_counters, which diagnose reads). If this port was meant to run RoCE, " +
+		"its link layer is InfiniBand (ibstat: Link layer: InfiniBand): on a VPI card set it to Ethernet (mlxconfig -d <dev> set LINK_TYPE_P1=2, then reset the card)."
+	switch lt {
+	case linkTypeIPoIB:
+		return &FormatError{
+			What: "an IP over InfiniBand capture (link type 242, tcpdump on an ib0 netdev), not RoCE",
+			Why: "An IPoIB netdev carries the kernel's IP traffic over an InfiniBand fabric: tcpdump on it sees IP over InfiniBand, " +
+				"never the RDMA traffic, and an InfiniBand fabric has no RoCE (no UDP 4791, DSCP-classed PFC or ECN-marked IP), so no capture rule applies to it.",
+			Fix: ib,
+		}
+	case linkTypeInfiniBand:
+		return &FormatError{
+			What: "a native InfiniBand capture (link type 247: LRH, BTH), not RoCE",
+			Why: "The packets were captured on an InfiniBand port: they carry the IB link layer (LRH, credit-based flow control, FECN/BECN), " +
+				"not RoCE over Ethernet (UDP 4791, PFC, ECN), which is what rocelab's capture rules judge.",
+			Fix: ib,
+		}
+	}
+	return &FormatError{}
+}
+
 // readable reports whether frames of link type lt are decoded.
 func readable(lt layers.LinkType) bool {
 	switch lt {

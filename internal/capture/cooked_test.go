@@ -217,3 +217,20 @@ func TestDLTLoopNotRawIP(t *testing.T) {
 		t.Errorf("packets %d, other %v, errors %d", a.Packets, a.Other, a.DecodeErrors)
 	}
 }
+
+// A pcap of native InfiniBand packets (link type 247, SYNTHETIC header
+// only) is refused with what it is and what to do instead.
+func TestInfiniBandCaptureRemedy(t *testing.T) {
+	var w bytes.Buffer
+	writePcapHeader(&w, 65535)
+	binary.LittleEndian.PutUint32(w.Bytes()[20:], 247)
+	_, err := NewReader(&w)
+	fe, ok := err.(*FormatError)
+	if !ok {
+		t.Fatalf("err %v", err)
+	}
+	what, why, fix := fe.Remedy()
+	if !strings.Contains(what, "native InfiniBand capture (link type 247") || !strings.Contains(why, "not RoCE over Ethernet") || !strings.Contains(fix, "ibdump") {
+		t.Errorf("what %q why %q fix %q", what, why, fix)
+	}
+}

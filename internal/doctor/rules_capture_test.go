@@ -283,3 +283,16 @@ func TestCaptureRoCEv1BesideV2(t *testing.T) {
 		t.Errorf("no_roce on a capture with RoCEv2: %s", g.Title)
 	}
 }
+
+// A capture taken on an IPoIB netdev (the tcpdump test suite's real one)
+// is not read, and the finding says what it is, an InfiniBand capture,
+// with how to capture and judge an InfiniBand fabric, not the generic
+// "pass it as text".
+func TestCaptureIPoIBUnreadable(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("corpus/pcap-ipoib/ipoib.pcap")}, nil, Options{})
+	f := find(rep.Findings, "input.unreadable")
+	if f == nil || !strings.Contains(f.Title, "an IP over InfiniBand capture (link type 242") || !strings.Contains(f.Mechanism, "never the RDMA traffic") ||
+		!strings.Contains(f.Fix, "ibdump") || !strings.Contains(f.Fix, "LINK_TYPE_P1=2") || strings.Contains(f.Fix, "plain text") {
+		t.Fatalf("finding %+v", f)
+	}
+}
