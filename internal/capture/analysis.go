@@ -249,6 +249,11 @@ type Analysis struct {
 	RoCEv1        int64        `json:"roce_v1_frames,omitempty"`
 	RoCEv1First   int          `json:"roce_v1_first_packet,omitempty"`
 	RoCEv1Sources []netip.Addr `json:"roce_v1_sources,omitempty"`
+	// LinkHeaderAssumed counts the decoded packets that came without a
+	// link-layer header (raw IP link types, Geneve carrying bare IP): their
+	// wire lengths, and the byte counts and rates summed from them, count
+	// an untagged 14-byte Ethernet header.
+	LinkHeaderAssumed int64 `json:"link_header_assumed,omitempty"`
 
 	Flows []*Flow       `json:"flows"`
 	Pause []*PauseStats `json:"pause"`
@@ -402,6 +407,9 @@ func (a *Analysis) Add(p *Packet, ifSpeed unit.BitRate) bool {
 		}
 		a.Bytes += int64(p.Length)
 		return true
+	}
+	if p.RawIP || f.BareIP {
+		a.LinkHeaderAssumed++
 	}
 	if f.Tunnel != wire.TunnelNone {
 		if a.Tunneled == nil {

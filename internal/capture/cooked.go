@@ -140,6 +140,7 @@ func (r *Reader) uncook(p *Packet) {
 		if proto = rawEtherType(p.LinkType, d); proto == 0 {
 			return
 		}
+		p.RawIP = true
 	}
 	n := 14 + len(d) - hdr
 	if cap(r.cooked) < n {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -166,7 +167,8 @@ func TestRawIPCaptures(t *testing.T) {
 }
 
 // The tcpdump test suite's raw IP captures read as IP: one UDP packet
-// each, its wire length the IP length plus the Ethernet header's 14 bytes.
+// each, its wire length the IP length plus the Ethernet header's 14 bytes,
+// which a note states.
 func TestRealRawIPCaptures(t *testing.T) {
 	for _, c := range []struct {
 		rel   string
@@ -178,6 +180,9 @@ func TestRealRawIPCaptures(t *testing.T) {
 		{"pcap-raw/LINKTYPE_IPV6.pcap", 77 + 14},
 	} {
 		a := analyzeCorpus(t, c.rel)
+		if a.LinkHeaderAssumed != 1 || !slices.ContainsFunc(a.notes(), func(n string) bool { return strings.Contains(n, "count an untagged 14-byte Ethernet header") }) {
+			t.Errorf("%s: link header assumed %d, notes %q", c.rel, a.LinkHeaderAssumed, a.notes())
+		}
 		if a.Packets != 1 || a.DecodeErrors != 0 || a.Bytes != c.bytes || len(a.Other) != 1 {
 			t.Errorf("%s: packets %d, errors %d, other %v, bytes %d (want %d)", c.rel, a.Packets, a.DecodeErrors, a.Other, a.Bytes, c.bytes)
 		}

@@ -72,6 +72,10 @@ type Packet struct {
 	Length int
 	// Iface is the pcapng interface index (0 for pcap).
 	Iface int
+	// RawIP is set when the frame was a raw IP packet (no link-layer
+	// header): Length counts the untagged 14-byte Ethernet header Next
+	// gave it.
+	RawIP bool
 	// LinkType is the interface's link type; only Ethernet (1) is
 	// decoded: Next rewrites cooked and raw IP frames as Ethernet, and a
 	// pcap of another link type is refused when opened.

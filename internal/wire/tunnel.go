@@ -115,7 +115,7 @@ func (f *Frame) decapIP(data []byte, start, end int, t Tunnel, et uint16) error 
 	src := f.SrcIP
 	f.reset()
 	f.Tunnel, f.Tap, f.MirrorTruncated = t, Tap{Src: src}, false
-	f.EtherType, f.L2Len = et, EthernetLen
+	f.EtherType, f.L2Len, f.BareIP = et, EthernetLen, true
 	return f.decodeL3(data[start:end], 0)
 }
 
