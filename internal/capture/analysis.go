@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"slices"
 	"sort"
 
 	"github.com/gopacket/gopacket/layers"
@@ -242,9 +243,17 @@ type Analysis struct {
 	MirrorCopies int64 `json:"mirror_copies,omitempty"`
 	// RoCEv1 counts RoCE v1 frames (EtherType 0x8915: GRH and BTH with no
 	// IP or UDP header), counted as other traffic, not decoded; RoCEv1First
-	// is the first one's packet number.
-	RoCEv1      int64 `json:"roce_v1_frames,omitempty"`
-	RoCEv1First int   `json:"roce_v1_first_packet,omitempty"`
+	// is the first one's packet number and RoCEv1Sources the source GIDs
+	// of their GRHs (IPv4-mapped ones as IPv4), the first MaxRoCEv1Sources
+	// seen.
+	RoCEv1        int64        `json:"roce_v1_frames,omitempty"`
+	RoCEv1First   int          `json:"roce_v1_first_packet,omitempty"`
+	RoCEv1Sources []netip.Addr `json:"roce_v1_sources,omitempty"`
+	// LinkHeaderAssumed counts the decoded packets that came without a
+	// link-layer header (raw IP link types, Geneve carrying bare IP): their
+	// wire lengths, and the byte counts and rates summed from them, count
+	// an untagged 14-byte Ethernet header.
+	LinkHeaderAssumed int64 `json:"link_header_assumed,omitempty"`
 
 	Flows []*Flow       `json:"flows"`
 	Pause []*PauseStats `json:"pause"`
@@ -399,6 +408,9 @@ func (a *Analysis) Add(p *Packet, ifSpeed unit.BitRate) bool {
 		a.Bytes += int64(p.Length)
 		return true
 	}
+	if p.RawIP || f.BareIP {
+		a.LinkHeaderAssumed++
+	}
 	if f.Tunnel != wire.TunnelNone {
 		if a.Tunneled == nil {
 			a.Tunneled = map[string]int64{}
@@ -497,6 +509,24 @@ func (a *Analysis) setLinkSpeedSource() {
 // etherTypeRoCEv1 is the EtherType of RoCE v1 (IBTA RoCE annex A16).
 const etherTypeRoCEv1 = 0x8915
 
+// MaxRoCEv1Sources caps the source GIDs of RoCE v1 frames kept.
+const MaxRoCEv1Sources = 8
+
+// addRoCEv1 counts the RoCE v1 frame grh (its GRH onward) of packet num
+// and keeps its source GID (GRH bytes 8-23).
+func (a *Analysis) addRoCEv1(num int, grh []byte) {
+	if a.RoCEv1++; a.RoCEv1First == 0 {
+		a.RoCEv1First = num
+	}
+	if len(grh) < 24 || len(a.RoCEv1Sources) >= MaxRoCEv1Sources {
+		return
+	}
+	gid := netip.AddrFrom16([16]byte(grh[8:24])).Unmap()
+	if !slices.Contains(a.RoCEv1Sources, gid) {
+		a.RoCEv1Sources = append(a.RoCEv1Sources, gid)
+	}
+}
+
 func (a *Analysis) addOther(p *Packet, f *wire.Frame) {
 	name := fmt.Sprintf("ethertype 0x%04x", f.EtherType)
 	switch {
@@ -508,9 +538,7 @@ func (a *Analysis) addOther(p *Packet, f *wire.Frame) {
 		a.LLDP.add(p.Num, p.Data[f.L2Len:], f.SrcMAC)
 	case f.EtherType == etherTypeRoCEv1:
 		name = "RoCE v1 (EtherType 0x8915)"
-		if a.RoCEv1++; a.RoCEv1First == 0 {
-			a.RoCEv1First = p.Num
-		}
+		a.addRoCEv1(p.Num, p.Data[f.L2Len:])
 	case f.EtherType < 0x0600:
 		name = "802.3 length frame (LLC)"
 	case f.IPVersion != 0 && f.DstPort != 0:

@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -305,6 +306,9 @@ func TestRoCEv1Counted(t *testing.T) {
 	a := analyzeCorpus(t, rel)
 	if a.RoCEPackets != 0 || a.RoCEv1 != 105 || a.RoCEv1First != 15 || a.Other["RoCE v1 (EtherType 0x8915)"] != 105 || a.DecodeErrors != 0 {
 		t.Errorf("roce %d, v1 %d first %d, other %v, errors %d", a.RoCEPackets, a.RoCEv1, a.RoCEv1First, a.Other, a.DecodeErrors)
+	}
+	if want := []netip.Addr{netip.MustParseAddr("192.168.70.4"), netip.MustParseAddr("192.168.70.6")}; !slices.Equal(a.RoCEv1Sources, want) {
+		t.Errorf("v1 source GIDs %v, want %v (tshark infiniband.grh.sgid)", a.RoCEv1Sources, want)
 	}
 	if _, err := tshark.Path(); err != nil {
 		return

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -142,14 +143,15 @@ func rawPcaps(s *synth, lt uint32) (raw, eth []byte) {
 	return w.Bytes(), e.Bytes()
 }
 
-// A raw IP capture (LINKTYPE_RAW, _IPV4, _IPV6) of RoCE traffic gives the
+// A raw IP capture (LINKTYPE_RAW, _IPV4, _IPV6, and DLT_RAW as old files
+// hold it, 12 or 14) of RoCE traffic gives the
 // analysis of the same packets sent untagged on Ethernet (without MACs),
 // and tshark finds the same RoCE packets in it.
 func TestRawIPCaptures(t *testing.T) {
 	for _, c := range []struct {
 		v4 bool
 		lt uint32
-	}{{true, 101}, {false, 101}, {true, 228}, {false, 229}} {
+	}{{true, 101}, {false, 101}, {true, 228}, {false, 229}, {true, 12}, {false, 12}, {true, 14}, {false, 14}} {
 		s := gbnScenario()
 		if !c.v4 {
 			s = &synth{}
@@ -165,7 +167,8 @@ func TestRawIPCaptures(t *testing.T) {
 }
 
 // The tcpdump test suite's raw IP captures read as IP: one UDP packet
-// each, its wire length the IP length plus the Ethernet header's 14 bytes.
+// each, its wire length the IP length plus the Ethernet header's 14 bytes,
+// which a note states.
 func TestRealRawIPCaptures(t *testing.T) {
 	for _, c := range []struct {
 		rel   string
@@ -177,6 +180,9 @@ func TestRealRawIPCaptures(t *testing.T) {
 		{"pcap-raw/LINKTYPE_IPV6.pcap", 77 + 14},
 	} {
 		a := analyzeCorpus(t, c.rel)
+		if a.LinkHeaderAssumed != 1 || !slices.ContainsFunc(a.notes(), func(n string) bool { return strings.Contains(n, "count an untagged 14-byte Ethernet header") }) {
+			t.Errorf("%s: link header assumed %d, notes %q", c.rel, a.LinkHeaderAssumed, a.notes())
+		}
 		if a.Packets != 1 || a.DecodeErrors != 0 || a.Bytes != c.bytes || len(a.Other) != 1 {
 			t.Errorf("%s: packets %d, errors %d, other %v, bytes %d (want %d)", c.rel, a.Packets, a.DecodeErrors, a.Other, a.Bytes, c.bytes)
 		}
@@ -199,5 +205,37 @@ func TestIPoIBCaptureNamed(t *testing.T) {
 	_, err = NewReader(f)
 	if err == nil || !strings.Contains(err.Error(), "link type 242 (IP over InfiniBand") || !strings.Contains(err.Error(), "carries no RoCE") {
 		t.Errorf("err %v", err)
+	}
+}
+
+// Link type 12 is DLT_LOOP on OpenBSD: a frame that starts with its
+// 4-byte address family (AF_INET, SYNTHETIC) has no IP version nibble and
+// is counted as a frame of that link type, not decoded as IP.
+func TestDLTLoopNotRawIP(t *testing.T) {
+	var w bytes.Buffer
+	writePcapHeader(&w, 65535)
+	binary.LittleEndian.PutUint32(w.Bytes()[20:], 12)
+	frame := append([]byte{0, 0, 0, 2, 0x45, 0, 0, 20}, make([]byte, 16)...)
+	writePcapRecord(&w, epoch, frame, len(frame))
+	a := analyze(t, w.Bytes(), Options{})
+	if a.Packets != 1 || a.Other["link type 12 (raw IP, DLT_RAW)"] != 1 || a.DecodeErrors != 0 {
+		t.Errorf("packets %d, other %v, errors %d", a.Packets, a.Other, a.DecodeErrors)
+	}
+}
+
+// A pcap of native InfiniBand packets (link type 247, SYNTHETIC header
+// only) is refused with what it is and what to do instead.
+func TestInfiniBandCaptureRemedy(t *testing.T) {
+	var w bytes.Buffer
+	writePcapHeader(&w, 65535)
+	binary.LittleEndian.PutUint32(w.Bytes()[20:], 247)
+	_, err := NewReader(&w)
+	fe, ok := err.(*FormatError)
+	if !ok {
+		t.Fatalf("err %v", err)
+	}
+	what, why, fix := fe.Remedy()
+	if !strings.Contains(what, "native InfiniBand capture (link type 247") || !strings.Contains(why, "not RoCE over Ethernet") || !strings.Contains(fix, "ibdump") {
+		t.Errorf("what %q why %q fix %q", what, why, fix)
 	}
 }

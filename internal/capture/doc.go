@@ -46,6 +46,10 @@
 // 802.1Q tag) plus the IP length the IP header states (IPv4 total length;
 // 40 + IPv6 payload length): the frame on the wire without preamble and
 // FCS, whatever the snaplen and whether or not the capture kept the FCS.
+// A packet that came without a link-layer header (raw IP link types,
+// Geneve carrying bare IP) counts an untagged 14-byte header, though a
+// VLAN tag may have added 4 on its link: LinkHeaderAssumed counts such
+// packets and a note says so. A Linux cooked frame counts 14 bytes too.
 // MAC control frames count as 60 bytes. Flow byte counts are sums of wire
 // lengths. The payload length of a RoCE packet is the UDP length less the
 // UDP header, BTH, the opcode's extension headers, pad and ICRC.

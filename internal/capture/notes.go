@@ -35,6 +35,9 @@ func (a *Analysis) notes() []string {
 	if len(a.Tunneled) > 0 {
 		ns = append(ns, fmt.Sprintf("%s decoded from inside the tunnel: the flows are the inner frames', their times those at which the copies reached the capture point; a mirror session that copies both directions, or a packet at two ports, shows it twice", tunnelCounts(a.Tunneled)))
 	}
+	if a.LinkHeaderAssumed > 0 {
+		ns = append(ns, fmt.Sprintf("the wire lengths of %s that came without a link-layer header (a raw IP capture, or Geneve carrying bare IP) count an untagged 14-byte Ethernet header, and so do the bytes and rates summed from them (an 802.1Q tag would add 4 bytes a frame)", textout.Count(a.LinkHeaderAssumed, "packet", "packets")))
+	}
 	if a.MirrorCopies > 0 {
 		n := fmt.Sprintf("%s came again from another tap of the mirror (another switch, session, port or direction) with the same QP, PSN, opcode and ICRC: counted once, as a packet repeated by the tap that delivered it is a retransmission", textout.Count(a.MirrorCopies, "ERSPAN packet", "ERSPAN packets"))
 		if a.copyCE > 0 {

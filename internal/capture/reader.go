@@ -45,13 +45,20 @@ func IsCapture(head []byte) bool {
 	return false
 }
 
-// A FormatError says an input is not a capture this package reads.
+// A FormatError says an input is not a capture this package reads. What,
+// Why and Fix, when set, say what the input is instead, why that is not
+// read, and what to capture or read in its place.
 type FormatError struct {
-	Msg string
+	Msg            string
+	What, Why, Fix string
 }
 
 // Error returns the message.
 func (e *FormatError) Error() string { return e.Msg }
+
+// Remedy returns what the input is, why it is not read and the fix; empty
+// when the error says no more than Msg.
+func (e *FormatError) Remedy() (what, why, fix string) { return e.What, e.Why, e.Fix }
 
 // Packet is one captured frame. Data is valid until the next call to Next.
 type Packet struct {
@@ -65,6 +72,10 @@ type Packet struct {
 	Length int
 	// Iface is the pcapng interface index (0 for pcap).
 	Iface int
+	// RawIP is set when the frame was a raw IP packet (no link-layer
+	// header): Length counts the untagged 14-byte Ethernet header Next
+	// gave it.
+	RawIP bool
 	// LinkType is the interface's link type; only Ethernet (1) is
 	// decoded: Next rewrites cooked and raw IP frames as Ethernet, and a
 	// pcap of another link type is refused when opened.
@@ -146,7 +157,9 @@ func NewReader(r io.Reader) (*Reader, error) {
 		rd.src, rd.snaplen, rd.whole = pr, int(pr.Snaplen()), pcapHeaderLen
 		rd.linkType = pr.LinkType()
 		if lt := rd.linkType; !readable(lt) {
-			return nil, &FormatError{Msg: fmt.Sprintf("pcap %s is not supported: expected Ethernet (1), Linux cooked capture (113, 276: tcpdump -i any) or raw IP (101, 228, 229)", linkTypeName(lt))}
+			e := infiniBandCapture(lt)
+			e.Msg = fmt.Sprintf("pcap %s is not supported: expected Ethernet (1), Linux cooked capture (113, 276: tcpdump -i any) or raw IP (101, 228, 229; DLT_RAW 12, 14)", linkTypeName(lt))
+			return nil, e
 		}
 	default:
 		return nil, &FormatError{Msg: fmt.Sprintf("not a pcap or pcapng file: bad magic 0x%08x (expected a1b2c3d4, a1b23c4d, their byte swaps, or 0a0d0d0a)", m)}

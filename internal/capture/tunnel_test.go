@@ -427,19 +427,22 @@ func TestMirrorTapsBounded(t *testing.T) {
 // Ethernet (with options), Geneve as Google Cloud sends it (40 bytes of
 // options, an IPv4 packet without Ethernet), VXLAN on Linux's port 8472.
 // Every packet is read from inside its tunnel (they read as outer UDP
-// before), and tshark finds as many Geneve packets.
+// before), and tshark finds as many Geneve packets; only the bare IP
+// packet is counted as given an assumed Ethernet header.
 func TestRealTunnelCaptures(t *testing.T) {
 	for _, c := range []struct {
 		rel, tunnel string
 		other       map[string]int64
+		bareIP      int64
 	}{
-		{"pcap-tunnel/geneve.pcap", "Geneve", map[string]int64{"IPv4": 39}},
-		{"pcap-tunnel/geneve-gcp.pcap", "Geneve", map[string]int64{"IPv4": 1}},
-		{"pcap-tunnel/vxlan_port_8472.pcap", "VXLAN", map[string]int64{"IPv4": 8, "ARP": 2}},
+		{"pcap-tunnel/geneve.pcap", "Geneve", map[string]int64{"IPv4": 39}, 0},
+		{"pcap-tunnel/geneve-gcp.pcap", "Geneve", map[string]int64{"IPv4": 1}, 1},
+		{"pcap-tunnel/vxlan_port_8472.pcap", "VXLAN", map[string]int64{"IPv4": 8, "ARP": 2}, 0},
 	} {
 		a := analyzeCorpus(t, c.rel)
-		if a.DecodeErrors != 0 || a.Tunneled[c.tunnel] != a.Packets || !reflect.DeepEqual(a.Other, c.other) {
-			t.Errorf("%s: %d packets, errors %d, tunneled %v, other %v (want %v)", c.rel, a.Packets, a.DecodeErrors, a.Tunneled, a.Other, c.other)
+		if a.DecodeErrors != 0 || a.Tunneled[c.tunnel] != a.Packets || !reflect.DeepEqual(a.Other, c.other) || a.LinkHeaderAssumed != c.bareIP {
+			t.Errorf("%s: %d packets, errors %d, tunneled %v, other %v (want %v), link header assumed %d (want %d)",
+				c.rel, a.Packets, a.DecodeErrors, a.Tunneled, a.Other, c.other, a.LinkHeaderAssumed, c.bareIP)
 		}
 		if _, err := tshark.Path(); err != nil || c.tunnel != "Geneve" {
 			continue

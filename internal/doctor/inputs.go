@@ -41,6 +41,10 @@ type InputInfo struct {
 	Encoding string `json:"encoding,omitempty"`
 	// binary is set for a file of binary data in no format rocelab reads.
 	binary bool
+	// errWhat, errWhy and errFix say what an unreadable input is instead,
+	// why it is not read and what to pass in its place, when its reader
+	// knows (a remedied error).
+	errWhat, errWhy, errFix string
 	// config names the configuration an unknown input is, one that
 	// `rocelab lint` reads and diagnose does not ("" when none).
 	config string
@@ -265,6 +269,10 @@ func readStream(name string, r io.Reader, member bool, opts Options) (InputInfo,
 			if err != nil {
 				info.Type = string(bf.Kind)
 				info.Error = err.Error()
+				var r remedied
+				if errors.As(err, &r) {
+					info.errWhat, info.errWhy, info.errFix = r.Remedy()
+				}
 				return info, nil
 			}
 			info.Type = string(bf.Kind)
@@ -485,6 +493,13 @@ func looksBinary(head []byte) bool {
 	return len(head) > 0 && bad*10 > len(head)
 }
 
+// A remedied error knows what its input is instead of what was expected,
+// why that is not read, and what to pass in its place (capture.FormatError
+// of an InfiniBand capture).
+type remedied interface {
+	Remedy() (what, why, fix string)
+}
+
 // inputFindings reports inputs that could not be read, and those in which
 // nothing was recognised: each named one as a warning, the files found in
 // directories (READMEs, provenance notes, screenshots) in one info finding.
@@ -498,6 +513,14 @@ func inputFindings(ins []InputInfo) []Finding {
 			what = "binary data in no format rocelab reads (expected text, pcap or pcapng)"
 		}
 		switch {
+		case in.Error != "" && in.errWhat != "":
+			fs = append(fs, Finding{
+				ID: "input.unreadable", Severity: Warn, Layer: LayerInput,
+				Title:     fmt.Sprintf("%s could not be read: %s", in.Path, in.errWhat),
+				Evidence:  []Evidence{{File: in.Path, Text: in.Error}},
+				Mechanism: in.errWhy,
+				Fix:       in.errFix,
+			}.per(in.Path, "input", "Inputs that could not be read"))
 		case in.Error != "":
 			fs = append(fs, Finding{
 				ID: "input.unreadable", Severity: Warn, Layer: LayerInput,

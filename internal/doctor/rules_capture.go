@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"rocelab/internal/capture"
 	"rocelab/internal/ingest"
@@ -32,6 +33,7 @@ const (
 // captureGroups titles the groups of like capture findings.
 var captureGroups = map[string]string{
 	"capture.no_roce":        "No RoCEv2 traffic in the capture",
+	"capture.roce_v1":        "RoCE v1 traffic in the capture",
 	"capture.retransmission": "Go-back-N retransmission in the capture",
 	"capture.cnp.storm":      "CNPs in the capture",
 	"capture.pfc.pause":      "Pause frames in the capture",
@@ -41,7 +43,7 @@ var captureGroups = map[string]string{
 
 func captureRule() Rule {
 	return Rule{
-		IDs: []string{"capture.no_roce", "capture.retransmission", "capture.cnp.storm", "capture.pfc.pause", "capture.ecn.marked", "capture.truncated"},
+		IDs: []string{"capture.no_roce", "capture.roce_v1", "capture.retransmission", "capture.cnp.storm", "capture.pfc.pause", "capture.ecn.marked", "capture.truncated"},
 		Check: func(inc *Incident) []Finding {
 			var fs []Finding
 			for _, a := range All[*capture.Analysis](inc) {
@@ -61,9 +63,13 @@ func captureFindings(a *capture.Analysis) []Finding {
 		if a.LLDP != nil {
 			evs = append(evs, ev(a, a.LLDP.FirstPacket, "%s", a.LLDP.Describe()))
 		}
-		fs = append(fs, noRoCEFinding(a, evs))
+		if a.RoCEv1 == 0 {
+			fs = append(fs, noRoCEFinding(a, evs))
+		}
+		fs = append(fs, roceV1Finding(a, evs)...)
 		return append(fs, pauseFindings(a)...)
 	}
+	fs = append(fs, roceV1Finding(a, nil)...)
 	fs = append(fs, retransmissionFindings(a)...)
 	fs = append(fs, cnpFindings(a)...)
 	fs = append(fs, pauseFindings(a)...)
@@ -71,23 +77,10 @@ func captureFindings(a *capture.Analysis) []Finding {
 	return fs
 }
 
-// noRoCEFinding says a capture holds no RoCEv2 traffic: kernel traffic
-// only, as tcpdump on the netdev sees, or RoCE v1 frames, the RDMA
-// traffic of a queue pair set up on a RoCE v1 GID.
+// noRoCEFinding says a capture holds no RoCE traffic, as tcpdump on the
+// netdev sees: kernel traffic only. A capture of RoCE v1 frames is told by
+// roceV1Finding instead.
 func noRoCEFinding(a *capture.Analysis, evs []Evidence) Finding {
-	if a.RoCEv1 > 0 {
-		return Finding{
-			ID: "capture.no_roce", Severity: Warn, Layer: LayerRDMA,
-			Title: fmt.Sprintf("%s holds RoCE v1 traffic (%s, EtherType 0x8915) and no RoCEv2: the queue pairs run on a RoCE v1 GID",
-				a.File, plural(int(a.RoCEv1), "frame", "frames")),
-			Evidence: append(evs, ev(a, a.RoCEv1First, "first RoCE v1 frame (EtherType 0x8915: GRH and BTH in Ethernet, no IP or UDP header)")),
-			Mechanism: "A queue pair uses RoCE v1 when its GID index points at a RoCE v1 row of the GID table (index 0 and 1 on mlx5 are usually v1). " +
-				"RoCE v1 has no IP header: it is not routed past the VLAN, carries no DSCP for switches and NICs to classify on and no ECN field, " +
-				"so DCQCN cannot mark or react and PFC can only follow the VLAN PCP.",
-			Fix: "Use the RoCE v2 GID index of the routable address (`show_gids`: VER v2, usually 3) on every node: NCCL_IB_GID_INDEX, " +
-				"perftest -x, or for rdma_cm `cma_roce_mode -d mlx5_0 -p 1 -m 2`; then capture again to check for UDP 4791.",
-		}
-	}
 	return Finding{
 		ID: "capture.no_roce", Severity: Warn, Layer: LayerRDMA,
 		Title:    fmt.Sprintf("%s holds no RoCEv2 traffic (%s, none to UDP port 4791)", a.File, plural(int(a.Packets), "packet", "packets")),
@@ -97,6 +90,44 @@ func noRoCEFinding(a *capture.Analysis, evs []Evidence) Finding {
 		Fix: "Capture the RDMA traffic itself: NVIDIA ibdump, or tcpdump -i mlx5_0 with an RDMA-capable libpcap, or a switch port mirror; " +
 			"e.g. tcpdump -i mlx5_0 -s 100 udp port 4791 -w roce.pcap.",
 	}
+}
+
+// roceV1Finding says a capture holds RoCE v1 frames: queue pairs set up on
+// a RoCE v1 GID, all of them when the capture holds no RoCEv2, else those
+// of the v1 frames' source GIDs. Nil when it holds none.
+func roceV1Finding(a *capture.Analysis, evs []Evidence) []Finding {
+	if a.RoCEv1 == 0 {
+		return nil
+	}
+	srcs := make([]string, len(a.RoCEv1Sources))
+	for i, g := range a.RoCEv1Sources {
+		srcs[i] = g.String()
+	}
+	from := ""
+	if len(srcs) > 0 {
+		from = ", from source GID " + strings.Join(srcs, ", ")
+	}
+	title := fmt.Sprintf("%s holds RoCE v1 traffic (%s, EtherType 0x8915%s) and no RoCEv2: its queue pairs run on a RoCE v1 GID",
+		a.File, plural(int(a.RoCEv1), "frame", "frames"), from)
+	if a.RoCEPackets > 0 {
+		title = fmt.Sprintf("%s holds RoCE v1 frames (%s, EtherType 0x8915%s) beside %s of RoCEv2: some queue pairs run on a RoCE v1 GID",
+			a.File, plural(int(a.RoCEv1), "frame", "frames"), from, plural(int(a.RoCEPackets), "packet", "packets"))
+	}
+	return []Finding{{
+		ID: "capture.roce_v1", Severity: Warn, Layer: LayerRDMA,
+		Title:    title,
+		Evidence: append(evs, ev(a, a.RoCEv1First, "first RoCE v1 frame (EtherType 0x8915: GRH and BTH in Ethernet, no IP or UDP header)")),
+		Mechanism: "A queue pair sends RoCE v1 when the GID index it was set up with points at a RoCE v1 row of the port's GID table " +
+			"(on mlx5 every address has a v1 row then a v2 row: indexes 0 and 2 are v1, 1 and 3 v2). " +
+			"RoCE v1 has no IP header: it is not routed past the VLAN, carries no DSCP for switches and NICs to classify on and no ECN field, " +
+			"so DCQCN cannot mark or react and PFC can only follow the VLAN PCP; in a fabric set up for RoCEv2 (DSCP trust, ECN on the lossless queue) " +
+			"these frames ride the default class.",
+		Fix: "Point every queue pair at the RoCEv2 GID of the routable address (`show_gids`: VER v2, usually index 3): " +
+			"NCCL reads NCCL_IB_GID_INDEX=<that index>, or, with it unset in NCCL >= 2.21, picks the GID by NCCL_IB_ROCE_VERSION_NUM " +
+			"(default 2: check it is not set to 1) and NCCL_IB_ADDR_FAMILY; perftest takes -x <that index>; " +
+			"only applications that connect through rdma_cm (perftest -R, UCX/MPI over rdmacm) follow `cma_roce_mode -d mlx5_0 -p 1 -m 2`, " +
+			"which sets rdma_cm's default RoCE version and changes nothing for NCCL. Then capture again and check for UDP 4791.",
+	}}
 }
 
 // truncatedFindings reports a capture that ends inside a record: what was

@@ -201,13 +201,98 @@ func TestHealthyRoCECapture(t *testing.T) {
 // A capture whose RDMA traffic is RoCE v1 (the real capture's packets
 // rewritten as v1 in a SYNTHETIC fixture) was told to capture the RDMA
 // traffic itself, as if tcpdump had seen kernel traffic only: it is told
-// that the queue pairs run on a RoCE v1 GID, at the first v1 frame, with
-// the v2 GID index as the fix (tshark: the first is packet 15).
+// that the queue pairs run on a RoCE v1 GID, naming the v1 source GIDs, at
+// the first v1 frame (tshark: packet 15), with the v2 GID index by NCCL's
+// own variables as the fix; capture.no_roce does not fire.
 func TestCaptureRoCEv1(t *testing.T) {
-	rep := Diagnose([]string{nicTestdata("synthetic/pcap-roce-v1-of-oferby-rc-send-synthetic.pcap")}, nil, Options{})
-	f := find(rep.Findings, "capture.no_roce")
-	if f == nil || !strings.Contains(f.Title, "RoCE v1 traffic (105 frames, EtherType 0x8915)") || !strings.Contains(f.Fix, "GID index") ||
+	rep := Diagnose([]string{nicTestdata(roceV1Fixture)}, nil, Options{})
+	f := find(rep.Findings, "capture.roce_v1")
+	if f == nil || !strings.Contains(f.Title, "RoCE v1 traffic (105 frames, EtherType 0x8915, from source GID 192.168.70.4, 192.168.70.6) and no RoCEv2") ||
+		!strings.Contains(f.Fix, "NCCL_IB_ROCE_VERSION_NUM") || !strings.Contains(f.Fix, "changes nothing for NCCL") ||
 		f.Evidence[len(f.Evidence)-1].Line != 15 || strings.Contains(f.Mechanism, "tcpdump on the Ethernet netdev") {
+		t.Fatalf("finding %+v", f)
+	}
+	if g := find(rep.Findings, "capture.no_roce"); g != nil {
+		t.Errorf("no_roce beside roce_v1: %s", g.Title)
+	}
+}
+
+// roceV1Fixture is the SYNTHETIC RoCE v1 rewrite of the real oferby
+// capture.
+const roceV1Fixture = "synthetic/pcap-roce-v1-of-oferby-rc-send-synthetic.pcap"
+
+// A capture with RoCEv2 packets and RoCE v1 frames (the real oferby
+// capture followed by 5 frames of its SYNTHETIC v1 rewrite, written here)
+// is told that some queue pairs run on a v1 GID, not that all do, and the
+// RoCEv2 traffic is still judged; without v1 frames nothing is said.
+func TestCaptureRoCEv1BesideV2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mixed.pcap")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := pcapgo.NewWriter(out)
+	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	var last time.Time
+	copyFrames := func(rel string, keep func([]byte) bool, limit int) {
+		in, err := os.Open(nicTestdata(rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer in.Close()
+		r, err := pcapgo.NewReader(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := 0; n < limit; {
+			data, ci, err := r.ReadPacketData()
+			if err != nil {
+				return
+			}
+			if !keep(data) {
+				continue
+			}
+			if ci.Timestamp.Before(last) {
+				ci.Timestamp = last.Add(time.Millisecond)
+			}
+			last = ci.Timestamp
+			if err := w.WritePacket(ci, data); err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+	}
+	copyFrames("corpus/pcap-roce/rc-send-two-qps-oferby-proxy.pcap", func([]byte) bool { return true }, 1<<30)
+	before := Diagnose([]string{path}, nil, Options{})
+	copyFrames(roceV1Fixture, func(d []byte) bool { return len(d) > 14 && d[12] == 0x89 && d[13] == 0x15 }, 5)
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if f := find(before.Findings, "capture.roce_v1"); f != nil {
+		t.Fatalf("v1 finding on a RoCEv2 capture: %s", f.Title)
+	}
+	rep := Diagnose([]string{path}, nil, Options{})
+	f := find(rep.Findings, "capture.roce_v1")
+	if f == nil || !strings.Contains(f.Title, "holds RoCE v1 frames (5 frames, EtherType 0x8915, from source GID 192.168.70.4, 192.168.70.6) beside 105 packets of RoCEv2: some queue pairs") ||
+		f.Evidence[len(f.Evidence)-1].Line != 124 {
+		t.Fatalf("finding %+v", f)
+	}
+	if g := find(rep.Findings, "capture.no_roce"); g != nil {
+		t.Errorf("no_roce on a capture with RoCEv2: %s", g.Title)
+	}
+}
+
+// A capture taken on an IPoIB netdev (the tcpdump test suite's real one)
+// is not read, and the finding says what it is, an InfiniBand capture,
+// with how to capture and judge an InfiniBand fabric, not the generic
+// "pass it as text".
+func TestCaptureIPoIBUnreadable(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("corpus/pcap-ipoib/ipoib.pcap")}, nil, Options{})
+	f := find(rep.Findings, "input.unreadable")
+	if f == nil || !strings.Contains(f.Title, "an IP over InfiniBand capture (link type 242") || !strings.Contains(f.Mechanism, "never the RDMA traffic") ||
+		!strings.Contains(f.Fix, "ibdump") || !strings.Contains(f.Fix, "LINK_TYPE_P1=2") || strings.Contains(f.Fix, "plain text") {
 		t.Fatalf("finding %+v", f)
 	}
 }

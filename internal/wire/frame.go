@@ -90,6 +90,10 @@ type Frame struct {
 	// bit says the mirror cut the frame short.
 	Tap             Tap
 	MirrorTruncated bool
+	// BareIP is set when the tunnel carried an IP packet without an
+	// Ethernet header (Geneve protocol IPv4/IPv6): L2Len, and so WireLen,
+	// counts the untagged 14-byte header it is assumed to have had.
+	BareIP bool
 }
 
 // ExtHeaders holds one of each extension header; which ones are in use
@@ -201,7 +205,7 @@ func (f *Frame) reset() {
 	f.DstMAC, f.SrcMAC, f.EtherType, f.L2Len = [6]byte{}, [6]byte{}, 0, 0
 	f.IPVersion, f.SrcIP, f.DstIP, f.TOS, f.IPLen = 0, netip.Addr{}, netip.Addr{}, 0, 0
 	f.SrcPort, f.DstPort, f.UDPLength = 0, 0, 0
-	f.Headers, f.Decoded, f.Truncated, f.PayloadLen = 0, 0, false, 0
+	f.Headers, f.Decoded, f.Truncated, f.PayloadLen, f.BareIP = 0, 0, false, 0, false
 }
 
 // decodeL3 decodes what follows the Ethernet header at off, by f.EtherType.

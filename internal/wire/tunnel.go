@@ -81,6 +81,7 @@ const (
 	erspan3SubLen  = 8
 	vxlanLen       = 8
 	geneveLen      = 8
+	geneveControl  = 0x80 // of the second byte: the O bit
 	ipProtoGRE     = 47
 	VXLANPort      = 4789
 	VXLANLinuxPort = 8472
@@ -114,7 +115,7 @@ func (f *Frame) decapIP(data []byte, start, end int, t Tunnel, et uint16) error 
 	src := f.SrcIP
 	f.reset()
 	f.Tunnel, f.Tap, f.MirrorTruncated = t, Tap{Src: src}, false
-	f.EtherType, f.L2Len = et, EthernetLen
+	f.EtherType, f.L2Len, f.BareIP = et, EthernetLen, true
 	return f.decodeL3(data[start:end], 0)
 }
 
@@ -222,11 +223,15 @@ func (f *Frame) decodeVXLAN(data []byte, off int) error {
 }
 
 // decodeGeneve decodes the Geneve payload of the UDP datagram at off: an
-// Ethernet frame, or an IPv4 or IPv6 packet. Another version or protocol
-// stays FrameOther.
+// Ethernet frame, or an IPv4 or IPv6 packet, after the options (their
+// length, in 4-byte words, is the low 6 bits of the first byte; critical
+// options, the C bit, change nothing for a reader that skips them).
+// Another version or protocol, and a control packet (the O bit: a message
+// between tunnel endpoints, whose payload is never forwarded), stay
+// FrameOther.
 func (f *Frame) decodeGeneve(data []byte, off int) error {
 	start, ok, err := f.overlayHeader(data, off, geneveLen, TunnelGeneve)
-	if !ok || data[start]>>6 != 0 {
+	if !ok || data[start]>>6 != 0 || data[start+1]&geneveControl != 0 {
 		return err
 	}
 	inner := start + geneveLen + int(data[start]&0x3f)*4

@@ -149,7 +149,8 @@ var overlayCases = []struct {
 }{
 	{"vxlan-linux-port", VXLANLinuxPort, "0800000000006400", false, TunnelVXLAN},
 	{"geneve-ethernet", GenevePort, "00006558" + "00000a00", false, TunnelGeneve},
-	{"geneve-ethernet-oam-option", GenevePort, "01c06558" + "00000a00" + "00008000", false, TunnelGeneve},
+	{"geneve-ethernet-critical-option", GenevePort, "01406558" + "00000a00" + "00008000", false, TunnelGeneve},
+	{"geneve-control-oam", GenevePort, "01c06558" + "00000a00" + "00008000", false, TunnelNone},
 	{"geneve-ipv4-gcp-options", GenevePort, "02000800" + "00000000" + "01320101" + "80000000", true, TunnelGeneve},
 	{"geneve-version-1", GenevePort, "40006558" + "00000a00", false, TunnelNone},
 	{"geneve-other-protocol", GenevePort, "00008847" + "00000a00", false, TunnelNone},
@@ -158,7 +159,7 @@ var overlayCases = []struct {
 // VXLAN on Linux's port and Geneve with options, carrying Ethernet or a
 // bare IPv4 packet: the inner RoCE frame decodes with the outer source as
 // tap; its wire length counts an Ethernet header. Another Geneve version
-// or protocol stays other UDP.
+// or protocol, and a Geneve control (OAM) packet, stay other UDP.
 func TestOverlayHeaders(t *testing.T) {
 	var f Frame
 	for _, tc := range overlayCases {
