@@ -500,3 +500,23 @@ func TestPerftestNoRowsRDMACMServerWaiting(t *testing.T) {
 		t.Errorf("evidence %+v fix %q", f.Evidence, f.Fix)
 	}
 }
+
+// GID index 0 all zeros on both ends (Mellanox/k8s-rdma-shared-dev-plugin#72,
+// pods without the RDMA NIC's secondary network): row 0 is the link-local
+// GID of any netdev in the namespace, so the fix names the missing netdev
+// or address before any -x choice.
+func TestPerftestZeroGIDIndexZeroEmptyTable(t *testing.T) {
+	n := 0
+	for _, f := range diagnoseFiles(t, Options{}, "corpus/perftest/perftest-write-bw-roce-gid0-all-zero-gids-rtr-fail-pod-k8sshareddev72.txt") {
+		if f.ID != "gid.index.zero" {
+			continue
+		}
+		n++
+		if !strings.Contains(f.Fix, "whole GID table is empty") || !strings.Contains(f.Fix, "secondary network") {
+			t.Errorf("%s: fix %q does not name the empty table", f.Title, f.Fix)
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d gid.index.zero findings, want 2 (both ends)", n)
+	}
+}
