@@ -6,8 +6,13 @@ import "testing"
 // device: launcher, pinning and environment prefixes, perftest's options
 // that take a value (short and long, from perftest_parameters.c's getopt
 // string and has_arg = 1 long options) beside its flags, redirections and
-// a second command after a shell operator. None of them is prose (synthetic
-// lines, one per shape).
+// a second command after a shell operator; and lines that name the tool in
+// prose ("INFO: run ib_write_bw client on host: sudo taskset ... ib_write_bw
+// -d mlx5_3 peer", a sentence about the tool), where perftest's one bare
+// argument (its server) is followed by several bare words: the command is
+// the occurrence whose arguments fit, and a sentence sets no peer (synthetic
+// lines, one per shape; the first prose one in the shape of
+// Mellanox/ngc_multinode_perf#108's log).
 func TestPerftestCommandShapes(t *testing.T) {
 	for _, c := range []struct{ line, peer, dev string }{
 		{"ib_write_bw -d mlx5_0 -x 3 -F --report_gbits 10.0.0.2", "10.0.0.2", "mlx5_0"},
@@ -25,6 +30,10 @@ func TestPerftestCommandShapes(t *testing.T) {
 		{"ib_write_bw -d mlx5_0 -x 3 -p 18516 gpu02 & sleep 1", "gpu02", "mlx5_0"},
 		{"kubectl exec -it rdma-pod -- ib_write_bw -d mlx5_2 -R 192.168.1.20", "192.168.1.20", "mlx5_2"},
 		{"ssh gpu01 sudo ib_send_bw -d mlx5_3 -F -a gpu02", "gpu02", "mlx5_3"},
+		{"INFO: run ib_write_bw client on clx-host-109: sudo taskset -c 28 ib_write_bw -d mlx5_3 -D 30 clx-host-108 -s 65536 -p 10000 -F --report_gbit -b -q 2 &", "clx-host-108", "mlx5_3"},
+		{"# ib_read_bw/ib_write_bw inside a Kubernetes pod on mlx5_2", "", ""},
+		{"we ran ib_write_bw between the two pods", "", ""},
+		{"[root@gpu01 ~]# ib_write_bw -d mlx5_0 gpu02 & # the client", "gpu02", "mlx5_0"},
 	} {
 		p := nicArtifact[*Perftest](t, nicReadText(t, "c.txt", "# synthetic\n"+c.line+"\nFailed to create AH\n"))
 		if r := p.Runs[0]; r.Peer != c.peer || r.Device != c.dev {
