@@ -508,7 +508,7 @@ var book = []Spec{
 		Text: "the table's header is there but no size is, and no failed call (nccltests.failed) explains it: the first collective never finished, or the output was cut (warn); the output ends in the preamble (parameters, rank lines) before any header, or its last run at its banner (`# Collective test starting`, the parameters line) before any rank line, or inside the header, its units line cut before its last `(GB/s)`: nothing measured (info)",
 		Fix:  "Read the end of the job's output and its NCCL log (NCCL_DEBUG=INFO) for a WARN, a timeout or a crash at the first size; if the output was cut, give all of it."},
 	{ID: "perftest.rows.none", Layer: LayerInput, Severities: []Severity{Info}, Front: Doctor,
-		Text: "a perftest run whose output ends after its banner, addresses or table header with no result row and no error line: cut, still running, hung at its first size, or an rdma_cm server still waiting for its client (the fix then names the server's RoCE interface IP), so it is judged by no rule",
+		Text: "a perftest run whose output ends after its banner, addresses or table header with no result row and no error line: cut, still running or hung at its first size (an rdma_cm server's \"Waiting for client rdma_cm QP to connect\" banner line is printed after its client connected, so it is not a wait), so it is judged by no rule",
 		Fix:  "Pass the run's whole output from both ends."},
 	{ID: "nccltests.rows.unread", Layer: LayerNCCL, Severities: []Severity{Info, Warn}, Front: Doctor,
 		Text: "table rows with a size but fewer columns than the header names are left unread and counted: one after all the others is an output cut mid-row (info), others a cut or unknown layout (warn)",

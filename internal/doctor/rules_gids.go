@@ -290,11 +290,21 @@ func perftestZeroGIDs(inc *Incident) []Finding {
 				Title:     fmt.Sprintf("%s: the %s end's GID is all zeros: %s holds no address at %s%s", r.Name(), end.name, who, idx, failed),
 				Evidence:  evidenceInOrder(ev),
 				Mechanism: zeroGIDMechanism,
-				Fix:       "On " + who + ": `show_gids` (or ibv_devinfo -v) and pick the RoCE v2 row with the IPv4 address; start perftest with that -x on both ends (the indices may differ per host). " + gidFixTail,
+				Fix:       "On " + who + ": " + emptyTableFix(r.GIDIndex) + "`show_gids` (or ibv_devinfo -v) and pick the RoCE v2 row with the IPv4 address; start perftest with that -x on both ends (the indices may differ per host). " + gidFixTail,
 			}, r, "perftest end with the all-zero GID"))
 		}
 		return fs
 	})
+}
+
+// emptyTableFix is the first step of the fix when GID index 0 is all
+// zeros: index 0 holds the port's link-local GID whenever its netdev is
+// in the namespace, so an empty row 0 means the whole table is empty.
+func emptyTableFix(index int) string {
+	if index != 0 {
+		return ""
+	}
+	return "index 0 always holds the link-local GID of a netdev present in the namespace, so the whole GID table is empty here: the RoCE netdev is missing from this network namespace or has no address (in a Kubernetes pod, attach the RDMA NIC's secondary network, macvlan or SR-IOV through Multus, with an IP; on a host, bring the netdev up with an IPv4 address), then "
 }
 
 // setBy says how a GID index was set when it was not NCCL's own echo or

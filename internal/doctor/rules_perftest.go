@@ -46,15 +46,18 @@ func checkPerftestNoRows(inc *Incident) []Finding {
 			what = "latency"
 		}
 		where, hung := "before perftest's table", "hung in its first exchange"
-		fix := "Pass the run's whole output from both ends (`ib_write_bw ... | tee bw.txt`); if the test hangs after the addresses, check the path with the same GID index both ways and PFC on the RoCE priority."
+		const fix = "Pass the run's whole output from both ends (`ib_write_bw ... | tee bw.txt`); if the test hangs after the addresses, check the path with the same GID index both ways and PFC on the RoCE priority."
 		switch {
 		case r.Table.Line > 0:
 			// The header follows the connection: the ends are connected and
 			// the first size is being measured.
 			where, hung = "after the table's header, before its first row", "hung in its first message size, the queue pairs connected"
 		case r.Waiting.Line > 0 && r.Local == nil:
-			where, hung = "while the rdma_cm server waits for its client", "waiting for a client that never reached it"
-			fix = "Start the client (or read its output) with the server's RDMA interface address: with -R (rdma_cm) the client must name the IP of the server's RoCE netdev, as perftest's \"Please run the same command with the IB/RoCE interface IP\" says, not a management name or address; then pass both ends' output."
+			// perftest prints this banner line after rdma_cm has connected
+			// the client (write_bw.c: create_rdma_cm_connection, then
+			// ctx_print_test_info), so the client had reached the server.
+			where = "after the rdma_cm server's banner, before the queue pairs' addresses"
+			hung = "hung exchanging the addresses: perftest prints \"Waiting for client rdma_cm QP to connect\" in its banner only once rdma_cm has connected the client, so the client did reach this server"
 		}
 		return []Finding{perPerftest(Finding{
 			ID: "perftest.rows.none", Severity: Info, Layer: LayerInput,

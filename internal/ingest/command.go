@@ -35,6 +35,9 @@ func findCommand(text, tool string) (shellCommand, bool) {
 	rest := text[i+len(tool):]
 	if p := strings.IndexAny(rest, "|>;"); p >= 0 {
 		rest = rest[:p]
+		if text[i+len(tool)+p] == '>' {
+			rest = dropRedirectFD(rest)
+		}
 	}
 	var args []string
 	for _, f := range strings.Fields(rest) {
@@ -44,6 +47,16 @@ func findCommand(text, tool string) (shellCommand, bool) {
 		}
 	}
 	return shellCommand{Host: promptHost(text[:i]), Args: args}, true
+}
+
+// dropRedirectFD drops the file descriptor of a redirection cut off at its
+// '>' ("2" of "peer 2>&1"): a word of digits right before it is no argument.
+func dropRedirectFD(rest string) string {
+	w := strings.TrimRight(rest, "0123456789")
+	if len(w) < len(rest) && (w == "" || w[len(w)-1] == ' ' || w[len(w)-1] == '\t') {
+		return w
+	}
+	return rest
 }
 
 func isCmdBoundary(c byte) bool {

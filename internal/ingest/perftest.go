@@ -74,7 +74,8 @@ type PerftestRun struct {
 	// Table is the result table's header line, zero when none was printed.
 	Table Evidence
 	// Waiting is an rdma_cm server's "Waiting for client rdma_cm QP to
-	// connect" line, zero when none was printed.
+	// connect" banner line, zero when none was printed. perftest prints it
+	// after rdma_cm has connected the client, despite its words.
 	Waiting  Evidence
 	Rows     []PerftestRow
 	Failures []PerftestFailure

@@ -57,19 +57,20 @@ func findPerftestCommand(t, tool string) (shellCommand, bool) {
 }
 
 // perftestBareArgs are the arguments that are neither a flag, a flag's
-// value nor a shell operator, up to a shell comment.
+// value nor a line continuation, up to a shell comment or the operator that
+// ends the command ("&", "&&": what follows is another command).
 func perftestBareArgs(args []string) []string {
 	var bare []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
-		case strings.HasPrefix(a, "#"):
+		case strings.HasPrefix(a, "#") || a == "&" || a == "&&":
 			return bare
 		case strings.HasPrefix(a, "-"):
 			if i+1 < len(args) && perftestFlagTakesValue(a) {
 				i++
 			}
-		case a == "&" || a == "&&" || a == "||" || a == "\\":
+		case a == "\\":
 		default:
 			bare = append(bare, a)
 		}

@@ -192,23 +192,3 @@ func TestPerftestJSONOtherResults(t *testing.T) {
 		t.Errorf("duration run %+v garbled %+v", r, dur.Garbled)
 	}
 }
-
-// A line that names a perftest tool in prose ("INFO: run ib_write_bw
-// client on host: sudo taskset ... ib_write_bw -d mlx5_3 peer", or a
-// sentence about the tool) holds several bare words after the name, where
-// perftest takes one (its server): the command is the occurrence whose
-// arguments fit, and a sentence sets no peer (synthetic lines in the shape
-// of Mellanox/ngc_multinode_perf#108's log and of a comment header).
-func TestPerftestProseNamesNoPeer(t *testing.T) {
-	for _, c := range []struct{ line, peer, dev string }{
-		{"INFO: run ib_write_bw client on clx-host-109: sudo taskset -c 28 ib_write_bw -d mlx5_3 -D 30 clx-host-108 -s 65536 -p 10000 -F --report_gbit -b -q 2 &", "clx-host-108", "mlx5_3"},
-		{"# ib_read_bw/ib_write_bw inside a Kubernetes pod on mlx5_2", "", ""},
-		{"we ran ib_write_bw between the two pods", "", ""},
-		{"[root@gpu01 ~]# ib_write_bw -d mlx5_0 gpu02 & # the client", "gpu02", "mlx5_0"},
-	} {
-		p := nicArtifact[*Perftest](t, nicReadText(t, "c.txt", "# synthetic\n"+c.line+"\nFailed to create AH\n"))
-		if r := p.Runs[0]; r.Peer != c.peer || r.Device != c.dev {
-			t.Errorf("%s: peer %q device %q", c.line, r.Peer, r.Device)
-		}
-	}
-}
