@@ -201,13 +201,19 @@ func checkWatchdog(inc *Incident) []Finding {
 				state = "in a storm now (" + state + ")"
 			}
 			name := fmt.Sprintf("%s queue %d", swName(s, w.Port), w.Queue)
+			detect := "for its detection time (200 ms by default)"
+			fix := fmt.Sprintf("Find the device on %s (LLDP: `show lldp table`): check its NIC for tx_pause_storm_* events and rx_prioN_pause_duration, the host for hangs (dmesg, a stuck process holding the RDMA receive queue), and the fabric for a cyclic buffer dependency. `show pfcwd config` shows the action and times; `show pfc counters` which ports send pause.", w.Port)
+			if c, ok := platformOf(w.Platform); ok {
+				detect = "for its detection time (IOS XR: the poll interval times the shutdown multiplier, 100 ms × 1 by default)"
+				fix = "Find the device on " + w.Port + " (LLDP: " + c.neighbors + "): check its NIC for tx_pause_storm_* events and rx_prioN_pause_duration, the host for hangs (dmesg, a stuck process holding the RDMA receive queue), and the fabric for a cyclic buffer dependency. " + onPort(c.watchdog, w.Port) + " shows the watchdog's events, drops and state per traffic class and the PFC frames per CoS; " + onPort(c.wdConfig, w.Port) + " sets its times."
+			}
 			fs = append(fs, Finding{
 				ID: "switch.pfcwd.storm", Severity: sev, Layer: LayerFabric,
 				Title:    fmt.Sprintf("%s: PFC watchdog: %s; dropped TX %d, RX %d", name, state, w.TxDrop, w.RxDrop),
 				Evidence: []Evidence{w.Evidence},
-				Mechanism: "The PFC watchdog declares a storm when a lossless queue stays paused for its detection time (200 ms by default) while PFC frames keep arriving: the device downstream sends pause and never resumes (a stuck NIC or host, a pause storm, or a PFC deadlock). With the default action `drop` the switch then ignores the pause and drops that queue's traffic (TX OK/DROP) and what arrives for it (RX OK/DROP), so RoCE on this priority is no longer lossless and RC recovers by timeouts. " +
+				Mechanism: "The PFC watchdog declares a storm when a lossless queue stays paused " + detect + " while PFC frames keep arriving: the device downstream sends pause and never resumes (a stuck NIC or host, a pause storm, or a PFC deadlock). With the default action `drop` the switch then ignores the pause and drops that queue's traffic (TX OK/DROP) and what arrives for it (RX OK/DROP), so RoCE on this priority is no longer lossless and RC recovers by timeouts. " +
 					"Storms restored are past episodes; a count of detections above restorations is a storm now.",
-				Fix: fmt.Sprintf("Find the device on %s (LLDP: `show lldp table`): check its NIC for tx_pause_storm_* events and rx_prioN_pause_duration, the host for hangs (dmesg, a stuck process holding the RDMA receive queue), and the fabric for a cyclic buffer dependency. `show pfcwd config` shows the action and times; `show pfc counters` which ports send pause.", w.Port),
+				Fix: fix,
 			}.per(name, "queue", "PFC watchdog storms"))
 		}
 	}
@@ -292,6 +298,9 @@ func checkSwitchTxPause(inc *Incident) []Finding {
 				if aoscx[p.Port] {
 					note = aoscxPauseNote(p.Port)
 				}
+				if c, ok := platformOf(p.Platform); ok && c.linkPause != "" {
+					note = onPort(c.linkPause, p.Port)
+				}
 				role = strings.ReplaceAll(role, "this priority", "any priority") + note
 				if hasPrios[p.Port] {
 					role += fmt.Sprintf(" Its per-priority PFC counters sent %d frames in all: the other %d are 802.3x pause (or frames sent between the two reads).", perPrio[p.Port], p.Frames-perPrio[p.Port])
@@ -304,11 +313,22 @@ func checkSwitchTxPause(inc *Incident) []Finding {
 			if aoscx[p.Port] {
 				fix = "Follow the pause to its root: the port that sends pause without receiving it is the congestion point (incast toward one receiver, an oversubscribed uplink, or a slow host). Make ECN mark there before PFC triggers and check the egress queues toward the receiver (`show interface PORT queues`: Tx Errors are each queue's drops)."
 			}
+			if c, ok := platformOf(p.Platform); ok {
+				fix = "Follow the pause to its root: the port that sends pause without receiving it is the congestion point (incast toward one receiver, an oversubscribed uplink, or a slow host). Make ECN mark there before PFC triggers and check the egress queues toward the receiver (" + onPort(c.queues, p.Port) + ") and the PFC frames per priority on each hop (" + onPort(c.pfc, p.Port) + ")."
+			}
+			cause := "A switch port sends PFC pause on a priority when the ingress buffer of that priority group crosses its XOFF threshold: traffic arrives faster than it can leave. "
+			switch {
+			case p.Global:
+				cause = "A switch port sends 802.3x pause when its ingress buffer crosses its XOFF threshold, pausing every priority of the link: traffic arrives faster than it can leave. "
+			case p.Link:
+				// one count of PFC and 802.3x pause: not told to be PFC
+				cause = "A switch port sends pause when an ingress buffer crosses its XOFF threshold (PFC: a priority group's, pausing that priority; 802.3x: the port's, pausing every priority): traffic arrives faster than it can leave. "
+			}
 			fs = append(fs, Finding{
 				ID: "switch.pfc.tx_pause", Severity: sev, Layer: LayerFabric,
 				Title:    fmt.Sprintf("%s: sent %d %s frames %s (received %d)", name, p.Frames, what, on, in),
 				Evidence: []Evidence{p.Evidence},
-				Mechanism: "A switch port sends PFC pause on a priority when the ingress buffer of that priority group crosses its XOFF threshold: traffic arrives faster than it can leave. " + role +
+				Mechanism: cause + role +
 					" Counted since the counters were last cleared; take two dumps with `date` lines to see a rate.",
 				Fix: fix,
 			}.per(name+subject, "port", "Switch ports sending PFC pause"))

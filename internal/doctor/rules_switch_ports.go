@@ -20,6 +20,9 @@ type portCols struct {
 }
 
 func colsOf(p ingest.PortCount) portCols {
+	if c, ok := platformOf(p.Platform); ok {
+		return portCols{c.rxDrop, c.txDrop, c.rxErr, c.rxOK, c.txOK}
+	}
 	if p.ErrTable {
 		return portCols{"InDiscards", "OutDiscards", p.RxErrCol, "", ""}
 	}
@@ -70,6 +73,9 @@ func rxDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
 	if p.IOS {
 		fix = "Split the drops by reason and priority: on EOS `show interfaces counters discards` and `show priority-flow-control counters`, on NX-OS `show queuing interface " + p.Port + "` (ingress no-drop discards are headroom overflow); on a lossless priority, size the headroom for the cable length."
 	}
+	if c, ok := platformOf(p.Platform); ok {
+		fix = "Split the drops by reason with " + onPort(c.rxReasons, p.Port) + " and by priority with " + onPort(c.pfc, p.Port) + "; watch whether " + c.rxDrop + " grows after " + onPort(c.clear, p.Port) + "; on a lossless priority, size " + c.headroom + " for the cable length."
+	}
 	if p.AOSCX {
 		fix = "Run `show interface " + p.Port + "` again under traffic to see whether Dropped RX grows, and check the port's QoS (`show interface " + p.Port + "` prints its qos trust; an untrusted port puts RoCE in the default class); on a priority with PFC, size the headroom for the cable length."
 	}
@@ -106,7 +112,7 @@ func txDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
 	}
 	if wdDrops > 0 {
 		sev = Error
-		why = fmt.Sprintf(" The PFC watchdog dropped %d packets on this port's lossless queues (show pfcwd stats): some of these are RoCE packets of a stormed queue.", wdDrops)
+		why = fmt.Sprintf(" The PFC watchdog dropped %d packets on this port's lossless queues: some of these are RoCE packets of a stormed queue.", wdDrops)
 	}
 	if n, pev := linkPauseReceived(s, p.Port); n > 0 {
 		ev = append(ev, pev)
@@ -118,6 +124,9 @@ func txDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
 	}
 	if p.IOS {
 		fix = "Split them by queue (EOS `show interfaces " + p.Port + " counters queue`, NX-OS `show queuing interface " + p.Port + "`): drops on the RoCE queue are lossless traffic lost; check the PFC watchdog (EOS `show priority-flow-control counters watchdog`) and the device on this port that keeps sending pause (`show lldp neighbors`, its NIC's tx_prioN_pause counters)."
+	}
+	if c, ok := platformOf(p.Platform); ok {
+		fix = "Split them by queue with " + onPort(c.queues, p.Port) + ": drops on the RoCE class are lossless traffic lost; check the PFC watchdog or deadlock detection (" + onPort(c.watchdog, p.Port) + "; " + onPort(c.wdConfig, p.Port) + ") and the device on this port that keeps sending pause (" + c.neighbors + ", its NIC's tx_prioN_pause counters)."
 	}
 	if p.AOSCX {
 		fix = "Split them by queue with `show interface " + p.Port + " queues` (Tx Errors: the packets each egress queue dropped): drops on the queue RoCE's class maps to are RoCE packets lost, to be resent by go-back-N; give that queue PFC and ECN, or more of the schedule profile's bandwidth, and check the device on this port that pauses it (" + aoscxNeighbors(p) + ", its NIC's tx_prioN_pause counters)."
@@ -339,6 +348,9 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 			if p.IOS {
 				fix = fmt.Sprintf("Clear the counters and watch whether they grow under traffic (`clear counters %s`, then `show interfaces %s`); check the optic's power (`show interfaces %s transceiver`), both ends' FEC (EOS `show interfaces %s phy detail`, NX-OS `show interface %s fec`) and the FCS counters of the peer's end (on a host, `ethtool -S <if> | grep -E 'crc|symbol|fcs'`). Clean and reseat the connectors, then replace the optic or cable; shut the port meanwhile so ECMP routes around it.", p.Port, p.Port, p.Port, p.Port, p.Port)
 			}
+			if c, ok := platformOf(p.Platform); ok {
+				fix = "Clear the counters and watch whether they grow under traffic (" + onPort(c.clear, p.Port) + ", then " + onPort(c.show, p.Port) + "); check the optic's power (" + onPort(c.optics, p.Port) + ") and the FCS counters of the peer's end (on a host, `ethtool -S <if> | grep -E 'crc|symbol|fcs'`). Clean and reseat the connectors, then replace the optic or cable; shut the port meanwhile so ECMP routes around it."
+			}
 			if p.AOSCX {
 				fix = fmt.Sprintf("Clear the counters and watch whether they grow under traffic (`clear interface %s statistics`, then `show interface %s`); check the optic's power (`show interface %s transceiver detail`) and the FCS counters of the peer's end (on a host, `ethtool -S <if> | grep -E 'crc|symbol|fcs'`). Clean and reseat the connectors, then replace the optic or cable; shut the port meanwhile so ECMP routes around it.", p.Port, p.Port, p.Port)
 			}
@@ -364,7 +376,11 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 			if r.Uncorrectable < fewLinkErrors {
 				sev, rare = Info, aHandful
 			}
-			title := fmt.Sprintf("%s: RS-FEC met %d codewords it could not correct (FEC_UNCORR; %d corrected", name, r.Uncorrectable, max(r.Corrected, 0))
+			col := "FEC_UNCORR"
+			if c, ok := platformOf(r.Platform); ok && c.fecUncorr != "" {
+				col = c.fecUncorr
+			}
+			title := fmt.Sprintf("%s: RS-FEC met %d codewords it could not correct (%s; %d corrected", name, r.Uncorrectable, col, max(r.Corrected, 0))
 			if r.SymbolErrors >= 0 {
 				// Only SONiC's fec-stats counts symbol errors; IOS XR's
 				// `show controllers` prints codewords alone.
@@ -374,12 +390,16 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 			if r.PostBER > 0 {
 				title += fmt.Sprintf(", post-FEC BER %.3g", r.PostBER)
 			}
+			fix := fmt.Sprintf("Clear the counters and watch whether FEC_UNCORR grows under traffic (`sonic-clear counters; show interfaces counters fec-stats -p 10`); if it does, check the optic's power and its peer's (`show interfaces transceiver eeprom --dom %s`), both ends' FEC mode (`show interfaces fec status %s`; on a host, `ethtool --show-fec <if>`), clean and reseat the connectors, then replace the optic or cable; shut the port meanwhile so ECMP routes around it.", r.Port, r.Port)
+			if c, ok := platformOf(r.Platform); ok && c.fec != "" {
+				fix = "Clear the counters and watch whether the uncorrected codewords grow under traffic (" + onPort(c.clear, r.Port) + ", then " + onPort(c.fec, r.Port) + "); if they do, check the optic's power and its peer's (" + onPort(c.optics, r.Port) + "), both ends' FEC mode (the port's `fec` configuration; on a host, `ethtool --show-fec <if>`), clean and reseat the connectors, then replace the optic or cable; shut the port meanwhile so ECMP routes around it."
+			}
 			fs = append(fs, Finding{
 				ID: "switch.link.errors", Severity: sev, Layer: LayerFabric,
 				Title:     title,
 				Evidence:  []Evidence{r.Evidence},
 				Mechanism: "RS-FEC corrects up to a fixed number of corrupted symbols per codeword (7 for RS(528,514), 15 for RS(544,514)); corrected codewords are normal on a PAM4 link and cost nothing. An uncorrectable codeword is a frame received with a bad FCS and dropped. " + mech + rare + downNote(r.State) + when,
-				Fix:       fmt.Sprintf("Clear the counters and watch whether FEC_UNCORR grows under traffic (`sonic-clear counters; show interfaces counters fec-stats -p 10`); if it does, check the optic's power and its peer's (`show interfaces transceiver eeprom --dom %s`), both ends' FEC mode (`show interfaces fec status %s`; on a host, `ethtool --show-fec <if>`), clean and reseat the connectors, then replace the optic or cable; shut the port meanwhile so ECMP routes around it.", r.Port, r.Port),
+				Fix:       fix,
 			}.per(name+" FEC", "port", "Switch ports with uncorrectable FEC codewords"))
 		}
 	}

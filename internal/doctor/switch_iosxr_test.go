@@ -23,31 +23,35 @@ func TestVendorCLIHealthy(t *testing.T) {
 	}
 }
 
+// xrStorm is a SYNTHETIC IOS XR controllers block: CoS 3 lossless, its
+// watchdog waiting to restore the class, FEC codewords uncorrected.
+var xrStorm = []string{
+	"Operational data for interface HundredGigE0/0/0/1:",
+	"    Operational state: Up",
+	"            Corrected Codeword Count: 912",
+	"            Uncorrected Codeword Count: 70",
+	"Priority flow control information for interface HundredGigE0/0/0/1:",
+	"    CoS  Status  Rx PFC Frames   Tx PFC Frames",
+	"    ---  ------  --------------  -------------",
+	"      3  on             120000         5000000",
+	"Traffic Class            :       0        1        2        3        4        5        6        7",
+	"Watchdog Events          :       0        0        0        4        0        0        0        0",
+	"Auto Restore Events      :       0        0        0        3        0        0        0        0",
+	"Total Dropped Packets    :       0        0        0    12345        0        0        0        0",
+	"Watchdog SM state :  Traffic Class",
+	"                    7 6 5 4 3 2 1 0",
+	"                    - - - - R - - -",
+}
+
 // SYNTHETIC IOS XR controllers block: the watchdog waiting to restore
 // traffic class 3 (state R, 4 events, 3 restored) is a storm now; the
 // pause the port sent on CoS 3 is reported; FEC's uncorrectable codewords
 // are told without the symbol errors IOS XR does not print.
 func TestIOSXRControllersStorm(t *testing.T) {
-	rep := diagnoseText(t, strings.Join([]string{
-		"Operational data for interface HundredGigE0/0/0/1:",
-		"    Operational state: Up",
-		"            Corrected Codeword Count: 912",
-		"            Uncorrected Codeword Count: 70",
-		"Priority flow control information for interface HundredGigE0/0/0/1:",
-		"    CoS  Status  Rx PFC Frames   Tx PFC Frames",
-		"    ---  ------  --------------  -------------",
-		"      3  on             120000         5000000",
-		"Traffic Class            :       0        1        2        3        4        5        6        7",
-		"Watchdog Events          :       0        0        0        4        0        0        0        0",
-		"Auto Restore Events      :       0        0        0        3        0        0        0        0",
-		"Total Dropped Packets    :       0        0        0    12345        0        0        0        0",
-		"Watchdog SM state :  Traffic Class",
-		"                    7 6 5 4 3 2 1 0",
-		"                    - - - - R - - -",
-	}, "\n")+"\n")
+	rep := diagnoseText(t, strings.Join(xrStorm, "\n")+"\n")
 	nicMustFind(t, rep.Findings, "switch.pfcwd.storm", Error, "HundredGigE0/0/0/1 queue 3: PFC watchdog: in a storm now (4 storms detected, 3 restored); dropped TX 12345")
 	nicMustFind(t, rep.Findings, "switch.pfc.tx_pause", Warn, "HundredGigE0/0/0/1: sent 5000000 PFC pause frames on priority 3")
-	f := nicMustFind(t, rep.Findings, "switch.link.errors", Warn, "HundredGigE0/0/0/1: RS-FEC met 70 codewords it could not correct (FEC_UNCORR; 912 corrected)")
+	f := nicMustFind(t, rep.Findings, "switch.link.errors", Warn, "HundredGigE0/0/0/1: RS-FEC met 70 codewords it could not correct (Uncorrected Codeword Count; 912 corrected)")
 	if strings.Contains(f.Title, "symbol") {
 		t.Errorf("title %q tells symbol errors IOS XR does not print", f.Title)
 	}
@@ -58,9 +62,47 @@ func TestIOSXRControllersStorm(t *testing.T) {
 // drops (warn); TenGigE0/3/0/0's 5 of 74732197285 a handful (info).
 func TestIOSXRShowInterfacesDrops(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/switch/iosxr-show-interfaces-fortygige-392-total-input-drops-ntctemplates.txt")
-	f := nicMustFind(t, fs, "switch.queue.drops", Warn, "FortyGigE0/0/0/0: 392 packets dropped at ingress")
+	f := nicMustFind(t, fs, "switch.queue.drops", Warn, "FortyGigE0/0/0/0: 392 packets dropped at ingress (total input drops; packets input 478575583)")
 	if len(f.Evidence) == 0 || f.Evidence[0].Line != 131 {
 		t.Errorf("evidence %+v, want the packets input line, 131", f.Evidence)
 	}
 	nicMustFind(t, fs, "switch.queue.drops", Info, "TenGigE0/3/0/0: 5 packets dropped at ingress")
+}
+
+// otherOSCommands are commands of SONiC, EOS and NX-OS that no finding on
+// an IOS XR or Comware switch may send its reader to.
+var otherOSCommands = []string{"show pfcwd", "sonic-clear", "show pfc counters", "show queue counters", "show interfaces counters", "show lldp table", "show dropcounters", "mmuconfig", "EOS", "NX-OS", "show queuing", "TX_DRP", "RX_DRP", "FEC_UNCORR"}
+
+// mustNameOnly checks that each finding's text names the platform's
+// commands (want, one of them at least) and none of another OS's.
+func mustNameOnly(t *testing.T, fs []Finding, want ...string) {
+	t.Helper()
+	if len(fs) == 0 {
+		t.Fatal("no findings")
+	}
+	for _, f := range fs {
+		text := f.Title + " " + f.Mechanism + " " + f.Fix
+		for _, c := range otherOSCommands {
+			if strings.Contains(text, c) {
+				t.Errorf("%s %q names %q, another OS's", f.ID, f.Title, c)
+			}
+		}
+		named := false
+		for _, w := range want {
+			named = named || strings.Contains(f.Fix, w)
+		}
+		if !named {
+			t.Errorf("%s %q: fix %q names none of %q", f.ID, f.Title, f.Fix, want)
+		}
+	}
+}
+
+// SYNTHETIC IOS XR controllers block and real IOS XR `show interfaces`:
+// every finding's fix names IOS XR's commands (show controllers ...
+// priority-flow-control, clear counters interface, the watchdog's
+// configuration), never SONiC's, EOS's or NX-OS's.
+func TestIOSXRFixesNameIOSXRCommands(t *testing.T) {
+	rep := diagnoseText(t, strings.Join(xrStorm, "\n")+"\n")
+	mustNameOnly(t, rep.Findings, "priority-flow-control", "clear counters interface")
+	mustNameOnly(t, diagnoseFiles(t, Options{}, "corpus/switch/iosxr-show-interfaces-fortygige-392-total-input-drops-ntctemplates.txt"), "clear counters interface", "show drops all")
 }

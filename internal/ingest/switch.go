@@ -142,12 +142,26 @@ type SwitchPFC struct {
 	// block (NX-OS "Rx pause", EOS "PAUSE input"; switch_iface.go): pause
 	// frames not split by priority, Prio AllPrios.
 	Link bool
+	// Platform is the switch OS of the output (IOS XR, Comware), "" for
+	// the others.
+	Platform Platform
 	// Global is set with Link when the counter is 802.3x global pause
 	// only: Junos counts PFC frames apart ("MAC Priority Flow Control
 	// Statistics"), so its "MAC pause frames" are never PFC.
 	Global   bool
 	Evidence Evidence
 }
+
+// Platform names the switch OS an output came from, for the switch OSes
+// whose records no other field marks, so that a finding names that OS's
+// own counters and commands.
+type Platform string
+
+// The switch OSes records are marked with.
+const (
+	IOSXR   Platform = "IOS XR"
+	Comware Platform = "Comware"
+)
 
 // WatchdogQueue is one row of `show pfcwd stats`.
 type WatchdogQueue struct {
@@ -158,7 +172,9 @@ type WatchdogQueue struct {
 	TxOK, TxDrop           uint64
 	RxOK, RxDrop           uint64
 	TxLastDrop, RxLastDrop uint64
-	Evidence               Evidence
+	// Platform is the switch OS of the output, "" for SONiC's.
+	Platform Platform
+	Evidence Evidence
 }
 
 // BigRedSwitch is the watchdog's emergency mode as `show pfcwd config`
@@ -252,6 +268,10 @@ type PortCount struct {
 	// "Last clearing of counters" age as printed ("never", "63w1d").
 	IOS     bool
 	Cleared string
+	// Platform is the switch OS of the output when its flags above do not
+	// say it: IOS XR (whose `show interfaces` is IOS's with "total input
+	// drops"), Comware.
+	Platform Platform
 	// ErrTable is set for a port of NX-OS and IOS `show interface
 	// counters errors` and EOS `show interfaces counters errors`
 	// (switch_errtable.go): its counters are named FCS-Err (FCS),

@@ -62,7 +62,7 @@ func (c *comwareIface) begin(state string) bool {
 		c.in, c.name = false, ""
 		return false
 	}
-	c.cur = PortCount{Port: c.name, State: st, RxOK: -1, RxErr: -1, RxDrop: -1, RxOver: -1, TxOK: -1, TxErr: -1, TxDrop: -1, TxOver: -1, CRC: -1}
+	c.cur = PortCount{Port: c.name, State: st, RxOK: -1, RxErr: -1, RxDrop: -1, RxOver: -1, TxOK: -1, TxErr: -1, TxDrop: -1, TxOver: -1, CRC: -1, Platform: Comware}
 	c.in, c.at, c.name, c.sect = true, -1, "", ""
 	return false
 }

@@ -51,10 +51,10 @@ func TestSwitchComwareMarginLabels(t *testing.T) {
 		t.Fatalf("ports %+v", s.Ports)
 	}
 	p := s.Ports[0]
-	if p.RxOK != 1000000 || p.RxErr != 12 || p.CRC != 12 || p.TxOK != 2000000 || p.TxDrop != 300 || p.ErrEvidence.Line != 8 || p.TxEvidence.Line != 9 {
+	if p.RxOK != 1000000 || p.RxErr != 12 || p.CRC != 12 || p.TxOK != 2000000 || p.TxDrop != 300 || p.ErrEvidence.Line != 8 || p.TxEvidence.Line != 9 || p.Platform != Comware {
 		t.Errorf("port %+v", p)
 	}
-	if len(s.PFC) != 1 || s.PFC[0].Frames != 4000 || s.PFC[0].Dir != RX || s.PFC[0].Evidence.Line != 4 {
+	if len(s.PFC) != 1 || s.PFC[0].Frames != 4000 || s.PFC[0].Dir != RX || s.PFC[0].Evidence.Line != 4 || s.PFC[0].Platform != Comware {
 		t.Errorf("pause %+v", s.PFC)
 	}
 }

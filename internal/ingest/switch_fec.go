@@ -17,7 +17,9 @@ type PortFEC struct {
 	Corrected, Uncorrectable int64
 	SymbolErrors             int64
 	PreBER, PostBER          float64
-	Evidence                 Evidence
+	// Platform is the switch OS of the output, "" for SONiC's fec-stats.
+	Platform Platform
+	Evidence Evidence
 }
 
 // fecHeader reports whether f is the header of `show interfaces counters

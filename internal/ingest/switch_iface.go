@@ -98,11 +98,18 @@ func (b *ifaceBlock) feed(p *switchParser, l Line, t string) bool {
 			b.count(portErrors, RX, it.n, ev)
 		case "crc", "crc/fcs":
 			c.CRC, c.ErrEvidence = it.n, ev
-		case "input discards", "input discard", "total input drops":
+		case "input discards", "input discard":
 			b.count(portDrops, RX, it.n, ev)
+		case "total input drops":
+			// IOS XR's names for the port's drops
+			c.Platform = IOSXR
+			b.count(portDrops, RX, it.n, ev)
+		case "total output drops":
+			c.Platform = IOSXR
+			b.count(portDrops, TX, it.n, ev)
 		case "output errors", "output error":
 			b.count(portErrors, TX, it.n, ev)
-		case "output discards", "output discard", "total output drops":
+		case "output discards", "output discard":
 			b.count(portDrops, TX, it.n, ev)
 		case "rx pause", "pause input", "tx pause", "pause output":
 			d := RX
@@ -166,7 +173,7 @@ func (b *portBlock) pause(p *switchParser, d Dir, n int64, ev Evidence) {
 	if n < 0 {
 		return
 	}
-	p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: b.cur.Port, Dir: d, Prio: AllPrios, Frames: uint64(n), Link: true, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+	p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: b.cur.Port, Dir: d, Prio: AllPrios, Frames: uint64(n), Link: true, Platform: b.cur.Platform, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 }
 
 // store keeps the block's counters in its row, adding the row at its

@@ -31,10 +31,12 @@ import (
 // The CoS rows are PFC frames per priority (the Tx column is absent on
 // some releases); a CoS whose status is "on" is a lossless priority. The
 // watchdog rows are a WatchdogQueue per traffic class the watchdog
-// watches: its state machine monitoring (M) or waiting for shutdown (S)
-// is "operational", waiting to restore (R: the queue shut, its traffic
-// dropped) "stormed"; a class in no state ("-", D) is kept only when it
-// counted events. Rows that do not go on as their header says are
+// watches: its state machine monitoring (M) is "operational"; waiting
+// for shutdown (S: the queue found stalled by pause at the last poll, to
+// be shut after the shutdown multiplier's polls) and waiting to restore
+// (R: the queue shut, its traffic dropped) are "stormed", a storm now; a
+// class in no state ("-", D: disabled) is kept only when it counted
+// events. Rows that do not go on as their header says are
 // reported at their line and column.
 
 // xrWatchdogRows are the watchdog statistics rows read, by their label.
@@ -99,7 +101,7 @@ func (x *iosxrCtl) feed(p *switchParser, l Line, t string) bool {
 		x.corr = x.count(p, l, val, key)
 	case kv && key == "Uncorrected Codeword Count":
 		if u := x.count(p, l, val, key); u >= 0 && x.corr >= 0 {
-			p.out.FEC = appendCapped(p.out.FEC, PortFEC{Port: x.port, State: x.state, Corrected: x.corr, Uncorrectable: u, SymbolErrors: -1, PreBER: -1, PostBER: -1, Evidence: At(p.out.src, l)}, maxSwitchRows, &p.out.Omitted)
+			p.out.FEC = appendCapped(p.out.FEC, PortFEC{Port: x.port, State: x.state, Corrected: x.corr, Uncorrectable: u, SymbolErrors: -1, PreBER: -1, PostBER: -1, Platform: IOSXR, Evidence: At(p.out.src, l)}, maxSwitchRows, &p.out.Omitted)
 		}
 	case len(f) >= 5 && f[0] == "CoS" && f[1] == "Status":
 		x.cos, x.cosTx = true, strings.Contains(t, "Tx PFC Frames")
@@ -166,9 +168,9 @@ func (x *iosxrCtl) cosRow(p *switchParser, l Line, f []string) {
 		}
 		counts[i] = v
 	}
-	p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: x.port, Dir: RX, Prio: q, Frames: counts[0], Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+	p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: x.port, Dir: RX, Prio: q, Frames: counts[0], Platform: IOSXR, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 	if x.cosTx {
-		p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: x.port, Dir: TX, Prio: q, Frames: counts[1], Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+		p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: x.port, Dir: TX, Prio: q, Frames: counts[1], Platform: IOSXR, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 	}
 	if f[1] == "on" && !slices.Contains(p.out.PFCPrios, q) {
 		p.out.PFCPrios = append(p.out.PFCPrios, q)
@@ -188,7 +190,7 @@ func (x *iosxrCtl) tcHeader(p *switchParser, l Line, val string) {
 			return
 		}
 		x.tcs = append(x.tcs, q)
-		x.wd[q] = &WatchdogQueue{Port: x.port, Queue: q}
+		x.wd[q] = &WatchdogQueue{Port: x.port, Queue: q, Platform: IOSXR}
 	}
 }
 
@@ -254,9 +256,9 @@ func (x *iosxrCtl) smLine(p *switchParser, l Line, f []string) bool {
 			continue
 		}
 		switch f[i] {
-		case "M", "S":
+		case "M":
 			w.Status = "operational"
-		case "R":
+		case "S", "R":
 			w.Status = "stormed"
 		case "D", "-":
 			w.Status = "N/A"

@@ -27,7 +27,7 @@ func TestSwitchIOSXRControllers(t *testing.T) {
 		if len(s.PFC) != c.pfc || s.PFC[0].Port != c.port || s.PFC[0].Dir != RX || s.PFC[0].Prio != 0 || s.PFC[0].Evidence.Line != c.line {
 			t.Errorf("%s: PFC %+v", c.file, s.PFC)
 		}
-		if len(s.FEC) != 1 || s.FEC[0] != (PortFEC{Port: c.port, State: "D", SymbolErrors: -1, PreBER: -1, PostBER: -1, Evidence: s.FEC[0].Evidence}) || s.FEC[0].Evidence.Line != c.fecLine {
+		if len(s.FEC) != 1 || s.FEC[0] != (PortFEC{Port: c.port, State: "D", SymbolErrors: -1, PreBER: -1, PostBER: -1, Platform: IOSXR, Evidence: s.FEC[0].Evidence}) || s.FEC[0].Evidence.Line != c.fecLine {
 			t.Errorf("%s: FEC %+v", c.file, s.FEC)
 		}
 		if len(s.WD) != 0 || len(s.PFCPrios) != 0 || len(s.CutRows) != 0 {
@@ -76,15 +76,15 @@ func TestSwitchIOSXRWatchdog(t *testing.T) {
 		"       0        0        0        3        0        0        0        0",
 		"       0        0        0    12345        0        0        0        0",
 		"                    - - - M R - - -")...)
-	if len(s.PFC) != 4 || s.PFC[3] != (SwitchPFC{Port: "HundredGigE0/0/0/1", Dir: TX, Prio: 3, Frames: 5000000, Evidence: s.PFC[3].Evidence}) {
+	if len(s.PFC) != 4 || s.PFC[3] != (SwitchPFC{Port: "HundredGigE0/0/0/1", Dir: TX, Prio: 3, Frames: 5000000, Platform: IOSXR, Evidence: s.PFC[3].Evidence}) {
 		t.Errorf("PFC %+v", s.PFC)
 	}
 	if len(s.PFCPrios) != 1 || s.PFCPrios[0] != 3 || s.PFCPrioEvs[0].Line != 12 {
 		t.Errorf("lossless %v %+v", s.PFCPrios, s.PFCPrioEvs)
 	}
 	want := []WatchdogQueue{
-		{Port: "HundredGigE0/0/0/1", Queue: 3, Status: "stormed", Detected: 4, Restored: 3, TxDrop: 12345},
-		{Port: "HundredGigE0/0/0/1", Queue: 4, Status: "operational"},
+		{Port: "HundredGigE0/0/0/1", Queue: 3, Status: "stormed", Detected: 4, Restored: 3, TxDrop: 12345, Platform: IOSXR},
+		{Port: "HundredGigE0/0/0/1", Queue: 4, Status: "operational", Platform: IOSXR},
 	}
 	if len(s.WD) != len(want) {
 		t.Fatalf("watchdog %+v", s.WD)
@@ -149,7 +149,7 @@ func TestSwitchIOSXRShowInterfacesDrops(t *testing.T) {
 			got = &s.Ports[i]
 		}
 	}
-	if got == nil || got.RxDrop != 392 || got.TxDrop != 0 || got.RxOK != 478575583 || got.Evidence.Line != 131 {
+	if got == nil || got.RxDrop != 392 || got.TxDrop != 0 || got.RxOK != 478575583 || got.Evidence.Line != 131 || got.Platform != IOSXR {
 		t.Errorf("FortyGigE0/0/0/0 %+v", got)
 	}
 }
@@ -164,5 +164,27 @@ func TestSwitchIOSXRControllersNoPFC(t *testing.T) {
 	}
 	if len(s.FEC) != 2 || s.FEC[0].Port != "HundredGigE0/0/0/0" || s.FEC[0].State != "U" || s.FEC[0].Evidence.Line != 45 || len(s.PFC) != 0 || len(s.WD) != 0 {
 		t.Errorf("FEC %+v, PFC %+v, watchdog %+v", s.FEC, s.PFC, s.WD)
+	}
+}
+
+// SYNTHETIC: a class waiting for shutdown (S: found stalled by pause at
+// the watchdog's last poll) is in a storm now, as one waiting to restore
+// (R) is; only monitoring (M) is operational.
+func TestSwitchIOSXRWatchdogWaitingForShutdown(t *testing.T) {
+	s := readSwitchText(t, xrBlock(
+		"      3  on             120000         5000000",
+		"       0        0        0        1        0        0        0        0",
+		"       0        0        0        0        0        0        0        0",
+		"       0        0        0        0        0        0        0        0",
+		"                    - - - M S - - -")...)
+	got := map[int]string{}
+	for _, w := range s.WD {
+		got[w.Queue] = w.Status
+		if w.Platform != IOSXR {
+			t.Errorf("watchdog %+v not marked IOS XR", w)
+		}
+	}
+	if len(got) != 2 || got[3] != "stormed" || got[4] != "operational" {
+		t.Errorf("watchdog states %v, want 3 stormed (S), 4 operational (M)", got)
 	}
 }
