@@ -29,8 +29,8 @@ import (
 // by 2·log2(servers) µs, while the 2-server A100 runs on AMD EPYC hosts
 // (OCI BM.GPU4.8, Azure ND96asr_v4) take 35-38 µs, 10-12 above it. 1 µs
 // keeps those within 25% (×0.80-×0.89) and brings #309's 2-server rows in
-// (×1.01-×1.22); 2 µs keeps two more rows in band (the GB10 run's 8K
-// and 32K) and loses 8 of #309's (5 µs, the first value, was set on the
+// (×1.01-×1.22); 2 µs brings one more row in band (the GB10 run's 64K,
+// ×0.73 → ×0.77) and loses 8 of #309's (5 µs, the first value, was set on the
 // AMD runs alone). #309's and #652's small sizes informed the value, so they are
 // no longer an independent check of it (docs/nccl.md, "Small sizes on
 // Hopper, and at scale"). It is not charged on Intel hosts (proxyStep).
@@ -257,7 +257,7 @@ const RingLLPost = 1500 * unit.Nanosecond
 // at 18 GB/s against NCCL's model's 278; as the connection's, 246 µs at
 // 20 GB/s. The source gives the scan, not its rate: the value is FITTED,
 // at 5, 10, 15, 20, 25 and 40 GB/s, on the 2 × 8 and 2 × 1 Ring/LL rows
-// up to 64 KiB (all_gather, reduce_scatter, the GB10 all_reduce): 43 of
+// up to 64 KiB (all_gather, reduce_scatter, the GB10 all_reduce): 44 of
 // 53 in band without it, 42, 46, 47, 47, 46, 45 (at 5 GB/s the gdr
 // example is also ×1.99 of NCCL's model); 20 GB/s (not 15, the same count) gives
 // the growth from 1 to 64 KiB of the runs (the twin 4.4-5.5 µs, the runs
@@ -504,7 +504,7 @@ func Calibration() []CalibrationEntry {
 		{"RingLLPost", RingLLPost.String(), "before each post of a Ring/LL connection across servers, from the later of the step being ready and the connection's previous post, on top of ProxyOp: the connection's own time (the passes of the proxy's loop, which serve its other connections meanwhile), not the thread's",
 			"FITTED on the 2 × 8 Ring/LL all_gather and reduce_scatter rows up to 64 KiB (1-2 µs in steps of 0.25: all_gather 27 → 34 of 44, calibration 40 → 41 of 47, no set loses a row); NCCL net.cc sendProxyProgress (v2.28.3 lines 1248-1304: a pass to hand each step's slot to the GPU, then passes that scan the LL lines' flags in host memory before the isend, one action per connection a pass); tuning.cc 371-377 prices each ring step across servers at least the network overhead, whatever the channels"},
 		{"RingLLScan", fmt.Sprintf("%g GB/s of LL lines", RingLLScan), "after RingLLPost, before each post of a Ring/LL connection across servers, for the step's wire bytes: the connection's own time, as RingLLPost",
-			"FITTED on the Ring/LL rows up to 64 KiB (all_gather, reduce_scatter, the GB10 all_reduce; 5-40 GB/s: 43 → 47 of 53 at 15-20, no row lost; 20 for the runs' growth from 1 to 64 KiB); NCCL net.cc sendProxyProgress (v2.28.3 lines 1271-1304: the pass that posts reads the flags of every line of the step's slot, in host memory)"},
+			"FITTED on the Ring/LL rows up to 64 KiB (all_gather, reduce_scatter, the GB10 all_reduce; 5-40 GB/s: 44 → 47 of 53 at 15-20, no row lost; 20 for the runs' growth from 1 to 64 KiB); NCCL net.cc sendProxyProgress (v2.28.3 lines 1271-1304: the pass that posts reads the flags of every line of the step's slot, in host memory)"},
 		{"GPUPoll", GPUPoll.String(), "an LL or LL128 slice landing in GPU memory until the kernel sees it", "assumed"},
 		{"NVLSHop", NVLSHop.String(), "each NVSwitch crossing of NVLS and NVLSTree (4 per call)", "calibrated on NVIDIA/nccl#1244 (2 × 8 H20 NVLSTree: 47 µs at 8 B)"},
 		{"channel rate", "the GPU's channel speed; LL ×1/2 (tree 1/3.8), LL128 ×120/128, under NCCL's per-channel limits (per CTA of a graph channel as connect.cc duplicates it, so that CTAs added by NCCL_MIN_NCHANNELS/NCCL_MIN_CTAS add to them), tree rates × NCCL's tree correction by size",

@@ -294,3 +294,23 @@ func TestGB10Channels(t *testing.T) {
 			ring.NChannels, ring.BWInter, cm.Tuning.NChannels, ch.Algo, ch.Channels)
 	}
 }
+
+// TestSearchPCIeLinks: NCCL's search bounds a channel by the bandwidth of
+// each link on a GPU's path to its NIC, a PCI link's being width × speed
+// / 80 (v2.28.9-1 src/graph/topo.cc ncclTopoAddPci, paths.cc
+// ncclTopoSetPaths: the least link of the path). A 100G NIC trained at
+// Gen3 x8 (6 GB/s) carries one channel of 6 GB/s, not the two its x16
+// figure would; one GPU a server on a Gen4 link (gpu_pcie: 4, 24 GB/s)
+// carries one channel of 24 GB/s, not the two of its model's Gen5 link.
+func TestSearchPCIeLinks(t *testing.T) {
+	x8 := preset(t, "a100-1nic")
+	x8.NICPCIe, x8.NICPCIeWidth = 3, 8
+	if ring, _ := search(node{srv: x8, nics: 1, inter: true, ppn: 8}); ring.NChannels != 1 || ring.BWInter != 6 {
+		t.Errorf("8 A100, one 100G NIC in Gen3 x8: ring graph %d × %v GB/s, want 1 × 6", ring.NChannels, ring.BWInter)
+	}
+	gen4 := preset(t, "hgx-h100")
+	gen4.NICs, gen4.GPUPCIe = 1, 4
+	if ring, _ := search(node{srv: gen4, nics: 1, inter: true, ppn: 1}); ring.NChannels != 1 || ring.BWInter != 24 {
+		t.Errorf("one H100 a server on a Gen4 link, one 400G NIC: ring graph %d × %v GB/s, want 1 × 24", ring.NChannels, ring.BWInter)
+	}
+}

@@ -480,8 +480,8 @@ var publicRuns = []publicRun{
 // host's): GDR stays on, as for the other GB10 runs. Each function sits
 // on a PCIe Gen5 x4 link of its own ("two virtual NICs (2× PCIe x4
 // controllers)", tonyd2wild/DeepSeek-v4-Flash-Vision-Exp-DSpark-1M-NVFP4-KV-2x-DGX-Spark
-// pull request #35; the route179 page's one function alone "caps at ~13.5
-// GB/s", what a Gen5 x4 link carries in DMA payload), 12 GB/s in NCCL's
+// pull request #35; NCCL on one function alone "caps at ~13.5 GB/s" on
+// the route179 page, what a Gen5 x4 link carries in DMA payload), 12 GB/s in NCCL's
 // topology, which with the GB10's 3 GB/s total (gpu.Models) gives NCCL's
 // search 4 channels a function and the log's 16 channels.
 func sparkFunctions() gpu.Server {
