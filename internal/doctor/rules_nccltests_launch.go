@@ -231,7 +231,7 @@ func checkTestsFailed(inc *Incident) []Finding {
 				g.ev.add(r.Rows[0].Evidence)
 			}
 			title := fmt.Sprintf("%s stopped: %s%s", fileTool(t), what, where)
-			if f.Signal > 0 && len(t.Runs) == 0 {
+			if t.CrashOnly() {
 				// A crash with no test output around it: any NCCL job's.
 				title = "A" + strings.TrimPrefix(what, "a") + where
 			}

@@ -43,7 +43,11 @@ func TestUnwarnedGIDTypeReadIsSetupFailure(t *testing.T) {
 // at NCCL_RAS_ENABLE=0 and addr2line, with the frame as evidence; and a
 // crash with no nccl-tests output around it is not called a test's stop.
 func TestCrashInNCCLNamedByFrame(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.27.7-h100-ucx-caught-signal-11-backtrace-libnccl-frames-no-test-output-nccl1996.txt")
+	const crash = "corpus/nccl-log/nccl-2.27.7-h100-ucx-caught-signal-11-backtrace-libnccl-frames-no-test-output-nccl1996.txt"
+	if in := diagnose(t, Options{}, nicTestdata(crash)).Inputs; len(in) != 1 || in[0].Type != "process-crash" {
+		t.Errorf("inputs %+v, want one process-crash", in)
+	}
+	fs := diagnoseFiles(t, Options{}, crash)
 	f := nicMustFind(t, fs, "nccltests.failed", Error, "in libnccl.so")
 	if strings.Contains(f.Title, "nccl-tests") || !strings.Contains(f.Fix, "on 2.24 or later, rerun with NCCL_RAS_ENABLE=0") || !strings.Contains(f.Fix, "addr2line") || len(f.Evidence) != 2 {
 		t.Errorf("title %q\nfix %q\nevidence %+v", f.Title, f.Fix, f.Evidence)
