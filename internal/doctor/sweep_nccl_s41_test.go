@@ -15,7 +15,7 @@ var ncclLogFindingsS41 = []struct{ file, want string }{
 	{"nccl-2.2x-one-host-socket-eno8303-and-docker-veth-ipv6-link-local-abort-complete-nccl1499.txt", "nccl.transport.socket_fallback:warn"},
 	{"nccl-2.2x-megatron-modify-qp-110-init-rtr-gid3-bond-subnets-172.168-172.16-net-ib-shared-paimegatron612.txt", "gid.index.ipv4:info nccl.gdr.disabled:warn nccl.ib.qp_setup_failed:error nccl.transport.ib:info"},
 	{"nccl-2.22-dgx-os-25.01-gdr-disabled-three-hcas-no-reason-nvidia-peermem-nccl1676.txt", "nccl.gdr.disabled:warn"},
-	{"nccl-2.27.3-profiler-plugin-could-not-find-dot-slash-name-nccl1732.txt", ""},
+	{"nccl-2.27.3-profiler-plugin-could-not-find-dot-slash-name-nccl1732.txt", "nccl.plugin.not_found:info"},
 	{"nccl-16-containers-socket-eth0-no-real-path-net-h-chain-direct-shm-nccl367.txt", "nccl.transport.socket_fallback:error"},
 	{"nccl-2.21-ib-addr-range-family-roce-version-gid-type-read-chain-no-warn-nccltests-system-error-nccl1332.txt", "nccl.ib.qp_setup_failed:error nccltests.failed:error"},
 }
@@ -92,5 +92,18 @@ func TestCrashInNCCLAdviceByRelease(t *testing.T) {
 				t.Errorf("%s: fix %q says %q", c.name, f.Fix, w)
 			}
 		}
+	}
+}
+
+// A plugin NCCL_PROFILER_PLUGIN named and NCCL did not find is told by the
+// name NCCL tried (NVIDIA/nccl#1732, NCCL 2.27.3): a path turned into
+// libnccl-profiler-<path>.so, and a lib*.so name not on the library
+// search path.
+func TestPluginNotFoundByName(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.27.3-profiler-plugin-could-not-find-dot-slash-name-nccl1732.txt")
+	path := nicMustFind(t, fs, "nccl.plugin.not_found", Info, "libnccl-profiler-./")
+	name := nicMustFind(t, fs, "nccl.plugin.not_found", Info, "plugin libnccl_example_profiler_plugin.so")
+	if !strings.Contains(path.Mechanism, "held a path") || !strings.Contains(name.Mechanism, "not in the current directory") {
+		t.Errorf("path %q\nname %q", path.Mechanism, name.Mechanism)
 	}
 }
