@@ -1,11 +1,15 @@
 package ingest
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // PluginMiss is NCCL's plugin loader saying it found none of the files it
 // tried for a plugin a setting named ("PROFILER/Plugin: Could not find:
 // libnccl-profiler-./libx.so.so."), NCCL 2.27 on (src/plugin/plugin_open.cc).
-// The default name alone (libnccl-profiler.so: no plugin asked for) is not
+// Default names alone (libnccl-profiler.so, the tuner's "libnccl-tuner.so
+// libnccl-net.so": no plugin asked for) and NCCL_NET_PLUGIN=none are not
 // one.
 type PluginMiss struct {
 	Host     string
@@ -34,8 +38,7 @@ func (l *NCCLLog) pluginMiss(host, msg string, ev Evidence) {
 		return
 	}
 	names[len(names)-1] = strings.TrimSuffix(names[len(names)-1], ".")
-	def := "lib" + "nccl-" + strings.ToLower(typ) + ".so"
-	if len(names) == 1 && (names[0] == def || names[0] == "librccl-"+strings.ToLower(typ)+".so") {
+	if !slices.ContainsFunc(names, asked) {
 		return
 	}
 	key := typ + " " + strings.Join(names, " ")
@@ -45,4 +48,17 @@ func (l *NCCLLog) pluginMiss(host, msg string, ev Evidence) {
 		}
 		l.PluginMisses = append(l.PluginMisses, PluginMiss{Host: host, Type: strings.Clone(typ), Names: names, Evidence: ev})
 	}
+}
+
+// asked reports whether a file name the loader tried is one a setting
+// named: not a default "lib{nccl,rccl}-<type>.so", nor the "none" that
+// turns net plugins off (libnccl-net-none.so).
+func asked(name string) bool {
+	for _, lib := range []string{"libnccl-", "librccl-"} {
+		if r, ok := strings.CutPrefix(name, lib); ok {
+			r = strings.TrimSuffix(r, ".so")
+			return strings.ContainsAny(r, "-./") && r != "net-none"
+		}
+	}
+	return true
 }

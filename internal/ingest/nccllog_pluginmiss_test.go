@@ -14,6 +14,8 @@ func TestPluginMiss(t *testing.T) {
 		p+"TUNER/Plugin: Could not find: libnccl-tuner-foo.so. Using internal tuner plugin.\n"+
 		p+"NET/Plugin: Could not find: libnccl-net.so.\n"+
 		p+"PROFILER/Plugin: Could not find: libnccl-profiler.so\n"+
+		p+"TUNER/Plugin: Could not find: libnccl-tuner.so libnccl-net.so. Using internal tuner plugin.\n"+
+		p+"NET/Plugin: Could not find: libnccl-net-none.so. \n"+
 		p+"PROFILER/Plugin: Could not find: libnccl-profiler-./libx.so.so.\n")
 	var got []string
 	for _, m := range l.PluginMisses {
