@@ -218,7 +218,7 @@ func checkTestsFailed(inc *Incident) []Finding {
 				fix = codeObjectFix(t.NoCodeObjectGfx)
 				g.ev.add(ev)
 			}
-			if note, crashFix, ok := crashText(f); ok {
+			if note, crashFix, ok := crashText(f, rasOf(inc, t, f)); ok {
 				mech += note
 				if crashFix != "" {
 					fix = crashFix
@@ -231,7 +231,7 @@ func checkTestsFailed(inc *Incident) []Finding {
 				g.ev.add(r.Rows[0].Evidence)
 			}
 			title := fmt.Sprintf("%s stopped: %s%s", fileTool(t), what, where)
-			if f.Signal > 0 && len(t.Runs) == 0 {
+			if t.CrashOnly() {
 				// A crash with no test output around it: any NCCL job's.
 				title = "A" + strings.TrimPrefix(what, "a") + where
 			}
@@ -355,7 +355,7 @@ var usageText = map[ingest.UsageKind]struct{ cause, fix string }{
 // and signalFix a process that died on a signal.
 const (
 	signalCause = "A process died on a signal (UCX's error handler, loaded with Open MPI or HPC-X, prints the line and a backtrace under it): it did not stop on a failed call but crashed, and its peers then hang in or fail their next collective. A segmentation fault inside NCCL or a library it loaded at init (a profiler, tuner or net plugin; RAS) is the program's fault, not the network's: NVIDIA/nccl#2112 is NCCL 2.30.3 crashing with the example profiler plugin loaded. Signal 7 (bus error) in shared memory is often /dev/shm too small in a container."
-	signalFix   = "Read the backtrace under the line for the library it stops in (libnccl.so, libnccl-profiler*.so, libnccl-net*.so); rerun without the plugins (unset NCCL_PROFILER_PLUGIN, NCCL_TUNER_PLUGIN and NCCL_NET_PLUGIN) and with NCCL_RAS_ENABLE=0 to find the one that crashes, and try another NCCL release; for a bus error, give the container a larger /dev/shm (docker --shm-size, or --ipc=host)."
+	signalFix   = "Read the backtrace under the line for the library it stops in (libnccl.so, libnccl-profiler*.so, libnccl-net*.so); rerun without the plugins (unset NCCL_PROFILER_PLUGIN, NCCL_TUNER_PLUGIN and NCCL_NET_PLUGIN) and, on NCCL 2.24 or later (which run a RAS thread in every process), with NCCL_RAS_ENABLE=0 to find the one that crashes, and try another NCCL release; for a bus error, give the container a larger /dev/shm (docker --shm-size, or --ipc=host)."
 
 	timeoutCause = "With -T N, nccl-tests polls each collective's completion and, when one has not completed after N seconds and NCCL reported no asynchronous error, aborts the communicators (ncclCommAbort) and ends the test: the sizes printed before were measured, the rest never ran, and the collective hung without an error NCCL noticed. A peer that never entered the collective (a rank that died, or hung in setup), a queue pair that keeps retrying on a lossy or misrouted RoCE path (the NET/IB retry-exceeded WARN appears only when the retries run out, about 30 s at NCCL's defaults, or never when the timeout is shorter), a proxy thread stuck on a socket, or a GPU hang (dmesg Xid) all look like this."
 	timeoutFix   = "Find the rank that stalled: rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and the same -T and read the last lines and WARNs of every rank (the host named printed the timeout; the culprit is often its peer); then test the path between the hosts with ib_write_bw -x <gid-index>, check PFC/ECN on the RoCE priority and dmesg for Xid lines. Raise -T only if the largest sizes legitimately take longer than it."

@@ -212,12 +212,25 @@ type Result struct {
 
 // Type is the input's main kind: that of the artifact with the most lines,
 // or "unknown".
+//
+// A process's crash report with no nccl-tests output around it (only
+// "Caught signal" lines and their backtraces, NVIDIA/nccl#1996) is not
+// named nccl-tests: the next artifact names the input, or, with none,
+// crashType.
 func (r *Result) Type() string {
 	if len(r.Artifacts) == 0 {
 		return "unknown"
 	}
-	return string(r.Artifacts[0].Kind())
+	for _, a := range r.Artifacts {
+		if t, ok := a.(*NCCLTests); !ok || !t.CrashOnly() {
+			return string(a.Kind())
+		}
+	}
+	return crashType
 }
+
+// crashType names an input that holds only a process's crash report.
+const crashType = "process-crash"
 
 // Read reads one input, a file the doctor was given or one lint reads as
 // an artifact, decoded to UTF-8 first (DecodeText): a JSON

@@ -80,6 +80,9 @@ type NCCLLog struct {
 	ibextNets  []string // the names those hosts' networks go by
 	// PluginFailures holds the plugin lines that say a plugin failed to load.
 	PluginFailures HostLines
+	// PluginMisses are plugins a setting named that NCCL's loader did not
+	// find (nccllog_pluginmiss.go).
+	PluginMisses []PluginMiss
 	// PluginInitFailures holds a loaded net plugin's own WARN lines that
 	// say it failed to initialise ("NET/OFI aws-ofi-nccl initialization
 	// failed"): NCCL then falls back to its internal transports.

@@ -204,6 +204,7 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 			msg = after
 		}
 	}
+	l.pluginMiss(host, msg, ev)
 	switch {
 	case strings.HasPrefix(msg, "Channel ") || strings.HasPrefix(msg, "Ring ") || strings.HasPrefix(msg, "CollNet "):
 		l.channel(host, msg, ev)

@@ -238,6 +238,21 @@ func (t *NCCLTests) crashFrame(ln Line, s string) bool {
 	return true
 }
 
+// CrashOnly reports whether t holds a process's crash and nothing of
+// nccl-tests: no run, and only failures that are signals ("Caught
+// signal"), which any program UCX's handler is loaded in prints.
+func (t *NCCLTests) CrashOnly() bool {
+	if len(t.Runs) > 0 || len(t.Failures) == 0 {
+		return false
+	}
+	for _, f := range t.Failures {
+		if f.Signal == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // handlerFrame reports whether a backtrace frame is the signal's
 // handling, not the crash: UCX's handler and memory hooks, the C library
 // and its thread start, the signal trampoline, or a frame naming
