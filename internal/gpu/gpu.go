@@ -106,8 +106,9 @@ type Model struct {
 	// and PCI links (search.cc getTotalBw), so the PCI link the GPU's
 	// sysfs reports (PCIeRead) sets where the search starts.
 	C2C float64
-	// PCIeRead is the generation of the x16 PCI link NCCL reads for a C2C
-	// GPU (0: PCIe).
+	// PCIeRead is the generation of the x16 PCI link NCCL reads for the
+	// GPU when it is not its host interface's (a C2C GPU's sysfs link),
+	// 0 for PCIe's.
 	PCIeRead int
 	// NVLinkLat is the time of one NVLink step relative to NCCL's
 	// constants for it (tuning.cc hwLat NVLINK, one table for every GPU
@@ -281,9 +282,9 @@ func (s Server) FirstGPU(n int) int {
 func (s Server) NICBW() float64 { return GBps(s.NICRate) }
 
 // GPUNICBW returns the bandwidth of the path between the GPUs and their
-// NICs as NCCL's topology counts it: the slower of the two PCIe links,
-// and of the link between the CPU sockets when a GPU's NIC is on the
-// other socket (SYS).
+// NICs as NCCL's topology counts it: the slower of the GPU's link towards
+// its CPU (GPUCPUBW) and the NIC's PCIe link, and of the link between the
+// CPU sockets when a GPU's NIC is on the other socket (SYS).
 func (s Server) GPUNICBW() float64 {
 	bw := min(s.GPUCPUBW(), s.NICPCIeBW())
 	if s.WorstPath() == SYS {
@@ -306,7 +307,7 @@ func (s Server) GPUCPUBW() float64 {
 // getTotalBw: the larger of its NVLink links' sum and its PCI link, a C2C
 // link not counted), GB/s.
 func (s Server) TotalBW() float64 {
-	if s.GPU.C2C > 0 && s.GPU.PCIeRead > 0 {
+	if s.GPU.PCIeRead > 0 {
 		return max(s.GPU.NVLinkBW(), PCIeBW(s.GPU.PCIeRead))
 	}
 	return max(s.IntraBW(), PCIeBW(s.GPU.PCIe))
