@@ -65,7 +65,8 @@ func (n node) maxBW() float32 {
 	return float32(n.srv.IntraBW())
 }
 
-// totalBW is system->totalBw: a GPU's NVLink or PCIe bandwidth.
+// totalBW is system->totalBw: a GPU's NVLink or PCI link bandwidth (a
+// C2C link not counted; gpu.Server.TotalBW).
 func (n node) totalBW() float32 {
 	return float32(n.srv.TotalBW())
 }
@@ -73,7 +74,9 @@ func (n node) totalBW() float32 {
 // channels returns how many channels of bw per channel inside the node
 // and bwNet across the network the node can carry: every channel crosses
 // each GPU's NVLink (or PCIe) once per direction, and, across servers,
-// enters and leaves through a NIC whose port and PCIe link bound it.
+// enters and leaves through a NIC whose port and PCIe link bound it, and,
+// with one GPU a server, through the GPU's link towards its CPU (C2C or
+// PCIe, gpu.Server.GPUCPUBW).
 func (n node) channels(bw, bwNet float32) int {
 	c := maxGraphChannels
 	if n.ppn > 1 {
