@@ -204,8 +204,8 @@ func checkWatchdog(inc *Incident) []Finding {
 			detect := "for its detection time (200 ms by default)"
 			fix := fmt.Sprintf("Find the device on %s (LLDP: `show lldp table`): check its NIC for tx_pause_storm_* events and rx_prioN_pause_duration, the host for hangs (dmesg, a stuck process holding the RDMA receive queue), and the fabric for a cyclic buffer dependency. `show pfcwd config` shows the action and times; `show pfc counters` which ports send pause.", w.Port)
 			if c, ok := platformOf(w.Platform); ok {
-				detect = "for its detection time (IOS XR: the poll interval times the shutdown multiplier, 100 ms × 1 by default)"
-				fix = "Find the device on " + w.Port + " (LLDP: " + c.neighbors + "): check its NIC for tx_pause_storm_* events and rx_prioN_pause_duration, the host for hangs (dmesg, a stuck process holding the RDMA receive queue), and the fabric for a cyclic buffer dependency. " + onPort(c.watchdog, w.Port) + " shows the watchdog's events, drops and state per traffic class and the PFC frames per CoS; " + onPort(c.wdConfig, w.Port) + " sets its times."
+				detect = "for its detection time (" + string(w.Platform) + ": " + c.wdDetect + ")"
+				fix = "Find the device on " + w.Port + " (LLDP: " + c.neighbors + "): check its NIC for tx_pause_storm_* events and rx_prioN_pause_duration, the host for hangs (dmesg, a stuck process holding the RDMA receive queue), and the fabric for a cyclic buffer dependency. " + onPort(c.watchdog, w.Port) + " shows " + c.wdShows + "; " + onPort(c.wdConfig, w.Port) + " sets its times."
 			}
 			fs = append(fs, Finding{
 				ID: "switch.pfcwd.storm", Severity: sev, Layer: LayerFabric,

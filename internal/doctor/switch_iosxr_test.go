@@ -3,6 +3,8 @@ package doctor
 import (
 	"strings"
 	"testing"
+
+	"rocelab/internal/ingest"
 )
 
 // Real outputs of the IOS XR and Comware readers with nothing wrong in
@@ -105,4 +107,35 @@ func TestIOSXRFixesNameIOSXRCommands(t *testing.T) {
 	rep := diagnoseText(t, strings.Join(xrStorm, "\n")+"\n")
 	mustNameOnly(t, rep.Findings, "priority-flow-control", "clear counters interface")
 	mustNameOnly(t, diagnoseFiles(t, Options{}, "corpus/switch/iosxr-show-interfaces-fortygige-392-total-input-drops-ntctemplates.txt"), "clear counters interface", "show drops all")
+}
+
+// A watchdog storm's detection time and its command's contents come from
+// the platform the row is marked with: the SYNTHETIC xrStorm rows remarked
+// Comware name Comware's deadlock interval, never IOS XR's poll interval.
+func TestWatchdogTextPerPlatform(t *testing.T) {
+	res, err := ingest.Read("synthetic-xr-storm", strings.NewReader(strings.Join(xrStorm, "\n")+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, plat := range []ingest.Platform{ingest.IOSXR, ingest.Comware} {
+		for _, s := range All[*ingest.SwitchCounters](&Incident{Artifacts: res.Artifacts}) {
+			for i := range s.WD {
+				s.WD[i].Platform = plat
+			}
+		}
+		fs := checkWatchdog(&Incident{Artifacts: res.Artifacts})
+		if len(fs) != 1 {
+			t.Fatalf("%s: findings %+v", plat, fs)
+		}
+		c, _ := platformOf(plat)
+		text := fs[0].Mechanism + " " + fs[0].Fix
+		if !strings.Contains(fs[0].Mechanism, string(plat)+": "+c.wdDetect) || !strings.Contains(fs[0].Fix, c.wdShows) {
+			t.Errorf("%s: text %q does not give the platform's detection time and watchdog output", plat, text)
+		}
+		for _, other := range []ingest.Platform{ingest.IOSXR, ingest.Comware} {
+			if other != plat && strings.Contains(text, string(other)) {
+				t.Errorf("%s: text %q names %s", plat, text, other)
+			}
+		}
+	}
 }
