@@ -139,3 +139,35 @@ func TestWatchdogTextPerPlatform(t *testing.T) {
 		}
 	}
 }
+
+// The rule texts name the switch OSes their findings judge: every finding
+// raised by an IOS XR or Comware reader's record has a rule whose text
+// names that OS (SYNTHETIC xrStorm; real IOS XR `show interfaces`).
+func TestRuleTextsNamePlatforms(t *testing.T) {
+	comware := strings.Join([]string{
+		"HundredGigE1/0/1", "Current state: UP",
+		" Input (total):  100000000 packets, 90000000000 bytes",
+		" Input:  1200 input errors, 0 runts, 0 giants, - throttles",
+		"         1200 CRC, - frame, 0 overruns, - aborts",
+		" Output (total): 200000000 packets, 180000000000 bytes",
+		"         199000000 unicasts, 0 broadcasts, 0 multicasts, 90000 pauses",
+		" Output: 200000000 packets, 180000000000 bytes, 30000 drops",
+	}, "\n") + "\n"
+	for _, c := range []struct {
+		os string
+		fs []Finding
+	}{
+		{"IOS XR", diagnoseText(t, strings.Join(xrStorm, "\n")+"\n").Findings},
+		{"IOS XR", diagnoseFiles(t, Options{}, "corpus/switch/iosxr-show-interfaces-fortygige-392-total-input-drops-ntctemplates.txt")},
+		{"Comware", diagnoseText(t, comware).Findings},
+	} {
+		for _, f := range c.fs {
+			if !strings.HasPrefix(f.ID, "switch.") {
+				continue
+			}
+			if s, ok := SpecOf(f.ID); !ok || !strings.Contains(s.Text, c.os) {
+				t.Errorf("%s finding %s: its rule's text does not name %s", c.os, f.ID, c.os)
+			}
+		}
+	}
+}
