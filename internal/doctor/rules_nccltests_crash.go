@@ -35,17 +35,21 @@ const (
 // rasOf reads the library version of the run failure f stopped, or else
 // the NCCL log of the same output, as rasState.
 func rasOf(inc *Incident, t *ingest.NCCLTests, f ingest.TestFailure) rasState {
-	if c := failedLib(t, f); c >= 10000 {
-		return map[bool]rasState{true: rasPresent, false: rasAbsent}[c >= 22400]
-	} else if c > 0 {
-		return rasAbsent // 2.8 and before: X*1000 + Y*100 + Z
+	has := func(at bool) rasState {
+		if at {
+			return rasPresent
+		}
+		return rasAbsent
+	}
+	if c := failedLib(t, f); c > 0 {
+		return has(codeAtLeast(c, 2, 24))
 	}
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		if l.Source() != t.Source() {
 			continue
 		}
 		if at, known := l.AnyVersionAtLeast(2, 24); known {
-			return map[bool]rasState{true: rasPresent, false: rasAbsent}[at]
+			return has(at)
 		}
 	}
 	return rasUnknown

@@ -82,8 +82,22 @@ func buildVersions(v string) (built, ran int, ok bool) {
 // ncclCodeVersion spells NCCL_VERSION_CODE: 22803 is 2.28.3 (2.9 on,
 // X*10000 + Y*100 + Z), 2708 is 2.7.8 (before, X*1000 + Y*100 + Z).
 func ncclCodeVersion(c int) string {
+	major, minor := codeRelease(c)
+	return fmt.Sprintf("%d.%d.%d", major, minor, c%100)
+}
+
+// codeRelease is the major and minor release of NCCL_VERSION_CODE c, in
+// either of its encodings (ncclCodeVersion).
+func codeRelease(c int) (major, minor int) {
 	if c >= 10000 {
-		return fmt.Sprintf("%d.%d.%d", c/10000, c%10000/100, c%100)
+		return c / 10000, c % 10000 / 100
 	}
-	return fmt.Sprintf("%d.%d.%d", c/1000, c%1000/100, c%100)
+	return c / 1000, c % 1000 / 100
+}
+
+// codeAtLeast reports whether NCCL_VERSION_CODE c is release major.minor
+// or later.
+func codeAtLeast(c, major, minor int) bool {
+	ma, mi := codeRelease(c)
+	return ma > major || ma == major && mi >= minor
 }

@@ -3,6 +3,8 @@ package doctor
 import (
 	"strings"
 	"testing"
+
+	"rocelab/internal/ingest"
 )
 
 // Real outputs of the IOS XR and Comware readers with nothing wrong in
@@ -105,4 +107,67 @@ func TestIOSXRFixesNameIOSXRCommands(t *testing.T) {
 	rep := diagnoseText(t, strings.Join(xrStorm, "\n")+"\n")
 	mustNameOnly(t, rep.Findings, "priority-flow-control", "clear counters interface")
 	mustNameOnly(t, diagnoseFiles(t, Options{}, "corpus/switch/iosxr-show-interfaces-fortygige-392-total-input-drops-ntctemplates.txt"), "clear counters interface", "show drops all")
+}
+
+// A watchdog storm's detection time and its command's contents come from
+// the platform the row is marked with: the SYNTHETIC xrStorm rows remarked
+// Comware name Comware's deadlock interval, never IOS XR's poll interval.
+func TestWatchdogTextPerPlatform(t *testing.T) {
+	res, err := ingest.Read("synthetic-xr-storm", strings.NewReader(strings.Join(xrStorm, "\n")+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, plat := range []ingest.Platform{ingest.IOSXR, ingest.Comware} {
+		for _, s := range All[*ingest.SwitchCounters](&Incident{Artifacts: res.Artifacts}) {
+			for i := range s.WD {
+				s.WD[i].Platform = plat
+			}
+		}
+		fs := checkWatchdog(&Incident{Artifacts: res.Artifacts})
+		if len(fs) != 1 {
+			t.Fatalf("%s: findings %+v", plat, fs)
+		}
+		c, _ := platformOf(plat)
+		text := fs[0].Mechanism + " " + fs[0].Fix
+		if !strings.Contains(fs[0].Mechanism, string(plat)+": "+c.wdDetect) || !strings.Contains(fs[0].Fix, c.wdShows) {
+			t.Errorf("%s: text %q does not give the platform's detection time and watchdog output", plat, text)
+		}
+		for _, other := range []ingest.Platform{ingest.IOSXR, ingest.Comware} {
+			if other != plat && strings.Contains(text, string(other)) {
+				t.Errorf("%s: text %q names %s", plat, text, other)
+			}
+		}
+	}
+}
+
+// The rule texts name the switch OSes their findings judge: every finding
+// raised by an IOS XR or Comware reader's record has a rule whose text
+// names that OS (SYNTHETIC xrStorm; real IOS XR `show interfaces`).
+func TestRuleTextsNamePlatforms(t *testing.T) {
+	comware := strings.Join([]string{
+		"HundredGigE1/0/1", "Current state: UP",
+		" Input (total):  100000000 packets, 90000000000 bytes",
+		" Input:  1200 input errors, 0 runts, 0 giants, - throttles",
+		"         1200 CRC, - frame, 0 overruns, - aborts",
+		" Output (total): 200000000 packets, 180000000000 bytes",
+		"         199000000 unicasts, 0 broadcasts, 0 multicasts, 90000 pauses",
+		" Output: 200000000 packets, 180000000000 bytes, 30000 drops",
+	}, "\n") + "\n"
+	for _, c := range []struct {
+		os string
+		fs []Finding
+	}{
+		{"IOS XR", diagnoseText(t, strings.Join(xrStorm, "\n")+"\n").Findings},
+		{"IOS XR", diagnoseFiles(t, Options{}, "corpus/switch/iosxr-show-interfaces-fortygige-392-total-input-drops-ntctemplates.txt")},
+		{"Comware", diagnoseText(t, comware).Findings},
+	} {
+		for _, f := range c.fs {
+			if !strings.HasPrefix(f.ID, "switch.") {
+				continue
+			}
+			if s, ok := SpecOf(f.ID); !ok || !strings.Contains(s.Text, c.os) {
+				t.Errorf("%s finding %s: its rule's text does not name %s", c.os, f.ID, c.os)
+			}
+		}
+	}
 }

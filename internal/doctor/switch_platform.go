@@ -27,8 +27,9 @@ type platformCmds struct {
 	// headroom is where a lossless priority's headroom is set.
 	headroom string
 	// watchdog shows the PFC watchdog's (or deadlock detection's) state
-	// and counters; wdConfig is how it is configured.
-	watchdog, wdConfig string
+	// and counters, wdShows what it shows; wdConfig is how it is
+	// configured, wdDetect how long a queue stays paused before it acts.
+	watchdog, wdShows, wdConfig, wdDetect string
 	// neighbors names the device on a port.
 	neighbors string
 	// fecUncorr names the uncorrectable codewords' counter.
@@ -51,6 +52,8 @@ var switchPlatforms = map[ingest.Platform]platformCmds{
 		rxReasons: "`show drops all location all`",
 		headroom:  "the pause threshold and headroom of the CoS (`hw-module profile priority-flow-control`)",
 		watchdog:  "`show controllers PORT priority-flow-control`",
+		wdShows:   "the watchdog's events, drops and state per traffic class and the PFC frames per CoS",
+		wdDetect:  "the poll interval times the shutdown multiplier, 100 ms × 1 by default",
 		wdConfig:  "`priority-flow-control watchdog` (mode on, interval, shutdown-multiplier, auto-restore-multiplier; global or under the interface)",
 		neighbors: "`show lldp neighbors`",
 		fecUncorr: "Uncorrected Codeword Count",
@@ -65,6 +68,8 @@ var switchPlatforms = map[ingest.Platform]platformCmds{
 		rxReasons: "`display packet-drop interface PORT`",
 		headroom:  "the priority's headroom (`priority-flow-control dot1p N headroom`)",
 		watchdog:  "`display priority-flow-control interface PORT`",
+		wdShows:   "the PFC frames per priority and the port's deadlock state",
+		wdDetect:  "the deadlock detection interval of the CoS (`priority-flow-control deadlock cos N interval T`)",
 		wdConfig:  "`priority-flow-control deadlock enable` on the port, with `priority-flow-control deadlock cos N interval T` and `priority-flow-control deadlock auto-recover cos N delay T`",
 		neighbors: "`display lldp neighbor-information list`",
 		linkPause: " The count is the pauses of Comware `display interface`: one count of the pause frames over every priority, which does not tell PFC from 802.3x pause. `display priority-flow-control interface PORT` counts the PFC frames per priority (Recv, Send), so pauses beyond their sum are 802.3x pause (the port's `flow-control`), which stops every queue of the link.",
