@@ -290,10 +290,5 @@ func (b *aoscxIface) itemLine(p *switchParser, l Line, t string) bool {
 		}
 		read = true
 	}
-	if !read {
-		return false
-	}
-	b.store(p, ev)
-	p.out.lines.add(l)
-	return true
+	return b.keep(p, l, ev, read)
 }

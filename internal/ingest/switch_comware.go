@@ -131,10 +131,5 @@ func (c *comwareIface) feed(p *switchParser, l Line, t string) bool {
 		}
 		read = true
 	}
-	if !read {
-		return false
-	}
-	c.store(p, ev)
-	p.out.lines.add(l)
-	return true
+	return c.keep(p, l, ev, read)
 }

@@ -122,12 +122,7 @@ func (b *ifaceBlock) feed(p *switchParser, l Line, t string) bool {
 		}
 		read = true
 	}
-	if !read {
-		return false
-	}
-	b.store(p, ev)
-	p.out.lines.add(l)
-	return true
+	return b.keep(p, l, ev, read)
 }
 
 // portCounter names a count an interface listing prints for each
@@ -174,6 +169,18 @@ func (b *portBlock) pause(p *switchParser, d Dir, n int64, ev Evidence) {
 		return
 	}
 	p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: b.cur.Port, Dir: d, Prio: AllPrios, Frames: uint64(n), Link: true, Platform: b.cur.Platform, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+}
+
+// keep ends a line of a port block: a line that set a counter is stored
+// in the port's row and kept as read; any other line is left to the
+// other readers.
+func (b *portBlock) keep(p *switchParser, l Line, ev Evidence, read bool) bool {
+	if !read {
+		return false
+	}
+	b.store(p, ev)
+	p.out.lines.add(l)
+	return true
 }
 
 // store keeps the block's counters in its row, adding the row at its
