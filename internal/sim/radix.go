@@ -136,8 +136,13 @@ func before(a, b *nowEntry) bool {
 // len returns the number of events in the bucket.
 func (n *nowHeap) len() int { return len(n.h) - n.hd }
 
-// at returns the event in slot i.
-func (n *nowHeap) at(i uint32) *event { return &n.cs[i/chunkLen].ev[i%chunkLen] }
+// at returns the event in slot i, which must be below nev: slot i is in
+// chunk cs[i/chunkLen], read without the bounds and nil checks Go puts
+// on a slice's element (the run loop asks twice an event).
+func (n *nowHeap) at(i uint32) *event {
+	c := *(**chunk)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(n.cs)), uintptr(i/chunkLen)*unsafe.Sizeof((*chunk)(nil))))
+	return (*event)(unsafe.Add(unsafe.Pointer(c), uintptr(i%chunkLen)*unsafe.Sizeof(event{})))
+}
 
 // entry stores e in bucket 0's next slot and returns its entry, the
 // latest to arrive.
@@ -347,9 +352,6 @@ func fetch(e *event) {
 	prefetch.Object(uintptr(prefetch.Of(unsafe.Pointer(&e.h))), e.hint)
 }
 
-// min returns the least event; the bucket must not be empty.
-func (n *nowHeap) min() *event { return n.at(n.h[n.hd].ev) }
-
 // pop removes the least event.
 func (n *nowHeap) pop() {
 	if n.hd++; n.hd == len(n.h) {
@@ -434,7 +436,7 @@ func (q *radixQueue) push(t unit.Time, k Key, h Handler, tag uint64, id EventID,
 		q.pushNow(&event{t: t, key: k, h: h, tag: tag, id: id, hint: hint})
 		return
 	}
-	bk := &q.buckets[b]
+	bk := q.bucket(b)
 	c := bk.tail
 	if c == nil || c.n == chunkLen {
 		nc := q.newChunk()
@@ -449,9 +451,16 @@ func (q *radixQueue) push(t unit.Time, k Key, h Handler, tag uint64, id EventID,
 		c = nc
 	}
 	// Field by field: a composite literal is built aside and copied.
-	e := &c.ev[c.n]
+	// c.n < chunkLen here, so the mask only spares the bounds check.
+	e := &c.ev[uint32(c.n)%chunkLen]
 	e.t, e.key, e.h, e.tag, e.id, e.hint = t, k, h, tag, id, hint
 	c.n++
+}
+
+// bucket returns bucket b, which must be below numBuckets, as bucketOf
+// gives: read without the bounds check of q.buckets[b].
+func (q *radixQueue) bucket(b uint) *bucket {
+	return (*bucket)(unsafe.Add(unsafe.Pointer(&q.buckets), b*uint(unsafe.Sizeof(bucket{}))))
 }
 
 // empty marks bucket b empty; its chunks must already be freed.
@@ -464,10 +473,10 @@ func (q *radixQueue) empty(b uint) {
 
 // front returns the first event of bucket 0, if any.
 func (q *radixQueue) front() *event {
-	if q.now.len() == 0 {
-		return nil
+	if n := &q.now; uint(n.hd) < uint(len(n.h)) { // hd <= len: the bucket is not empty
+		return n.at(n.h[n.hd].ev)
 	}
-	return q.now.min()
+	return nil
 }
 
 // prefetch fetches ahead the memory of the event lookAhead places behind
@@ -477,7 +486,7 @@ func (q *radixQueue) front() *event {
 func (q *radixQueue) prefetch() {
 	n := &q.now
 	k := n.hd + lookAhead - 1
-	if k < len(n.h) {
+	if uint(k) < uint(len(n.h)) {
 		fetch(n.at(n.h[k].ev))
 	}
 }
