@@ -218,6 +218,11 @@ func builtin() []Desc {
 		// Its port's FCS errors and link flaps.
 		other(BNXT, "rx_fcs_err_frames", PhyCRCErrors, RX, false, Packets),
 		other(BNXT, "link_down_events", PhyLinkDown, RX, false, Events),
+		// Its PCS's symbol errors: the count bnxt_get_eth_phy_stats
+		// (bnxt_ethtool.c) reports as the port's IEEE 802.3
+		// SymbolErrorDuringCarrier, eth-phy-SymbolErrorDuringCarrier of
+		// `ethtool -S IF --groups eth-phy`.
+		other(BNXT, "rx_pcs_symbol_err", PhySymbolErrors, RX, false, Events),
 
 		// be2net ethtool -S.
 		other(BE2NET, "rx_priority_pause_frames", PFCFramesTotal, RX, false, Packets),
@@ -366,6 +371,13 @@ func builtin() []Desc {
 		hwv(BNXTRE, "tx_roce_errors", RoCEErrors, TX),
 		{Name: "rx_roce_only_pkts", Vendor: BNXTRE, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: RX, Unit: Packets},
 		{Name: "tx_roce_only_pkts", Vendor: BNXTRE, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: TX, Unit: Packets},
+		// The RoCE packets it received good, which bnxt_re printed before
+		// its extended statistics (Linux 6.1 has it, not
+		// rx_roce_only_pkts): "RDMA/bnxt_re: Support Perf management
+		// counters" (linux-rdma, Message-ID 1741674104-5477-1-git-send-
+		// email-selvin.xavier@broadcom.com) answers the IB PMA's
+		// port_rcv_packets with it on BCM575xx physical functions.
+		{Name: "rx_roce_good_pkts", Vendor: BNXTRE, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: RX, Unit: Packets, Also: true},
 
 		// ionic hw_counters (AMD Pensando RDMA, ionic_rdma): the firmware
 		// names them (rdma_stats_hdrs), the driver prints what it is given.
