@@ -126,6 +126,11 @@ func TestMapName(t *testing.T) {
 		// series it would repeat.
 		{counters.HWCounters, "rx_roce_only_pkts", "rocelab_rdma_roce_packets_total", "rx", "", 100},
 		{counters.HWCounters, "rx_roce_good_pkts", "rocelab_rdma_hw_stat", "", "", 100},
+		// mlx5's optional cc_rx_ce_pkts, once enabled, beside the
+		// np_ecn_marked_roce_packets it always prints; its optional
+		// rdma_rx_packets has no other name.
+		{counters.HWCounters, "cc_rx_ce_pkts", "rocelab_rdma_hw_stat", "", "", 100},
+		{counters.HWCounters, "rdma_rx_packets", "rocelab_rdma_roce_packets_total", "rx", "", 100},
 		{counters.Ethtool, "rx_pcs_symbol_err", "rocelab_nic_phy_symbol_errors_total", "rx", "", 100},
 		{counters.PortCounters, "port_xmit_data", "rocelab_rdma_port_data_bytes_total", "tx", "", 400},
 		{counters.PortCounters, "port_rcv_data", "rocelab_rdma_port_data_bytes_total", "rx", "", 400},
@@ -144,7 +149,7 @@ func TestMapName(t *testing.T) {
 // table without a row in mapping.go is caught here.
 func TestMappingCoversCountersTable(t *testing.T) {
 	for _, d := range counters.Default().All() {
-		if d.Source != counters.Ethtool && d.Source != counters.HWCounters && d.Source != counters.PortCounters || d.Also {
+		if d.Source != counters.Ethtool && d.Source != counters.HWCounters && d.Source != counters.PortCounters || repeats(&d) {
 			continue // a second name of a concept stays generic (MapName)
 		}
 		m := MapName(d.Source, d.Of(3))
@@ -259,5 +264,36 @@ func TestHWCountersBothDirections(t *testing.T) {
 	}
 	if g := gather(t, e, "rocelab_rdma_hw_stat"); g["counter=rx_roce_good_pkts,device=bnxt_re0,port=1"] != 41877000 {
 		t.Errorf("rocelab_rdma_hw_stat = %v", g)
+	}
+}
+
+// TestOptionalBesideAlwaysPrinted: an mlx5 port with its optional
+// congestion counters enabled prints cc_rx_ce_pkts beside the
+// np_ecn_marked_roce_packets it always prints, the same marks. Before,
+// both went to rocelab_rdma_ecn_marked_packets_total, one series twice,
+// and the registry refused the scrape; the optional one stays generic.
+func TestOptionalBesideAlwaysPrinted(t *testing.T) {
+	port := "sys/class/infiniband/mlx5_0/ports/1/"
+	tree := fstest.MapFS{
+		port + "state":                                  {Data: []byte("4: ACTIVE\n")},
+		port + "hw_counters/np_ecn_marked_roce_packets": {Data: []byte("1240077\n")},
+		port + "hw_counters/cc_rx_ce_pkts":              {Data: []byte("1240077\n")},
+		port + "hw_counters/rdma_rx_packets":            {Data: []byte("41877012\n")},
+		"ethtool-stats/.keep":                           {},
+		"mlnx_qos/.keep":                                {},
+	}
+	h, err := TreeHost(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(func() Host { return h }, Collectors(Options{}), nil)
+	if m := gather(t, e, "rocelab_rdma_ecn_marked_packets_total"); len(m) != 1 || m["device=mlx5_0,port=1"] != 1240077 {
+		t.Errorf("rocelab_rdma_ecn_marked_packets_total = %v", m)
+	}
+	if g := gather(t, e, "rocelab_rdma_hw_stat"); g["counter=cc_rx_ce_pkts,device=mlx5_0,port=1"] != 1240077 {
+		t.Errorf("rocelab_rdma_hw_stat = %v", g)
+	}
+	if p := gather(t, e, "rocelab_rdma_roce_packets_total"); p["device=mlx5_0,direction=rx,port=1"] != 41877012 {
+		t.Errorf("rocelab_rdma_roce_packets_total = %v", p)
 	}
 }

@@ -296,9 +296,7 @@ func MapName(src counters.Source, name string) Mapped {
 	}
 	x := index()
 	d, prio, ok := counters.Default().LookupIn(src, name)
-	// A second name of a concept (Also) stays generic: the driver prints
-	// it beside the first, whose series it would repeat.
-	if ok && d.Source == src && !d.Also {
+	if ok && d.Source == src && !repeats(d) {
 		if f := x.byConcept[conceptKey{src, d.Concept}]; f != nil {
 			m := Mapped{Name: name, Family: f, Raw: raw, Mul: 1, Div: 1}
 			switch d.Unit {
@@ -321,6 +319,20 @@ func MapName(src counters.Source, name string) Mapped {
 		f = x.generic[counters.Ethtool]
 	}
 	return Mapped{Name: name, Family: f, Raw: raw, Mul: 1, Div: 1}
+}
+
+// repeats reports whether d is a second name its driver prints for a
+// concept beside the first, whose series it would repeat: bnxt_re's
+// rx_roce_good_pkts beside rx_roce_only_pkts (Also), mlx5's optional
+// cc_rx_ce_pkts beside np_ecn_marked_roce_packets once enabled. It stays
+// in the generic family under its raw name. An optional counter of a
+// concept the driver has no other name for (rdma_rx_packets) is mapped.
+func repeats(d *counters.Desc) bool {
+	if !d.Also && !d.Optional {
+		return false
+	}
+	first, ok := counters.Default().Find(d.Vendor, d.Source, d.Concept, d.Dir)
+	return ok && first.Name != d.Name
 }
 
 // emitMapped sends the sample of a mapped counter: the base labels, then
