@@ -330,9 +330,10 @@ type Desc struct {
 	// Also marks a second name a driver prints for a concept beside the
 	// one listed first, which a dump may hold alone (bnxt_re's
 	// rx_roce_good_pkts, the RoCE packets it received good, beside its
-	// extended statistics' rx_roce_only_pkts; Linux 6.1 prints only the
-	// first): Lookup reads it and a reader tries it after the first; Find
-	// and Name give the first.
+	// extended statistics' rx_roce_only_pkts, Linux 6.1 printing only the
+	// first; mlx5's rx_pcs_symbol_err_phy beside rx_symbol_err_phy, what a
+	// paste grepped for FEC keeps): Lookup reads it and a reader tries it
+	// after the first; Find and Name give the first.
 	Also bool
 
 	// byPrio holds the concrete names of priorities 0-7 of a per-priority

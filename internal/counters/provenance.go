@@ -16,6 +16,7 @@ func provenance() map[string]string {
 		"rx_discards_phy":                 `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:977 "rx_discards_phy"`,
 		"rx_crc_errors_phy":               `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:803 "rx_crc_errors_phy"`,
 		"rx_symbol_err_phy":               `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:813 "rx_symbol_err_phy"`,
+		"rx_pcs_symbol_err_phy":           `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:1141 "rx_pcs_symbol_err_phy"`,
 		"tx_errors_phy":                   `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:979 "tx_errors_phy"`,
 		"tx_discards_phy":                 `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:978 "tx_discards_phy"`,
 		"rx_buffer_passed_thres_phy":      `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:1365 "rx_buffer_passed_thres_phy"`,

@@ -81,6 +81,11 @@ func builtin() []Desc {
 		// The IEEE 802.3 aSymbolErrorDuringCarrier of the port (en_stats.c's
 		// 802.3 group), the same count as eth-phy-SymbolErrorDuringCarrier.
 		e("rx_symbol_err_phy", PhySymbolErrors, RX, Events),
+		// Its PCS's symbol errors that FEC did not correct (or all of them
+		// with FEC off): traffic lost, the kernel's mlx5 counters.rst says
+		// (Documentation/networking/device_drivers/ethernet/mellanox/mlx5/
+		// counters.rst); what a paste grepped for FEC keeps.
+		{Name: "rx_pcs_symbol_err_phy", Vendor: MLX5, Source: Ethtool, Concept: PhySymbolErrors, Dir: RX, Unit: Events, Also: true},
 		e("link_down_events_phy", PhyLinkDown, RX, Events), // the receiver loses the signal: ethtool counters each count one way
 		e("tx_errors_phy", PhyErrors, TX, Packets),
 		e("tx_discards_phy", PhyDiscards, TX, Packets),
