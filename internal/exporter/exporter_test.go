@@ -275,7 +275,7 @@ func TestHWCountersBothDirections(t *testing.T) {
 func TestOptionalBesideAlwaysPrinted(t *testing.T) {
 	port := "sys/class/infiniband/mlx5_0/ports/1/"
 	tree := fstest.MapFS{
-		port + "state":                                  {Data: []byte("4: ACTIVE\n")},
+		port + "state": {Data: []byte("4: ACTIVE\n")},
 		port + "hw_counters/np_ecn_marked_roce_packets": {Data: []byte("1240077\n")},
 		port + "hw_counters/cc_rx_ce_pkts":              {Data: []byte("1240077\n")},
 		port + "hw_counters/rdma_rx_packets":            {Data: []byte("41877012\n")},
