@@ -193,6 +193,19 @@ func TestDocsListEveryMetric(t *testing.T) {
 	}
 }
 
+// treeHost is a host of the files in tree, with the ethtool and mlnx_qos
+// directories a host has made empty.
+func treeHost(t *testing.T, tree fstest.MapFS) Host {
+	t.Helper()
+	tree["ethtool-stats/.keep"] = &fstest.MapFile{}
+	tree["mlnx_qos/.keep"] = &fstest.MapFile{}
+	h, err := TreeHost(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 // TestGIDTableChange: a changed GID entry changes the table hash at once
 // when the table is read at every scrape, and only after the refresh
 // interval when it is reused.
@@ -207,13 +220,8 @@ func TestGIDTableChange(t *testing.T) {
 		port + "counters/y":        {Data: []byte("1\n")},
 		port + "gids/3":            {Data: []byte("0000:0000:0000:0000:0000:ffff:0a00:0001\n")},
 		port + "gid_attrs/types/3": {Data: []byte("RoCE v2\n")},
-		"ethtool-stats/.keep":      {},
-		"mlnx_qos/.keep":           {},
 	}
-	h, err := TreeHost(tree)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := treeHost(t, tree)
 	hash := func(e *Exporter) float64 { return gather(t, e, "rocelab_rdma_gid_table_hash")["device=mlx5_0,port=1"] }
 	every := New(func() Host { return h }, Collectors(Options{}), nil)
 	reused := New(func() Host { return h }, Collectors(Options{GIDRefresh: time.Hour}), nil)
@@ -247,13 +255,8 @@ func TestHWCountersBothDirections(t *testing.T) {
 		port + "hw_counters/rx_roce_good_pkts": {Data: []byte("41877000\n")},
 		port + "hw_counters/rx_roce_discards":  {Data: []byte("12\n")},
 		port + "hw_counters/tx_roce_discards":  {Data: []byte("3\n")},
-		"ethtool-stats/.keep":                  {},
-		"mlnx_qos/.keep":                       {},
 	}
-	h, err := TreeHost(tree)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := treeHost(t, tree)
 	e := New(func() Host { return h }, Collectors(Options{}), nil)
 	pk := gather(t, e, "rocelab_rdma_roce_packets_total")
 	if pk["device=bnxt_re0,direction=rx,port=1"] != 41877012 || pk["device=bnxt_re0,direction=tx,port=1"] != 40112345 || len(pk) != 2 {
@@ -279,13 +282,8 @@ func TestOptionalBesideAlwaysPrinted(t *testing.T) {
 		port + "hw_counters/np_ecn_marked_roce_packets": {Data: []byte("1240077\n")},
 		port + "hw_counters/cc_rx_ce_pkts":              {Data: []byte("1240077\n")},
 		port + "hw_counters/rdma_rx_packets":            {Data: []byte("41877012\n")},
-		"ethtool-stats/.keep":                           {},
-		"mlnx_qos/.keep":                                {},
 	}
-	h, err := TreeHost(tree)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := treeHost(t, tree)
 	e := New(func() Host { return h }, Collectors(Options{}), nil)
 	if m := gather(t, e, "rocelab_rdma_ecn_marked_packets_total"); len(m) != 1 || m["device=mlx5_0,port=1"] != 1240077 {
 		t.Errorf("rocelab_rdma_ecn_marked_packets_total = %v", m)
