@@ -327,6 +327,14 @@ type Desc struct {
 	// and Name never give it, so a dump without it neither counts the
 	// concept nor names it.
 	Optional bool
+	// Also marks a second name a driver prints for a concept beside the
+	// one listed first, which a dump may hold alone (bnxt_re's
+	// rx_roce_good_pkts, the RoCE packets it received good, beside its
+	// extended statistics' rx_roce_only_pkts, Linux 6.1 printing only the
+	// first; mlx5's rx_pcs_symbol_err_phy beside rx_symbol_err_phy, what a
+	// paste grepped for FEC keeps): Lookup reads it and a reader tries it
+	// after the first; Find and Name give the first.
+	Also bool
 
 	// byPrio holds the concrete names of priorities 0-7 of a per-priority
 	// counter in a Table, spelled once when the table is built: the twin
@@ -397,7 +405,7 @@ func New(descs []Desc) (*Table, error) {
 		if d.PerPrio {
 			d.byPrio = &names
 		}
-		if d.Concept == DropReason || d.Renamed || d.Optional {
+		if d.Concept == DropReason || d.Renamed || d.Optional || d.Also {
 			continue // one concept, several names, told apart by name
 		}
 		k := key{d.Vendor, d.Source, d.Concept, d.Dir}

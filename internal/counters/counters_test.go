@@ -2,6 +2,7 @@ package counters
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -219,5 +220,32 @@ func TestBnxtPauseTransitionsBothWays(t *testing.T) {
 		if !ok || p != 3 || d.Vendor != BNXT || d.Concept != PauseTransition || d.Dir != c.dir {
 			t.Errorf("Lookup(%q) = %+v prio %d %v", c.name, d, p, ok)
 		}
+	}
+}
+
+// bnxt_re printed the RoCE packets it received good (rx_roce_good_pkts)
+// before its extended statistics' rx_roce_only_pkts, and prints both since:
+// the name reads as received RoCE packets and is tried after the first,
+// which Find and Name keep giving. Before, it was no counter.
+func TestBnxtRERoCEGoodPackets(t *testing.T) {
+	d, _, ok := Default().Lookup("rx_roce_good_pkts")
+	if !ok || d.Vendor != BNXTRE || d.Concept != RDMAUnicastPackets || d.Dir != RX || !d.Also {
+		t.Fatalf("Lookup(rx_roce_good_pkts) = %+v %v", d, ok)
+	}
+	if got := Default().NamesIn(HWCounters, RDMAUnicastPackets, RX, 0); !slices.Contains(got, "rx_roce_good_pkts") || slices.Index(got, "rx_roce_good_pkts") < slices.Index(got, "rx_roce_only_pkts") {
+		t.Errorf("NamesIn = %v, want rx_roce_good_pkts after rx_roce_only_pkts", got)
+	}
+	if n := Default().Name(BNXTRE, HWCounters, RDMAUnicastPackets, RX, 0); n != "rx_roce_only_pkts" {
+		t.Errorf("Name = %q, want rx_roce_only_pkts", n)
+	}
+}
+
+// bnxt_en's rx_pcs_symbol_err is what it reports as the port's IEEE 802.3
+// SymbolErrorDuringCarrier (bnxt_get_eth_phy_stats). Before, it was no
+// counter.
+func TestBnxtPCSSymbolErrors(t *testing.T) {
+	d, _, ok := Default().Lookup("rx_pcs_symbol_err")
+	if !ok || d.Vendor != BNXT || d.Concept != PhySymbolErrors || d.Dir != RX {
+		t.Errorf("Lookup(rx_pcs_symbol_err) = %+v %v", d, ok)
 	}
 }

@@ -81,6 +81,11 @@ func builtin() []Desc {
 		// The IEEE 802.3 aSymbolErrorDuringCarrier of the port (en_stats.c's
 		// 802.3 group), the same count as eth-phy-SymbolErrorDuringCarrier.
 		e("rx_symbol_err_phy", PhySymbolErrors, RX, Events),
+		// Its PCS's symbol errors that FEC did not correct (or all of them
+		// with FEC off): traffic lost, the kernel's mlx5 counters.rst says
+		// (Documentation/networking/device_drivers/ethernet/mellanox/mlx5/
+		// counters.rst); what a paste grepped for FEC keeps.
+		{Name: "rx_pcs_symbol_err_phy", Vendor: MLX5, Source: Ethtool, Concept: PhySymbolErrors, Dir: RX, Unit: Events, Also: true},
 		e("link_down_events_phy", PhyLinkDown, RX, Events), // the receiver loses the signal: ethtool counters each count one way
 		e("tx_errors_phy", PhyErrors, TX, Packets),
 		e("tx_discards_phy", PhyDiscards, TX, Packets),
@@ -218,6 +223,11 @@ func builtin() []Desc {
 		// Its port's FCS errors and link flaps.
 		other(BNXT, "rx_fcs_err_frames", PhyCRCErrors, RX, false, Packets),
 		other(BNXT, "link_down_events", PhyLinkDown, RX, false, Events),
+		// Its PCS's symbol errors: the count bnxt_get_eth_phy_stats
+		// (bnxt_ethtool.c) reports as the port's IEEE 802.3
+		// SymbolErrorDuringCarrier, eth-phy-SymbolErrorDuringCarrier of
+		// `ethtool -S IF --groups eth-phy`.
+		other(BNXT, "rx_pcs_symbol_err", PhySymbolErrors, RX, false, Events),
 
 		// be2net ethtool -S.
 		other(BE2NET, "rx_priority_pause_frames", PFCFramesTotal, RX, false, Packets),
@@ -366,6 +376,13 @@ func builtin() []Desc {
 		hwv(BNXTRE, "tx_roce_errors", RoCEErrors, TX),
 		{Name: "rx_roce_only_pkts", Vendor: BNXTRE, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: RX, Unit: Packets},
 		{Name: "tx_roce_only_pkts", Vendor: BNXTRE, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: TX, Unit: Packets},
+		// The RoCE packets it received good, which bnxt_re printed before
+		// its extended statistics (Linux 6.1 has it, not
+		// rx_roce_only_pkts): "RDMA/bnxt_re: Support Perf management
+		// counters" (linux-rdma, Message-ID 1741674104-5477-1-git-send-
+		// email-selvin.xavier@broadcom.com) answers the IB PMA's
+		// port_rcv_packets with it on BCM575xx physical functions.
+		{Name: "rx_roce_good_pkts", Vendor: BNXTRE, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: RX, Unit: Packets, Also: true},
 
 		// ionic hw_counters (AMD Pensando RDMA, ionic_rdma): the firmware
 		// names them (rdma_stats_hdrs), the driver prints what it is given.

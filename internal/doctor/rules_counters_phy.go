@@ -221,7 +221,8 @@ func checkSymbolErrors(inc *Incident) []Finding {
 		}
 		if besideDriver(inc, s, r, counters.PhySymbolErrors) {
 			// eth-phy-SymbolErrorDuringCarrier is mlx5's
-			// rx_symbol_err_phy: the driver's dump reports them.
+			// rx_symbol_err_phy, bnxt_en's rx_pcs_symbol_err: the
+			// driver's dump reports them.
 			return nil
 		}
 		if c, ok := s.Concept(counters.PhyCRCErrors, counters.RX, 0); ok && c.Value > 0 && !besideDriver(inc, s, c, counters.PhyCRCErrors) {

@@ -108,3 +108,27 @@ func TestCommentedCounterLinesOutsideDump(t *testing.T) {
 	headed := append([]string{"$ ethtool -S eth5", "NIC statistics:"}, alerts...)
 	nicMustFind(t, synthFindings(t, Options{}, headed...), "counters.phy.fcs", Warn, "eth5: 100 frames received with a bad FCS")
 }
+
+// mlx5 counts the symbol errors FEC did not correct as
+// rx_pcs_symbol_err_phy ("traffic is lost", the kernel's mlx5
+// counters.rst), the counter a paste grepped for FEC keeps without
+// rx_symbol_err_phy. Before, a SYNTHETIC `grep -E 'pcs|correc'` paste with
+// 17 of them gave no finding.
+func TestMlx5PCSSymbolErrorsGrep(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"$ ethtool -S eth2 | grep -E 'pcs|correc'",
+		"     rx_pcs_symbol_err_phy: 17",
+		"     rx_corrected_bits_phy: 88123")
+	nicMustFind(t, fs, "counters.phy.symbol_errors", Warn, "eth2: 17 symbol errors during carrier (rx_pcs_symbol_err_phy)")
+}
+
+// Bits FEC corrected, however many, lose nothing: Dell's article on two
+// ConnectX-6 Dx PAM4 ports (testdata/corpus/ethtool/ethtool-s-grep-correc-
+// mlx5-cx6dx-*, 153303800 and 191025837 corrected bits on lanes 0 and 1)
+// calls them normal with RS-FEC, and the real pastes give no finding.
+func TestMlx5CorrectedBitsOnlyNormal(t *testing.T) {
+	fs := nicDiagnose(t, Options{}, "corpus/ethtool/ethtool-s-grep-correc-mlx5-cx6dx-pam4-corrected-bits-lanes-0-1-normal-dellkb.txt")
+	for _, f := range fs {
+		t.Errorf("finding on corrected bits alone: %s %s: %s", f.Severity, f.ID, f.Title)
+	}
+}

@@ -275,3 +275,41 @@ func TestIonicRNRNaks(t *testing.T) {
 	fs := synthFindings(t, Options{}, "link ionic_2/1 rx_rdma_ucast_pkts 41877012 req_rx_rnr_retry_err 57 resp_rx_outof_buf 0 req_tx_retry_excd_err 0")
 	nicMustFind(t, fs, "counters.rnr_nak", Info, "ionic_2 port 1", "57 RNR NAKs received (req_rx_rnr_retry_err)")
 }
+
+// bnxt_en counts its PCS's symbol errors as rx_pcs_symbol_err, which it
+// reports as the port's standard eth-phy-SymbolErrorDuringCarrier
+// (bnxt_get_eth_phy_stats). Before, a SYNTHETIC bnxt_en dump with 4211 of
+// them and no FCS error gave no finding, and its standard statistics
+// beside the dump were reported as if no driver counter had them.
+func TestBnxtPCSSymbolErrors(t *testing.T) {
+	driver := []string{
+		"$ ethtool -S ens26np0",
+		"NIC statistics:",
+		"     rx_total_frames: 901240000",
+		"     rx_fcs_err_frames: 0",
+		"     rx_pcs_symbol_err: 4211"}
+	nicMustFind(t, synthFindings(t, Options{}, driver...), "counters.phy.symbol_errors", Warn, "ens26np0: 4211 symbol errors during carrier (rx_pcs_symbol_err)")
+	std := []string{"$ ethtool -S ens26np0 --groups eth-phy", "Standard stats for ens26np0:", "eth-phy-SymbolErrorDuringCarrier: 4211"}
+	if fs := nicFind(synthFindings(t, Options{}, append(driver, std...)...), "counters.phy.symbol_errors"); len(fs) != 1 || !strings.Contains(fs[0].Title, "(rx_pcs_symbol_err)") {
+		t.Errorf("findings %+v, want the driver dump's one", fs)
+	}
+}
+
+// bnxt_re counts the RoCE packets it received good as rx_roce_good_pkts
+// (the IB PMA's port_rcv_packets of "RDMA/bnxt_re: Support Perf management
+// counters"), the only count of them Linux 6.1 prints and the one a paste
+// grepped for it keeps. Before, a SYNTHETIC grep of a bnxt_re port marked
+// on 2.96 % of those packets could not weigh the marks: the ECN finding
+// said it had no count of RoCE packets.
+func TestBnxtRERoCEGoodPackets(t *testing.T) {
+	p := "/sys/class/infiniband/bnxt_re0/ports/1/hw_counters/"
+	fs := synthFindings(t, Options{},
+		"$ grep . "+p+"{rx_ecn_marked_pkts,tx_cnp_pkts,rx_roce_good_pkts}",
+		p+"rx_ecn_marked_pkts:1240077",
+		p+"tx_cnp_pkts:1198230",
+		p+"rx_roce_good_pkts:41877012")
+	e := nicMustFind(t, fs, "counters.ecn.heavy_marking", Warn, "bnxt_re0 port 1", "2.96% of received RoCE packets")
+	if !evidenceHas(e, "rx_roce_good_pkts:41877012") {
+		t.Errorf("the marks are not weighed against rx_roce_good_pkts: %+v", e.Evidence)
+	}
+}

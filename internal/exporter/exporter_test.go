@@ -122,6 +122,16 @@ func TestMapName(t *testing.T) {
 		{counters.Ethtool, "np_cnp_sent", "rocelab_nic_ethtool_stat", "", "", 100},
 		{counters.HWCounters, "np_cnp_sent", "rocelab_rdma_cnp_sent_total", "", "", 100},
 		{counters.HWCounters, "lifespan", "rocelab_rdma_hw_stat", "", "", 100},
+		// bnxt_re prints rx_roce_good_pkts beside rx_roce_only_pkts, whose
+		// series it would repeat.
+		{counters.HWCounters, "rx_roce_only_pkts", "rocelab_rdma_roce_packets_total", "rx", "", 100},
+		{counters.HWCounters, "rx_roce_good_pkts", "rocelab_rdma_hw_stat", "", "", 100},
+		// mlx5's optional cc_rx_ce_pkts, once enabled, beside the
+		// np_ecn_marked_roce_packets it always prints; its optional
+		// rdma_rx_packets has no other name.
+		{counters.HWCounters, "cc_rx_ce_pkts", "rocelab_rdma_hw_stat", "", "", 100},
+		{counters.HWCounters, "rdma_rx_packets", "rocelab_rdma_roce_packets_total", "rx", "", 100},
+		{counters.Ethtool, "rx_pcs_symbol_err", "rocelab_nic_phy_symbol_errors_total", "rx", "", 100},
 		{counters.PortCounters, "port_xmit_data", "rocelab_rdma_port_data_bytes_total", "tx", "", 400},
 		{counters.PortCounters, "port_rcv_data", "rocelab_rdma_port_data_bytes_total", "rx", "", 400},
 		{counters.PortCounters, "port_xmit_constraint_errors", "rocelab_rdma_port_stat", "", "", 100},
@@ -139,8 +149,8 @@ func TestMapName(t *testing.T) {
 // table without a row in mapping.go is caught here.
 func TestMappingCoversCountersTable(t *testing.T) {
 	for _, d := range counters.Default().All() {
-		if d.Source != counters.Ethtool && d.Source != counters.HWCounters && d.Source != counters.PortCounters {
-			continue
+		if d.Source != counters.Ethtool && d.Source != counters.HWCounters && d.Source != counters.PortCounters || repeats(&d) {
+			continue // a second name of a concept stays generic (MapName)
 		}
 		m := MapName(d.Source, d.Of(3))
 		if m.Family.Generic {
@@ -183,6 +193,19 @@ func TestDocsListEveryMetric(t *testing.T) {
 	}
 }
 
+// treeHost is a host of the files in tree, with the ethtool and mlnx_qos
+// directories a host has made empty.
+func treeHost(t *testing.T, tree fstest.MapFS) Host {
+	t.Helper()
+	tree["ethtool-stats/.keep"] = &fstest.MapFile{}
+	tree["mlnx_qos/.keep"] = &fstest.MapFile{}
+	h, err := TreeHost(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 // TestGIDTableChange: a changed GID entry changes the table hash at once
 // when the table is read at every scrape, and only after the refresh
 // interval when it is reused.
@@ -197,13 +220,8 @@ func TestGIDTableChange(t *testing.T) {
 		port + "counters/y":        {Data: []byte("1\n")},
 		port + "gids/3":            {Data: []byte("0000:0000:0000:0000:0000:ffff:0a00:0001\n")},
 		port + "gid_attrs/types/3": {Data: []byte("RoCE v2\n")},
-		"ethtool-stats/.keep":      {},
-		"mlnx_qos/.keep":           {},
 	}
-	h, err := TreeHost(tree)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := treeHost(t, tree)
 	hash := func(e *Exporter) float64 { return gather(t, e, "rocelab_rdma_gid_table_hash")["device=mlx5_0,port=1"] }
 	every := New(func() Host { return h }, Collectors(Options{}), nil)
 	reused := New(func() Host { return h }, Collectors(Options{GIDRefresh: time.Hour}), nil)
@@ -217,5 +235,63 @@ func TestGIDTableChange(t *testing.T) {
 	}
 	if hash(reused) != before {
 		t.Error("reused for an hour: the table was read again")
+	}
+}
+
+// TestHWCountersBothDirections: a concept a driver's hw_counters count
+// both ways (bnxt_re rx/tx_roce_only_pkts, irdma RxUDP/TxUDP, bnxt_re
+// rx/tx_roce_discards) gets a direction label, so the two names are two
+// series. Before, the family had no direction label for hw_counters: the
+// two samples were one series twice and the registry refused the scrape.
+// rx_roce_good_pkts, bnxt_re's second count of received RoCE packets,
+// stays under its raw name.
+func TestHWCountersBothDirections(t *testing.T) {
+	port := "sys/class/infiniband/bnxt_re0/ports/1/"
+	tree := fstest.MapFS{
+		port + "state":                         {Data: []byte("4: ACTIVE\n")},
+		port + "link_layer":                    {Data: []byte("Ethernet\n")},
+		port + "hw_counters/rx_roce_only_pkts": {Data: []byte("41877012\n")},
+		port + "hw_counters/tx_roce_only_pkts": {Data: []byte("40112345\n")},
+		port + "hw_counters/rx_roce_good_pkts": {Data: []byte("41877000\n")},
+		port + "hw_counters/rx_roce_discards":  {Data: []byte("12\n")},
+		port + "hw_counters/tx_roce_discards":  {Data: []byte("3\n")},
+	}
+	h := treeHost(t, tree)
+	e := New(func() Host { return h }, Collectors(Options{}), nil)
+	pk := gather(t, e, "rocelab_rdma_roce_packets_total")
+	if pk["device=bnxt_re0,direction=rx,port=1"] != 41877012 || pk["device=bnxt_re0,direction=tx,port=1"] != 40112345 || len(pk) != 2 {
+		t.Errorf("rocelab_rdma_roce_packets_total = %v", pk)
+	}
+	if d := gather(t, e, "rocelab_rdma_roce_discards_total"); d["device=bnxt_re0,direction=rx,port=1"] != 12 || d["device=bnxt_re0,direction=tx,port=1"] != 3 {
+		t.Errorf("rocelab_rdma_roce_discards_total = %v", d)
+	}
+	if g := gather(t, e, "rocelab_rdma_hw_stat"); g["counter=rx_roce_good_pkts,device=bnxt_re0,port=1"] != 41877000 {
+		t.Errorf("rocelab_rdma_hw_stat = %v", g)
+	}
+}
+
+// TestOptionalBesideAlwaysPrinted: an mlx5 port with its optional
+// congestion counters enabled prints cc_rx_ce_pkts beside the
+// np_ecn_marked_roce_packets it always prints, the same marks. Before,
+// both went to rocelab_rdma_ecn_marked_packets_total, one series twice,
+// and the registry refused the scrape; the optional one stays generic.
+func TestOptionalBesideAlwaysPrinted(t *testing.T) {
+	port := "sys/class/infiniband/mlx5_0/ports/1/"
+	tree := fstest.MapFS{
+		port + "state": {Data: []byte("4: ACTIVE\n")},
+		port + "hw_counters/np_ecn_marked_roce_packets": {Data: []byte("1240077\n")},
+		port + "hw_counters/cc_rx_ce_pkts":              {Data: []byte("1240077\n")},
+		port + "hw_counters/rdma_rx_packets":            {Data: []byte("41877012\n")},
+	}
+	h := treeHost(t, tree)
+	e := New(func() Host { return h }, Collectors(Options{}), nil)
+	if m := gather(t, e, "rocelab_rdma_ecn_marked_packets_total"); len(m) != 1 || m["device=mlx5_0,port=1"] != 1240077 {
+		t.Errorf("rocelab_rdma_ecn_marked_packets_total = %v", m)
+	}
+	if g := gather(t, e, "rocelab_rdma_hw_stat"); g["counter=cc_rx_ce_pkts,device=mlx5_0,port=1"] != 1240077 {
+		t.Errorf("rocelab_rdma_hw_stat = %v", g)
+	}
+	if p := gather(t, e, "rocelab_rdma_roce_packets_total"); p["device=mlx5_0,direction=rx,port=1"] != 41877012 {
+		t.Errorf("rocelab_rdma_roce_packets_total = %v", p)
 	}
 }

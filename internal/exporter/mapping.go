@@ -97,7 +97,7 @@ func mappingTable() []familyRow {
 		{e, counters.PhyCRCErrors, "rocelab_nic_phy_crc_errors_total", "Frames received with a bad FCS (mlx5 rx_crc_errors_phy)."},
 		{e, counters.PhyLinkDown, "rocelab_nic_link_down_events_total", "Times the physical link went down (mlx5 link_down_events_phy): a flap loses what is on the wire."},
 		{e, counters.PhyRxErrors, "rocelab_nic_phy_rx_errors_total", "Frames received bad: a bad FCS, a wrong length or alignment (the kernel's rx_errors, which drivers such as igb and ixgbe repeat in ethtool -S)."},
-		{e, counters.PhySymbolErrors, "rocelab_nic_phy_symbol_errors_total", "Symbols the PHY could not decode while the link was up (the IEEE 802.3 standard statistic eth-phy-SymbolErrorDuringCarrier, mlx5 rx_symbol_err_phy)."},
+		{e, counters.PhySymbolErrors, "rocelab_nic_phy_symbol_errors_total", "Symbols the PHY could not decode while the link was up (the IEEE 802.3 standard statistic eth-phy-SymbolErrorDuringCarrier, mlx5 rx_symbol_err_phy, bnxt_en rx_pcs_symbol_err)."},
 		{e, counters.PhyErrors, "rocelab_nic_phy_errors_total", "Frames the port failed to send (mlx5 tx_errors_phy)."},
 		{e, counters.OutOfBufferHost, "rocelab_nic_out_of_buffer_total", "Packets dropped because the host's receive queue had no descriptor (mlx5 rx_out_of_buffer)."},
 		{e, counters.BufferPassedThreshold, "rocelab_nic_buffer_passed_threshold_total", "Times the port buffer crossed its congestion threshold (mlx5 rx_buffer_passed_thres_phy)."},
@@ -127,7 +127,7 @@ func mappingTable() []familyRow {
 		{hw, counters.ECNMarkedRoCE, "rocelab_rdma_ecn_marked_packets_total", "RoCE packets received with ECN CE (np_ecn_marked_roce_packets)."},
 		{hw, counters.CNPHandled, "rocelab_rdma_cnp_handled_total", "CNPs received that cut a QP's rate (rp_cnp_handled)."},
 		{hw, counters.CNPIgnored, "rocelab_rdma_cnp_ignored_total", "CNPs received and ignored (rp_cnp_ignored)."},
-		{hw, counters.RDMAUnicastPackets, "rocelab_rdma_roce_packets_total", "RoCE packets the RDMA engine moved, where its driver counts them among the hw_counters (irdma RxUDP/TxUDP, mlx5's optional rdma_rx_packets/rdma_tx_packets)."},
+		{hw, counters.RDMAUnicastPackets, "rocelab_rdma_roce_packets_total", "RoCE packets the RDMA engine moved, where its driver counts them among the hw_counters (irdma RxUDP/TxUDP, bnxt_re rx/tx_roce_only_pkts, ionic rx/tx_rdma_ucast_pkts, mlx5's optional rdma_rx_packets/rdma_tx_packets; bnxt_re's rx_roce_good_pkts beside them stays in rocelab_rdma_hw_stat)."},
 		{hw, counters.RDMAUnicastBytes, "rocelab_rdma_roce_bytes_total", "RoCE bytes the RDMA engine moved, where its driver counts them among the hw_counters (mlx5's optional rdma_rx_bytes/rdma_tx_bytes)."},
 		{hw, counters.OutOfSequence, "rocelab_rdma_out_of_sequence_total", "Packets the responder received out of sequence, a sign of loss (out_of_sequence)."},
 		{hw, counters.PacketSeqErr, "rocelab_rdma_packet_seq_errors_total", "NAK-sequence errors the requester received (packet_seq_err)."},
@@ -241,11 +241,10 @@ func buildIndex() *mapIndex {
 // familyShape derives a family's labels from the counters table: a
 // priority label when the concept is per priority, a direction label when
 // the concept is counted in both directions (or its port-counter partner
-// is), none for hw_counters, whose names already say.
+// is). A hw_counters concept counted one way needs none, its names say
+// which; one a driver counts both ways (bnxt_re rx/tx_roce_only_pkts,
+// irdma RxUDP/TxUDP) has one, or its two names would be one series twice.
 func familyShape(tb *counters.Table, src counters.Source, c counters.Concept) (dir, prio bool) {
-	if src == counters.HWCounters {
-		return false, false
-	}
 	dirs := map[counters.Dir]bool{}
 	for _, d := range tb.All() {
 		if d.Source != src || (d.Concept != c && conceptAlias[d.Concept] != c) {
@@ -255,6 +254,9 @@ func familyShape(tb *counters.Table, src counters.Source, c counters.Concept) (d
 		prio = prio || d.PerPrio
 	}
 	dir = dirs[counters.RX] || dirs[counters.TX]
+	if src == counters.HWCounters {
+		return dirs[counters.RX] && dirs[counters.TX], prio
+	}
 	if src == counters.Ethtool {
 		dir = true // every ethtool counter counts one way; say which
 	}
@@ -294,7 +296,7 @@ func MapName(src counters.Source, name string) Mapped {
 	}
 	x := index()
 	d, prio, ok := counters.Default().LookupIn(src, name)
-	if ok && d.Source == src {
+	if ok && d.Source == src && !repeats(d) {
 		if f := x.byConcept[conceptKey{src, d.Concept}]; f != nil {
 			m := Mapped{Name: name, Family: f, Raw: raw, Mul: 1, Div: 1}
 			switch d.Unit {
@@ -317,6 +319,20 @@ func MapName(src counters.Source, name string) Mapped {
 		f = x.generic[counters.Ethtool]
 	}
 	return Mapped{Name: name, Family: f, Raw: raw, Mul: 1, Div: 1}
+}
+
+// repeats reports whether d is a second name its driver prints for a
+// concept beside the first, whose series it would repeat: bnxt_re's
+// rx_roce_good_pkts beside rx_roce_only_pkts (Also), mlx5's optional
+// cc_rx_ce_pkts beside np_ecn_marked_roce_packets once enabled. It stays
+// in the generic family under its raw name. An optional counter of a
+// concept the driver has no other name for (rdma_rx_packets) is mapped.
+func repeats(d *counters.Desc) bool {
+	if !d.Also && !d.Optional {
+		return false
+	}
+	first, ok := counters.Default().Find(d.Vendor, d.Source, d.Concept, d.Dir)
+	return ok && first.Name != d.Name
 }
 
 // emitMapped sends the sample of a mapped counter: the base labels, then
