@@ -99,3 +99,22 @@ func TestHuaweiVRPEthTrunkAside(t *testing.T) {
 		t.Errorf("mechanism %q does not send to the trunk's members", f.Mechanism)
 	}
 }
+
+// SYNTHETIC block in VRP8's layout ("CRC: N packets" under "Input:"
+// alone): its CRC is the link's errors, its TxPause the pause it sent,
+// each fix naming Huawei's commands.
+func TestHuaweiVRP8CRCAndPause(t *testing.T) {
+	rep := diagnoseText(t, strings.Join([]string{
+		"GigabitEthernet0/2/5 current state : UP (ifindex: 10)",
+		"    Input: 34936765982979 bytes, 130496944382 packets",
+		"    Output: 671608254191369 bytes, 942009683952 packets",
+		"    Input:",
+		"      CRC: 3000 packets, Symbol: 0 packets",
+		"      RxPause: 0 packets",
+		"    Output:",
+		"      TxPause: 70000 packets",
+	}, "\n")+"\n")
+	nicMustFind(t, rep.Findings, "switch.link.errors", Warn, "GigabitEthernet0/2/5: 3000 frames received with a bad CRC")
+	nicMustFind(t, rep.Findings, "switch.pfc.tx_pause", Warn, "GigabitEthernet0/2/5: sent 70000 pause frames")
+	mustNameOnly(t, rep.Findings, "reset counters interface", "display ")
+}

@@ -27,10 +27,14 @@ import (
 // line, blank lines between their groups. Releases differ: older ones
 // print "Discard: N,  Total Error: N" on one line and no Pause, the
 // management port FCS for CRC, logical interfaces (Eth-Trunk, LoopBack)
-// "N errors,N drops" under an "Input: N packets,N bytes" line. The
-// packets, Discard (drops), Total Error (errors), CRC (or FCS), Giants
-// and Runts become a PortCount, Pause a SwitchPFC row over all
-// priorities (Link). "-" is a counter the port does not keep.
+// "N errors,N drops" under an "Input: N packets,N bytes" line; VRP8
+// (NetEngine, ATN) "Input: N bytes, N packets", then its pairs under
+// "Input:" alone, each "Label: N packets", RxPause and TxPause for
+// Pause, LongPacket and Undersized Frame for Giants and Runts, and no
+// discards or error total. The packets, Discard (drops), Total Error
+// (errors), CRC (or FCS), Giants and Runts become a PortCount, Pause a
+// SwitchPFC row over all priorities (Link). "-" is a counter the port
+// does not keep.
 
 // vrpIface follows the interface block being read.
 type vrpIface struct {
@@ -58,9 +62,10 @@ func vrpHeader(t string) (port, state string, ok bool) {
 	return "", "", false
 }
 
-// vrpSection reads an "Input: N packets, N bytes" or "Output: ..." line:
-// its direction and its packets, -1 when it prints none ("Input: 0
-// bytes").
+// vrpSection reads an "Input: N packets, N bytes" or "Output: ..." line
+// (VRP8: "Input: N bytes, N packets", then "Input:" alone over its
+// pairs): its direction and its packets, -1 when it prints none ("Input:
+// 0 bytes", "Input:").
 func vrpSection(t string) (sect string, packets int64, ok bool) {
 	label, rest, _ := strings.Cut(t, ":")
 	switch label {
@@ -78,7 +83,7 @@ func vrpSection(t string) (sect string, packets int64, ok bool) {
 		}
 	}
 	rest = strings.TrimSpace(rest)
-	return sect, packets, rest != "" && rest[0] >= '0' && rest[0] <= '9'
+	return sect, packets, rest == "" || rest[0] >= '0' && rest[0] <= '9'
 }
 
 // vrpPair is one "Label: N" pair of a counter line.
@@ -93,15 +98,15 @@ type vrpPair struct {
 }
 
 // vrpPairs splits a counter line into its "Label: N" pairs, labels lower
-// case, N -1 for "-" (and for what is no count, marked bad); ok is false
-// when a part is no "Label: value" pair.
+// case, N -1 for "-" (and for what is no count, marked bad), VRP8's "N
+// packets" N; ok is false when a part is no "Label: value" pair.
 func vrpPairs(t string) (out []vrpPair, ok bool) {
 	off := 0
 	for part := range strings.SplitSeq(t, ",") {
 		label, v, found := strings.Cut(part, ":")
 		at := off + len(label) + 1 + len(v) - len(strings.TrimLeft(v, " \t"))
 		off += len(part) + 1
-		label, v = strings.TrimSpace(label), strings.TrimSpace(v)
+		label, v = strings.TrimSpace(label), strings.TrimSuffix(strings.TrimSpace(v), " packets")
 		if !found || label == "" {
 			return nil, false
 		}
@@ -179,13 +184,13 @@ func (v *vrpIface) feed(p *switchParser, l Line, t string) bool {
 			v.count(portDrops, d, pr.n, ev)
 		case "total error", "errors", "packet errors":
 			v.count(portErrors, d, pr.n, ev)
-		case "pause":
+		case "pause", "rxpause", "txpause":
 			v.pause(p, d, pr.n, ev)
 		case "crc", "fcs":
 			v.cur.CRC, v.cur.ErrEvidence = pr.n, ev
-		case "giants":
+		case "giants", "longpacket":
 			v.cur.Giants = pr.n
-		case "runts":
+		case "runts", "undersized frame":
 			v.cur.Runts = pr.n
 		}
 	}
@@ -195,6 +200,6 @@ func (v *vrpIface) feed(p *switchParser, l Line, t string) bool {
 // vrpCounters are the counter labels read (lower case); vrpRxOnly those
 // read under Input only.
 var (
-	vrpCounters = map[string]bool{"discard": true, "drops": true, "packet discards": true, "total error": true, "errors": true, "packet errors": true, "pause": true, "crc": true, "fcs": true, "giants": true, "runts": true}
-	vrpRxOnly   = map[string]bool{"crc": true, "fcs": true, "giants": true, "runts": true}
+	vrpCounters = map[string]bool{"discard": true, "drops": true, "packet discards": true, "total error": true, "errors": true, "packet errors": true, "pause": true, "rxpause": true, "txpause": true, "crc": true, "fcs": true, "giants": true, "longpacket": true, "runts": true, "undersized frame": true}
+	vrpRxOnly   = map[string]bool{"crc": true, "fcs": true, "giants": true, "longpacket": true, "runts": true, "undersized frame": true}
 )

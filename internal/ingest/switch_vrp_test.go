@@ -89,3 +89,29 @@ func TestSwitchVRPOddLines(t *testing.T) {
 		t.Errorf("bad cells %+v, want Discard's at line 3 column 35", s.CutRows)
 	}
 }
+
+// SYNTHETIC block in VRP8's layout (NetEngine, ATN, indented as a
+// documentation example is): packets from "Input: N bytes, N packets",
+// the pairs under "Input:" alone ("CRC: N packets"), RxPause and TxPause
+// as link pause rows, LongPacket as Giants; no error total (-1).
+func TestSwitchVRP8Layout(t *testing.T) {
+	s := readSwitchText(t,
+		"   GigabitEthernet0/2/5 current state : UP (ifindex: 10)",
+		"   Line protocol current state : UP",
+		"       Input: 34936765982979 bytes, 130496944382 packets",
+		"       Output: 671608254191369 bytes, 942009683952 packets",
+		"       Input:",
+		"         Unicast: 130449003438 packets, Multicast: 45477123 packets",
+		"         CRC: 3000 packets, Symbol: 0 packets",
+		"         LongPacket: 12 packets, Jabber: 0 packets, Alignment: 0 packets",
+		"         RxPause: 0 packets",
+		"       Output:",
+		"         Lost: 0 packets, Overflow: 0 packets, Underrun: 0 packets",
+		"         TxPause: 70000 packets",
+		"       Last 300 seconds input utility rate:  0.01%",
+	)
+	vrpCheck(t, s, []vrpWant{{"GigabitEthernet0/2/5", "U", 130496944382, -1, -1, 3000, 12, 942009683952, -1, -1}})
+	if len(s.PFC) != 2 || s.PFC[1].Dir != TX || s.PFC[1].Frames != 70000 || s.PFC[1].Evidence.Line != 12 || s.Ports[0].ErrEvidence.Line != 7 {
+		t.Errorf("pause %+v, port %+v", s.PFC, s.Ports[0])
+	}
+}
