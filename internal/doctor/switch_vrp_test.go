@@ -118,3 +118,18 @@ func TestHuaweiVRP8CRCAndPause(t *testing.T) {
 	nicMustFind(t, rep.Findings, "switch.pfc.tx_pause", Warn, "GigabitEthernet0/2/5: sent 70000 pause frames")
 	mustNameOnly(t, rep.Findings, "reset counters interface", "display ")
 }
+
+// SYNTHETIC management port block (MEth, FCS for CRC): its errors are
+// the switch's own interface's, which RoCE does not cross: info.
+func TestHuaweiVRPManagementPortAside(t *testing.T) {
+	rep := diagnoseText(t, strings.Join([]string{
+		"MEth0/0/1 current state : UP",
+		"Input:  100000 Packets, 9000000 Bytes",
+		"  Oversize:                         0,  Undersize:                        0",
+		"  FCS:                            300,  Pause:                            0",
+	}, "\n")+"\n")
+	f := nicMustFind(t, rep.Findings, "switch.link.errors", Info, "MEth0/0/1: 300 frames received with a bad CRC")
+	if !strings.Contains(f.Mechanism, "management, loopback or VLAN interface") {
+		t.Errorf("mechanism %q does not set the management port aside", f.Mechanism)
+	}
+}
