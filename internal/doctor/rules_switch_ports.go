@@ -201,8 +201,11 @@ const aHandful = " A handful, over counters that may span the link's whole life,
 
 // crcBeside reports whether a port's output prints a CRC count beside its
 // input errors (EOS, NX-OS and IOS `show interfaces`, AOS-CX `show
-// interface`), so that a CRC of 0 says its errors are no bit errors.
-func crcBeside(p ingest.PortCount) bool { return p.IOS || p.AOSCX }
+// interface`, a Huawei VRP port's `display interface`), so that a CRC of
+// 0 says its errors are no bit errors.
+func crcBeside(p ingest.PortCount) bool {
+	return p.IOS || p.AOSCX || p.Platform == ingest.HuaweiVRP && p.CRC >= 0
+}
 
 // noCRCErrors is why a port of EOS, NX-OS or IOS `show interfaces`
 // counts input errors when its CRC counter, printed beside them, is 0.
@@ -210,7 +213,7 @@ const noCRCErrors = "The port counted input errors, but its CRC counter is 0: no
 
 // sizeErrors names the frames of a port's input errors that were too
 // short (Runts) or too long (Giants), when its output counts them
-// (AOS-CX), "" otherwise.
+// (AOS-CX, Huawei VRP), "" otherwise.
 func sizeErrors(p ingest.PortCount) string {
 	var s []string
 	if p.Giants > 0 {
@@ -242,6 +245,9 @@ func asideNote(p ingest.PortCount) string {
 			members = "its members are " + strings.Join(p.Members, ", ") + " (Aggregated-interfaces; `show lacp aggregates " + port + "`)"
 		}
 		return " " + port + sums + " (" + members + "): the member with the counts is the link to look at."
+	}
+	if p.Platform == ingest.HuaweiVRP && strings.HasPrefix(port, "Eth-Trunk") {
+		return " " + port + sums + " (`display eth-trunk " + strings.TrimPrefix(port, "Eth-Trunk") + "` names the members): the member with the counts is the link to look at."
 	}
 	if l := strings.ToLower(port); strings.HasPrefix(l, "port-channel") || strings.HasPrefix(l, "portchannel") || isLAGName(l) {
 		return " " + port + sums + " (`show port-channel summary` or `show interfaces " + port + "` names the members): the member with the counts is the link to look at."
@@ -286,9 +292,10 @@ func isLAGName(l string) bool {
 }
 
 // mgmtNote says why a port's counts do not concern RoCE when the port is a
-// switch's own management, loopback or VLAN interface, "" otherwise.
+// switch's own management, loopback or VLAN interface (Huawei VRP's
+// MEth, LoopBack and NULL too), "" otherwise.
 func mgmtNote(port string) string {
-	for _, p := range []string{"Management", "mgmt", "Loopback", "Vlan"} {
+	for _, p := range []string{"Management", "mgmt", "Loopback", "Vlan", "MEth", "LoopBack", "NULL"} {
 		if strings.HasPrefix(port, p) {
 			return " " + port + " is the switch's own management, loopback or VLAN interface, which RoCE's traffic between hosts does not cross."
 		}

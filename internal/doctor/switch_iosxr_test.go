@@ -111,13 +111,15 @@ func TestIOSXRFixesNameIOSXRCommands(t *testing.T) {
 
 // A watchdog storm's detection time and its command's contents come from
 // the platform the row is marked with: the SYNTHETIC xrStorm rows remarked
-// Comware name Comware's deadlock interval, never IOS XR's poll interval.
+// Comware (or Huawei VRP) name that OS's deadlock interval, never IOS XR's
+// poll interval.
 func TestWatchdogTextPerPlatform(t *testing.T) {
 	res, err := ingest.Read("synthetic-xr-storm", strings.NewReader(strings.Join(xrStorm, "\n")+"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, plat := range []ingest.Platform{ingest.IOSXR, ingest.Comware} {
+	platforms := []ingest.Platform{ingest.IOSXR, ingest.Comware, ingest.HuaweiVRP}
+	for _, plat := range platforms {
 		for _, s := range All[*ingest.SwitchCounters](&Incident{Artifacts: res.Artifacts}) {
 			for i := range s.WD {
 				s.WD[i].Platform = plat
@@ -132,7 +134,7 @@ func TestWatchdogTextPerPlatform(t *testing.T) {
 		if !strings.Contains(fs[0].Mechanism, string(plat)+": "+c.wdDetect) || !strings.Contains(fs[0].Fix, c.wdShows) {
 			t.Errorf("%s: text %q does not give the platform's detection time and watchdog output", plat, text)
 		}
-		for _, other := range []ingest.Platform{ingest.IOSXR, ingest.Comware} {
+		for _, other := range platforms {
 			if other != plat && strings.Contains(text, string(other)) {
 				t.Errorf("%s: text %q names %s", plat, text, other)
 			}
@@ -141,8 +143,9 @@ func TestWatchdogTextPerPlatform(t *testing.T) {
 }
 
 // The rule texts name the switch OSes their findings judge: every finding
-// raised by an IOS XR or Comware reader's record has a rule whose text
-// names that OS (SYNTHETIC xrStorm; real IOS XR `show interfaces`).
+// raised by an IOS XR, Comware or Huawei VRP reader's record has a rule
+// whose text names that OS (SYNTHETIC xrStorm and vrpFaulty; real IOS XR
+// `show interfaces`).
 func TestRuleTextsNamePlatforms(t *testing.T) {
 	comware := strings.Join([]string{
 		"HundredGigE1/0/1", "Current state: UP",
@@ -160,6 +163,7 @@ func TestRuleTextsNamePlatforms(t *testing.T) {
 		{"IOS XR", diagnoseText(t, strings.Join(xrStorm, "\n")+"\n").Findings},
 		{"IOS XR", diagnoseFiles(t, Options{}, "corpus/switch/iosxr-show-interfaces-fortygige-392-total-input-drops-ntctemplates.txt")},
 		{"Comware", diagnoseText(t, comware).Findings},
+		{"Huawei VRP", diagnoseText(t, strings.Join(vrpFaulty, "\n")+"\n").Findings},
 	} {
 		for _, f := range c.fs {
 			if !strings.HasPrefix(f.ID, "switch.") {

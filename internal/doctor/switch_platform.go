@@ -74,6 +74,22 @@ var switchPlatforms = map[ingest.Platform]platformCmds{
 		neighbors: "`display lldp neighbor-information list`",
 		linkPause: " The count is the pauses of Comware `display interface`: one count of the pause frames over every priority, which does not tell PFC from 802.3x pause. `display priority-flow-control interface PORT` counts the PFC frames per priority (Recv, Send), so pauses beyond their sum are 802.3x pause (the port's `flow-control`), which stops every queue of the link.",
 	},
+	ingest.HuaweiVRP: {
+		rxDrop: "Input Discard", txDrop: "Output Discard", rxErr: "Input Total Error", rxOK: "Input packets", txOK: "Output packets",
+		clear:     "`reset counters interface PORT`",
+		show:      "`display interface PORT`",
+		optics:    "`display interface transceiver PORT verbose`",
+		pfc:       "`display dcb pfc interface PORT`",
+		queues:    "`display qos queue statistics interface PORT`",
+		rxReasons: "`display qos buffer-usage interface PORT`",
+		headroom:  "the priority's PFC buffer (`dcb pfc buffer N xoff ... hdrm ...` on the port)",
+		watchdog:  "`display dcb pfc interface PORT`",
+		wdShows:   "the PFC frames per priority the port received and sent",
+		wdDetect:  "the PFC deadlock detection interval (`dcb pfc deadlock-detect interval`)",
+		wdConfig:  "`dcb pfc deadlock-detect interval` and `dcb pfc deadlock-recovery interval` in the port's DCB PFC profile",
+		neighbors: "`display lldp neighbor brief`",
+		linkPause: " The count is the Pause of Huawei VRP `display interface`: one count of the pause frames over every priority, which does not tell PFC from 802.3x pause. `display dcb pfc interface PORT` counts the PFC frames per priority, so pauses beyond their sum are 802.3x pause (the port's `flow-control`), which stops every queue of the link.",
+	},
 }
 
 // platformOf returns the commands of a switch OS, ok false for one no

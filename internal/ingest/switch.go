@@ -142,8 +142,8 @@ type SwitchPFC struct {
 	// block (NX-OS "Rx pause", EOS "PAUSE input"; switch_iface.go): pause
 	// frames not split by priority, Prio AllPrios.
 	Link bool
-	// Platform is the switch OS of the output (IOS XR, Comware), "" for
-	// the others.
+	// Platform is the switch OS of the output (IOS XR, Comware, Huawei
+	// VRP), "" for the others.
 	Platform Platform
 	// Global is set with Link when the counter is 802.3x global pause
 	// only: Junos counts PFC frames apart ("MAC Priority Flow Control
@@ -159,8 +159,9 @@ type Platform string
 
 // The switch OSes records are marked with.
 const (
-	IOSXR   Platform = "IOS XR"
-	Comware Platform = "Comware"
+	IOSXR     Platform = "IOS XR"
+	Comware   Platform = "Comware"
+	HuaweiVRP Platform = "Huawei VRP"
 )
 
 // WatchdogQueue is one row of `show pfcwd stats`.
@@ -270,7 +271,7 @@ type PortCount struct {
 	Cleared string
 	// Platform is the switch OS of the output when its flags above do not
 	// say it: IOS XR (whose `show interfaces` is IOS's with "total input
-	// drops"), Comware.
+	// drops"), Comware, Huawei VRP.
 	Platform Platform
 	// ErrTable is set for a port of NX-OS and IOS `show interface
 	// counters errors` and EOS `show interfaces counters errors`

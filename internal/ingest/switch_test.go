@@ -146,7 +146,7 @@ func FuzzSwitch(f *testing.F) {
 			if p.ErrEvidence.Line != 0 {
 				nicCheckEvidence(t, p.ErrEvidence, n)
 			}
-			if p.CRC < -1 || p.RxErr < -1 || p.RxDrop < -1 || p.TxDrop < -1 || p.State != "" && !fecState(p.State) {
+			if p.CRC < -1 || p.RxErr < -1 || p.RxDrop < -1 || p.TxDrop < -1 || p.TxErr < -1 || p.Runts < -1 || p.Giants < -1 || p.State != "" && !fecState(p.State) {
 				t.Fatalf("port %+v", p)
 			}
 			if p.AOSCX && (p.Port == "" || p.Evidence.Line == 0 || p.RxOK < -1 || p.TxOK < -1 || p.TxErr < -1 || p.Runts < -1 || p.Giants < -1 || slices.Contains(p.Members, "")) {
