@@ -160,6 +160,11 @@ type NCCLLog struct {
 	// Stuck holds the heartbeat monitor's lines of ranks whose watchdog
 	// thread made no progress, one per rank and duration.
 	Stuck []WatchdogStuck
+	// InitTimings are the "Init timings" and "Bootstrap timings" lines,
+	// the slowest per host and kind (nccllog_timings.go); InitTimingCount
+	// counts every such line.
+	InitTimings     []InitTiming
+	InitTimingCount int
 	// Warnings holds the other WARN lines.
 	Warnings []Warning
 	// WarningCount counts every other WARN line, kept or not.
