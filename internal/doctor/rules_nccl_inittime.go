@@ -32,8 +32,9 @@ func ncclInitTimeRules() []Rule {
 // checkSlowInit reports the slowest communicator creation of the incident
 // when it took slowInitMS or more, named by the phase that took longest.
 func checkSlowInit(inc *Incident) []Finding {
-	var init, boot []ingest.InitTiming
+	var init, boot, last []ingest.InitTiming
 	for _, l := range All[*ingest.NCCLLog](inc) {
+		last = append(last, l.LastArrivals...)
 		for _, t := range l.InitTimings {
 			if t.Bootstrap {
 				boot = append(boot, t)
@@ -68,6 +69,11 @@ func checkSlowInit(inc *Incident) []Finding {
 			ev.add(boot[0].Evidence)
 			why += " " + bootstrapSplit(boot[0])
 		}
+		if a, ok := lastArrival(t, last); ok {
+			ev.add(a.Evidence)
+			b, _ := a.Phase("bootstrap")
+			why += fmt.Sprintf(" Rank %d%s spent only %s in its bootstrap against %s here: it reached its init call last, and the others waited for it.", a.Rank, onHosts(realHosts([]string{a.Host})), msSeconds(b), msSeconds(p.MS))
+		}
 	}
 	sev, scale := Warn, ""
 	if t.NRanks >= largeCommRanks {
@@ -86,6 +92,23 @@ func checkSlowInit(inc *Incident) []Finding {
 		Mechanism: fmt.Sprintf("NCCL times each phase of communicator creation and prints it (%s). %s%s", phaseList(t), why, scale),
 		Fix:       initPhaseFix(p.Name),
 	}}
+}
+
+// lastArrival returns the rank of t's communicator (same init call and
+// size) that spent least time in the bootstrap, when that is under half
+// of t's and a second or more less: the rank the others waited for.
+func lastArrival(t ingest.InitTiming, last []ingest.InitTiming) (ingest.InitTiming, bool) {
+	tb, ok := t.Phase("bootstrap")
+	if !ok {
+		return t, false
+	}
+	best, bestMS := t, tb
+	for _, a := range last {
+		if b, _ := a.Phase("bootstrap"); a.Func == t.Func && a.NRanks == t.NRanks && b < bestMS {
+			best, bestMS = a, b
+		}
+	}
+	return best, 2*bestMS < tb && tb-bestMS >= 1000
 }
 
 func msSeconds(ms int64) string { return fmt.Sprintf("%.2f s", float64(ms)/1000) }

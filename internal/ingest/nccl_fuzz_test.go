@@ -94,7 +94,7 @@ func FuzzNCCLLog(f *testing.F) {
 					t.Fatalf("channel %+v: devices counted %d times", c, n)
 				}
 			}
-			if len(l.InitTimings) > min(maxKept, l.InitTimingCount) {
+			if len(l.InitTimings) > min(maxKept, l.InitTimingCount) || len(l.LastArrivals) > min(maxKept, l.InitTimingCount) {
 				t.Fatal("init timings beyond their cap or count")
 			}
 			for _, it := range l.InitTimings {

@@ -165,6 +165,11 @@ type NCCLLog struct {
 	// counts every such line.
 	InitTimings     []InitTiming
 	InitTimingCount int
+	// LastArrivals are, per host, init call and communicator size, the
+	// "Init timings" line of least bootstrap time: every rank waits in the
+	// bootstrap until the last one arrives, so the rank that spent least
+	// there came last.
+	LastArrivals []InitTiming
 	// Warnings holds the other WARN lines.
 	Warnings []Warning
 	// WarningCount counts every other WARN line, kept or not.

@@ -47,8 +47,19 @@ func (t InitTiming) Slowest() TimingPhase {
 	return s
 }
 
+// Phase returns the time of the named phase, and whether the line has it.
+func (t InitTiming) Phase(name string) (int64, bool) {
+	for _, p := range t.Phases {
+		if p.Name == name {
+			return p.MS, true
+		}
+	}
+	return 0, false
+}
+
 // initTiming reads an "Init timings" or "Bootstrap timings" line and keeps,
-// per host and kind of line, the slowest one.
+// per host and kind of line, the slowest one, and per host the "Init
+// timings" line of least bootstrap time of each communicator size.
 func (l *NCCLLog) initTiming(host, msg string, ev Evidence) {
 	t, ok := parseInitTiming(msg)
 	if !ok {
@@ -56,16 +67,28 @@ func (l *NCCLLog) initTiming(host, msg string, ev Evidence) {
 	}
 	l.InitTimingCount++
 	t.Host, t.Evidence = host, ev
-	for i, k := range l.InitTimings {
-		if k.Host == host && k.Bootstrap == t.Bootstrap {
-			if t.TotalMS > k.TotalMS {
-				l.InitTimings[i] = t
+	keepPer(&l.InitTimings, t, func(k InitTiming) bool { return k.Bootstrap == t.Bootstrap }, func(k InitTiming) bool { return t.TotalMS > k.TotalMS })
+	if b, ok := t.Phase("bootstrap"); ok && !t.Bootstrap {
+		keepPer(&l.LastArrivals, t, func(k InitTiming) bool { return k.Func == t.Func && k.NRanks == t.NRanks }, func(k InitTiming) bool {
+			kb, _ := k.Phase("bootstrap")
+			return b < kb
+		})
+	}
+}
+
+// keepPer keeps t in *ts as the one of its host and kind (same), replacing
+// the one held when better says so, within maxKept.
+func keepPer(ts *[]InitTiming, t InitTiming, same, better func(InitTiming) bool) {
+	for i, k := range *ts {
+		if k.Host == t.Host && same(k) {
+			if better(k) {
+				(*ts)[i] = t
 			}
 			return
 		}
 	}
-	if len(l.InitTimings) < maxKept {
-		l.InitTimings = append(l.InitTimings, t)
+	if len(*ts) < maxKept {
+		*ts = append(*ts, t)
 	}
 }
 

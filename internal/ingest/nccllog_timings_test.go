@@ -30,4 +30,13 @@ func TestInitTimings(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
+	// The rank of least bootstrap time per host (rank 5's 1.60 s against
+	// rank 6's 1.61 s): the last to arrive.
+	got = got[:0]
+	for _, it := range l.LastArrivals {
+		got = append(got, fmt.Sprintf("%s rank %d", it.Host, it.Rank))
+	}
+	if want := []string{"h1 rank 5", "h2 rank 3"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("last arrivals %q, want %q", got, want)
+	}
 }
