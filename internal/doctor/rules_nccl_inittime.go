@@ -63,7 +63,8 @@ func checkSlowInit(inc *Incident) []Finding {
 	for _, s := range init[:min(len(init), 3)] {
 		ev.add(s.Evidence)
 	}
-	why := initPhaseWhy(t, p)
+	ph := phaseOf(p.Name)
+	why := ph.why
 	if p.Name == "bootstrap" || t.Bootstrap {
 		if len(boot) > 0 {
 			ev.add(boot[0].Evidence)
@@ -87,10 +88,10 @@ func checkSlowInit(inc *Incident) []Finding {
 	return []Finding{{
 		ID: "nccl.init.slow", Severity: sev, Layer: LayerNCCL,
 		Title: fmt.Sprintf("NCCL took %s to create %s%s (%s%s): %s %s of it, %s", msSeconds(t.TotalMS), what, commSize(t),
-			rankOf(t), onHosts(realHosts([]string{t.Host})), p.Name, msSeconds(p.MS), phaseSide(p.Name)),
+			rankOf(t), onHosts(realHosts([]string{t.Host})), p.Name, msSeconds(p.MS), ph.side),
 		Evidence:  ev.sorted(),
 		Mechanism: fmt.Sprintf("NCCL times each phase of communicator creation and prints it (%s). %s%s", phaseList(t), why, scale),
-		Fix:       initPhaseFix(p.Name),
+		Fix:       ph.fix,
 	}}
 }
 
@@ -142,59 +143,47 @@ func phaseList(t ingest.InitTiming) string {
 	return strings.Join(ps, ", ")
 }
 
-// phaseSide says whether a phase's time is the network's.
-func phaseSide(name string) string {
-	switch name {
-	case "bootstrap", "allgathers", "recv", "ring", "send", "create":
-		return "the out-of-band rendezvous over TCP"
-	case "connections":
-		return "connecting the transports (queue pairs over the network)"
-	case "kernels":
-		return "loading NCCL's GPU code: not the network"
-	case "topo", "graphs":
-		return "the host's topology and graph search: not the network"
-	case "alloc":
-		return "GPU memory allocation: not the network"
-	}
-	return "outside the named phases"
-}
+// initPhase is what a phase of NCCL's init spends its time on: whose
+// side it is (the title's), why it is long and the fix.
+type initPhase struct{ side, why, fix string }
 
-// initPhaseWhy explains what the slowest phase spends its time on.
-func initPhaseWhy(t ingest.InitTiming, p ingest.TimingPhase) string {
-	if t.Bootstrap {
-		return "The bootstrap is NCCL's rendezvous over TCP sockets (the interface of NCCL_SOCKET_IFNAME) through the root rank of the unique id."
-	}
-	switch p.Name {
+// phaseOf describes the phase of the given name.
+func phaseOf(name string) initPhase {
+	const rendezvousFix = "Compare the ranks' start times (the slowest rank's init timings), set NCCL_SOCKET_IFNAME to the interface every host reaches, and check TCP between the hosts on it; at large scale, NCCL 2.23's ncclCommInitRankScalable spreads the rendezvous over several roots."
+	const anyFix = "Rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,BOOTSTRAP,PROFILE and compare the phases across ranks."
+	switch name {
 	case "kernels":
-		return "The kernels phase loads NCCL's device code onto the GPU: it is long when the driver has to compile the code from PTX (the NCCL build carries no binary for the GPU's architecture, a release older than the GPU) and the CUDA JIT cache cannot keep the result (CUDA_CACHE_DISABLE, a cache under CUDA_CACHE_MAXSIZE or not writable in a container), or when the library is read from a slow file system. The GPU side, not the network."
+		return initPhase{"loading NCCL's GPU code: not the network",
+			"The kernels phase loads NCCL's device code onto the GPU: it is long when the driver has to compile the code from PTX (the NCCL build carries no binary for the GPU's architecture, a release older than the GPU) and the CUDA JIT cache cannot keep the result (CUDA_CACHE_DISABLE, a cache under CUDA_CACHE_MAXSIZE or not writable in a container), or when the library is read from a slow file system. The GPU side, not the network.",
+			"Use an NCCL build with a binary for the GPU's architecture (the release notes' supported GPUs; for a Python wheel, one built for the CUDA the driver runs), and keep the CUDA JIT cache (CUDA_CACHE_MAXSIZE above the compiled size, CUDA_CACHE_PATH on a persistent, writable path)."}
 	case "bootstrap":
-		return "The bootstrap is NCCL's rendezvous over TCP sockets through the root rank: a rank waits there until every rank has checked in, so a long one is mostly the slowest rank reaching its init call (process start, model loading, a scheduler starting pods apart), and otherwise TCP connects that retry (an interface other hosts cannot reach: NCCL_SOCKET_IFNAME, a firewall)."
+		return initPhase{"the out-of-band rendezvous over TCP",
+			"The bootstrap is NCCL's rendezvous over TCP sockets through the root rank: a rank waits there until every rank has checked in, so a long one is mostly the slowest rank reaching its init call (process start, model loading, a scheduler starting pods apart), and otherwise TCP connects that retry (an interface other hosts cannot reach: NCCL_SOCKET_IFNAME, a firewall).",
+			rendezvousFix}
 	case "allgathers":
-		return "The allgathers exchange each rank's peer and topology information over the bootstrap's TCP ring, one step per rank: they grow with the rank count, and with a slow out-of-band interface."
+		return initPhase{"the out-of-band rendezvous over TCP",
+			"The allgathers exchange each rank's peer and topology information over the bootstrap's TCP ring, one step per rank: they grow with the rank count, and with a slow out-of-band interface.",
+			rendezvousFix}
+	case "recv", "ring", "send", "create", "delay":
+		return initPhase{"the out-of-band rendezvous over TCP",
+			"The bootstrap is NCCL's rendezvous over TCP sockets (the interface of NCCL_SOCKET_IFNAME) through the root rank of the unique id.",
+			rendezvousFix}
 	case "connections":
-		return "The connections phase sets up the transports between peers: for NET/IB each channel's queue pairs are created, moved to RTR and RTS with the peer's GID and QPN exchanged over a socket, and their buffers registered; it is long when ibv_modify_qp waits and retries (a GID or path the peer cannot reach, NCCL 2.2x logs the retries at INFO), when many channels and peers connect at init (NCCL_RUNTIME_CONNECT=0), or when the proxy threads get no CPU."
+		return initPhase{"connecting the transports (queue pairs over the network)",
+			"The connections phase sets up the transports between peers: for NET/IB each channel's queue pairs are created, moved to RTR and RTS with the peer's GID and QPN exchanged over a socket, and their buffers registered; it is long when ibv_modify_qp waits and retries (a GID or path the peer cannot reach, NCCL 2.2x logs the retries at INFO), when many channels and peers connect at init (NCCL_RUNTIME_CONNECT=0), or when the proxy threads get no CPU.",
+			"Rerun with NCCL_DEBUG_SUBSYS=INIT,NET and look for ibv_modify_qp retries and the GID each queue pair uses; NCCL_RUNTIME_CONNECT=1 (2.22 on) connects only what a collective needs."}
 	case "topo":
-		return "The topo phase detects the node's topology: NVML and the sysfs PCI path of every GPU and NIC; it is long in VMs and on hosts with many devices or virtual functions, whose PCI reads are slow."
+		return initPhase{"the host's topology detection: not the network",
+			"The topo phase detects the node's topology: NVML and the sysfs PCI path of every GPU and NIC; it is long in VMs and on hosts with many devices or virtual functions, whose PCI reads are slow.",
+			"Give NCCL the topology (NCCL_TOPO_FILE from a dump of a healthy run) or hide the devices the job does not use (NCCL_IB_HCA, CUDA_VISIBLE_DEVICES)."}
 	case "graphs":
-		return "The graphs phase searches the rings and trees of the node's topology; it is long on large or irregular topologies."
+		return initPhase{"the graph search: not the network",
+			"The graphs phase searches the rings and trees of the node's topology; it is long on large or irregular topologies.", anyFix}
 	case "alloc":
-		return "The alloc phase allocates the communicator's GPU buffers."
+		return initPhase{"GPU memory allocation: not the network",
+			"The alloc phase allocates the communicator's GPU buffers.", anyFix}
 	}
-	return "The time is outside the phases NCCL names."
-}
-
-func initPhaseFix(name string) string {
-	switch name {
-	case "kernels":
-		return "Use an NCCL build with a binary for the GPU's architecture (the release notes' supported GPUs; for a Python wheel, one built for the CUDA the driver runs), and keep the CUDA JIT cache (CUDA_CACHE_MAXSIZE above the compiled size, CUDA_CACHE_PATH on a persistent, writable path)."
-	case "bootstrap", "allgathers", "recv", "ring", "send", "create":
-		return "Compare the ranks' start times (the slowest rank's init timings), set NCCL_SOCKET_IFNAME to the interface every host reaches, and check TCP between the hosts on it; at large scale, NCCL 2.23's ncclCommInitRankScalable spreads the rendezvous over several roots."
-	case "connections":
-		return "Rerun with NCCL_DEBUG_SUBSYS=INIT,NET and look for ibv_modify_qp retries and the GID each queue pair uses; NCCL_RUNTIME_CONNECT=1 (2.22 on) connects only what a collective needs."
-	case "topo":
-		return "Give NCCL the topology (NCCL_TOPO_FILE from a dump of a healthy run) or hide the devices the job does not use (NCCL_IB_HCA, CUDA_VISIBLE_DEVICES)."
-	}
-	return "Rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,BOOTSTRAP,PROFILE and compare the phases across ranks."
+	return initPhase{"outside the named phases", "The time is outside the phases NCCL names.", anyFix}
 }
 
 // bootstrapSplit tells, from a "Bootstrap timings" line, whether the
