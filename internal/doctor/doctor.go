@@ -108,6 +108,7 @@ func rules() []Rule {
 	rs = append(rs, ncclSocketRules()...)
 	rs = append(rs, ncclLinkLayerRules()...)
 	rs = append(rs, ncclTimeoutRules()...)
+	rs = append(rs, ncclInitTimeRules()...)
 	rs = append(rs, ncclTestsRules()...)
 	rs = append(rs, ncclTestsStallRules()...)
 	rs = append(rs, ncclTestsLaunchRules()...)

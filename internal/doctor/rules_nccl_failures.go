@@ -192,6 +192,9 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	if c, ok := loopbackConnect(m); ok {
 		return c, true
 	}
+	if c, ok := pollConnectClass(w.Message); ok {
+		return c, true
+	}
 	socket := strings.Contains(m, "bootstrap") || connectFailed(m)
 	for _, c := range w.Chain {
 		socket = socket || strings.HasPrefix(path.Base(c), "bootstrap.cc")

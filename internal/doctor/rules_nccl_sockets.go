@@ -192,3 +192,22 @@ func bootstrapResetClass(m string) failureClass {
 		"During init each rank connects out to its peers' bootstrap listeners (the addresses they published through the unique id and the ring) and sends its magic and socket type first. A reset on that send comes from the other end: its process exited or aborted (its own failure comes first in its log), it refused the connection (a listener of another NCCL version or another communicator that found the wrong magic), or the address and port now belong to another process (a stale NCCL_COMM_ID or unique id reused across jobs, a rank restarted on a new port while this one still holds the old address). Unlike a connection the listener saw closed, a port scan does not cause it.",
 		"Look up the peer address among the hosts' 'Bootstrap : Using' lines: if it is a rank of this job, find that rank's first failure (its log, dmesg, an OOM kill, a restart by the launcher); if not, the job's unique id or NCCL_COMM_ID points at another process: give every launch its own. Run one NCCL version on every rank."}
 }
+
+// pollConnectClass reads socketPollConnect's own WARN (misc/socket.cc,
+// NCCL 2.19 on): "poll() returned 1, no POLLOUT events", or "poll()
+// failed with error X": a non-blocking TCP connect NCCL polled ended in an
+// error or hang-up instead of becoming writable, and NCCL returned a
+// system error without naming the peer.
+func pollConnectClass(msg string) (failureClass, bool) {
+	const head = "socketPollConnect poll() "
+	msg = strings.TrimSpace(msg)
+	if len(msg) < len(head) || !strings.EqualFold(msg[:len(head)], head) {
+		return failureClass{}, false
+	}
+	if rest := strings.ToLower(msg[len(head):]); !strings.HasPrefix(rest, "returned ") && !strings.HasPrefix(rest, "failed with error") {
+		return failureClass{}, false
+	}
+	return failureClass{"a TCP connect of NCCL failed before it was established (" + msg + ")",
+		"NCCL connects its sockets (the bootstrap's, the proxy's, NET/Socket's) without blocking and polls until the socket is writable; an error or hang-up event without POLLOUT means the connect itself failed, and this NCCL returns a system error at once, without retrying and without naming the peer: the peer refused or reset the connection, its SYNs went unanswered until the kernel gave up (a host or firewall dropping SYNs: NVIDIA/nccl#1618, where ranks of a 1024-rank job failed so at bootstrap), or the address belongs to an interface the peers cannot reach (docker0, a bridge, a VPN or link-local address picked for lack of NCCL_SOCKET_IFNAME).",
+		"Set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on, the same on every host; test TCP between the hosts on it (a connect to a high port from each host), look for SYN drops on the receiving host (`nstat -az TcpExtListenDrops TcpExtListenOverflows`, firewall logs) when many ranks connect at once, and rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,BOOTSTRAP,NET to see which connection failed."}, true
+}

@@ -71,3 +71,21 @@ func TestForeignClientMagic(t *testing.T) {
 		}
 	}
 }
+
+// socketPollConnect's "poll() returned 1, no POLLOUT events" (NVIDIA/nccl
+// PR 1618: ranks of a 1024-rank job, their peer dropping TCP SYNs) is a
+// failed TCP connect. Before, the doctor said nothing of it: a WARN
+// without return codes whose text it did not know.
+func TestPollConnectNoPollout(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.2x-grep-rank-files-custom-prefix-socketpollconnect-no-pollout-1024-ranks-nccl-pr1618.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Warn, "TCP connect of NCCL failed", "poll() returned 1, no POLLOUT events", "2 lines")
+	if !strings.Contains(f.Mechanism, "SYNs went unanswered") || !strings.Contains(f.Fix, "NCCL_SOCKET_IFNAME") {
+		t.Errorf("mechanism %q fix %q", f.Mechanism, f.Fix)
+	}
+	// SYNTHETIC: the other form, after a return chain through bootstrap.cc.
+	fs = synthFindings(t, Options{},
+		"h:1:2 [0] misc/socket.cc:580 NCCL WARN socketPollConnect poll() failed with error Connection timed out",
+		"h:1:2 [0] NCCL INFO misc/socket.cc:624 -> 6",
+		"h:1:2 [0] NCCL INFO bootstrap.cc:272 -> 6")
+	nicMustFind(t, fs, "nccl.warn.error", Error, "poll() failed with error Connection timed out")
+}

@@ -72,6 +72,8 @@ func FuzzNCCLLog(f *testing.F) {
 	// Under a description alone: a launcher's line, the application's, and
 	// NCCL-shaped texts (a function, NET/, Call to), some cut.
 	f.Add([]byte("ncclInternalError: Internal check failed.\nsrun: error: n1: task 3: Exited\nncclSystemError: x\nERROR: step failed\nncclRemoteError: y\nsocketStartConnect: Connect failed\nncclInternalError: z\nNET/IB : error\nncclInvalidUsage: w\nCall to \nncclSystemError: v\nnccl: failed\nsocket:\n"))
+	// Init and bootstrap timings of both releases' forms, cut and garbled.
+	f.Add([]byte("h:1:2 [0] NCCL INFO Init timings: rank 5 nranks 8 total 2.46 (kernels 0.18, bootstrap 1.60, rest 0.02)\nh:1:2 [0] NCCL INFO Init timings - ncclCommInitRankConfig: rank 3 nranks 8 total 55.01 (kernels 52.45, alloc 0.41\nh:1:2 [0] NCCL INFO Bootstrap timings total 0.633247 (create 0.000033, recv 0.632491, delay -1)\nh:1:2 [0] NCCL INFO Init timings total NaN (x 1e400, , y)\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := checkArtifact(t, data)
 		for _, a := range res.Artifacts {
@@ -90,6 +92,14 @@ func FuzzNCCLLog(f *testing.F) {
 			for _, c := range l.Channels {
 				if n := bits.OnesCount64(c.Devs) + c.NoDev; c.Kind == "NET" && (n < 1 || n > c.Count) || c.Kind != "NET" && n > 0 {
 					t.Fatalf("channel %+v: devices counted %d times", c, n)
+				}
+			}
+			if len(l.InitTimings) > min(maxKept, l.InitTimingCount) || len(l.LastArrivals) > min(maxKept, l.InitTimingCount) {
+				t.Fatal("init timings beyond their cap or count")
+			}
+			for _, it := range l.InitTimings {
+				if it.TotalMS < 0 || len(it.Phases) == 0 || len(it.Phases) > 16 {
+					t.Fatalf("init timing %+v", it)
 				}
 			}
 			if len(l.Completions) > l.CompletionCount || len(l.Setup) > l.SetupCount || len(l.Warnings) > l.WarningCount {

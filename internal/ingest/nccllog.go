@@ -160,6 +160,16 @@ type NCCLLog struct {
 	// Stuck holds the heartbeat monitor's lines of ranks whose watchdog
 	// thread made no progress, one per rank and duration.
 	Stuck []WatchdogStuck
+	// InitTimings are the "Init timings" and "Bootstrap timings" lines,
+	// the slowest per host and kind (nccllog_timings.go); InitTimingCount
+	// counts every such line.
+	InitTimings     []InitTiming
+	InitTimingCount int
+	// LastArrivals are, per host, init call and communicator size, the
+	// "Init timings" line of least bootstrap time: every rank waits in the
+	// bootstrap until the last one arrives, so the rank that spent least
+	// there came last.
+	LastArrivals []InitTiming
 	// Warnings holds the other WARN lines.
 	Warnings []Warning
 	// WarningCount counts every other WARN line, kept or not.

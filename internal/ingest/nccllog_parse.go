@@ -229,6 +229,8 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 			l.PluginInitFailures.add(host, ev)
 		}
 		l.netLine(o, host, msg, ev)
+	case strings.HasPrefix(msg, "Init timings") || strings.HasPrefix(msg, "Bootstrap timings "):
+		l.initTiming(host, msg, ev)
 	case strings.HasPrefix(msg, "Bootstrap"):
 		if _, rest, ok := strings.Cut(msg, "Using "); ok {
 			l.learnBoot(o, bootAddr(rest))
