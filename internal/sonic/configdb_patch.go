@@ -150,15 +150,21 @@ func (p *parser) patchPath(v Value, off int) (string, []string, error) {
 // that is none in a table lint does not read, is kept in Skipped.
 func (p *parser) patchValue(db *ConfigDB, segs []string, path Value, op string) error {
 	skipped := Value{Text: op + " " + path.Text, Line: path.Line, Col: path.Col}
+	// The value replaces what the path held (RFC 6902's add on an
+	// existing member, and replace): read into a config, table or row
+	// cleared first.
 	switch len(segs) {
 	case 0:
 		if _, err := p.open("JSON Patch value at " + path.Text); err != nil {
 			return err
 		}
+		clear(db.Tables)
 		return p.tables(db, true)
 	case 1:
+		delete(db.Tables, segs[0])
 		return p.entry(db, segs[0], p.next(), true)
 	case 2:
+		delete(db.Tables[segs[0]], segs[1])
 		return p.flatRow(db, segs[0], segs[1], Value{Text: segs[0] + "|" + segs[1], Line: path.Line, Col: path.Col}, true)
 	case 3:
 		table, key, field := segs[0], segs[1], segs[2]

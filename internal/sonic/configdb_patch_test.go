@@ -98,6 +98,32 @@ func TestPatchNamespaces(t *testing.T) {
 	}
 }
 
+// TestPatchReplaces: an add or replace on a row, table or config that is
+// already written replaces it whole (RFC 6902), as GCU applies it; a
+// field's add changes that field alone.
+func TestPatchReplaces(t *testing.T) {
+	text := `[
+  {"op": "add", "path": "/QUEUE/E|3", "value": {"scheduler": "s0", "wred_profile": "W"}},
+  {"op": "replace", "path": "/QUEUE/E|3", "value": {"scheduler": "s1"}},
+  {"op": "add", "path": "/PFC_WD", "value": {"E": {"action": "drop"}, "F": {"action": "drop"}}},
+  {"op": "add", "path": "/PFC_WD", "value": {"F": {"action": "alert"}}},
+  {"op": "add", "path": "/PFC_WD/F/detection_time", "value": "200"}
+]`
+	db, err := Parse("p.json", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row := db.Tables["QUEUE"]["E|3"]; len(row) != 1 || row["scheduler"].Text != "s1" {
+		t.Errorf("QUEUE|E|3 %v, want scheduler s1 alone", row)
+	}
+	if wd := db.Tables["PFC_WD"]; len(wd) != 1 || wd["F"]["action"].Text != "alert" || wd["F"]["detection_time"].Text != "200" {
+		t.Errorf("PFC_WD %v, want F alone, alert, 200", wd)
+	}
+	if len(db.Duplicates) != 0 {
+		t.Errorf("duplicates %v", db.Duplicates)
+	}
+}
+
 // TestPatchBad: an operation's "value" before its "op" and "path", a path
 // that is no JSON Pointer, and an operation without a path are refused at
 // their place.
