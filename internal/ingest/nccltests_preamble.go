@@ -376,6 +376,13 @@ pairs:
 		case "Pid":
 			k.PID = atoiOr(f[i+1], -1)
 		case "on":
+			if f[i+1] == "device" && i+2 < len(f) && atoiOr(f[i+2], -1) >= 0 {
+				// The host printed blank ("on        device  0", a
+				// name blanked out): the pair is the device's.
+				k.Host = blankHost
+				i--
+				continue
+			}
 			k.Host = f[i+1]
 			if j := rankDeviceField(f, i+1); j > i+2 {
 				// A host name redacted with spaces ("NODE A"): the
@@ -422,6 +429,9 @@ func rankDeviceField(f []string, from int) int {
 	}
 	return -1
 }
+
+// blankHost names the host of a rank line that prints none.
+const blankHost = "(host name blank)"
 
 // maxHostFields bounds the words of a redacted host name in a rank line.
 const maxHostFields = 4

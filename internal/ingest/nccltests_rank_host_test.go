@@ -30,3 +30,23 @@ func TestRankLineHostCut(t *testing.T) {
 		t.Errorf("ranks %+v", got)
 	}
 }
+
+// Rank lines with the host name blanked out ("on        device  0 [0x01]
+// NVIDIA A100 80GB PCIe", NVIDIA/nccl#841) name one host that prints no
+// name, with eight A100s on devices 0-7: not a host "device" whose GPUs
+// are "0 [0x01] NVIDIA ..." on device -1.
+func TestRankLineHostBlank(t *testing.T) {
+	x := ncclTests(t, "nccl-tests/allreduce-a100-pcie-1n-g8-host-name-blank-header-cut-nccl841.txt")
+	ranks := x.Runs[0].Ranks
+	if len(ranks) != 8 {
+		t.Fatalf("ranks = %d, want 8", len(ranks))
+	}
+	for i, k := range ranks {
+		if k.Host != blankHost || k.Device != i || k.BusID == "" || k.GPU != "NVIDIA A100 80GB PCIe" {
+			t.Errorf("rank %d: host %q device %d bus %q GPU %q", k.Rank, k.Host, k.Device, k.BusID, k.GPU)
+		}
+	}
+	if hosts, counts := x.Runs[0].RanksPerHost(); len(hosts) != 1 || counts[0] != 8 {
+		t.Errorf("hosts %v counts %v, want one host with 8 ranks", hosts, counts)
+	}
+}
