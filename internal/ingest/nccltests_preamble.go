@@ -376,7 +376,20 @@ pairs:
 		case "Pid":
 			k.PID = atoiOr(f[i+1], -1)
 		case "on":
+			if f[i+1] == "device" && i+2 < len(f) && atoiOr(f[i+2], -1) >= 0 {
+				// The host printed blank ("on        device  0", a
+				// name blanked out): the pair is the device's.
+				k.Host = blankHost
+				i--
+				continue
+			}
 			k.Host = f[i+1]
+			if j := rankDeviceField(f, i+1); j > i+2 {
+				// A host name redacted with spaces ("NODE A"): the
+				// host runs up to the "device N" pair.
+				k.Host = strings.Join(f[i+1:j], " ")
+				i = j - 2
+			}
 		case "device":
 			k.Device = atoiOr(f[i+1], -1)
 		default:
@@ -404,6 +417,24 @@ pairs:
 	t.addRank(r, k)
 	return true
 }
+
+// rankDeviceField returns the index of the "device" field that follows the
+// host starting at f[from] ("device" then a number), or -1 when the line
+// has none within a few fields (a line cut inside its host).
+func rankDeviceField(f []string, from int) int {
+	for j := from + 1; j+1 < len(f) && j <= from+maxHostFields; j++ {
+		if f[j] == "device" && atoiOr(f[j+1], -1) >= 0 {
+			return j
+		}
+	}
+	return -1
+}
+
+// blankHost names the host of a rank line that prints none.
+const blankHost = "(host name blank)"
+
+// maxHostFields bounds the words of a redacted host name in a rank line.
+const maxHostFields = 4
 
 // addRank counts a device line's rank in run r.
 func (t *NCCLTests) addRank(r *TestRun, k TestRank) {

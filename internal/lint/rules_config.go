@@ -284,7 +284,7 @@ func namedLossless(db *sonic.ConfigDB) int {
 func notJudged(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
 	for _, db := range m.Sonic {
-		if db.Vendor == "" && !db.YANG || len(db.Skipped) == 0 {
+		if db.Vendor == "" && !db.YANG && !db.Patch || len(db.Skipped) == 0 {
 			continue
 		}
 		var names []string
@@ -305,6 +305,11 @@ func notJudged(m *Model) []doctor.Finding {
 			Fix:       "Nothing to change for lint; check these settings by hand (`nv show qos roce`, `nv show qos <feature>`).",
 		}
 		switch {
+		case db.Patch:
+			f.ID = "config.not_judged"
+			f.Title = fmt.Sprintf("%s: %s not read: %s", db.File, counted(len(names), "patch operation", "patch operations"), list(names, 4))
+			f.Mechanism = "lint reads a JSON Patch for SONiC's Generic Config Updater (`config apply-patch`) as the tables, rows and fields its add and replace operations write; a remove, a move or copy, or an append to a list changes what the running config holds, which the patch does not, so what it leaves is unknown and no rule weighs it."
+			f.Fix = "Nothing to change for lint; to judge the result, give the switch's CONFIG_DB after the patch (`show runningconfiguration all`), or lint the patch beside the config it is applied to."
 		case db.YANG:
 			f.ID = "config.not_judged"
 			f.Title = fmt.Sprintf("%s: %s not read: %s", db.File, counted(len(names), "YANG node", "YANG nodes"), list(names, 4))

@@ -41,6 +41,10 @@ type ConfigDB struct {
 	// data (configdb_yang.go): its Skipped are the modules and nodes lint
 	// has no CONFIG_DB mapping for.
 	YANG bool
+	// Patch is set when the config is what a JSON Patch for SONiC's
+	// Generic Config Updater writes (configdb_patch.go): its Skipped are
+	// the operations that change what the patch does not hold.
+	Patch bool
 	// WrapperAt is where the wrapper's key is written (a YANG test
 	// case's name), zero for a config at the top level.
 	WrapperAt Value

@@ -23,6 +23,12 @@ func (p *parser) top() ([]*ConfigDB, error) {
 	var dbs []*ConfigDB
 	switch d, _ := t.(json.Delim); d {
 	case '[':
+		if p.patchNext() {
+			if dbs, err = p.patch(main); err != nil {
+				return nil, err
+			}
+			break
+		}
 		if err := p.configlet(main); err != nil {
 			return nil, err
 		}

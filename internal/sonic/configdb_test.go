@@ -336,6 +336,11 @@ func FuzzParse(f *testing.F) {
 	for _, data := range wrapperShapes(40) {
 		f.Add(data)
 	}
+	// JSON Patches for `config apply-patch` (configdb_patch.go).
+	if data, err := os.ReadFile("../../testdata/corpus/sonic/mgmt-gcu-addcluster-reference-patch.json"); err == nil {
+		f.Add(data)
+	}
+	f.Add([]byte(`[{"op": "add", "path": "/asic0/QUEUE/E|3/wred_profile", "value": "W"}, {"op": "remove", "path": "/asic1/PFC_WD/E"}, {"path": "/localhost", "op": "add", "value": {"PORT": {"E": {}}}}, {"op": "add", "path": "/X/a~1b~0/c/0", "value": [1, {"d": 2}]}, {"op": "copy", "from": "/A", "path": "", "value": null}]`))
 	// SONiC YANG instance data (configdb_yang.go).
 	f.Add([]byte(yangQoS))
 	f.Add([]byte(`{"T": {"sonic-queue:QUEUE": {"VOQ_QUEUE_LIST": [{"hostname": "h", "asic_name": "a", "ifname": "E", "qindex": "3"}], "X": 1}, "eStr": ["x"]},
@@ -549,8 +554,10 @@ func TestConfiglet(t *testing.T) {
 	}
 }
 
-// TestNotConfigDB: lists of APPL_DB entries and JSON Patches are refused
-// for what they are, at the key that shows it.
+// TestNotConfigDB: lists of APPL_DB entries, and a JSON Patch operation
+// among a configlet's tables, are refused for what they are, at the key
+// that shows it (a list that opens with an operation is a patch:
+// configdb_patch_test.go).
 func TestNotConfigDB(t *testing.T) {
 	data, err := os.ReadFile("testdata/public/bi-vs-zero_profiles.json")
 	if err != nil {
@@ -562,7 +569,7 @@ func TestNotConfigDB(t *testing.T) {
 		line, col int
 	}{
 		{data, "an APPL_DB entry", 8, 9},
-		{[]byte(`[{"op": "add", "path": "/PFC_WD/Ethernet0", "value": {"action": "drop"}}]`), "a JSON Patch operation", 1, 3},
+		{[]byte(`[{"PORT": {}}, {"op": "add", "path": "/PFC_WD/Ethernet0", "value": {"action": "drop"}}]`), "a JSON Patch operation", 1, 17},
 		{[]byte(`[{"PORT": {}}, 3]`), "configlet: expected an object of tables", 1, 16},
 	} {
 		_, err := ParseAll("x.json", c.data)
