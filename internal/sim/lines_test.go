@@ -35,3 +35,32 @@ func TestBoxLines(t *testing.T) {
 		t.Errorf("box of %d bytes, not two lines", n)
 	}
 }
+
+// A worker's end of a round lies on the first line of its part's state,
+// with what the coordinator reads of the part and of the worker next:
+// waiting for it takes one line from the worker's core, not a shared
+// counter's, then the part's, then the worker's accounts'. What a linked
+// part writes at every publication lies on the state's second line.
+func TestPartStateLine(t *testing.T) {
+	var p partState
+	for _, f := range []struct {
+		name   string
+		at, sz uintptr
+		line   uintptr
+	}{
+		{"done", unsafe.Offsetof(p.done), unsafe.Sizeof(p.done), 0},
+		{"next", unsafe.Offsetof(p.next), unsafe.Sizeof(p.next), 0},
+		{"executed", unsafe.Offsetof(p.executed), unsafe.Sizeof(p.executed), 0},
+		{"before", unsafe.Offsetof(p.before), unsafe.Sizeof(p.before), 0},
+		{"acct", unsafe.Offsetof(p.acct), unsafe.Sizeof(p.acct), 0},
+		{"pub", unsafe.Offsetof(p.pub), unsafe.Sizeof(p.pub), 1},
+		{"waitAt", unsafe.Offsetof(p.waitAt), unsafe.Sizeof(p.waitAt), 1},
+	} {
+		if f.at/64 != f.line || (f.at+f.sz-1)/64 != f.line {
+			t.Errorf("partState.%s at bytes %d-%d, not on line %d", f.name, f.at, f.at+f.sz-1, f.line)
+		}
+	}
+	if n := unsafe.Sizeof(p); n != 128 {
+		t.Errorf("partState of %d bytes, not two lines", n)
+	}
+}
