@@ -64,3 +64,32 @@ func TestPartStateLine(t *testing.T) {
 		t.Errorf("partState of %d bytes, not two lines", n)
 	}
 }
+
+// What the workers read of the run every round (the parts' states, the
+// parts, the clock, how to wait) lies on lines the coordinator does not
+// write while rounds run: the statistics it books every round, and what
+// it writes after them (the round count, the earliest post, the control
+// side's share), begin on a line of their own.
+func TestWindowsLines(t *testing.T) {
+	var w Windows
+	stats := unsafe.Offsetof(w.stats)
+	if stats%64 != 0 {
+		t.Errorf("Windows.stats at byte %d, not at a line's start", stats)
+	}
+	for _, f := range []struct {
+		name   string
+		at, sz uintptr
+	}{
+		{"Parts", unsafe.Offsetof(w.Parts), unsafe.Sizeof(w.Parts)},
+		{"Clock", unsafe.Offsetof(w.Clock), unsafe.Sizeof(w.Clock)},
+		{"parts", unsafe.Offsetof(w.parts), unsafe.Sizeof(w.parts)},
+		{"spin", unsafe.Offsetof(w.spin), unsafe.Sizeof(w.spin)},
+	} {
+		if f.at+f.sz > stats {
+			t.Errorf("Windows.%s at bytes %d-%d, past stats (%d)", f.name, f.at, f.at+f.sz-1, stats)
+		}
+	}
+	if n := unsafe.Sizeof(w); n <= 512 {
+		t.Errorf("Windows of %d bytes: Go's size class for it may not start on a line", n)
+	}
+}

@@ -133,10 +133,21 @@ type Windows struct {
 	// It never affects the run's results.
 	Homes func(parts []uint64) (free, cross uint64)
 
+	// What the workers read every round besides the round itself: set
+	// before the rounds run, and ending before stats, which begins a
+	// line, so that no line of it is one the coordinator writes every
+	// round (TestWindowsLines; Go places a Windows, over 512 bytes, on a
+	// 64-byte boundary). spin is how a waiter waits before it yields
+	// (spinFor, or spinTest when set: tests that make waiters sleep at
+	// once).
+	parts    []partState // one a part, written by the part's worker
+	spin     spinning
+	spinTest *spinning
+	_        [16]byte
+
 	stats  WindowStats
-	homes  []uint64    // Homes' split of the round's control events
-	rounds uint64      // rounds planned
-	parts  []partState // one a part, written by the part's worker
+	homes  []uint64 // Homes' split of the round's control events
+	rounds uint64   // rounds planned
 	// posted is the earliest event Deliver scheduled in a part since
 	// the parts' states were last taken.
 	posted unit.Time
@@ -155,10 +166,6 @@ type Windows struct {
 	// to finish a round (partState.done).
 	fin   wake
 	watch watchState
-	// spin is how a waiter waits before it yields (spinFor, or
-	// spinTest when set: tests that make waiters sleep at once).
-	spin     spinning
-	spinTest *spinning
 	// What adapt keeps: solo while the parts run on one worker, until
 	// the wall time soloUntil; soloFor is how long the next such spell
 	// lasts (0 until the first measure begins); the current measure began
@@ -261,6 +268,7 @@ type round struct {
 	stop    bool      // parts is the stopping event's time: run events before it, then set the clock to it
 	control unit.Time // run the control side's events with time <= control beside the parts (-1: not)
 	quit    bool      // no more rounds
+	linked  bool      // the round is linked (see Windows)
 	seq     uint64    // the round's number, counted over the whole run
 }
 
@@ -383,7 +391,7 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 		}
 		w.posted = unit.MaxTime // the parts' states will hold what was delivered
 		w.rounds++
-		r.seq = w.rounds
+		r.seq, r.linked = w.rounds, w.linked
 		w.watch.started(r, w.linked)
 		e := w.Control.Executed()
 		start.round = r
