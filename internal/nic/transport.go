@@ -287,10 +287,16 @@ func (t *Transport) Part(d *fabric.Domain) *Part { return t.parts[d.ID] }
 
 // A Part is a domain of the network with the posts the workloads sent its
 // NICs and the completions they wrote, each in a box between the domain's
-// worker and the control side's.
+// worker and the control side's. The boxes begin lines and the part is
+// whole lines (a size class Go places on a 64-byte boundary), so that
+// each box's sender's and receiver's lines are their own, whichever part
+// it is (TestPartLines): at 272 bytes (a class of 288), a part could lie
+// 32 bytes into a line, each of its boxes sharing a line between its two
+// sides.
 type Part struct {
 	*fabric.Domain
 	t     *Transport
+	_     [48]byte
 	posts sim.Box[posted]
 	comps sim.Box[mail]
 }
@@ -416,10 +422,13 @@ func (t *Transport) Collect() {
 }
 
 // mailbox holds the completions a domain's NICs wrote, in order, until
-// the control side collects them.
+// the control side collects them. A line of its own: two domains'
+// mailboxes of 32 bytes, allocated one after the other, shared one, which
+// both workers wrote at each completion.
 type mailbox struct {
 	msgs  []mail
 	delay unit.Time // the transport's CompletionDelay
+	_     [32]byte
 }
 
 // mail is one completion from a NIC.

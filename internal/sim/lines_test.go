@@ -35,3 +35,61 @@ func TestBoxLines(t *testing.T) {
 		t.Errorf("box of %d bytes, not two lines", n)
 	}
 }
+
+// A worker's end of a round lies on the first line of its part's state,
+// with what the coordinator reads of the part and of the worker next:
+// waiting for it takes one line from the worker's core, not a shared
+// counter's, then the part's, then the worker's accounts'. What a linked
+// part writes at every publication lies on the state's second line.
+func TestPartStateLine(t *testing.T) {
+	var p partState
+	for _, f := range []struct {
+		name   string
+		at, sz uintptr
+		line   uintptr
+	}{
+		{"done", unsafe.Offsetof(p.done), unsafe.Sizeof(p.done), 0},
+		{"next", unsafe.Offsetof(p.next), unsafe.Sizeof(p.next), 0},
+		{"executed", unsafe.Offsetof(p.executed), unsafe.Sizeof(p.executed), 0},
+		{"before", unsafe.Offsetof(p.before), unsafe.Sizeof(p.before), 0},
+		{"acct", unsafe.Offsetof(p.acct), unsafe.Sizeof(p.acct), 0},
+		{"pub", unsafe.Offsetof(p.pub), unsafe.Sizeof(p.pub), 1},
+		{"waitAt", unsafe.Offsetof(p.waitAt), unsafe.Sizeof(p.waitAt), 1},
+	} {
+		if f.at/64 != f.line || (f.at+f.sz-1)/64 != f.line {
+			t.Errorf("partState.%s at bytes %d-%d, not on line %d", f.name, f.at, f.at+f.sz-1, f.line)
+		}
+	}
+	if n := unsafe.Sizeof(p); n != 128 {
+		t.Errorf("partState of %d bytes, not two lines", n)
+	}
+}
+
+// What the workers read of the run every round (the parts' states, the
+// parts, the clock, how to wait) lies on lines the coordinator does not
+// write while rounds run: the statistics it books every round, and what
+// it writes after them (the round count, the earliest post, the control
+// side's share), begin on a line of their own.
+func TestWindowsLines(t *testing.T) {
+	var w Windows
+	stats := unsafe.Offsetof(w.stats)
+	if stats%64 != 0 {
+		t.Errorf("Windows.stats at byte %d, not at a line's start", stats)
+	}
+	for _, f := range []struct {
+		name   string
+		at, sz uintptr
+	}{
+		{"Parts", unsafe.Offsetof(w.Parts), unsafe.Sizeof(w.Parts)},
+		{"Clock", unsafe.Offsetof(w.Clock), unsafe.Sizeof(w.Clock)},
+		{"parts", unsafe.Offsetof(w.parts), unsafe.Sizeof(w.parts)},
+		{"spin", unsafe.Offsetof(w.spin), unsafe.Sizeof(w.spin)},
+	} {
+		if f.at+f.sz > stats {
+			t.Errorf("Windows.%s at bytes %d-%d, past stats (%d)", f.name, f.at, f.at+f.sz-1, stats)
+		}
+	}
+	if n := unsafe.Sizeof(w); n <= 512 {
+		t.Errorf("Windows of %d bytes: Go's size class for it may not start on a line", n)
+	}
+}

@@ -133,11 +133,21 @@ type Windows struct {
 	// It never affects the run's results.
 	Homes func(parts []uint64) (free, cross uint64)
 
+	// What the workers read every round besides the round itself: set
+	// before the rounds run, and ending before stats, which begins a
+	// line, so that no line of it is one the coordinator writes every
+	// round (TestWindowsLines; Go places a Windows, over 512 bytes, on a
+	// 64-byte boundary). spin is how a waiter waits before it yields
+	// (spinFor, or spinTest when set: tests that make waiters sleep at
+	// once).
+	parts    []partState // one a part, written by the part's worker
+	spin     spinning
+	spinTest *spinning
+	_        [16]byte
+
 	stats  WindowStats
-	homes  []uint64    // Homes' split of the round's control events
-	rounds uint64      // rounds planned
-	parts  []partState // one a part, written by the part's worker
-	work   []workerState
+	homes  []uint64 // Homes' split of the round's control events
+	rounds uint64   // rounds planned
 	// posted is the earliest event Deliver scheduled in a part since
 	// the parts' states were last taken.
 	posted unit.Time
@@ -152,11 +162,10 @@ type Windows struct {
 	ctlBound unit.Time
 	ctl      ctlState
 	wake     wake
-	watch    watchState
-	// spin is how a waiter waits before it yields (spinFor, or
-	// spinTest when set: tests that make waiters sleep at once).
-	spin     spinning
-	spinTest *spinning
+	// fin is where the coordinator sleeps waiting for the other workers
+	// to finish a round (partState.done).
+	fin   wake
+	watch watchState
 	// What adapt keeps: solo while the parts run on one worker, until
 	// the wall time soloUntil; soloFor is how long the next such spell
 	// lasts (0 until the first measure begins); the current measure began
@@ -207,36 +216,43 @@ const linkedWorkloads = 0.01
 // round when it has run the part through a round: the part's earliest
 // pending event or message and its events so far. The worker reads them
 // from its own cache, so the coordinator, alone between rounds, reads one
-// line a part instead of the part's scheduler. A line of its own each, so
-// that workers writing them do not contend.
+// line a part instead of the part's scheduler. Its own lines each, so
+// that workers writing them do not contend. Part k's first line also
+// holds worker k's end of the round and its time accounts, which the
+// coordinator reads after the round with the part's state: one line from
+// the worker's core, not three (a shared counter's, the part's, the
+// accounts').
 type partState struct {
 	next     unit.Time
 	executed uint64
 	before   uint64        // executed at the start of the round
 	claimed  atomic.Uint64 // the last round a worker took the part in
-	// pub is, in a linked round, the earliest time at which an event can
-	// still happen in the part: its next event, or the earliest a message
-	// from another part can take effect.
-	pub atomic.Int64
-	// held and blocked count, in linked rounds, the times the part
+	// done is, in part k's state, the last round worker k (k > 0)
+	// finished, stored after the states of the parts it ran and its
+	// accounts: the coordinator waits on it (finished).
+	done atomic.Uint64
+	// acct is worker k's in part k's state.
+	acct workerState
+	// On a line of its own, written by the part's worker in linked
+	// rounds: pub is the earliest time at which an event can still happen
+	// in the part: its next event, or the earliest a message from another
+	// part can take effect; held and blocked count the times the part
 	// stopped with events pending at the control side's published time
-	// and at another part's (WindowStats).
+	// and at another part's (WindowStats); waitAt is the bound the part
+	// waits at (-1 while it runs), and asleep whether it sleeps there
+	// (State).
+	pub           atomic.Int64
 	held, blocked uint64
-	_             [8]byte
-	// On a line of its own, which only a watchdog reads (State): the
-	// bound the part waits at in a linked round (-1 while it runs), and
-	// whether it sleeps there.
-	waitAt atomic.Int64
-	asleep atomic.Bool
-	_      [52]byte
+	waitAt        atomic.Int64
+	asleep        atomic.Bool
+	_             [28]byte
 }
 
-// workerState is a worker's wall-time accounts, a line of its own,
-// kept only with a Clock: the coordinator reads them every round.
+// workerState is a worker's wall-time accounts, kept only with a Clock:
+// the coordinator reads them every round.
 type workerState struct {
 	runNS, waitNS int64
 	last          int64 // the time it ran in the last round
-	_             [40]byte
 }
 
 // book adds a round in which the worker ran for run and waited for wait.
@@ -252,6 +268,7 @@ type round struct {
 	stop    bool      // parts is the stopping event's time: run events before it, then set the clock to it
 	control unit.Time // run the control side's events with time <= control beside the parts (-1: not)
 	quit    bool      // no more rounds
+	linked  bool      // the round is linked (see Windows)
 	seq     uint64    // the round's number, counted over the whole run
 }
 
@@ -292,7 +309,6 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 		for i := range w.parts {
 			w.parts[i].waitAt.Store(-1) // runs until a linked round stops it
 		}
-		w.work = make([]workerState, workers)
 		parts := w.parts
 		w.watch.parts.Store(&parts)
 	}
@@ -309,16 +325,17 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 	if linkable && w.wake.cond == nil {
 		w.wake.init()
 	}
+	if w.fin.cond == nil {
+		w.fin.init()
+	}
 	var (
 		r      round
 		start  = newBarrier(w.spin) // round k starts when it reaches k
-		done   = newBarrier(w.spin) // rounds finished, summed over the other workers
 		wg     sync.WaitGroup
 		stopAt = unit.Time(-1) // the control side stopped there
 		more   bool            // adapt changed the workers: not done
 	)
 	w.watch.start.Store(start)
-	w.watch.done.Store(done)
 	for k := 1; k < workers; k++ {
 		wg.Add(1)
 		go func(k int) {
@@ -334,10 +351,11 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 				waited := w.runRound(k, workers, r)
 				if w.Clock != nil { // else the accounts stay 0, and the line in this core
 					t2 := w.now()
-					w.work[k].book(t2-t1-waited, t1-t0+waited)
+					w.parts[k].acct.book(t2-t1-waited, t1-t0+waited)
 					t0 = t2
 				}
-				done.add(1)
+				w.parts[k].done.Store(r.seq)
+				w.fin.published()
 			}
 		}(k)
 	}
@@ -373,17 +391,17 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 		}
 		w.posted = unit.MaxTime // the parts' states will hold what was delivered
 		w.rounds++
-		r.seq = w.rounds
+		r.seq, r.linked = w.rounds, w.linked
 		w.watch.started(r, w.linked)
 		e := w.Control.Executed()
 		start.round = r
 		start.add(1)
 		waited := w.runRound(0, workers, r)
 		t2 := w.now()
-		w.work[0].book(t2-t1-waited, waited)
-		done.waitFor(n * uint64(workers-1))
+		w.parts[0].acct.book(t2-t1-waited, waited)
+		w.waitFinished(workers, r.seq)
 		t0 = w.now()
-		w.work[0].waitNS += t0 - t2
+		w.parts[0].acct.waitNS += t0 - t2
 		if w.Clock != nil {
 			w.countTimes(workers)
 		}
@@ -434,10 +452,11 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 	start.round = r
 	start.add(1)
 	wg.Wait()
-	for k := range w.work {
-		w.stats.WorkerNS[k] += w.work[k].runNS
-		w.stats.WaitNS[k] += w.work[k].waitNS
-		w.work[k] = workerState{}
+	for k := range w.stats.WorkerNS {
+		a := &w.parts[k].acct
+		w.stats.WorkerNS[k] += a.runNS
+		w.stats.WaitNS[k] += a.waitNS
+		*a = workerState{}
 	}
 	if w.Collect != nil {
 		w.Collect()
@@ -455,6 +474,25 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 		return latest, true
 	}
 	return r.parts, !more
+}
+
+// waitFinished waits, on the coordinator, until workers 1 to workers-1
+// have finished round seq: spin, then sleep on fin.
+func (w *Windows) waitFinished(workers int, seq uint64) {
+	for i := 0; !w.finished(workers, seq); i++ {
+		pause(i, w.spin, &w.fin, func() bool { return !w.finished(workers, seq) })
+	}
+}
+
+// finished reports whether workers 1 to workers-1 have finished round
+// seq.
+func (w *Windows) finished(workers int, seq uint64) bool {
+	for k := 1; k < workers; k++ {
+		if w.parts[k].done.Load() < seq {
+			return false
+		}
+	}
+	return true
 }
 
 // deliver runs Deliver and notes the earliest event it scheduled.

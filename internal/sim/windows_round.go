@@ -13,7 +13,7 @@ import "rocelab/internal/unit"
 // than workers, the rounds' imbalance evens out; with a worker per part,
 // only the coordinator's does).
 func (w *Windows) runRound(k, workers int, r round) (waited int64) {
-	if w.linked {
+	if r.linked {
 		return w.runLinked(k, r)
 	}
 	for i := k; i < len(w.Parts); i += workers {

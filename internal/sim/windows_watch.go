@@ -13,13 +13,13 @@ import (
 // lines of its own, so that the write does not take from the workers a
 // line they read at every publication (the wake's sleepers).
 type watchState struct {
-	_           [64]byte
-	seq         atomic.Uint64 // the round started last
-	end         atomic.Int64  // its parts' limit
-	linked      atomic.Bool
-	start, done atomic.Pointer[barrier]
-	parts       atomic.Pointer[[]partState]
-	_           [64]byte
+	_      [64]byte
+	seq    atomic.Uint64 // the round started last
+	end    atomic.Int64  // its parts' limit
+	linked atomic.Bool
+	start  atomic.Pointer[barrier]
+	parts  atomic.Pointer[[]partState]
+	_      [64]byte
 }
 
 // started records round r, linked or not, as it starts.
@@ -32,7 +32,9 @@ func (s *watchState) started(r round, linked bool) {
 // State describes where the run's workers are: the round started last,
 // the control side's published time, stop and token, each part's last
 // round, published time, the bound it waits at and whether it sleeps,
-// and the barriers' counts and sleepers. It reads only what the workers
+// the last round each worker finished (on its part's state), the start
+// barrier's count and sleepers, and whether the coordinator sleeps
+// waiting for the round's end. It reads only what the workers
 // publish atomically, so a watchdog may call it while the run goes on
 // (a test that finds a run stalled prints it); the run's results never
 // depend on it. Two calls that return the same text with the run not
@@ -56,6 +58,9 @@ func (w *Windows) State() string {
 			if c := p.claimed.Load(); c > 0 {
 				fmt.Fprintf(&b, ", last windowed round %d", c)
 			}
+			if d := p.done.Load(); d > 0 {
+				fmt.Fprintf(&b, ", worker %d finished round %d", i, d)
+			}
 			if at := p.waitAt.Load(); at >= 0 {
 				fmt.Fprintf(&b, ", waits at %v", unit.Time(at))
 			}
@@ -65,13 +70,9 @@ func (w *Windows) State() string {
 		}
 	}
 	fmt.Fprintf(&b, "; linked sleepers %d", w.wake.sleepers.Load())
-	for _, c := range []struct {
-		name string
-		b    *barrier
-	}{{"start", w.watch.start.Load()}, {"done", w.watch.done.Load()}} {
-		if c.b != nil {
-			fmt.Fprintf(&b, "; %s barrier %d, sleepers %d", c.name, c.b.v.Load(), c.b.k.sleepers.Load())
-		}
+	if s := w.watch.start.Load(); s != nil {
+		fmt.Fprintf(&b, "; start barrier %d, sleepers %d", s.v.Load(), s.k.sleepers.Load())
 	}
+	fmt.Fprintf(&b, "; round end sleepers %d", w.fin.sleepers.Load())
 	return b.String()
 }

@@ -83,9 +83,9 @@ func (w *Windows) Stats() WindowStats {
 // countTimes books the round's longest and mean worker times.
 func (w *Windows) countTimes(workers int) {
 	var most, sum int64
-	for k := range w.work[:workers] {
-		most = max(most, w.work[k].last)
-		sum += w.work[k].last
+	for k := range workers {
+		most = max(most, w.parts[k].acct.last)
+		sum += w.parts[k].acct.last
 	}
 	w.stats.SlowestNS += most
 	w.stats.MeanNS += sum / int64(workers)
@@ -135,9 +135,10 @@ func (w *Windows) adapt(now int64) bool {
 // workTotals returns the wall time the workers have run and waited in
 // the whole run so far.
 func (w *Windows) workTotals() (run, wait int64) {
-	for k := range w.work {
-		run += w.stats.WorkerNS[k] + w.work[k].runNS
-		wait += w.stats.WaitNS[k] + w.work[k].waitNS
+	for k := range w.stats.WorkerNS {
+		a := &w.parts[k].acct
+		run += w.stats.WorkerNS[k] + a.runNS
+		wait += w.stats.WaitNS[k] + a.waitNS
 	}
 	return run, wait
 }
