@@ -2,6 +2,7 @@ package collective
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"rocelab/internal/gpu"
@@ -166,7 +167,7 @@ func NewComm(cfg *Config, sys System, servers []int, gpus []int) (*Comm, error) 
 	for r := range c.flush {
 		c.flush[r] = c.needFlush(r)
 	}
-	n := node{srv: c.dev, nics: len(c.graphNICs()), inter: len(servers) > 1, ppn: ppn}
+	n := node{srv: c.dev, nics: len(c.graphNICs()), inter: len(servers) > 1, ppn: ppn, gdrOff: c.Net == NetIB && !slices.Contains(c.gdr, true), ver: cfg.Version}
 	ring, tree := search(n)
 	in := tuneIn{srv: c.dev, nRanks: c.NRanks, nNodes: len(servers), ring: ring, tree: tree}
 	in.minCC, in.maxCC = c.compCaps()

@@ -34,6 +34,65 @@ type node struct {
 	nics  int  // usable NICs
 	inter bool // more than one server
 	ppn   int  // GPUs of this server in the communicator
+	// gdrOff says a GPU of the server reaches its NIC without GPUDirect
+	// RDMA, so NCCL routes the path through the GPU's CPU.
+	gdrOff bool
+	// ver is the NCCL release, whose topology gives the link between CPU
+	// sockets its bandwidth.
+	ver Version
+}
+
+// netPath is the type NCCL's topology gives the path from the server's
+// GPUs to their NICs, the farthest GPU's (the graph's typeInter): PHB for
+// a nearer one when no GPU has GPUDirect RDMA (v2.25.1-1
+// src/graph/paths.cc ncclTopoComputePaths: "divert all traffic through
+// the CPU local to the GPU", addInterStep taking the larger of the two
+// legs' types).
+func (n node) netPath() gpu.Path { return n.viaCPU(n.srv.WorstPath()) }
+
+// nearPath is the path of the GPU nearest its NIC, which the search can
+// always give a channel (ncclTopoSearchInit: maxBw is the best GPU-NIC
+// path's bandwidth), as netPath types it.
+func (n node) nearPath() gpu.Path {
+	p := n.srv.WorstPath()
+	for g := range n.srv.GPUs {
+		p = min(p, n.srv.PathOf(g))
+	}
+	return n.viaCPU(p)
+}
+
+func (n node) viaCPU(p gpu.Path) gpu.Path {
+	if n.gdrOff && p < gpu.PHB {
+		return gpu.PHB
+	}
+	return p
+}
+
+// socketBW is the bandwidth NCCL's topology gives the link between CPU
+// sockets, GB/s: the server's socket_link when set, else the release's
+// figure for the CPU (src/graph/topo.cc ncclTopoGetInterCpuBw; topo.h:
+// before 2.26 every Intel CPU from Skylake is SKL_QPI_BW, 10; from
+// v2.26.2-1 Sapphire Rapids is SRP_QPI_BW, 22, the Intel host the twin
+// stands for; AMD_BW 16 and ARM_BW 6 in both). It is the search's figure,
+// not the link's rate: the simulated socket link keeps gpu.Server.SocketBW.
+func (n node) socketBW() float32 {
+	if n.srv.SocketLink == 0 && n.srv.CPU == gpu.Intel && !n.ver.AtLeast(2, 26, 0) {
+		return 10
+	}
+	return float32(n.srv.SocketBW())
+}
+
+// pciCost is how many GB/s a channel of one GB/s takes from each PCI link
+// of the path from a GPU to its NIC: INTEL_P2P_OVERHEAD's 6/5 when the
+// path goes up to an Intel CPU's root complex and down again (PHB), 1
+// otherwise (v2.25.1-1 src/graph/search.cc followPath: "Account for P2P
+// inefficiency through Intel CPU RC", for a path of type PATH_PHB that
+// starts at a GPU, on LINK_PCI links only).
+func (n node) pciCost() float32 {
+	if n.nearPath() == gpu.PHB && n.srv.CPU == gpu.Intel {
+		return 1.2
+	}
+	return 1
 }
 
 func (n node) speeds() []float32 {
@@ -57,7 +116,11 @@ func (n node) speeds() []float32 {
 // (multi-node) or to another GPU.
 func (n node) maxBW() float32 {
 	if n.inter {
-		return float32(min(n.srv.GPUNICBW(), n.srv.NICBW()))
+		bw := float32(min(n.srv.GPUCPUBW(), n.srv.NICPCIeBW(), n.srv.NICBW()))
+		if n.nearPath() == gpu.SYS {
+			bw = min(bw, n.socketBW())
+		}
+		return bw
 	}
 	if n.ppn == 1 {
 		return 5000 // LOC_BW
@@ -76,17 +139,23 @@ func (n node) totalBW() float32 {
 // each GPU's NVLink (or PCIe) once per direction, and, across servers,
 // enters and leaves through a NIC whose port and PCIe link bound it, and,
 // with one GPU a server, through the GPU's link towards its CPU (C2C or
-// PCIe, gpu.Server.GPUCPUBW).
+// PCIe, gpu.Server.GPUCPUBW); a PCI link gives a channel leaving through
+// the CPU's root complex pciCost times its bandwidth, and a path to a NIC
+// on the other socket takes the socket link's (followPath subtracts each
+// channel from every link of its path).
 func (n node) channels(bw, bwNet float32) int {
 	c := maxGraphChannels
 	if n.ppn > 1 {
 		c = min(c, int(float32(n.srv.IntraBW())/bw+1e-4))
 	}
 	if n.inter {
-		nic := float32(min(n.srv.NICBW(), n.srv.NICPCIeBW()))
-		c = min(c, n.nics*int(nic/bwNet+1e-4))
+		pci := n.pciCost() * bwNet
+		c = min(c, n.nics*min(int(float32(n.srv.NICBW())/bwNet+1e-4), int(float32(n.srv.NICPCIeBW())/pci+1e-4)))
 		if n.ppn == 1 {
-			c = min(c, int(float32(n.srv.GPUCPUBW())/bwNet+1e-4))
+			c = min(c, int(float32(n.srv.GPUCPUBW())/pci+1e-4))
+		}
+		if n.nearPath() == gpu.SYS {
+			c = min(c, int(n.socketBW()/bwNet+1e-4))
 		}
 	}
 	return c
@@ -106,7 +175,7 @@ func search(n node) (ring, tree Graph) {
 	typeIntra := n.srv.IntraPath()
 	typeInter := gpu.PIX
 	if n.inter {
-		typeInter = n.srv.GPUNIC
+		typeInter = n.netPath()
 	}
 	ring = Graph{TypeIntra: typeIntra, TypeInter: typeInter, SameChannels: n.nics <= 1 || !n.inter}
 	tree = ring

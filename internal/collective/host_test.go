@@ -314,3 +314,47 @@ func TestSearchPCIeLinks(t *testing.T) {
 		t.Errorf("one H100 a server on a Gen4 link, one 400G NIC: ring graph %d × %v GB/s, want 1 × 24", ring.NChannels, ring.BWInter)
 	}
 }
+
+// TestSearchCPUPath: a path from a GPU to its NIC through a CPU bounds
+// NCCL's channels as its links do (v2.25.1-1 src/graph/search.cc
+// followPath, paths.cc ncclTopoComputePaths): without GPUDirect RDMA the
+// path goes through the GPU's CPU and is PHB; on an Intel host each PCI
+// link of a PHB path gives a channel 6/5 of its bandwidth
+// (INTEL_P2P_OVERHEAD), so one H100 a server on Gen5 links (48 GB/s)
+// carries one channel of 40, not 48, which NCCL splits in two of 20; a
+// NIC on the other socket takes a channel's bandwidth from the socket
+// link too, which NCCL's topology gives 10 GB/s on Intel before 2.26
+// (SKL_QPI_BW) and 22 from it (SRP_QPI_BW): four channels of 2.4 GB/s
+// on 2.25.1, one of 22 on 2.26.2, not four of 12. The path's type is the
+// graph's typeInter, which turns LL128 off beyond PXB (tuning.cc).
+func TestSearchCPUPath(t *testing.T) {
+	h100 := serverOf("H100", 1, 400*unit.Gbps, 5, gpu.PHB, gpu.Intel)
+	h100.GPUs = 1
+	pxb := h100
+	pxb.GPUNIC = gpu.PXB
+	sys := h100
+	sys.GPUNIC = gpu.SYS
+	for _, c := range []struct {
+		name  string
+		n     node
+		ch    int
+		bw    float32
+		typ   gpu.Path
+		ll128 bool
+	}{
+		{"PHB, 2.25.1", node{srv: h100, nics: 1, inter: true, ppn: 1, gdrOff: true, ver: Version{2, 25, 1}}, 2, 20, gpu.PHB, false},
+		{"PXB without GPUDirect RDMA, 2.25.1", node{srv: pxb, nics: 1, inter: true, ppn: 1, gdrOff: true, ver: Version{2, 25, 1}}, 2, 20, gpu.PHB, false},
+		{"PXB with GPUDirect RDMA, 2.25.1", node{srv: pxb, nics: 1, inter: true, ppn: 1, ver: Version{2, 25, 1}}, 2, 24, gpu.PXB, true},
+		{"SYS, 2.25.1", node{srv: sys, nics: 1, inter: true, ppn: 1, gdrOff: true, ver: Version{2, 25, 1}}, 4, 2.4, gpu.SYS, false},
+		{"SYS, 2.26.2", node{srv: sys, nics: 1, inter: true, ppn: 1, gdrOff: true, ver: Version{2, 26, 2}}, 1, 22, gpu.SYS, false},
+	} {
+		ring, _ := search(c.n)
+		if ring.NChannels != c.ch || ring.BWInter != c.bw || ring.TypeInter != c.typ {
+			t.Errorf("one H100 a server, one 400G NIC, %s: ring graph %d × %v GB/s over %s, want %d × %v over %s",
+				c.name, ring.NChannels, ring.BWInter, ring.TypeInter, c.ch, c.bw, c.typ)
+		}
+		if got := ll128Enabled(c.n.ver, ring, 90, 90); got != c.ll128 {
+			t.Errorf("%s: LL128 enabled %v, want %v", c.name, got, c.ll128)
+		}
+	}
+}
