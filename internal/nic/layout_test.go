@@ -76,6 +76,7 @@ func TestQPSendLines(t *testing.T) {
 		{"delivered", unsafe.Offsetof(q.delivered), unsafe.Sizeof(q.delivered), 15},
 		{"lastDeliv", unsafe.Offsetof(q.lastDeliv), unsafe.Sizeof(q.lastDeliv), 15},
 		{"ooo", unsafe.Offsetof(q.ooo), 1, 15},
+		{"rob (its pointer)", unsafe.Offsetof(q.rob), 8, 15},
 	}
 	checkLines(t, "qp", base, fields)
 }

@@ -120,6 +120,7 @@ type qp struct {
 	ePSN    uint32 // expected PSN
 	msn     uint32
 	nakSent bool
+	ooo     bool // places packets out of order
 	// Reordering seen at this end: the highest PSN of a first
 	// transmission that arrived (beside the expected PSN: every data
 	// packet received reads both).
@@ -131,7 +132,6 @@ type qp struct {
 	msgBytes  int64   // bytes of the message being received
 	delivered int64   // payload delivered in order (READ data, at the requester)
 	lastDeliv unit.Time
-	ooo       bool // places packets out of order
 	rob       []robSlot
 	robHigh   uint32 // one past the highest PSN that arrived ahead of ePSN
 	nakTo     uint32 // holes below this have been NAKed
