@@ -26,7 +26,7 @@ func (s *lineSlab[T]) take(n int) []T {
 		return make([]T, n)
 	}
 	if n > len(s.free) {
-		s.free = make([]T, per)
+		s.free = make([]T, (per+n-1)/n*n) // whole runs of n: a fabric's switches are alike
 	}
 	run := s.free[:n:n]
 	s.free = s.free[n:]
