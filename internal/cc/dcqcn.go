@@ -36,25 +36,27 @@ import "rocelab/internal/unit"
 // Timers due at the same instant run α first, then the increase timer, then
 // the windowed decrease: the order of the ns-3 model's events.
 type DCQCN struct {
-	p dcqcnParams
+	// What every packet sent reads (Rate, OnSend, NextDeadline) comes
+	// first, in the first line of a DCQCN that starts one: on a fabric of
+	// thousands of hosts a QP's state has left the caches by its next
+	// packet.
+	rc, rt   int64     // current and target rate, bit/s
+	decAt    unit.Time // the pending windowed decrease, or MaxTime
+	incAt    unit.Time // the rate-increase timer, or MaxTime
+	bytes    int64     // bytes counted toward the next byte-counter event
+	counting bool      // the increase machinery runs: from a decrease until RC is back at its ceiling
+	active   bool      // mlx5: a rate limiter is allocated; paper: a CNP has arrived
+	phase    Phase     // of the last increase step
+	tStage   int64     // T: timer events since the last decrease
+	bStage   int64     // BC: byte-counter events since the last decrease
 
-	rc, rt int64  // current and target rate, bit/s
-	alpha  uint64 // α in Q62; see alphaIdx and alphaAt
-	active bool   // mlx5: a rate limiter is allocated; paper: a CNP has arrived
-
+	alpha    uint64    // α in Q62; see alphaIdx and alphaAt
 	t0       unit.Time // start of the episode: origin of the decrease windows and of mlx5's α grid
 	alphaIdx int64     // mlx5: α is the value at α-grid point t0 + alphaIdx·dce_tcp_rtt
 	alphaCNP bool      // mlx5: a CNP arrived in the α period after that point
 	alphaAt  unit.Time // paper: α was set by the CNP at alphaAt and decays from there
 
-	decAt    unit.Time // the pending windowed decrease, or MaxTime
-	incAt    unit.Time // the rate-increase timer, or MaxTime
-	counting bool      // the increase machinery runs: from a decrease until RC is back at its ceiling
-	tStage   int64     // T: timer events since the last decrease
-	bStage   int64     // BC: byte-counter events since the last decrease
-	bytes    int64     // bytes counted toward the next byte-counter event
-
-	phase Phase // of the last increase step
+	p     dcqcnParams
 	stats DCQCNStats
 }
 

@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"fmt"
 	"testing"
 	"unsafe"
 )
@@ -132,9 +133,36 @@ func TestSwitchHotLines(t *testing.T) {
 		{"buf.alpha", b + unsafe.Offsetof(s.buf.alpha), 8, 2},
 		{"buf.portAlpha", b + unsafe.Offsetof(s.buf.portAlpha), 16, 2}, // its pointer and length
 	}
-	// A switch is allocated alone, so its size need not be whole lines:
-	// the size passed is the whole lines it spans.
-	checkLines(t, "Switch", (unsafe.Sizeof(s)+63)/64*64, fields)
+	checkLines(t, "Switch", unsafe.Sizeof(s), fields)
+}
+
+// TestSlabLines checks that the lines the tests above lay out are the
+// machine's: every switch, port and switch egress of a network starts on
+// a cache line, whatever the switch's port count (alone or in an array
+// of under 32 KiB, each started 8 bytes into a line, after Go's type
+// header).
+func TestSlabLines(t *testing.T) {
+	net := NewNetwork(1, 2)
+	var ports []*Port
+	for i, n := range []int{1, 4, 8, 12, 13, 16, 32, 48, 64, 3} {
+		d := net.Domains[i%2]
+		s := net.NewSwitch(d, fmt.Sprintf("s%d", i), n, SwitchConfig{})
+		if a := uintptr(unsafe.Pointer(s)); a%64 != 0 {
+			t.Errorf("switch %d (%d ports) at byte %d of a line", i, n, a%64)
+		}
+		for j := range s.port {
+			ports = append(ports, &s.port[j])
+			if a := uintptr(unsafe.Pointer(&s.egress[j])); a%64 != 0 {
+				t.Errorf("switch %d (%d ports): egress %d at byte %d of a line", i, n, j, a%64)
+			}
+		}
+		ports = append(ports, net.NewPort(d, s, s.id, n))
+	}
+	for _, pt := range ports {
+		if a := uintptr(unsafe.Pointer(pt)); a%64 != 0 {
+			t.Errorf("port %s at byte %d of a line", pt.Name(), a%64)
+		}
+	}
 }
 
 // TestEgressOf checks that the egress a hop reaches by its out port's

@@ -90,6 +90,13 @@ type Network struct {
 	// classifiers are the switches' distinct classifiers, each shared by
 	// the switches that classify alike.
 	classifiers []*Classifier
+
+	// ports, egresses and switches are where the network's ports,
+	// switch egresses and switches are allocated, each starting on a
+	// cache line.
+	ports    lineSlab[Port]
+	egresses lineSlab[switchEgress]
+	switches lineSlab[Switch]
 }
 
 // NewNetwork returns an empty network of domains domains (at least one),
@@ -129,7 +136,7 @@ func (n *Network) NewNodeID() uint32 {
 // NewPort creates a port of node, whose id is nodeID, in domain d. It is
 // attached to a link by Link.
 func (n *Network) NewPort(d *Domain, node Node, nodeID uint32, index int) *Port {
-	pt := &Port{}
+	pt := &n.ports.take(1)[0]
 	n.initPort(pt, d, node, nodeID, index)
 	return pt
 }

@@ -125,6 +125,7 @@ type Switch struct {
 	name   string
 
 	pintRNG *sim.Rand
+	_       [16]byte // to whole lines (TestSwitchHotLines): switches lie side by side
 }
 
 // stage is a set of a switch's optional stages, which a frame's hop asks
@@ -150,12 +151,13 @@ func (s *Switch) SetMarkObserver(o MarkObserver) { s.marks = o }
 
 // NewSwitch creates a switch with nports ports in domain d.
 func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig) *Switch {
-	s := &Switch{dom: d, id: n.NewNodeID(), name: name, cfg: cfg, rng: n.Streams.Stream("ecn/" + name),
+	s := &n.switches.take(1)[0]
+	*s = Switch{dom: d, id: n.NewNodeID(), name: name, cfg: cfg, rng: n.Streams.Stream("ecn/" + name),
 		seed: cfg.Seed, lossless: cfg.Lossless, ecnAtEnqueue: cfg.ECNAtEnqueue, hashFields: cfg.HashFields,
 		classifier: n.classifier(cfg.Classifier)}
 	// The ports and their queues lie side by side, each in one array.
-	s.port = make([]Port, nports)
-	s.egress = make([]switchEgress, nports)
+	s.port = n.ports.take(nports)
+	s.egress = n.egresses.take(nports)
 	if nports > 0 {
 		s.egress0 = &s.egress[0]
 	}

@@ -15,7 +15,8 @@ type switchEgress struct {
 	// DWRR state and its largest depth, fills one line of its own, so that
 	// a frame's enqueue and dequeue read two lines of the egress; the
 	// size is a whole number of lines, so that every port's egress in a
-	// switch's array starts on a line (TestSwitchEgressLines).
+	// switch's array starts on a line (TestSwitchEgressLines), as the
+	// array does (Network.egresses, TestSlabLines).
 	sw      *Switch
 	red     *[8]RED // the port's marking profiles: cfg.ECN or its rate's
 	busy    uint8   // priorities with packets queued

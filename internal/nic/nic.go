@@ -32,13 +32,22 @@ type txClass struct {
 // NIC is one host's RDMA NIC behind one fabric port. It implements
 // fabric.Endpoint.
 type NIC struct {
+	// What sending or receiving any frame reads comes first, in the
+	// first line of the NIC as the heap places it (TestNICSendLine), so
+	// that a packet reads one line of it besides its class: on a fabric of
+	// thousands of hosts a NIC's state has left the caches by its next
+	// packet.
 	dom  *fabric.Domain
-	id   int32
-	node uint32
-	key  sim.Key // the NIC's own events
-	name string
-	port *fabric.Port
 	cfg  *Config
+	port *fabric.Port
+	key  sim.Key // the NIC's own events
+	ets  fabric.ETS
+	busy uint8 // classes with a control frame or a ready QP (beside ets: every send reads both)
+	id   int32
+	qps  []*qp
+
+	node uint32
+	name string
 	// posts holds the work requests the workloads posted, each in a slot
 	// until its event (a post made ahead of its time may overtake one
 	// made earlier); mail is the domain's mailbox to the workloads, for
@@ -46,10 +55,6 @@ type NIC struct {
 	posts workload.Slots[posted]
 	mail  *mailbox
 
-	qps []*qp
-
-	ets      fabric.ETS
-	busy     uint8 // classes with a control frame or a ready QP (beside ets: every send reads both)
 	cls      [8]txClass
 	cal      calendar
 	calAlarm sim.Alarm

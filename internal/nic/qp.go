@@ -65,6 +65,7 @@ type qp struct {
 	srcPort uint16
 	mss     int32
 	calGen  uint32 // bumped when the QP's calendar entry is replaced
+	posted  bool   // a data packet has been sent (firstPost is when)
 
 	// Requester. The send queue is a ring of WQEs: sq[(sqHead+i)%len] for
 	// i < sqLen, oldest (not yet completed) first. cur is the index (from
@@ -91,31 +92,46 @@ type qp struct {
 	rd            sim.Ring[readJob] // READ responses to send (below)
 	acked         int64             // PSNs acknowledged since the start (no wrap), for CC feedback
 	marks         sendMarks         // when the PSNs not yet acknowledged were first sent
-	retries       int
-	retryCnt      int   // retry_cnt of this QP
-	timeoutExp    uint8 // local ACK timeout exponent of this QP
-	timeouts      int   // consecutive timeouts, for adaptive retransmission
-	retx          [maxRetxRanges]psnRange
-	retxHead      int
-	reads         int    // READ WQEs outstanding
-	rdGap         bool   // an implied NAK for rdGapAt went out
-	rdGapAt       uint32 // the READ response PSN it asked for again
-	rto           sim.Timer
-	dcqcn         cc.DCQCN // cc's storage when it is DCQCN
-	hops          []cc.Hop // the INT an ACK echoes, decoded
-	ccTimer       sim.Timer
+	// Each send asks whether the retransmission timer is armed, arms or
+	// stops the controller's timer and reads and advances DCQCN's state
+	// (its rate and timers come first in it): a line each, right after
+	// the send state (TestQPSendLines).
+	rto      sim.Timer
+	ccTimer  sim.Timer
+	dcqcn    cc.DCQCN // cc's storage when it is DCQCN
+	retries  int
+	retryCnt int // retry_cnt of this QP
+	timeouts int // consecutive timeouts, for adaptive retransmission
+	retx     [maxRetxRanges]psnRange
+	retxHead int
+	reads    int      // READ WQEs outstanding
+	hops     []cc.Hop // the INT an ACK echoes, decoded
+	rdGapAt  uint32   // the READ response PSN it asked for again
+	rdGap    bool     // an implied NAK for rdGapAt went out
+	// timeoutExp is the local ACK timeout exponent of this QP.
+	timeoutExp uint8
 
-	// Responder.
-	ePSN      uint32 // expected PSN
-	msn       uint32
-	nakSent   bool
+	deliverMsg int64
+	joined     unit.Time // when the workload connected it
+	firstPost  unit.Time
+
+	// Responder: what a data packet's receipt reads, from the expected
+	// PSN to the place of the packet, lies in one line (TestQPSendLines).
+	ePSN    uint32 // expected PSN
+	msn     uint32
+	nakSent bool
+	ooo     bool // places packets out of order
+	// Reordering seen at this end: the highest PSN of a first
+	// transmission that arrived (beside the expected PSN: every data
+	// packet received reads both).
+	seenAny   bool
+	maxSeen   uint32
 	sinceAck  int
 	ackNow    bool    // an in-order packet asked for an ACK
 	echo      cc.Wire // what the requester's controller reads from the ACKs
 	msgBytes  int64   // bytes of the message being received
 	delivered int64   // payload delivered in order (READ data, at the requester)
 	lastDeliv unit.Time
-	ooo       bool // places packets out of order
 	rob       []robSlot
 	robHigh   uint32 // one past the highest PSN that arrived ahead of ePSN
 	nakTo     uint32 // holes below this have been NAKed
@@ -125,20 +141,12 @@ type qp struct {
 	rdSent bool
 	// held is an ACK or NAK generated while READ responses were still to
 	// send: it goes out after them, as a responder answers in PSN order.
-	held *packet.Packet
-	// Reordering seen at this end: the highest PSN of a first
-	// transmission that arrived.
-	maxSeen    uint32
-	seenAny    bool
-	np         cc.NP
-	npTimer    sim.Timer
-	series     *QPSeries
-	joined     unit.Time // when the workload connected it
-	firstPost  unit.Time
-	posted     bool
-	retxBytes  int64
-	retxPkts   int64
-	deliverMsg int64
+	held      *packet.Packet
+	np        cc.NP
+	npTimer   sim.Timer
+	series    *QPSeries
+	retxBytes int64
+	retxPkts  int64
 }
 
 // readJob is a READ the responder answers: npkts response packets from

@@ -320,8 +320,13 @@ type Pool struct {
 	alloc int
 }
 
-// poolChunk is how many packets a pool allocates at once, side by side.
-const poolChunk = 64
+// poolChunk is how many packets a pool allocates at once, side by side:
+// 64 KiB. Go starts an array of more than 32 KiB on a page, so each
+// packet's two lines are its own (TestPoolLines); a smaller array that
+// holds pointers starts 8 bytes into a line, after Go's type header, and
+// the first 64 bytes of every packet, all a switch's hop reads, straddled
+// two lines.
+const poolChunk = 512
 
 // Get returns a zeroed packet.
 func (pl *Pool) Get() *Packet {

@@ -81,6 +81,17 @@ func TestPacketLayout(t *testing.T) {
 	}
 }
 
+// TestPoolLines checks that every packet a pool hands out starts on a
+// cache line, so that its first line holds the fields a switch reads.
+func TestPoolLines(t *testing.T) {
+	var pl Pool
+	for i := 0; i < 3*poolChunk; i++ {
+		if a := uintptr(unsafe.Pointer(pl.Get())); a%64 != 0 {
+			t.Fatalf("packet %d at byte %d of a line", i, a%64)
+		}
+	}
+}
+
 // Lists whose packets move between them, emptied and filled again, with
 // Pop leaving tails and popped packets' links stale, keep each list's
 // order and contents as a plain slice does, and Each sees just them.
