@@ -330,10 +330,11 @@ type Desc struct {
 	// Also marks a second name a driver prints for a concept beside the
 	// one listed first, which a dump may hold alone (bnxt_re's
 	// rx_roce_good_pkts, the RoCE packets it received good, beside its
-	// extended statistics' rx_roce_only_pkts, Linux 6.1 printing only the
-	// first; mlx5's rx_pcs_symbol_err_phy beside rx_symbol_err_phy, what a
-	// paste grepped for FEC keeps): Lookup reads it and a reader tries it
-	// after the first; Find and Name give the first.
+	// extended statistics' rx_roce_only_pkts, Linux 6.1 printing only
+	// rx_roce_good_pkts; mlx5's rx_pcs_symbol_err_phy beside
+	// rx_symbol_err_phy, what a paste grepped for FEC keeps): Lookup reads
+	// it and a reader tries it after the first, which New requires the
+	// table to list before it; Find and Name give the first.
 	Also bool
 
 	// byPrio holds the concrete names of priorities 0-7 of a per-priority
@@ -405,10 +406,14 @@ func New(descs []Desc) (*Table, error) {
 		if d.PerPrio {
 			d.byPrio = &names
 		}
+		k := key{d.Vendor, d.Source, d.Concept, d.Dir}
+		if _, first := t.byKey[k]; d.Also && !first {
+			// Readers try a concept's names in table order (NamesIn).
+			return nil, fmt.Errorf("counters: %q, a second name, is listed before its concept's first", d.Name)
+		}
 		if d.Concept == DropReason || d.Renamed || d.Optional || d.Also {
 			continue // one concept, several names, told apart by name
 		}
-		k := key{d.Vendor, d.Source, d.Concept, d.Dir}
 		if _, dup := t.byKey[k]; dup {
 			return nil, fmt.Errorf("counters: %s %s %s %s is described twice", d.Vendor, d.Source, d.Concept, d.Dir)
 		}

@@ -232,7 +232,7 @@ func TestBnxtRERoCEGoodPackets(t *testing.T) {
 	if !ok || d.Vendor != BNXTRE || d.Concept != RDMAUnicastPackets || d.Dir != RX || !d.Also {
 		t.Fatalf("Lookup(rx_roce_good_pkts) = %+v %v", d, ok)
 	}
-	if got := Default().NamesIn(HWCounters, RDMAUnicastPackets, RX, 0); !slices.Contains(got, "rx_roce_good_pkts") || slices.Index(got, "rx_roce_good_pkts") < slices.Index(got, "rx_roce_only_pkts") {
+	if got := Default().NamesIn(HWCounters, RDMAUnicastPackets, RX, 0); slices.Index(got, "rx_roce_only_pkts") < 0 || slices.Index(got, "rx_roce_good_pkts") < slices.Index(got, "rx_roce_only_pkts") {
 		t.Errorf("NamesIn = %v, want rx_roce_good_pkts after rx_roce_only_pkts", got)
 	}
 	if n := Default().Name(BNXTRE, HWCounters, RDMAUnicastPackets, RX, 0); n != "rx_roce_only_pkts" {
@@ -247,5 +247,18 @@ func TestBnxtPCSSymbolErrors(t *testing.T) {
 	d, _, ok := Default().Lookup("rx_pcs_symbol_err")
 	if !ok || d.Vendor != BNXT || d.Concept != PhySymbolErrors || d.Dir != RX {
 		t.Errorf("Lookup(rx_pcs_symbol_err) = %+v %v", d, ok)
+	}
+}
+
+// A second name (Also) listed before its concept's first would be tried
+// first by the readers (NamesIn keeps table order): New refuses it.
+func TestAlsoAfterFirst(t *testing.T) {
+	first := Desc{Name: "rx_symbol_err_phy", Vendor: MLX5, Source: Ethtool, Concept: PhySymbolErrors, Dir: RX, Unit: Events}
+	also := Desc{Name: "rx_pcs_symbol_err_phy", Vendor: MLX5, Source: Ethtool, Concept: PhySymbolErrors, Dir: RX, Unit: Events, Also: true}
+	if _, err := New([]Desc{first, also}); err != nil {
+		t.Errorf("first then second name: %v", err)
+	}
+	if _, err := New([]Desc{also, first}); err == nil || !strings.Contains(err.Error(), "rx_pcs_symbol_err_phy") {
+		t.Errorf("second name before the first: err = %v, want it refused", err)
 	}
 }

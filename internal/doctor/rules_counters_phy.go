@@ -155,14 +155,21 @@ func laneErrors(s *ingest.CounterSample) (laneSplit, bool) {
 // driver's own dump of the same port gives, in the same input or on the
 // same named host: one of the standard statistics (`ethtool -S IF
 // --groups eth-mac`) or the kernel's (`ip -s link`), while the driver's
-// `ethtool -S IF` has a counter of c. The driver's dump reports them.
+// `ethtool -S IF` has a counter of c. The driver's dump reports them. A
+// second name of c (counters.Desc.Also) counts something else (mlx5's
+// rx_pcs_symbol_err_phy, the symbol errors FEC left, is not
+// SymbolErrorDuringCarrier): a dump holding only it reports nothing of r.
 func besideDriver(inc *Incident, s *ingest.CounterSample, r ingest.Reading, c counters.Concept) bool {
 	if s.Device == "" || !standardCounter(r.Name) && s.Kind != ingest.KindIPLink {
 		return false
 	}
 	return driverHas(inc, s, readingFile(r), func(o *ingest.CounterSample) bool {
 		d, ok := o.Concept(c, counters.RX, 0)
-		return ok && !standardCounter(d.Name)
+		if !ok || standardCounter(d.Name) {
+			return false
+		}
+		desc, _, known := counters.Default().LookupIn(counters.Ethtool, d.Name)
+		return !known || !desc.Also
 	})
 }
 

@@ -132,3 +132,19 @@ func TestMlx5CorrectedBitsOnlyNormal(t *testing.T) {
 		t.Errorf("finding on corrected bits alone: %s %s: %s", f.Severity, f.ID, f.Title)
 	}
 }
+
+// mlx5's rx_pcs_symbol_err_phy counts the symbol errors FEC left, not the
+// IEEE SymbolErrorDuringCarrier (its rx_symbol_err_phy): a grep of the
+// first at 0 beside `--groups eth-phy` at 500 is no driver view of the
+// standard count, which is still reported. Before, the grep's
+// rx_pcs_symbol_err_phy hid it. SYNTHETIC lines.
+func TestMlx5PCSSymbolErrorsHideNoStandard(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"$ ethtool -S eth2 | grep -E 'pcs|correc'",
+		"     rx_pcs_symbol_err_phy: 0",
+		"     rx_corrected_bits_phy: 88123",
+		"$ ethtool -S eth2 --groups eth-phy",
+		"Standard stats for eth2:",
+		"eth-phy-SymbolErrorDuringCarrier: 500")
+	nicMustFind(t, fs, "counters.phy.symbol_errors", Warn, "eth2: 500 symbol errors during carrier (eth-phy-SymbolErrorDuringCarrier)")
+}

@@ -138,10 +138,11 @@ func (n *nowHeap) len() int { return len(n.h) - n.hd }
 
 // at returns the event in slot i, which must be below nev: slot i is in
 // chunk cs[i/chunkLen], read without the bounds and nil checks Go puts
-// on a slice's element (the run loop asks twice an event).
+// on a slice's element (the run loop asks twice an event). The event's
+// address counts from the chunk's ev field, wherever chunk places it.
 func (n *nowHeap) at(i uint32) *event {
 	c := *(**chunk)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(n.cs)), uintptr(i/chunkLen)*unsafe.Sizeof((*chunk)(nil))))
-	return (*event)(unsafe.Add(unsafe.Pointer(c), uintptr(i%chunkLen)*unsafe.Sizeof(event{})))
+	return (*event)(unsafe.Add(unsafe.Pointer(c), unsafe.Offsetof(chunk{}.ev)+uintptr(i%chunkLen)*unsafe.Sizeof(event{})))
 }
 
 // entry stores e in bucket 0's next slot and returns its entry, the
@@ -473,7 +474,7 @@ func (q *radixQueue) empty(b uint) {
 
 // front returns the first event of bucket 0, if any.
 func (q *radixQueue) front() *event {
-	if n := &q.now; uint(n.hd) < uint(len(n.h)) { // hd <= len: the bucket is not empty
+	if n := &q.now; uint(n.hd) < uint(len(n.h)) { // the bucket is not empty; the test also proves h[hd] in range
 		return n.at(n.h[n.hd].ev)
 	}
 	return nil

@@ -168,3 +168,20 @@ func TestSortSpan(t *testing.T) {
 		}
 	}
 }
+
+// TestSlotAddress: nowHeap.at, which reads a slot's event by address,
+// gives the same event as indexing its chunk, for slots across several
+// chunks: the address counts from chunk's ev field, not from the chunk's
+// start, so a field placed ahead of ev does not shift every event.
+func TestSlotAddress(t *testing.T) {
+	var q radixQueue
+	for i := range 3*chunkLen + 5 {
+		q.entry(&event{t: unit.Time(i), tag: uint64(i)})
+	}
+	for i := range q.now.nev {
+		want := &q.now.cs[i/chunkLen].ev[i%chunkLen]
+		if got := q.now.at(i); got != want || got.tag != uint64(i) {
+			t.Fatalf("at(%d) = %p (tag %d), want %p (tag %d)", i, got, got.tag, want, i)
+		}
+	}
+}
