@@ -5,14 +5,16 @@ import (
 	"testing"
 )
 
-// Huawei VRP `display interface` (real, ntc-templates) in its three
-// layouts, with nothing wrong in them (no discards, errors, CRC or
-// pause): read as switch counters, nothing to report.
+// Huawei VRP `display interface` in its four layouts (three real, from
+// ntc-templates; CloudEngine V300's from Huawei's command reference), with
+// nothing wrong in them (no discards, errors, CRC or pause): read as
+// switch counters, nothing to report.
 func TestHuaweiVRPDisplayInterfaceHealthy(t *testing.T) {
 	for _, file := range []string{
 		"corpus/switch/huawei-vrp-display-interface-trunk-meth-xge-721-packets-no-errors-ntctemplates.txt",
 		"corpus/switch/huawei-vrp-display-interface-ge-12345678-packets-no-errors-ntctemplates.txt",
 		"corpus/switch/huawei-vrp-display-interface-ar-ge-discard-total-error-one-line-no-errors-ntctemplates.txt",
+		"corpus/switch/huawei-vrp-ce-v300-display-interface-10ge-616-packets-no-errors-command-reference-doc.txt",
 	} {
 		if fs := diagnoseFiles(t, Options{}, file); len(fs) != 0 {
 			t.Errorf("%s: findings %+v", file, fs)

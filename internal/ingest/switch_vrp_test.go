@@ -71,6 +71,19 @@ func TestSwitchVRPDisplayInterfaceOlderLayout(t *testing.T) {
 	}
 }
 
+// CloudEngine V300's layout (Huawei's command reference example):
+// packets from "Input :  N bytes,  N packets" (a space before the colon),
+// the pairs under "Input:" alone, "--" for a counter the port does not
+// keep (Frames beside Discard, Jabbers), Pause beside Ignoreds: every
+// Input counter is read, none cut.
+func TestSwitchVRPCloudEngineV300Layout(t *testing.T) {
+	s := corpusAs[*SwitchCounters](t, "switch/huawei-vrp-ce-v300-display-interface-10ge-616-packets-no-errors-command-reference-doc.txt", KindSwitch)
+	vrpCheck(t, s, []vrpWant{{"10GE1/0/1", "U", 616, 0, 0, 0, 0, 9268, -1, 0}})
+	if len(s.PFC) != 2 || s.PFC[0].Dir != RX || s.PFC[0].Evidence.Line != 29 || s.PFC[1].Dir != TX || len(s.CutRows) != 0 {
+		t.Errorf("pause %+v, bad cells %+v", s.PFC, s.CutRows)
+	}
+}
+
 // SYNTHETIC block: an administratively down port; a Discard that is no
 // number is reported at its column (the port keeps -1), the Total Error
 // beside it read; a line past the counters (bandwidth utilization) ends
