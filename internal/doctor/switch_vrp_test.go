@@ -9,9 +9,9 @@ import (
 	"rocelab/internal/ingest"
 )
 
-// Huawei VRP `display interface` in its four layouts (three real, from
-// ntc-templates; CloudEngine V300's from Huawei's command reference), with
-// nothing wrong in them (no discards, errors, CRC or pause): read as
+// Huawei VRP `display interface` in its layouts (three real, from
+// ntc-templates; CloudEngine V300's and VRP8's from Huawei's command
+// references), with nothing wrong in them (no discards, errors, CRC or pause): read as
 // switch counters, nothing to report.
 func TestHuaweiVRPDisplayInterfaceHealthy(t *testing.T) {
 	for _, file := range []string{
@@ -19,6 +19,7 @@ func TestHuaweiVRPDisplayInterfaceHealthy(t *testing.T) {
 		"corpus/switch/huawei-vrp-display-interface-ge-12345678-packets-no-errors-ntctemplates.txt",
 		"corpus/switch/huawei-vrp-display-interface-ar-ge-discard-total-error-one-line-no-errors-ntctemplates.txt",
 		"corpus/switch/huawei-vrp-ce-v300-display-interface-10ge-616-packets-no-errors-command-reference-doc.txt",
+		"corpus/switch/huawei-vrp8-ne40e-display-interface-main-ge-182525-packets-no-errors-command-reference-doc.txt",
 	} {
 		if fs := diagnoseFiles(t, Options{}, file); len(fs) != 0 {
 			t.Errorf("%s: findings %+v", file, fs)

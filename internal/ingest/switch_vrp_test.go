@@ -103,6 +103,21 @@ func TestSwitchVRPOddLines(t *testing.T) {
 	}
 }
 
+// VRP8's layout as Huawei's NetEngine 40E command reference prints it:
+// packets from "Input: N bytes, N packets", CRC, LongPacket and
+// Undersized Frame under "Input:" alone, RxPause and TxPause as link
+// pause rows; no Discard or error total (-1).
+func TestSwitchVRP8ReferenceLayout(t *testing.T) {
+	s := corpusAs[*SwitchCounters](t, "switch/huawei-vrp8-ne40e-display-interface-main-ge-182525-packets-no-errors-command-reference-doc.txt", KindSwitch)
+	vrpCheck(t, s, []vrpWant{
+		{"GE1/0/0", "U", 182525, -1, -1, 0, 0, 244628, -1, -1},
+		{"GE1/0/1", "U", 182525, -1, -1, 0, 0, 244628, -1, -1},
+	})
+	if len(s.PFC) != 4 || s.PFC[0].Dir != RX || s.PFC[1].Dir != TX || s.Ports[0].Runts != 0 || len(s.CutRows) != 0 {
+		t.Errorf("pause %+v, port %+v, bad cells %+v", s.PFC, s.Ports[0], s.CutRows)
+	}
+}
+
 // SYNTHETIC block in VRP8's layout (NetEngine, ATN, indented as a
 // documentation example is): packets from "Input: N bytes, N packets",
 // the pairs under "Input:" alone ("CRC: N packets"), RxPause and TxPause
