@@ -74,21 +74,24 @@ var switchPlatforms = map[ingest.Platform]platformCmds{
 		neighbors: "`display lldp neighbor-information list`",
 		linkPause: " The count is the pauses of Comware `display interface`: one count of the pause frames over every priority, which does not tell PFC from 802.3x pause. `display priority-flow-control interface PORT` counts the PFC frames per priority (Recv, Send), so pauses beyond their sum are 802.3x pause (the port's `flow-control`), which stops every queue of the link.",
 	},
+	// Huawei's commands as the CloudEngine 6800 V300R023C00 command
+	// reference gives them (the DCB ones on the CE6855, CE6860, CE6863E,
+	// CE6866, CE6885, CE8850, CE8851 and CE8855 only).
 	ingest.HuaweiVRP: {
 		rxDrop: "Input Discard", txDrop: "Output Discard", rxErr: "Input Total Error", rxOK: "Input packets", txOK: "Output packets",
-		clear:     "`reset counters interface PORT`",
+		clear:     "`reset interface counters PORT` (`reset counters interface PORT` in some releases)",
 		show:      "`display interface PORT`",
-		optics:    "`display interface transceiver PORT verbose`",
+		optics:    "`display interface PORT transceiver verbose`",
 		pfc:       "`display dcb pfc interface PORT`",
 		queues:    "`display qos queue statistics interface PORT`",
-		rxReasons: "`display qos buffer-usage interface PORT`",
-		headroom:  "the priority's PFC buffer (`dcb pfc buffer N xoff ... hdrm ...` on the port)",
+		rxReasons: "`display qos buffer ingress-statistics interface PORT` (the packets the ingress buffer dropped, on the models that count them per interface)",
+		headroom:  "the queue's headroom buffer (`dcb pfc buffer N hdrm VALUE kbytes` in the port's interface view, on the models that have it; `display dcb pfc buffer interface PORT` shows the thresholds in effect)",
 		watchdog:  "`display dcb pfc interface PORT`",
-		wdShows:   "the PFC frames per priority the port received and sent",
-		wdDetect:  "the PFC deadlock detection interval (`dcb pfc deadlock-detect interval`)",
-		wdConfig:  "`dcb pfc deadlock-detect interval` and `dcb pfc deadlock-recovery interval` in the port's DCB PFC profile",
+		wdShows:   "the PFC frames each queue received and sent and the PFC deadlocks it detected and recovered from (DeadlockNum, RecoveryNum)",
+		wdDetect:  "the hardware deadlock detection period, 100 ms by default",
+		wdConfig:  "the DCB PFC profile's `priority N deadlock-detect time T` and `priority N deadlock-recovery time T` (`dcb pfc PROFILE`, in the unit `dcb pfc deadlock-detect interval` sets) or, on other models, the system view's `dcb pfc deadlock-detect timer T` and `dcb pfc deadlock-recovery timer T`",
 		neighbors: "`display lldp neighbor brief`",
-		linkPause: " The count is the Pause of Huawei VRP `display interface`: one count of the pause frames over every priority, which does not tell PFC from 802.3x pause. `display dcb pfc interface PORT` counts the PFC frames per priority, so pauses beyond their sum are 802.3x pause (the port's `flow-control`), which stops every queue of the link.",
+		linkPause: " The count is the Pause of Huawei VRP `display interface`: one count of the pause frames over every priority, which does not tell PFC from 802.3x pause. `display dcb pfc interface PORT` counts the PFC frames per queue (Received, Transmitted), so pauses beyond their sum are 802.3x pause (the port's `flow-control`), which stops every queue of the link.",
 	},
 }
 

@@ -1,18 +1,25 @@
 package doctor
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"rocelab/internal/ingest"
 )
 
-// Huawei VRP `display interface` (real, ntc-templates) in its three
-// layouts, with nothing wrong in them (no discards, errors, CRC or
-// pause): read as switch counters, nothing to report.
+// Huawei VRP `display interface` in its layouts (three real, from
+// ntc-templates; CloudEngine V300's and VRP8's from Huawei's command
+// references), with nothing wrong in them (no discards, errors, CRC or pause): read as
+// switch counters, nothing to report.
 func TestHuaweiVRPDisplayInterfaceHealthy(t *testing.T) {
 	for _, file := range []string{
 		"corpus/switch/huawei-vrp-display-interface-trunk-meth-xge-721-packets-no-errors-ntctemplates.txt",
 		"corpus/switch/huawei-vrp-display-interface-ge-12345678-packets-no-errors-ntctemplates.txt",
 		"corpus/switch/huawei-vrp-display-interface-ar-ge-discard-total-error-one-line-no-errors-ntctemplates.txt",
+		"corpus/switch/huawei-vrp-ce-v300-display-interface-10ge-616-packets-no-errors-command-reference-doc.txt",
+		"corpus/switch/huawei-vrp8-ne40e-display-interface-main-ge-182525-packets-no-errors-command-reference-doc.txt",
 	} {
 		if fs := diagnoseFiles(t, Options{}, file); len(fs) != 0 {
 			t.Errorf("%s: findings %+v", file, fs)
@@ -131,5 +138,65 @@ func TestHuaweiVRPManagementPortAside(t *testing.T) {
 	f := nicMustFind(t, rep.Findings, "switch.link.errors", Info, "MEth0/0/1: 300 frames received with a bad CRC")
 	if !strings.Contains(f.Mechanism, "management, loopback or VLAN interface") {
 		t.Errorf("mechanism %q does not set the management port aside", f.Mechanism)
+	}
+}
+
+// vrpVerified are the Huawei commands a fix may print, each as the
+// Format of Huawei's CloudEngine 6800 V300R023C00 command reference gives
+// it (copied in WheaterW/INTA-project, nassim-main/corpus/hw/
+// hw_CE6800_V300R023C00/cmd_corpus/References/Command_Reference, commit
+// 9308062d7ec56ac434ae2df6f1c140d8d4440f17), PORT a port, N a queue, T a
+// time, VALUE a size.
+var vrpVerified = []*regexp.Regexp{
+	regexp.MustCompile(`^reset interface counters \S+$`),                        // reset_interface_counters.md
+	regexp.MustCompile(`^reset counters interface \S+$`),                        // display_interface_brief.md names it for inErrors
+	regexp.MustCompile(`^display interface( \S+( transceiver verbose)?)?$`),     // display_interface.md, display_interface_transceiver.md
+	regexp.MustCompile(`^display dcb pfc (buffer )?interface \S+$`),             // display_dcb_pfc.md, display_dcb_pfc_buffer.md
+	regexp.MustCompile(`^display qos queue statistics interface \S+$`),          // display_qos_queue_statistics.md
+	regexp.MustCompile(`^display qos buffer ingress-statistics interface \S+$`), // display_qos_buffer_ingress-statistics.md
+	regexp.MustCompile(`^dcb pfc buffer N hdrm VALUE kbytes$`),                  // dcb_pfc_buffer.md
+	regexp.MustCompile(`^dcb pfc PROFILE$`),                                     // dcb_pfc.md
+	regexp.MustCompile(`^priority N deadlock-(detect|recovery) time T$`),        // priority_deadlock-detect_time.md, priority_deadlock-recovery_time.md
+	regexp.MustCompile(`^dcb pfc deadlock-detect interval$`),                    // dcb_pfc_deadlock-detect_interval.md
+	regexp.MustCompile(`^dcb pfc deadlock-(detect|recovery) timer T$`),          // dcb_pfc_deadlock-detect_timer.md, dcb_pfc_deadlock-recovery_timer.md
+	regexp.MustCompile(`^display lldp neighbor brief$`),                         // display_lldp_neighbor_brief.md
+	regexp.MustCompile(`^display eth-trunk \d+$`),                               // display_eth-trunk.md
+	regexp.MustCompile(`^flow-control$`),                                        // flow-control(interface_view).md
+}
+
+// Every Huawei command the findings on Huawei VRP records print (SYNTHETIC
+// vrpFaulty, an Eth-Trunk, a watchdog storm remarked Huawei VRP) is one
+// the command reference gives: none written from memory.
+func TestHuaweiVRPCommandsAreInTheReference(t *testing.T) {
+	var fs []Finding
+	fs = append(fs, diagnoseText(t, strings.Join(vrpFaulty, "\n")+"\n").Findings...)
+	fs = append(fs, diagnoseText(t, "Eth-Trunk1 current state : UP (ifindex: 66)\n    Input: 1533377 packets,1277257203 bytes\n           0 errors,5000 drops\n").Findings...)
+	res, err := ingest.Read("synthetic-xr-storm", strings.NewReader(strings.Join(xrStorm, "\n")+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inc := &Incident{Artifacts: res.Artifacts}
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		for i := range s.WD {
+			s.WD[i].Platform = ingest.HuaweiVRP
+		}
+	}
+	fs = append(fs, checkWatchdog(inc)...)
+	checked := 0
+	for _, f := range fs {
+		spans := strings.Split(f.Mechanism+" "+f.Fix, "`")
+		for i := 1; i < len(spans); i += 2 {
+			cmd := spans[i]
+			if !strings.HasPrefix(cmd, "display ") && !strings.HasPrefix(cmd, "reset ") && !strings.HasPrefix(cmd, "dcb ") && !strings.HasPrefix(cmd, "priority ") && cmd != "flow-control" {
+				continue // a host's command (ethtool), not the switch's
+			}
+			checked++
+			if !slices.ContainsFunc(vrpVerified, func(re *regexp.Regexp) bool { return re.MatchString(cmd) }) {
+				t.Errorf("%s %q prints `%s`, which Huawei's command reference does not give", f.ID, f.Title, cmd)
+			}
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d Huawei commands printed", checked)
 	}
 }

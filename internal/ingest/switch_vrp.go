@@ -31,9 +31,12 @@ import (
 // (NetEngine, ATN) "Input: N bytes, N packets", then its pairs under
 // "Input:" alone, each "Label: N packets", RxPause and TxPause for
 // Pause, LongPacket and Undersized Frame for Giants and Runts, and no
-// discards or error total. The packets, Discard (drops), Total Error
-// (errors), CRC (or FCS), Giants and Runts become a PortCount, Pause a
-// SwitchPFC row over all priorities (Link). "-" is a counter the port
+// discards or error total; CloudEngine V300 "Input :  N bytes,  N
+// packets", then its "Label: N" pairs under "Input:" alone, Pause on a
+// line of its own or beside Ignoreds, "--" for a counter it does not keep
+// (Frames, Jabbers). The packets, Discard (drops), Total Error (errors),
+// CRC (or FCS), Giants and Runts become a PortCount, Pause a SwitchPFC
+// row over all priorities (Link). "-" and "--" are a counter the port
 // does not keep.
 
 // vrpIface follows the interface block being read.
@@ -68,7 +71,7 @@ func vrpHeader(t string) (port, state string, ok bool) {
 // 0 bytes", "Input:").
 func vrpSection(t string) (sect string, packets int64, ok bool) {
 	label, rest, _ := strings.Cut(t, ":")
-	switch label {
+	switch strings.TrimSpace(label) { // CloudEngine V300: "Input :  N bytes,  N packets"
 	case "Input":
 		sect = "in"
 	case "Output":
@@ -98,7 +101,7 @@ type vrpPair struct {
 }
 
 // vrpPairs splits a counter line into its "Label: N" pairs, labels lower
-// case, N -1 for "-" (and for what is no count, marked bad), VRP8's "N
+// case, N -1 for "-" or "--" (and for what is no count, marked bad), VRP8's "N
 // packets" N; ok is false when a part is no "Label: value" pair.
 func vrpPairs(t string) (out []vrpPair, ok bool) {
 	off := 0
@@ -111,7 +114,7 @@ func vrpPairs(t string) (out []vrpPair, ok bool) {
 			return nil, false
 		}
 		pr := vrpPair{ifaceItem: ifaceItem{n: -1, label: strings.ToLower(label)}, name: label, at: at}
-		if v != "-" {
+		if v != "-" && v != "--" {
 			x, err := strconv.ParseInt(v, 10, 64)
 			pr.bad = err != nil || x < 0
 			if !pr.bad {

@@ -71,6 +71,19 @@ func TestSwitchVRPDisplayInterfaceOlderLayout(t *testing.T) {
 	}
 }
 
+// CloudEngine V300's layout (Huawei's command reference example):
+// packets from "Input :  N bytes,  N packets" (a space before the colon),
+// the pairs under "Input:" alone, "--" for a counter the port does not
+// keep (Frames beside Discard, Jabbers), Pause beside Ignoreds: every
+// Input counter is read, none cut.
+func TestSwitchVRPCloudEngineV300Layout(t *testing.T) {
+	s := corpusAs[*SwitchCounters](t, "switch/huawei-vrp-ce-v300-display-interface-10ge-616-packets-no-errors-command-reference-doc.txt", KindSwitch)
+	vrpCheck(t, s, []vrpWant{{"10GE1/0/1", "U", 616, 0, 0, 0, 0, 9268, -1, 0}})
+	if len(s.PFC) != 2 || s.PFC[0].Dir != RX || s.PFC[0].Evidence.Line != 29 || s.PFC[1].Dir != TX || len(s.CutRows) != 0 {
+		t.Errorf("pause %+v, bad cells %+v", s.PFC, s.CutRows)
+	}
+}
+
 // SYNTHETIC block: an administratively down port; a Discard that is no
 // number is reported at its column (the port keeps -1), the Total Error
 // beside it read; a line past the counters (bandwidth utilization) ends
@@ -87,6 +100,21 @@ func TestSwitchVRPOddLines(t *testing.T) {
 	vrpCheck(t, s, []vrpWant{{"100GE1/0/3", "X", 10, 4, -1, -1, -1, 20, -1, -1}})
 	if len(s.CutRows) != 1 || s.CutRows[0].Line != 3 || s.CutRows[0].Col != 35 || !strings.Contains(s.CutRows[0].Expected, "Discard: a count") {
 		t.Errorf("bad cells %+v, want Discard's at line 3 column 35", s.CutRows)
+	}
+}
+
+// VRP8's layout as Huawei's NetEngine 40E command reference prints it:
+// packets from "Input: N bytes, N packets", CRC, LongPacket and
+// Undersized Frame under "Input:" alone, RxPause and TxPause as link
+// pause rows; no Discard or error total (-1).
+func TestSwitchVRP8ReferenceLayout(t *testing.T) {
+	s := corpusAs[*SwitchCounters](t, "switch/huawei-vrp8-ne40e-display-interface-main-ge-182525-packets-no-errors-command-reference-doc.txt", KindSwitch)
+	vrpCheck(t, s, []vrpWant{
+		{"GE1/0/0", "U", 182525, -1, -1, 0, 0, 244628, -1, -1},
+		{"GE1/0/1", "U", 182525, -1, -1, 0, 0, 244628, -1, -1},
+	})
+	if len(s.PFC) != 4 || s.PFC[0].Dir != RX || s.PFC[1].Dir != TX || s.Ports[0].Runts != 0 || len(s.CutRows) != 0 {
+		t.Errorf("pause %+v, port %+v, bad cells %+v", s.PFC, s.Ports[0], s.CutRows)
 	}
 }
 
