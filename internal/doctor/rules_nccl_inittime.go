@@ -66,9 +66,9 @@ func checkSlowInit(inc *Incident) []Finding {
 	ph := phaseOf(p.Name)
 	why := ph.why
 	if p.Name == "bootstrap" || t.Bootstrap {
-		if len(boot) > 0 {
-			ev.add(boot[0].Evidence)
-			why += " " + bootstrapSplit(boot[0])
+		if i := slices.IndexFunc(boot, func(b ingest.InitTiming) bool { return b.Host == t.Host }); i >= 0 {
+			ev.add(boot[i].Evidence)
+			why += " " + bootstrapSplit(boot[i])
 		}
 		if a, ok := lastArrival(t, last); ok {
 			ev.add(a.Evidence)
@@ -162,9 +162,13 @@ func phaseOf(name string) initPhase {
 			rendezvousFix}
 	case "allgathers":
 		return initPhase{"the out-of-band rendezvous over TCP",
-			"The allgathers exchange each rank's peer and topology information over the bootstrap's TCP ring, one step per rank: they grow with the rank count, and with a slow out-of-band interface.",
+			"The allgathers exchange each rank's peer and topology information over the bootstrap's TCP ring, one step per rank: they grow with the rank count and with a slow out-of-band interface, and the second (init.cc's AllGather3, after the graph search) also waits for the rank slowest through its topo and graphs phases.",
 			rendezvousFix}
-	case "recv", "ring", "send", "create", "delay":
+	case "delay":
+		return initPhase{"NCCL's own stagger of the check-ins: not the network",
+			"The delay is a sleep NCCL itself takes before a rank checks in with the bootstrap root, when more than NCCL_UID_STAGGER_THRESHOLD ranks (256) share one root: the rank's place among them divided by NCCL_UID_STAGGER_RATE (7000 per second), so that the root is not flooded.",
+			"Spread the rendezvous over several roots (ncclCommInitRankScalable, 2.23 on) or raise NCCL_UID_STAGGER_RATE if the root keeps up."}
+	case "recv", "ring", "send", "create":
 		return initPhase{"the out-of-band rendezvous over TCP",
 			"The bootstrap is NCCL's rendezvous over TCP sockets (the interface of NCCL_SOCKET_IFNAME) through the root rank of the unique id.",
 			rendezvousFix}
