@@ -50,4 +50,9 @@ func TestSlowInitBootstrap(t *testing.T) {
 	if strings.Contains(f.Mechanism, "This host's bootstrap took 30.00 s") {
 		t.Errorf("n2's bootstrap told as n1's: %q", f.Mechanism)
 	}
+	// SYNTHETIC: a bootstrap spent in NCCL's own sleep before checking in
+	// (delay: NCCL_UID_STAGGER_RATE) is no TCP rendezvous.
+	fs = synthFindings(t, Options{}, p+"Bootstrap timings total 14.100000 (create 0.000033, send 0.000110, recv 0.090000, ring 0.009000, delay 14.000000)")
+	nicMustFind(t, fs, "nccl.init.slow", Warn, "delay 14.00 s", "stagger of the check-ins: not the network")
 }
+
