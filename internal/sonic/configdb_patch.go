@@ -31,7 +31,7 @@ func (p *parser) patchNext() bool {
 // path's namespace (main for a path without one). What a "remove" (or a
 // "move" or "copy") changes is the running config's, which the patch does
 // not hold: it is kept in Skipped, named where lint says what it did not
-// judge.
+// judge; a "remove" also drops what the patch itself wrote at its path.
 func (p *parser) patch(main *ConfigDB) ([]*ConfigDB, error) {
 	main.Patch = true
 	byNS := map[string]*ConfigDB{}
@@ -116,12 +116,36 @@ func (p *parser) patchOp(at int, db func(ns string) *ConfigDB) error {
 	if op.Text == "" || path.Line == 0 {
 		return p.errAt(at, "JSON Patch operation: expected \"op\" and \"path\"")
 	}
+	if op.Text == "test" {
+		// A test changes nothing (RFC 6902 4.6): it only stops the patch
+		// where the running config differs.
+		return nil
+	}
 	if !valued || op.Text != "add" && op.Text != "replace" {
 		path.Text = op.Text + " " + path.Text
 		d := db(ns)
 		d.Skipped = append(d.Skipped, path)
+		if op.Text == "remove" {
+			patchRemove(d, segs)
+		}
 	}
 	return nil
+}
+
+// patchRemove drops what a "remove" names from what the operations
+// before it wrote: after it the target no longer exists (RFC 6902 4.2),
+// whatever the patch had added there.
+func patchRemove(db *ConfigDB, segs []string) {
+	switch len(segs) {
+	case 0:
+		clear(db.Tables)
+	case 1:
+		delete(db.Tables, segs[0])
+	case 2:
+		delete(db.Tables[segs[0]], segs[1])
+	case 3:
+		delete(db.Tables[segs[0]][segs[1]], strings.TrimSuffix(segs[2], "@"))
+	}
 }
 
 // patchPath splits a path ("/asic0/QUEUE/Ethernet0|3/wred_profile") into
