@@ -20,7 +20,8 @@ import (
 const slowInitMS = 10_000
 
 // largeCommRanks is the rank count from which tens of seconds of init is
-// expected of the rendezvous alone (info, not warn).
+// expected of the rendezvous alone (info, not warn, when the rendezvous
+// phases are the longest).
 const largeCommRanks = 1024
 
 func ncclInitTimeRules() []Rule {
@@ -73,11 +74,11 @@ func checkSlowInit(inc *Incident) []Finding {
 		if a, ok := lastArrival(t, last); ok {
 			ev.add(a.Evidence)
 			b, _ := a.Phase("bootstrap")
-			why += fmt.Sprintf(" Rank %d%s spent only %s in its bootstrap against %s here: it reached its init call last, and the others waited for it.", a.Rank, onHosts(realHosts([]string{a.Host})), msSeconds(b), msSeconds(p.MS))
+			why += fmt.Sprintf(" Rank %d%s spent only %s in its bootstrap against %s here: it reached its init call last, and the others waited for it (if it is of the same communicator: the timing lines name the init call and the size, no communicator).", a.Rank, onHosts(realHosts([]string{a.Host})), msSeconds(b), msSeconds(p.MS))
 		}
 	}
 	sev, scale := Warn, ""
-	if t.NRanks >= largeCommRanks {
+	if t.NRanks >= largeCommRanks && ph.side == rendezvousSide {
 		sev = Info
 		scale = fmt.Sprintf(" At %d ranks this is expected of NCCL's rendezvous alone (NVIDIA/nccl#1156: 2.5 minutes above a few thousand GPUs).", t.NRanks)
 	}
@@ -143,6 +144,9 @@ func phaseList(t ingest.InitTiming) string {
 	return strings.Join(ps, ", ")
 }
 
+// rendezvousSide is the side of the bootstrap's and allgathers' phases.
+const rendezvousSide = "the out-of-band rendezvous over TCP"
+
 // initPhase is what a phase of NCCL's init spends its time on: whose
 // side it is (the title's), why it is long and the fix.
 type initPhase struct{ side, why, fix string }
@@ -157,11 +161,11 @@ func phaseOf(name string) initPhase {
 			"The kernels phase loads NCCL's device code onto the GPU: it is long when the driver has to compile the code from PTX (the NCCL build carries no binary for the GPU's architecture, a release older than the GPU) and the CUDA JIT cache cannot keep the result (CUDA_CACHE_DISABLE, a cache under CUDA_CACHE_MAXSIZE or not writable in a container), or when the library is read from a slow file system. The GPU side, not the network.",
 			"Use an NCCL build with a binary for the GPU's architecture (the release notes' supported GPUs; for a Python wheel, one built for the CUDA the driver runs), and keep the CUDA JIT cache (CUDA_CACHE_MAXSIZE above the compiled size, CUDA_CACHE_PATH on a persistent, writable path)."}
 	case "bootstrap":
-		return initPhase{"the out-of-band rendezvous over TCP",
+		return initPhase{rendezvousSide,
 			"The bootstrap is NCCL's rendezvous over TCP sockets through the root rank: a rank waits there until every rank has checked in, so a long one is mostly the slowest rank reaching its init call (process start, model loading, a scheduler starting pods apart), and otherwise TCP connects that retry (an interface other hosts cannot reach: NCCL_SOCKET_IFNAME, a firewall).",
 			rendezvousFix}
 	case "allgathers":
-		return initPhase{"the out-of-band rendezvous over TCP",
+		return initPhase{rendezvousSide,
 			"The allgathers exchange each rank's peer and topology information over the bootstrap's TCP ring, one step per rank: they grow with the rank count and with a slow out-of-band interface, and the second (init.cc's AllGather3, after the graph search) also waits for the rank slowest through its topo and graphs phases.",
 			rendezvousFix}
 	case "delay":
@@ -169,7 +173,7 @@ func phaseOf(name string) initPhase {
 			"The delay is a sleep NCCL itself takes before a rank checks in with the bootstrap root, when more than NCCL_UID_STAGGER_THRESHOLD ranks (256) share one root: the rank's place among them divided by NCCL_UID_STAGGER_RATE (7000 per second), so that the root is not flooded.",
 			"Spread the rendezvous over several roots (ncclCommInitRankScalable, 2.23 on) or raise NCCL_UID_STAGGER_RATE if the root keeps up."}
 	case "recv", "ring", "send", "create":
-		return initPhase{"the out-of-band rendezvous over TCP",
+		return initPhase{rendezvousSide,
 			"The bootstrap is NCCL's rendezvous over TCP sockets (the interface of NCCL_SOCKET_IFNAME) through the root rank of the unique id.",
 			rendezvousFix}
 	case "connections":

@@ -54,5 +54,9 @@ func TestSlowInitBootstrap(t *testing.T) {
 	// (delay: NCCL_UID_STAGGER_RATE) is no TCP rendezvous.
 	fs = synthFindings(t, Options{}, p+"Bootstrap timings total 14.100000 (create 0.000033, send 0.000110, recv 0.090000, ring 0.009000, delay 14.000000)")
 	nicMustFind(t, fs, "nccl.init.slow", Warn, "delay 14.00 s", "stagger of the check-ins: not the network")
+	// At 2048 ranks, time the kernels took is no rendezvous's: a warning.
+	fs = synthFindings(t, Options{}, p+"Init timings - ncclCommInitRank: rank 0 nranks 2048 total 60.00 (kernels 55.00, alloc 0.20, bootstrap 2.00, allgathers 2.50, topo 0.20, graphs 0.01, connections 0.06, rest 0.03)")
+	if f := nicMustFind(t, fs, "nccl.init.slow", Warn, "kernels 55.00 s"); strings.Contains(f.Mechanism, "rendezvous alone") {
+		t.Errorf("kernels time told as the rendezvous's: %q", f.Mechanism)
+	}
 }
-
