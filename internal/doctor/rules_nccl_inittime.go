@@ -75,7 +75,7 @@ func checkSlowInit(inc *Incident) []Finding {
 		if a, ok := lastArrival(t, last); ok {
 			ev.add(a.Evidence)
 			b, _ := a.Phase("bootstrap")
-			why += fmt.Sprintf(" Rank %d%s spent only %s in its bootstrap against %s here: it reached its init call last, and the others waited for it (if it is of the same communicator: the timing lines name the init call and the size, no communicator).", a.Rank, onHosts(realHosts([]string{a.Host})), msSeconds(b), msSeconds(p.MS))
+			why += fmt.Sprintf(" Rank %d%s spent only %s in its bootstrap against %s here: it reached the bootstrap last (a late init call, or slow kernels and alloc phases before it), and the others waited for it (if it is of the same communicator: the timing lines name the init call and the size, no communicator).", a.Rank, onHosts(realHosts([]string{a.Host})), msSeconds(b), msSeconds(p.MS))
 		}
 	}
 	sev, scale := Warn, ""
