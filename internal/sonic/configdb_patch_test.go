@@ -102,7 +102,8 @@ func TestPatchNamespaces(t *testing.T) {
 
 // TestPatchReplaces: an add or replace on a row, table or config that is
 // already written replaces it whole (RFC 6902), as GCU applies it; a
-// field's add changes that field alone; a remove drops what was added.
+// field's add changes that field alone; a remove, move or copy drops what
+// was added where it takes away or writes.
 func TestPatchReplaces(t *testing.T) {
 	text := `[
   {"op": "add", "path": "/QUEUE/E|3", "value": {"scheduler": "s0", "wred_profile": "W"}},
@@ -113,7 +114,11 @@ func TestPatchReplaces(t *testing.T) {
   {"op": "add", "path": "/QUEUE/E|4", "value": {"wred_profile": "W"}},
   {"op": "remove", "path": "/QUEUE/E|4"},
   {"op": "add", "path": "/PORT_QOS_MAP/E", "value": {"pfc_enable": "3,4", "pfcwd_sw_enable": "3,4"}},
-  {"op": "remove", "path": "/PORT_QOS_MAP/E/pfc_enable"}
+  {"op": "remove", "path": "/PORT_QOS_MAP/E/pfc_enable"},
+  {"op": "add", "path": "/WRED_PROFILE/W", "value": {"ecn": "ecn_all"}},
+  {"op": "add", "path": "/SCHEDULER/s1", "value": {"type": "DWRR"}},
+  {"op": "move", "from": "/WRED_PROFILE/W", "path": "/WRED_PROFILE/W2"},
+  {"op": "copy", "from": "/SCHEDULER/s0", "path": "/SCHEDULER/s1"}
 ]`
 	db, err := Parse("p.json", []byte(text))
 	if err != nil {
@@ -131,6 +136,11 @@ func TestPatchReplaces(t *testing.T) {
 	}
 	if row := db.Tables["PORT_QOS_MAP"]["E"]; len(row) != 1 || row["pfcwd_sw_enable"].Text != "3,4" {
 		t.Errorf("PORT_QOS_MAP|E %v, want pfcwd_sw_enable alone", row)
+	}
+	// A move takes away its from; a move or copy puts at its path what
+	// only the running config holds: neither keeps what the patch wrote.
+	if len(db.Tables["WRED_PROFILE"]) != 0 || len(db.Tables["SCHEDULER"]) != 0 {
+		t.Errorf("WRED_PROFILE %v SCHEDULER %v, want what the move and copy replaced gone", db.Tables["WRED_PROFILE"], db.Tables["SCHEDULER"])
 	}
 	if len(db.Duplicates) != 0 {
 		t.Errorf("duplicates %v", db.Duplicates)
