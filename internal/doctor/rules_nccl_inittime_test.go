@@ -40,4 +40,23 @@ func TestSlowInitBootstrap(t *testing.T) {
 	nicMustFind(t, fs, "nccl.init.slow", Warn, "its bootstrap", "recv 11.99 s")
 	fs = synthFindings(t, Options{}, p+"Init timings: rank 0 nranks 16 total 9.99 (kernels 0.30, bootstrap 9.00, allgathers 0.05, topo 0.40, graphs 0.01, connections 0.20, rest 0.03)")
 	nicMustNot(t, fs, "nccl.init.slow")
+	// Only the host's own Bootstrap timings line explains its bootstrap
+	// (the line names no rank): another host's slower one is not told as
+	// "this host's".
+	fs = synthFindings(t, Options{},
+		"n2:1:2 [0] NCCL INFO Bootstrap timings total 30.000000 (create 0.000033, send 0.000110, recv 29.990000, ring 0.009000, delay 0.000000)",
+		p+"Init timings - ncclCommInitRank: rank 0 nranks 16 total 42.50 (kernels 0.30, alloc 0.20, bootstrap 41.21, allgathers 0.05, topo 0.40, graphs 0.01, connections 0.30, rest 0.03)")
+	f = nicMustFind(t, fs, "nccl.init.slow", Warn, "on n1", "bootstrap 41.21 s")
+	if strings.Contains(f.Mechanism, "This host's bootstrap took 30.00 s") {
+		t.Errorf("n2's bootstrap told as n1's: %q", f.Mechanism)
+	}
+	// SYNTHETIC: a bootstrap spent in NCCL's own sleep before checking in
+	// (delay: NCCL_UID_STAGGER_RATE) is no TCP rendezvous.
+	fs = synthFindings(t, Options{}, p+"Bootstrap timings total 14.100000 (create 0.000033, send 0.000110, recv 0.090000, ring 0.009000, delay 14.000000)")
+	nicMustFind(t, fs, "nccl.init.slow", Warn, "delay 14.00 s", "stagger of the check-ins: not the network")
+	// At 2048 ranks, time the kernels took is no rendezvous's: a warning.
+	fs = synthFindings(t, Options{}, p+"Init timings - ncclCommInitRank: rank 0 nranks 2048 total 60.00 (kernels 55.00, alloc 0.20, bootstrap 2.00, allgathers 2.50, topo 0.20, graphs 0.01, connections 0.06, rest 0.03)")
+	if f := nicMustFind(t, fs, "nccl.init.slow", Warn, "kernels 55.00 s"); strings.Contains(f.Mechanism, "rendezvous alone") {
+		t.Errorf("kernels time told as the rendezvous's: %q", f.Mechanism)
+	}
 }

@@ -193,21 +193,21 @@ func bootstrapResetClass(m string) failureClass {
 		"Look up the peer address among the hosts' 'Bootstrap : Using' lines: if it is a rank of this job, find that rank's first failure (its log, dmesg, an OOM kill, a restart by the launcher); if not, the job's unique id or NCCL_COMM_ID points at another process: give every launch its own. Run one NCCL version on every rank."}
 }
 
-// pollConnectClass reads socketPollConnect's own WARN (misc/socket.cc,
-// NCCL 2.19 on): "poll() returned 1, no POLLOUT events", or "poll()
-// failed with error X": a non-blocking TCP connect NCCL polled ended in an
-// error or hang-up instead of becoming writable, and NCCL returned a
-// system error without naming the peer.
+// pollConnectClass reads socketPollConnect's WARN of NCCL 2.23 to 2.26
+// (misc/socket.cc): "poll() returned 1, no POLLOUT events": poll reported
+// an event other than POLLOUT (an error or hang-up) on a non-blocking TCP
+// connect still in progress, and NCCL returned a system error without
+// retrying and without naming the peer. 2.27 reads the socket's error
+// instead and retries (NVIDIA/nccl PR 1618). Its neighbour "poll() failed
+// with error X" is poll(2) itself failing (EINVAL, ENOMEM), no connect's
+// outcome: it is not read here.
 func pollConnectClass(msg string) (failureClass, bool) {
-	const head = "socketPollConnect poll() "
+	const head = "socketPollConnect poll() returned "
 	msg = strings.TrimSpace(msg)
-	if len(msg) < len(head) || !strings.EqualFold(msg[:len(head)], head) {
-		return failureClass{}, false
-	}
-	if rest := strings.ToLower(msg[len(head):]); !strings.HasPrefix(rest, "returned ") && !strings.HasPrefix(rest, "failed with error") {
+	if len(msg) < len(head) || !strings.EqualFold(msg[:len(head)], head) || !strings.HasSuffix(strings.ToLower(msg), "no pollout events") {
 		return failureClass{}, false
 	}
 	return failureClass{"a TCP connect of NCCL failed before it was established (" + msg + ")",
-		"NCCL connects its sockets (the bootstrap's, the proxy's, NET/Socket's) without blocking and polls until the socket is writable; an error or hang-up event without POLLOUT means the connect itself failed, and this NCCL returns a system error at once, without retrying and without naming the peer: the peer refused or reset the connection, its SYNs went unanswered until the kernel gave up (a host or firewall dropping SYNs: NVIDIA/nccl#1618, where ranks of a 1024-rank job failed so at bootstrap), or the address belongs to an interface the peers cannot reach (docker0, a bridge, a VPN or link-local address picked for lack of NCCL_SOCKET_IFNAME).",
-		"Set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on, the same on every host; test TCP between the hosts on it (a connect to a high port from each host), look for SYN drops on the receiving host (`nstat -az TcpExtListenDrops TcpExtListenOverflows`, firewall logs) when many ranks connect at once, and rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,BOOTSTRAP,NET to see which connection failed."}, true
+		"NCCL connects its sockets (the bootstrap's, the proxy's, NET/Socket's) without blocking and polls until the socket is writable; NCCL 2.23 to 2.26 stop at the first poll that reports an event without POLLOUT (an error or hang-up on a connect still in progress) and return a system error at once, without retrying and without naming the peer (2.27 reads the socket's error instead and retries: NVIDIA/nccl PR 1618). The connect itself failed: its SYNs went unanswered or were answered by an error (a host or firewall dropping SYNs: in PR 1618, ranks of a 1024-rank job failed so at bootstrap and the destination node was dropping TCP SYNs), or the address belongs to an interface the peers cannot reach (docker0, a bridge, a VPN or link-local address picked for lack of NCCL_SOCKET_IFNAME).",
+		"Set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on, the same on every host; test TCP between the hosts on it (a connect to a high port from each host), look for SYN drops on the receiving host (`nstat -az TcpExtListenDrops TcpExtListenOverflows`, firewall logs) when many ranks connect at once, rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,BOOTSTRAP,NET to see which connection failed, and use NCCL 2.27 or later, which retries such a connect."}, true
 }

@@ -31,7 +31,8 @@ func (p *parser) patchNext() bool {
 // path's namespace (main for a path without one). What a "remove" (or a
 // "move" or "copy") changes is the running config's, which the patch does
 // not hold: it is kept in Skipped, named where lint says what it did not
-// judge.
+// judge; a "remove", "move" or "copy" also drops what the patch itself
+// wrote where it takes away or writes.
 func (p *parser) patch(main *ConfigDB) ([]*ConfigDB, error) {
 	main.Patch = true
 	byNS := map[string]*ConfigDB{}
@@ -68,9 +69,9 @@ func (p *parser) patch(main *ConfigDB) ([]*ConfigDB, error) {
 // come before its "value", as GCU's files write them.
 func (p *parser) patchOp(at int, db func(ns string) *ConfigDB) error {
 	var op, path Value
-	var ns string
-	var segs []string
-	valued := false
+	var ns, fromNS string
+	var segs, fromSegs []string
+	fromSet, valued := false, false
 	for {
 		k, off, ok, err := p.key()
 		if err != nil {
@@ -93,6 +94,15 @@ func (p *parser) patchOp(at int, db func(ns string) *ConfigDB) error {
 			if ns, segs, err = p.patchPath(v, off); err != nil {
 				return err
 			}
+		case "from":
+			v, err := p.value("JSON Patch from")
+			if err != nil {
+				return err
+			}
+			if fromNS, fromSegs, err = p.patchPath(v, off); err != nil {
+				return err
+			}
+			fromSet = true
 		case "value":
 			if op.Text == "" || path.Line == 0 {
 				return p.errAt(off, "JSON Patch operation: \"value\" before its \"op\" and \"path\": expected them first, as `config apply-patch` files write them")
@@ -116,12 +126,43 @@ func (p *parser) patchOp(at int, db func(ns string) *ConfigDB) error {
 	if op.Text == "" || path.Line == 0 {
 		return p.errAt(at, "JSON Patch operation: expected \"op\" and \"path\"")
 	}
+	if op.Text == "test" {
+		// A test changes nothing (RFC 6902 4.6): it only stops the patch
+		// where the running config differs.
+		return nil
+	}
 	if !valued || op.Text != "add" && op.Text != "replace" {
 		path.Text = op.Text + " " + path.Text
 		d := db(ns)
 		d.Skipped = append(d.Skipped, path)
+		switch op.Text {
+		case "move":
+			if fromSet {
+				patchRemove(db(fromNS), fromSegs)
+			}
+			patchRemove(d, segs)
+		case "remove", "copy":
+			patchRemove(d, segs)
+		}
 	}
 	return nil
+}
+
+// patchRemove drops what the patch's earlier operations wrote at segs
+// when a later one takes it away or puts there what only the running
+// config holds: a "remove" (RFC 6902 4.2: the target no longer exists),
+// a "move"'s from and target, a "copy"'s target (4.4, 4.5).
+func patchRemove(db *ConfigDB, segs []string) {
+	switch len(segs) {
+	case 0:
+		clear(db.Tables)
+	case 1:
+		delete(db.Tables, segs[0])
+	case 2:
+		delete(db.Tables[segs[0]], segs[1])
+	case 3:
+		delete(db.Tables[segs[0]][segs[1]], strings.TrimSuffix(segs[2], "@"))
+	}
 }
 
 // patchPath splits a path ("/asic0/QUEUE/Ethernet0|3/wred_profile") into

@@ -56,13 +56,15 @@ func TestPatchReference(t *testing.T) {
 // TestPatchNamespaces: on a multi-ASIC switch GCU's paths start with the
 // namespace ("/asic0/...", "/localhost/..."): each namespace's operations
 // make a config of its own, as a `show runningconfiguration all` dump's
-// do. A "remove" is kept as not read, at its path; a field-level "replace"
+// do. A "remove" is kept as not read, at its path (a "test", which
+// changes nothing, is not named); a field-level "replace"
 // writes its field; a whole namespace or table can be the value.
 func TestPatchNamespaces(t *testing.T) {
 	text := `[
   {"op": "add", "path": "/asic0/PORT_QOS_MAP/Ethernet0", "value": {"pfc_enable": "3,4", "dscp_to_tc_map": "AZURE"}},
   {"op": "replace", "path": "/asic1/WRED_PROFILE/AZURE_LOSSLESS/ecn", "value": "ecn_all"},
   {"op": "remove", "path": "/asic1/PFC_WD/Ethernet8"},
+  {"op": "test", "path": "/asic1/PFC_WD/Ethernet12/action", "value": "drop"},
   {"op": "add", "path": "/localhost", "value": {"DEVICE_METADATA": {"localhost": {"hwsku": "x"}}}},
   {"op": "add", "path": "/asic0/SCHEDULER", "value": {"scheduler.1": {"type": "DWRR", "weight": "15"}}}
 ]`
@@ -87,7 +89,7 @@ func TestPatchNamespaces(t *testing.T) {
 	if v := a1.Tables["WRED_PROFILE"]["AZURE_LOSSLESS"]["ecn"]; v.Text != "ecn_all" || v.Line != 3 {
 		t.Errorf("asic1 ecn %+v", v)
 	}
-	if len(a1.Skipped) != 1 || a1.Skipped[0].Text != "remove /asic1/PFC_WD/Ethernet8" || a1.Skipped[0].Line != 4 {
+	if len(a1.Skipped) != 1 || a1.Skipped[0].Text != "remove /asic1/PFC_WD/Ethernet8" || a1.Skipped[0].Line != 4 || a1.Tables["PFC_WD"] != nil {
 		t.Errorf("asic1 skipped %+v", a1.Skipped)
 	}
 	if v := got["localhost"].Tables["DEVICE_METADATA"]["localhost"]["hwsku"]; v.Text != "x" {
@@ -100,14 +102,23 @@ func TestPatchNamespaces(t *testing.T) {
 
 // TestPatchReplaces: an add or replace on a row, table or config that is
 // already written replaces it whole (RFC 6902), as GCU applies it; a
-// field's add changes that field alone.
+// field's add changes that field alone; a remove, move or copy drops what
+// was added where it takes away or writes.
 func TestPatchReplaces(t *testing.T) {
 	text := `[
   {"op": "add", "path": "/QUEUE/E|3", "value": {"scheduler": "s0", "wred_profile": "W"}},
   {"op": "replace", "path": "/QUEUE/E|3", "value": {"scheduler": "s1"}},
   {"op": "add", "path": "/PFC_WD", "value": {"E": {"action": "drop"}, "F": {"action": "drop"}}},
   {"op": "add", "path": "/PFC_WD", "value": {"F": {"action": "alert"}}},
-  {"op": "add", "path": "/PFC_WD/F/detection_time", "value": "200"}
+  {"op": "add", "path": "/PFC_WD/F/detection_time", "value": "200"},
+  {"op": "add", "path": "/QUEUE/E|4", "value": {"wred_profile": "W"}},
+  {"op": "remove", "path": "/QUEUE/E|4"},
+  {"op": "add", "path": "/PORT_QOS_MAP/E", "value": {"pfc_enable": "3,4", "pfcwd_sw_enable": "3,4"}},
+  {"op": "remove", "path": "/PORT_QOS_MAP/E/pfc_enable"},
+  {"op": "add", "path": "/WRED_PROFILE/W", "value": {"ecn": "ecn_all"}},
+  {"op": "add", "path": "/SCHEDULER/s1", "value": {"type": "DWRR"}},
+  {"op": "move", "from": "/WRED_PROFILE/W", "path": "/WRED_PROFILE/W2"},
+  {"op": "copy", "from": "/SCHEDULER/s0", "path": "/SCHEDULER/s1"}
 ]`
 	db, err := Parse("p.json", []byte(text))
 	if err != nil {
@@ -118,6 +129,18 @@ func TestPatchReplaces(t *testing.T) {
 	}
 	if wd := db.Tables["PFC_WD"]; len(wd) != 1 || wd["F"]["action"].Text != "alert" || wd["F"]["detection_time"].Text != "200" {
 		t.Errorf("PFC_WD %v, want F alone, alert, 200", wd)
+	}
+	// A remove takes away what the patch added before it (RFC 6902 4.2).
+	if _, ok := db.Tables["QUEUE"]["E|4"]; ok {
+		t.Errorf("QUEUE|E|4 still held after its remove: %v", db.Tables["QUEUE"])
+	}
+	if row := db.Tables["PORT_QOS_MAP"]["E"]; len(row) != 1 || row["pfcwd_sw_enable"].Text != "3,4" {
+		t.Errorf("PORT_QOS_MAP|E %v, want pfcwd_sw_enable alone", row)
+	}
+	// A move takes away its from; a move or copy puts at its path what
+	// only the running config holds: neither keeps what the patch wrote.
+	if len(db.Tables["WRED_PROFILE"]) != 0 || len(db.Tables["SCHEDULER"]) != 0 {
+		t.Errorf("WRED_PROFILE %v SCHEDULER %v, want what the move and copy replaced gone", db.Tables["WRED_PROFILE"], db.Tables["SCHEDULER"])
 	}
 	if len(db.Duplicates) != 0 {
 		t.Errorf("duplicates %v", db.Duplicates)
