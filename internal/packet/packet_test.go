@@ -52,7 +52,7 @@ func TestQueueAndPool(t *testing.T) {
 		t.Fatal("queue or pool not empty")
 	}
 	p := pl.Get()
-	if p.PSN != 0 || p.Frame != 0 || pl.Allocated() != poolChunk {
+	if p.PSN != 0 || p.Frame != 0 || pl.Allocated() != PoolChunk {
 		t.Fatalf("recycled packet not zeroed or pool grew: %+v alloc=%d", p, pl.Allocated())
 	}
 }
@@ -89,7 +89,7 @@ func TestPacketLayout(t *testing.T) {
 func TestPoolLines(t *testing.T) {
 	linetest.Only64(t)
 	var pl Pool
-	for i := 0; i < 3*poolChunk; i++ {
+	for i := 0; i < 3*PoolChunk; i++ {
 		if a := uintptr(unsafe.Pointer(pl.Get())); a%64 != 0 {
 			t.Fatalf("packet %d at byte %d of a line", i, a%64)
 		}

@@ -66,8 +66,9 @@ const (
 	// bytesPerDomain is what each domain of a run split over threads adds:
 	// its latency histograms (an HDR histogram of about 200 KB for each
 	// priority and class its packets use, eleven at most), its sampler
-	// and outboxes.
-	bytesPerDomain = 3 << 20
+	// and outboxes, and its packet pool's last chunk, which the packets in
+	// flight share with the other domains' and so may fill in part.
+	bytesPerDomain = 3<<20 + packet.PoolChunk*bytesPerPacket
 	// maxExpand is the most flows the estimate expands one by one; beyond
 	// it a generator's flows are counted with the longest path.
 	maxExpand = 1 << 20
@@ -146,8 +147,11 @@ func (s *Scenario) estimate(tr []collective.Transfer) Estimate {
 		perHop += pipelinePerHop
 	}
 	e.Events = sat(hopsSum*perHop + float64(e.Samples))
-	// In flight at most: every switch buffer full of minimum frames.
+	// In flight at most: every switch buffer full of minimum frames, in
+	// whole chunks of the packet pool, which takes packet.PoolChunk
+	// packets at a time (a run of one packet costs a chunk).
 	inFlight := min(float64(nSwitch)*float64(s.Switch.Buffer)/64, packets)
+	inFlight = math.Ceil(inFlight/packet.PoolChunk) * packet.PoolChunk
 	mem := float64(nPorts)*bytesPerPort +
 		float64(nSwitch)*float64(len(s.Topo.Hosts))*bytesPerRouteEntry +
 		count*bytesPerFlow +

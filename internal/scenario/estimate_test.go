@@ -1,9 +1,11 @@
 package scenario
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"rocelab/internal/packet"
 	"rocelab/internal/twin"
 	"rocelab/internal/unit"
 )
@@ -112,6 +114,24 @@ func TestEstimateCountsDomains(t *testing.T) {
 	}
 	if err := eight.Check(limit); err == nil || !strings.Contains(err.Error(), "split into 8 domains") {
 		t.Errorf("eight domains: %v", err)
+	}
+}
+
+// The packet pool takes its packets a chunk at a time: a run of one
+// packet costs as much as one of a chunk, and one packet more costs a
+// whole chunk more.
+func TestEstimateCountsPoolChunks(t *testing.T) {
+	memory := func(packets int) unit.Bytes {
+		s := mustLoad(t, "one.yaml", fmt.Sprintf("duration: 100us\nhost: {mtu: 1024}\ntopology: {kind: single-switch, hosts: 2}\ntraffic: {flows: [{src: h0, dst: h1, bytes: %d}]}\n", packets*1024))
+		e := s.Estimate()
+		if e.Packets != int64(packets) {
+			t.Fatalf("%d packets estimated, want %d", e.Packets, packets)
+		}
+		return e.Memory
+	}
+	one, chunk, more := memory(1), memory(packet.PoolChunk), memory(packet.PoolChunk+1)
+	if one != chunk || more != chunk+packet.PoolChunk*bytesPerPacket {
+		t.Errorf("memory of 1, %d and %d packets: %d, %d and %d B", packet.PoolChunk, packet.PoolChunk+1, one, chunk, more)
 	}
 }
 
