@@ -63,12 +63,14 @@ const (
 	bytesPerRouteEntry = 24
 	bytesPerFlow       = 320
 	bytesPerSample     = 8
+	// poolChunkBytes is a chunk of a domain's packet pool, which takes
+	// packet.PoolChunk packets at a time: a run of one packet costs one.
+	poolChunkBytes = packet.PoolChunk * bytesPerPacket
 	// bytesPerDomain is what each domain of a run split over threads adds:
 	// its latency histograms (an HDR histogram of about 200 KB for each
 	// priority and class its packets use, eleven at most), its sampler
-	// and outboxes, and its packet pool's last chunk, which the packets in
-	// flight share with the other domains' and so may fill in part.
-	bytesPerDomain = 3<<20 + packet.PoolChunk*bytesPerPacket
+	// and outboxes.
+	bytesPerDomain = 3 << 20
 	// maxExpand is the most flows the estimate expands one by one; beyond
 	// it a generator's flows are counted with the longest path.
 	maxExpand = 1 << 20
@@ -147,11 +149,8 @@ func (s *Scenario) estimate(tr []collective.Transfer) Estimate {
 		perHop += pipelinePerHop
 	}
 	e.Events = sat(hopsSum*perHop + float64(e.Samples))
-	// In flight at most: every switch buffer full of minimum frames, in
-	// whole chunks of the packet pool, which takes packet.PoolChunk
-	// packets at a time (a run of one packet costs a chunk).
+	// In flight at most: every switch buffer full of minimum frames.
 	inFlight := min(float64(nSwitch)*float64(s.Switch.Buffer)/64, packets)
-	inFlight = math.Ceil(inFlight/packet.PoolChunk) * packet.PoolChunk
 	mem := float64(nPorts)*bytesPerPort +
 		float64(nSwitch)*float64(len(s.Topo.Hosts))*bytesPerRouteEntry +
 		count*bytesPerFlow +
@@ -209,9 +208,12 @@ func (e Estimate) wall() string {
 	return fmt.Sprintf("about %s of wall time%s at %.1f M events/s a thread", wallTime(sec), on, r/1e6)
 }
 
-// memoryWith returns the memory the run needs split into its domains.
+// memoryWith returns the memory the run needs split into its domains:
+// Memory counts the packets in flight one by one, and each domain's pool
+// may hold its last chunk of them in part.
 func (e Estimate) memoryWith() unit.Bytes {
-	return e.Memory + unit.Bytes(max(e.Domains-1, 0))*bytesPerDomain
+	d := unit.Bytes(max(e.Domains, 1))
+	return e.Memory + d*poolChunkBytes + (d-1)*bytesPerDomain
 }
 
 // samplesUntil returns the queue samples taken until t: the sampler starts

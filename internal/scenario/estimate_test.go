@@ -1,9 +1,9 @@
 package scenario
 
 import (
-	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"rocelab/internal/packet"
 	"rocelab/internal/twin"
@@ -117,21 +117,21 @@ func TestEstimateCountsDomains(t *testing.T) {
 	}
 }
 
-// The packet pool takes its packets a chunk at a time: a run of one
-// packet costs as much as one of a chunk, and one packet more costs a
-// whole chunk more.
+// The packet pool takes its packets a chunk at a time: the refusal
+// counts a run of one packet at a whole chunk of them at least, what
+// prints of the estimate the packet alone.
 func TestEstimateCountsPoolChunks(t *testing.T) {
-	memory := func(packets int) unit.Bytes {
-		s := mustLoad(t, "one.yaml", fmt.Sprintf("duration: 100us\nhost: {mtu: 1024}\ntopology: {kind: single-switch, hosts: 2}\ntraffic: {flows: [{src: h0, dst: h1, bytes: %d}]}\n", packets*1024))
-		e := s.Estimate()
-		if e.Packets != int64(packets) {
-			t.Fatalf("%d packets estimated, want %d", e.Packets, packets)
-		}
-		return e.Memory
+	s := mustLoad(t, "one.yaml", "host: {mtu: 1024}\ntopology: {kind: single-switch, hosts: 2}\ntraffic: {flows: [{src: h0, dst: h1, bytes: 1024}]}\n")
+	e := s.Estimate()
+	if e.Packets != 1 || e.Domains != 1 {
+		t.Fatalf("%d packets, %d domains estimated, want 1 and 1", e.Packets, e.Domains)
 	}
-	one, chunk, more := memory(1), memory(packet.PoolChunk), memory(packet.PoolChunk+1)
-	if one != chunk || more != chunk+packet.PoolChunk*bytesPerPacket {
-		t.Errorf("memory of 1, %d and %d packets: %d, %d and %d B", packet.PoolChunk, packet.PoolChunk+1, one, chunk, more)
+	chunk := unit.Bytes(packet.PoolChunk * unsafe.Sizeof(packet.Packet{}))
+	if err := e.Check(twin.Limits{Memory: e.Memory + chunk - 1}); err == nil {
+		t.Errorf("a run of one packet fits %s, less than its estimate and a pool chunk of %s", human(e.Memory+chunk-1), human(chunk))
+	}
+	if err := e.Check(twin.Limits{Memory: e.Memory + poolChunkBytes}); err != nil {
+		t.Error(err)
 	}
 }
 
