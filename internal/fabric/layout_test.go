@@ -4,28 +4,16 @@ import (
 	"fmt"
 	"testing"
 	"unsafe"
+
+	"rocelab/internal/linetest"
 )
 
-// field is a field's place in a struct and the cache line it must lie in.
-type field struct {
-	name     string
-	off, len uintptr
-	line     uintptr
-}
-
 // checkLines fails t unless a struct of size bytes is a whole number of
-// 64-byte lines (so that in an array every element starts on a line) and
-// each field lies within its line.
-func checkLines(t *testing.T, typ string, size uintptr, fields []field) {
+// lines and each field lies within its line.
+func checkLines(t *testing.T, typ string, size uintptr, fields []linetest.Field) {
 	t.Helper()
-	if size%64 != 0 {
-		t.Errorf("%s is %d bytes, not a whole number of 64-byte lines: pad it to %d", typ, size, (size+63)/64*64)
-	}
-	for _, f := range fields {
-		if first, last := f.off/64, (f.off+f.len-1)/64; first != f.line || last != f.line {
-			t.Errorf("%s.%s lies in lines %d-%d (bytes %d-%d), want line %d", typ, f.name, first, last, f.off, f.off+f.len-1, f.line)
-		}
-	}
+	linetest.Whole(t, typ, size)
+	linetest.In(t, typ, 0, fields)
 }
 
 // TestPortHotLines checks the layout the event loop counts on: what a
@@ -37,30 +25,30 @@ func checkLines(t *testing.T, typ string, size uintptr, fields []field) {
 // receive counts, buffer use and XOFF state lie in one line.
 func TestPortHotLines(t *testing.T) {
 	var p Port
-	fields := []field{
-		{"tx", unsafe.Offsetof(p.tx), unsafe.Sizeof(p.tx), 0},
-		{"dom", unsafe.Offsetof(p.dom), unsafe.Sizeof(p.dom), 0},
-		{"key", unsafe.Offsetof(p.key), unsafe.Sizeof(p.key), 0},
-		{"busyUntil", unsafe.Offsetof(p.busyUntil), unsafe.Sizeof(p.busyUntil), 0},
-		{"rate", unsafe.Offsetof(p.rate), unsafe.Sizeof(p.rate), 0},
-		{"delay", unsafe.Offsetof(p.delay), unsafe.Sizeof(p.delay), 0},
-		{"jitter", unsafe.Offsetof(p.jitter), unsafe.Sizeof(p.jitter), 0},
-		{"index", unsafe.Offsetof(p.index), unsafe.Sizeof(p.index), 0},
-		{"pausing", unsafe.Offsetof(p.pausing), 1, 0},
-		{"storm", unsafe.Offsetof(p.storm), 1, 0},
-		{"txQueued", unsafe.Offsetof(p.txQueued), 1, 0},
-		{"sending", unsafe.Offsetof(p.sending), 1, 0},
-		{"hooks", unsafe.Offsetof(p.hooks), 1, 0},
-		{"ctrlQueued", unsafe.Offsetof(p.ctrlQueued), 1, 0},
-		{"rx", unsafe.Offsetof(p.rx), unsafe.Sizeof(p.rx), 1},
-		{"egress", unsafe.Offsetof(p.egress), unsafe.Sizeof(p.egress), 1},
-		{"node", unsafe.Offsetof(p.node), unsafe.Sizeof(p.node), 1},
-		{"loss", unsafe.Offsetof(p.loss), unsafe.Sizeof(p.loss), 1},
-		{"txLast", unsafe.Offsetof(p.txLast), unsafe.Sizeof(p.txLast), 1},
+	fields := []linetest.Field{
+		linetest.At("tx", unsafe.Offsetof(p.tx), unsafe.Sizeof(p.tx), 0),
+		linetest.At("dom", unsafe.Offsetof(p.dom), unsafe.Sizeof(p.dom), 0),
+		linetest.At("key", unsafe.Offsetof(p.key), unsafe.Sizeof(p.key), 0),
+		linetest.At("busyUntil", unsafe.Offsetof(p.busyUntil), unsafe.Sizeof(p.busyUntil), 0),
+		linetest.At("rate", unsafe.Offsetof(p.rate), unsafe.Sizeof(p.rate), 0),
+		linetest.At("delay", unsafe.Offsetof(p.delay), unsafe.Sizeof(p.delay), 0),
+		linetest.At("jitter", unsafe.Offsetof(p.jitter), unsafe.Sizeof(p.jitter), 0),
+		linetest.At("index", unsafe.Offsetof(p.index), unsafe.Sizeof(p.index), 0),
+		linetest.At("pausing", unsafe.Offsetof(p.pausing), 1, 0),
+		linetest.At("storm", unsafe.Offsetof(p.storm), 1, 0),
+		linetest.At("txQueued", unsafe.Offsetof(p.txQueued), 1, 0),
+		linetest.At("sending", unsafe.Offsetof(p.sending), 1, 0),
+		linetest.At("hooks", unsafe.Offsetof(p.hooks), 1, 0),
+		linetest.At("ctrlQueued", unsafe.Offsetof(p.ctrlQueued), 1, 0),
+		linetest.At("rx", unsafe.Offsetof(p.rx), unsafe.Sizeof(p.rx), 1),
+		linetest.At("egress", unsafe.Offsetof(p.egress), unsafe.Sizeof(p.egress), 1),
+		linetest.At("node", unsafe.Offsetof(p.node), unsafe.Sizeof(p.node), 1),
+		linetest.At("loss", unsafe.Offsetof(p.loss), unsafe.Sizeof(p.loss), 1),
+		linetest.At("txLast", unsafe.Offsetof(p.txLast), unsafe.Sizeof(p.txLast), 1),
 	}
 	for i := range p.rxPrio {
 		off := unsafe.Offsetof(p.rxPrio) + uintptr(i)*unsafe.Sizeof(p.rxPrio[i])
-		fields = append(fields, field{"rxPrio[" + string(rune('0'+i)) + "]", off, unsafe.Sizeof(p.rxPrio[i]), off / 64})
+		fields = append(fields, linetest.At("rxPrio["+string(rune('0'+i))+"]", off, unsafe.Sizeof(p.rxPrio[i]), off/64))
 	}
 	checkLines(t, "Port", unsafe.Sizeof(p), fields)
 }
@@ -72,15 +60,15 @@ func TestPortHotLines(t *testing.T) {
 func TestSwitchEgressLines(t *testing.T) {
 	var e switchEgress
 	ets := unsafe.Offsetof(e.ets)
-	fields := []field{
-		{"busy", unsafe.Offsetof(e.busy), 1, 0},
-		{"red", unsafe.Offsetof(e.red), unsafe.Sizeof(e.red), 0},
-		{"ets", ets, unsafe.Sizeof(e.ets), 0},
-		{"routed", unsafe.Offsetof(e.routed), unsafe.Sizeof(e.routed), 0},
+	fields := []linetest.Field{
+		linetest.At("busy", unsafe.Offsetof(e.busy), 1, 0),
+		linetest.At("red", unsafe.Offsetof(e.red), unsafe.Sizeof(e.red), 0),
+		linetest.At("ets", ets, unsafe.Sizeof(e.ets), 0),
+		linetest.At("routed", unsafe.Offsetof(e.routed), unsafe.Sizeof(e.routed), 0),
 	}
 	for i := range e.cls {
 		off := unsafe.Offsetof(e.cls) + uintptr(i)*unsafe.Sizeof(e.cls[i])
-		fields = append(fields, field{"cls[" + string(rune('0'+i)) + "]", off, unsafe.Sizeof(e.cls[i]), uintptr(i) + 1})
+		fields = append(fields, linetest.At("cls["+string(rune('0'+i))+"]", off, unsafe.Sizeof(e.cls[i]), uintptr(i)+1))
 	}
 	checkLines(t, "switchEgress", unsafe.Sizeof(e), fields)
 }
@@ -91,18 +79,18 @@ func TestSwitchEgressLines(t *testing.T) {
 func TestLinkLines(t *testing.T) {
 	var l Link
 	var d linkDir
-	checkLines(t, "linkDir", unsafe.Sizeof(d), []field{
-		{"wire", unsafe.Offsetof(d.wire), unsafe.Sizeof(d.wire), 0},
-		{"key", unsafe.Offsetof(d.key), unsafe.Sizeof(d.key), 0},
-		{"to", unsafe.Offsetof(d.to), unsafe.Sizeof(d.to), 0},
-		{"lastArrival", unsafe.Offsetof(d.lastArrival), unsafe.Sizeof(d.lastArrival), 0},
-		{"jsrc", unsafe.Offsetof(d.jsrc), unsafe.Sizeof(d.jsrc), 0},
-		{"cut", unsafe.Offsetof(d.cut), 1, 0},
-		{"down", unsafe.Offsetof(d.down), 1, 0},
+	checkLines(t, "linkDir", unsafe.Sizeof(d), []linetest.Field{
+		linetest.At("wire", unsafe.Offsetof(d.wire), unsafe.Sizeof(d.wire), 0),
+		linetest.At("key", unsafe.Offsetof(d.key), unsafe.Sizeof(d.key), 0),
+		linetest.At("to", unsafe.Offsetof(d.to), unsafe.Sizeof(d.to), 0),
+		linetest.At("lastArrival", unsafe.Offsetof(d.lastArrival), unsafe.Sizeof(d.lastArrival), 0),
+		linetest.At("jsrc", unsafe.Offsetof(d.jsrc), unsafe.Sizeof(d.jsrc), 0),
+		linetest.At("cut", unsafe.Offsetof(d.cut), 1, 0),
+		linetest.At("down", unsafe.Offsetof(d.down), 1, 0),
 	})
-	checkLines(t, "Link", unsafe.Sizeof(l), []field{
-		{"dir[0]", unsafe.Offsetof(l.dir), 1, 0},
-		{"dir[1]", unsafe.Offsetof(l.dir) + unsafe.Sizeof(l.dir[0]), 1, unsafe.Sizeof(l.dir[0]) / 64},
+	checkLines(t, "Link", unsafe.Sizeof(l), []linetest.Field{
+		linetest.At("dir[0]", unsafe.Offsetof(l.dir), 1, 0),
+		linetest.At("dir[1]", unsafe.Offsetof(l.dir)+unsafe.Sizeof(l.dir[0]), 1, unsafe.Sizeof(l.dir[0])/64),
 	})
 }
 
@@ -113,25 +101,25 @@ func TestSwitchHotLines(t *testing.T) {
 	var s Switch
 	b := unsafe.Offsetof(s.buf)
 	r := unsafe.Offsetof(s.routes)
-	fields := []field{
-		{"egress0", unsafe.Offsetof(s.egress0), unsafe.Sizeof(s.egress0), 0},
-		{"port", unsafe.Offsetof(s.port), unsafe.Sizeof(s.port), 0},
-		{"routes.hosts", r + unsafe.Offsetof(s.routes.hosts), unsafe.Sizeof(s.routes.hosts), 0},
-		{"routes.runs", r + unsafe.Offsetof(s.routes.runs), unsafe.Sizeof(s.routes.runs), 0},
-		{"routes.cand", r + unsafe.Offsetof(s.routes.cand), unsafe.Sizeof(s.routes.cand), 1},
-		{"routes.at", r + unsafe.Offsetof(s.routes.at), unsafe.Sizeof(s.routes.at), 1},
-		{"seed", unsafe.Offsetof(s.seed), unsafe.Sizeof(s.seed), 1},
-		{"lossless", unsafe.Offsetof(s.lossless), 1, 1},
-		{"ecnAtEnqueue", unsafe.Offsetof(s.ecnAtEnqueue), 1, 1},
-		{"hashFields", unsafe.Offsetof(s.hashFields), 1, 1},
-		{"stages", unsafe.Offsetof(s.stages), 1, 1},
-		{"classifier", unsafe.Offsetof(s.classifier), unsafe.Sizeof(s.classifier), 2},
-		{"buf.sharedSize", b + unsafe.Offsetof(s.buf.sharedSize), 8, 2},
-		{"buf.sharedUsed", b + unsafe.Offsetof(s.buf.sharedUsed), 8, 2},
-		{"buf.reserve", b + unsafe.Offsetof(s.buf.reserve), 8, 2},
-		{"buf.static", b + unsafe.Offsetof(s.buf.static), 8, 2},
-		{"buf.alpha", b + unsafe.Offsetof(s.buf.alpha), 8, 2},
-		{"buf.portAlpha", b + unsafe.Offsetof(s.buf.portAlpha), 16, 2}, // its pointer and length
+	fields := []linetest.Field{
+		linetest.At("egress0", unsafe.Offsetof(s.egress0), unsafe.Sizeof(s.egress0), 0),
+		linetest.At("port", unsafe.Offsetof(s.port), unsafe.Sizeof(s.port), 0),
+		linetest.At("routes.hosts", r+unsafe.Offsetof(s.routes.hosts), unsafe.Sizeof(s.routes.hosts), 0),
+		linetest.At("routes.runs", r+unsafe.Offsetof(s.routes.runs), unsafe.Sizeof(s.routes.runs), 0),
+		linetest.At("routes.cand", r+unsafe.Offsetof(s.routes.cand), unsafe.Sizeof(s.routes.cand), 1),
+		linetest.At("routes.at", r+unsafe.Offsetof(s.routes.at), unsafe.Sizeof(s.routes.at), 1),
+		linetest.At("seed", unsafe.Offsetof(s.seed), unsafe.Sizeof(s.seed), 1),
+		linetest.At("lossless", unsafe.Offsetof(s.lossless), 1, 1),
+		linetest.At("ecnAtEnqueue", unsafe.Offsetof(s.ecnAtEnqueue), 1, 1),
+		linetest.At("hashFields", unsafe.Offsetof(s.hashFields), 1, 1),
+		linetest.At("stages", unsafe.Offsetof(s.stages), 1, 1),
+		linetest.At("classifier", unsafe.Offsetof(s.classifier), unsafe.Sizeof(s.classifier), 2),
+		linetest.At("buf.sharedSize", b+unsafe.Offsetof(s.buf.sharedSize), 8, 2),
+		linetest.At("buf.sharedUsed", b+unsafe.Offsetof(s.buf.sharedUsed), 8, 2),
+		linetest.At("buf.reserve", b+unsafe.Offsetof(s.buf.reserve), 8, 2),
+		linetest.At("buf.static", b+unsafe.Offsetof(s.buf.static), 8, 2),
+		linetest.At("buf.alpha", b+unsafe.Offsetof(s.buf.alpha), 8, 2),
+		linetest.At("buf.portAlpha", b+unsafe.Offsetof(s.buf.portAlpha), 16, 2), // its pointer and length
 	}
 	checkLines(t, "Switch", unsafe.Sizeof(s), fields)
 }
@@ -142,6 +130,7 @@ func TestSwitchHotLines(t *testing.T) {
 // of under 32 KiB, each started 8 bytes into a line, after Go's type
 // header).
 func TestSlabLines(t *testing.T) {
+	linetest.Only64(t)
 	net := NewNetwork(1, 2)
 	var ports []*Port
 	for i, n := range []int{1, 4, 8, 12, 13, 16, 32, 48, 64, 3} {

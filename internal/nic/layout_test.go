@@ -5,16 +5,9 @@ import (
 	"testing"
 	"unsafe"
 
+	"rocelab/internal/linetest"
 	"rocelab/internal/sim"
 )
-
-// field is a field's place in a struct and the cache line of the object,
-// as the heap places it, that it must lie in.
-type field struct {
-	name     string
-	off, len uintptr
-	line     uintptr
-}
 
 // heapOffset returns where in a cache line the objects alloc allocates
 // one at a time (as New and Connect allocate NICs and QPs) start. A
@@ -24,6 +17,7 @@ type field struct {
 // line holds 56 of its bytes.
 func heapOffset(t *testing.T, typ string, alloc func() unsafe.Pointer) uintptr {
 	t.Helper()
+	linetest.Only64(t)
 	at := uintptr(alloc()) % 64
 	for i := 0; i < 8; i++ {
 		if a := uintptr(alloc()) % 64; a != at {
@@ -31,19 +25,6 @@ func heapOffset(t *testing.T, typ string, alloc func() unsafe.Pointer) uintptr {
 		}
 	}
 	return at
-}
-
-// checkLines fails t unless each field lies within its line of an object
-// that starts at byte base of a line.
-func checkLines(t *testing.T, typ string, base uintptr, fields []field) {
-	t.Helper()
-	for _, f := range fields {
-		first, last := (base+f.off)/64, (base+f.off+f.len-1)/64
-		if first != f.line || last != f.line {
-			t.Errorf("%s.%s lies in lines %d-%d (bytes %d-%d, the object at byte %d of a line), want line %d",
-				typ, f.name, first, last, f.off, f.off+f.len-1, base, f.line)
-		}
-	}
 }
 
 // TestQPSendLines checks what a data packet's send reads of its QP past
@@ -62,23 +43,23 @@ func TestQPSendLines(t *testing.T) {
 		t.Fatal("sim.Timer has no field armed")
 	}
 	dcqcn := unsafe.Offsetof(q.dcqcn)
-	fields := []field{
-		{"failed", unsafe.Offsetof(q.failed), 1, 0},
-		{"posted", unsafe.Offsetof(q.posted), 1, 0},
-		{"rto.armed", rto + armed.Offset, 1, 6},
-		{"ccTimer.armed", ccTimer + armed.Offset, 1, 7},
-		{"dcqcn's send fields", dcqcn, 42, 8},
-		{"ePSN", unsafe.Offsetof(q.ePSN), unsafe.Sizeof(q.ePSN), 15},
-		{"seenAny", unsafe.Offsetof(q.seenAny), 1, 15},
-		{"maxSeen", unsafe.Offsetof(q.maxSeen), unsafe.Sizeof(q.maxSeen), 15},
-		{"sinceAck", unsafe.Offsetof(q.sinceAck), unsafe.Sizeof(q.sinceAck), 15},
-		{"msgBytes", unsafe.Offsetof(q.msgBytes), unsafe.Sizeof(q.msgBytes), 15},
-		{"delivered", unsafe.Offsetof(q.delivered), unsafe.Sizeof(q.delivered), 15},
-		{"lastDeliv", unsafe.Offsetof(q.lastDeliv), unsafe.Sizeof(q.lastDeliv), 15},
-		{"ooo", unsafe.Offsetof(q.ooo), 1, 15},
-		{"rob (its pointer)", unsafe.Offsetof(q.rob), 8, 15},
+	fields := []linetest.Field{
+		linetest.At("failed", unsafe.Offsetof(q.failed), 1, 0),
+		linetest.At("posted", unsafe.Offsetof(q.posted), 1, 0),
+		linetest.At("rto.armed", rto+armed.Offset, 1, 6),
+		linetest.At("ccTimer.armed", ccTimer+armed.Offset, 1, 7),
+		linetest.At("dcqcn's send fields", dcqcn, 42, 8),
+		linetest.At("ePSN", unsafe.Offsetof(q.ePSN), unsafe.Sizeof(q.ePSN), 15),
+		linetest.At("seenAny", unsafe.Offsetof(q.seenAny), 1, 15),
+		linetest.At("maxSeen", unsafe.Offsetof(q.maxSeen), unsafe.Sizeof(q.maxSeen), 15),
+		linetest.At("sinceAck", unsafe.Offsetof(q.sinceAck), unsafe.Sizeof(q.sinceAck), 15),
+		linetest.At("msgBytes", unsafe.Offsetof(q.msgBytes), unsafe.Sizeof(q.msgBytes), 15),
+		linetest.At("delivered", unsafe.Offsetof(q.delivered), unsafe.Sizeof(q.delivered), 15),
+		linetest.At("lastDeliv", unsafe.Offsetof(q.lastDeliv), unsafe.Sizeof(q.lastDeliv), 15),
+		linetest.At("ooo", unsafe.Offsetof(q.ooo), 1, 15),
+		linetest.At("rob (its pointer)", unsafe.Offsetof(q.rob), 8, 15),
 	}
-	checkLines(t, "qp", base, fields)
+	linetest.In(t, "qp", base, fields)
 }
 
 // TestNICSendLine checks that what every frame a NIC sends or receives
@@ -87,15 +68,33 @@ func TestQPSendLines(t *testing.T) {
 func TestNICSendLine(t *testing.T) {
 	var n NIC
 	base := heapOffset(t, "NIC", func() unsafe.Pointer { return unsafe.Pointer(&NIC{}) })
-	fields := []field{
-		{"dom", unsafe.Offsetof(n.dom), unsafe.Sizeof(n.dom), 0},
-		{"cfg", unsafe.Offsetof(n.cfg), unsafe.Sizeof(n.cfg), 0},
-		{"port", unsafe.Offsetof(n.port), unsafe.Sizeof(n.port), 0},
-		{"key", unsafe.Offsetof(n.key), unsafe.Sizeof(n.key), 0},
-		{"ets", unsafe.Offsetof(n.ets), unsafe.Sizeof(n.ets), 0},
-		{"busy", unsafe.Offsetof(n.busy), 1, 0},
-		{"id", unsafe.Offsetof(n.id), unsafe.Sizeof(n.id), 0},
-		{"qps (pointer and length)", unsafe.Offsetof(n.qps), 16, 0},
+	fields := []linetest.Field{
+		linetest.At("dom", unsafe.Offsetof(n.dom), unsafe.Sizeof(n.dom), 0),
+		linetest.At("cfg", unsafe.Offsetof(n.cfg), unsafe.Sizeof(n.cfg), 0),
+		linetest.At("port", unsafe.Offsetof(n.port), unsafe.Sizeof(n.port), 0),
+		linetest.At("key", unsafe.Offsetof(n.key), unsafe.Sizeof(n.key), 0),
+		linetest.At("ets", unsafe.Offsetof(n.ets), unsafe.Sizeof(n.ets), 0),
+		linetest.At("busy", unsafe.Offsetof(n.busy), 1, 0),
+		linetest.At("id", unsafe.Offsetof(n.id), unsafe.Sizeof(n.id), 0),
+		linetest.At("qps (pointer and length)", unsafe.Offsetof(n.qps), 16, 0),
 	}
-	checkLines(t, "NIC", base, fields)
+	linetest.In(t, "NIC", base, fields)
+}
+
+// A part's boxes begin lines and the part is whole lines, and a domain's
+// mailbox is a line: what two workers write never shares a line.
+func TestPartLines(t *testing.T) {
+	var p Part
+	linetest.Whole(t, "Part", unsafe.Sizeof(p))
+	for _, f := range []struct {
+		name string
+		at   uintptr
+	}{{"posts", unsafe.Offsetof(p.posts)}, {"comps", unsafe.Offsetof(p.comps)}} {
+		if f.at%linetest.Size != 0 {
+			t.Errorf("Part.%s at byte %d, not at a line's start", f.name, f.at)
+		}
+	}
+	if n := unsafe.Sizeof(mailbox{}); n != linetest.Size {
+		t.Errorf("mailbox of %d bytes, not a line", n)
+	}
 }

@@ -320,19 +320,20 @@ type Pool struct {
 	alloc int
 }
 
-// poolChunk is how many packets a pool allocates at once, side by side:
+// PoolChunk is how many packets a pool allocates at once, side by side:
 // 64 KiB. Go starts an array of more than 32 KiB on a page, so each
 // packet's two lines are its own (TestPoolLines); a smaller array that
 // holds pointers starts 8 bytes into a line, after Go's type header, and
 // the first 64 bytes of every packet, all a switch's hop reads, straddled
-// two lines.
-const poolChunk = 512
+// two lines. A pool holds its most packets live rounded up to a chunk,
+// which the scenario's memory estimate counts.
+const PoolChunk = 512
 
 // Get returns a zeroed packet.
 func (pl *Pool) Get() *Packet {
 	p := pl.free
 	if p == nil {
-		chunk := make([]Packet, poolChunk)
+		chunk := make([]Packet, PoolChunk)
 		for i := 1; i < len(chunk); i++ {
 			chunk[i].next = pl.free
 			pl.free = &chunk[i]

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"unsafe"
+
+	"rocelab/internal/linetest"
 )
 
 func TestOverhead(t *testing.T) {
@@ -50,7 +52,7 @@ func TestQueueAndPool(t *testing.T) {
 		t.Fatal("queue or pool not empty")
 	}
 	p := pl.Get()
-	if p.PSN != 0 || p.Frame != 0 || pl.Allocated() != poolChunk {
+	if p.PSN != 0 || p.Frame != 0 || pl.Allocated() != PoolChunk {
 		t.Fatalf("recycled packet not zeroed or pool grew: %+v alloc=%d", p, pl.Allocated())
 	}
 }
@@ -72,6 +74,7 @@ func TestControlFrames(t *testing.T) {
 // A packet is two cache lines, and what a switch reads lies in the
 // first: the pool hands packets out of arrays, so that holds in memory.
 func TestPacketLayout(t *testing.T) {
+	linetest.Only64(t)
 	var p Packet
 	if s := unsafe.Sizeof(p); s != 128 {
 		t.Errorf("a Packet is %d bytes, want 128", s)
@@ -84,8 +87,9 @@ func TestPacketLayout(t *testing.T) {
 // TestPoolLines checks that every packet a pool hands out starts on a
 // cache line, so that its first line holds the fields a switch reads.
 func TestPoolLines(t *testing.T) {
+	linetest.Only64(t)
 	var pl Pool
-	for i := 0; i < 3*poolChunk; i++ {
+	for i := 0; i < 3*PoolChunk; i++ {
 		if a := uintptr(unsafe.Pointer(pl.Get())); a%64 != 0 {
 			t.Fatalf("packet %d at byte %d of a line", i, a%64)
 		}

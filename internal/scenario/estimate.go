@@ -63,6 +63,9 @@ const (
 	bytesPerRouteEntry = 24
 	bytesPerFlow       = 320
 	bytesPerSample     = 8
+	// poolChunkBytes is a chunk of a domain's packet pool, which takes
+	// packet.PoolChunk packets at a time: a run of one packet costs one.
+	poolChunkBytes = packet.PoolChunk * bytesPerPacket
 	// bytesPerDomain is what each domain of a run split over threads adds:
 	// its latency histograms (an HDR histogram of about 200 KB for each
 	// priority and class its packets use, eleven at most), its sampler
@@ -205,9 +208,12 @@ func (e Estimate) wall() string {
 	return fmt.Sprintf("about %s of wall time%s at %.1f M events/s a thread", wallTime(sec), on, r/1e6)
 }
 
-// memoryWith returns the memory the run needs split into its domains.
+// memoryWith returns the memory the run needs split into its domains:
+// Memory counts the packets in flight one by one, and each domain's pool
+// may hold its last chunk of them in part.
 func (e Estimate) memoryWith() unit.Bytes {
-	return e.Memory + unit.Bytes(max(e.Domains-1, 0))*bytesPerDomain
+	d := unit.Bytes(max(e.Domains, 1))
+	return e.Memory + d*poolChunkBytes + (d-1)*bytesPerDomain
 }
 
 // samplesUntil returns the queue samples taken until t: the sampler starts

@@ -3,7 +3,9 @@ package scenario
 import (
 	"strings"
 	"testing"
+	"unsafe"
 
+	"rocelab/internal/packet"
 	"rocelab/internal/twin"
 	"rocelab/internal/unit"
 )
@@ -112,6 +114,24 @@ func TestEstimateCountsDomains(t *testing.T) {
 	}
 	if err := eight.Check(limit); err == nil || !strings.Contains(err.Error(), "split into 8 domains") {
 		t.Errorf("eight domains: %v", err)
+	}
+}
+
+// The packet pool takes its packets a chunk at a time: the refusal
+// counts a run of one packet at a whole chunk of them at least, what
+// prints of the estimate the packet alone.
+func TestEstimateCountsPoolChunks(t *testing.T) {
+	s := mustLoad(t, "one.yaml", "host: {mtu: 1024}\ntopology: {kind: single-switch, hosts: 2}\ntraffic: {flows: [{src: h0, dst: h1, bytes: 1024}]}\n")
+	e := s.Estimate()
+	if e.Packets != 1 || e.Domains != 1 {
+		t.Fatalf("%d packets, %d domains estimated, want 1 and 1", e.Packets, e.Domains)
+	}
+	chunk := unit.Bytes(packet.PoolChunk * unsafe.Sizeof(packet.Packet{}))
+	if err := e.Check(twin.Limits{Memory: e.Memory + chunk - 1}); err == nil {
+		t.Errorf("a run of one packet fits %s, less than its estimate and a pool chunk of %s", human(e.Memory+chunk-1), human(chunk))
+	}
+	if err := e.Check(twin.Limits{Memory: e.Memory + poolChunkBytes}); err != nil {
+		t.Error(err)
 	}
 }
 

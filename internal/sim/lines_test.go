@@ -3,6 +3,8 @@ package sim
 import (
 	"testing"
 	"unsafe"
+
+	"rocelab/internal/linetest"
 )
 
 // The start barrier's round lies on its counter's cache line, and the
@@ -10,6 +12,7 @@ import (
 // Go's allocator places on 64-byte boundaries: a waiter that sees the
 // counter move fetches one line from the setter's core, not two.
 func TestBarrierLine(t *testing.T) {
+	linetest.Only64(t)
 	var b barrier
 	if end := unsafe.Offsetof(b.round) + unsafe.Sizeof(b.round); end > 64 {
 		t.Errorf("the round ends at byte %d of the barrier, past its first line", end)
@@ -27,6 +30,7 @@ func TestBarrierLine(t *testing.T) {
 // box spans whole lines: a receiver looking at an empty box writes
 // nothing the sender reads.
 func TestBoxLines(t *testing.T) {
+	linetest.Only64(t)
 	var b Box[int]
 	if o := unsafe.Offsetof(b.taken); o != 64 {
 		t.Errorf("the receiver's slice at byte %d, not on the second line", o)
@@ -43,23 +47,15 @@ func TestBoxLines(t *testing.T) {
 // part writes at every publication lies on the state's second line.
 func TestPartStateLine(t *testing.T) {
 	var p partState
-	for _, f := range []struct {
-		name   string
-		at, sz uintptr
-		line   uintptr
-	}{
-		{"done", unsafe.Offsetof(p.done), unsafe.Sizeof(p.done), 0},
-		{"next", unsafe.Offsetof(p.next), unsafe.Sizeof(p.next), 0},
-		{"executed", unsafe.Offsetof(p.executed), unsafe.Sizeof(p.executed), 0},
-		{"before", unsafe.Offsetof(p.before), unsafe.Sizeof(p.before), 0},
-		{"acct", unsafe.Offsetof(p.acct), unsafe.Sizeof(p.acct), 0},
-		{"pub", unsafe.Offsetof(p.pub), unsafe.Sizeof(p.pub), 1},
-		{"waitAt", unsafe.Offsetof(p.waitAt), unsafe.Sizeof(p.waitAt), 1},
-	} {
-		if f.at/64 != f.line || (f.at+f.sz-1)/64 != f.line {
-			t.Errorf("partState.%s at bytes %d-%d, not on line %d", f.name, f.at, f.at+f.sz-1, f.line)
-		}
-	}
+	linetest.In(t, "partState", 0, []linetest.Field{
+		linetest.At("done", unsafe.Offsetof(p.done), unsafe.Sizeof(p.done), 0),
+		linetest.At("next", unsafe.Offsetof(p.next), unsafe.Sizeof(p.next), 0),
+		linetest.At("executed", unsafe.Offsetof(p.executed), unsafe.Sizeof(p.executed), 0),
+		linetest.At("before", unsafe.Offsetof(p.before), unsafe.Sizeof(p.before), 0),
+		linetest.At("acct", unsafe.Offsetof(p.acct), unsafe.Sizeof(p.acct), 0),
+		linetest.At("pub", unsafe.Offsetof(p.pub), unsafe.Sizeof(p.pub), 1),
+		linetest.At("waitAt", unsafe.Offsetof(p.waitAt), unsafe.Sizeof(p.waitAt), 1),
+	})
 	if n := unsafe.Sizeof(p); n != 128 {
 		t.Errorf("partState of %d bytes, not two lines", n)
 	}
@@ -71,6 +67,7 @@ func TestPartStateLine(t *testing.T) {
 // it writes after them (the round count, the earliest post, the control
 // side's share), begin on a line of their own.
 func TestWindowsLines(t *testing.T) {
+	linetest.Only64(t)
 	var w Windows
 	stats := unsafe.Offsetof(w.stats)
 	if stats%64 != 0 {
