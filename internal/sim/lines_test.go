@@ -5,11 +5,22 @@ import (
 	"unsafe"
 )
 
+// wordsOf64Bits skips a layout test where a word is not 8 bytes: the
+// paddings are sized for the 64-bit targets the engine is tuned on
+// (amd64, arm64, whose Go cache line is 64 bytes), and on a 32-bit one
+// the fields move without a wrong result.
+func wordsOf64Bits(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("paddings sized for 8-byte words")
+	}
+}
+
 // The start barrier's round lies on its counter's cache line, and the
 // barrier's size is a multiple of 64 bytes, a size class whose objects
 // Go's allocator places on 64-byte boundaries: a waiter that sees the
 // counter move fetches one line from the setter's core, not two.
 func TestBarrierLine(t *testing.T) {
+	wordsOf64Bits(t)
 	var b barrier
 	if end := unsafe.Offsetof(b.round) + unsafe.Sizeof(b.round); end > 64 {
 		t.Errorf("the round ends at byte %d of the barrier, past its first line", end)
@@ -27,6 +38,7 @@ func TestBarrierLine(t *testing.T) {
 // box spans whole lines: a receiver looking at an empty box writes
 // nothing the sender reads.
 func TestBoxLines(t *testing.T) {
+	wordsOf64Bits(t)
 	var b Box[int]
 	if o := unsafe.Offsetof(b.taken); o != 64 {
 		t.Errorf("the receiver's slice at byte %d, not on the second line", o)
@@ -42,6 +54,7 @@ func TestBoxLines(t *testing.T) {
 // counter's, then the part's, then the worker's accounts'. What a linked
 // part writes at every publication lies on the state's second line.
 func TestPartStateLine(t *testing.T) {
+	wordsOf64Bits(t)
 	var p partState
 	for _, f := range []struct {
 		name   string
@@ -71,6 +84,7 @@ func TestPartStateLine(t *testing.T) {
 // it writes after them (the round count, the earliest post, the control
 // side's share), begin on a line of their own.
 func TestWindowsLines(t *testing.T) {
+	wordsOf64Bits(t)
 	var w Windows
 	stats := unsafe.Offsetof(w.stats)
 	if stats%64 != 0 {
