@@ -45,26 +45,24 @@ type node struct {
 	ver Version
 }
 
-// netPath is the type NCCL's topology gives the path from the server's
-// GPUs to their NICs, the farthest GPU's (the graph's typeInter), each
-// GPU's as pathOf types it.
-func (n node) netPath() gpu.Path {
-	p := n.pathOf(0)
+// netPaths returns the types NCCL's topology gives the paths from the
+// server's GPUs to their NICs, each GPU's as pathOf types it: the nearest
+// GPU's, which the search can always give a channel (ncclTopoSearchInit:
+// maxBw is the best GPU-NIC path's bandwidth), and the farthest GPU's,
+// the graph's typeInter.
+func (n node) netPaths() (near, far gpu.Path) {
+	near, far = n.pathOf(0), n.pathOf(0)
 	for g := 1; g < n.srv.GPUs; g++ {
-		p = max(p, n.pathOf(g))
+		p := n.pathOf(g)
+		near, far = min(near, p), max(far, p)
 	}
-	return p
+	return near, far
 }
 
-// nearPath is the path of the GPU nearest its NIC, which the search can
-// always give a channel (ncclTopoSearchInit: maxBw is the best GPU-NIC
-// path's bandwidth), as pathOf types it.
+// nearPath is the nearest GPU's path to its NIC (netPaths).
 func (n node) nearPath() gpu.Path {
-	p := n.pathOf(0)
-	for g := 1; g < n.srv.GPUs; g++ {
-		p = min(p, n.pathOf(g))
-	}
-	return p
+	near, _ := n.netPaths()
+	return near
 }
 
 // pathOf is the type of GPU g's path to its NIC: a PIX or PXB path of a
@@ -188,7 +186,7 @@ func search(n node) (ring, tree Graph) {
 	typeIntra := n.srv.IntraPath()
 	typeInter := gpu.PIX
 	if n.inter {
-		typeInter = n.netPath()
+		_, typeInter = n.netPaths()
 	}
 	ring = Graph{TypeIntra: typeIntra, TypeInter: typeInter, SameChannels: n.nics <= 1 || !n.inter}
 	tree = ring
