@@ -2,7 +2,6 @@ package collective
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"rocelab/internal/gpu"
@@ -167,7 +166,7 @@ func NewComm(cfg *Config, sys System, servers []int, gpus []int) (*Comm, error) 
 	for r := range c.flush {
 		c.flush[r] = c.needFlush(r)
 	}
-	n := node{srv: c.dev, nics: len(c.graphNICs()), inter: len(servers) > 1, ppn: ppn, gdrOff: c.Net == NetIB && !slices.Contains(c.gdr, true), ver: cfg.Version}
+	n := node{srv: c.dev, nics: len(c.graphNICs()), inter: len(servers) > 1, ppn: ppn, noGDR: c.noGDR(), ver: cfg.Version}
 	ring, tree := search(n)
 	in := tuneIn{srv: c.dev, nRanks: c.NRanks, nNodes: len(servers), ring: ring, tree: tree}
 	in.minCC, in.maxCC = c.compCaps()
@@ -295,6 +294,18 @@ func (c *Comm) needFlush(r int) bool {
 		return false
 	}
 	return !c.Cfg.Version.AtLeast(2, 15, 0) || c.model(r/c.PPN).CompCap < 90 || c.Cfg.NetForceFlush
+}
+
+// noGDR says, by GPU of the server, which reach their NIC without
+// GPUDirect RDMA: on the socket transport all (its ptrSupport is host
+// memory alone, so NCCL's NET nodes have gdr 0), else those pickGDR
+// refuses.
+func (c *Comm) noGDR() []bool {
+	off := make([]bool, c.dev.GPUs)
+	for g := range off {
+		off[g] = c.Net != NetIB || !c.Sys.Server.GDR(g, c.Cfg.GDRLevel)
+	}
+	return off
 }
 
 // gdrOf reports whether rank r's GPU uses GPUDirect RDMA.

@@ -34,35 +34,46 @@ type node struct {
 	nics  int  // usable NICs
 	inter bool // more than one server
 	ppn   int  // GPUs of this server in the communicator
-	// gdrOff says a GPU of the server reaches its NIC without GPUDirect
-	// RDMA, so NCCL routes the path through the GPU's CPU.
-	gdrOff bool
+	// noGDR says, by GPU of the server, which reach their NIC without
+	// GPUDirect RDMA (none when nil), so that NCCL routes their paths
+	// through their CPU: the module or the NIC does not allow it (the
+	// socket transport never does), or the path is farther than
+	// NCCL_NET_GDR_LEVEL.
+	noGDR []bool
 	// ver is the NCCL release, whose topology gives the link between CPU
 	// sockets its bandwidth.
 	ver Version
 }
 
-// netPath is the type NCCL's topology gives the path from the server's
-// GPUs to their NICs, the farthest GPU's (the graph's typeInter): PHB for
-// a nearer one when no GPU has GPUDirect RDMA (v2.25.1-1
-// src/graph/paths.cc ncclTopoComputePaths: "divert all traffic through
-// the CPU local to the GPU", addInterStep taking the larger of the two
-// legs' types).
-func (n node) netPath() gpu.Path { return n.viaCPU(n.srv.WorstPath()) }
-
-// nearPath is the path of the GPU nearest its NIC, which the search can
-// always give a channel (ncclTopoSearchInit: maxBw is the best GPU-NIC
-// path's bandwidth), as netPath types it.
-func (n node) nearPath() gpu.Path {
-	p := n.srv.WorstPath()
-	for g := range n.srv.GPUs {
-		p = min(p, n.srv.PathOf(g))
+// netPaths returns the types NCCL's topology gives the paths from the
+// server's GPUs to their NICs, each GPU's as pathOf types it: the nearest
+// GPU's, which the search can always give a channel (ncclTopoSearchInit:
+// maxBw is the best GPU-NIC path's bandwidth), and the farthest GPU's,
+// the graph's typeInter.
+func (n node) netPaths() (near, far gpu.Path) {
+	near, far = n.pathOf(0), n.pathOf(0)
+	for g := 1; g < n.srv.GPUs; g++ {
+		p := n.pathOf(g)
+		near, far = min(near, p), max(far, p)
 	}
-	return n.viaCPU(p)
+	return near, far
 }
 
-func (n node) viaCPU(p gpu.Path) gpu.Path {
-	if n.gdrOff && p < gpu.PHB {
+// nearPath is the nearest GPU's path to its NIC (netPaths).
+func (n node) nearPath() gpu.Path {
+	near, _ := n.netPaths()
+	return near
+}
+
+// pathOf is the type of GPU g's path to its NIC: a PIX or PXB path of a
+// GPU without GPUDirect RDMA goes through the GPU's CPU and is PHB, GPU by
+// GPU (v2.25.1-1 src/graph/paths.cc ncclTopoComputePaths: for each NIC
+// and GPU whose path is nearer than PHB and ncclTopoCheckGdr refuses,
+// "divert all traffic through the CPU local to the GPU", addInterStep
+// taking the larger of the two legs' types; a SYS path stays SYS).
+func (n node) pathOf(g int) gpu.Path {
+	p := n.srv.PathOf(g)
+	if g < len(n.noGDR) && n.noGDR[g] && p < gpu.PHB {
 		return gpu.PHB
 	}
 	return p
@@ -175,7 +186,7 @@ func search(n node) (ring, tree Graph) {
 	typeIntra := n.srv.IntraPath()
 	typeInter := gpu.PIX
 	if n.inter {
-		typeInter = n.netPath()
+		_, typeInter = n.netPaths()
 	}
 	ring = Graph{TypeIntra: typeIntra, TypeInter: typeInter, SameChannels: n.nics <= 1 || !n.inter}
 	tree = ring

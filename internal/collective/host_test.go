@@ -342,11 +342,11 @@ func TestSearchCPUPath(t *testing.T) {
 		typ   gpu.Path
 		ll128 bool
 	}{
-		{"PHB, 2.25.1", node{srv: h100, nics: 1, inter: true, ppn: 1, gdrOff: true, ver: Version{2, 25, 1}}, 2, 20, gpu.PHB, false},
-		{"PXB without GPUDirect RDMA, 2.25.1", node{srv: pxb, nics: 1, inter: true, ppn: 1, gdrOff: true, ver: Version{2, 25, 1}}, 2, 20, gpu.PHB, false},
+		{"PHB, 2.25.1", node{srv: h100, nics: 1, inter: true, ppn: 1, noGDR: []bool{true}, ver: Version{2, 25, 1}}, 2, 20, gpu.PHB, false},
+		{"PXB without GPUDirect RDMA, 2.25.1", node{srv: pxb, nics: 1, inter: true, ppn: 1, noGDR: []bool{true}, ver: Version{2, 25, 1}}, 2, 20, gpu.PHB, false},
 		{"PXB with GPUDirect RDMA, 2.25.1", node{srv: pxb, nics: 1, inter: true, ppn: 1, ver: Version{2, 25, 1}}, 2, 24, gpu.PXB, true},
-		{"SYS, 2.25.1", node{srv: sys, nics: 1, inter: true, ppn: 1, gdrOff: true, ver: Version{2, 25, 1}}, 4, 2.4, gpu.SYS, false},
-		{"SYS, 2.26.2", node{srv: sys, nics: 1, inter: true, ppn: 1, gdrOff: true, ver: Version{2, 26, 2}}, 1, 22, gpu.SYS, false},
+		{"SYS, 2.25.1", node{srv: sys, nics: 1, inter: true, ppn: 1, noGDR: []bool{true}, ver: Version{2, 25, 1}}, 4, 2.4, gpu.SYS, false},
+		{"SYS, 2.26.2", node{srv: sys, nics: 1, inter: true, ppn: 1, noGDR: []bool{true}, ver: Version{2, 26, 2}}, 1, 22, gpu.SYS, false},
 	} {
 		ring, _ := search(c.n)
 		if ring.NChannels != c.ch || ring.BWInter != c.bw || ring.TypeInter != c.typ {
@@ -355,6 +355,27 @@ func TestSearchCPUPath(t *testing.T) {
 		}
 		if got := ll128Enabled(c.n.ver, ring, 90, 90); got != c.ll128 {
 			t.Errorf("%s: LL128 enabled %v, want %v", c.name, got, c.ll128)
+		}
+	}
+	// GPU by GPU (ncclTopoCheckGdr takes a GPU and a NIC): with
+	// NCCL_NET_GDR_LEVEL=PIX, the GPU at PIX keeps GPUDirect RDMA and its
+	// path, the one at PXB goes through the CPU, and the ring, which
+	// enters the server at one GPU and leaves it at the other, is PHB;
+	// the socket transport has no GPUDirect RDMA at all.
+	two := serverOf("H100", 1, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel)
+	two.GPUs, two.GPUNICPaths = 2, []gpu.Path{gpu.PIX, gpu.PXB}
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		want gpu.Path
+	}{
+		{"NCCL_NET_GDR_LEVEL=PIX", map[string]string{"NCCL_IB_GID_INDEX": "3", "NCCL_NET_GDR_LEVEL": "PIX"}, gpu.PHB},
+		{"NCCL_IB_DISABLE=1", map[string]string{"NCCL_IB_DISABLE": "1"}, gpu.PHB},
+		{"GPUDirect RDMA on both", map[string]string{"NCCL_IB_GID_INDEX": "3"}, gpu.PXB},
+	} {
+		cm := mustCommOf(t, Version{2, 25, 1}, two, 2, 2, c.env)
+		if got := cm.Tuning.Ring.TypeInter; got != c.want {
+			t.Errorf("two H100 a server at PIX and PXB, %s: ring graph over %s, want %s", c.name, got, c.want)
 		}
 	}
 }

@@ -46,6 +46,7 @@ func TestBoxLines(t *testing.T) {
 // counter's, then the part's, then the worker's accounts'. What a linked
 // part writes at every publication lies on the state's second line.
 func TestPartStateLine(t *testing.T) {
+	linetest.Only64(t)
 	var p partState
 	linetest.In(t, "partState", 0, []linetest.Field{
 		linetest.At("done", unsafe.Offsetof(p.done), unsafe.Sizeof(p.done), 0),
