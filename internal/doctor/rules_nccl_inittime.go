@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -45,7 +46,7 @@ func checkSlowInit(inc *Incident) []Finding {
 			}
 		}
 	}
-	slowestFirst := func(a, b ingest.InitTiming) int { return int(b.TotalMS - a.TotalMS) }
+	slowestFirst := func(a, b ingest.InitTiming) int { return cmp.Compare(b.TotalMS, a.TotalMS) }
 	slices.SortStableFunc(init, slowestFirst)
 	slices.SortStableFunc(boot, slowestFirst)
 	var t ingest.InitTiming

@@ -95,7 +95,7 @@ func TestBusBWDipNotInsideCollapse(t *testing.T) {
 // high reading): the sizes after it did not fall from a level, so a size
 // at 29 between two at 40 is still a dip.
 func TestBusBWDipAfterOneHighSize(t *testing.T) {
-	row := func(size int, bw string) string {
+	row := func(size int64, bw string) string {
 		return fmt.Sprintf("  %d  %d     float     sum      -1   1000.0   %s   %s      0   1000.0   %s   %s      0\n", size, size/4, bw, bw, bw, bw)
 	}
 	text := "# synthetic: all_reduce_perf rows, busbw 40 GB/s from 64 MiB, 80 at 128 MiB\n" +

@@ -161,10 +161,8 @@ type NCCLLog struct {
 	// thread made no progress, one per rank and duration.
 	Stuck []WatchdogStuck
 	// InitTimings are the "Init timings" and "Bootstrap timings" lines,
-	// the slowest per host and kind (nccllog_timings.go); InitTimingCount
-	// counts every such line.
-	InitTimings     []InitTiming
-	InitTimingCount int
+	// the slowest per host and kind (nccllog_timings.go).
+	InitTimings []InitTiming
 	// LastArrivals are, per host, init call and communicator size, the
 	// "Init timings" line of least bootstrap time: every rank waits in the
 	// bootstrap until the last one arrives, so the rank that spent least

@@ -65,7 +65,6 @@ func (l *NCCLLog) initTiming(host, msg string, ev Evidence) {
 	if !ok {
 		return
 	}
-	l.InitTimingCount++
 	t.Host, t.Evidence = host, ev
 	keepPer(&l.InitTimings, t, func(k InitTiming) bool { return k.Bootstrap == t.Bootstrap }, func(k InitTiming) bool { return t.TotalMS > k.TotalMS })
 	if b, ok := t.Phase("bootstrap"); ok && !t.Bootstrap {

@@ -376,19 +376,19 @@ pairs:
 		case "Pid":
 			k.PID = atoiOr(f[i+1], -1)
 		case "on":
-			if f[i+1] == "device" && i+2 < len(f) && atoiOr(f[i+2], -1) >= 0 {
+			switch j := rankDeviceField(f, i); {
+			case j == i+1:
 				// The host printed blank ("on        device  0", a
 				// name blanked out): the pair is the device's.
 				k.Host = blankHost
 				i--
-				continue
-			}
-			k.Host = f[i+1]
-			if j := rankDeviceField(f, i+1); j > i+2 {
+			case j > i+2:
 				// A host name redacted with spaces ("NODE A"): the
 				// host runs up to the "device N" pair.
 				k.Host = strings.Join(f[i+1:j], " ")
 				i = j - 2
+			default:
+				k.Host = f[i+1]
 			}
 		case "device":
 			k.Device = atoiOr(f[i+1], -1)
@@ -418,11 +418,12 @@ pairs:
 	return true
 }
 
-// rankDeviceField returns the index of the "device" field that follows the
-// host starting at f[from] ("device" then a number), or -1 when the line
-// has none within a few fields (a line cut inside its host).
-func rankDeviceField(f []string, from int) int {
-	for j := from + 1; j+1 < len(f) && j <= from+maxHostFields; j++ {
+// rankDeviceField returns the index of the "device" field ("device" then a
+// number) that follows the host after f[on], the "on" field: on+1 when
+// the host is blank, -1 when the line has none within a few fields (a
+// line cut inside its host).
+func rankDeviceField(f []string, on int) int {
+	for j := on + 1; j+1 < len(f) && j <= on+1+maxHostFields; j++ {
 		if f[j] == "device" && atoiOr(f[j+1], -1) >= 0 {
 			return j
 		}

@@ -48,11 +48,11 @@ func (p *parser) patch(main *ConfigDB) ([]*ConfigDB, error) {
 		if d, ok := t.(json.Delim); !ok || d != '{' {
 			return nil, p.errAt(off, "JSON Patch: expected an operation ({\"op\": ..., \"path\": ...}), got %s", describe(t))
 		}
-		db := func(ns string) *ConfigDB {
+		db := func(ns string, create bool) *ConfigDB {
 			if ns == "" {
 				return main
 			}
-			if byNS[ns] == nil {
+			if byNS[ns] == nil && create {
 				byNS[ns] = newDB(p.name, ns)
 				byNS[ns].Patch = true
 				dbs = append(dbs, byNS[ns])
@@ -66,8 +66,10 @@ func (p *parser) patch(main *ConfigDB) ([]*ConfigDB, error) {
 }
 
 // patchOp reads one operation after its '{' (at off). Its "op" and "path"
-// come before its "value", as GCU's files write them.
-func (p *parser) patchOp(at int, db func(ns string) *ConfigDB) error {
+// come before its "value", as GCU's files write them. db gives the config
+// of a namespace, made when create is set, nil otherwise when the patch
+// wrote nothing there.
+func (p *parser) patchOp(at int, db func(ns string, create bool) *ConfigDB) error {
 	var op, path Value
 	var ns, fromNS string
 	var segs, fromSegs []string
@@ -114,7 +116,7 @@ func (p *parser) patchOp(at int, db func(ns string) *ConfigDB) error {
 				}
 				continue
 			}
-			if err := p.patchValue(db(ns), segs, path, op.Text); err != nil {
+			if err := p.patchValue(db(ns, true), segs, path, op.Text); err != nil {
 				return err
 			}
 		default:
@@ -133,12 +135,14 @@ func (p *parser) patchOp(at int, db func(ns string) *ConfigDB) error {
 	}
 	if !valued || op.Text != "add" && op.Text != "replace" {
 		path.Text = op.Text + " " + path.Text
-		d := db(ns)
+		d := db(ns, true)
 		d.Skipped = append(d.Skipped, path)
 		switch op.Text {
 		case "move":
-			if fromSet {
-				patchRemove(db(fromNS), fromSegs)
+			if from := db(fromNS, false); fromSet && from != nil {
+				// A namespace the patch wrote nothing to has nothing
+				// to take away, and no config of its own.
+				patchRemove(from, fromSegs)
 			}
 			patchRemove(d, segs)
 		case "remove", "copy":

@@ -147,6 +147,25 @@ func TestPatchReplaces(t *testing.T) {
 	}
 }
 
+// TestPatchMoveFromOtherNamespace: a move from a namespace the patch
+// writes nothing to takes away what only the running config holds there:
+// that namespace gets no config of its own (an empty one was judged as a
+// config without QoS, config.qos.absent on "asic0", tables: none).
+func TestPatchMoveFromOtherNamespace(t *testing.T) {
+	dbs, err := ParseAll("p.json", []byte(`[
+  {"op": "add", "path": "/PORT_QOS_MAP/E", "value": {"pfc_enable": "3,4"}},
+  {"op": "move", "from": "/asic0/PFC_WD/E", "path": "/PFC_WD/E"}
+]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dbs) != 1 || dbs[0].Namespace != "" || len(dbs[0].Skipped) != 1 || dbs[0].Skipped[0].Text != "move /PFC_WD/E" {
+		for _, db := range dbs {
+			t.Errorf("config %q: tables %v, skipped %v", db.Namespace, db.Tables, db.Skipped)
+		}
+	}
+}
+
 // TestPatchBad: an operation's "value" before its "op" and "path", a path
 // that is no JSON Pointer, and an operation without a path are refused at
 // their place.
