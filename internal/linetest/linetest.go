@@ -58,3 +58,21 @@ func In(t testing.TB, typ string, base uintptr, fields []Field) {
 func At(name string, off, n, line uintptr) Field {
 	return Field{Name: name, Off: off, Len: n, Line: line}
 }
+
+// HeapOffset returns where in a cache line the objects alloc allocates
+// one at a time start, failing t unless every one starts there. A
+// pointer-holding object of more than 512 bytes follows an 8-byte type
+// header in its slot (Go 1.22 on), and the slots of its size class are
+// whole lines: such an object starts 8 bytes into a line, so its first
+// line holds 56 of its bytes.
+func HeapOffset(t testing.TB, typ string, alloc func() unsafe.Pointer) uintptr {
+	t.Helper()
+	Only64(t)
+	at := uintptr(alloc()) % Size
+	for range 8 {
+		if a := uintptr(alloc()) % Size; a != at {
+			t.Fatalf("%s objects start at bytes %d and %d of a line", typ, at, a)
+		}
+	}
+	return at
+}

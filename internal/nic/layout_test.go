@@ -9,24 +9,6 @@ import (
 	"rocelab/internal/sim"
 )
 
-// heapOffset returns where in a cache line the objects alloc allocates
-// one at a time (as New and Connect allocate NICs and QPs) start. A
-// pointer-holding object of more than 512 bytes follows an 8-byte type
-// header in its slot (Go 1.22 on), and the slots of its size class are
-// whole lines: such an object starts 8 bytes into a line, so its first
-// line holds 56 of its bytes.
-func heapOffset(t *testing.T, typ string, alloc func() unsafe.Pointer) uintptr {
-	t.Helper()
-	linetest.Only64(t)
-	at := uintptr(alloc()) % 64
-	for i := 0; i < 8; i++ {
-		if a := uintptr(alloc()) % 64; a != at {
-			t.Fatalf("%s objects start at bytes %d and %d of a line", typ, at, a)
-		}
-	}
-	return at
-}
-
 // TestQPSendLines checks what a data packet's send reads of its QP past
 // the send state (lines 0-6): whether it has sent before, in line 0; the
 // retransmission timer's armed bit, the controller's timer's and DCQCN's
@@ -36,7 +18,7 @@ func heapOffset(t *testing.T, typ string, alloc func() unsafe.Pointer) uintptr {
 // 12, 14 and 18 for these.
 func TestQPSendLines(t *testing.T) {
 	var q qp
-	base := heapOffset(t, "qp", func() unsafe.Pointer { return unsafe.Pointer(&qp{}) })
+	base := linetest.HeapOffset(t, "qp", func() unsafe.Pointer { return unsafe.Pointer(&qp{}) })
 	rto, ccTimer := unsafe.Offsetof(q.rto), unsafe.Offsetof(q.ccTimer)
 	armed, ok := reflect.TypeFor[sim.Timer]().FieldByName("armed")
 	if !ok {
@@ -67,7 +49,7 @@ func TestQPSendLines(t *testing.T) {
 // classes, host id, the QPs a receipt looks up) lies in its first line.
 func TestNICSendLine(t *testing.T) {
 	var n NIC
-	base := heapOffset(t, "NIC", func() unsafe.Pointer { return unsafe.Pointer(&NIC{}) })
+	base := linetest.HeapOffset(t, "NIC", func() unsafe.Pointer { return unsafe.Pointer(&NIC{}) })
 	fields := []linetest.Field{
 		linetest.At("dom", unsafe.Offsetof(n.dom), unsafe.Sizeof(n.dom), 0),
 		linetest.At("cfg", unsafe.Offsetof(n.cfg), unsafe.Sizeof(n.cfg), 0),

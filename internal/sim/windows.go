@@ -134,12 +134,13 @@ type Windows struct {
 	Homes func(parts []uint64) (free, cross uint64)
 
 	// What the workers read every round besides the round itself: set
-	// before the rounds run, and ending before stats, which begins a
-	// line, so that no line of it is one the coordinator writes every
-	// round (TestWindowsLines; Go places a Windows, over 512 bytes, on a
-	// 64-byte boundary). spin is how a waiter waits before it yields
-	// (spinFor, or spinTest when set: tests that make waiters sleep at
-	// once).
+	// before the rounds run, and ending a line before the one stats
+	// begins in, so that no line of it is one the coordinator writes
+	// every round (TestWindowsLines; a Windows, over 512 bytes and
+	// holding pointers, starts 8 bytes into a line, after Go's type
+	// header, which the padding allows for). spin is how a waiter waits
+	// before it yields (spinFor, or spinTest when set: tests that make
+	// waiters sleep at once).
 	parts    []partState // one a part, written by the part's worker
 	spin     spinning
 	spinTest *spinning
