@@ -1,6 +1,7 @@
 package sonic
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 )
@@ -11,19 +12,34 @@ import (
 // multi-ASIC switch ("/asic0/PORT_QOS_MAP/Ethernet0", "/localhost/...").
 
 // patchNext reports whether the list just opened is a JSON Patch: its
-// first element is an object whose first key is one of an operation's.
+// first element is an object whose first key is one of an operation's, or
+// one whose "value" or "from" comes first and that holds an "op" and a
+// "path".
 func (p *parser) patchNext() bool {
-	off := p.next()
-	if off >= len(p.data) || p.data[off] != '{' {
+	start := p.next()
+	if start >= len(p.data) || p.data[start] != '{' {
 		return false
 	}
-	off = skipSpace(p.data, off+1)
-	for _, k := range []string{`"op"`, `"path"`} {
-		if strings.HasPrefix(string(p.data[off:min(len(p.data), off+len(k))]), k) {
-			return true
+	off := skipSpace(p.data, start+1)
+	first := func(keys ...string) bool {
+		for _, k := range keys {
+			if strings.HasPrefix(string(p.data[off:min(len(p.data), off+len(k))]), k) {
+				return true
+			}
 		}
+		return false
 	}
-	return false
+	if first(`"op"`, `"path"`) {
+		return true
+	}
+	if !first(`"value"`, `"from"`) {
+		return false
+	}
+	var op map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(p.data[start:]))
+	err := dec.Decode(&op)
+	*p.scanned += int(dec.InputOffset())
+	return err == nil && op["op"] != nil && op["path"] != nil
 }
 
 // patch reads a JSON Patch after its '[': each "add" or "replace" writes
@@ -65,15 +81,17 @@ func (p *parser) patch(main *ConfigDB) ([]*ConfigDB, error) {
 	}
 }
 
-// patchOp reads one operation after its '{' (at off). Its "op" and "path"
-// come before its "value", as GCU's files write them. db gives the config
-// of a namespace, made when create is set, nil otherwise when the patch
-// wrote nothing there.
+// patchOp reads one operation after its '{' (at off). GCU's files write
+// "op" and "path" before "value"; a "value" met first is skipped and read
+// once the operation is known (RFC 6902 does not order the members). db
+// gives the config of a namespace, made when create is set, nil otherwise
+// when the patch wrote nothing there.
 func (p *parser) patchOp(at int, db func(ns string, create bool) *ConfigDB) error {
 	var op, path Value
 	var ns, fromNS string
 	var segs, fromSegs []string
 	fromSet, valued := false, false
+	early, earlyEnd := -1, 0 // a "value" read before its "op" or "path"
 	for {
 		k, off, ok, err := p.key()
 		if err != nil {
@@ -106,10 +124,15 @@ func (p *parser) patchOp(at int, db func(ns string, create bool) *ConfigDB) erro
 			}
 			fromSet = true
 		case "value":
-			if op.Text == "" || path.Line == 0 {
-				return p.errAt(off, "JSON Patch operation: \"value\" before its \"op\" and \"path\": expected them first, as `config apply-patch` files write them")
-			}
 			valued = true
+			if op.Text == "" || path.Line == 0 {
+				early = p.next()
+				if err := p.skipValue(); err != nil {
+					return err
+				}
+				earlyEnd = int(p.dec.InputOffset())
+				continue
+			}
 			if op.Text != "add" && op.Text != "replace" {
 				if err := p.skipValue(); err != nil {
 					return err
@@ -127,6 +150,11 @@ func (p *parser) patchOp(at int, db func(ns string, create bool) *ConfigDB) erro
 	}
 	if op.Text == "" || path.Line == 0 {
 		return p.errAt(at, "JSON Patch operation: expected \"op\" and \"path\"")
+	}
+	if early >= 0 && (op.Text == "add" || op.Text == "replace") {
+		if err := p.sub(early, earlyEnd).patchValue(db(ns, true), segs, path, op.Text); err != nil {
+			return err
+		}
 	}
 	if op.Text == "test" {
 		// A test changes nothing (RFC 6902 4.6): it only stops the patch

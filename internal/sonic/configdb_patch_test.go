@@ -166,16 +166,46 @@ func TestPatchMoveFromOtherNamespace(t *testing.T) {
 	}
 }
 
-// TestPatchBad: an operation's "value" before its "op" and "path", a path
-// that is no JSON Pointer, and an operation without a path are refused at
-// their place.
+// TestPatchValueFirst: RFC 6902 does not order an operation's members, and
+// JSON tools that sort keys write "value" before "op" and "path": the value
+// is read once the operation is known, with its own positions; a "remove"
+// whose "value" comes first is still only a remove.
+func TestPatchValueFirst(t *testing.T) {
+	const data = `[{"value": {"action": "drop",
+  "detection_time": "400"}, "path": "/PFC_WD/Ethernet0", "op": "add"},
+ {"value": "3,4", "op": "replace", "path": "/PORT_QOS_MAP/Ethernet0/pfc_enable"},
+ {"value": {}, "op": "remove", "path": "/WRED_PROFILE/AZURE_LOSSLESS"}]`
+	dbs, err := ParseAll("x.json", []byte(data))
+	if err != nil || len(dbs) != 1 {
+		t.Fatalf("%d configs, %v", len(dbs), err)
+	}
+	db := dbs[0]
+	for _, c := range []struct {
+		table, key, field, want string
+		line, col               int
+	}{
+		{"PFC_WD", "Ethernet0", "action", "drop", 1, 23},
+		{"PFC_WD", "Ethernet0", "detection_time", "400", 2, 21},
+		{"PORT_QOS_MAP", "Ethernet0", "pfc_enable", "3,4", 3, 12},
+	} {
+		if v := db.Tables[c.table][c.key][c.field]; v.Text != c.want || v.Line != c.line || v.Col != c.col {
+			t.Errorf("%s|%s.%s = %q at %d:%d, want %q at %d:%d", c.table, c.key, c.field, v.Text, v.Line, v.Col, c.want, c.line, c.col)
+		}
+	}
+	if len(db.Skipped) != 1 || db.Skipped[0].Text != "remove /WRED_PROFILE/AZURE_LOSSLESS" {
+		t.Errorf("skipped %v", db.Skipped)
+	}
+}
+
+// TestPatchBad: a path that is no JSON Pointer, and an operation without a
+// path are refused at their place.
 func TestPatchBad(t *testing.T) {
 	for _, c := range []struct {
 		data      string
 		want      string
 		line, col int
 	}{
-		{`[{"op": "add", "value": {}, "path": "/PFC_WD"}]`, `"value" before its "op" and "path"`, 1, 16},
+		{`[{"value": "drop", "op": "add", "path": "/PFC_WD/Ethernet0"}]`, "expected an object", 1, 12},
 		{`[{"op": "add", "path": "PFC_WD/Ethernet0", "value": {}}]`, "expected a JSON Pointer", 1, 16},
 		{"[{\"op\": \"remove\"}\n]", `expected "op" and "path"`, 1, 2},
 		{`[{"op": "add", "path": "/PFC_WD/Ethernet0", "value": "drop"}]`, "expected an object", 1, 54},

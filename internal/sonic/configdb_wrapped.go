@@ -90,6 +90,17 @@ func holdsTables(obj map[string]json.RawMessage, namespaces bool) bool {
 	return tables > 0 && (badRead == 0 || goodRead > 0)
 }
 
+// sub returns a parser of the value at data[start:end], with positions in
+// the whole file.
+func (p *parser) sub(start, end int) *parser {
+	obj := p.data[start:end]
+	*p.scanned += len(obj)
+	in := &parser{name: p.name, data: obj, shift: p.shift, starts: p.starts, base: p.base + start, textLen: p.textLen,
+		wrapped: p.wrapped, scanned: p.scanned, dec: json.NewDecoder(bytes.NewReader(obj))}
+	in.dec.UseNumber()
+	return in
+}
+
 // unwrap reads the wrapped config that starts at the next token and ends
 // at end (its key written at off) as a config of its own (or the
 // namespaces it holds), named for its key as a namespace is
@@ -98,12 +109,8 @@ func holdsTables(obj map[string]json.RawMessage, namespaces bool) bool {
 // holds one config: keys in it are tables or namespaces, never wrappers
 // again.
 func (p *parser) unwrap(name string, off, end int) ([]*ConfigDB, error) {
-	start := p.next()
-	obj := p.data[start:end]
-	*p.scanned += len(obj)
-	in := &parser{name: p.name, data: obj, shift: p.shift, starts: p.starts, base: p.base + start, textLen: p.textLen,
-		wrapped: true, scanned: p.scanned, dec: json.NewDecoder(bytes.NewReader(obj))}
-	in.dec.UseNumber()
+	in := p.sub(p.next(), end)
+	in.wrapped = true
 	dbs, err := in.top()
 	if err != nil {
 		return nil, err
