@@ -228,6 +228,7 @@ func TestNCCLAsyncEvents(t *testing.T) {
 		{"nccl-log/nccl-async-port-error-old-completion-format-litllama380.txt", "...-48", "", "port error", 0, 8, false},
 		{"nccl-log/nccl-markdown-autolinks-async-event-status9-vendor138-nccl1710.txt", "node201", "mlx5_0", "local access violation work queue error", 1, 3, false},
 		{"nccl-log/nccl-2.21.5-double-timestamp-status4-vendor83-async-fatal-nccl1905.txt", "h100-28", "mlx5_ib0", "local access violation work queue error", 1, 1, true},
+		{"nccl-log/nccl-2.25.1-async-fatal-qp-invalid-request-h100-2-nodes-alltoall-nccl1919.txt", "node-0", "mlx5_1", "invalid request local work queue error", 1, 1, true},
 	}
 	for _, c := range cases {
 		l := ncclLog(t, c.rel)
