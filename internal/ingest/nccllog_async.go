@@ -32,6 +32,9 @@ var verbsEventNames = [...]string{
 	"SRQ limit reached", "last WQE reached", "client reregistration", "GID table change", "WQ fatal",
 }
 
+// ibvEventGIDChange is IBV_EVENT_GID_CHANGE.
+const ibvEventGIDChange = 18
+
 // asyncMarkers are the words that introduce the event in a line, longest
 // first where one holds another.
 var asyncMarkers = []string{"Got non-fatal async event", "Got async error event", "Got async event", "async non-fatal event", "async fatal event", "async event"}
@@ -62,7 +65,7 @@ func asyncEventParts(msg string) (dev string, port int, event string, onQP, ok b
 		}
 		event = verbsEventText(strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(body), ":")))
 	case strings.HasPrefix(msg, "NET/") && strings.HasSuffix(strings.TrimSpace(msg), " GID table changed"):
-		pre, event = strings.TrimSuffix(strings.TrimSpace(msg), " GID table changed"), verbsEventNames[18]
+		pre, event = strings.TrimSuffix(strings.TrimSpace(msg), " GID table changed"), verbsEventNames[ibvEventGIDChange]
 	default:
 		head, num, cut := strings.Cut(strings.TrimSpace(msg), " unknown event type (")
 		n, err := strconv.Atoi(strings.TrimSuffix(num, ")"))
