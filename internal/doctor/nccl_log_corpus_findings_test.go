@@ -24,6 +24,8 @@ var ncclLogFindings = []struct{ file, want string }{
 	{"nccl-2.21.5-vllm-ray-topo-system-dump-bare-version-nccl1591.txt", ""},
 	{"nccl-2.22-init-timings-bootstrap-dominant-8-ranks-one-host-nccl534.txt", ""},
 	{"nccl-2.25.1-b200-init-timings-kernels-52s-of-55s-nccl1646.txt", "nccl.init.slow:warn"},
+	{"nccl-2.25.1-async-fatal-qp-invalid-request-h100-2-nodes-alltoall-nccl1919.txt", "nccl.ib.async_event:error"},
+	{"nccl-2.30-ib-port-failover-device-0-marked-failed-recovery-yes-nccl2157.txt", "nccl.warn.error:warn"},
 	{"nccl-2.2x-grep-rank-files-custom-prefix-socketpollconnect-no-pollout-1024-ranks-nccl-pr1618.txt", "nccl.warn.error:warn"},
 	{"nccl-2.22.3-kubevirt-vm-roce-2-nodes-init-nccl1373.txt", "nccl.transport.ib:info"},
 	{"nccl-2.25.1-p2p-ipc-register-userbuff-warn-watchdog-stuck-300s-nccl1684.txt", "nccl.collective.timeout:error"},

@@ -37,7 +37,7 @@ func asyncEventClass(event string) asyncClass {
 			"Check ACS on the PCIe switches between NIC and GPU (`lspci -vvv | grep ACSCtl`: SrcValid- on the path), the IOMMU (iommu=pt), and the nvidia-peermem/dma-buf setup; retry with NCCL_NET_GDR_LEVEL=LOC to confirm GPUDirect RDMA is the trigger."}
 	case e == "gid table change":
 		return asyncClass{Warn, "the GID table changed",
-			"IBV_EVENT_GID_CHANGE: an address on the RoCE netdev was added or removed while the job ran (DHCP renewal, a network manager, a container network attaching). Queue pairs built on a GID that went away cannot reach their peer; NCCL before 2.23.4 ignores the event and keeps the old GID for new connections.",
+			"IBV_EVENT_GID_CHANGE: an address on the RoCE netdev was added or removed while the job ran (DHCP renewal, a network manager, a container network attaching, the link going down and up). NCCL only logs the event (2.23-2.27 as 'unknown event type (18)', the number of enum ibv_event_type; 2.28 on as 'GID table changed'; through 2.30 it refreshes nothing, NVIDIA/nccl#1819): each connection takes its GID index when it connects, so the queue pairs already up keep the index they were built with, and when that entry went away or moved they cannot reach their peer (completion status 12, retry exceeded, NVIDIA/nccl#2157).",
 			"Keep the RoCE netdevs' addresses static while jobs run (static IP, NetworkManager off for them), and check `show_gids` for the GID index NCCL uses before and after."}
 	}
 	return asyncClass{Info, "an IB async event", "NCCL's IB transport logged a verbs async event; events other than port, device and queue-pair errors (port active, LID or SM change, client reregistration) are state changes, not failures.", ""}

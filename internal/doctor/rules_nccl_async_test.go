@@ -1,6 +1,8 @@
 package doctor
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -42,5 +44,38 @@ func TestAsyncEventsAndGIDs(t *testing.T) {
 	fs = diagnoseFiles(t, Options{}, "corpus/threads/show-gids-bond-vxlan-same-ipv4-at-2-3-and-4-5-ucx9484.txt")
 	if f := find(fs, "gid.index.roce_v2"); f == nil || !strings.Contains(f.Title, "index 5") {
 		t.Errorf("address on bond1 and a VXLAN netdev: %v", ids(fs))
+	}
+}
+
+// The async events of NCCL 2.23 on: a port error in 2.23's and 2.28.9's
+// words is an error on its device, and the GID table change, which 2.23-2.27
+// print as "unknown event type (18)" and 2.28 on as "GID table changed", a
+// warning that says NCCL only logs it; alone, before any device list, none
+// of them is NET/IB failing to start. Before, the first, third and fourth
+// were no finding at all (the last a fall back to sockets) and the second
+// an info without its device. Synthetic lines in the format of
+// ncclIbAsyncThreadMain at the tags named (NVIDIA/nccl).
+func TestAsyncEventsOfRecentReleases(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		sev  Severity
+		want string
+	}{
+		{"h1:1:2 [0] transport/net_ib.cc:171 NCCL WARN NET/IB : mlx5_0:1 Got async error event: port error", Error, "'port error' on mlx5_0:1"},         // v2.23.4-1
+		{"h1:1:2 [0] transport/net_ib.cc:253 NCCL WARN NET/IB : mlx5_3:1 Got non-fatal async event: port error(10)", Error, "'port error' on mlx5_3:1"}, // v2.28.9-1
+		{"h1:1:2 [0] transport/net_ib.cc:204 NCCL WARN NET/IB : mlx5_2:1 unknown event type (18)", Warn, "'GID table change' on mlx5_2:1"},              // v2.27.7-1
+		{"h1:1:2 [0] transport/net_ib/common.cc:153 NCCL WARN NET/IB : rocep1s0f1:1 GID table changed", Warn, "'GID table change' on rocep1s0f1:1"},     // v2.30.7-1
+	} {
+		log := filepath.Join(t.TempDir(), "async.log")
+		if err := os.WriteFile(log, []byte(c.line+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fs := Diagnose([]string{log}, nil, Options{}).Findings
+		f := nicMustFind(t, fs, "nccl.ib.async_event", c.sev, c.want)
+		if c.sev == Warn && !strings.Contains(f.Mechanism, "NCCL only logs the event") {
+			t.Errorf("%s: mechanism %s", c.line, f.Mechanism)
+		}
+		nicMustNot(t, fs, "nccl.transport.socket_fallback")
+		nicMustNot(t, fs, "nccl.warn.error")
 	}
 }

@@ -125,10 +125,14 @@ func TestWarnCascadeFirstCausePerProcess(t *testing.T) {
 // recovery runs; before, the WARN was passed over and the log read clean.
 // A synthetic variant without recovery says the port stays out, and the
 // failover running out of ports, with NCCL's return code after it, is an
-// error.
+// error. The WARN once read as NET/IB failing to start, after which the
+// doctor told of a fall back to TCP sockets.
 func TestIBPortFailoverWarn(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.30-ib-port-failover-device-0-marked-failed-recovery-yes-nccl2157.txt")
 	f := nicMustFind(t, fs, "nccl.warn.error", Warn, "NCCL's IB port failover took device 0 of a merged NIC out of service", "on GPU-606")
+	// The WARN is printed on a connection of a transport that is up: no
+	// fall back to sockets.
+	nicMustNot(t, fs, "nccl.transport.socket_fallback")
 	if !strings.Contains(f.Mechanism, "Recovery is on") || f.Evidence[0].Line != 4 {
 		t.Errorf("%s %+v", f.Mechanism, f.Evidence)
 	}

@@ -74,6 +74,10 @@ func FuzzNCCLLog(f *testing.F) {
 	f.Add([]byte("ncclInternalError: Internal check failed.\nsrun: error: n1: task 3: Exited\nncclSystemError: x\nERROR: step failed\nncclRemoteError: y\nsocketStartConnect: Connect failed\nncclInternalError: z\nNET/IB : error\nncclInvalidUsage: w\nCall to \nncclSystemError: v\nnccl: failed\nsocket:\n"))
 	// Init and bootstrap timings of both releases' forms, cut and garbled.
 	f.Add([]byte("h:1:2 [0] NCCL INFO Init timings: rank 5 nranks 8 total 2.46 (kernels 0.18, bootstrap 1.60, rest 0.02)\nh:1:2 [0] NCCL INFO Init timings - ncclCommInitRankConfig: rank 3 nranks 8 total 55.01 (kernels 52.45, alloc 0.41\nh:1:2 [0] NCCL INFO Bootstrap timings total 0.633247 (create 0.000033, recv 0.632491, delay -1)\nh:1:2 [0] NCCL INFO Init timings total NaN (x 1e400, , y)\n"))
+	// Async events in each release's words, an event number past the
+	// enum, and cut or garbled ones.
+	f.Add([]byte("h:1:2 [0] transport/net_ib.cc:171 NCCL WARN NET/IB : mlx5_0:1 Got async error event: port error\nh:1:2 [0] transport/net_ib/common.cc:179 NCCL WARN NET/IB : mlx5_0:1 Got non-fatal async event: port active(9)\nh:1:2 [0] transport/net_ib.cc:176 NCCL WARN NET/IB : mlx5_0:1 unknown event type (18)\nh:1:2 [0] NCCL WARN NET/IB : mlx5_1:2 unknown event type (99)\nh:1:2 [0] NCCL WARN NET/IB : unknown event type (-1)\nh:1:2 [0] NCCL WARN NET/IB : mlx5_0:1 GID table changed\nh:1:2 [0] NCCL WARN NET/IB : x:1 async fatal event on QP (0x1) qpn=3 state=6 rq_psn=0: WQ fatal\nh:1:2 [0] NCCL WARN NET/IB : async fatal event on CQ (\nh:1:2 [0] NCCL WARN Got non-fatal async event: (10)\n"))
+	f.Add([]byte("h:1:2 [1] transport/net_ib/p2p_resiliency.cc:376 NCCL WARN NET/IB: Device 0 marked as failed. Initiating recovery? No (recv comm=0x1, outstandingRecovery=0)\nh:1:2 [1] transport/net_ib/connect.cc:9 NCCL WARN NET/IB: x\nh:1:2 [1] net_ib/ NCCL WARN NET/IB: y\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := checkArtifact(t, data)
 		for _, a := range res.Artifacts {

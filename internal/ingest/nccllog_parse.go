@@ -302,8 +302,7 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 			l.Setup = append(l.Setup, s)
 			l.setLastWarn(key, warnRef{'s', len(l.Setup) - 1, ev.Line})
 		}
-	case strings.Contains(msg, "async event") || strings.Contains(msg, "async fatal event") || strings.Contains(msg, "async non-fatal event"):
-		l.asyncEvent(host, msg, ev)
+	case l.asyncEvent(host, msg, ev):
 	case strings.Contains(msg, "Failed to open libibverbs"):
 		l.VerbsMissing.add(host, ev)
 	case strings.HasPrefix(msg, "NET/Plugin"):
@@ -314,12 +313,12 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(msg, "Failed to initialize any NET plugin"):
 		l.NoNetwork.add(host, ev)
 	default:
-		if strings.HasPrefix(msg, "NET/IB") && len(l.IBDevices) == 0 && len(l.IBPorts) == 0 && !dataPathWarn(msg) && !WrappedWarn(msg) && !IBDeviceSkipped(msg) {
+		if strings.HasPrefix(msg, "NET/IB") && len(l.IBDevices) == 0 && len(l.IBPorts) == 0 && !dataPathWarn(o.loc, msg) && !WrappedWarn(msg) && !IBDeviceSkipped(msg) {
 			// Before NET/IB lists its devices: it is starting (unless
 			// the excerpt begins past the device list, at a WARN about
-			// data to or from a peer, at one whose words went on to the
-			// next line, or at one device it leaves out and goes on
-			// without).
+			// a connection or data to or from a peer, at one whose
+			// words went on to the next line, or at one device it
+			// leaves out and goes on without).
 			l.IBInitWarns.add(host, ev)
 		}
 		if IBDeviceSkipped(msg) {
@@ -357,12 +356,23 @@ func proxyResult(msg string) int {
 	return -1
 }
 
-// dataPathWarn reports whether an IB transport WARN is about data moving
-// to or from a peer ("NET/IB : req 0/1 tag 0 peer 10.10.23.6<58683>
-// collective mismatch error"): it names the peer's socket address or a
-// request, which no warning of the transport's start does.
-func dataPathWarn(msg string) bool {
-	return strings.Contains(msg, " peer ") || strings.Contains(msg, " req ")
+// dataPathWarn reports whether an IB transport WARN is about a
+// connection or data moving to or from a peer, which no warning of the
+// transport's start is: it names the peer's socket address or a request
+// ("NET/IB : req 0/1 tag 0 peer 10.10.23.6<58683> collective mismatch
+// error"), or a communicator ("Device 0 marked as failed. Initiating
+// recovery? Yes (send comm=0x7f03e8086000, ...)"), or NCCL printed it from
+// a file of NET/IB's connections and transfers (2.29 on, when net_ib.cc
+// became a directory: connect.cc, p2p.cc, the port failover's
+// p2p_resiliency.cc and p2p_resiliency_recovery.cc), never run before
+// the devices are listed.
+func dataPathWarn(loc, msg string) bool {
+	if strings.Contains(msg, " peer ") || strings.Contains(msg, " req ") || strings.Contains(msg, "comm=") {
+		return true
+	}
+	file, _, _ := strings.Cut(loc, ":")
+	dir, base, _ := strings.Cut(file, "net_ib/")
+	return base != "" && !strings.Contains(dir, " ") && (base == "connect.cc" || base == "p2p.cc" || strings.HasPrefix(base, "p2p_resiliency"))
 }
 
 // IBDeviceSkipped reports whether a WARN is NET/IB leaving one device or

@@ -228,6 +228,7 @@ func TestNCCLAsyncEvents(t *testing.T) {
 		{"nccl-log/nccl-async-port-error-old-completion-format-litllama380.txt", "...-48", "", "port error", 0, 8, false},
 		{"nccl-log/nccl-markdown-autolinks-async-event-status9-vendor138-nccl1710.txt", "node201", "mlx5_0", "local access violation work queue error", 1, 3, false},
 		{"nccl-log/nccl-2.21.5-double-timestamp-status4-vendor83-async-fatal-nccl1905.txt", "h100-28", "mlx5_ib0", "local access violation work queue error", 1, 1, true},
+		{"nccl-log/nccl-2.25.1-async-fatal-qp-invalid-request-h100-2-nodes-alltoall-nccl1919.txt", "node-0", "mlx5_1", "invalid request local work queue error", 1, 1, true},
 	}
 	for _, c := range cases {
 		l := ncclLog(t, c.rel)
@@ -381,5 +382,64 @@ func TestSwitchNumberCutInsideSeparators(t *testing.T) {
 		if got := numOr(in); got != want {
 			t.Errorf("numOr(%q) = %d, want %d", in, got, want)
 		}
+	}
+}
+
+// The async event WARNs of NCCL 2.23 on, which the reader took for no
+// event (2.23-2.28.3's "Got async error event", the GID table change as
+// "unknown event type (18)" in 2.23-2.27 and as "GID table changed" from
+// 2.28) or misnamed (2.28.9's "port error(10)", without its device; 2.30's
+// queue-pair line with its state before the event). Synthetic lines, each
+// in the format of ncclIbAsyncThreadMain at the tag named (NVIDIA/nccl
+// transport/net_ib.cc, from 2.29 transport/net_ib/common.cc); no public
+// log of these releases' events was found.
+func TestNCCLAsyncEventForms(t *testing.T) {
+	for _, c := range []struct {
+		line, dev, event string
+		port             int
+		onQP             bool
+	}{
+		{"h1:1:2 [0] transport/net_ib.cc:171 NCCL WARN NET/IB : mlx5_0:1 Got async error event: port error", "mlx5_0", "port error", 1, false},                                                                                                                                              // v2.23.4-1
+		{"h1:1:2 [0] transport/net_ib.cc:176 NCCL WARN NET/IB : mlx5_2:1 unknown event type (18)", "mlx5_2", "GID table change", 1, false},                                                                                                                                                  // v2.23.4-1
+		{"h1:1:2 [0] transport/net_ib.cc:204 NCCL WARN NET/IB : mlx5_2:1 unknown event type (25)", "mlx5_2", "unknown event type 25", 1, false},                                                                                                                                             // v2.27.7-1
+		{"h1:1:2 [0] transport/net_ib.cc:198 NCCL WARN NET/IB : rocep1s0f1:1 GID table changed", "rocep1s0f1", "GID table change", 1, false},                                                                                                                                                // v2.28.3-1
+		{"h1:1:2 [0] transport/net_ib.cc:253 NCCL WARN NET/IB : mlx5_3:1 Got non-fatal async event: port error(10)", "mlx5_3", "port error", 1, false},                                                                                                                                      // v2.28.9-1
+		{"h1:1:2 [0] transport/net_ib/common.cc:179 NCCL WARN NET/IB : mlx5_1:1 Got non-fatal async event: client reregistration(17)", "mlx5_1", "client reregistration", 1, false},                                                                                                         // v2.30.7-1
+		{"h1:1:2 [0] transport/net_ib/common.cc:140 NCCL WARN NET/IB : mlx5_1:1 async fatal event on QP (0x7f0a) qpn=4711 handle=3 send_cq=1 recv_cq=2 state=6 sq_psn=12 rq_psn=34: local access violation work queue error", "mlx5_1", "local access violation work queue error", 1, true}, // v2.30.7-1
+		{"h1:1:2 [0] transport/net_ib/common.cc:127 NCCL WARN NET/IB : mlx5_1:1 async fatal event on CQ (0x7f0b) handle=1 cqe=4096: CQ error", "mlx5_1", "CQ error", 1, false},                                                                                                              // v2.30.7-1
+	} {
+		l := parseLog(t, c.line+"\n")
+		if len(l.AsyncEvents) != 1 || l.WarningCount != 0 || l.IBInitWarns.Count != 0 {
+			t.Errorf("%s: events %+v, %d other warnings, %d init warnings", c.line, l.AsyncEvents, l.WarningCount, l.IBInitWarns.Count)
+			continue
+		}
+		if e := l.AsyncEvents[0]; e.Device != c.dev || e.Port != c.port || e.Event != c.event || e.OnQP != c.onQP {
+			t.Errorf("%s: event %+v", c.line, e)
+		}
+	}
+}
+
+// NCCL 2.30's port failover WARN, printed on a connection (send comm=...)
+// from net_ib/p2p_resiliency.cc (NVIDIA/nccl#2157): NET/IB was up and
+// connected, so it is no warning of the transport's start, after which
+// the doctor told of a fall back to sockets.
+func TestIBConnectionWarnIsNoInitWarn(t *testing.T) {
+	l := ncclLog(t, "nccl-log/nccl-2.30-ib-port-failover-device-0-marked-failed-recovery-yes-nccl2157.txt")
+	if l.IBInitWarns.Count != 0 || l.WarningCount != 1 {
+		t.Errorf("init warnings %+v, warnings %d", l.IBInitWarns, l.WarningCount)
+	}
+	// synthetic, in the format of v2.30.7-1's p2p_resiliency.cc:64 and
+	// connect.cc:1034: files of connections, without a comm to name.
+	for _, line := range []string{
+		"h2:20:21 [0] transport/net_ib/p2p_resiliency.cc:64 NCCL WARN NET/IB: The error is fatal (No functional devices left). Cannot continue.",
+		"h2:20:21 [0] transport/net_ib/connect.cc:1034 NCCL WARN NET/IB : Remote IB device is incompatible with the local [0]mlx5_0:1/RoCE. Try selecting NICs of only one link type using NCCL_IB_HCA",
+	} {
+		if l := parseLog(t, line+"\n"); l.IBInitWarns.Count != 0 {
+			t.Errorf("%s: read as a warning of the transport's start", line)
+		}
+	}
+	// init.cc's WARNs are the transport's start.
+	if l := parseLog(t, "h2:20:21 [0] transport/net_ib/init.cc:300 NCCL WARN NET/IB : Error in mlx5dv_get_data_direct_sysfs_path with device mlx5_0\n"); l.IBInitWarns.Count != 1 {
+		t.Errorf("init.cc's WARN not read as the transport's start: %+v", l.IBInitWarns)
 	}
 }
