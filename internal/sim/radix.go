@@ -3,7 +3,6 @@
 package sim
 
 import (
-	"cmp"
 	"math/bits"
 	"slices"
 	"unsafe"
@@ -87,18 +86,26 @@ type radixQueue struct {
 	lone *chunk
 }
 
-// nowEntry orders an event of bucket 0: its key, the low 32 bits of its
-// time (the events of bucket 0 share every bit of their time above the
-// lowest digit, so these order them as the whole times do), and the slot
-// in nowHeap.evs that holds it, which is also its arrival in the bucket
-// (slots are taken in turn; see nowHeap). Entries hold no pointers, so
-// moving them copies 16 bytes (the sorts move them a few times per event)
-// and no write barrier.
-type nowEntry struct {
-	key Key
-	t   uint32
-	ev  uint32
-}
+// nowEntry orders an event of bucket 0 in one word: the low 32 bits of
+// its time above (the events of bucket 0 share every bit of their time
+// above the lowest digit, so these order them as the whole times do), and
+// below the slot in nowHeap.cs that holds it, which is also its arrival
+// in the bucket (slots are taken in turn; see nowHeap). Entries compare
+// as integers, on (time, slot): the key, which orders equal times before
+// the slot does, stays in the event and is read only for equal times,
+// about one entry in thirty (nowHeap.tiesByKey). A sort moves 8 bytes an
+// entry and compares once, where an entry holding its key was 16 bytes
+// and up to three comparisons.
+type nowEntry uint64
+
+// newEntry returns the entry of an event at time t in slot ev.
+func newEntry(t unit.Time, ev uint32) nowEntry { return nowEntry(uint64(uint32(t))<<32 | uint64(ev)) }
+
+// t returns the low 32 bits of the entry's time.
+func (x nowEntry) t() uint32 { return uint32(x >> 32) }
+
+// ev returns the entry's slot.
+func (x nowEntry) ev() uint32 { return uint32(x) }
 
 // nowHeap is bucket 0: its entries from hd on, sorted on (time, key,
 // slot), the least first; the events themselves wait in slots of the
@@ -122,15 +129,23 @@ type nowHeap struct {
 	nev uint32 // slots in use
 }
 
-// before reports whether a comes before b.
-func before(a, b *nowEntry) bool {
-	if a.t != b.t {
-		return a.t < b.t
+// tiesByKey orders h, sorted on (time, slot), on (time, key, slot): the
+// entries of each run of equal times go by key, by an insertion sort
+// that keeps equal keys in slot order. Most entries have a time of their
+// own and cost one comparison.
+func (n *nowHeap) tiesByKey(h []nowEntry) {
+	for i := 1; i < len(h); i++ {
+		x := h[i]
+		if x>>32 != h[i-1]>>32 {
+			continue
+		}
+		k := n.at(x.ev()).key
+		j := i
+		for ; j > 0 && h[j-1]>>32 == x>>32 && n.at(h[j-1].ev()).key > k; j-- {
+			h[j] = h[j-1]
+		}
+		h[j] = x
 	}
-	if a.key != b.key {
-		return a.key < b.key
-	}
-	return a.ev < b.ev
 }
 
 // len returns the number of events in the bucket.
@@ -155,19 +170,23 @@ func (q *radixQueue) entry(e *event) nowEntry {
 	}
 	n.nev++
 	*n.at(i) = *e
-	return nowEntry{key: e.key, t: uint32(e.t), ev: i}
+	return newEntry(e.t, i)
 }
 
 // sort orders the entries of one span: an insertion sort when there
 // are a handful, as there are on small fabrics; a large fabric puts
 // dozens in a span, and thousands of hosts starting at once put
 // thousands in one.
-func (n *nowHeap) sort() { sortSpan(n.h[n.hd:]) }
+func (n *nowHeap) sort() {
+	h := n.h[n.hd:]
+	sortSpan(h)
+	n.tiesByKey(h)
+}
 
 // spanSorted is how many entries sortSpan leaves to sortEntries alone:
 // below it, the counting pass's fixed cost (a table of 64 counts)
 // exceeds a comparison sort's.
-const spanSorted = 24
+const spanSorted = 40
 
 // spanSteps is how many steps of 2^stepBits ps (256 ps) sortSpan's
 // counting pass orders a span's entries into: a span sorted that way
@@ -178,7 +197,7 @@ const (
 	stepBits  = spanBits - 5
 )
 
-// sortSpan sorts h by before when its times share all but their lowest
+// sortSpan sorts h on (time, slot) when its times share all but their lowest
 // digit, as a span's do: a counting pass over the high five bits of that
 // digit and a pass of swaps in place (each entry moves once to its step,
 // spanSteps) order the entries by step, where a comparison sort takes
@@ -186,8 +205,8 @@ const (
 // of a 1024-host run); then each step's few entries are sorted by
 // sortEntries. It needs no second array, which cost cache misses. Entries
 // whose times differ above the lowest digit, or under spanSorted, are
-// sorted by sortEntries alone, or straight by insertion when they are a
-// dozen or fewer, as most spans and steps are.
+// sorted by sortEntries alone, or straight by insertion when they are
+// insertionMax or fewer, as most spans and steps are.
 func sortSpan(h []nowEntry) {
 	switch {
 	case len(h) <= insertionMax:
@@ -198,9 +217,9 @@ func sortSpan(h []nowEntry) {
 		return
 	}
 	var start [spanSteps + 1]int32 // step d's entries go to h[start[d]:start[d+1]]
-	high := h[0].t >> spanBits
+	high := h[0].t() >> spanBits
 	for i := range h {
-		t := h[i].t
+		t := h[i].t()
 		if t>>spanBits != high {
 			sortEntries(h, 2*bits.Len(uint(len(h))))
 			return
@@ -217,7 +236,7 @@ func sortSpan(h []nowEntry) {
 	for d := range spanSteps {
 		for i := next[d]; i < start[d+1]; i = next[d] {
 			for {
-				e := h[i].t >> stepBits % spanSteps
+				e := h[i].t() >> stepBits % spanSteps
 				if e == uint32(d) {
 					break
 				}
@@ -239,11 +258,13 @@ func sortSpan(h []nowEntry) {
 
 // insertionMax is the most entries sorted by insertion alone: sortEntries'
 // quicksort stops there, and sortSpan gives a span or step of so few
-// straight to insertionSort.
-const insertionMax = 12
+// straight to insertionSort. Entries of one word move and compare cheaply
+// enough that insertion beats the quicksort's partitions up to two dozen
+// (perm128: 12 -> 24 and spanSorted 24 -> 40 took 1018.2 -> 1007.4 M).
+const insertionMax = 24
 
-// sortEntries sorts h by before: a quicksort on the median of three down
-// to a dozen entries, then an insertion sort, with the comparison inline
+// sortEntries sorts h on (time, slot): a quicksort on the median of three
+// down to insertionMax entries, then an insertion sort, with the comparison inline
 // (a generic sort calls it through a function value, and on a fabric of
 // thousands of ports that call was a seventh of the run). Below depth
 // levels of partitioning it falls back to the library's sort, which
@@ -252,19 +273,17 @@ const insertionMax = 12
 func sortEntries(h []nowEntry, depth int) {
 	for len(h) > insertionMax {
 		if depth == 0 {
-			slices.SortFunc(h, func(a, b nowEntry) int {
-				return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.key, b.key), cmp.Compare(a.ev, b.ev))
-			})
+			slices.Sort(h)
 			return
 		}
 		depth--
 		m, l := len(h)/2, len(h)-1
-		if before(&h[m], &h[0]) {
+		if h[m] < h[0] {
 			h[m], h[0] = h[0], h[m]
 		}
-		if before(&h[l], &h[m]) {
+		if h[l] < h[m] {
 			h[l], h[m] = h[m], h[l]
-			if before(&h[m], &h[0]) {
+			if h[m] < h[0] {
 				h[m], h[0] = h[0], h[m]
 			}
 		}
@@ -273,9 +292,9 @@ func sortEntries(h []nowEntry, depth int) {
 		pivot := h[m]
 		i, j := -1, len(h)
 		for {
-			for i++; before(&h[i], &pivot); i++ {
+			for i++; h[i] < pivot; i++ {
 			}
-			for j--; before(&pivot, &h[j]); j-- {
+			for j--; pivot < h[j]; j-- {
 			}
 			if i >= j {
 				break
@@ -294,24 +313,17 @@ func sortEntries(h []nowEntry, depth int) {
 	insertionSort(h)
 }
 
-// insertionSort sorts a few entries by before: each goes back past
-// those after it. A function of its own, so that the entry moving back
-// stays in registers (within sortEntries it was kept on the stack: a
-// step back cost 20 instructions, now 16); keys and slots are compared
-// only for equal times.
+// insertionSort sorts a few entries on (time, slot): each goes back
+// past those after it. A function of its own, so that the entry moving
+// back stays in a register.
 func insertionSort(h []nowEntry) {
 	for i := 1; i < len(h); i++ {
-		// The entry's fields apart, so that they stay in registers.
-		t, k, ev := h[i].t, h[i].key, h[i].ev
+		x := h[i]
 		j := i
-		for ; j > 0; j-- {
-			y := h[j-1]
-			if y.t < t || y.t == t && (y.key < k || y.key == k && y.ev < ev) {
-				break
-			}
-			h[j] = y
+		for ; j > 0 && h[j-1] > x; j-- {
+			h[j] = h[j-1]
 		}
-		h[j] = nowEntry{key: k, t: t, ev: ev}
+		h[j] = x
 	}
 }
 
@@ -320,18 +332,22 @@ func (q *radixQueue) pushNow(e *event) {
 	n := &q.now
 	x := q.entry(e)
 	// The new entry goes after every entry that comes before it: most
-	// often at the end.
+	// often at the end. Its slot is the highest, so it goes after every
+	// entry of its time, then back past those of a greater key.
 	lo, hi := n.hd, len(n.h)
-	if hi > lo && before(&n.h[hi-1], &x) {
+	if hi > lo && n.h[hi-1] < x {
 		lo = hi
 	}
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if before(&n.h[m], &x) {
+		if n.h[m] < x {
 			lo = m + 1
 		} else {
 			hi = m
 		}
+	}
+	for lo > n.hd && n.h[lo-1]>>32 == x>>32 && n.at(n.h[lo-1].ev()).key > e.key {
+		lo--
 	}
 	n.h = append(n.h, x)
 	if last := len(n.h) - 1; lo < last {
@@ -383,8 +399,8 @@ func (q *radixQueue) compactSlots() {
 	n.cs, n.nev = nil, 0
 	for j := range n.h {
 		// In order: ties stay first-in first-out.
-		i := n.h[j].ev
-		n.h[j].ev = q.entry(&old[i/chunkLen].ev[i%chunkLen]).ev
+		i := n.h[j].ev()
+		n.h[j] = q.entry(&old[i/chunkLen].ev[i%chunkLen])
 	}
 	for _, c := range old {
 		q.freeChunk(c)
@@ -475,7 +491,7 @@ func (q *radixQueue) empty(b uint) {
 // front returns the first event of bucket 0, if any.
 func (q *radixQueue) front() *event {
 	if n := &q.now; uint(n.hd) < uint(len(n.h)) { // the bucket is not empty; the test also proves h[hd] in range
-		return n.at(n.h[n.hd].ev)
+		return n.at(n.h[n.hd].ev())
 	}
 	return nil
 }
@@ -488,7 +504,7 @@ func (q *radixQueue) prefetch() {
 	n := &q.now
 	k := n.hd + lookAhead - 1
 	if uint(k) < uint(len(n.h)) {
-		fetch(n.at(n.h[k].ev))
+		fetch(n.at(n.h[k].ev()))
 	}
 }
 
@@ -577,7 +593,7 @@ func (q *radixQueue) redistribute(b uint, base unit.Time, st *slotTable) int {
 		// held, and it needs no sort.
 		q.freeChunk(n.cs[0])
 		n.cs[0] = c
-		n.h = append(n.h, nowEntry{key: e.key, t: uint32(e.t)})
+		n.h = append(n.h, newEntry(e.t, 0))
 		n.nev = 1
 		return 0
 	}
@@ -591,7 +607,7 @@ func (q *radixQueue) redistribute(b uint, base unit.Time, st *slotTable) int {
 		n.cs = append(n.cs, c)
 		for i := range c.ev[:c.n] {
 			if e := &c.ev[i]; st.liveID(e.id) {
-				n.h = append(n.h, nowEntry{key: e.key, t: uint32(e.t), ev: slot + uint32(i)})
+				n.h = append(n.h, newEntry(e.t, slot+uint32(i)))
 			} else {
 				st.release(e.id)
 				dropped++
@@ -670,7 +686,7 @@ func (bk *bucket) earliest(st *slotTable) (unit.Time, bool) {
 func (q *radixQueue) compact(st *slotTable) {
 	kept := q.now.h[:0]
 	for _, x := range q.now.h[q.now.hd:] {
-		if e := q.now.at(x.ev); st.liveID(e.id) {
+		if e := q.now.at(x.ev()); st.liveID(e.id) {
 			kept = append(kept, x)
 		} else {
 			st.release(e.id)

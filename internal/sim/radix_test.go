@@ -91,11 +91,7 @@ func chunkCount(q *radixQueue) int {
 }
 
 // refSort sorts entries with the library's sort: the reference.
-func refSort(h []nowEntry) {
-	slices.SortFunc(h, func(a, b nowEntry) int {
-		return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.key, b.key), cmp.Compare(a.ev, b.ev))
-	})
-}
+func refSort(h []nowEntry) { slices.Sort(h) }
 
 // arrange leaves h as drawn (order 0), sorts it (1) or sorts it in
 // reverse (2).
@@ -110,7 +106,7 @@ func arrange(h []nowEntry, order int) {
 
 // TestSortEntries checks the bucket's sort against the library's on
 // sizes from empty to thousands, with times and keys drawn from few
-// values (ties broken by key, then by arrival), in random, sorted and
+// values (ties broken by arrival), in random, sorted and
 // reversed order, and with the fallback taken at once or after one or
 // two partitions.
 func TestSortEntries(t *testing.T) {
@@ -121,7 +117,7 @@ func TestSortEntries(t *testing.T) {
 				for _, depth := range []int{0, 1, 2, 2 * bits.Len(uint(n))} {
 					h := make([]nowEntry, n)
 					for i := range h {
-						h[i] = nowEntry{t: uint32(rng.IntN(spread)), key: Key(rng.IntN(spread)), ev: uint32(i)}
+						h[i] = newEntry(unit.Time(rng.IntN(spread)), uint32(i))
 					}
 					arrange(h, order)
 					rng.Shuffle(len(h), func(i, j int) {
@@ -144,7 +140,7 @@ func TestSortEntries(t *testing.T) {
 // TestSortSpan: sortSpan orders a span's entries as the library's sort
 // does, on sizes sorted by insertion, below and above its threshold, with
 // times spread over the whole lowest digit or piled on a few values (runs
-// of equal times, sorted by key and arrival), in random, sorted and
+// of equal times, sorted by arrival), in random, sorted and
 // reversed order; times that differ above the lowest digit are sorted too.
 // It fails when the counting pass puts an entry in the wrong step or a
 // step is left unsorted.
@@ -156,13 +152,67 @@ func TestSortSpan(t *testing.T) {
 				base := uint32(rng.IntN(1<<18)) << spanBits
 				h := make([]nowEntry, n)
 				for i := range h {
-					h[i] = nowEntry{t: base + uint32(rng.IntN(spread)), key: Key(rng.IntN(4)), ev: uint32(i)}
+					h[i] = newEntry(unit.Time(base+uint32(rng.IntN(spread))), uint32(i))
 				}
 				arrange(h, order)
 				want := slices.Clone(h)
 				refSort(want)
 				if sortSpan(h); !slices.Equal(h, want) {
 					t.Fatalf("n=%d spread=%d order=%d: sorted differently", n, spread, order)
+				}
+			}
+		}
+	}
+}
+
+// TestTiesByKey: bucket 0's sort and its insertion of a new event give
+// the order of (time, key, slot), the whole entry the library's sort is
+// given as the reference, with times and keys drawn from few values so
+// that runs of equal times hold several keys, each several times, in
+// random, sorted and reversed order of arrival. It fails when equal
+// times are left in slot order (tiesByKey not called or not stable) or a
+// new event is placed by time and slot alone.
+func TestTiesByKey(t *testing.T) {
+	type full struct {
+		t   unit.Time
+		key Key
+		ev  uint32
+	}
+	order := func(a, b full) int {
+		return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.key, b.key), cmp.Compare(a.ev, b.ev))
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{2, 3, insertionMax + 1, spanSorted + 5, 200} {
+		for _, spread := range []int{1, 3, 64} {
+			for arrival := range 3 {
+				var q radixQueue
+				evs := make([]full, n)
+				for i := range evs {
+					evs[i] = full{t: unit.Time(rng.IntN(spread)), key: Key(rng.IntN(5))}
+				}
+				if arrival > 0 {
+					slices.SortFunc(evs, func(a, b full) int { return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.key, b.key)) })
+				}
+				if arrival == 2 {
+					slices.Reverse(evs)
+				}
+				half := n / 2
+				for i := range evs[:half] {
+					evs[i].ev = uint32(i)
+					x := q.entry(&event{t: evs[i].t, key: evs[i].key})
+					q.now.h = append(q.now.h, x)
+				}
+				q.now.sort()
+				for i := half; i < n; i++ {
+					evs[i].ev = uint32(i)
+					q.pushNow(&event{t: evs[i].t, key: evs[i].key})
+				}
+				slices.SortFunc(evs, order)
+				for i, x := range q.now.h {
+					e := q.now.at(x.ev())
+					if got := (full{e.t, e.key, x.ev()}); got != evs[i] {
+						t.Fatalf("n=%d spread=%d arrival=%d: entry %d is %+v, want %+v", n, spread, arrival, i, got, evs[i])
+					}
 				}
 			}
 		}

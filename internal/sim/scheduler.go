@@ -176,7 +176,7 @@ func (s *Scheduler) RunUntil(t unit.Time) {
 		// fire(e), written out with the prefetch (see above).
 		s.q.popFront()
 		if n := &s.q.now; uint(n.hd+lookAhead-1) < uint(len(n.h)) {
-			fetch(n.at(n.h[n.hd+lookAhead-1].ev))
+			fetch(n.at(n.h[n.hd+lookAhead-1].ev()))
 		}
 		at, h, tag, id := e.t, e.h, e.tag, e.id
 		s.ran(at, id)
