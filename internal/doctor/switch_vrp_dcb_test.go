@@ -1,0 +1,62 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// Huawei CloudEngine's `display abs-pfc` (real, the CE6800 configuration
+// guide: 118789880 PFC frames received on queue 3, none sent), `display
+// dcb pfc` and `display qos queue statistics` (real, the command
+// reference: no pause, no drops): a port paused by its peer but sending
+// no pause and dropping nothing raises nothing.
+func TestHuaweiDCBCountersHealthy(t *testing.T) {
+	for _, file := range []string{
+		"corpus/switch/huawei-ce-display-abs-pfc-100ge1-0-1-q3-rx-118.8m-config-guide-doc.txt",
+		"corpus/switch/huawei-ce-display-dcb-pfc-100ge1-0-1-q5-no-pause-command-reference-doc.txt",
+		"corpus/switch/huawei-ce-display-qos-queue-statistics-slot1-q6-1330-no-drops-command-reference-doc.txt",
+	} {
+		if fs := diagnoseFiles(t, Options{}, file); len(fs) != 0 {
+			t.Errorf("%s: findings %s", file, nicTitles(fs))
+		}
+	}
+}
+
+// SYNTHETIC `display dcb pfc` in the layout of the real one: a port that
+// sent 4500 PFC frames on queue 3 and received 120 is told, on priority 3,
+// with Huawei's commands to follow it.
+func TestHuaweiDCBPFCSent(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"[~leaf1] display dcb pfc interface 100ge 1/0/2",
+		"Interface         Queue         Received(Frames)        ReceivedRate(pps)     DeadlockNum",
+		"                             Transmitted(Frames)     TransmittedRate(pps)     RecoveryNum",
+		"-----------------------------------------------------------------------------------------",
+		"100GE1/0/2            3                     120                        0               0",
+		"                                            4500                        0               0",
+		"-----------------------------------------------------------------------------------------",
+	)
+	f := nicMustFind(t, fs, "switch.pfc.tx_pause", Warn, "100GE1/0/2", "sent 4500 PFC pause frames on priority 3 (received 120)")
+	if !strings.Contains(f.Fix, "`display qos queue statistics interface 100GE1/0/2`") || !strings.Contains(f.Fix, "`display dcb pfc interface 100GE1/0/2`") {
+		t.Errorf("fix %q", f.Fix)
+	}
+}
+
+// SYNTHETIC `display qos queue statistics` in the layout of the real one:
+// drops on queue 3 are a warning with their share, not an error by
+// SONiC's default lossless queues 3 and 4: a CloudEngine port runs PFC
+// only under a `dcb pfc enable` profile no input here shows.
+func TestHuaweiQueueDropsNotSONiCLossless(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"<leaf1> display qos queue statistics interface 100GE 1/0/1",
+		" Queue statistics info: interface 100GE1/0/1",
+		" Queue   CIR/PIR              Passed     Pass Rate             Dropped     Drop Rate  Drop Time",
+		"     (% or kbps)     (Packets/Bytes)     (pps/bps)     (Packets/Bytes)     (pps/bps)",
+		"     3         0            90000000             0            10000000             0  2024-01-02 03:04:05",
+		"       100000000         90000000000             0         10000000000             0",
+	)
+	f := nicMustFind(t, fs, "switch.queue.drops", Warn, "100GE1/0/1 queue 3", "10000000 packets dropped, 10.0% of the 100000000", "lossless or not, no input says")
+	if !strings.Contains(f.Mechanism, "`dcb pfc enable`") || !strings.Contains(f.Fix, "`display dcb pfc interface 100GE1/0/1`") {
+		t.Errorf("finding %+v", f)
+	}
+	nicMustNot(t, fs, "switch.queue.lossy_traffic")
+}
