@@ -60,3 +60,23 @@ func TestHuaweiQueueDropsNotSONiCLossless(t *testing.T) {
 	}
 	nicMustNot(t, fs, "switch.queue.lossy_traffic")
 }
+
+// SYNTHETIC `display dcb pfc` in the layout of the real one: queue 3
+// counted 2 PFC deadlocks and recovered from 1: in a deadlock now, told
+// with Huawei's deadlock commands and no drop counts, which the table
+// does not give.
+func TestHuaweiDCBPFCDeadlock(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"[~leaf1] display dcb pfc interface 100ge 1/0/2",
+		"Interface         Queue         Received(Frames)        ReceivedRate(pps)     DeadlockNum",
+		"                             Transmitted(Frames)     TransmittedRate(pps)     RecoveryNum",
+		"-----------------------------------------------------------------------------------------",
+		"100GE1/0/2            3                 9000000                    43517               2",
+		"                                               0                        0               1",
+		"-----------------------------------------------------------------------------------------",
+	)
+	f := nicMustFind(t, fs, "switch.pfcwd.storm", Error, "100GE1/0/2 queue 3: PFC deadlock detection: in a storm now (2 deadlocks detected, 1 restored)")
+	if strings.Contains(f.Title, "dropped") || !strings.Contains(f.Fix, "`display dcb pfc interface 100GE1/0/2`") || !strings.Contains(f.Fix, "deadlock-detect") {
+		t.Errorf("finding %+v", f)
+	}
+}

@@ -26,9 +26,11 @@ import (
 //	    6         0                1330             0                   0             0          -
 //	      100000000              195356           152                   0             0
 //
-// The PFC frames become SwitchPFC rows per priority, the queues
-// QueueCount rows (Type "ALL"), both marked HuaweiVRP; the rates, CIR,
-// PIR and Drop Time are not read. A row that begins as one and does not
+// The PFC frames become SwitchPFC rows per priority, a queue's PFC
+// deadlocks detected and recovered from (DeadlockNum, RecoveryNum), when
+// any, a WatchdogQueue row (its Status unknown, its drops not counted),
+// the queues QueueCount rows (Type "ALL"), all marked HuaweiVRP; the
+// rates, CIR, PIR and Drop Time are not read. A row that begins as one and does not
 // go on as one is reported at its line and column.
 
 // vrpDCB follows the two tables.
@@ -212,6 +214,11 @@ func (v *vrpDCB) second(p *switchParser, l Line, f []string) {
 		tx, _ := switchNum(f[0])
 		p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: v.port, Dir: RX, Prio: v.queue, Frames: rx, Platform: HuaweiVRP, Evidence: ev1}, maxSwitchRows, &p.out.Omitted)
 		p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: v.port, Dir: TX, Prio: v.queue, Frames: tx, Platform: HuaweiVRP, Evidence: ev2}, maxSwitchRows, &p.out.Omitted)
+		deadlocks, _ := switchNum(first[3])
+		recoveries, _ := switchNum(f[2])
+		if deadlocks > 0 || recoveries > 0 {
+			p.out.WD = appendCapped(p.out.WD, WatchdogQueue{Port: v.port, Queue: v.queue, Detected: deadlocks, Restored: recoveries, Platform: HuaweiVRP, Evidence: ev1}, maxSwitchRows, &p.out.Omitted)
+		}
 		return
 	}
 	pkts, _ := switchNum(first[2])

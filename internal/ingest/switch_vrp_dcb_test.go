@@ -14,6 +14,9 @@ func TestSwitchVRPDCBPFCFrames(t *testing.T) {
 	if len(s.PFC) != 2 || len(s.CutRows) != 0 {
 		t.Fatalf("pfc %+v cut %+v", s.PFC, s.CutRows)
 	}
+	if len(s.WD) != 0 {
+		t.Errorf("no deadlock counted, watchdog rows %+v", s.WD)
+	}
 	rx, tx := s.PFC[0], s.PFC[1]
 	if rx.Port != "100GE1/0/1" || rx.Dir != RX || rx.Prio != 3 || rx.Frames != 118789880 || rx.Link || rx.Platform != HuaweiVRP || rx.Evidence.Line != 8 {
 		t.Errorf("rx %+v", rx)
