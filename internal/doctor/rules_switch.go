@@ -137,6 +137,13 @@ func switchLossless(inc *Incident) ([]int, string) {
 // defaults of SONiC and Cumulus Linux).
 const os10NoLossless = "no input says which queue is lossless, and Dell OS10 keeps none lossless unless a network-qos policy pauses its qos-group (`pause`, `pfc-cos`) and the port runs `priority-flow-control mode on`"
 
+// vrpNoLossless says why no queue of Huawei CloudEngine's is taken as
+// lossless: the CloudEngine 6800 V300R023C00 command reference's `dcb pfc
+// enable` ("By default, no PFC profile is applied to an interface") and
+// `priority` (DCB PFC view: "By default, PFC is enabled for priority
+// queue 3").
+const vrpNoLossless = "no input says which queue is lossless, and Huawei CloudEngine runs PFC on a port only where `dcb pfc enable` applies a PFC profile to it (none by default), on the queues the profile's `priority` names (3 by default)"
+
 // cumulusLossless is the lossless traffic class of Cumulus Linux's RoCE
 // mode (`nv set qos roce`: PFC and ECN on switch priority 3, mapped to
 // traffic class 3); traffic class 4 is lossy there.
@@ -362,6 +369,12 @@ func checkQueueDrops(inc *Incident) []Finding {
 				title = unjudgedDropTitle(name, count, q, "sent, which OS10's Packets counts, and the drops")
 				mech = "A queue drops when its share of the buffer fills, and " + os10NoLossless + ". If PFC was meant to protect this queue's traffic (RoCE), it did not (PFC off on the port or its priority, or headroom short); if the queue is lossy, RoCE carried here is dropped instead of paused and recovers by go-back-N and timeouts, and TCP by its own congestion control (an ECN-marking WRED profile on the queue keeps drops down for ECN-capable senders)."
 				fix = "See whether this queue's qos-group is paused: `show running-configuration policy-map`, `show qos interface " + q.Port + "` (its network-qos policy with `pause` and `pfc-cos`, `priority-flow-control mode on`), or pass the running-configuration to `rocelab lint`. For RoCE: a lossless class end to end (pause on its qos-group, PFC on the NICs' priority) with ECN marking on its queue."
+			}
+			if q.Platform == ingest.HuaweiVRP {
+				name = fmt.Sprintf("%s queue %d", queueSwName(s, q, port), q.Queue)
+				title = unjudgedDropTitle(name, count, q, "passed")
+				mech = "A queue drops when its share of the buffer fills, and " + vrpNoLossless + ". If PFC was meant to protect this queue's traffic (RoCE), it did not (no PFC profile on the port, its priority not in the profile, or headroom short); if the queue is lossy, RoCE carried here is dropped instead of paused and recovers by go-back-N and timeouts."
+				fix = "See whether the port runs PFC on this queue: `display dcb pfc interface " + q.Port + "` (the PFC frames per queue) and the port's `dcb pfc enable` with its profile's `priority` (`display dcb pfc-profile`), or pass the running configuration to `rocelab lint`. For RoCE: PFC on its queue end to end (the same priority on the NICs) with ECN marking on the queue (`display qos ecn statistics interface " + q.Port + "` counts the packets marked)."
 			}
 			if few := fewDrops(q.DropPkts, int64(q.Packets)); sev == Warn && few != "" {
 				sev, mech = Info, mech+few

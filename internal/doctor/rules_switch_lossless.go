@@ -9,13 +9,14 @@ import (
 
 // queueLossless is the lossless queues that speak of q and where they
 // come from, as switchLossless gives them (lossless, from), and false when
-// none does: Dell OS10's queues never (os10NoLossless); Arista EOS's only
+// none does: Dell OS10's and Huawei CloudEngine's queues never
+// (os10NoLossless, vrpNoLossless); Arista EOS's only
 // by the priorities its own switch says run PFC (eosLossless), never a
 // default of SONiC's or Cumulus's or another switch's watchdog
 // (eosNoLossless).
 func queueLossless(inc *Incident, s *ingest.SwitchCounters, q ingest.QueueCount, lossless []int, from string) ([]int, string, bool) {
 	switch {
-	case q.OS10:
+	case q.OS10, q.Platform == ingest.HuaweiVRP:
 		return nil, "", false
 	case q.EOS:
 		return eosLossless(All[*ingest.SwitchCounters](inc), s, q.Host)
@@ -31,6 +32,7 @@ func losslessOf(inc *Incident) func(s *ingest.SwitchCounters, q ingest.QueueCoun
 	type key struct {
 		s         *ingest.SwitchCounters
 		os10, eos bool
+		platform  ingest.Platform
 		host      string
 	}
 	type val struct {
@@ -40,7 +42,7 @@ func losslessOf(inc *Incident) func(s *ingest.SwitchCounters, q ingest.QueueCoun
 	}
 	memo := map[key]val{}
 	return func(s *ingest.SwitchCounters, q ingest.QueueCount) ([]int, string, bool) {
-		k := key{s, q.OS10, q.EOS, q.Host}
+		k := key{s, q.OS10, q.EOS, q.Platform, q.Host}
 		v, ok := memo[k]
 		if !ok {
 			v.qs, v.from, v.known = queueLossless(inc, s, q, lossless, from)

@@ -41,9 +41,15 @@ func checkWatchdog(inc *Incident) []Finding {
 				detect = "for its detection time (" + string(w.Platform) + ": " + c.wdDetect + ")"
 				fix = "Find the device on " + w.Port + " (LLDP: " + c.neighbors + "): check its NIC for tx_pause_storm_* events and rx_prioN_pause_duration, the host for hangs (dmesg, a stuck process holding the RDMA receive queue), and the fabric for a cyclic buffer dependency. " + onPort(c.watchdog, w.Port) + " shows " + c.wdShows + "; " + onPort(c.wdConfig, w.Port) + " sets its times."
 			}
+			title := fmt.Sprintf("%s: PFC watchdog: %s; dropped TX %d, RX %d", name, state, w.TxDrop, w.RxDrop)
+			if w.Platform == ingest.HuaweiVRP {
+				// `display dcb pfc` counts deadlocks and recoveries, not
+				// the packets dropped meanwhile.
+				title = fmt.Sprintf("%s: PFC deadlock detection: %s", name, strings.ReplaceAll(state, "storms", "deadlocks"))
+			}
 			fs = append(fs, Finding{
 				ID: "switch.pfcwd.storm", Severity: sev, Layer: LayerFabric,
-				Title:    fmt.Sprintf("%s: PFC watchdog: %s; dropped TX %d, RX %d", name, state, w.TxDrop, w.RxDrop),
+				Title:    title,
 				Evidence: []Evidence{w.Evidence},
 				Mechanism: "The PFC watchdog declares a storm when a lossless queue stays paused " + detect + " while PFC frames keep arriving: the device downstream sends pause and never resumes (a stuck NIC or host, a pause storm, or a PFC deadlock). With the default action `drop` the switch then ignores the pause and drops that queue's traffic (TX OK/DROP) and what arrives for it (RX OK/DROP), so RoCE on this priority is no longer lossless and RC recovers by timeouts. " +
 					"Storms restored are past episodes; a count of detections above restorations is a storm now.",

@@ -45,7 +45,7 @@ func queueKinds(qs []ingest.QueueCount) [][]ingest.QueueCount {
 	var out [][]ingest.QueueCount
 	for _, q := range qs {
 		i := slices.IndexFunc(out, func(g []ingest.QueueCount) bool {
-			return g[0].OS10 == q.OS10 && g[0].EOS == q.EOS && (g[0].Host == q.Host || g[0].Host != "" && q.Host != "" && ingest.SameHostName(g[0].Host, q.Host))
+			return g[0].OS10 == q.OS10 && g[0].EOS == q.EOS && g[0].Platform == q.Platform && (g[0].Host == q.Host || g[0].Host != "" && q.Host != "" && ingest.SameHostName(g[0].Host, q.Host))
 		})
 		if i < 0 {
 			i = len(out)

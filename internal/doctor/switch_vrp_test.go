@@ -162,15 +162,22 @@ var vrpVerified = []*regexp.Regexp{
 	regexp.MustCompile(`^display lldp neighbor brief$`),                         // display_lldp_neighbor_brief.md
 	regexp.MustCompile(`^display eth-trunk \d+$`),                               // display_eth-trunk.md
 	regexp.MustCompile(`^flow-control$`),                                        // flow-control(interface_view).md
+	regexp.MustCompile(`^dcb pfc enable$`),                                      // dcb_pfc_enable.md
+	regexp.MustCompile(`^display dcb pfc-profile$`),                             // display_dcb_pfc-profile.md
+	regexp.MustCompile(`^display qos ecn statistics interface \S+$`),            // display_qos_ecn_statistics.md
 }
 
 // Every Huawei command the findings on Huawei VRP records print (SYNTHETIC
-// vrpFaulty, an Eth-Trunk, a watchdog storm remarked Huawei VRP) is one
+// vrpFaulty, an Eth-Trunk, a watchdog storm remarked Huawei VRP, the
+// pause, deadlocks and queue drops of display dcb pfc and display qos
+// queue statistics) is one
 // the command reference gives: none written from memory.
 func TestHuaweiVRPCommandsAreInTheReference(t *testing.T) {
 	var fs []Finding
 	fs = append(fs, diagnoseText(t, strings.Join(vrpFaulty, "\n")+"\n").Findings...)
 	fs = append(fs, diagnoseText(t, "Eth-Trunk1 current state : UP (ifindex: 66)\n    Input: 1533377 packets,1277257203 bytes\n           0 errors,5000 drops\n").Findings...)
+	fs = append(fs, synthFindings(t, Options{}, vrpPFCPaste("120", "2", "4500", "1")...)...)
+	fs = append(fs, synthFindings(t, Options{}, vrpQueueDropsPaste...)...)
 	res, err := ingest.Read("synthetic-xr-storm", strings.NewReader(strings.Join(xrStorm, "\n")+"\n"))
 	if err != nil {
 		t.Fatal(err)

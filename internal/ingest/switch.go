@@ -233,6 +233,10 @@ type QueueCount struct {
 	// (switch_os10.go): OS10 keeps no queue lossless unless configured, so
 	// SONiC's default lossless queues say nothing of them.
 	OS10 bool
+	// Platform is HuaweiVRP for Huawei CloudEngine's `display qos queue
+	// statistics` rows (switch_vrp_dcb.go), "" for the others: no queue is
+	// lossless there unless configured, as on OS10.
+	Platform Platform
 	// Host is the switch the prompt above an OS10 or EOS table names: a
 	// paste may hold two switches' tables for the same port
 	// (`hound-dirt#`, then `fox-dirt#`).

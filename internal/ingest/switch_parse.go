@@ -112,6 +112,7 @@ type switchParser struct {
 	aoscx   aoscxIface
 	cw      comwareIface
 	vrp     vrpIface
+	vd      vrpDCB
 	errs    errTable
 	cl      cumulusStats
 	det     detailedBlock
@@ -143,7 +144,7 @@ func (p *switchParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if p.js.feed(p, l, t) || p.wm.feed(p, l, t) || p.junos.feed(p, l, t) || p.nxd.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.nxc.feed(p, l, t) || p.os10.feed(p, l, t) || p.xr.feed(p, l, t) || p.errs.feed(p, l, t) || p.det.feed(p, l, t) || p.iface.feed(p, l, t) || p.aoscx.feed(p, l, t) || p.cw.feed(p, l, t) || p.vrp.feed(p, l, t) || p.cl.feed(p, l, t) {
+	if p.js.feed(p, l, t) || p.wm.feed(p, l, t) || p.junos.feed(p, l, t) || p.nxd.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.nxc.feed(p, l, t) || p.os10.feed(p, l, t) || p.xr.feed(p, l, t) || p.errs.feed(p, l, t) || p.det.feed(p, l, t) || p.iface.feed(p, l, t) || p.aoscx.feed(p, l, t) || p.cw.feed(p, l, t) || p.vd.feed(p, l, t) || p.vrp.feed(p, l, t) || p.cl.feed(p, l, t) {
 		return
 	}
 	if t == "" {
