@@ -260,6 +260,10 @@ type Analysis struct {
 	// wire lengths, and the byte counts and rates summed from them, count
 	// an untagged 14-byte Ethernet header.
 	LinkHeaderAssumed int64 `json:"link_header_assumed,omitempty"`
+	// RDPackets counts the packets with Reliable Datagram opcodes (0x40
+	// to 0x5f), which mlx5's DC transport sends: counted in their flows,
+	// neither requests nor responses, their PSNs not tracked.
+	RDPackets int64 `json:"rd_packets,omitempty"`
 	// UnseenFlows, UnseenGaps and UnseenPSNs sum the request PSN gaps of
 	// the flows whose gaps the capture missed (PSNStats.Unseen).
 	UnseenFlows int   `json:"unseen_gap_flows,omitempty"`

@@ -114,6 +114,10 @@
 // Analysis.UnseenFlows, UnseenGaps and UnseenPSNs sum them and a note
 // says so.
 //
+// Packets with Reliable Datagram opcodes (0x40-0x5f: mlx5's DC transport
+// sends them) count in their flows and in RDPackets, neither requests nor
+// responses; their PSNs are not tracked, and a note says so.
+//
 // # PFC and PAUSE
 //
 // Each PFC frame from source MAC S with class-enable bit p set and quanta

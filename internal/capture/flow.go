@@ -79,6 +79,8 @@ func (a *Analysis) addRoCE(p *Packet, t unit.Time, f *wire.Frame) {
 		if op >= roce.OpReadResponseFirst && op <= roce.OpReadResponseOnly {
 			fl.Responder.track(fl, p, t, bth.PSN, n)
 		}
+	case op.Transport() == roce.TransportRD:
+		a.RDPackets++
 	}
 }
 

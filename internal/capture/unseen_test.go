@@ -133,3 +133,21 @@ func TestRealRoCECorpusAgainstTshark(t *testing.T) {
 		}
 	}
 }
+
+// A real DC capture (opcodes of the Reliable Datagram class, which mlx5's
+// DC transport sends) was shown as two flows of neither requests nor
+// responses with no word why: a note now says their PSNs are not tracked.
+func TestRealDCCaptureNoted(t *testing.T) {
+	a := analyzeCorpus(t, "pcap-roce/dc-rd-opcodes-write-only-ack-magnate3.pcap")
+	if a.RoCEPackets != 19 || a.RDPackets != 19 || len(a.Flows) != 2 {
+		t.Fatalf("roce %d rd %d flows %d", a.RoCEPackets, a.RDPackets, len(a.Flows))
+	}
+	for _, fl := range a.Flows {
+		if fl.Requests != 0 || fl.Responses != 0 || fl.Requester.Tracked != 0 {
+			t.Errorf("%s: requests %d responses %d tracked %d", fl.Key, fl.Requests, fl.Responses, fl.Requester.Tracked)
+		}
+	}
+	if !strings.Contains(strings.Join(a.Notes, "\n"), "19 packets have Reliable Datagram opcodes") {
+		t.Errorf("notes %q", a.Notes)
+	}
+}
