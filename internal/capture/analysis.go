@@ -96,6 +96,7 @@ type PSNStats struct {
 	HighestPSN       uint32    `json:"highest_psn"`
 	Gaps             int64     `json:"gaps"`
 	Missing          int64     `json:"missing"`
+	Unseen           bool      `json:"gaps_unseen_by_capture,omitempty"` // the capture, not the network, missed every gap (see unseenGaps)
 	RetransPackets   int64     `json:"retransmitted_packets"`
 	RetransBytes     int64     `json:"retransmitted_bytes"`
 	EpisodeCount     int64     `json:"episode_count"`
@@ -106,7 +107,8 @@ type PSNStats struct {
 	open             *Episode
 	lastTime         unit.Time
 	afterReadRequest bool
-	progress         int64 // PSNs the highest PSN advanced past the first
+	progress         int64  // PSNs the highest PSN advanced past the first
+	lastGapEnd       uint32 // the PSN that closed the last gap
 }
 
 // Flow is one direction of a QP and everything seen of it.
@@ -163,6 +165,10 @@ type Flow struct {
 	peer       *Flow
 	pendingNAK *pendingNAK
 	cur        int // the bin of the packet being accounted, in Timeline
+	// ackedPSN is the highest PSN an ACK of this flow acknowledged, once
+	// acked is set.
+	ackedPSN uint32
+	acked    bool
 }
 
 type pendingNAK struct {
@@ -254,6 +260,15 @@ type Analysis struct {
 	// wire lengths, and the byte counts and rates summed from them, count
 	// an untagged 14-byte Ethernet header.
 	LinkHeaderAssumed int64 `json:"link_header_assumed,omitempty"`
+	// RDPackets counts the packets with Reliable Datagram opcodes (0x40
+	// to 0x5f), which mlx5's DC transport sends: counted in their flows,
+	// neither requests nor responses, their PSNs not tracked.
+	RDPackets int64 `json:"rd_packets,omitempty"`
+	// UnseenFlows, UnseenGaps and UnseenPSNs sum the request PSN gaps of
+	// the flows whose gaps the capture missed (PSNStats.Unseen).
+	UnseenFlows int   `json:"unseen_gap_flows,omitempty"`
+	UnseenGaps  int64 `json:"unseen_gaps,omitempty"`
+	UnseenPSNs  int64 `json:"unseen_psns,omitempty"`
 
 	Flows []*Flow       `json:"flows"`
 	Pause []*PauseStats `json:"pause"`
@@ -467,6 +482,7 @@ func (a *Analysis) Finish() {
 		if fl.NAKsReceived == nil {
 			fl.NAKsReceived = map[string]int64{}
 		}
+		a.unseenGaps(fl)
 	}
 	for _, ps := range a.pauses {
 		ps.close()

@@ -106,6 +106,18 @@
 // cited); otherwise it is an inferred ACK timeout, and IdleGap is the time
 // from the flow's previous tracked packet to the episode's first packet.
 //
+// Unseen gaps: a receiver acknowledges only what it received in order. So
+// when the peer flow's highest ACKed PSN reaches the last PSN missing
+// before a flow's last request gap, the peer sent no NAK and no request
+// PSN came again, every gap of that flow is one the capture missed (the
+// tool dropped packets, or sampled), not a loss: PSNStats.Unseen is set,
+// Analysis.UnseenFlows, UnseenGaps and UnseenPSNs sum them and a note
+// says so.
+//
+// Packets with Reliable Datagram opcodes (0x40-0x5f: mlx5's DC transport
+// sends them) count in their flows and in RDPackets, neither requests nor
+// responses; their PSNs are not tracked, and a note says so.
+//
 // # PFC and PAUSE
 //
 // Each PFC frame from source MAC S with class-enable bit p set and quanta

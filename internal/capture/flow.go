@@ -74,19 +74,25 @@ func (a *Analysis) addRoCE(p *Packet, t unit.Time, f *wire.Frame) {
 		fl.Responses++
 		a.pair(fl, bth.PSN, true)
 		if f.Decoded&roce.HasAETH != 0 {
-			a.addAETH(fl, p, f.AETH.Syndrome)
+			a.addAETH(fl, p, f.AETH.Syndrome, bth.PSN)
 		}
 		if op >= roce.OpReadResponseFirst && op <= roce.OpReadResponseOnly {
 			fl.Responder.track(fl, p, t, bth.PSN, n)
 		}
+	case op.Transport() == roce.TransportRD:
+		a.RDPackets++
 	}
 }
 
-// addAETH counts an ACK or NAK and hands a NAK to the peer's next episode.
-func (a *Analysis) addAETH(fl *Flow, p *Packet, syn uint8) {
+// addAETH counts an ACK (and the highest PSN acknowledged) or a NAK, and
+// hands a NAK to the peer's next episode.
+func (a *Analysis) addAETH(fl *Flow, p *Packet, syn uint8, psn uint32) {
 	switch roce.SyndromeKind(syn) {
 	case roce.KindACK:
 		fl.ACKs++
+		if !fl.acked || roce.PSNDiff(psn, fl.ackedPSN) > 0 {
+			fl.ackedPSN, fl.acked = psn, true
+		}
 		return
 	case roce.KindRNRNAK:
 		fl.NAKs["RNR NAK"]++
@@ -150,6 +156,7 @@ func (s *PSNStats) track(fl *Flow, p *Packet, t unit.Time, psn uint32, n int64) 
 		if d > 1 && !s.afterReadRequest {
 			s.Gaps++
 			s.Missing += int64(d - 1)
+			s.lastGapEnd = psn
 		}
 		s.HighestPSN = psn
 		s.progress += int64(d)
@@ -288,4 +295,24 @@ func halve(start int, bins []int64, last bool) (int, []int64) {
 		}
 	}
 	return s, merged
+}
+
+// unseenGaps marks the request gaps of fl that the capture, not the
+// network, lost: the peer's ACKs acknowledged the last missing PSN, the
+// peer sent no NAK and no PSN came again. A receiver acknowledges only
+// what it received in order, so it received the PSNs the capture lacks
+// (tcpdump or ibdump dropped them, or the capture was sampled). Call it
+// once peers are paired.
+func (a *Analysis) unseenGaps(fl *Flow) {
+	s, pr := &fl.Requester, fl.peer
+	if s.Gaps == 0 || s.RetransPackets > 0 || pr == nil || !pr.acked || len(pr.NAKs) > 0 {
+		return
+	}
+	if roce.PSNDiff(pr.ackedPSN, roce.PSNAdd(s.lastGapEnd, -1)) < 0 {
+		return
+	}
+	s.Unseen = true
+	a.UnseenFlows++
+	a.UnseenGaps += s.Gaps
+	a.UnseenPSNs += s.Missing
 }

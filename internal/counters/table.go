@@ -376,6 +376,8 @@ func builtin() []Desc {
 		hwv(BNXTRE, "tx_roce_errors", RoCEErrors, TX),
 		{Name: "rx_roce_only_pkts", Vendor: BNXTRE, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: RX, Unit: Packets},
 		{Name: "tx_roce_only_pkts", Vendor: BNXTRE, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: TX, Unit: Packets},
+		{Name: "rx_roce_only_bytes", Vendor: BNXTRE, Source: HWCounters, Concept: RDMAUnicastBytes, Dir: RX, Unit: Bytes},
+		{Name: "tx_roce_only_bytes", Vendor: BNXTRE, Source: HWCounters, Concept: RDMAUnicastBytes, Dir: TX, Unit: Bytes},
 		// The RoCE packets it received good, which bnxt_re printed before
 		// its extended statistics (Linux 6.1 has it, not
 		// rx_roce_only_pkts): "RDMA/bnxt_re: Support Perf management
@@ -396,6 +398,8 @@ func builtin() []Desc {
 		hwv(IONIC, "rx_rdma_ecn_pkts", ECNMarkedRoCE, RX),
 		{Name: "rx_rdma_ucast_pkts", Vendor: IONIC, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: RX, Unit: Packets},
 		{Name: "tx_rdma_ucast_pkts", Vendor: IONIC, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: TX, Unit: Packets},
+		{Name: "rx_rdma_ucast_bytes", Vendor: IONIC, Source: HWCounters, Concept: RDMAUnicastBytes, Dir: RX, Unit: Bytes},
+		{Name: "tx_rdma_ucast_bytes", Vendor: IONIC, Source: HWCounters, Concept: RDMAUnicastBytes, Dir: TX, Unit: Bytes},
 		hwv(IONIC, "req_rx_pkt_seq_err", PacketSeqErr, RX),
 		hwv(IONIC, "req_rx_impl_nak_seq_err", ImpliedNakSeqErr, RX),
 		// RNR NAKs the requester received ("Request Rx receiver not

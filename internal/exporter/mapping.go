@@ -128,7 +128,7 @@ func mappingTable() []familyRow {
 		{hw, counters.CNPHandled, "rocelab_rdma_cnp_handled_total", "CNPs received that cut a QP's rate (rp_cnp_handled)."},
 		{hw, counters.CNPIgnored, "rocelab_rdma_cnp_ignored_total", "CNPs received and ignored (rp_cnp_ignored)."},
 		{hw, counters.RDMAUnicastPackets, "rocelab_rdma_roce_packets_total", "RoCE packets the RDMA engine moved, where its driver counts them among the hw_counters (irdma RxUDP/TxUDP, bnxt_re rx/tx_roce_only_pkts, ionic rx/tx_rdma_ucast_pkts, mlx5's optional rdma_rx_packets/rdma_tx_packets; bnxt_re's rx_roce_good_pkts beside them stays in rocelab_rdma_hw_stat)."},
-		{hw, counters.RDMAUnicastBytes, "rocelab_rdma_roce_bytes_total", "RoCE bytes the RDMA engine moved, where its driver counts them among the hw_counters (mlx5's optional rdma_rx_bytes/rdma_tx_bytes)."},
+		{hw, counters.RDMAUnicastBytes, "rocelab_rdma_roce_bytes_total", "RoCE bytes the RDMA engine moved, where its driver counts them among the hw_counters (bnxt_re rx/tx_roce_only_bytes, ionic rx/tx_rdma_ucast_bytes, mlx5's optional rdma_rx_bytes/rdma_tx_bytes)."},
 		{hw, counters.OutOfSequence, "rocelab_rdma_out_of_sequence_total", "Packets the responder received out of sequence, a sign of loss (out_of_sequence)."},
 		{hw, counters.PacketSeqErr, "rocelab_rdma_packet_seq_errors_total", "NAK-sequence errors the requester received (packet_seq_err)."},
 		{hw, counters.LocalAckTimeoutErr, "rocelab_rdma_local_ack_timeout_errors_total", "Requester ACK timeouts, each a retransmission (local_ack_timeout_err)."},

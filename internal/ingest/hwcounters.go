@@ -120,6 +120,8 @@ type hwParser struct {
 	json     jsonArray
 	jsonNext bool
 	jsonCmd  bool // the open array follows such a command
+	// bare holds the "[" and "{" lines that may open a reformatted array.
+	bare []Line
 }
 
 // NewHWCountersParser returns a parser for RDMA hw_counters in the input

@@ -13,7 +13,8 @@ import (
 //
 //	[{"ifname":"mlx5_0","port":1,"rx_write_requests":0,"out_of_sequence":17,...}]
 //
-// on one line, or spread over many with -p ("[ {" first). `rdma -j
+// on one line, spread over many with -p ("[ {" first), or reindented by
+// jq or Python ("[" and "{" on lines of their own). `rdma -j
 // statistic qp show` prints a counter object per element instead, its
 // "ifindex", "cntn", "qp-type", "pid", "comm" and "lqpn" (a list of the
 // QPs bound to it) beside the counters (iproute2's rdma/stat.c
@@ -42,18 +43,28 @@ func rdmaJSONCommand(t string) bool {
 }
 
 // jsonLine gathers a line of an `rdma -j statistic` array and reports
-// whether it was one: an array opens on the line after such a command, or
-// on a line that opens one with a port object ("[{"ifname"", "[ {") or a
-// qp counter object ("[{"ifindex"" with "cntn"; ip -j's links have none).
+// whether it was one: an array opens on the line after such a command, on
+// a line that opens one with a port object ("[{"ifname"", "[ {") or a qp
+// counter object ("[{"ifindex"" with "cntn"; ip -j's links have none), or
+// on the first key of an array reformatted with "[" and "{" on lines of
+// their own (jq, Python's json.dump with indent) when that key is
+// "ifname", as a port object's is (bareOpens).
 func (p *hwParser) jsonLine(l Line, t string) bool {
 	if !p.json.open() {
-		opens := strings.HasPrefix(t, "[") && (p.jsonNext || strings.HasPrefix(t, `[{"ifname"`) || t == "[ {" ||
+		bare := p.bareOpens(l, t)
+		opens := bare || strings.HasPrefix(t, "[") && (p.jsonNext || strings.HasPrefix(t, `[{"ifname"`) || t == "[ {" ||
 			strings.HasPrefix(t, `[{"ifindex"`) && strings.Contains(t, `"cntn"`))
 		p.jsonNext = rdmaJSONCommand(t)
 		if !opens {
 			return p.jsonNext
 		}
 		p.json.start()
+		if bare {
+			for _, b := range p.bare {
+				p.json.add(b, strings.TrimSpace(b.Text))
+			}
+		}
+		p.bare = p.bare[:0]
 	}
 	p.jsonCmd = p.jsonNext
 	p.jsonNext = false
@@ -66,6 +77,23 @@ func (p *hwParser) jsonLine(l Line, t string) bool {
 		p.readJSON(lines)
 	}
 	return true
+}
+
+// bareOpens keeps the "[" and "{" lines that may open a reformatted
+// array and reports, on the line after them, whether it names "ifname"
+// first; any other line forgets them.
+func (p *hwParser) bareOpens(l Line, t string) bool {
+	switch {
+	case t == "[":
+		p.bare = append(p.bare[:0], l)
+	case t == "{" && len(p.bare) == 1:
+		p.bare = append(p.bare, l)
+	case len(p.bare) == 2 && strings.HasPrefix(t, `"ifname"`):
+		return true
+	default:
+		p.bare = p.bare[:0]
+	}
+	return false
 }
 
 // garbleJSON reports an array that was cut or does not parse at its
