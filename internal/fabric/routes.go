@@ -5,14 +5,18 @@ import "slices"
 // routeTable maps destination hosts to their candidate egress ports in
 // runs. Hosts are numbered rack by rack, so a switch's routes are a few
 // runs of hosts with equal candidates (each host of its own rack, then
-// everything else up), and a lookup is a binary search over a few dozen
-// run starts that stay in the cache, where a table of one entry per host
-// and switch would miss it on every packet once the fabric has thousands
-// of hosts. A run holds its first candidate, so that a host's own port,
-// the one candidate toward it, takes no load beyond the run; the
-// candidate lists lie in one array, each distinct list once. A fabric of
-// up to directHosts hosts also gets each host's run index, a few KB a
-// switch, which a lookup reads in place of the search.
+// everything else up), and a lookup is a binary search over the run
+// starts, where a table of one entry per host and switch would miss the
+// cache on every packet once the fabric has thousands of hosts. A run
+// holds its first candidate, so that a host's own port, the one candidate
+// toward it, takes no load beyond the run; the candidate lists lie in one
+// array, each distinct list once. Runs of one candidate each, of equal
+// widths, are one strided run (an edge switch's hosts, a port each; an
+// aggregation switch's racks, a core's pods), so that a tree's switch
+// has three runs at any size and a lookup reads one line of them. A
+// table of up to indexedHosts hosts, or of more than indexedRuns runs and
+// up to directHosts hosts, also gets each host's run index, which a
+// lookup reads in place of the search.
 type routeTable struct {
 	hosts int
 	runs  []routeRun
@@ -25,54 +29,101 @@ type routeTable struct {
 // switch of 1280 switches would not).
 const directHosts = 2048
 
+// indexedRuns is the most runs a route table searches without an index
+// by host: four runs fill a line, so the search reads two lines at most.
+// indexedHosts is the most hosts a route table indexes whatever its runs:
+// 512 bytes a switch, which the switches of so small a fabric keep in
+// the cache together, and a lookup of one load where the search takes a
+// few dozen instructions. Past it the index of each switch is a line
+// per 32 hosts, one of which each packet misses (a k=16 fat-tree's 320
+// switches keep 640 KB of them), where its few runs stay cached.
+const (
+	indexedRuns  = 8
+	indexedHosts = 256
+)
+
 // routeRun is a run of hosts from start on with the candidates
-// cand[off:off+n], the first of which is first.
+// cand[off:off+n], the first of which is first; or, where width is not 0,
+// a strided run: each width hosts from start on have one candidate, the
+// next of cand[off:] (n is 1, first the first host's).
 type routeRun struct {
 	start int32
 	off   int32
 	n     int16
 	first int16
+	width int32
 }
 
 // newRouteTable compresses per-host candidates into runs.
 func newRouteTable(r [][]int16) routeTable {
 	t := routeTable{hosts: len(r)}
-	var lists [][]int16 // the distinct lists, in the order of their offsets
-	var offs []int32
+	type span struct {
+		start int
+		c     []int16
+	}
+	var spans []span // hosts from start on share c
 	var prev []int16 // the host before's list: hosts behind one switch share theirs
 	for dst, c := range r {
-		if n := len(t.runs); n > 0 && (sameList(c, prev) || slices.Equal(c, t.list(&t.runs[n-1]))) {
+		if n := len(spans); n > 0 && (sameList(c, prev) || slices.Equal(c, spans[n-1].c)) {
 			prev = c
 			continue // the run goes on
 		}
 		prev = c
-		run := routeRun{start: int32(dst), n: int16(len(c))}
-		if len(c) > 0 {
-			run.first = c[0]
-			k := slices.IndexFunc(lists, func(l []int16) bool { return slices.Equal(l, c) })
-			if k < 0 {
-				k = len(lists)
-				lists = append(lists, c)
-				offs = append(offs, int32(len(t.cand)))
-				t.cand = append(t.cand, c...)
+		spans = append(spans, span{dst, c})
+	}
+	end := func(i int) int {
+		if i+1 < len(spans) {
+			return spans[i+1].start
+		}
+		return t.hosts
+	}
+	var lists [][]int16 // the distinct lists, in the order of their offsets
+	var offs []int32
+	place := func(c []int16) int32 {
+		k := slices.IndexFunc(lists, func(l []int16) bool { return slices.Equal(l, c) })
+		if k < 0 {
+			k = len(lists)
+			lists = append(lists, c)
+			offs = append(offs, int32(len(t.cand)))
+			t.cand = append(t.cand, c...)
+		}
+		return offs[k]
+	}
+	for i := 0; i < len(spans); {
+		s := spans[i]
+		run := routeRun{start: int32(s.start), n: int16(len(s.c))}
+		j := i + 1
+		if w := end(i) - s.start; len(s.c) == 1 {
+			for j < len(spans) && len(spans[j].c) == 1 && end(j)-spans[j].start == w {
+				j++
 			}
-			run.off = offs[k]
+			if j-i > 1 {
+				seq := make([]int16, j-i)
+				for k := range seq {
+					seq[k] = spans[i+k].c[0]
+				}
+				run.width, s.c = int32(w), seq
+			}
+		}
+		if len(s.c) > 0 {
+			run.first, run.off = s.c[0], place(s.c)
 		}
 		t.runs = append(t.runs, run)
+		i = j
 	}
-	if len(t.runs) > 1 && t.hosts <= directHosts {
+	if len(t.runs) > 1 && t.hosts <= indexedHosts || len(t.runs) > indexedRuns && t.hosts <= directHosts {
 		t.at = make([]uint16, t.hosts)
-		for i, r := range t.runs {
+		for i := range t.runs {
+			r := &t.runs[i]
 			end := t.hosts
 			if i+1 < len(t.runs) {
 				end = int(t.runs[i+1].start)
 			}
-			a := uint16(i)
-			if r.n == 1 {
-				a = atPort | uint16(r.first)
-			}
 			for h := int(r.start); h < end; h++ {
-				t.at[h] = a
+				t.at[h] = uint16(i)
+				if r.n == 1 {
+					t.at[h] = atPort | uint16(t.port(r, int32(h)))
+				}
 			}
 		}
 	}
@@ -99,7 +150,10 @@ func (t *routeTable) direct(dst int32) (int16, bool) {
 	return int16(a &^ atPort), a&atPort != 0
 }
 
-// run returns the run of host dst, which must be in range.
+// run returns the run of host dst, which must be in range: a binary
+// search over the runs' starts, two steps over a tree's three. A scan of
+// three runs ahead of it cost as much and took run past the inliner's
+// budget.
 func (t *routeTable) run(dst int32) *routeRun {
 	if t.at != nil && t.at[dst]&atPort == 0 {
 		return &t.runs[t.at[dst]]
@@ -116,14 +170,32 @@ func (t *routeTable) run(dst int32) *routeRun {
 	return &t.runs[lo]
 }
 
-// list returns the candidates of run r.
-func (t *routeTable) list(r *routeRun) []int16 {
-	end := r.off + int32(r.n)
-	return t.cand[r.off:end:end]
+// at returns the offset in cand of host dst's candidates in its run r.
+func (r *routeRun) at(dst int32) int32 {
+	if r.width == 0 {
+		return r.off
+	}
+	return r.off + int32(uint32(dst-r.start)/uint32(r.width))
+}
+
+// port returns the one candidate toward host dst in its run r, whose n
+// must be 1.
+func (t *routeTable) port(r *routeRun, dst int32) int16 {
+	if r.width == 0 {
+		return r.first
+	}
+	return t.cand[r.at(dst)]
+}
+
+// list returns the candidates toward host dst in its run r.
+func (t *routeTable) list(r *routeRun, dst int32) []int16 {
+	off := r.at(dst)
+	end := off + int32(r.n)
+	return t.cand[off:end:end]
 }
 
 // lookup returns the candidates toward host dst, which must be in range.
-func (t *routeTable) lookup(dst int32) []int16 { return t.list(t.run(dst)) }
+func (t *routeTable) lookup(dst int32) []int16 { return t.list(t.run(dst), dst) }
 
 // expand returns the candidates of every host.
 func (t *routeTable) expand() [][]int16 {

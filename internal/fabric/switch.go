@@ -350,9 +350,9 @@ func (s *Switch) route(p *packet.Packet) (*Port, bool) {
 	case 0:
 		return nil, false
 	case 1:
-		return &s.port[r.first], true
+		return &s.port[s.routes.port(r, p.Dst)], true
 	}
-	c := s.routes.list(r)
+	c := s.routes.list(r, p.Dst)
 	if s.stages&stageNS3 != 0 {
 		k := ecmp.Key{Src: p.Src, Dst: p.Dst, SrcPort: p.SrcPort, Reply: p.Kind != packet.Data}
 		return &s.port[c[s.cfg.NS3.Pick(s.cfg.NS3Node, k, len(c))]], true
