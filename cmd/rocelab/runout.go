@@ -106,6 +106,7 @@ func logParallel(ls logSetup, j *twin.Job, p *twin.Parallel) {
 		attrs = append(attrs, "balance", fmt.Sprintf("%.3f", float64(total)/float64(most)/float64(len(p.DomainEvents))),
 			"critical_path", fmt.Sprintf("%.3f", float64(p.CriticalEvents)/float64(total)),
 			"path", fmt.Sprintf("%.3f", float64(p.PathEvents)/float64(total+p.ControlEvents)),
+			"run_path", fmt.Sprintf("%.3f", float64(p.RunPathEvents)/float64(total+p.ControlEvents)),
 			"workload_events", fmt.Sprintf("%.4f", float64(p.ControlEvents)/float64(total+p.ControlEvents)))
 		if p.HomePathEvents > 0 {
 			attrs = append(attrs, "home_path", fmt.Sprintf("%.3f", float64(p.HomePathEvents)/float64(total+p.ControlEvents)),

@@ -95,6 +95,7 @@ func (tw *Twin) parallel() *twin.Parallel {
 	p, window, st := tw.RunStats()
 	out := &twin.Parallel{Threads: tw.run.Workers, Auto: tw.auto, Domains: p.Domains, Load: p.Load, Window: window, Windows: st.Windows, Linked: st.Linked,
 		DomainEvents: st.PartEvents, CriticalEvents: st.CriticalEvents, ControlEvents: st.ControlEvents, PathEvents: st.PathEvents,
+		RunPathEvents:  st.RunPathEvents,
 		HomePathEvents: st.HomePathEvents, CrossEvents: st.CrossEvents,
 		Solo: st.Solo, ByControl: st.ByControl, ByReply: st.ByReply, ByLookahead: st.ByLookahead,
 		ControlSteps: st.ControlSteps, Held: st.Held, Blocked: st.Blocked}

@@ -56,7 +56,9 @@ traffic: {generators: [{kind: permutation, bytes: 1MB}]}
 // and the speedup of two over one: what the parallel engine gains on the
 // project's two-core machine; the speedup two cores would give with
 // free barriers, counting every event alike (all events over the path
-// events of the two-thread run); and the round trip of a cache line
+// events of the two-thread run), and the same with the workloads' events
+// on the core the run gives them (bound-as-run, sim.WindowStats
+// .RunPathEvents); and the round trip of a cache line
 // between the two CPUs before and after the runs (lineTrip), which says
 // where the host placed them, and whether they were two cores then
 // (aluCapacity). Each run's timeline (sim.Timeline: the
@@ -69,7 +71,7 @@ func benchThreads(b *testing.B, s *Scenario) {
 	before, aluBefore := lineTrip(), aluCapacity()
 	b.StartTimer()
 	var wall [3]time.Duration
-	var events, path uint64
+	var events, path, runPath uint64
 	var lines [3]*sim.Timeline
 	var steal [3]float64
 	for i := 0; i < b.N; i++ {
@@ -88,13 +90,14 @@ func benchThreads(b *testing.B, s *Scenario) {
 			steal[th] += stealTime() - stolen
 			events = tw.Executed()
 			_, _, st := tw.RunStats()
-			path = st.PathEvents
+			path, runPath = st.PathEvents, st.RunPathEvents
 		}
 	}
 	b.ReportMetric(float64(events)*float64(b.N)/wall[1].Seconds(), "events/s-1thread")
 	b.ReportMetric(float64(events)*float64(b.N)/wall[2].Seconds(), "events/s-2threads")
 	b.ReportMetric(wall[1].Seconds()/wall[2].Seconds(), "speedup")
 	b.ReportMetric(float64(events)/float64(path), "bound")
+	b.ReportMetric(float64(events)/float64(runPath), "bound-as-run")
 	b.StopTimer()
 	for th := 1; th <= 2; th++ {
 		b.Logf("%d thread(s), M events/s of each domain in slices of %v:\n%s", th, time.Duration(timelineSlice), timeline(lines[th]))

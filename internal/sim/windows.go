@@ -430,7 +430,7 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 				w.Control.AdvanceTo(r.parts)
 			}
 		}
-		w.count(ctl, alone)
+		w.count(ctl, alone, !alone && !w.linked && workers == len(w.Parts))
 		if w.Timeline != nil {
 			w.record()
 		}

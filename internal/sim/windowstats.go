@@ -34,6 +34,11 @@ type WindowStats struct {
 	// events over PathEvents is the speedup with a core per part and free
 	// barriers, counting every event alike.
 	PathEvents uint64
+	// RunPathEvents is PathEvents with the control side's events where
+	// the run puts them: beside the parts in a window with a worker per
+	// part, on the coordinator's, which runs part 0 (runRound); else as
+	// PathEvents. All events over it is the bound of the run as it goes.
+	RunPathEvents uint64
 	// HomePathEvents is the same with the control side's events in the
 	// parts of the hosts they touch (Windows.Homes): each round adds the
 	// most events a part and its hosts' workloads ran, or the least plus
@@ -144,8 +149,9 @@ func (w *Windows) workTotals() (run, wait int64) {
 }
 
 // count books a round's events: the parts' and ctl of the control side,
-// which ran alone or beside the parts.
-func (w *Windows) count(ctl uint64, alone bool) {
+// which ran alone, beside the parts or, with first, beside part 0 on its
+// worker.
+func (w *Windows) count(ctl uint64, alone, first bool) {
 	w.stats.Windows++
 	if w.linked {
 		w.stats.Linked++
@@ -165,11 +171,15 @@ func (w *Windows) count(ctl uint64, alone bool) {
 	}
 	w.stats.CriticalEvents += most
 	w.countHomes(ctl)
+	path := max(most, least+ctl)
 	if alone {
-		w.stats.PathEvents += ctl + most
-	} else {
-		w.stats.PathEvents += max(most, least+ctl)
+		path = ctl + most
 	}
+	w.stats.PathEvents += path
+	if first {
+		path = max(most, w.parts[0].executed-w.parts[0].before+ctl)
+	}
+	w.stats.RunPathEvents += path
 }
 
 // countHomes books the round's path with its ctl control events in the

@@ -142,9 +142,10 @@ type Parallel struct {
 	// over windows of the most one domain ran; ControlEvents the
 	// workloads' events; PathEvents the sum over windows of the events on
 	// the busiest core's path, the workloads' included, with a core per
-	// domain (sim.WindowStats).
-	DomainEvents                              []uint64
-	CriticalEvents, ControlEvents, PathEvents uint64
+	// domain (sim.WindowStats), and RunPathEvents the same with the
+	// workloads' events on the core the run gives them.
+	DomainEvents                                             []uint64
+	CriticalEvents, ControlEvents, PathEvents, RunPathEvents uint64
 	// HomePathEvents is PathEvents with the workloads' events in the
 	// domains of the hosts they touch, CrossEvents those that touch more
 	// than one domain's and would hold the domains (sim.WindowStats).
