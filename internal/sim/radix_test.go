@@ -104,11 +104,11 @@ func arrange(h []nowEntry, order int) {
 	}
 }
 
-// TestSortEntries checks the bucket's sort against the library's on
-// sizes from empty to thousands, with times and keys drawn from few
-// values (ties broken by arrival), in random, sorted and
-// reversed order, and with the fallback taken at once or after one or
-// two partitions.
+// TestSortEntries checks the bucket's sort on (time, slot) against the
+// library's on sizes from empty to thousands, with times drawn from few
+// values (ties broken by arrival; keys are tiesByKey's, TestTiesByKey),
+// in random, sorted and reversed order, and with the fallback taken at
+// once or after one or two partitions.
 func TestSortEntries(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{0, 1, 2, 12, 13, 17, 64, 65, 500, 3000} {
