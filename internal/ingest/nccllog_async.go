@@ -9,10 +9,10 @@ import (
 // words (ncclIbAsyncThreadMain, transport/net_ib.cc, from 2.29
 // transport/net_ib/common.cc):
 //
-//	NET/IB : Got async event : port error                       (through 2.18)
-//	NET/IB : mlx5_0:1 Got async event : port error              (2.19-2.22)
+//	NET/IB : Got async event : port error                       (through 2.19)
+//	NET/IB : mlx5_0:1 Got async event : port error              (2.20-2.22)
 //	NET/IB : mlx5_0:1 Got async error event: port error         (2.23-2.28.3)
-//	NET/IB : mlx5_0:1 Got non-fatal async event: port error(10) (2.28.9 on)
+//	NET/IB : mlx5_0:1 Got non-fatal async event: port error(10) (2.28.7 on)
 //	NET/IB : mlx5_0:1 unknown event type (18)                   (2.23 on)
 //	NET/IB : mlx5_0:1 GID table changed                         (2.28 on)
 //	NET/IB : mlx5_ib0:1 async fatal event on QP (0x7f..): local access violation work queue error
@@ -94,7 +94,7 @@ func asyncEventParts(msg string) (dev string, port int, event string, onQP, ok b
 	return dev, port, event, onQP, true
 }
 
-// verbsEventText drops the event number 2.28.9 on prints after the name
+// verbsEventText drops the event number 2.28.7 on prints after the name
 // ("port error(10)").
 func verbsEventText(s string) string {
 	if i := strings.LastIndexByte(s, '('); i > 0 && strings.HasSuffix(s, ")") {

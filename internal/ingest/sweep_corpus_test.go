@@ -388,11 +388,12 @@ func TestSwitchNumberCutInsideSeparators(t *testing.T) {
 // The async event WARNs of NCCL 2.23 on, which the reader took for no
 // event (2.23-2.28.3's "Got async error event", the GID table change as
 // "unknown event type (18)" in 2.23-2.27 and as "GID table changed" from
-// 2.28) or misnamed (2.28.9's "port error(10)", without its device; 2.30's
-// queue-pair line with its state before the event). Synthetic lines, each
-// in the format of ncclIbAsyncThreadMain at the tag named (NVIDIA/nccl
-// transport/net_ib.cc, from 2.29 transport/net_ib/common.cc); no public
-// log of these releases' events was found.
+// 2.28) or misnamed (the "port error(10)" of 2.28.7 on, without its
+// device; 2.30's queue-pair line with its state before the event).
+// Synthetic lines, each in the format of ncclIbAsyncThreadMain at the
+// tag named (NVIDIA/nccl transport/net_ib.cc, from 2.29
+// transport/net_ib/common.cc); no public log of these releases' events
+// was found.
 func TestNCCLAsyncEventForms(t *testing.T) {
 	for _, c := range []struct {
 		line, dev, event string
@@ -438,8 +439,8 @@ func TestIBConnectionWarnIsNoInitWarn(t *testing.T) {
 			t.Errorf("%s: read as a warning of the transport's start", line)
 		}
 	}
-	// init.cc's WARNs are the transport's start.
-	if l := parseLog(t, "h2:20:21 [0] transport/net_ib/init.cc:300 NCCL WARN NET/IB : Error in mlx5dv_get_data_direct_sysfs_path with device mlx5_0\n"); l.IBInitWarns.Count != 1 {
+	// init.cc's WARNs are the transport's start (v2.30.7-1's init.cc:392).
+	if l := parseLog(t, "h2:20:21 [0] transport/net_ib/init.cc:392 NCCL WARN NET/IB: Error in mlx5dv_get_data_direct_sysfs_path with device mlx5_0\n"); l.IBInitWarns.Count != 1 {
 		t.Errorf("init.cc's WARN not read as the transport's start: %+v", l.IBInitWarns)
 	}
 }

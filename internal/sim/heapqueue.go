@@ -31,8 +31,14 @@ type queue struct {
 // noBucket is an empty bucket 0: RunUntil finds nothing in it to fetch.
 type noBucket struct {
 	hd int
-	h  []struct{ ev uint32 }
+	h  []noEntry
 }
+
+// noEntry stands for an entry of the radix queue's bucket 0, which
+// RunUntil asks for its slot.
+type noEntry uint64
+
+func (noEntry) ev() uint32 { return 0 }
 
 func (noBucket) at(uint32) *event { return nil }
 

@@ -104,11 +104,11 @@ func arrange(h []nowEntry, order int) {
 	}
 }
 
-// TestSortEntries checks the bucket's sort against the library's on
-// sizes from empty to thousands, with times and keys drawn from few
-// values (ties broken by arrival), in random, sorted and
-// reversed order, and with the fallback taken at once or after one or
-// two partitions.
+// TestSortEntries checks the bucket's sort on (time, slot) against the
+// library's on sizes from empty to thousands, with times drawn from few
+// values (ties broken by arrival; keys are tiesByKey's, TestTiesByKey),
+// in random, sorted and reversed order, and with the fallback taken at
+// once or after one or two partitions.
 func TestSortEntries(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{0, 1, 2, 12, 13, 17, 64, 65, 500, 3000} {
@@ -232,6 +232,57 @@ func TestSlotAddress(t *testing.T) {
 		want := &q.now.cs[i/chunkLen].ev[i%chunkLen]
 		if got := q.now.at(i); got != want || got.tag != uint64(i) {
 			t.Fatalf("at(%d) = %p (tag %d), want %p (tag %d)", i, got, got.tag, want, i)
+		}
+	}
+}
+
+// spanLog records the events it runs and, for some tags, schedules a
+// child a few picoseconds on, so that bucket 0 takes pushes between sorts.
+type spanLog struct {
+	s   scheduler
+	ran []refEvent
+}
+
+func (l *spanLog) Handle(now unit.Time, tag uint64) {
+	l.ran = append(l.ran, refEvent{t: now, tag: tag})
+	if tag%4 == 0 && tag < 1<<40 {
+		l.s.At(now+unit.Time(tag>>3%5), Key(tag>>5%3), l, tag<<8|1)
+	}
+}
+
+// TestSpansAgainstReference runs many events of few keys, dense enough
+// that bucket 0 takes spans of hundreds (the counting pass of sortSpan,
+// then tiesByKey), at times on both sides of the 2^32 and 2^33 ps
+// boundaries, where bucket 0's entries keep only their time's low 32
+// bits, and over times that differ only above bit 32, against the naive
+// reference sorted on (time, key, insertion). It fails when bucket 0
+// orders by truncated times across a boundary or leaves equal times out
+// of key order.
+func TestSpansAgainstReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, base := range []unit.Time{0, 1<<32 - 3000, 1<<32 - 1, 1 << 32, 1<<33 - 1<<spanBits + 17, 5<<32 - 1} {
+		for _, width := range []unit.Time{1, 64, 1 << spanBits, 3 << spanBits, 1 << 20} {
+			ref, got := &spanLog{}, &spanLog{}
+			ref.s, got.s = &refScheduler{}, NewScheduler()
+			for i := range 600 {
+				at := base + unit.Time(rng.Int64N(int64(width)))
+				if i%7 == 0 {
+					at += unit.Time(rng.IntN(3)) << 32 // equal low 32 bits, other high bits
+				}
+				k, tag := Key(rng.IntN(3)), uint64(i)<<2|uint64(rng.IntN(4))
+				ref.s.At(at, k, ref, tag)
+				got.s.At(at, k, got, tag)
+			}
+			ref.s.Run()
+			got.s.Run()
+			if !slices.Equal(ref.ran, got.ran) {
+				for i := range min(len(ref.ran), len(got.ran)) {
+					if ref.ran[i] != got.ran[i] {
+						t.Fatalf("base %d width %d: event %d ran %+v, want %+v", base, width, i, got.ran[i], ref.ran[i])
+					}
+				}
+				t.Fatalf("base %d width %d: ran %d events, want %d", base, width, len(got.ran), len(ref.ran))
+			}
 		}
 	}
 }
