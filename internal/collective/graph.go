@@ -80,30 +80,74 @@ func (n node) pathOf(g int) gpu.Path {
 }
 
 // socketBW is the bandwidth NCCL's topology gives the link between CPU
-// sockets, GB/s: the server's socket_link when set, else the release's
-// figure for the CPU (src/graph/topo.cc ncclTopoGetInterCpuBw; topo.h:
-// before 2.26 every Intel CPU from Skylake is SKL_QPI_BW, 10; from
-// v2.26.2-1 Sapphire Rapids is SRP_QPI_BW, 22, the Intel host the twin
-// stands for; AMD_BW 16 and ARM_BW 6 in both). It is the search's figure,
-// not the link's rate: the simulated socket link keeps gpu.Server.SocketBW.
+// sockets, GB/s: its belief, from the CPU's vendor and CPUID model by
+// release (src/graph/topo.cc ncclTopoGetInterCpuBw, topo.h; v2.25.1-1:
+// every Intel model from 0x55, Skylake, SKL_QPI_BW 10, older QPI_BW 6;
+// from v2.26.2-1 model 0xCF on, Emerald Rapids, ERP_QPI_BW 40, 0x8F on,
+// Sapphire Rapids, SRP_QPI_BW 22, then SKL_QPI_BW 10 and BDW_QPI_BW 6;
+// AMD_BW 16 and ARM_BW 6 in both; gpu.CPUGen.Model). It is the search's
+// figure, not the link's rate: the simulated socket link moves at
+// gpu.Server.SocketBW, the hardware's, which the search never reads.
 func (n node) socketBW() float32 {
-	if n.srv.SocketLink == 0 && n.srv.CPU == gpu.Intel && !n.ver.AtLeast(2, 26, 0) {
+	switch n.srv.CPU {
+	case gpu.AMD:
+		return 16
+	case gpu.ARM:
+		return 6
+	}
+	m := n.srv.CPUGen.Model()
+	switch {
+	case n.ver.AtLeast(2, 26, 0) && m >= 0xCF:
+		return 40
+	case n.ver.AtLeast(2, 26, 0) && m >= 0x8F:
+		return 22
+	case m >= 0x55:
 		return 10
 	}
-	return float32(n.srv.SocketBW())
+	return 6
 }
 
 // pciCost is how many GB/s a channel of one GB/s takes from each PCI link
-// of the path from a GPU to its NIC: INTEL_P2P_OVERHEAD's 6/5 when the
+// of a path of type p from a GPU to its NIC: INTEL_P2P_OVERHEAD's 6/5 when the
 // path goes up to an Intel CPU's root complex and down again (PHB), 1
 // otherwise (v2.25.1-1 src/graph/search.cc followPath: "Account for P2P
 // inefficiency through Intel CPU RC", for a path of type PATH_PHB that
 // starts at a GPU, on LINK_PCI links only).
-func (n node) pciCost() float32 {
-	if n.nearPath() == gpu.PHB && n.srv.CPU == gpu.Intel {
+func (n node) pciCost(p gpu.Path) float32 {
+	if p == gpu.PHB && n.srv.CPU == gpu.Intel {
 		return 1.2
 	}
 	return 1
+}
+
+// headPaths returns, for NVLS heads 0 to heads-1 (the GPU local to each
+// NIC, ncclTopoGetLocalGpu; the twin's gpu.Server.FirstGPU), the farthest
+// head's path to its NIC as pathOf types it, the graph's typeInter (NCCL
+// raises typeInter from the nearest GPU-NIC type until every head's path
+// is within it, and those paths are paths.cc's, the GDR-off re-route
+// through the CPU included: v2.25.1-1 src/graph/search.cc
+// ncclTopoSearchRecNet, ncclTopoSearchTryGpu from the NET), and the most
+// a channel can take on the slowest head's path (pathBW).
+func (n node) headPaths(heads int) (typ gpu.Path, bw float32) {
+	typ, bw = gpu.PIX, float32(n.srv.NICBW())
+	for k := range heads {
+		p := n.pathOf(n.srv.FirstGPU(k))
+		typ, bw = max(typ, p), min(bw, n.pathBW(p))
+	}
+	return typ, bw
+}
+
+// pathBW is the most bandwidth followPath lets one channel take between a
+// GPU and its NIC over a path of type p: the port, the GPU's link towards
+// its CPU and the NIC's PCIe link each charged pciCost's 6/5 through an
+// Intel root complex (PHB), and the socket link NCCL's topology believes
+// when the NIC is on the other socket (SYS).
+func (n node) pathBW(p gpu.Path) float32 {
+	bw := min(float32(min(n.srv.GPUCPUBW(), n.srv.NICPCIeBW()))/n.pciCost(p), float32(n.srv.NICBW()))
+	if p == gpu.SYS {
+		bw = min(bw, n.socketBW())
+	}
+	return bw
 }
 
 func (n node) speeds() []float32 {
@@ -160,7 +204,7 @@ func (n node) channels(bw, bwNet float32) int {
 		c = min(c, int(float32(n.srv.IntraBW())/bw+1e-4))
 	}
 	if n.inter {
-		pci := n.pciCost() * bwNet
+		pci := n.pciCost(n.nearPath()) * bwNet
 		c = min(c, n.nics*min(int(float32(n.srv.NICBW())/bwNet+1e-4), int(float32(n.srv.NICPCIeBW())/pci+1e-4)))
 		if n.ppn == 1 {
 			c = min(c, int(float32(n.srv.GPUCPUBW())/pci+1e-4))
@@ -280,9 +324,10 @@ func nvlsSearch(n node) Graph {
 		return g
 	}
 	heads := min(maxNVLSArity, n.ppn)
+	limit := float32(n.speeds()[0])
 	if n.inter {
 		heads = min(heads, n.nics)
-		g.TypeInter = srv.GPUNIC
+		g.TypeInter, limit = n.headPaths(heads)
 	}
 	speeds := n.speeds()
 	nvl := float32(srv.IntraBW())
@@ -297,10 +342,6 @@ func nvlsSearch(n node) Graph {
 		return g
 	}
 	g.NChannels, g.BWIntra, g.BWInter = heads, speeds[idx], speeds[idx]
-	limit := float32(speeds[0])
-	if n.inter {
-		limit = float32(min(srv.GPUNICBW(), srv.NICBW()))
-	}
 	for j := idx - 1; j >= 0 && g.BWInter < 2*g.BWIntra; j-- {
 		if speeds[j] > limit {
 			break

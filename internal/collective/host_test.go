@@ -334,6 +334,10 @@ func TestSearchCPUPath(t *testing.T) {
 	pxb.GPUNIC = gpu.PXB
 	sys := h100
 	sys.GPUNIC = gpu.SYS
+	emr := sys
+	emr.CPUGen = gpu.EmeraldRapids
+	wide := sys
+	wide.SocketLink = 300
 	for _, c := range []struct {
 		name  string
 		n     node
@@ -347,6 +351,9 @@ func TestSearchCPUPath(t *testing.T) {
 		{"PXB with GPUDirect RDMA, 2.25.1", node{srv: pxb, nics: 1, inter: true, ppn: 1, ver: Version{2, 25, 1}}, 2, 24, gpu.PXB, true},
 		{"SYS, 2.25.1", node{srv: sys, nics: 1, inter: true, ppn: 1, noGDR: []bool{true}, ver: Version{2, 25, 1}}, 4, 2.4, gpu.SYS, false},
 		{"SYS, 2.26.2", node{srv: sys, nics: 1, inter: true, ppn: 1, noGDR: []bool{true}, ver: Version{2, 26, 2}}, 1, 22, gpu.SYS, false},
+		{"SYS, Emerald Rapids, 2.25.1", node{srv: emr, nics: 1, inter: true, ppn: 1, noGDR: []bool{true}, ver: Version{2, 25, 1}}, 4, 2.4, gpu.SYS, false},
+		{"SYS, Emerald Rapids, 2.26.2", node{srv: emr, nics: 1, inter: true, ppn: 1, noGDR: []bool{true}, ver: Version{2, 26, 2}}, 2, 20, gpu.SYS, false},
+		{"SYS, a 300 GB/s socket_link, 2.25.1", node{srv: wide, nics: 1, inter: true, ppn: 1, noGDR: []bool{true}, ver: Version{2, 25, 1}}, 4, 2.4, gpu.SYS, false},
 	} {
 		ring, _ := search(c.n)
 		if ring.NChannels != c.ch || ring.BWInter != c.bw || ring.TypeInter != c.typ {
@@ -377,5 +384,37 @@ func TestSearchCPUPath(t *testing.T) {
 		if got := cm.Tuning.Ring.TypeInter; got != c.want {
 			t.Errorf("two H100 a server at PIX and PXB, %s: ring graph over %s, want %s", c.name, got, c.want)
 		}
+	}
+}
+
+// TestSocketLinkHardware: the data crossing the sockets moves at the
+// hardware's link (gpu.Server.SocketBW: the CPU generation's UPI links),
+// not at the figure NCCL's search believes. One H100 a server whose 400G
+// NIC is on the other socket, GPUDirect RDMA off, NCCL 2.25.1: the search
+// gives every Intel host from Skylake 10 GB/s whatever its generation, an
+// Intel host of unknown generation keeps NCCL's 22 GB/s for the link and
+// its all_gather is held under it, while an Emerald Rapids host's four
+// UPI links at 20 GT/s (160 GB/s) do not hold it.
+func TestSocketLinkHardware(t *testing.T) {
+	far := serverOf("H100", 1, 400*unit.Gbps, 5, gpu.SYS, gpu.Intel)
+	far.GPUs, far.PeerMem = 1, false
+	emr := far
+	emr.CPUGen = gpu.EmeraldRapids
+	busbw := func(srv gpu.Server) (float64, Graph) {
+		c := mustCommOf(t, Version{2, 25, 1}, srv, 2, 1, nil)
+		r, _ := runOn(t, c, 1, Call{Func: AllGather, Bytes: 1 << 30})
+		return busBW(r[0], c.NRanks), c.Tuning.Ring
+	}
+	slow, slowRing := busbw(far)
+	fast, fastRing := busbw(emr)
+	t.Logf("far-socket all_gather, 1 GiB: intel %.2f GB/s, emerald-rapids %.2f (ring %d × %v GB/s)", slow, fast, fastRing.NChannels, fastRing.BWInter)
+	if slowRing != fastRing {
+		t.Errorf("the search moved with the CPU generation on 2.25.1: %+v, %+v", slowRing, fastRing)
+	}
+	if slow > 22 {
+		t.Errorf("Intel host of unknown generation: %.2f GB/s across a 22 GB/s socket link", slow)
+	}
+	if fast < 1.2*slow {
+		t.Errorf("Emerald Rapids host: %.2f GB/s, want well above the %.2f NCCL's socket figure holds", fast, slow)
 	}
 }

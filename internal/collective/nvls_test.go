@@ -128,3 +128,40 @@ func builtEngine(c *Comm, call Call, ch Choice) *engine {
 	e.build()
 	return e
 }
+
+// TestNVLSSearchCPUPath: the NVLS search types a head's path to its NIC
+// as the ring and tree searches do, on paths.cc's paths: without
+// GPUDirect RDMA a PXB path goes through the GPU's CPU and is PHB
+// (v2.25.1-1 src/graph/paths.cc ncclTopoComputePaths), so NVLS's
+// typeInter is PHB and, on an Intel host, a channel takes 6/5 of its
+// bandwidth from each PCI link (search.cc followPath,
+// INTEL_P2P_OVERHEAD): 48 GB/s Gen5 links carry 40 a channel, so pass 2
+// stops at the SM90 ladder's 40, not 48. Per GPU: a head whose NIC is on
+// the other socket makes the graph SYS, and the socket link NCCL believes
+// (10 GB/s on an Intel host from Skylake in 2.25.1) leaves bwInter at
+// bwIntra.
+func TestNVLSSearchCPUPath(t *testing.T) {
+	hgx := serverOf("H100", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel)
+	noGDR := make([]bool, 8)
+	for g := range noGDR {
+		noGDR[g] = true
+	}
+	far := hgx
+	far.GPUNICPaths = []gpu.Path{gpu.PXB, gpu.PXB, gpu.PXB, gpu.PXB, gpu.SYS, gpu.SYS, gpu.SYS, gpu.SYS}
+	for _, c := range []struct {
+		name  string
+		n     node
+		typ   gpu.Path
+		inter float32
+	}{
+		{"GPUDirect RDMA on", node{srv: hgx, nics: 8, inter: true, ppn: 8, ver: Version{2, 25, 1}}, gpu.PXB, 48},
+		{"GPUDirect RDMA off", node{srv: hgx, nics: 8, inter: true, ppn: 8, noGDR: noGDR, ver: Version{2, 25, 1}}, gpu.PHB, 40},
+		{"NICs of GPUs 4-7 on the far socket", node{srv: far, nics: 8, inter: true, ppn: 8, ver: Version{2, 25, 1}}, gpu.SYS, 40},
+	} {
+		g := nvlsSearch(c.n)
+		if g.NChannels != 8 || g.TypeInter != c.typ || g.BWInter != c.inter {
+			t.Errorf("2 × 8 H100, 8 × 400G at PXB, %s: NVLS graph %d heads, %v GB/s across over %s, want 8 over %s at %v",
+				c.name, g.NChannels, g.BWInter, g.TypeInter, c.typ, c.inter)
+		}
+	}
+}

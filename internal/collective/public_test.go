@@ -495,10 +495,13 @@ func sparkFunctions() gpu.Server {
 // (examples/demo_gke_rdma): all_gather between two pods, each holding one
 // H200 (an H100 in the twin, as the other A3 Ultra runs) and one 400G
 // RoCE NIC at path from it, on Intel hosts (VMs), NCCL 2.25.1 printed,
-// 100 timed iterations.
+// 100 timed iterations. The A3 Ultra's CPU is Emerald Rapids (Google's
+// CPU platform table as cockroachdb/cockroach 7b367c94
+// pkg/roachprod/vm/gce/gcedb/gcedb.go transcribes it, platformsA3Emerald).
 func dranetA3Ultra(layout, where string, path gpu.Path) publicRun {
 	srv := serverOf("H100", 1, 400*unit.Gbps, 5, path, gpu.Intel)
 	srv.GPUs = 1
+	srv.CPUGen = gpu.EmeraldRapids
 	return publicRun{file: "h200-2x1-roce400g-gcp-a3ultra-all_gather-nic-" + layout + "-dranet.txt", op: "all_gather", host: "VM",
 		label:  "GKE A3 Ultra under DRANET, 2 × 1 H200, one 400G RoCE NIC a pod, " + where + " (GPUDirect RDMA off), all_gather, gIB plugin",
 		fabric: "RoCE", srv: srv, servers: 2, ppn: 1, version: "2.25.1", heldOut: 20, iters: 100, maxSize: 8 << 30}

@@ -281,18 +281,6 @@ func (s Server) FirstGPU(n int) int {
 // in Mb/s divided by 8000 (topo.cc), so 12.5 GB/s for 100G.
 func (s Server) NICBW() float64 { return GBps(s.NICRate) }
 
-// GPUNICBW returns the bandwidth of the path between the GPUs and their
-// NICs as NCCL's topology counts it: the slower of the GPU's link towards
-// its CPU (GPUCPUBW) and the NIC's PCIe link, and of the link between the
-// CPU sockets when a GPU's NIC is on the other socket (SYS).
-func (s Server) GPUNICBW() float64 {
-	bw := min(s.GPUCPUBW(), s.NICPCIeBW())
-	if s.WorstPath() == SYS {
-		bw = min(bw, s.SocketBW())
-	}
-	return bw
-}
-
 // GPUCPUBW returns the bandwidth of the GPU's link towards its CPU on
 // NCCL's path to a NIC, GB/s: its NVLink-C2C link when it has one, else
 // its PCIe link.

@@ -14,9 +14,12 @@ type Host struct {
 	// GPUNICPaths, when set, is each GPU's path to its nearest NIC (one
 	// per GPU; SYS is a NIC on the other CPU socket), overriding GPUNIC.
 	GPUNICPaths []Path
-	// SocketLink is the bandwidth of the link between CPU sockets, GB/s
-	// (0: the CPU's, as NCCL's topology counts it).
+	// SocketLink is the bandwidth the link between CPU sockets carries
+	// each way, GB/s (0: CPUGen's, else NCCL's figure for the vendor). It
+	// is the hardware's: NCCL's search never reads it.
 	SocketLink float64
+	// CPUGen is the CPU's generation (CPUAnyGen: the vendor alone).
+	CPUGen CPUGen
 	// GPUPCIe overrides the GPU model's PCIe generation (0: the model's).
 	GPUPCIe int
 	// NICPCIeWidth is the NIC's PCIe lane count (0: 16).
@@ -70,12 +73,17 @@ func (s Server) WorstPath() Path {
 	return w
 }
 
-// SocketBW returns the bandwidth of the link between CPU sockets, GB/s:
-// SocketLink, else NCCL's for the vendor (topo.h: Intel Sapphire Rapids
-// 22, AMD 16, ARM 6).
+// SocketBW returns the bandwidth the link between CPU sockets carries each
+// way, GB/s, the rate the data moves at: SocketLink, else the CPU
+// generation's UPI links (CPUGen.LinkBW), else, the generation unknown,
+// NCCL's figure for the vendor (topo.h: Intel Sapphire Rapids 22, AMD 16,
+// ARM 6).
 func (s Server) SocketBW() float64 {
-	if s.SocketLink > 0 {
+	switch {
+	case s.SocketLink > 0:
 		return s.SocketLink
+	case s.CPUGen != CPUAnyGen:
+		return s.CPUGen.LinkBW()
 	}
 	return [...]float64{22, 16, 6}[s.CPU]
 }

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -66,6 +67,45 @@ func TestServerHostKeys(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "host.yaml:") {
 			t.Errorf("%s: %v, want %q with its position", c.to, err, c.want)
 		}
+	}
+}
+
+// TestServerCPUGeneration: topology.servers.cpu names a vendor or an
+// Intel Xeon generation; a generation gives the link between the sockets
+// its UPI links' rate unless socket_link sets it, and an unknown name is
+// refused at its line and column with the names it may be.
+func TestServerCPUGeneration(t *testing.T) {
+	for _, c := range []struct {
+		cpu, link string
+		vendor    gpu.CPU
+		gen       gpu.CPUGen
+		bw        float64
+	}{
+		{"intel", "176G", gpu.Intel, gpu.CPUAnyGen, 22},
+		{"emerald-rapids", "", gpu.Intel, gpu.EmeraldRapids, 160},
+		{"sapphire-rapids", "", gpu.Intel, gpu.SapphireRapids, 128},
+		{"icelake", "", gpu.Intel, gpu.IceLake, 67.2},
+		{"skylake", "", gpu.Intel, gpu.Skylake, 62.4},
+		{"emerald-rapids", "400G", gpu.Intel, gpu.EmeraldRapids, 50},
+		{"amd", "", gpu.AMD, gpu.CPUAnyGen, 16},
+	} {
+		link := "    socket_link: " + c.link + "\n"
+		if c.link == "" {
+			link = ""
+		}
+		y := strings.NewReplacer("cpu: intel", "cpu: "+c.cpu, "    socket_link: 176G\n", link).Replace(hostServers)
+		s, err := Load("host.yaml", []byte(y))
+		if err != nil {
+			t.Fatalf("cpu: %s: %v", c.cpu, err)
+		}
+		srv := s.Workload.System.Server
+		if srv.CPU != c.vendor || srv.CPUGen != c.gen || math.Abs(srv.SocketBW()-c.bw) > 1e-9 {
+			t.Errorf("cpu: %s, socket_link: %s: %s %q, socket link %v GB/s, want %s %q, %v", c.cpu, c.link, srv.CPU, srv.CPUGen, srv.SocketBW(), c.vendor, c.gen, c.bw)
+		}
+	}
+	_, err := Load("host.yaml", []byte(strings.Replace(hostServers, "cpu: intel", "cpu: emerald", 1)))
+	if err == nil || !strings.Contains(err.Error(), "host.yaml:15:10") || !strings.Contains(err.Error(), "emerald-rapids") {
+		t.Errorf("cpu: emerald: %v, want its position and the names it may be", err)
 	}
 }
 

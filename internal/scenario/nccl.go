@@ -225,12 +225,7 @@ func (c *conv) gpuServer(s *Scenario, r *rawServers) (gpu.Server, []gpu.Model) {
 	if m.NVLinks == 0 {
 		srv.Intra = gpu.PCIeOnly
 	}
-	switch c.choice(r.CPU, "topology.servers.cpu", "amd", "amd", "intel", "arm") {
-	case "intel":
-		srv.CPU = gpu.Intel
-	case "arm":
-		srv.CPU = gpu.ARM
-	}
+	srv.CPU, srv.CPUGen, _ = gpu.ParseCPU(c.choice(r.CPU, "topology.servers.cpu", "amd", gpu.CPUNames()...))
 	if items, ok := c.list(r.GPUNIC, "topology.servers.gpu_nic"); ok {
 		var paths []gpu.Path
 		for i, it := range items {

@@ -1,0 +1,98 @@
+package gpu
+
+// CPUGen is a server CPU's generation when it is known. It sets two
+// different figures for the link between the CPU sockets: what NCCL's
+// topology believes, from the CPUID family and model it reads (the
+// search's figure per release, src/graph/topo.cc), and what the hardware
+// carries, from the generation's UPI links (the simulated link's rate).
+type CPUGen uint8
+
+// CPU generations. CPUAnyGen knows the vendor alone.
+const (
+	CPUAnyGen CPUGen = iota
+	// Skylake is the first Xeon Scalable (Skylake-SP, CPUID model 0x55):
+	// three 20-lane UPI links at 10.4 GT/s (Tam et al., "SkyLake-SP: A
+	// 14nm 28-Core Xeon Processor", ISSCC 2018, DOI
+	// 10.1109/ISSCC.2018.8310170).
+	Skylake
+	// IceLake is the third Xeon Scalable (Ice Lake-SP, model 0x6A): three
+	// UPI links at 11.2 GT/s (Intel ARK, Xeon Platinum 8380, as
+	// felixsteinke/cpu-spec-dataset 4c08d887 dataset/intel-cpus.csv
+	// transcribes it).
+	IceLake
+	// SapphireRapids is the fourth Xeon Scalable (model 0x8F): four UPI
+	// links at 16 GT/s (ARK, Xeon Platinum 8480+, the same dataset;
+	// intel/pcm#550 prints four links of one socket at 16.0 GT/s).
+	SapphireRapids
+	// EmeraldRapids is the fifth Xeon Scalable (model 0xCF): four UPI
+	// links, two a tile, at 20 GT/s (ServeTheHome's launch article "5th
+	// Gen Intel Xeon Processors Emerald Rapids Resets Servers by Intel";
+	// the 20 GT/s was first given by the September 2022 specification
+	// leak wccftech reported).
+	EmeraldRapids
+)
+
+// cpuGenNames are the scenario's names of the generations, by CPUGen.
+func cpuGenNames() []string {
+	return []string{"", "skylake", "icelake", "sapphire-rapids", "emerald-rapids"}
+}
+
+// String returns the generation's scenario name ("" when unknown).
+func (g CPUGen) String() string { return cpuGenNames()[g] }
+
+// ParseCPU reads a scenario's CPU: a vendor (intel, amd, arm) or an Intel
+// Xeon generation (skylake, icelake, sapphire-rapids, emerald-rapids).
+func ParseCPU(name string) (CPU, CPUGen, bool) {
+	switch name {
+	case "intel":
+		return Intel, CPUAnyGen, true
+	case "amd":
+		return AMD, CPUAnyGen, true
+	case "arm":
+		return ARM, CPUAnyGen, true
+	}
+	for g, n := range cpuGenNames() {
+		if g > 0 && n == name {
+			return Intel, CPUGen(g), true
+		}
+	}
+	return Intel, CPUAnyGen, false
+}
+
+// CPUNames returns every name ParseCPU reads.
+func CPUNames() []string {
+	return append([]string{"intel", "amd", "arm"}, cpuGenNames()[1:]...)
+}
+
+// Model returns the CPUID model (family 6) NCCL's topology reads for the
+// generation; an Intel host of unknown generation stands for Sapphire
+// Rapids.
+func (g CPUGen) Model() int {
+	return [...]int{0x8F, 0x55, 0x6A, 0x8F, 0xCF}[g]
+}
+
+// upi returns the generation's UPI links a socket and their rate, GT/s
+// (0 links: unknown).
+func (g CPUGen) upi() (links int, gts float64) {
+	switch g {
+	case Skylake:
+		return 3, 10.4
+	case IceLake:
+		return 3, 11.2
+	case SapphireRapids:
+		return 4, 16
+	case EmeraldRapids:
+		return 4, 20
+	}
+	return 0, 0
+}
+
+// LinkBW returns what the generation's links between two sockets carry
+// each way, GB/s: every UPI link moves 2 bytes of payload a transfer each
+// way ("16 GT * 2 Bytes per channel", intel/pcm#516), and a two-socket
+// server joins the sockets by all of them (Sapphire Rapids 4 × 32 = 128).
+// 0 when the generation is not known.
+func (g CPUGen) LinkBW() float64 {
+	links, gts := g.upi()
+	return float64(links) * gts * 2
+}
