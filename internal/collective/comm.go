@@ -274,6 +274,8 @@ func (c *Comm) pickGDR() {
 		}
 	}
 	switch {
+	case srv.GPU.NoGDR:
+		c.Notes = append(c.Notes, fmt.Sprintf("GPU Direct RDMA Disabled: the %s does not support it (its memory is not reachable by a PCIe device); data bounces through host memory", srv.GPU.Name))
 	case !srv.PeerMem:
 		c.Notes = append(c.Notes, "GPU Direct RDMA Disabled: no nvidia_peermem module; data bounces through host memory")
 	case len(off) > 0:
@@ -306,6 +308,18 @@ func (c *Comm) noGDR() []bool {
 		off[g] = c.Net != NetIB || !c.Sys.Server.GDR(g, c.Cfg.GDRLevel)
 	}
 	return off
+}
+
+// pcieBounce reports whether rank r's network data crosses its GPU's PCIe
+// link to and from host memory (HostChannelBW, HostBounceLatency): on the
+// socket transport, and without GPUDirect RDMA on a GPU whose host
+// interface is PCIe. A C2C GPU without it (GB10) bounces through host
+// memory too (NCCL puts the network buffers there), over its NVLink-C2C
+// link, which crosses no PCIe and which a GB10 pair's runs do not find at
+// the PCIe figure: with HostChannelBW its two-function ring gives 21.8
+// GB/s where three runs move 22.9-23.7 at 8-16 GiB.
+func (c *Comm) pcieBounce(r int) bool {
+	return c.Net == NetSocket || !c.gdrOf(r) && c.model(r/c.PPN).C2C == 0
 }
 
 // gdrOf reports whether rank r's GPU uses GPUDirect RDMA.

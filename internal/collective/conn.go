@@ -410,12 +410,7 @@ func (e *engine) openConn(k connKey, srcNIC, dstNIC int) int32 {
 	hs, hd := cm.host(int(k.src), ps), cm.host(int(k.dst), pd)
 	c.hostSrc, c.hostDst = int32(hs), int32(hd)
 	c.nicSrc, c.nicDst = int32(sn*cm.Sys.Server.NICs+cm.dmaUnit(ps)), int32(dn*cm.Sys.Server.NICs+cm.dmaUnit(pd))
-	if !cm.gdrOf(int(k.src)) || cm.Net == NetSocket {
-		c.bounce = true
-	}
-	if !cm.gdrOf(int(k.dst)) || cm.Net == NetSocket {
-		c.bounceRx = true
-	}
+	c.bounce, c.bounceRx = cm.pcieBounce(int(k.src)), cm.pcieBounce(int(k.dst))
 	if e.t == nil {
 		return ci // a dry run (Traffic) connects nothing
 	}

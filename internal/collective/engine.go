@@ -507,7 +507,7 @@ func (e *engine) run(ki int32) {
 	begin := e.streamStart(k, o)
 	wire := o.bytes * e.tm.wireNum / e.tm.wireDen
 	rate := e.tm.chanRate
-	if net && (e.c.Net == NetSocket || !e.c.gdrOf(int(k.rank))) {
+	if net && e.c.pcieBounce(int(k.rank)) {
 		rate = min(rate, e.tm.hostRate)
 	}
 	if net && e.tm.netRate > 0 {

@@ -4,8 +4,17 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 )
+
+// TestHeldOutGroup18SendRecv runs held-out group 18's sendrecv sweeps
+// alone (docs/nccl.md, "Held out, group 18": Together AI's use3a-ss,
+// 2 and 4 × 8 B200, 1 KiB-256 MiB), in seconds where the group's rings
+// of up to 32 servers at 8 GiB take most of TestDocs.
+func TestHeldOutGroup18SendRecv(t *testing.T) {
+	runHeldOutRuns(t, 18, 3, func(r *publicRun) bool { return strings.Contains(r.file, "sendrecv") })
+}
 
 // TestHeldOutGroup19 runs held-out group 19 alone (docs/nccl.md, "Held
 // out, group 19": Together AI's flapping-airplanes B200 cluster, 4 × 8
@@ -28,11 +37,17 @@ func TestHeldOutGroup21(t *testing.T) { runHeldOutGroup(t, 21, 1) }
 // band is listed with its cause. It logs the rows within their band per
 // collective and band, the figures docs/nccl.md gives.
 func runHeldOutGroup(t *testing.T, group, want int) {
+	runHeldOutRuns(t, group, want, func(*publicRun) bool { return true })
+}
+
+// runHeldOutRuns is runHeldOutGroup on the group's results that keep
+// selects.
+func runHeldOutRuns(t *testing.T, group, want int, keep func(*publicRun) bool) {
 	in, n := map[string]int{}, map[string]int{}
 	runs := 0
 	for i := range publicRuns {
 		r := &publicRuns[i]
-		if r.heldOut != group {
+		if r.heldOut != group || !keep(r) {
 			continue
 		}
 		runs++

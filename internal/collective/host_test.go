@@ -1,6 +1,7 @@
 package collective
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -292,6 +293,34 @@ func TestGB10Channels(t *testing.T) {
 	if ring.NChannels != 8 || ring.BWInter != 3 || cm.Tuning.NChannels != 16 || ch.Algo != Ring || ch.Channels != 16 {
 		t.Errorf("DGX Spark pair, two functions: ring graph %d × %v GB/s, %d coll channels, %s on %d at 1 GiB; want 8 × 3, 16, Ring on 16",
 			ring.NChannels, ring.BWInter, cm.Tuning.NChannels, ch.Algo, ch.Channels)
+	}
+}
+
+// TestGB10NoGDR: a GB10 has no GPUDirect RDMA (CUDA's
+// cudaDevAttrGPUDirectRDMASupported is 0 on its unified memory, NVIDIA's
+// DGX Spark forum answer; NCCL 2.28.9 on a Spark prints "GPU Direct RDMA
+// Disabled" for both NIC functions), so NCCL puts its network buffers in
+// host memory and the twin must say so. The GB10 reaches that memory over
+// NVLink-C2C, not PCIe: the PCIe host figures (HostChannelBW) would cap
+// the Spark pair's two-function ring at 21.8 GB/s of busbw at 16 GiB,
+// under the 22.9-23.7 that three public GB10 pairs move at 8-16 GiB
+// (held-out groups 3 and 21).
+func TestGB10NoGDR(t *testing.T) {
+	v, _ := ParseVersion("2.28.9")
+	cm := mustCommOf(t, v, sparkFunctions(), 2, 1, nil)
+	if cm.GDR || cm.gdrOf(0) || !strings.Contains(strings.Join(cm.Notes, "\n"), "GPU Direct RDMA Disabled") {
+		t.Errorf("DGX Spark pair: GDR %v, notes %q; want GPU Direct RDMA Disabled", cm.GDR, cm.Notes)
+	}
+	var log bytes.Buffer
+	if err := cm.WriteInfoLog(&log, logHosts(2, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if want := "NET/IB : GPU Direct RDMA Disabled for HCA 1 'mlx5_1'\n"; !strings.Contains(log.String(), want) {
+		t.Errorf("DGX Spark pair: the INFO log has no %q (NCCL 2.28.9's line on a Spark)", want)
+	}
+	rs, _ := runOn(t, cm, 1, Call{Func: AllGather, Bytes: 16 << 30})
+	if bw := busBW(rs[0], cm.NRanks); bw < 22.9 {
+		t.Errorf("DGX Spark pair, two functions, all_gather 16 GiB: %.2f GB/s busbw, want at least 22.9 (the public GB10 pairs at 8-16 GiB)", bw)
 	}
 }
 

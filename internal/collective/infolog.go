@@ -347,11 +347,14 @@ func (c *Comm) logTrees(l *infoLogger, t, g, r int) {
 
 // logGDR writes NCCL's GPUDirect RDMA decision for the GPU and each NIC
 // it uses (graph/paths.cc ncclTopoCheckGdr; net_ib.cc when the peer-memory
-// module is missing).
+// module is missing; topo.cc's line for every NIC when neither it nor
+// dma-buf can reach the GPU's memory, as on a GB10).
 func (c *Comm) logGDR(l *infoLogger, t, g int) {
 	srv := c.Sys.Server
 	for i, n := range c.NICs {
 		switch {
+		case srv.GPU.NoGDR:
+			l.line(t, g, "NET/IB : GPU Direct RDMA Disabled for HCA %d '%s'", i, RDMADevice(n))
 		case !srv.PeerMem:
 			l.line(t, g, "NET/IB : GPU Direct RDMA Disabled for HCA %d '%s' (no module)", i, RDMADevice(n))
 		case c.GDR:

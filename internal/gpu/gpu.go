@@ -117,6 +117,19 @@ type Model struct {
 	// H800 (about 2.3 µs) measured with the same kernels and tuning
 	// (NVIDIA/nccl#1940, NCCL 2.27's symmetric memory).
 	NVLinkLat float64
+	// NoGDR says the GPU cannot do GPUDirect RDMA whatever the host
+	// loads: CUDA reports cudaDevAttrGPUDirectRDMASupported 0, which
+	// NCCL takes as the GPU's gdr attribute (v2.28.9 plugin/net.cc
+	// ncclGpuGdrSupport; graph/paths.cc ncclTopoCheckGdr returns
+	// "disabled" for such a GPU), so its network data bounces through
+	// host memory. GB10: the DGX Spark's unified memory, which "cannot be
+	// coherently accessed ... by I/O peripherals like PCI Express
+	// devices. Hence the GPUDirect RDMA technology is not supported"
+	// (NVIDIA's answer in https://forums.developer.nvidia.com/t/dgx-spark-gpudirect-rdma/348787/6);
+	// the Spark's NCCL 2.28.9 log prints "GPU Direct RDMA Disabled" for
+	// both of its NIC's functions (testdata/corpus/nccl-log,
+	// nccl-2.28.9-dgx-spark-gb10-roce-200g-port-lines-gid0-allgather.txt).
+	NoGDR bool
 }
 
 // NVLinkLatScale returns the model's NVLink step time relative to NCCL's
@@ -147,7 +160,7 @@ var Models = map[string]Model{
 	// NCCL_TOPO_DUMP_FILE of 2026-06-03) gives the GPU <c2c bw="43125"
 	// count="8"/>, 345 GB/s to the CPU, and a PCI link of "2.5 GT/s PCIe"
 	// × 16, which NCCL counts as 3 GB/s.
-	"GB10": {Name: "GB10", CompCap: 121, ChannelBW: 40, PCIe: 5, C2C: 345, PCIeRead: 1},
+	"GB10": {Name: "GB10", CompCap: 121, ChannelBW: 40, PCIe: 5, C2C: 345, PCIeRead: 1, NoGDR: true},
 }
 
 // LookupModel returns a known model by name (case-insensitive).
@@ -319,10 +332,11 @@ func (s Server) IntraPath() Path {
 }
 
 // GDR reports whether NCCL uses GPUDirect RDMA between GPU g and its NIC
-// with NCCL_NET_GDR_LEVEL at level: the module must be loaded and the path
-// no farther than the level (net.cc ncclTopoCheckGdr: distance <= level).
+// with NCCL_NET_GDR_LEVEL at level: the module must be loaded, the GPU
+// able to (Model.NoGDR) and the path no farther than the level (net.cc
+// ncclTopoCheckGdr: distance <= level).
 func (s Server) GDR(g int, level Path) bool {
-	return s.PeerMem && s.PathOf(g) <= level
+	return s.PeerMem && !s.GPU.NoGDR && s.PathOf(g) <= level
 }
 
 // Preset returns a named server: "dgx-a100" (8 A100, 8×200G, NVSwitch,
