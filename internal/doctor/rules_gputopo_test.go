@@ -111,6 +111,22 @@ func TestGPUTopoGraceByNUMAIDOrModel(t *testing.T) {
 	nicMustFind(t, fs, "topo.gpu_nic.c2c", Info, "the GPUs are NVIDIA GH200 480GB")
 }
 
+// A GB10 (DGX Spark) reaches its NIC over C2C too, but has no GPUDirect
+// RDMA at all (NVIDIA's forum; NCCL prints "GPU Direct RDMA Disabled" on
+// a Spark): the finding says so and does not send the engineer after
+// NCCL_NET_GDR_C2C (SYNTHETIC matrix in nvidia-smi's layout). Before, it
+// said NCCL 2.27 and later use GPUDirect RDMA there.
+func TestGPUTopoGB10NoGDR(t *testing.T) {
+	fs := synthFindings(t, Options{}, "GPU 0: NVIDIA GB10 (UUID: GPU-0c1d)",
+		"        GPU0    NIC0    NIC1    CPU Affinity    NUMA Affinity   GPU NUMA ID",
+		"GPU0     X      NODE    NODE    0-19    0               N/A")
+	nicMustNot(t, fs, "topo.gpu_nic.far")
+	f := nicMustFind(t, fs, "topo.gpu_nic.c2c", Info, "1 of 1 GPUs", "a GB10 has no GPUDirect RDMA", "GPU0 NODE (NIC0)")
+	if strings.Contains(f.Title, "NCCL_NET_GDR_C2C=1") || !strings.Contains(f.Fix, "Nothing to enable") {
+		t.Errorf("title %s\nfix %s", f.Title, f.Fix)
+	}
+}
+
 // The model can come from another input of the incident: nccl-tests' rank
 // lines naming a GH200 answer for a matrix without model lines or a GPU
 // NUMA ID; a rank on an x86 GPU among them keeps the far finding
