@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -8,8 +9,14 @@ import (
 // V300R023C00 command reference), two lines a queue:
 //
 // `display dcb pfc [interface PORT]` and `display abs-pfc [interface
-// PORT]` (antilocking PFC's, the same table), the PFC frames per queue
-// (a queue being its 802.1p priority), received then sent:
+// PORT]` (antilocking PFC's, the same table), the PFC frames per queue,
+// received then sent. The queue is taken as the 802.1p priority of the
+// PFC frames: the command reference calls it the "priority queue" and its
+// DCB PFC `priority` a queue, and CloudEngine's default mapping takes
+// 802.1p N to internal priority BE, AF1-AF4, EF, CS6, CS7 and those to
+// queues 0-7 (the configuration guide's "Default Settings for Priority
+// Mapping", Tables 2 and 4); a DiffServ domain that maps otherwise is not
+// in these tables and is not seen here.
 //
 //	Interface         Queue         Received(Frames)        ReceivedRate(pps)     DeadlockNum
 //	                             Transmitted(Frames)     TransmittedRate(pps)     RecoveryNum
@@ -178,7 +185,7 @@ func (v *vrpDCB) queueFirst(p *switchParser, l Line, f []string) {
 		v.skip = true
 		return
 	}
-	if i := badCount(f[2:6]); i >= 0 {
+	if i := badCount(f[2:6], 1, 3); i >= 0 {
 		p.cut(l, os10FieldCol(l.Text, f, i+2), "a count under "+[]string{"Passed", "Pass Rate", "Dropped", "Drop Rate"}[i]+" ("+vrpQueueCmd+")")
 		v.skip = true
 		return
@@ -200,11 +207,11 @@ func (v *vrpDCB) second(p *switchParser, l Line, f []string) {
 		p.cut(l, os10FieldCol(l.Text, f, 0), "the second line of a queue's row: "+strings.Join(names, ", ")+" ("+cmd+"; this one has "+itoa(len(f))+" cells)")
 		return
 	}
-	check := f
+	check, rates := f, []int(nil)
 	if v.queues {
-		check = f[1:] // PIR may be a percentage
+		check, rates = f[1:], []int{1, 3} // PIR may be a percentage, a rate "-"
 	}
-	if i := badCount(check); i >= 0 {
+	if i := badCount(check, rates...); i >= 0 {
 		p.cut(l, os10FieldCol(l.Text, f, i+want-len(check)), "a count under "+names[i+want-len(check)]+" ("+cmd+")")
 		return
 	}
@@ -242,10 +249,13 @@ func vrpPrio(s string) (int, bool) {
 }
 
 // badCount is the index of the first cell of f that is no count, -1 when
-// all are.
-func badCount(f []string) int {
+// all are; the cells at the indices dash may also be "-", a rate the
+// switch could not collect (the command reference's Pass Rate: "If the
+// information is displayed as -, the statistics on this item cannot be
+// collected"), which is never read.
+func badCount(f []string, dash ...int) int {
 	for i, c := range f {
-		if _, ok := switchNum(c); !ok {
+		if _, ok := switchNum(c); !ok && (c != "-" || !slices.Contains(dash, i)) {
 			return i
 		}
 	}
