@@ -83,7 +83,8 @@ func (v *vrpDCB) feed(p *switchParser, l Line, t string) bool {
 		v.reset()
 		v.port = strings.Clone(f[4])
 	case len(f) >= 5 && f[0] == "Queue" && f[1] == "CIR/PIR" && f[2] == "Passed" && strings.Contains(t, "Dropped"):
-		v.first, v.pfc, v.queues = nil, false, true
+		v.leavePFC()
+		v.first, v.queues = nil, true
 	case !v.pfc && !v.queues:
 		return false
 	case isRule(t), v.pfc && f[0] == "Transmitted(Frames)", v.queues && f[0] == "(%":
@@ -97,11 +98,21 @@ func (v *vrpDCB) feed(p *switchParser, l Line, t string) bool {
 	case v.queues && isDigits(f[0]):
 		v.queueFirst(p, l, f)
 	default:
+		v.leavePFC()
 		v.reset()
 		return false
 	}
 	p.out.lines.add(l)
 	return true
+}
+
+// leavePFC forgets the port of a PFC table's last row when the table
+// ends: a queue table after it names its own port (its "Queue statistics
+// info" line or its echoed command), or none is known.
+func (v *vrpDCB) leavePFC() {
+	if v.pfc {
+		v.pfc, v.port = false, ""
+	}
 }
 
 // reset leaves any table.

@@ -97,3 +97,24 @@ func TestSwitchVRPDCBLayoutsAndBadRows(t *testing.T) {
 		t.Errorf("cut %+v", s.CutRows)
 	}
 }
+
+// SYNTHETIC: a queue table pasted right after a PFC table, without its
+// echoed command or "Queue statistics info" line, is not put on the PFC
+// table's last port: its port is unknown.
+func TestSwitchVRPQueuesAfterPFCTableNoPort(t *testing.T) {
+	s := readSwitchText(t,
+		"Interface         Queue         Received(Frames)        ReceivedRate(pps)     DeadlockNum",
+		"                             Transmitted(Frames)     TransmittedRate(pps)     RecoveryNum",
+		"-----------------------------------------------------------------------------------------",
+		"100GE1/0/2            3                     120                        0               0",
+		"                                            4500                        0               0",
+		"-----------------------------------------------------------------------------------------",
+		" Queue   CIR/PIR              Passed     Pass Rate             Dropped     Drop Rate  Drop Time",
+		"     (% or kbps)     (Packets/Bytes)     (pps/bps)     (Packets/Bytes)     (pps/bps)",
+		"     3         0               90000             0                  10             0          -",
+		"       100000000             9000000             0                1000             0",
+	)
+	if len(s.PFC) != 2 || len(s.Queues) != 1 || s.Queues[0].Port != "?" || s.Queues[0].DropPkts != 10 {
+		t.Errorf("pfc %+v queues %+v", s.PFC, s.Queues)
+	}
+}
