@@ -13,6 +13,15 @@ import (
 // `show pfcwd config`, IOS XR's watchdog rows): queues in a pause storm,
 // lossless queues it does not watch, and its configuration.
 
+// vrpDeadlockWords words a watchdog's storm state as Huawei CloudEngine's
+// deadlock detection counts it (DeadlockNum, RecoveryNum).
+var vrpDeadlockWords = strings.NewReplacer("a storm", "a deadlock", "storms", "deadlocks", "restored", "recovered")
+
+// vrpDeadlockRecovery is what CloudEngine does with a queue in a deadlock,
+// as the CloudEngine 6800 V300R023C00 command reference's `dcb pfc deadlock
+// recovery-behavior` gives it: not the watchdog's drop on every model.
+const vrpDeadlockRecovery = "For its recovery period the switch then ignores PFC on that queue and, by each model's default, forwards its packets (CE6855-48XS8CQ, CE6863E-48S8CQ, CE6885 series, CE8851-32CQ4BQ, CE8855: they may then be dropped downstream, where the buffer is full) or discards them (CE6860, CE6866, CE8850 series, CE8851K, CE8851-32CQ8DQ-P); `dcb pfc deadlock recovery-behavior` sets which. Either way PFC does not protect this priority meanwhile: a RoCE packet lost is resent by RC only after its timeout."
+
 // checkWatchdog reports queues the PFC watchdog found in a pause storm.
 func checkWatchdog(inc *Incident) []Finding {
 	var fs []Finding
@@ -42,18 +51,21 @@ func checkWatchdog(inc *Incident) []Finding {
 				fix = "Find the device on " + w.Port + " (LLDP: " + c.neighbors + "): check its NIC for tx_pause_storm_* events and rx_prioN_pause_duration, the host for hangs (dmesg, a stuck process holding the RDMA receive queue), and the fabric for a cyclic buffer dependency. " + onPort(c.watchdog, w.Port) + " shows " + c.wdShows + "; " + onPort(c.wdConfig, w.Port) + " sets its times."
 			}
 			title := fmt.Sprintf("%s: PFC watchdog: %s; dropped TX %d, RX %d", name, state, w.TxDrop, w.RxDrop)
+			mech := "The PFC watchdog declares a storm when a lossless queue stays paused " + detect + " while PFC frames keep arriving: the device downstream sends pause and never resumes (a stuck NIC or host, a pause storm, or a PFC deadlock). With the default action `drop` the switch then ignores the pause and drops that queue's traffic (TX OK/DROP) and what arrives for it (RX OK/DROP), so RoCE on this priority is no longer lossless and RC recovers by timeouts. " +
+				"Storms restored are past episodes; a count of detections above restorations is a storm now."
 			if w.Platform == ingest.HuaweiVRP {
 				// `display dcb pfc` counts deadlocks and recoveries, not
 				// the packets dropped meanwhile.
-				title = fmt.Sprintf("%s: PFC deadlock detection: %s", name, strings.ReplaceAll(state, "storms", "deadlocks"))
+				title = fmt.Sprintf("%s: PFC deadlock detection: %s", name, vrpDeadlockWords.Replace(state))
+				mech = "CloudEngine's PFC deadlock detection counts a deadlock when a queue PFC protects stays paused " + detect + " while PFC frames keep arriving: the device downstream sends pause and never resumes (a stuck NIC or host, a pause storm, or a cyclic buffer dependency). " + vrpDeadlockRecovery + " " +
+					"Deadlocks recovered from are past episodes; a count of deadlocks above recoveries is one now."
 			}
 			fs = append(fs, Finding{
 				ID: "switch.pfcwd.storm", Severity: sev, Layer: LayerFabric,
-				Title:    title,
-				Evidence: []Evidence{w.Evidence},
-				Mechanism: "The PFC watchdog declares a storm when a lossless queue stays paused " + detect + " while PFC frames keep arriving: the device downstream sends pause and never resumes (a stuck NIC or host, a pause storm, or a PFC deadlock). With the default action `drop` the switch then ignores the pause and drops that queue's traffic (TX OK/DROP) and what arrives for it (RX OK/DROP), so RoCE on this priority is no longer lossless and RC recovers by timeouts. " +
-					"Storms restored are past episodes; a count of detections above restorations is a storm now.",
-				Fix: fix,
+				Title:     title,
+				Evidence:  []Evidence{w.Evidence},
+				Mechanism: mech,
+				Fix:       fix,
 			}.per(name, "queue", "PFC watchdog storms"))
 		}
 	}

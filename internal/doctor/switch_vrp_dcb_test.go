@@ -72,11 +72,16 @@ func TestHuaweiQueueDropsNotSONiCLossless(t *testing.T) {
 
 // Queue 3 counted 2 PFC deadlocks and recovered from 1: in a deadlock
 // now, told with Huawei's deadlock commands and no drop counts, which the
-// table does not give.
+// table does not give, and with what CloudEngine does meanwhile (forward
+// or discard by model, `dcb pfc deadlock recovery-behavior`), not the
+// SONiC watchdog's default drop.
 func TestHuaweiDCBPFCDeadlock(t *testing.T) {
 	fs := synthFindings(t, Options{}, vrpPFCPaste("9000000", "2", "0", "1")...)
-	f := nicMustFind(t, fs, "switch.pfcwd.storm", Error, "100GE1/0/2 queue 3: PFC deadlock detection: in a storm now (2 deadlocks detected, 1 restored)")
+	f := nicMustFind(t, fs, "switch.pfcwd.storm", Error, "100GE1/0/2 queue 3: PFC deadlock detection: in a deadlock now (2 deadlocks detected, 1 recovered)")
 	if strings.Contains(f.Title, "dropped") || !strings.Contains(f.Fix, "`display dcb pfc interface 100GE1/0/2`") || !strings.Contains(f.Fix, "deadlock-detect") {
 		t.Errorf("finding %+v", f)
+	}
+	if !strings.Contains(f.Mechanism, "`dcb pfc deadlock recovery-behavior`") || strings.Contains(f.Mechanism, "default action `drop`") || strings.Contains(f.Mechanism, "TX OK/DROP") {
+		t.Errorf("mechanism %q", f.Mechanism)
 	}
 }

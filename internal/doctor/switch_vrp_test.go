@@ -165,6 +165,7 @@ var vrpVerified = []*regexp.Regexp{
 	regexp.MustCompile(`^dcb pfc enable$`),                                      // dcb_pfc_enable.md
 	regexp.MustCompile(`^display dcb pfc-profile$`),                             // display_dcb_pfc-profile.md
 	regexp.MustCompile(`^display qos ecn statistics interface \S+$`),            // display_qos_ecn_statistics.md
+	regexp.MustCompile(`^dcb pfc deadlock recovery-behavior$`),                  // dcb_pfc_deadlock_recovery-behavior.md
 }
 
 // Every Huawei command the findings on Huawei VRP records print (SYNTHETIC

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -8,8 +9,14 @@ import (
 // V300R023C00 command reference), two lines a queue:
 //
 // `display dcb pfc [interface PORT]` and `display abs-pfc [interface
-// PORT]` (antilocking PFC's, the same table), the PFC frames per queue
-// (a queue being its 802.1p priority), received then sent:
+// PORT]` (antilocking PFC's, the same table), the PFC frames per queue,
+// received then sent. The queue is taken as the 802.1p priority of the
+// PFC frames: the command reference calls it the "priority queue" and its
+// DCB PFC `priority` a queue, and CloudEngine's default mapping takes
+// 802.1p N to internal priority BE, AF1-AF4, EF, CS6, CS7 and those to
+// queues 0-7 (the configuration guide's "Default Settings for Priority
+// Mapping", Tables 2 and 4); a DiffServ domain that maps otherwise is not
+// in these tables and is not seen here.
 //
 //	Interface         Queue         Received(Frames)        ReceivedRate(pps)     DeadlockNum
 //	                             Transmitted(Frames)     TransmittedRate(pps)     RecoveryNum
@@ -76,7 +83,8 @@ func (v *vrpDCB) feed(p *switchParser, l Line, t string) bool {
 		v.reset()
 		v.port = strings.Clone(f[4])
 	case len(f) >= 5 && f[0] == "Queue" && f[1] == "CIR/PIR" && f[2] == "Passed" && strings.Contains(t, "Dropped"):
-		v.first, v.pfc, v.queues = nil, false, true
+		v.leavePFC()
+		v.first, v.queues = nil, true
 	case !v.pfc && !v.queues:
 		return false
 	case isRule(t), v.pfc && f[0] == "Transmitted(Frames)", v.queues && f[0] == "(%":
@@ -90,11 +98,21 @@ func (v *vrpDCB) feed(p *switchParser, l Line, t string) bool {
 	case v.queues && isDigits(f[0]):
 		v.queueFirst(p, l, f)
 	default:
+		v.leavePFC()
 		v.reset()
 		return false
 	}
 	p.out.lines.add(l)
 	return true
+}
+
+// leavePFC forgets the port of a PFC table's last row when the table
+// ends: a queue table after it names its own port (its "Queue statistics
+// info" line or its echoed command), or none is known.
+func (v *vrpDCB) leavePFC() {
+	if v.pfc {
+		v.pfc, v.port = false, ""
+	}
 }
 
 // reset leaves any table.
@@ -178,7 +196,7 @@ func (v *vrpDCB) queueFirst(p *switchParser, l Line, f []string) {
 		v.skip = true
 		return
 	}
-	if i := badCount(f[2:6]); i >= 0 {
+	if i := badCount(f[2:6], 1, 3); i >= 0 {
 		p.cut(l, os10FieldCol(l.Text, f, i+2), "a count under "+[]string{"Passed", "Pass Rate", "Dropped", "Drop Rate"}[i]+" ("+vrpQueueCmd+")")
 		v.skip = true
 		return
@@ -200,11 +218,11 @@ func (v *vrpDCB) second(p *switchParser, l Line, f []string) {
 		p.cut(l, os10FieldCol(l.Text, f, 0), "the second line of a queue's row: "+strings.Join(names, ", ")+" ("+cmd+"; this one has "+itoa(len(f))+" cells)")
 		return
 	}
-	check := f
+	check, rates := f, []int(nil)
 	if v.queues {
-		check = f[1:] // PIR may be a percentage
+		check, rates = f[1:], []int{1, 3} // PIR may be a percentage, a rate "-"
 	}
-	if i := badCount(check); i >= 0 {
+	if i := badCount(check, rates...); i >= 0 {
 		p.cut(l, os10FieldCol(l.Text, f, i+want-len(check)), "a count under "+names[i+want-len(check)]+" ("+cmd+")")
 		return
 	}
@@ -242,10 +260,13 @@ func vrpPrio(s string) (int, bool) {
 }
 
 // badCount is the index of the first cell of f that is no count, -1 when
-// all are.
-func badCount(f []string) int {
+// all are; the cells at the indices dash may also be "-", a rate the
+// switch could not collect (the command reference's Pass Rate: "If the
+// information is displayed as -, the statistics on this item cannot be
+// collected"), which is never read.
+func badCount(f []string, dash ...int) int {
 	for i, c := range f {
-		if _, ok := switchNum(c); !ok {
+		if _, ok := switchNum(c); !ok && (c != "-" || !slices.Contains(dash, i)) {
 			return i
 		}
 	}

@@ -50,8 +50,10 @@ func TestSwitchVRPQueueStatistics(t *testing.T) {
 
 // SYNTHETIC rows in the layouts above: a PFC table whose second queue of
 // a port leaves the Interface cell blank, a queue table whose port comes
-// from the echoed command alone, its Drop Time a timestamp; and rows that
-// begin as rows and do not go on as one, reported at line and column.
+// from the echoed command alone, its Drop Time a timestamp, its rates "-"
+// where the switch could not collect them (the command reference's Pass
+// Rate); and rows that begin as rows and do not go on as one, reported at
+// line and column.
 func TestSwitchVRPDCBLayoutsAndBadRows(t *testing.T) {
 	const pfc = "[~leaf1] display dcb pfc\n" +
 		"Interface         Queue         Received(Frames)        ReceivedRate(pps)     DeadlockNum\n" +
@@ -68,7 +70,9 @@ func TestSwitchVRPDCBLayoutsAndBadRows(t *testing.T) {
 		"     3         0               90000             0                  10             0  2024-01-02 03:04:05\n" +
 		"       100000000             9000000             0                1000             0\n" +
 		"     4         0               9x000             0                   0             0          -\n" +
-		"       100000000                   0             0                   0             0\n"
+		"       100000000                   0             0                   0             0\n" +
+		"     5         0                 500             -                   2             -          -\n" +
+		"       100000000               64000             -                 256             -\n"
 	s := readSwitchText(t, strings.Split(strings.TrimSuffix(pfc+queues, "\n"), "\n")...)
 	want := []struct {
 		prio   int
@@ -83,10 +87,34 @@ func TestSwitchVRPDCBLayoutsAndBadRows(t *testing.T) {
 			t.Errorf("pfc %d %+v, want %+v", i, p, w)
 		}
 	}
-	if len(s.Queues) != 1 || s.Queues[0].Port != "100GE1/0/3" || s.Queues[0].Queue != 3 || s.Queues[0].DropPkts != 10 || s.Queues[0].Bytes != 9000000 {
-		t.Errorf("queues %+v", s.Queues)
+	if len(s.Queues) != 2 || s.Queues[0].Port != "100GE1/0/3" || s.Queues[0].Queue != 3 || s.Queues[0].DropPkts != 10 || s.Queues[0].Bytes != 9000000 {
+		t.Fatalf("queues %+v", s.Queues)
+	}
+	if q := s.Queues[1]; q.Port != "100GE1/0/3" || q.Queue != 5 || q.Packets != 500 || q.Bytes != 64000 || q.DropPkts != 2 || q.DropBytes != 256 {
+		t.Errorf("queue 5, rates \"-\": %+v", q)
 	}
 	if len(s.CutRows) != 1 || s.CutRows[0].Line != 15 || s.CutRows[0].Col != 32 || !strings.Contains(s.CutRows[0].Expected, "Passed") {
 		t.Errorf("cut %+v", s.CutRows)
+	}
+}
+
+// SYNTHETIC: a queue table pasted right after a PFC table, without its
+// echoed command or "Queue statistics info" line, is not put on the PFC
+// table's last port: its port is unknown.
+func TestSwitchVRPQueuesAfterPFCTableNoPort(t *testing.T) {
+	s := readSwitchText(t,
+		"Interface         Queue         Received(Frames)        ReceivedRate(pps)     DeadlockNum",
+		"                             Transmitted(Frames)     TransmittedRate(pps)     RecoveryNum",
+		"-----------------------------------------------------------------------------------------",
+		"100GE1/0/2            3                     120                        0               0",
+		"                                            4500                        0               0",
+		"-----------------------------------------------------------------------------------------",
+		" Queue   CIR/PIR              Passed     Pass Rate             Dropped     Drop Rate  Drop Time",
+		"     (% or kbps)     (Packets/Bytes)     (pps/bps)     (Packets/Bytes)     (pps/bps)",
+		"     3         0               90000             0                  10             0          -",
+		"       100000000             9000000             0                1000             0",
+	)
+	if len(s.PFC) != 2 || len(s.Queues) != 1 || s.Queues[0].Port != "?" || s.Queues[0].DropPkts != 10 {
+		t.Errorf("pfc %+v queues %+v", s.PFC, s.Queues)
 	}
 }
