@@ -192,7 +192,7 @@ var book = []Spec{
 	{ID: "topo.gpu_nic.ok", Layer: LayerNCCL, Severities: []Severity{Info}, Front: Doctor,
 		Text: "nvidia-smi topo -m: every GPU has a NIC at PIX or PXB"},
 	{ID: "topo.gpu_nic.c2c", Layer: LayerNCCL, Severities: []Severity{Info}, Front: Doctor,
-		Text: "nvidia-smi topo -m or NCCL's topology XML of a Grace superchip (GH200, GB200, GB300, GB10: named by a model line of the same input, `nvidia-smi nvlink -s` or nccl-tests' rank lines, or a numbered GPU NUMA ID column; P2C in the XML): the GPU reaches its NIC over NVLink-C2C, which the matrix prints as PHB, NODE or SYS; NCCL 2.27 and later use GPUDirect RDMA there by default, 2.26 only with NCCL_NET_GDR_C2C=1 (instead of topo.gpu_nic.far)",
+		Text: "nvidia-smi topo -m or NCCL's topology XML of a Grace superchip (GH200, GB200, GB300, GB10: named by a model line of the same input, `nvidia-smi nvlink -s` or nccl-tests' rank lines, or a numbered GPU NUMA ID column; P2C in the XML): the GPU reaches its NIC over NVLink-C2C, which the matrix prints as PHB, NODE or SYS; NCCL 2.27 and later use GPUDirect RDMA there by default, 2.26 only with NCCL_NET_GDR_C2C=1; a GB10 has no GPUDirect RDMA at all, so nothing is to be enabled (instead of topo.gpu_nic.far)",
 		Fix:  "NCCL 2.27 or later (or NCCL_NET_GDR_C2C=1 on 2.26); /GDRDMA on the NET channels in NCCL's log; each rank bound to its own Grace's NIC."},
 	{ID: "topo.nic.pcie", Layer: LayerNCCL, Severities: []Severity{Warn}, Front: Doctor,
 		Text: "NCCL's topology XML: a NIC's PCIe link (link_speed x link_width after line coding) carries under 90% of its port's speed, or of both ports' for a dual-port card; a VM's dump (numaid -1, no switches) is said to report its virtual root port's speed",
