@@ -96,7 +96,7 @@ type PSNStats struct {
 	HighestPSN       uint32    `json:"highest_psn"`
 	Gaps             int64     `json:"gaps"`
 	Missing          int64     `json:"missing"`
-	Unseen           bool      `json:"gaps_unseen_by_capture,omitempty"` // the capture, not the network, missed every gap (see unseenGaps)
+	Unseen           bool      `json:"gaps_unseen_by_capture,omitempty"` // the receiver acknowledged past every gap: the capture missed them (see unseenGaps)
 	RetransPackets   int64     `json:"retransmitted_packets"`
 	RetransBytes     int64     `json:"retransmitted_bytes"`
 	EpisodeCount     int64     `json:"episode_count"`

@@ -109,10 +109,12 @@
 // Unseen gaps: a receiver acknowledges only what it received in order. So
 // when the peer flow's highest ACKed PSN reaches the last PSN missing
 // before a flow's last request gap, the peer sent no NAK and no request
-// PSN came again, every gap of that flow is one the capture missed (the
-// tool dropped packets, or sampled), not a loss: PSNStats.Unseen is set,
-// Analysis.UnseenFlows, UnseenGaps and UnseenPSNs sum them and a note
-// says so.
+// PSN came again, every gap of that flow holds PSNs the receiver got and
+// the capture never held (the tool dropped packets, or sampled): no
+// measure of loss either way, since a capture that misses packets may
+// also miss a go-back-N resend and the NAK before it. PSNStats.Unseen is
+// set, Analysis.UnseenFlows, UnseenGaps and UnseenPSNs sum them and a
+// note says so.
 //
 // Packets with Reliable Datagram opcodes (0x40-0x5f: mlx5's DC transport
 // sends them) count in their flows and in RDPackets, neither requests nor

@@ -297,12 +297,12 @@ func halve(start int, bins []int64, last bool) (int, []int64) {
 	return s, merged
 }
 
-// unseenGaps marks the request gaps of fl that the capture, not the
-// network, lost: the peer's ACKs acknowledged the last missing PSN, the
-// peer sent no NAK and no PSN came again. A receiver acknowledges only
-// what it received in order, so it received the PSNs the capture lacks
-// (tcpdump or ibdump dropped them, or the capture was sampled). Call it
-// once peers are paired.
+// unseenGaps marks the request gaps of fl that the capture lost: the
+// peer's ACKs acknowledged the last missing PSN, the peer sent no NAK and
+// no PSN came again. A receiver acknowledges only what it received in
+// order, so it received the PSNs the capture lacks (tcpdump or ibdump
+// dropped them, or the capture was sampled). Call it once peers are
+// paired.
 func (a *Analysis) unseenGaps(fl *Flow) {
 	s, pr := &fl.Requester, fl.peer
 	if s.Gaps == 0 || s.RetransPackets > 0 || pr == nil || !pr.acked || len(pr.NAKs) > 0 {

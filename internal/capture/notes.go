@@ -74,7 +74,7 @@ func (a *Analysis) notes() []string {
 		ns = append(ns, fmt.Sprintf("%s Reliable Datagram opcodes (0x40-0x5f, as mlx5's DC transport sends them): counted in their flows but neither requests nor responses, their PSNs not tracked, so no gap, retransmission or NAK of theirs is reported", textout.Count(a.RDPackets, "packet has", "packets have")))
 	}
 	if a.UnseenFlows > 0 {
-		ns = append(ns, fmt.Sprintf("%s in %s the capture missed, not the network: the receiver acknowledged past them, sent no NAK, and no PSN came again (tcpdump or ibdump dropped packets, or the capture was sampled); those flows' gaps say nothing of loss", textout.Count(a.UnseenGaps, "PSN gap", "PSN gaps")+fmt.Sprintf(" (%s)", textout.Count(a.UnseenPSNs, "PSN", "PSNs")), textout.Count(int64(a.UnseenFlows), "queue pair direction", "queue pair directions")))
+		ns = append(ns, fmt.Sprintf("%s in %s the capture missed: the receiver acknowledged past them, sent no NAK, and no PSN came again, so it received PSNs the capture never held (tcpdump or ibdump dropped packets, or the capture was sampled); those flows' gaps say nothing of loss, either way (a resend the capture also missed would not show)", textout.Count(a.UnseenGaps, "PSN gap", "PSN gaps")+fmt.Sprintf(" (%s)", textout.Count(a.UnseenPSNs, "PSN", "PSNs")), textout.Count(int64(a.UnseenFlows), "queue pair direction", "queue pair directions")))
 	}
 	if a.Bin != a.opts.Bin {
 		ns = append(ns, fmt.Sprintf("timeline bin widened from %s to %s to keep memory bounded", a.opts.Bin, a.Bin))

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"rocelab/internal/ingest"
 )
@@ -114,6 +116,44 @@ func TestRDMAStatisticWrappedRNR(t *testing.T) {
 	if strings.Contains(f.Fix, "mlnx_qos") || !strings.HasPrefix(f.Fix, "Not the fabric") {
 		t.Errorf("fix %s", f.Fix)
 	}
+}
+
+// Two real dumps of no named host whose ports share a name are not one
+// port read twice when the inputs list different ports: amd/node-scraper's
+// all-zero fixture (eight ionic and four mlx5 ports) before the SONiC
+// issue's two mlx5 ports made their mlx5_0 and mlx5_1 before/after pairs,
+// timed by the files' modification times, so the SONiC host's cumulative
+// counts were judged as moving during a few milliseconds (the retries
+// exceeded an error, the RNR NAKs a warning at 2e5/s). Diagnosed together,
+// the SONiC dump's findings are those it gives alone.
+func TestCountersOfOtherInputsWithOtherPortsNotJoined(t *testing.T) {
+	const ns = "corpus/hwcounters/rdma-statistic-json-reindented-ionic-pollara-mlx5-all-zero-nodescraper.txt"
+	const sonic = "corpus/hwcounters/rdma-statistic-wrapped-rnr-retries-exceeded-slow-restart-sonic21891.txt"
+	key := func(f Finding) string { return f.ID + " " + f.Severity.String() + " " + f.Title }
+	both := map[string]bool{}
+	for _, f := range diagnoseFiles(t, Options{}, ns, sonic) {
+		both[key(f)] = true
+		if strings.Contains(f.Mechanism, "modification times") {
+			t.Errorf("%s joins the two inputs: %s", f.Title, f.Mechanism)
+		}
+	}
+	for _, f := range diagnoseFiles(t, Options{}, sonic) {
+		if !both[key(f)] {
+			t.Errorf("alone %q; together it changed", key(f))
+		}
+	}
+	// A second input that lists the same ports is still read as the
+	// same host's later dump: the SONiC dump twice is a pair in which
+	// nothing moved.
+	text, err := os.ReadFile(nicTestdata(sonic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := filepath.Join(t.TempDir(), "again.txt")
+	if err := os.WriteFile(again, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nicMustNot(t, diagnose(t, Options{Interval: 10 * time.Second}, nicTestdata(sonic), again).Findings, "counters.retry_exceeded")
 }
 
 // mana_ib counts RNR NAKs apart from the requester's retries exhausted:

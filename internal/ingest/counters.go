@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,7 +22,8 @@ func strconvQuote(s string) string { return strconv.Quote(s) }
 // down means a driver reload, a different machine or a different port, and
 // the two dumps are then kept as separate cumulative samples. Parsers join
 // the dumps of one input this way as they read; the doctor joins dumps from
-// different inputs with MergeSamples.
+// different inputs with MergeSamples, which also keeps apart the dumps of
+// two inputs that name no host and list different ports.
 //
 // The simulator writes its per-port counters in the same text forms, so one
 // findings engine reads simulated and real data.
@@ -261,15 +263,16 @@ func (s *CounterSample) Has(name string) bool { return s.After.has(name) }
 
 // mergeInto appends s to samples, joining it to the latest sample of the
 // same port when the counters allow (see the package comment on counter
-// dumps). It reports false when s was neither joined nor kept because
-// samples already holds MaxSamples.
-func mergeInto(samples []CounterSample, s CounterSample) ([]CounterSample, bool) {
+// dumps) and, when may is not nil, may allows it too. It reports false
+// when s was neither joined nor kept because samples already holds
+// MaxSamples.
+func mergeInto(samples []CounterSample, s CounterSample, may func(p *CounterSample) bool) ([]CounterSample, bool) {
 	for i := len(samples) - 1; i >= 0; i-- {
 		p := &samples[i]
 		if !p.samePort(&s) {
 			continue
 		}
-		if monotonic(p.After, s.first()) {
+		if monotonic(p.After, s.first()) && (may == nil || may(p)) {
 			if s.first().Stamp.Line == p.After.Stamp.Line && s.first().Stamp.Unix == p.After.Stamp.Unix {
 				// One date line before both dumps dates neither.
 				s.first().Stamp = Stamp{}
@@ -291,18 +294,57 @@ func mergeInto(samples []CounterSample, s CounterSample) ([]CounterSample, bool)
 
 // MergeSamples joins the samples of several inputs, given in input order:
 // a later dump of the same port whose counters did not go down becomes the
-// "after" of the earlier one. It returns the joined samples and how many
-// were dropped for exceeding MaxSamples.
+// "after" of the earlier one. Dumps from two inputs of which neither
+// names the dump's host join only when both inputs dumped the same ports
+// of that kind: one collection step run twice on a host lists the same
+// devices and ports, so inputs that list different ones (a node's twelve
+// ports, another paste's two) are different hosts whose mlx5_1 happen to
+// share a name, not one port read twice. It returns the joined samples
+// and how many were dropped for exceeding MaxSamples.
 func MergeSamples(in []CounterSample) ([]CounterSample, int) {
+	ports := inputPorts(in)
 	var out []CounterSample
 	dropped := 0
 	for _, s := range in {
 		var ok bool
-		if out, ok = mergeInto(out, s); !ok {
+		may := func(p *CounterSample) bool {
+			if p.Scope.Source == s.Scope.Source || p.Host != "" {
+				return true
+			}
+			if _, known := p.Scope.Host.Same(s.Scope.Host); known {
+				return true
+			}
+			return ports[portsKey{p.Scope.Source, p.Kind}] == ports[portsKey{s.Scope.Source, s.Kind}]
+		}
+		if out, ok = mergeInto(out, s, may); !ok {
 			dropped++
 		}
 	}
 	return out, dropped
+}
+
+// portsKey names the dumps of one kind in one input.
+type portsKey struct {
+	source string
+	kind   Kind
+}
+
+// inputPorts lists, for each input and kind, the ports its dumps count
+// (device, port and tag, sorted; per-QP counter objects, which come and
+// go between dumps, left out) as one string.
+func inputPorts(in []CounterSample) map[portsKey]string {
+	sets := map[portsKey][]string{}
+	for i := range in {
+		s := &in[i]
+		k := portsKey{s.Scope.Source, s.Kind}
+		sets[k] = append(sets[k], s.Tag+"\x00"+s.Device+"\x00"+itoa(s.Port))
+	}
+	ports := make(map[portsKey]string, len(sets))
+	for k, ps := range sets {
+		slices.Sort(ps)
+		ports[k] = strings.Join(slices.Compact(ps), "\x01")
+	}
+	return ports
 }
 
 // parseCounterValue parses a decimal counter value, tolerating a trailing

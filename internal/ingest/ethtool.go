@@ -363,7 +363,7 @@ func (p *ethtoolParser) flush() {
 		}
 		s := CounterSample{Kind: KindEthtool, Host: host, Device: p.statDev, Tag: p.tag, After: p.cur}
 		var ok bool
-		if p.out.Samples, ok = mergeInto(p.out.Samples, s); !ok {
+		if p.out.Samples, ok = mergeInto(p.out.Samples, s, nil); !ok {
 			p.out.Omitted++
 		}
 	}
@@ -386,7 +386,7 @@ func (p *ethtoolParser) Result() Artifact {
 				s.Driver = o.drivers[s.Device]
 			}
 			var ok bool
-			if p.out.Samples, ok = mergeInto(p.out.Samples, s); !ok {
+			if p.out.Samples, ok = mergeInto(p.out.Samples, s, nil); !ok {
 				p.out.Omitted++
 			}
 		}

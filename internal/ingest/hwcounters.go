@@ -773,7 +773,7 @@ func (p *hwParser) flushKey(k hwKey) {
 	if q := p.qpns[k]; q != "" && !strings.HasPrefix(obj, "QP ") {
 		obj += ", QP " + q
 	}
-	p.out.Samples, ok = mergeInto(p.out.Samples, CounterSample{Kind: KindHWCounters, Host: p.hosts[k], Device: k.dev, Port: k.port, Object: obj, Tag: k.tag, After: s})
+	p.out.Samples, ok = mergeInto(p.out.Samples, CounterSample{Kind: KindHWCounters, Host: p.hosts[k], Device: k.dev, Port: k.port, Object: obj, Tag: k.tag, After: s}, nil)
 	if !ok {
 		p.out.Omitted++
 	}

@@ -183,7 +183,7 @@ func (p *ipLinkParser) flush(st *ipLinkState) {
 // keep joins s to the samples.
 func (p *ipLinkParser) keep(s CounterSample) {
 	var ok bool
-	if p.out.Samples, ok = mergeInto(p.out.Samples, s); !ok {
+	if p.out.Samples, ok = mergeInto(p.out.Samples, s, nil); !ok {
 		p.out.Omitted++
 	}
 }

@@ -385,7 +385,7 @@ func (p *pqParser) flush() {
 		break
 	}
 	var ok bool
-	if p.out.Samples, ok = mergeInto(p.out.Samples, smp); !ok {
+	if p.out.Samples, ok = mergeInto(p.out.Samples, smp, nil); !ok {
 		p.out.Omitted++
 	}
 }
