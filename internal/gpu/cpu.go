@@ -22,7 +22,8 @@ const (
 	IceLake
 	// SapphireRapids is the fourth Xeon Scalable (model 0x8F): four UPI
 	// links at 16 GT/s (ARK, Xeon Platinum 8480+, the same dataset;
-	// intel/pcm#550 prints four links of one socket at 16.0 GT/s).
+	// intel/pcm#550 prints another part's three links a socket at 16.0
+	// GT/s).
 	SapphireRapids
 	// EmeraldRapids is the fifth Xeon Scalable (model 0xCF): four UPI
 	// links, two a tile, at 20 GT/s (ServeTheHome's launch article "5th
@@ -88,10 +89,13 @@ func (g CPUGen) upi() (links int, gts float64) {
 }
 
 // LinkBW returns what the generation's links between two sockets carry
-// each way, GB/s: every UPI link moves 2 bytes of payload a transfer each
-// way ("16 GT * 2 Bytes per channel", intel/pcm#516), and a two-socket
-// server joins the sockets by all of them (Sapphire Rapids 4 × 32 = 128).
-// 0 when the generation is not known.
+// each way, GB/s, at the nominal 2 bytes a transfer a link (10.4 GT/s:
+// 20.8 GB/s), a two-socket server joining the sockets by all of them
+// (Sapphire Rapids 4 × 32 = 128). It is a ceiling, not a measured rate:
+// PCM counts a link's flits at 35.8 GB/s at 16 GT/s (intel/pcm#550; in
+// #516 "16 GT *2Bytes" is the asker's figure), of which headers and
+// coherence messages take a share, and #516's remote-memory load reached
+// 54% of it. 0 when the generation is not known.
 func (g CPUGen) LinkBW() float64 {
 	links, gts := g.upi()
 	return float64(links) * gts * 2

@@ -333,8 +333,8 @@ func (s Server) IntraPath() Path {
 
 // GDR reports whether NCCL uses GPUDirect RDMA between GPU g and its NIC
 // with NCCL_NET_GDR_LEVEL at level: the module must be loaded, the GPU
-// able to (Model.NoGDR) and the path no farther than the level (net.cc
-// ncclTopoCheckGdr: distance <= level).
+// able to (Model.NoGDR) and the path no farther than the level
+// (graph/paths.cc ncclTopoCheckGdr: distance <= level).
 func (s Server) GDR(g int, level Path) bool {
 	return s.PeerMem && !s.GPU.NoGDR && s.PathOf(g) <= level
 }
