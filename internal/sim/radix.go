@@ -173,10 +173,10 @@ func (q *radixQueue) entry(e *event) nowEntry {
 	return newEntry(e.t, i)
 }
 
-// sort orders the entries of one span: an insertion sort when there
-// are a handful, as there are on small fabrics; a large fabric puts
-// dozens in a span, and thousands of hosts starting at once put
-// thousands in one.
+// sort orders the entries of one span on (time, key, slot): sortSpan on
+// (time, slot), by insertion when there are a handful, as there are on
+// small fabrics (a large fabric puts dozens in a span, and thousands of
+// hosts starting at once put thousands in one), then tiesByKey.
 func (n *nowHeap) sort() {
 	h := n.h[n.hd:]
 	sortSpan(h)
