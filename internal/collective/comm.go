@@ -259,8 +259,9 @@ func (c *Comm) model(node int) gpu.Model {
 	return c.Sys.ModelOf(c.Servers[node])
 }
 
-// pickGDR decides GPUDirect RDMA per GPU (net.cc ncclTopoCheckGdr): the
-// module must be loaded and the GPU's path to its NIC no farther than
+// pickGDR decides GPUDirect RDMA per GPU (net.cc ncclTopoCheckGdr;
+// gpu.Server.GDR): the GPU must support it (not a GB10, Model.NoGDR), the
+// module be loaded and the GPU's path to its NIC no farther than
 // NCCL_NET_GDR_LEVEL.
 func (c *Comm) pickGDR() {
 	srv, level := c.Sys.Server, c.Cfg.GDRLevel
