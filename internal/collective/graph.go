@@ -138,10 +138,11 @@ func (n node) headPaths(heads int) (typ gpu.Path, bw float32) {
 }
 
 // pathBW is the most bandwidth followPath lets one channel take between a
-// GPU and its NIC over a path of type p: the port, the GPU's link towards
-// its CPU and the NIC's PCIe link each charged pciCost's 6/5 through an
-// Intel root complex (PHB), and the socket link NCCL's topology believes
-// when the NIC is on the other socket (SYS).
+// GPU and its NIC over a path of type p: the port; the GPU's link towards
+// its CPU and the NIC's PCIe link, each charged pciCost's 6/5 through an
+// Intel root complex (PHB; followPath charges PCI links only); and the
+// socket link NCCL's topology believes when the NIC is on the other
+// socket (SYS).
 func (n node) pathBW(p gpu.Path) float32 {
 	bw := min(float32(min(n.srv.GPUCPUBW(), n.srv.NICPCIeBW()))/n.pciCost(p), float32(n.srv.NICBW()))
 	if p == gpu.SYS {
@@ -315,7 +316,8 @@ const maxNVLSArity = 32
 // channel pulls bwIntra over the NVLink of every GPU and twice over its
 // head's, so the speed is the fastest of the ladder at which (heads + 1)
 // × speed fits a GPU's NVLink; pass 2 then raises bwInter up to twice
-// bwIntra while the heads' NICs (or, on one server, the ladder) allow.
+// bwIntra while the heads' paths to their NICs (headPaths; on one
+// server, the ladder) allow.
 // A system without NVLS gets a graph of no channels.
 func nvlsSearch(n node) Graph {
 	g := Graph{TypeIntra: gpu.NVL, TypeInter: gpu.PIX}
@@ -324,12 +326,12 @@ func nvlsSearch(n node) Graph {
 		return g
 	}
 	heads := min(maxNVLSArity, n.ppn)
-	limit := float32(n.speeds()[0])
+	speeds := n.speeds()
+	limit := speeds[0]
 	if n.inter {
 		heads = min(heads, n.nics)
 		g.TypeInter, limit = n.headPaths(heads)
 	}
-	speeds := n.speeds()
 	nvl := float32(srv.IntraBW())
 	idx := -1
 	for i, s := range speeds {

@@ -475,9 +475,9 @@ var publicRuns = []publicRun{
 // the port's 200G (the NCCL_DEBUG=INFO log of the QSFP-switch Spark run,
 // docs/nccl.md "Other collectives"); on the wire each function moves half
 // the port (98 + 98 Gb/s in ib_write_bw on both at once, the route179
-// page). The same log prints GPU Direct RDMA disabled, which on the
-// Spark's one memory the twin cannot express (its host bounce is a PCIe
-// host's): GDR stays on, as for the other GB10 runs. Each function sits
+// page). The same log prints GPU Direct RDMA disabled, as the twin has
+// it for every GB10 (gpu.Model.NoGDR), its bounce through host memory
+// charged no PCIe host figures (Comm.pcieBounce). Each function sits
 // on a PCIe Gen5 x4 link of its own ("two virtual NICs (2× PCIe x4
 // controllers)", tonyd2wild/DeepSeek-v4-Flash-Vision-Exp-DSpark-1M-NVFP4-KV-2x-DGX-Spark
 // pull request #35; NCCL on one function alone "caps at ~13.5 GB/s" on

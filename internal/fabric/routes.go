@@ -13,7 +13,7 @@ import "slices"
 // array, each distinct list once. Runs of one candidate each, of equal
 // widths, are one strided run (an edge switch's hosts, a port each; an
 // aggregation switch's racks, a core's pods), so that a tree's switch
-// has three runs at any size and a lookup reads one line of them. A
+// has at most three runs at any size and a lookup reads one line of them. A
 // table of up to indexedHosts hosts, or of more than indexedRuns runs and
 // up to directHosts hosts, also gets each host's run index, which a
 // lookup reads in place of the search.
