@@ -15,8 +15,8 @@ import (
 // A real capture of 32 RC queue pairs between two Mellanox NICs jumps
 // hundreds of request PSNs at a time with no NAK, no CNP and no PSN sent
 // twice, while the same queue pairs' ACKs acknowledge past the jumps: the
-// capture missed the packets, the network did not lose them. The gaps were
-// shown as if the network had lost 3248 PSNs; now the flows whose ACKs
+// receiver got the PSNs the capture missed. The gaps were shown as if the
+// network had lost 3248 PSNs; now the flows whose ACKs
 // cover their last gap (15 of the 32 directions: the others' last ACK came
 // before it, or after the capture) are marked, and a note says so.
 func TestRealCaptureMissedPackets(t *testing.T) {

@@ -153,26 +153,21 @@ func c2cFinding(t *ingest.GPUTopo, c2c []string, ev []Evidence, grace string) Fi
 	default:
 		why = "nvidia-smi numbers each GPU's memory as a NUMA node (GPU NUMA ID), which it does for a GPU coherently attached to its CPU"
 	}
+	head := fmt.Sprintf("%s: %d of %d GPUs%s reach their NICs over their Grace CPU's NVLink-C2C (%s)", t.Source(), len(c2c), len(t.GPUs), parenthesised(topoCut(t)), why)
+	nearest := "; nearest NIC as the input prints it: " + list(c2c, 4)
+	f := Finding{ID: "topo.gpu_nic.c2c", Severity: Info, Layer: LayerNCCL, Evidence: ev}
 	if isGB10(grace) {
-		return Finding{
-			ID: "topo.gpu_nic.c2c", Severity: Info, Layer: LayerNCCL,
-			Title: fmt.Sprintf("%s: %d of %d GPUs%s reach their NICs over their Grace CPU's NVLink-C2C (%s), and a GB10 has no GPUDirect RDMA: NCCL stages their network traffic through host memory whatever its release or settings; nearest NIC as the input prints it: %s",
-				t.Source(), len(c2c), len(t.GPUs), parenthesised(topoCut(t)), why, list(c2c, 4)),
-			Evidence: ev,
-			Mechanism: "A GB10 (DGX Spark) joins its GPU to the Grace CPU by NVLink-C2C in one unified memory, which NVIDIA states PCIe devices cannot access coherently, so GPUDirect RDMA is not supported (forums.developer.nvidia.com/t/dgx-spark-gpudirect-rdma/348787). " +
-				"NCCL asks CUDA whether the GPU supports GPUDirect RDMA, gets no, and turns it off for every NIC: its log prints 'NET/IB : GPU Direct RDMA Disabled' and no /GDRDMA on the NET channels. The copy through host memory crosses C2C, not PCIe: public two-Spark runs still reach about 23 GB/s busbw at 8-16 GiB on their 200G link (docs/nccl.md).",
-			Fix: "Nothing to enable: NCCL_NET_GDR_C2C and NCCL_NET_GDR_LEVEL do not turn GPUDirect RDMA on for a GB10, and a missing /GDRDMA there is expected. Bind each rank to the NIC and CPUs of its Grace (the NUMA Affinity column) and judge the run by its busbw against the link rate.",
-		}
+		f.Title = head + ", and a GB10 has no GPUDirect RDMA: NCCL stages their network traffic through host memory whatever its release or settings" + nearest
+		f.Mechanism = "A GB10 (DGX Spark) joins its GPU to the Grace CPU by NVLink-C2C in one unified memory, which NVIDIA states PCIe devices cannot access coherently, so GPUDirect RDMA is not supported (forums.developer.nvidia.com/t/dgx-spark-gpudirect-rdma/348787). " +
+			"NCCL asks CUDA whether the GPU supports GPUDirect RDMA, gets no, and turns it off for every NIC: its log prints 'NET/IB : GPU Direct RDMA Disabled' and no /GDRDMA on the NET channels. The copy through host memory crosses C2C, not PCIe: public two-Spark runs still reach about 23 GB/s busbw at 8-16 GiB on their 200G link (docs/nccl.md)."
+		f.Fix = "Nothing to enable: NCCL_NET_GDR_C2C and NCCL_NET_GDR_LEVEL do not turn GPUDirect RDMA on for a GB10, and a missing /GDRDMA there is expected. Bind each rank to the NIC and CPUs of its Grace (the NUMA Affinity column) and judge the run by its busbw against the link rate."
+		return f
 	}
-	return Finding{
-		ID: "topo.gpu_nic.c2c", Severity: Info, Layer: LayerNCCL,
-		Title: fmt.Sprintf("%s: %d of %d GPUs%s reach their NICs over their Grace CPU's NVLink-C2C (%s): NCCL 2.27 and later use GPUDirect RDMA there by default, 2.26 only with NCCL_NET_GDR_C2C=1; nearest NIC as the input prints it: %s",
-			t.Source(), len(c2c), len(t.GPUs), parenthesised(topoCut(t)), why, list(c2c, 4)),
-		Evidence: ev,
-		Mechanism: "On a Grace Hopper or Grace Blackwell superchip (GH200, GB200, GB300) the GPU is joined to its Grace CPU by NVLink-C2C, not PCIe, and the NICs hang from the Grace's PCIe root ports. " +
-			"`nvidia-smi topo -m` has no link type for that path and prints the CPU-side distance (PHB, NODE or SYS); NCCL's topology names it P2C for the NIC on the GPU's own Grace and lets that NIC read and write GPU memory across C2C (GPUDirect RDMA) by default from 2.27, in 2.26 only with NCCL_NET_GDR_C2C=1; earlier versions stage through host memory. A NIC on the other Grace is a real cross-socket path.",
-		Fix: "Check NCCL's log (NCCL_DEBUG=INFO) for /GDRDMA on the NET channels; on NCCL 2.26 set NCCL_NET_GDR_C2C=1, before 2.26 upgrade. Bind each rank to the NIC and CPUs of its GPU's own Grace (the NUMA Affinity column).",
-	}
+	f.Title = head + ": NCCL 2.27 and later use GPUDirect RDMA there by default, 2.26 only with NCCL_NET_GDR_C2C=1" + nearest
+	f.Mechanism = "On a Grace Hopper or Grace Blackwell superchip (GH200, GB200, GB300) the GPU is joined to its Grace CPU by NVLink-C2C, not PCIe, and the NICs hang from the Grace's PCIe root ports. " +
+		"`nvidia-smi topo -m` has no link type for that path and prints the CPU-side distance (PHB, NODE or SYS); NCCL's topology names it P2C for the NIC on the GPU's own Grace and lets that NIC read and write GPU memory across C2C (GPUDirect RDMA) by default from 2.27, in 2.26 only with NCCL_NET_GDR_C2C=1; earlier versions stage through host memory. A NIC on the other Grace is a real cross-socket path."
+	f.Fix = "Check NCCL's log (NCCL_DEBUG=INFO) for /GDRDMA on the NET channels; on NCCL 2.26 set NCCL_NET_GDR_C2C=1, before 2.26 upgrade. Bind each rank to the NIC and CPUs of its GPU's own Grace (the NUMA Affinity column)."
+	return f
 }
 
 // incidentModels are the GPU models the incident's inputs name: the
