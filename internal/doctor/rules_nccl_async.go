@@ -27,13 +27,13 @@ func asyncEventClass(event string) asyncClass {
 		return asyncClass{Error, "the port went down",
 			"IBV_EVENT_PORT_ERR: the NIC's link left the active state. Every queue pair on it stalls until the link returns; NCCL's connections then retry until they time out (completion status 12 on the peers). Repeated port errors are a flapping link: a cable, optic or switch port, or the switch shutting the port (PFC watchdog, errdisable).",
 			"Find the port's link flaps: `dmesg | grep -i 'link down\\|link up'` and `ethtool -S <netdev> | grep -i 'link_down\\|symbol\\|fec'` on the host, the switch's interface error counters and logs; reseat or replace the cable or optic."}
-	case strings.Contains(e, "catastrophic"):
+	case e == "local catastrophic error":
 		return asyncClass{Error, "the NIC reported a catastrophic error",
-			"IBV_EVENT_DEVICE_FATAL (local catastrophic error) or a work queue catastrophic error: the HCA itself failed (firmware assert, hardware or PCIe error) and every queue pair on it is lost until the device is reset.",
+			"IBV_EVENT_DEVICE_FATAL (local catastrophic error): the HCA itself failed (firmware assert, hardware or PCIe error) and every queue pair on it is lost until the device is reset.",
 			"Check dmesg for mlx5_core health/syndrome and PCIe AER lines on the host, update the NIC firmware, and reset the device (driver reload or reboot); a recurring catastrophic error is a card to replace."}
-	case strings.Contains(e, "access violation") || strings.Contains(e, "invalid request") || e == "cq error" || e == "wq fatal" || strings.Contains(e, "path migration request error") || strings.Contains(e, "srq catastrophic"):
+	case strings.Contains(e, "access violation") || strings.Contains(e, "invalid request") || e == "cq error" || e == "wq fatal" || strings.Contains(e, "path migration request error") || strings.Contains(e, "catastrophic"):
 		return asyncClass{Error, "a queue pair failed",
-			"A queue-pair level fatal event: the NIC moved the QP to the error state because a work request broke its rules (a memory access outside a registration, a bad request). With GPUDirect RDMA this is usually the NIC failing to reach GPU memory (ACS or the IOMMU in the PCIe path, a peer-memory module mismatch); the peer sees the connection die (completion errors such as status 4, 9 or 10).",
+			"A queue-pair level fatal event (a work queue, SRQ or CQ catastrophic error, an access or request error; the device itself stays up): the NIC moved the QP to the error state, most often because a work request broke its rules (a memory access outside a registration, a bad request). With GPUDirect RDMA this is usually the NIC failing to reach GPU memory (ACS or the IOMMU in the PCIe path, a peer-memory module mismatch); the peer sees the connection die (completion errors such as status 4, 9 or 10).",
 			"Check ACS on the PCIe switches between NIC and GPU (`lspci -vvv | grep ACSCtl`: SrcValid- on the path), the IOMMU (iommu=pt), and the nvidia-peermem/dma-buf setup; retry with NCCL_NET_GDR_LEVEL=LOC to confirm GPUDirect RDMA is the trigger."}
 	case e == "gid table change":
 		return asyncClass{Warn, "the GID table changed",

@@ -79,3 +79,28 @@ func TestAsyncEventsOfRecentReleases(t *testing.T) {
 		nicMustNot(t, fs, "nccl.warn.error")
 	}
 }
+
+// Each of rdma-core's event names (ibv_event_type_str) is classed by what
+// failed: only "local catastrophic error" (IBV_EVENT_DEVICE_FATAL) is the
+// device; "local work queue catastrophic error" (IBV_EVENT_QP_FATAL) and
+// "SRQ catastrophic error" (IBV_EVENT_SRQ_ERR) are a queue's. Before, every
+// name holding "catastrophic" was told as the NIC failing, a card to
+// replace.
+func TestAsyncEventClassByRdmaCoreName(t *testing.T) {
+	for name, want := range map[string]string{
+		"local catastrophic error":                "the NIC reported a catastrophic error",
+		"local work queue catastrophic error":     "a queue pair failed",
+		"SRQ catastrophic error":                  "a queue pair failed",
+		"invalid request local work queue error":  "a queue pair failed",
+		"local access violation work queue error": "a queue pair failed",
+		"CQ error":         "a queue pair failed",
+		"WQ fatal":         "a queue pair failed",
+		"port error":       "the port went down",
+		"GID table change": "the GID table changed",
+		"port active":      "an IB async event",
+	} {
+		if got := asyncEventClass(name).what; got != want {
+			t.Errorf("%q: %q, want %q", name, got, want)
+		}
+	}
+}
