@@ -101,12 +101,23 @@ func mustNameOnly(t *testing.T, fs []Finding, want ...string) {
 
 // SYNTHETIC IOS XR controllers block and real IOS XR `show interfaces`:
 // every finding's fix names IOS XR's commands (show controllers ...
-// priority-flow-control, clear counters interface, the watchdog's
-// configuration), never SONiC's, EOS's or NX-OS's.
+// priority-flow-control, clear interface, the watchdog's configuration),
+// never SONiC's, EOS's or NX-OS's. IOS XR clears an interface's counters
+// with `clear interface type interface-path-id` (Interface and Hardware
+// Component Command Reference, Global Interface Commands: NCS 6000,
+// https://www.cisco.com/c/en/us/td/docs/routers/ncs6000/software/interfaces/command/reference/b_interfaces_cr50ncs_chapter_011.html,
+// and CRS 4.2); `clear counters interface`, which the fixes printed
+// before, is NX-OS's form and in no IOS XR reference.
 func TestIOSXRFixesNameIOSXRCommands(t *testing.T) {
 	rep := diagnoseText(t, strings.Join(xrStorm, "\n")+"\n")
-	mustNameOnly(t, rep.Findings, "priority-flow-control", "clear counters interface")
-	mustNameOnly(t, diagnoseFiles(t, Options{}, "corpus/switch/iosxr-show-interfaces-fortygige-392-total-input-drops-ntctemplates.txt"), "clear counters interface", "show drops all")
+	mustNameOnly(t, rep.Findings, "priority-flow-control", "`clear interface ")
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/iosxr-show-interfaces-fortygige-392-total-input-drops-ntctemplates.txt")
+	mustNameOnly(t, fs, "`clear interface ", "show drops all")
+	for _, f := range append(rep.Findings, fs...) {
+		if strings.Contains(f.Fix, "clear counters") {
+			t.Errorf("%s: fix %q names NX-OS's clear counters", f.ID, f.Fix)
+		}
+	}
 }
 
 // A watchdog storm's detection time and its command's contents come from

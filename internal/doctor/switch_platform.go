@@ -43,7 +43,7 @@ type platformCmds struct {
 var switchPlatforms = map[ingest.Platform]platformCmds{
 	ingest.IOSXR: {
 		rxDrop: "total input drops", txDrop: "total output drops", rxErr: "input errors", rxOK: "packets input", txOK: "packets output",
-		clear:     "`clear counters interface PORT`",
+		clear:     "`clear interface PORT`",
 		show:      "`show interfaces PORT`",
 		fec:       "`show controllers PORT`",
 		optics:    "`show controllers optics LOC`",
