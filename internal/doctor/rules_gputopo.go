@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"rocelab/internal/gpu"
 	"rocelab/internal/ingest"
 )
 
@@ -156,7 +157,7 @@ func c2cFinding(t *ingest.GPUTopo, c2c []string, ev []Evidence, grace string) Fi
 	head := fmt.Sprintf("%s: %d of %d GPUs%s reach their NICs over their Grace CPU's NVLink-C2C (%s)", t.Source(), len(c2c), len(t.GPUs), parenthesised(topoCut(t)), why)
 	nearest := "; nearest NIC as the input prints it: " + list(c2c, 4)
 	f := Finding{ID: "topo.gpu_nic.c2c", Severity: Info, Layer: LayerNCCL, Evidence: ev}
-	if isGB10(grace) {
+	if noGDRModel(grace) {
 		f.Title = head + ", and a GB10 has no GPUDirect RDMA: NCCL stages their network traffic through host memory whatever its release or settings" + nearest
 		f.Mechanism = "A GB10 (DGX Spark) joins its GPU to the Grace CPU by NVLink-C2C in one unified memory, which NVIDIA states PCIe devices cannot access coherently, so GPUDirect RDMA is not supported (forums.developer.nvidia.com/t/dgx-spark-gpudirect-rdma/348787). " +
 			"NCCL asks CUDA whether the GPU supports GPUDirect RDMA, gets no, and turns it off for every NIC: its log prints 'NET/IB : GPU Direct RDMA Disabled' and no /GDRDMA on the NET channels. The copy through host memory crosses C2C, not PCIe: public two-Spark runs still reach about 23 GB/s busbw at 8-16 GiB on their 200G link (docs/nccl.md)."
@@ -194,9 +195,14 @@ func incidentModels(inc *Incident) []string {
 	return models
 }
 
-// isGB10 reports whether a GPU model names a GB10 (DGX Spark).
-func isGB10(model string) bool {
-	return slices.Contains(strings.Fields(strings.ToUpper(model)), "GB10")
+// noGDRModel reports whether a GPU model line names a GPU that cannot do
+// GPUDirect RDMA at all, as the twin's model table says (gpu.Model.NoGDR:
+// the GB10).
+func noGDRModel(model string) bool {
+	return slices.ContainsFunc(strings.Fields(model), func(w string) bool {
+		m, err := gpu.LookupModel(w)
+		return err == nil && m.NoGDR
+	})
 }
 
 // graceModel is the first of models when every one names a Grace
