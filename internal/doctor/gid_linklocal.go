@@ -57,6 +57,8 @@ func joinLinkLocalSeen(fs []Finding, hosts []string, logs []*ingest.NCCLLog) []F
 	type seen struct {
 		host, gid string
 		ev        Evidence
+		// status is the completion's ibv_wc_status, -1 for a setup failure.
+		status int
 	}
 	var lines []seen
 	for _, l := range logs {
@@ -66,7 +68,7 @@ func joinLinkLocalSeen(fs []Finding, hosts []string, logs []*ingest.NCCLLog) []F
 			}
 			for _, g := range []string{c.LocalGID, c.RemoteGID} {
 				if linkLocal(g) {
-					lines = append(lines, seen{c.Host, g, c.Evidence})
+					lines = append(lines, seen{c.Host, g, c.Evidence, c.Status})
 				}
 			}
 		}
@@ -76,13 +78,14 @@ func joinLinkLocalSeen(fs []Finding, hosts []string, logs []*ingest.NCCLLog) []F
 			}
 			for _, g := range []string{s.LocalGID, s.RemoteGID} {
 				if linkLocal(g) {
-					lines = append(lines, seen{s.Host, g, s.Evidence})
+					lines = append(lines, seen{s.Host, g, s.Evidence, -1})
 				}
 			}
 		}
 	}
 	var rest evidence
 	var gids []string
+	var statuses []int
 	for _, sn := range lines {
 		joined := false
 		for i := range fs {
@@ -95,18 +98,39 @@ func joinLinkLocalSeen(fs []Finding, hosts []string, logs []*ingest.NCCLLog) []F
 		if !joined {
 			rest.add(sn.ev)
 			gids = append(gids, sn.gid)
+			statuses = append(statuses, sn.status)
 		}
 	}
 	if len(rest.list) == 0 {
 		return fs
 	}
-	return append(fs, Finding{
+	f := Finding{
 		ID: "gid.index.link_local", Severity: Error, Layer: LayerRDMA,
 		Title:     "Link-local GID used for RoCE: " + list(distinct(gids), 2),
 		Evidence:  rest.sorted(),
 		Mechanism: linkLocalMechanism + linkLocalRows(nil, "", ""),
 		Fix:       gidFixTail,
-	})
+	}
+	if past := pastRTR(statuses); past != "" {
+		f.Severity = Warn
+		f.Mechanism += " Here the GIDs appear only in completions with " + past + ": each queue pair got past RTR with them, which needs the peer's link-local address to resolve to a MAC, so these peers share one L2 segment and the failure is not one an unroutable GID causes (that is an ibv_modify_qp timeout or retry-exceeded, status 12); the index still breaks once the traffic crosses a router."
+	}
+	return append(fs, f)
+}
+
+// pastRTR names the completion statuses when every one proves its queue
+// pair connected and none is the one an unreachable peer gives ("status
+// 5 (WR_FLUSH_ERR)"): "" when one is a setup failure (-1) or a retry
+// exceeded.
+func pastRTR(statuses []int) string {
+	var names []string
+	for _, s := range statuses {
+		if s < 0 || s == wcRetryExcErr {
+			return ""
+		}
+		names = append(names, fmt.Sprintf("status %d (%s)", s, wcName(s)))
+	}
+	return list(distinct(names), 3)
 }
 
 // softenLinkLocalConnected lowers a link-local finding to a warning when

@@ -232,6 +232,14 @@ func TestSyntheticRules(t *testing.T) {
 		{"flushed only", []string{
 			"a:1:2 [0] transport/net_ib.cc:1 NCCL WARN NET/IB : Got completion from peer 10.1.32.3<42519> with error 5, opcode 0, len 0, vendor err 249",
 		}, []want{{"nccl.ib.completion_flushed", Error, []string{"no root-cause error"}}}, nil},
+		{"flushed after a queue-pair fatal event", []string{
+			"a:1:2 [0] transport/net_ib.cc:100 NCCL WARN NET/IB : mlx5_0:1 Got async event : local access violation work queue error",
+			"a:1:3 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<5> with status=5 opcode=1 len=0 vendor err 249 (Recv) localGid ::ffff:10.0.0.1 remoteGids::ffff:10.0.0.2",
+		}, []want{{"nccl.ib.completion_flushed", Error, []string{"after a queue-pair fatal event"}},
+			{"nccl.ib.async_event", Error, nil}}, nil},
+		{"link-local GID in a flushed completion only", []string{
+			"a:1:3 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<5> with status=5 opcode=1 len=0 vendor err 249 (Recv) localGid fe80::1 remoteGidsfe80::2",
+		}, []want{{"gid.index.link_local", Warn, []string{"fe80::1"}}, {"nccl.ib.completion_flushed", Error, nil}}, nil},
 		{"link-local GID in completion", []string{
 			"a:1:2 [0] transport/net_ib.cc:2244 NCCL WARN NET/IB: Got completion from peer 10.0.0.2<5> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid fe80::1 remoteGidsfe80::2 hca mlx5_0",
 		}, []want{{"gid.index.link_local", Error, []string{"fe80::1"}}, {"nccl.ib.retry_exceeded", Error, nil}}, nil},

@@ -102,7 +102,7 @@ func checkCompletions(inc *Incident) []Finding {
 		fs = append(fs, f)
 	}
 	if len(order) == 0 {
-		fs = append(fs, flushedFinding(flushed, total))
+		fs = append(fs, flushedFinding(flushed, total, qpFatalEvents(inc)))
 	}
 	return fs
 }
@@ -304,18 +304,27 @@ func pluginText(gs []*connErrors) string {
 	return ""
 }
 
-func flushedFinding(flushed []*connErrors, total int) Finding {
+// flushedFinding reports flushed completions with no other completion
+// error; qp names the queue-pair fatal async events of the incident, the
+// root cause the flushes follow when there is one.
+func flushedFinding(flushed []*connErrors, total int, qp string) Finding {
 	var ev evidence
 	for _, g := range flushed {
 		ev.add(g.root.Evidence)
 	}
-	return Finding{
+	f := Finding{
 		ID: "nccl.ib.completion_flushed", Severity: Error, Layer: LayerRDMA,
 		Title:     fmt.Sprintf("Work requests flushed (status 5, vendor err 0xf9) on %s, with no root-cause error in these logs", plural(len(flushed), "connection", "connections")),
 		Evidence:  ev.sorted(),
 		Mechanism: fmt.Sprintf("Status 5 (IBV_WC_WR_FLUSH_ERR) means the queue pair was already in the error state: every outstanding request completes flushed. The %d error lines here are fallout of an earlier error on this or another connection, usually logged by another rank (in NVIDIA/nccl#1405 vendor err 129, retry exceeded, came before the 249s).", total),
 		Fix:       "Collect NCCL_DEBUG=INFO logs from every rank and find the first completion error with status 12, 4 or 13 (or an ibv_modify_qp failure); diagnose that one.",
 	}
+	if qp != "" {
+		f.Title = fmt.Sprintf("Work requests flushed (status 5, vendor err 0xf9) on %s after a queue-pair fatal event", plural(len(flushed), "connection", "connections"))
+		f.Mechanism = fmt.Sprintf("Status 5 (IBV_WC_WR_FLUSH_ERR) means the queue pair was already in the error state: every outstanding request completes flushed. The root cause is in these logs: %s, which moved the queue pair to the error state; the %d flushed completions are its fallout, not a fault of their own (the proxy's progress thread polls them from the dead queue pair).", qp, total)
+		f.Fix = "Diagnose the async event (nccl.ib.async_event): for an access or request error on the queue pair, the NIC's path to the GPU memory it was given (ACS, IOMMU, nvidia-peermem or dma-buf)."
+	}
+	return f
 }
 
 // ibTimeout returns NCCL_IB_TIMEOUT as set for the log, else the default
