@@ -78,6 +78,7 @@ var ncclLogFindings = []struct{ file, want string }{
 	{"rccl-2.20.5-azure-mi300x-vf-topology-reverse-path-failed-socket-quoted-rccl1728.txt", "nccl.transport.socket_fallback:info nccl.warn.error:error nccltests.rows.none:info"},
 	{"rccl-2.21.5-banner-socket-dmabuf-disabled-mi50-rccltests163.txt", "nccl.transport.socket_fallback:warn nccltests.rows.none:info"},
 	{"rccl-ib-4-hca-librccl-net-no-plugin-rccl419.txt", "nccl.transport.ib:info"},
+	{"nccl-k8s-pod-ibv-open-device-failed-two-of-many-mlx5-devices-skipped-roce-imagereward65.txt", "nccl.transport.ib:info nccl.warn.error:warn"},
 	{"nccl-2.20.3-async-local-access-violation-then-status5-flushed-link-local-gids-cx4-nccl1524.txt", "gid.index.link_local:warn nccl.ib.async_event:error nccl.ib.completion_flushed:error"},
 }
 
@@ -103,6 +104,18 @@ func checkCorpusFindings(t *testing.T, dir string, table []struct{ file, want st
 		if g := strings.Join(slices.Compact(got), " "); g != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.file, g, c.want)
 		}
+	}
+}
+
+// NET/IB skipping two devices on one host, each after the verbs wrapper's
+// own "Call to ibv_open_device failed" (zai-org/ImageReward#65): one
+// finding naming both devices, the second skip of a process part of it
+// rather than its fallout, and no queue-pair setup failure.
+func TestDeviceSkipsOneFinding(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-k8s-pod-ibv-open-device-failed-two-of-many-mlx5-devices-skipped-roce-imagereward65.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Warn, "mlx5_59, mlx5_58", "left them out")
+	if strings.Contains(f.Mechanism, "fallout") || len(f.Evidence) != 3 {
+		t.Errorf("mechanism %q, %d lines", f.Mechanism, len(f.Evidence))
 	}
 }
 

@@ -617,10 +617,11 @@ func checkWarnErrors(inc *Incident) []Finding {
 				continue
 			}
 			if g := cause[proc]; g != nil {
-				if ok && w.PID < 0 && groupKey(g.class, w) == groupKey(c, w) {
-					// Lines without NCCL's prefix name no process: the
-					// same failure again (one line per device) is part of
-					// the cause, not its fallout.
+				if ok && (w.PID < 0 || ingest.IBDeviceSkipped(w.Message)) && groupKey(g.class, w) == groupKey(c, w) {
+					// Lines without NCCL's prefix name no process, and
+					// NET/IB skips each device it cannot open with a WARN
+					// of its own: the same failure again (one line per
+					// device) is part of the cause, not its fallout.
 					g.texts = append(g.texts, strings.TrimSpace(w.Message))
 					g.ev.add(w.Evidence)
 				} else {

@@ -596,7 +596,7 @@ const ibAllSkippedFix = "Make the verbs devices usable by the job: NET/IB saw th
 // using is whether the host's "NET/IB : Using" line is in the log.
 func ibDeviceSkippedClass(what []string, using bool) failureClass {
 	them := "it"
-	if len(what) > 1 {
+	if len(what) > 1 || len(what) == 1 && strings.Contains(what[0], ", ") {
 		them = "them"
 	}
 	kept := ": this host's ranks run on the devices it did open"

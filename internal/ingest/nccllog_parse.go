@@ -294,7 +294,7 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 		}
 	case strings.Contains(msg, "Call to ibv_get_async_event"):
 		l.AsyncLost.add(host, ev)
-	case strings.Contains(msg, "Call to ibv_") || strings.Contains(msg, "ncclIbRoceGetVersionNum"):
+	case (strings.Contains(msg, "Call to ibv_") || strings.Contains(msg, "ncclIbRoceGetVersionNum")) && !deviceOpenFailed(msg):
 		s := parseSetup(msg)
 		s.Host, s.Evidence = host, ev
 		l.SetupCount++
@@ -383,6 +383,14 @@ func IBDeviceSkipped(msg string) bool {
 	rest, ok := strings.CutPrefix(strings.TrimSpace(msg), "NET/IB")
 	rest = strings.TrimLeft(rest, " :")
 	return ok && (strings.HasPrefix(rest, "Unable to open device ") || strings.HasPrefix(rest, "Unable to query device ") || strings.HasPrefix(rest, "Unable to query port"))
+}
+
+// deviceOpenFailed reports NCCL's verbs wrapper failing to open a device
+// ("Call to ibv_open_device failed", misc/ibvwrap.cc): NET/IB does that
+// only while it lists the devices at init, and names the device in the
+// "Unable to open device" WARN that follows; no queue pair is involved.
+func deviceOpenFailed(msg string) bool {
+	return strings.Contains(msg, "Call to ibv_open_device failed")
 }
 
 // WrappedWarn reports whether a WARN's message is only its subsystem's
