@@ -78,6 +78,9 @@ var ncclLogFindings = []struct{ file, want string }{
 	{"rccl-2.20.5-azure-mi300x-vf-topology-reverse-path-failed-socket-quoted-rccl1728.txt", "nccl.transport.socket_fallback:info nccl.warn.error:error nccltests.rows.none:info"},
 	{"rccl-2.21.5-banner-socket-dmabuf-disabled-mi50-rccltests163.txt", "nccl.transport.socket_fallback:warn nccltests.rows.none:info"},
 	{"rccl-ib-4-hca-librccl-net-no-plugin-rccl419.txt", "nccl.transport.ib:info"},
+	{"nccl-2.22-proxy-service-accept-eagain-close-retcode3-at-abort-complete-nccl1668.txt", "nccl.log.no_network_lines:info"},
+	{"nccl-2.22-docker-proxy-service-warns-after-intranode-test-socket-chains-deepep41.txt", ""},
+	{"nccl-2.17.1-container-hpcx-ibext-v5-no-device-twice-socket-five-nics-virbr0-nccl941.txt", "nccl.transport.socket_fallback:warn"},
 	{"nccl-k8s-pod-ibv-open-device-failed-two-of-many-mlx5-devices-skipped-roce-imagereward65.txt", "nccl.transport.ib:info nccl.warn.error:warn"},
 	{"nccl-2.20.3-async-local-access-violation-then-status5-flushed-link-local-gids-cx4-nccl1524.txt", "gid.index.link_local:warn nccl.ib.async_event:error nccl.ib.completion_flushed:error"},
 }

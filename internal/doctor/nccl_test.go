@@ -237,6 +237,15 @@ func TestSyntheticRules(t *testing.T) {
 			"a:1:3 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<5> with status=5 opcode=1 len=0 vendor err 249 (Recv) localGid ::ffff:10.0.0.1 remoteGids::ffff:10.0.0.2",
 		}, []want{{"nccl.ib.completion_flushed", Error, []string{"after a queue-pair fatal event"}},
 			{"nccl.ib.async_event", Error, nil}}, nil},
+		{"proxy service WARNs at abort are no cause", []string{
+			"a:1:2 [0] proxy.cc:1458 NCCL WARN [Service thread] Accept failed Resource temporarily unavailable",
+			"a:1:2 [0] NCCL INFO misc/socket.cc:826 -> 3",
+			"a:1:2 [0] proxy.cc:1497 NCCL WARN [Service thread] Could not receive type from localRank 0, res=3, closed=0",
+			"a:1:2 [0] proxy.cc:1521 NCCL WARN [Proxy Service 0] Failed to execute operation Close from rank 0, retcode 3",
+		}, nil, []string{"nccl.warn.error"}},
+		{"proxy service Connect failure is one", []string{
+			"a:1:2 [0] proxy.cc:1519 NCCL WARN [Proxy Service 0] Failed to execute operation Connect from rank 0, retcode 2",
+		}, []want{{"nccl.warn.error", Error, []string{"could not connect a network channel"}}}, nil},
 		{"link-local GID in a flushed completion only", []string{
 			"a:1:3 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<5> with status=5 opcode=1 len=0 vendor err 249 (Recv) localGid fe80::1 remoteGidsfe80::2",
 		}, []want{{"gid.index.link_local", Warn, []string{"fe80::1"}}, {"nccl.ib.completion_flushed", Error, nil}}, nil},

@@ -560,7 +560,30 @@ func notACause(msg string, versionsDiffer bool) bool {
 	if _, foreign := foreignMagic(strings.ToLower(msg)); foreign {
 		return true
 	}
+	if proxyTeardownWarn(msg) {
+		return true
+	}
 	return strings.Contains(msg, "with a single device") // p2p_resiliency.cc
+}
+
+// proxyTeardownWarn reports the proxy service thread's WARNs about its
+// own local ranks' connections (proxy.cc), which it closes and goes on
+// from, returning no error: its listening socket's accept finding nothing
+// ("[Service thread] Accept failed Resource temporarily unavailable"), a
+// local rank's connection that broke ("[Service thread] Could not receive
+// type from localRank 0, res=3, closed=0": that rank closed or died; its
+// own lines tell why) and a rank's Close operation failing ("[Proxy
+// Service 0] Failed to execute operation Close from rank 0, retcode 3").
+// Through 2.22 every ncclCommAbort, which PyTorch calls at exit, could
+// print all three (NVIDIA/nccl#1668, deepseek-ai/DeepEP#41); 2.23 skips
+// the last two while aborting and 2.30 prints the accept at INFO.
+func proxyTeardownWarn(msg string) bool {
+	if strings.Contains(msg, "[Service thread] Accept failed Resource temporarily unavailable") ||
+		strings.Contains(msg, "[Service thread] Could not receive type from localRank ") {
+		return true
+	}
+	_, op, ok := strings.Cut(msg, "] Failed to execute operation ")
+	return ok && strings.Contains(msg, "[Proxy Service ") && strings.HasPrefix(op, "Close from rank")
 }
 
 // checkWarnErrors reports the WARN lines no other rule reads: as errors
