@@ -246,6 +246,10 @@ func TestSyntheticRules(t *testing.T) {
 		{"proxy service Connect failure is one", []string{
 			"a:1:2 [0] proxy.cc:1519 NCCL WARN [Proxy Service 0] Failed to execute operation Connect from rank 0, retcode 2",
 		}, []want{{"nccl.warn.error", Error, []string{"could not connect a network channel"}}}, nil},
+		{"flushed on another host than the queue-pair event", []string{
+			"a:1:2 [0] transport/net_ib.cc:100 NCCL WARN NET/IB : mlx5_0:1 Got async event : local access violation work queue error",
+			"b:1:3 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer 10.0.0.1<5> with status=5 opcode=1 len=0 vendor err 249 (Recv) localGid ::ffff:10.0.0.2 remoteGids::ffff:10.0.0.1",
+		}, []want{{"nccl.ib.completion_flushed", Error, []string{"no root-cause error"}}}, nil},
 		{"link-local GID in a flushed completion only", []string{
 			"a:1:3 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<5> with status=5 opcode=1 len=0 vendor err 249 (Recv) localGid fe80::1 remoteGidsfe80::2",
 		}, []want{{"gid.index.link_local", Warn, []string{"fe80::1"}}, {"nccl.ib.completion_flushed", Error, nil}}, nil},

@@ -102,7 +102,7 @@ func checkCompletions(inc *Incident) []Finding {
 		fs = append(fs, f)
 	}
 	if len(order) == 0 {
-		fs = append(fs, flushedFinding(flushed, total, qpFatalEvents(inc)))
+		fs = append(fs, flushedFinding(flushed, total, qpFatalEvents(inc, flushedHosts(flushed))))
 	}
 	return fs
 }
@@ -204,7 +204,7 @@ func completionFinding(inc *Incident, status int, gs, flushed []*connErrors, log
 			}
 			f.Mechanism += " Statuses 9, 10 and 11 are the responder refusing the request: the fault is on " + peer + ", not on the host that logged it. Its own log holds the first error: a completion error of its own, or a queue-pair async event such as 'local access violation work queue error', most often the peer's NIC failing to reach its GPU memory over GPUDirect RDMA (ACS or the IOMMU in its PCIe path, a peer-memory module mismatch), or the peer's memory registration gone because its process died."
 			f.Fix = "Read the log of " + peer + " for its first error (NCCL_DEBUG=INFO there). If its queue pair failed on a memory access, check ACS on that host's PCIe switches between NIC and GPU (`lspci -vvv | grep ACSCtl`), the IOMMU (iommu=pt) and nvidia-peermem/dma-buf, and rerun with NCCL_NET_GDR_LEVEL=LOC to confirm GPUDirect RDMA is the trigger."
-			if qp := qpFatalEvents(inc); qp != "" {
+			if qp := qpFatalEvents(inc, nil); qp != "" {
 				f.Mechanism += " In this incident " + qp + ": the responder's queue pair failed there."
 			}
 		}
@@ -215,12 +215,14 @@ func completionFinding(inc *Incident, status int, gs, flushed []*connErrors, log
 
 // qpFatalEvents names the queue-pair fatal async events of the incident's
 // NCCL logs ("'local access violation work queue error' on node201
-// mlx5_0:1"), "" for none.
-func qpFatalEvents(inc *Incident) string {
+// mlx5_0:1") on one of hosts (nil: any host; an unnamed host matches),
+// "" for none.
+func qpFatalEvents(inc *Incident, hosts []string) string {
 	var out []string
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		for _, e := range l.AsyncEvents {
-			if asyncEventClass(e.Event).what != "a queue pair failed" {
+			if asyncEventClass(e.Event).what != "a queue pair failed" ||
+				hosts != nil && !slices.ContainsFunc(hosts, func(h string) bool { return sameHostOrUnknown(h, e.Host) }) {
 				continue
 			}
 			where := strings.TrimSpace(nameOr(e.Host, "") + " " + e.Device)
@@ -302,6 +304,16 @@ func pluginText(gs []*connErrors) string {
 		}
 	}
 	return ""
+}
+
+// flushedHosts lists the hosts whose work requests were flushed: a queue
+// pair flushes after an error of its own, so only their events explain it.
+func flushedHosts(flushed []*connErrors) []string {
+	hosts := []string{}
+	for _, g := range flushed {
+		hosts = append(hosts, g.root.Host)
+	}
+	return hosts
 }
 
 // flushedFinding reports flushed completions with no other completion
