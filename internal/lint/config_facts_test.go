@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -11,7 +12,8 @@ import (
 // switch's CONFIG_DB with each row's key split at its first '|' into two
 // levels ("BUFFER_PG": {"Ethernet4": {"3-4": {...}}}) under
 // "ansible_facts"; lint must judge that rendering of sonic-utilities'
-// counterpoll CONFIG_DB exactly as it judges the file itself.
+// counterpoll CONFIG_DB exactly as it judges the file itself, and so
+// when it is pasted as Ansible's ad-hoc command prints it.
 func TestConfigFactsLayout(t *testing.T) {
 	const (
 		facts = "../../testdata/corpus/sonic/mgmt-config_facts-render-utilities-counterpoll_input-config_db.json"
@@ -28,5 +30,15 @@ func TestConfigFactsLayout(t *testing.T) {
 	got := read(facts, facts+" ansible_facts")
 	if len(want) == 0 || !slices.Equal(got, want) {
 		t.Errorf("config_facts layout:\n%s\nthe file itself:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// As `ansible DUT -m config_facts` prints it: "DUT | SUCCESS => "
+	// before the module's JSON (a SYNTHETIC paste of the real rendering).
+	data, err := os.ReadFile(facts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pasted := tempFile(t, "adhoc-synthetic.txt", "str-msn2700-01 | SUCCESS => "+string(data))
+	if got := read(pasted, pasted+" ansible_facts"); !slices.Equal(got, want) {
+		t.Errorf("ad-hoc output:\n%s\nthe file itself:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

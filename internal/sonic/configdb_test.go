@@ -718,8 +718,35 @@ func TestBlankPrompts(t *testing.T) {
 	}
 }
 
+// TestBlankAnsibleHeader: a SYNTHETIC result of `ansible DUT -m
+// config_facts`, whose JSON follows "DUT | SUCCESS => " on its first line
+// (sonic-mgmt's tests/common/plugins/conditional_mark/__init__.py at
+// fb9f62aeb117393547fe0f45727c51cc4140d0a9 splits the output at
+// "SUCCESS =>" and reads ansible_facts from the JSON after it), reads
+// with the header blanked and every position kept.
+func TestBlankAnsibleHeader(t *testing.T) {
+	text := "str-msn2700-01 | SUCCESS => {\n    \"ansible_facts\": {\"PORT\": {\"Ethernet0\": {\"speed\": \"100000\"}}},\n    \"changed\": false\n}\n"
+	d, ok := BlankPrompts([]byte(text))
+	if !ok || len(d) != len(text) || !strings.HasPrefix(string(d), strings.Repeat(" ", 28)+"{\n") {
+		t.Fatalf("ok %v: %q", ok, d)
+	}
+	dbs, err := ParseAll("facts.txt", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := dbs[0].Field("PORT", "Ethernet0", "speed"); dbs[0].Wrapper != "ansible_facts" || v.Text != "100000" || v.Line != 2 || v.Col != 55 {
+		t.Errorf("%s speed %+v, want 100000 at 2:55", dbs[0].Wrapper, v)
+	}
+	for _, s := range []string{"a b | SUCCESS => {\n}\n", "dut | FAILED! => {\n}\n", "dut | SUCCESS => \n{}\n", "dut | SUCCESS | rc=0 >>\n{}\n"} {
+		if d, ok := BlankPrompts([]byte(s)); ok || string(d) != s {
+			t.Errorf("%q blanked to %q", s, d)
+		}
+	}
+}
+
 func FuzzBlankPrompts(f *testing.F) {
 	f.Add([]byte("admin@sonic:~$ show runningconfiguration all\n{\n}\nadmin@sonic:~$\n"))
+	f.Add([]byte("dut | CHANGED => {\"ansible_facts\": {}}\n"))
 	f.Add([]byte("$ sudo sonic-cfggen -d --print-data\r\n[{\"PORT\": {}}]\r\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, ok := BlankPrompts(data)
