@@ -197,11 +197,18 @@ func (p *parser) flatRow(db *ConfigDB, table, key string, at Value, merge bool) 
 		db.Tables[table] = tab
 		db.tablePos[table] = at
 	}
+	return p.putRow(db, table, tab, key, at, at, merge)
+}
+
+// putRow reads the fields of tab's row at key into it (with merge, over
+// the row given before), noting it at keyAt and, given before without
+// merge, as a duplicate at dupAt.
+func (p *parser) putRow(db *ConfigDB, table string, tab Table, key string, dupAt, keyAt Value, merge bool) error {
 	row, dup := tab[key]
 	if dup && !merge {
-		db.Duplicates = append(db.Duplicates, at)
+		db.Duplicates = append(db.Duplicates, dupAt)
 	}
-	db.keyPos[table+"|"+key] = at
+	db.keyPos[table+"|"+key] = keyAt
 	if !dup || !merge {
 		row = map[string]Value{}
 	}
@@ -308,20 +315,8 @@ func (p *parser) tableRow(db *ConfigDB, name string, tab Table, key string, off 
 	if msg := badKey(name, key); msg != "" {
 		return p.errAt(off, "%s", msg)
 	}
-	row, dup := tab[key]
 	l, c := p.pos(off)
-	if dup && !merge {
-		db.Duplicates = append(db.Duplicates, Value{Text: name + "|" + key, Line: l, Col: c})
-	}
-	db.keyPos[name+"|"+key] = Value{Text: key, Line: l, Col: c}
-	if !dup || !merge {
-		row = map[string]Value{}
-	}
-	if err := p.row(db, name, name+"|"+key, row, merge); err != nil {
-		return err
-	}
-	tab[key] = row
-	return nil
+	return p.putRow(db, name, tab, key, Value{Text: name + "|" + key, Line: l, Col: c}, Value{Text: key, Line: l, Col: c}, merge)
 }
 
 // nestedRows reports whether the next value is a key's first part holding
