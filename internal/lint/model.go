@@ -342,5 +342,5 @@ type rule func(m *Model) []doctor.Finding
 
 // rules lists lint's rules. Add one line per rule file.
 func rules() []rule {
-	return []rule{qosRules, classPathRules, ecnRules, pfcRules, mtuRules, ncclRules, hcaRules, firmwareRules, configRules, refRules, unboundPorts}
+	return []rule{qosRules, classPathRules, ecnRules, pfcRules, mtuRules, ncclRules, hcaRules, firmwareRules, configRules, refRules, unboundPorts, lagQoSRows}
 }

@@ -102,6 +102,7 @@ func qosRules(m *Model) []doctor.Finding {
 					// traffic: RoCE's DSCP gets a class of its own first.
 					f.Fix = fmt.Sprintf("Map DSCP %d to class 3 in DSCP_TO_TC_MAP %s first (every DSCP lands in class %d, and pausing it would pause all traffic); then \"pfc_enable\": \"3,4\" in every port's PORT_QOS_MAP row, beside pfcwd_sw_enable, with PFC on priority 3 on the NICs.", r.DSCP, s.TCMap, s.TC)
 				}
+				misplacedPFC(&f, s)
 			}
 		}
 		fs = append(fs, f)
@@ -115,6 +116,22 @@ func qosRules(m *Model) []doctor.Finding {
 		fs = append(fs, m.cnpRules(roceTC)...)
 	}
 	return fs
+}
+
+// misplacedPFC names, on a side whose PORT_QOS_MAP rows write no
+// pfc_enable, the pfc_enable its PORT row writes instead: PORT has no such
+// field (sonic-buildimage sonic-port.yang at 0a0c2c2df455 defines only
+// pfc_asym, the asymmetric mode), and qosorch takes the lossless
+// priorities from PORT_QOS_MAP alone (sonic-mgmt #25442 found a
+// pfc_enable written to PORT skipped by orchagent, PFC TX left off).
+func misplacedPFC(f *doctor.Finding, s switchSide) {
+	v, ok := s.DB.Field("PORT", s.Port, "pfc_enable")
+	if !ok || strings.TrimSpace(v.Text) == "" {
+		return
+	}
+	f.Title += fmt.Sprintf(" (PORT|%s writes \"pfc_enable\": %q, a field SONiC reads only in PORT_QOS_MAP)", s.Port, v.Text)
+	f.Evidence = append(f.Evidence, sonicEv(s.DB, v))
+	f.Fix = fmt.Sprintf("Move \"pfc_enable\": %q from the PORT rows to these ports' PORT_QOS_MAP rows (`config interface pfc priority <port> <p> on` writes it there), beside pfcwd_sw_enable, with PFC on the same priorities on the NICs.", v.Text)
 }
 
 // sharedClass reports whether every DSCP lands in RoCE's class on side s.

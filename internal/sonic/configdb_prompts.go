@@ -12,12 +12,13 @@ import (
 // ("admin@sonic:~$ show runningconfiguration all", "$ sudo sonic-cfggen -d
 // --print-data") or a Markdown code fence (```json, as an issue or a chat
 // quotes the dump) followed by a line opening the JSON, and such lines after
-// its last line. Blanking keeps every byte's line and column, so positions
+// its last line; and the "HOST | SUCCESS => " Ansible's ad-hoc output
+// prints before a module's JSON, on the JSON's first line. Blanking keeps every byte's line and column, so positions
 // stay those of the text as given. ok is false when there is nothing to
 // blank.
 func BlankPrompts(data []byte) ([]byte, bool) {
 	lines := bytes.SplitAfter(data, []byte("\n"))
-	head, next := -1, -1
+	head, next, lead := -1, -1, 0
 	for i, l := range lines {
 		t := bytes.TrimSpace(l)
 		if len(t) == 0 {
@@ -27,22 +28,49 @@ func BlankPrompts(data []byte) ([]byte, bool) {
 			next = i
 			break
 		}
+		if lead = ansibleHeader(l); lead > 0 {
+			next = i
+			break
+		}
 		if !shellLine(l) {
 			break
 		}
 		head = i
 	}
-	if head < 0 || next < 0 {
+	if head < 0 && lead == 0 || next < 0 {
 		return data, false
 	}
 	out := make([]byte, 0, len(data))
 	for i, l := range lines {
-		if i <= head || i > next && shellLine(l) {
+		switch {
+		case i <= head || i > next && shellLine(l):
 			l = blank(l)
+		case i == next && lead > 0:
+			l = append(blank(l[:lead]), l[lead:]...)
 		}
 		out = append(out, l...)
 	}
 	return out, true
+}
+
+// ansibleHeader returns the length of the "HOST | SUCCESS => " that
+// Ansible's ad-hoc output (its minimal callback) prints before a module's
+// JSON result on the result's first line, as `ansible DUT -m config_facts
+// -a "host=DUT source=running"` prints a SONiC switch's config; 0 when the
+// line is no such header.
+func ansibleHeader(l []byte) int {
+	host, rest, ok := bytes.Cut(l, []byte(" | "))
+	if !ok || len(bytes.TrimSpace(host)) == 0 || bytes.ContainsAny(bytes.TrimSpace(host), " \t") {
+		return 0
+	}
+	for _, state := range []string{"SUCCESS => ", "CHANGED => "} {
+		if json, ok := bytes.CutPrefix(rest, []byte(state)); ok {
+			if t := bytes.TrimSpace(json); len(t) > 0 && t[0] == '{' {
+				return len(l) - len(json)
+			}
+		}
+	}
+	return 0
 }
 
 // shellLine reports whether a line is a shell prompt or a command that

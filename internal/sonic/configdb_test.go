@@ -165,6 +165,41 @@ func TestLenient(t *testing.T) {
 	}
 }
 
+// TestConfigFactsRows: sonic-mgmt's config_facts splits each row's key at
+// its first '|' ("BUFFER_PG": {"Ethernet0": {"3-4": {...}}}); the rows
+// are read as the CONFIG_DB keys they came from, at their second part's
+// place, a VOQ key's later parts kept ("host|asic0|Ethernet0|3"). A
+// field's object in a table of one-part keys stays an error, and so does
+// a second part that holds no row.
+func TestConfigFactsRows(t *testing.T) {
+	db, err := Parse("f.json", []byte(`{"BUFFER_PG": {"Ethernet0": {"0": {"profile": "ingress_lossy_profile"}, "3-4": {"profile": "NULL"}}},
+"QUEUE": {"Ethernet0": {"3": {"wred_profile": "AZURE_LOSSLESS"}}, "host": {"asic0|Ethernet0|4": {"scheduler": "s"}}, "Ethernet4|3": {"wred_profile": "W"}},
+"BUFFER_QUEUE|Ethernet0|3": {"expireat": 1, "ttl": -1, "type": "hash", "value": {"profile": "q"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg := db.Tables["BUFFER_PG"]
+	if len(pg) != 2 || pg["Ethernet0|3-4"]["profile"].Text != "NULL" || db.keyPos["BUFFER_PG|Ethernet0|3-4"].Line != 1 || db.keyPos["BUFFER_PG|Ethernet0|3-4"].Col != 73 {
+		t.Errorf("BUFFER_PG %+v at %+v", pg, db.keyPos["BUFFER_PG|Ethernet0|3-4"])
+	}
+	q := db.Tables["QUEUE"]
+	if len(q) != 3 || q["Ethernet0|3"]["wred_profile"].Text != "AZURE_LOSSLESS" || q["host|asic0|Ethernet0|4"]["scheduler"].Text != "s" || q["Ethernet4|3"]["wred_profile"].Text != "W" {
+		t.Errorf("QUEUE %+v", q)
+	}
+	if bq := db.Tables["BUFFER_QUEUE"]["Ethernet0|3"]; len(bq) != 1 || bq["profile"].Text != "q" {
+		t.Errorf("BUFFER_QUEUE %+v", bq)
+	}
+	for _, c := range []struct{ text, msg string }{
+		{`{"PORT": {"Ethernet0": {"mtu": {"x": "1"}}}}`, "f.json:1:32: PORT|Ethernet0.mtu: expected a string, number or list, got an object"},
+		{`{"BUFFER_PG": {"Ethernet0": {"3-4": {"profile": "p"}, "0": "x"}}}`, "f.json:1:60: BUFFER_PG|Ethernet0|0: expected an object ({...}), got the string \"x\""},
+		{`{"QUEUE": {"Ethernet0|3": {"wred_profile": {"a": {}}}}}`, "f.json:1:44: QUEUE|Ethernet0|3.wred_profile: expected a string, number or list, got an object"},
+	} {
+		if _, err := Parse("f.json", []byte(c.text)); err == nil || err.Error() != c.msg {
+			t.Errorf("%s: %v, want %s", c.text, err, c.msg)
+		}
+	}
+}
+
 // TestColonReferences reads a whole config_db whose references put a colon
 // after the table name, "[TC_TO_PRIORITY_GROUP_MAP:default]", as
 // sonic-buildimage's Asterfusion CX564P-N breakout_interface.py writes
@@ -327,6 +362,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"PORT_QOS_MAP|Ethernet0": {"dscp_to_tc_map": "[DSCP_TO_TC_MAP|AZURE]"}, "VERSIONS": {"DATABASE|VERSION": "v", "X": {"a": [1, {"b": 2}]}}, "QUEUE": {"E|3": {}, "E|3": {"x": "y"}}}`))
 	f.Add([]byte(`{"T": {"sonic-port:sonic-port": {"sonic-port:PORT": {"PORT_LIST": [{"name": "Ethernet0"}]}}}, "VLAN_INTERFACE": {"Vlan1000|fc02:1000::1/64": {}, "fc00::1": {}}}`))
 	f.Add([]byte(`{"BUFFER_PG": {"Ethernet0:3-4": {"profile": "[BUFFER_PROFILE:p]"}}, "QUEUE|E:3": {"scheduler": "[SCHEDULER:s]"}, "ACL_RULE": {"r": {"x": "[A:b]"}}}`))
+	f.Add([]byte(`{"BUFFER_PG": {"E": {"0": {"profile": "p"}, "3-4": {"value": {}}, "x": 1}}, "QUEUE": {"h": {"a|E|3": {"w": "W"}}, "E|3": {"w": {"x": {}}}}}`))
 	f.Add([]byte(`{"DEVICE_METADATA": {"localhost": {"deployment_id": null, "hwsku": "x"}}, "PORT|E": {"type": "hash", "ttl": null, "value": {"speed": null}}, "QUEUE": {"E|3": {"wred_profile": nul}}}`))
 	for _, file := range []string{"util-override-multi-asic-namespaced.json", "mgmt-configlet-clet-add.json", "bi-vs-zero_profiles.json"} {
 		if data, err := os.ReadFile("testdata/public/" + file); err == nil {
@@ -682,8 +718,35 @@ func TestBlankPrompts(t *testing.T) {
 	}
 }
 
+// TestBlankAnsibleHeader: a SYNTHETIC result of `ansible DUT -m
+// config_facts`, whose JSON follows "DUT | SUCCESS => " on its first line
+// (sonic-mgmt's tests/common/plugins/conditional_mark/__init__.py at
+// fb9f62aeb117393547fe0f45727c51cc4140d0a9 splits the output at
+// "SUCCESS =>" and reads ansible_facts from the JSON after it), reads
+// with the header blanked and every position kept.
+func TestBlankAnsibleHeader(t *testing.T) {
+	text := "str-msn2700-01 | SUCCESS => {\n    \"ansible_facts\": {\"PORT\": {\"Ethernet0\": {\"speed\": \"100000\"}}},\n    \"changed\": false\n}\n"
+	d, ok := BlankPrompts([]byte(text))
+	if !ok || len(d) != len(text) || !strings.HasPrefix(string(d), strings.Repeat(" ", 28)+"{\n") {
+		t.Fatalf("ok %v: %q", ok, d)
+	}
+	dbs, err := ParseAll("facts.txt", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := dbs[0].Field("PORT", "Ethernet0", "speed"); dbs[0].Wrapper != "ansible_facts" || v.Text != "100000" || v.Line != 2 || v.Col != 55 {
+		t.Errorf("%s speed %+v, want 100000 at 2:55", dbs[0].Wrapper, v)
+	}
+	for _, s := range []string{"a b | SUCCESS => {\n}\n", "dut | FAILED! => {\n}\n", "dut | SUCCESS => \n{}\n", "dut | SUCCESS | rc=0 >>\n{}\n"} {
+		if d, ok := BlankPrompts([]byte(s)); ok || string(d) != s {
+			t.Errorf("%q blanked to %q", s, d)
+		}
+	}
+}
+
 func FuzzBlankPrompts(f *testing.F) {
 	f.Add([]byte("admin@sonic:~$ show runningconfiguration all\n{\n}\nadmin@sonic:~$\n"))
+	f.Add([]byte("dut | CHANGED => {\"ansible_facts\": {}}\n"))
 	f.Add([]byte("$ sudo sonic-cfggen -d --print-data\r\n[{\"PORT\": {}}]\r\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, ok := BlankPrompts(data)
