@@ -10,6 +10,12 @@
 # WORKLOADS="incast127 ring" picks some. It prints the median user+system
 # seconds of each and their ratio htsim/rocelab. Run it on a machine with
 # a core free.
+#
+# COUNT=instructions counts instead, once each, the instructions of each
+# whole process under valgrind (cachegrind without its cache simulation):
+# a figure the machine's load does not move, for a busy machine. Go's
+# runtime is held to what valgrind follows (no rdtscp, no asynchronous
+# preemption, one processor). It prints millions and the ratio.
 set -eu
 htsim=$1
 runs=${2:-5}
@@ -28,6 +34,30 @@ cpu() {
 	awk '{print $1 + $2}' "$dir/t"
 }
 median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+
+# instr CMD...: the command's instructions, in millions.
+instr() {
+	valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$@" >"$dir/out" 2>"$dir/vg"
+	awk '/I *refs:/ {gsub(",", "", $NF); print $NF / 1e6}' "$dir/vg"
+}
+
+if [ "${COUNT:-}" = instructions ]; then
+	printf '%-10s %5s %10s %10s %8s\n' workload mtu rocelab_Mi htsim_Mi ratio
+	for w in ${WORKLOADS:-perm128 incast127 ring perm1024}; do
+		r=$(
+			export GODEBUG=cpu.rdtscp=off,asyncpreemptoff=1 GOMAXPROCS=1
+			instr ./rocelab run -q --threads 1 "$w.yaml"
+		)
+		for mtu in 4096 9000; do
+			line=$(./htsimconv -mtu "$mtu" "$w.yaml" 2>&1 >"$w-$mtu.cm" | sed "s/ *#.*//; s/FILE.cm/$w-$mtu.cm/")
+			# shellcheck disable=SC2086 # the printed command line is split as intended
+			set -- ${line#htsim_roce }
+			h=$(instr "$htsim" "$@" -o "$dir/htsim.log")
+			printf '%-10s %5d %10.1f %10.1f %8.2f\n' "$w" "$mtu" "$r" "$h" "$(echo "$h $r" | awk '{print $1 / $2}')"
+		done
+	done
+	exit 0
+fi
 
 printf '%-10s %5s %10s %10s %8s\n' workload mtu rocelab_s htsim_s ratio
 for w in ${WORKLOADS:-perm128 incast127 ring perm1024}; do

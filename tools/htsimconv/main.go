@@ -188,7 +188,7 @@ func convert(s *scenario.Scenario, mtu, queue int, file string, w io.Writer) (st
 	if len(trigs) > 0 {
 		fmt.Fprintf(b, "Triggers %d\n", len(trigs))
 	}
-	var bytes int64
+	var bytes, packets int64
 	for i, f := range flows {
 		fmt.Fprintf(b, "%d->%d id %d", f.Src, f.Dst, i+1)
 		if startsOn[i] != 0 {
@@ -202,6 +202,10 @@ func convert(s *scenario.Scenario, mtu, queue int, file string, w io.Writer) (st
 		}
 		fmt.Fprintln(b)
 		bytes += int64(f.Bytes)
+		// htsim's source sends whole packets of -mtu to the last
+		// (roce.cpp, RoceSrc::send_packet), as rocelab's QP sends
+		// whole path MTUs: each flow's count is rounded up alone.
+		packets += (int64(f.Bytes) + int64(mtu) - 1) / int64(mtu)
 	}
 	for _, tr := range trigs {
 		if tr.count == 1 {
@@ -221,7 +225,7 @@ func convert(s *scenario.Scenario, mtu, queue int, file string, w io.Writer) (st
 	}
 	pfc, unlike := htsimUnlike(s, mtu)
 	cmd := fmt.Sprintf("htsim_roce -nodes %d -tiers 3 -tm FILE.cm -strat ecmp_host -paths 1 -linkspeed %d -mtu %d -hop_latency %g%s%s -q %d -end %d   # %d flows, %d bytes, %d packets of %d B",
-		len(t.Hosts), int64(l.Rate/unit.Mbps), mtu, hop, sw, pfc, queue, int64(s.Duration/unit.Microsecond), len(flows), bytes, (bytes+int64(mtu)-1)/int64(mtu), mtu)
+		len(t.Hosts), int64(l.Rate/unit.Mbps), mtu, hop, sw, pfc, queue, int64(s.Duration/unit.Microsecond), len(flows), bytes, packets, mtu)
 	for _, u := range unlike {
 		cmd += "\n# not alike, the same work only: " + u
 	}

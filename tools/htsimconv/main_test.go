@@ -2,10 +2,15 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
 	"rocelab/internal/scenario"
+	"rocelab/tools/internal/agree"
 )
 
 // convertYAML loads a scenario and converts it at 4 KB.
@@ -47,7 +52,7 @@ func TestRingChains(t *testing.T) {
 	if second[3] != "trigger" || second[4] != "1" || strings.Split(first[0], "->")[1] != strings.Split(second[0], "->")[0] {
 		t.Errorf("second link: %q after %q", lines[4], lines[3])
 	}
-	for _, want := range []string{"-nodes 128 ", "-mtu 4096 ", "-hop_latency 1 ", "-linkspeed 100000 ", "3968 flows, 3968000000 bytes, 968750 packets of 4096 B"} {
+	for _, want := range []string{"-nodes 128 ", "-mtu 4096 ", "-hop_latency 1 ", "-linkspeed 100000 ", "3968 flows, 3968000000 bytes, 972160 packets of 4096 B"} {
 		if !strings.Contains(cmd, want) {
 			t.Errorf("command %q lacks %q", cmd, want)
 		}
@@ -133,5 +138,61 @@ func TestConvertSaysWhatIsNotAlike(t *testing.T) {
 	}
 	if first, _, _ := strings.Cut(cmd, "\n"); strings.Contains(first, " -pfc_thresholds ") || !strings.Contains(cmd, "pfc.xon_offset 0B") {
 		t.Errorf("xon_offset 0: command %q, expected no -pfc_thresholds and a note", cmd)
+	}
+}
+
+// The packet count the converter prints is what both simulators send:
+// htsim's recorded runs of the same matrices (the bytes each flow's
+// source sent, in whole packets of -mtu) and rocelab's data packets on
+// the incast. Each flow is rounded up to whole packets alone: 1 MB is
+// 245 packets of 4096 B, so the 127-flow incast sends 31115, not the
+// 31006 of its total bytes rounded up once.
+func TestPacketCountAsSent(t *testing.T) {
+	for _, c := range []struct{ scenario, htsim string }{
+		{"scenarios/agree-incast127.yaml", "testdata/htsim/incast127-seed1.txt"},
+		{"scenarios/agree-perm128.yaml", "testdata/htsim/perm128-seed1.txt"},
+	} {
+		y, err := os.ReadFile(c.scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := scenario.Load(c.scenario, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd, err := convert(s, 4096, 1000, c.scenario, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var printed int64
+		if _, err := fmt.Sscanf(cmd[strings.Index(cmd, "bytes, ")+len("bytes, "):], "%d packets", &printed); err != nil {
+			t.Fatalf("%s: %q: %v", c.scenario, cmd, err)
+		}
+		h, err := os.ReadFile(c.htsim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sent int64
+		for _, l := range strings.Split(string(h), "\n") {
+			if fs := strings.Fields(l); len(fs) == 9 && fs[0] == "Flow" && fs[7] == "bytes" {
+				n, err := strconv.ParseInt(fs[8], 10, 64)
+				if err != nil || n%4096 != 0 {
+					t.Fatalf("%s: %q: expected whole packets of 4096 B", c.htsim, l)
+				}
+				sent += n / 4096
+			}
+		}
+		if printed != sent {
+			t.Errorf("%s: the converter prints %d packets, htsim sent %d (%s)", c.scenario, printed, sent, c.htsim)
+		}
+		if strings.Contains(c.scenario, "incast") {
+			o, err := agree.RunScenario(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Totals.Sent.Packets != printed {
+				t.Errorf("%s: the converter prints %d packets, rocelab sent %d", c.scenario, printed, o.Totals.Sent.Packets)
+			}
+		}
 	}
 }
