@@ -130,7 +130,10 @@ func (p *hwParser) readJSON(lines []Line) {
 	for _, o := range objs {
 		var dev string
 		var port int
-		if json.Unmarshal(o["ifname"], &dev) != nil || json.Unmarshal(o["port"], &port) != nil || dev == "" {
+		if json.Unmarshal(o["ifname"], &dev) != nil || json.Unmarshal(o["port"], &port) != nil || dev == "" || o["state"] != nil {
+			// An object with a "state" is a QP or CM id of `rdma -j
+			// resource show` (rdmares_json.go), whose lqpn, rqpn and PSNs
+			// are no counters.
 			continue
 		}
 		from = lineNaming(lines, from, `"ifname"`)
