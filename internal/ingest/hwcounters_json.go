@@ -25,21 +25,26 @@ import (
 
 // rdmaJSONCommand reports an `rdma` command line printing statistics as
 // JSON (-j, --json, or -j among combined flags such as -pj).
-func rdmaJSONCommand(t string) bool {
+func rdmaJSONCommand(t string) bool { return rdmaJSONOf(t, "stat") }
+
+// rdmaJSONOf reports an `rdma` command line printing the object whose
+// name starts with object ("stat" for statistic, "res" for resource) as
+// JSON.
+func rdmaJSONOf(t, object string) bool {
 	c, ok := findCommand(t, "rdma")
 	if !ok {
 		return false
 	}
-	json, stat := false, false
+	json, named := false, false
 	for _, a := range c.Args {
 		switch {
 		case a == "--json" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "j"):
 			json = true
-		case strings.HasPrefix(a, "stat"):
-			stat = true
+		case strings.HasPrefix(a, object):
+			named = true
 		}
 	}
-	return json && stat
+	return json && named
 }
 
 // jsonLine gathers a line of an `rdma -j statistic` array and reports

@@ -31,7 +31,7 @@ type rdmaResJSON struct {
 func (j *rdmaResJSON) feed(p *rdmaResParser, l Line, t string) bool {
 	if !j.arr.open() {
 		opens := strings.HasPrefix(t, "[") && (j.cmd || strings.Contains(t, `"lqpn"`) || t == "[ {")
-		j.cmd = rdmaResJSONCommand(t)
+		j.cmd = rdmaJSONOf(t, "res")
 		if !opens {
 			return j.cmd
 		}
@@ -59,25 +59,6 @@ func (j *rdmaResJSON) end(p *rdmaResParser) {
 	if lines := j.arr.take(); len(lines) > 0 {
 		p.garbleJSON(lines, "the array's closing ']' (the rdma -j output is cut)")
 	}
-}
-
-// rdmaResJSONCommand reports an `rdma` command line printing resources
-// as JSON (-j, --json, or -j among combined flags such as -jp).
-func rdmaResJSONCommand(t string) bool {
-	c, ok := findCommand(t, "rdma")
-	if !ok {
-		return false
-	}
-	json, res := false, false
-	for _, a := range c.Args {
-		switch {
-		case a == "--json" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "j"):
-			json = true
-		case strings.HasPrefix(a, "res"):
-			res = true
-		}
-	}
-	return json && res
 }
 
 // garbleJSON reports an array that names "lqpn" and was cut or does not
