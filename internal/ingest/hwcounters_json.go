@@ -73,15 +73,21 @@ func (p *hwParser) jsonLine(l Line, t string) bool {
 	}
 	p.jsonCmd = p.jsonNext
 	p.jsonNext = false
-	lines, cut := p.json.add(l, t)
-	switch {
+	rdmaArrayLine(&p.json, l, t, p.readJSON, p.garbleJSON)
+	return true
+}
+
+// rdmaArrayLine adds l to arr, an rdma -j array being gathered, and hands
+// its lines to read when its brackets close, or to garble when it runs
+// past the bound.
+func rdmaArrayLine(arr *jsonArray, l Line, t string, read func([]Line), garble func([]Line, string)) {
+	switch lines, cut := arr.add(l, t); {
 	case lines == nil:
 	case cut:
-		p.garbleJSON(lines, fmt.Sprintf("the array's closing ']' within %d lines (the rdma -j output is cut)", maxEthtoolJSONLines))
+		garble(lines, fmt.Sprintf("the array's closing ']' within %d lines (the rdma -j output is cut)", maxEthtoolJSONLines))
 	default:
-		p.readJSON(lines)
+		read(lines)
 	}
-	return true
 }
 
 // bareOpens keeps the "[" and "{" lines that may open a reformatted

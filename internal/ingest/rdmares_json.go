@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 )
 
@@ -43,14 +42,7 @@ func (j *rdmaResJSON) feed(p *rdmaResParser, l Line, t string) bool {
 		j.arr.take()
 		return false
 	}
-	lines, cut := j.arr.add(l, t)
-	switch {
-	case lines == nil:
-	case cut:
-		p.garbleJSON(lines, fmt.Sprintf("the array's closing ']' within %d lines (the rdma -j output is cut)", maxEthtoolJSONLines))
-	default:
-		p.readJSON(lines)
-	}
+	rdmaArrayLine(&j.arr, l, t, p.readJSON, p.garbleJSON)
 	return true
 }
 
