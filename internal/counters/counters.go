@@ -257,6 +257,14 @@ const (
 	RoCEDiscards       Concept = "roce_discards"              // RoCE packets the NIC's RoCE function discarded (bnxt_re)
 	RoCEErrors         Concept = "roce_errors"                // RoCE packets the NIC's RoCE function received or sent bad (bnxt_re)
 
+	// NAKs a responder sent, where the driver counts them apart from the
+	// packets that caused them (ionic): each is a requester's
+	// packet_seq_err, req_remote_invalid_request or remote operational
+	// error on the other side of the QP.
+	RespSeqErrNakSent      Concept = "resp_seq_err_nak_sent"       // NAK-sequence errors sent for packets out of sequence
+	RespInvalidReqNakSent  Concept = "resp_invalid_req_nak_sent"   // invalid request NAKs sent
+	RespRemoteOpErrNakSent Concept = "resp_remote_op_err_nak_sent" // remote operational error NAKs sent
+
 	// AWS EFA's SRD transport (hw_counters of the efa driver): packets the
 	// device received and dropped, SRD retransmissions and the events
 	// that degrade or break a connection, and work requests that failed.

@@ -96,7 +96,7 @@ func TestNamesIn(t *testing.T) {
 		t.Errorf("NamesIn(ethtool, host rings) = %v", got)
 	}
 	got := tb.NamesIn(HWCounters, RespOutOfBuffer, RX, 0)
-	if strings.Join(got, " ") != "out_of_buffer responder_rnr_nak RNR sent rx_out_of_buffer resp_rx_outof_buf" {
+	if strings.Join(got, " ") != "out_of_buffer responder_rnr_nak RNR sent rx_out_of_buffer resp_rx_outof_buf resp_tx_rnr_retry_err" {
 		t.Errorf("NamesIn(hw_counters, responders) = %v", got)
 	}
 	all := tb.AllNamesIn(Ethtool, PauseDuration)
@@ -260,5 +260,24 @@ func TestAlsoAfterFirst(t *testing.T) {
 	}
 	if _, err := New([]Desc{also, first}); err == nil || !strings.Contains(err.Error(), "rx_pcs_symbol_err_phy") {
 		t.Errorf("second name before the first: err = %v, want it refused", err)
+	}
+}
+
+// The Pollara ionic firmware's MTU discards and the NAKs its responder
+// sends (names of amd/node-scraper's recorded `rdma statistic` and
+// Pensando's rdma_stats_hdrs) read as concepts, not as unmapped names.
+func TestIonicResponderNAKsAndMTUDiscards(t *testing.T) {
+	tb := Default()
+	for name, want := range map[string]Concept{
+		"rx_rdma_mtu_discard_pkts":  RoCEDiscards,
+		"resp_tx_pkt_seq_err":       RespSeqErrNakSent,
+		"resp_tx_rmt_inval_req_err": RespInvalidReqNakSent,
+		"resp_tx_rmt_oper_err":      RespRemoteOpErrNakSent,
+		"resp_tx_rnr_retry_err":     RespOutOfBuffer,
+	} {
+		d, _, ok := tb.LookupIn(HWCounters, name)
+		if !ok || d.Concept != want || d.Vendor != IONIC {
+			t.Errorf("%s: %+v %v, want ionic %s", name, d, ok, want)
+		}
 	}
 }

@@ -417,6 +417,19 @@ func builtin() []Desc {
 		hwv(IONIC, "resp_rx_cqe_err", RespCQEError, NoDir),
 		hwv(IONIC, "resp_rx_cqe_flush", RespCQEFlushError, NoDir),
 		hwv(IONIC, "resp_tx_rmt_acc_err", RespRemoteAccessErrs, NoDir),
+		// The NAKs the responder sent (AMD's Device Metrics Exporter:
+		// "Response Tx packet sequence error count", "Response Tx remote
+		// invalid request count", "Response Tx remote operation error
+		// count"); its RNR NAKs sent are the receive WQEs it lacked, a
+		// second name of resp_rx_outof_buf's count (as irdma's RNR sent).
+		hwv(IONIC, "resp_tx_pkt_seq_err", RespSeqErrNakSent, NoDir),
+		hwv(IONIC, "resp_tx_rmt_inval_req_err", RespInvalidReqNakSent, NoDir),
+		hwv(IONIC, "resp_tx_rmt_oper_err", RespRemoteOpErrNakSent, NoDir),
+		{Name: "resp_tx_rnr_retry_err", Vendor: IONIC, Source: HWCounters, Concept: RespOutOfBuffer, Dir: RX, Unit: Events, Also: true},
+		// RoCE packets the Pollara firmware received and discarded for
+		// their size against the MTU (by its name; AMD documents no more),
+		// a receive discard as bnxt_re's rx_roce_discards.
+		{Name: "rx_rdma_mtu_discard_pkts", Vendor: IONIC, Source: HWCounters, Concept: RoCEDiscards, Dir: RX, Unit: Packets, Sometimes: true},
 		// The Pollara AI NICs' firmware adds the requester's ACK timeouts
 		// (with retransmitted packets and the collective-traffic subsets
 		// beside them), as `rdma statistic` prints them on ionic_0..7.

@@ -121,6 +121,7 @@ func rules() []Rule {
 	rs = append(rs, ethtoolJSONRules()...)
 	rs = append(rs, ibPortRules()...)
 	rs = append(rs, devlinkRules()...)
+	rs = append(rs, rdmaResRules()...)
 	rs = append(rs, bondRules()...)
 	rs = append(rs, moduleRules()...)
 	rs = append(rs, dcqcnRules()...)

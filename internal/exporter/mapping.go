@@ -156,7 +156,10 @@ func mappingTable() []familyRow {
 		{hw, counters.RespLocalLengthErr, "rocelab_rdma_resp_local_length_errors_total", "Incoming messages longer than the receive WQE (resp_local_length_error)."},
 		{hw, counters.RespRemoteAccessErrs, "rocelab_rdma_resp_remote_access_errors_total", "Remote accesses the responder refused (resp_remote_access_errors)."},
 		{hw, counters.RxDCTConnect, "rocelab_rdma_rx_dct_connects_total", "DCT connect requests received (rx_dct_connect)."},
-		{hw, counters.RoCEDiscards, "rocelab_rdma_roce_discards_total", "RoCE packets the NIC's RoCE function discarded, received (rx) or to send (tx); the driver documents no cause (bnxt_re rx/tx_roce_discards)."},
+		{hw, counters.RoCEDiscards, "rocelab_rdma_roce_discards_total", "RoCE packets the NIC's RoCE function discarded, received (rx) or to send (tx): bnxt_re rx/tx_roce_discards, whose driver documents no cause; ionic's (Pollara) rx_rdma_mtu_discard_pkts, received packets discarded for their size against the MTU."},
+		{hw, counters.RespSeqErrNakSent, "rocelab_rdma_resp_seq_err_naks_sent_total", "NAK-sequence errors the responder sent for packets that came out of sequence, the requester's packet_seq_err on the other side (ionic resp_tx_pkt_seq_err)."},
+		{hw, counters.RespInvalidReqNakSent, "rocelab_rdma_resp_invalid_request_naks_sent_total", "Invalid request NAKs the responder sent, the requester's req_remote_invalid_request on the other side (ionic resp_tx_rmt_inval_req_err)."},
+		{hw, counters.RespRemoteOpErrNakSent, "rocelab_rdma_resp_remote_op_error_naks_sent_total", "Remote operational error NAKs the responder sent (ionic resp_tx_rmt_oper_err)."},
 		{hw, counters.RoCEErrors, "rocelab_rdma_roce_errors_total", "RoCE packets the NIC's RoCE function received or sent bad (bnxt_re rx/tx_roce_errors)."},
 
 		// RDMA hw_counters (AWS EFA, SRD).

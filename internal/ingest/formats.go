@@ -29,6 +29,7 @@ func formats() []Format {
 		{Kind: KindNVSMI, New: NewNVSMIParser},
 		{Kind: KindIPLink, New: NewIPLinkParser},
 		{Kind: KindDevlinkHealth, New: NewDevlinkParser},
+		{Kind: KindRDMAResource, New: NewRDMAResourceParser},
 		{Kind: KindBonding, New: NewBondingParser},
 		{Kind: KindModules, New: NewModulesParser},
 		{Kind: KindGPUList, New: NewGPUListParser},

@@ -25,21 +25,26 @@ import (
 
 // rdmaJSONCommand reports an `rdma` command line printing statistics as
 // JSON (-j, --json, or -j among combined flags such as -pj).
-func rdmaJSONCommand(t string) bool {
+func rdmaJSONCommand(t string) bool { return rdmaJSONOf(t, "stat") }
+
+// rdmaJSONOf reports an `rdma` command line printing the object whose
+// name starts with object ("stat" for statistic, "res" for resource) as
+// JSON.
+func rdmaJSONOf(t, object string) bool {
 	c, ok := findCommand(t, "rdma")
 	if !ok {
 		return false
 	}
-	json, stat := false, false
+	json, named := false, false
 	for _, a := range c.Args {
 		switch {
 		case a == "--json" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "j"):
 			json = true
-		case strings.HasPrefix(a, "stat"):
-			stat = true
+		case strings.HasPrefix(a, object):
+			named = true
 		}
 	}
-	return json && stat
+	return json && named
 }
 
 // jsonLine gathers a line of an `rdma -j statistic` array and reports
@@ -68,15 +73,21 @@ func (p *hwParser) jsonLine(l Line, t string) bool {
 	}
 	p.jsonCmd = p.jsonNext
 	p.jsonNext = false
-	lines, cut := p.json.add(l, t)
-	switch {
+	rdmaArrayLine(&p.json, l, t, p.readJSON, p.garbleJSON)
+	return true
+}
+
+// rdmaArrayLine adds l to arr, an rdma -j array being gathered, and hands
+// its lines to read when its brackets close, or to garble when it runs
+// past the bound.
+func rdmaArrayLine(arr *jsonArray, l Line, t string, read func([]Line), garble func([]Line, string)) {
+	switch lines, cut := arr.add(l, t); {
 	case lines == nil:
 	case cut:
-		p.garbleJSON(lines, fmt.Sprintf("the array's closing ']' within %d lines (the rdma -j output is cut)", maxEthtoolJSONLines))
+		garble(lines, fmt.Sprintf("the array's closing ']' within %d lines (the rdma -j output is cut)", maxEthtoolJSONLines))
 	default:
-		p.readJSON(lines)
+		read(lines)
 	}
-	return true
 }
 
 // bareOpens keeps the "[" and "{" lines that may open a reformatted
@@ -130,7 +141,10 @@ func (p *hwParser) readJSON(lines []Line) {
 	for _, o := range objs {
 		var dev string
 		var port int
-		if json.Unmarshal(o["ifname"], &dev) != nil || json.Unmarshal(o["port"], &port) != nil || dev == "" {
+		if json.Unmarshal(o["ifname"], &dev) != nil || json.Unmarshal(o["port"], &port) != nil || dev == "" || o["state"] != nil {
+			// An object with a "state" is a QP or CM id of `rdma -j
+			// resource show` (rdmares_json.go), whose lqpn, rqpn and PSNs
+			// are no counters.
 			continue
 		}
 		from = lineNaming(lines, from, `"ifname"`)

@@ -16,8 +16,7 @@ const nodeScraperStat = "hwcounters/rdma-statistic-json-reindented-ionic-pollara
 // firmware counts apart and documents nowhere public, the requester's and responder's local and
 // remote errors beside the mapped ones have no mlx5 counterpart to judge
 // them as, the retransmitted packets and bytes have no concept beside the
-// ACK timeouts that cause them, and the MTU discards (packets larger than
-// the path MTU) have no concept yet. The test keeps the list honest both
+// ACK timeouts that cause them. The test keeps the list honest both
 // ways: every counter of the dump is mapped or listed here, and nothing
 // listed is mapped.
 var ionicUnjudged = map[string][]string{
@@ -26,10 +25,8 @@ var ionicUnjudged = map[string][]string{
 		"resp_rx_ccl_cts_outouf_seq", "tx_rdma_ccl_cts_ack_timeout", "tx_rdma_ccl_cts_retx_bytes", "tx_rdma_ccl_cts_retx_pkts"},
 	"no counterpart": {"req_rx_oper_err", "req_rx_dup_response", "req_rx_inval_pkts", "req_tx_loc_acc_err", "req_tx_loc_oper_err",
 		"req_tx_mem_mgmt_err", "req_tx_loc_sgl_inv_err", "resp_rx_inval_request", "resp_rx_loc_oper_err", "resp_rx_outof_atomic",
-		"resp_rx_s0_table_err", "resp_tx_pkt_seq_err", "resp_tx_rmt_inval_req_err", "resp_tx_rmt_oper_err", "resp_tx_rnr_retry_err",
-		"resp_tx_loc_sgl_inv_err"},
+		"resp_rx_s0_table_err", "resp_tx_loc_sgl_inv_err"},
 	"retransmissions": {"tx_rdma_retx_bytes", "tx_rdma_retx_pkts"},
-	"no concept yet":  {"rx_rdma_mtu_discard_pkts"},
 }
 
 // amd/node-scraper keeps a host's `rdma statistic -j` as Python rewrote

@@ -197,7 +197,9 @@ func (p *devinfoParser) rdmaLinkLine(l Line, t string) bool {
 		kv[f[i]] = f[i+1]
 	}
 	state := kv["state"]
-	if state == "" {
+	if state == "" || kv["lqpn"] != "" {
+		// `rdma resource show qp` and `cm_id` print "link DEV/PORT lqpn
+		// N ... state RTS" too: a QP's state, not the port's.
 		return false
 	}
 	ev := At(p.out.src, l)
