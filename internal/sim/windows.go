@@ -50,11 +50,11 @@ type Part interface {
 // can take effect) and runs its events before the least of the other
 // parts' published times plus Lookahead and the control side's published
 // time (Chandy-Misra-Bryant, the published time standing for the null
-// message). The control side runs on whichever worker it blocks, its
-// events before the least published time plus Reply, and publishes the
-// earliest time it can still post at. A part whose neighbour is busy runs
-// on instead of waiting at a barrier, so imbalance evens out within
-// Lookahead; what a side sends is flushed before the time that allows
+// message). The control side runs on part 0's worker, when it or another
+// part waits for it, its events before the least published time plus
+// Reply, and publishes the earliest time it can still post at. A
+// part whose neighbour is busy runs on instead of waiting at a barrier,
+// so imbalance evens out within Lookahead; what a side sends is flushed before the time that allows
 // the receiver to take it is published. The barrier, once a round, jumps
 // idle stretches that published times would cross a Lookahead at a time.
 //
@@ -155,11 +155,9 @@ type Windows struct {
 	// ctlFree is set while the round's control share waits for a worker.
 	ctlFree atomic.Bool
 	linked  bool // the parts and the control side run linked (see Windows)
-	// In a linked round: ctlTok is held by the worker running the
-	// control side; ctlBound is the bound it last ran to (the token
-	// holder's); ctl is what it publishes; wake is where waiting workers
-	// sleep.
-	ctlTok   atomic.Bool
+	// In a linked round: ctlBound is the bound the control side last
+	// ran to (on part 0's worker); ctl is what it publishes; wake is
+	// where waiting workers sleep.
 	ctlBound unit.Time
 	ctl      ctlState
 	wake     wake
@@ -430,7 +428,7 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 				w.Control.AdvanceTo(r.parts)
 			}
 		}
-		w.count(ctl, alone, !alone && !w.linked && workers == len(w.Parts))
+		w.count(ctl, alone, !alone && workers == len(w.Parts))
 		if w.Timeline != nil {
 			w.record()
 		}
