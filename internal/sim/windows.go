@@ -201,15 +201,16 @@ const spanReplies = 8
 func (w *Windows) Window() unit.Time { return min(w.Lookahead, w.Reply) }
 
 // linkedWorkloads is the share of the control side's events in a run
-// below which the parts run linked rounds when each has a worker: every
-// control event holds linked parts at its time (a post has no
-// lookahead) while one worker runs it, where in a window it runs
-// beside the parts. Measured on two workloads: the 1024-host
-// permutation (0.1 % of the events; linked rounds 1.90x on two cores,
-// windows 1.61x) and the 64-server AllReduce (3.4 %: linked rounds
-// raise its bound from 1.875 to 1.962, yet windows ran as fast or
-// faster; docs/engine.md, "Why 1%").
-const linkedWorkloads = 0.01
+// below which the parts run linked rounds when each has a worker: a
+// control event holds linked parts that reach its time (a post has no
+// lookahead) while part 0's worker runs it, where in a window it runs
+// beside the parts, also on part 0's worker. The 1024-host permutation
+// (0.1 % of the events; linked rounds 1.90x on two cores, windows
+// 1.61x) and the 64-server AllReduce (3.4 %: linked rounds raise its
+// bound as run from 1.85 to 1.92) run linked; at 1 % the AllReduce ran
+// windows while the control side moved between the workers in linked
+// rounds (docs/engine.md, "Why 5%").
+const linkedWorkloads = 0.05
 
 // partState is what a part's worker leaves for the planning of the next
 // round when it has run the part through a round: the part's earliest
