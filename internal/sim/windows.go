@@ -50,11 +50,11 @@ type Part interface {
 // can take effect) and runs its events before the least of the other
 // parts' published times plus Lookahead and the control side's published
 // time (Chandy-Misra-Bryant, the published time standing for the null
-// message). The control side runs on whichever worker it blocks, its
-// events before the least published time plus Reply, and publishes the
-// earliest time it can still post at. A part whose neighbour is busy runs
-// on instead of waiting at a barrier, so imbalance evens out within
-// Lookahead; what a side sends is flushed before the time that allows
+// message). The control side runs on part 0's worker, when it or another
+// part waits for it, its events before the least published time plus
+// Reply, and publishes the earliest time it can still post at. A
+// part whose neighbour is busy runs on instead of waiting at a barrier,
+// so imbalance evens out within Lookahead; what a side sends is flushed before the time that allows
 // the receiver to take it is published. The barrier, once a round, jumps
 // idle stretches that published times would cross a Lookahead at a time.
 //
@@ -155,11 +155,9 @@ type Windows struct {
 	// ctlFree is set while the round's control share waits for a worker.
 	ctlFree atomic.Bool
 	linked  bool // the parts and the control side run linked (see Windows)
-	// In a linked round: ctlTok is held by the worker running the
-	// control side; ctlBound is the bound it last ran to (the token
-	// holder's); ctl is what it publishes; wake is where waiting workers
-	// sleep.
-	ctlTok   atomic.Bool
+	// In a linked round: ctlBound is the bound the control side last
+	// ran to (on part 0's worker); ctl is what it publishes; wake is
+	// where waiting workers sleep.
 	ctlBound unit.Time
 	ctl      ctlState
 	wake     wake
@@ -203,15 +201,16 @@ const spanReplies = 8
 func (w *Windows) Window() unit.Time { return min(w.Lookahead, w.Reply) }
 
 // linkedWorkloads is the share of the control side's events in a run
-// below which the parts run linked rounds when each has a worker: every
-// control event holds linked parts at its time (a post has no
-// lookahead) while one worker runs it, where in a window it runs
-// beside the parts. Measured on two workloads: the 1024-host
-// permutation (0.1 % of the events; linked rounds 1.90x on two cores,
-// windows 1.61x) and the 64-server AllReduce (3.4 %: linked rounds
-// raise its bound from 1.875 to 1.962, yet windows ran as fast or
-// faster; docs/engine.md, "Why 1%").
-const linkedWorkloads = 0.01
+// below which the parts run linked rounds when each has a worker: a
+// control event holds linked parts that reach its time (a post has no
+// lookahead) while part 0's worker runs it, where in a window it runs
+// beside the parts, also on part 0's worker. The 1024-host permutation
+// (0.1 % of the events; linked rounds 1.90x on two cores, windows
+// 1.61x) and the 64-server AllReduce (3.4 %: linked rounds raise its
+// bound as run from 1.85 to 1.92) run linked; at 1 % the AllReduce ran
+// windows while the control side moved between the workers in linked
+// rounds (docs/engine.md, "Why 5%").
+const linkedWorkloads = 0.05
 
 // partState is what a part's worker leaves for the planning of the next
 // round when it has run the part through a round: the part's earliest
@@ -430,7 +429,7 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 				w.Control.AdvanceTo(r.parts)
 			}
 		}
-		w.count(ctl, alone, !alone && !w.linked && workers == len(w.Parts))
+		w.count(ctl, alone, !alone && workers == len(w.Parts))
 		if w.Timeline != nil {
 			w.record()
 		}

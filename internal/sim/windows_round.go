@@ -75,7 +75,9 @@ func (w *Windows) runPart(i int, r round) {
 // events before the least published time plus Lookahead (and no more
 // than a pubSteps-th of Lookahead of them), flushes what it sent and
 // publishes its own time; the part is through when that time passes the
-// round's end, and nothing can reach it before.
+// round's end, and nothing can reach it before. Part 0's worker also
+// runs the control side (controlWanted); it is through only once the
+// control side has published the round's end, its bound.
 func (w *Windows) runLinked(i int, r round) (waited int64) {
 	p, ps := w.Parts[i], &w.parts[i]
 	s := p.Scheduler()
@@ -140,24 +142,20 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 				ps.blocked++
 			}
 		}
-		// Blocked until a neighbour or the control side publishes. When
-		// it is the control side, run it (as late as possible, so as far
-		// as possible: each step costs its collection and delivery, and
-		// brings the control side's state into this core's cache); else
-		// wait for the next publication: spin, yield, then sleep.
-		if cpub == bound {
-			if waitAt >= 0 { // it runs the control side, not waiting
+		// Part 0's worker runs the control side when it or another part
+		// needs it; else a part waits for the next publication: spin,
+		// yield, then sleep.
+		if i == 0 && w.controlWanted(cpub, bound, next) && w.stepControl(r) {
+			if waitAt >= 0 { // it ran the control side, not waiting
 				waitAt = -1
 				ps.waitAt.Store(-1)
 			}
-			if w.stepControl(r) {
-				if since >= 0 {
-					waited += w.now() - since
-				}
-				since = -1
-				spins = 0
-				continue
+			if since >= 0 {
+				waited += w.now() - since
 			}
+			since = -1
+			spins = 0
+			continue
 		}
 		if next < bound {
 			// It ran a pubSteps-th of a lookahead and published, and
@@ -179,7 +177,7 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 		}
 		pause(spins, w.spin, &w.wake, func() bool {
 			b, _ := w.linkedBound(i, end)
-			return b == bound && w.ctl.stop.Load() == stop
+			return b == bound && w.ctl.stop.Load() == stop && (i > 0 || w.controlBound(r) <= w.ctlBound)
 		})
 		if asleep {
 			ps.asleep.Store(false)
@@ -236,34 +234,36 @@ func (w *Windows) startLinked(r round) {
 }
 
 // stepControl runs the control side of linked round r as far as the
-// parts' published times allow, unless another worker is running it or
-// it cannot go further than last time, and reports whether it ran. It
-// takes the completions the parts handed over before it runs, hands its
-// posts to the parts after, and publishes the earliest time it can still
-// post at.
-//
-// A worker that finds the token taken leaves the control side to its
-// holder, which may have read the parts' times before that worker
-// published a later one, and found nothing to run. So a holder that ran
-// nothing looks at the times again once it has let the token go, and
-// tries again if they now let the control side go further: else both
-// workers could sleep, each waiting for the control side to publish,
-// and nobody would run it (TestWindowsLinkedSleepers).
+// parts' published times allow, unless it cannot go further than last
+// time, and reports whether it ran. Only part 0's worker runs it: each
+// step touches the control side's state (the workloads', the
+// transport's, its scheduler's), which stays in that core's cache,
+// where a step on whichever worker it blocked moved it between the
+// cores on 92 % of the steps of the 64-server AllReduce (docs/engine.md,
+// "The control side on one worker").
 func (w *Windows) stepControl(r round) bool {
 	if r.control < 0 {
 		return false
 	}
-	for {
-		if w.ctl.stop.Load() >= 0 || w.ctlTok.Load() || !w.ctlTok.CompareAndSwap(false, true) {
-			return false
-		}
-		last := w.ctlBound
-		ran := w.runControlTo(w.controlBound(r))
-		w.ctlTok.Store(false)
-		if ran || w.controlBound(r) <= last {
-			return ran
+	return w.runControlTo(w.controlBound(r))
+}
+
+// controlWanted reports whether part 0's worker, with the control side
+// published at cpub, its own bound at bound and its next event at next,
+// should run the control side now: it holds part 0 (cpub is the bound),
+// part 0 has nothing to run before its bound (the worker would wait), or
+// another part will reach cpub within its next pass (it would wait for
+// the control side while part 0's worker runs its own pass).
+func (w *Windows) controlWanted(cpub, bound, next unit.Time) bool {
+	if cpub == bound || next >= bound {
+		return true
+	}
+	for j := 1; j < len(w.parts); j++ {
+		if satAdd(unit.Time(w.parts[j].pub.Load()), w.Lookahead/pubSteps) >= cpub {
+			return true
 		}
 	}
+	return false
 }
 
 // controlBound returns the time before which the control side may run
@@ -278,10 +278,9 @@ func (w *Windows) controlBound(r round) unit.Time {
 }
 
 // runControlTo runs the control side's events before bound and
-// publishes, unless it has run that far already or stopped; the caller
-// holds the token.
+// publishes, unless it has run that far already or stopped.
 func (w *Windows) runControlTo(bound unit.Time) bool {
-	if bound <= w.ctlBound || w.ctl.stop.Load() >= 0 { // it may have stopped before the token was free
+	if bound <= w.ctlBound || w.ctl.stop.Load() >= 0 {
 		return false
 	}
 	w.ctlBound = bound

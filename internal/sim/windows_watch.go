@@ -30,7 +30,7 @@ func (s *watchState) started(r round, linked bool) {
 }
 
 // State describes where the run's workers are: the round started last,
-// the control side's published time, stop and token, each part's last
+// the control side's published time and stop, each part's last
 // round, published time, the bound it waits at and whether it sleeps,
 // the last round each worker finished (on its part's state), the start
 // barrier's count and sleepers, and whether the coordinator sleeps
@@ -46,11 +46,7 @@ func (w *Windows) State() string {
 		mode = "linked"
 	}
 	fmt.Fprintf(&b, "round %d (%s) to %v", w.watch.seq.Load(), mode, unit.Time(w.watch.end.Load()))
-	token := "free"
-	if w.ctlTok.Load() {
-		token = "held"
-	}
-	fmt.Fprintf(&b, "; control: published %v, stop %v, token %s", unit.Time(w.ctl.pub.Load()), unit.Time(w.ctl.stop.Load()), token)
+	fmt.Fprintf(&b, "; control: published %v, stop %v", unit.Time(w.ctl.pub.Load()), unit.Time(w.ctl.stop.Load()))
 	if ps := w.watch.parts.Load(); ps != nil {
 		for i := range *ps {
 			p := &(*ps)[i]
