@@ -110,5 +110,5 @@ func (d *linkDir) send(dom *Domain, p *packet.Packet, t unit.Time) {
 	}
 	d.wire.Push(p)
 	// Both ends lie in the sender's domain: its scheduler is at hand.
-	dom.Sched.SendHint(t, d.key, d.to, tagArrive, uintptr(unsafe.Pointer(p)))
+	dom.Sched.SendHint(t, d.key, (*portArrival)(d.to), tagArrive, uintptr(unsafe.Pointer(p)))
 }
