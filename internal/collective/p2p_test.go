@@ -227,3 +227,39 @@ func planProto(t *testing.T, cm *Comm, call Call) Proto {
 	}
 	return ch.Proto
 }
+
+// TestSendRecvRingSteadyState: nccl-tests' sendrecv (src/sendrecv.cu: each
+// rank sends to rank+1 and receives from rank-1 in one group) does not
+// synchronize the ranks. A rank's call ends when its own send and receive
+// have, and its next call starts then, so a timed loop settles to the mean
+// over the ring's links of one call's latency, in which the links that
+// cross servers (2 of 16 on 2 × 8) weigh 1/8. On group 18's 2 × 8 B200
+// (NCCL 2.29.7), 40 µs more on every network step (NCCL_NET_OVERHEAD)
+// lengthens one call from idle by those 40 µs but each of 50 calls of the
+// loop by about 40/8: a cost on the network path cannot carry the 6-23 µs
+// a call that the use3a-ss runs take above the twin at 1-64 KiB
+// (docs/nccl.md, "Group 18's sendrecv: the loop's steady state").
+func TestSendRecvRingSteadyState(t *testing.T) {
+	v, _ := ParseVersion("2.29.7")
+	call := Call{Func: SendRecv, Bytes: 1024}
+	var one, loop [2]float64
+	for i, env := range []map[string]string{
+		{"NCCL_NVLS_ENABLE": "0"},
+		{"NCCL_NVLS_ENABLE": "0", "NCCL_NET_OVERHEAD": "41000"},
+	} {
+		cm := mustCommOf(t, v, b200UseSS, 2, 8, env)
+		r1, _ := runOn(t, cm, 1, call)
+		rn, _ := runOn(t, cm, 50, call)
+		one[i], loop[i] = r1[0].Time().Micros(), rn[0].Time().Micros()
+	}
+	t.Logf("one call %.1f → %.1f µs, a call of 50 %.1f → %.1f µs", one[0], one[1], loop[0], loop[1])
+	if d := one[1] - one[0]; d < 36 || d > 44 {
+		t.Errorf("one call from idle grew by %.1f µs, want the 40 µs added to its network step", d)
+	}
+	if d := loop[1] - loop[0]; d < 40.0/16 || d > 40.0/4 {
+		t.Errorf("a call of the loop grew by %.1f µs, want about 40/8 (2 of the ring's 16 links cross servers)", d)
+	}
+	if loop[0] >= one[0] {
+		t.Errorf("a call of the loop %.1f µs, not below one call from idle %.1f", loop[0], one[0])
+	}
+}
