@@ -701,6 +701,39 @@ func TestWindowsControlOnPartZero(t *testing.T) {
 	}
 }
 
+// Part 0's worker in a linked round waits (and sleeps) like the other
+// parts' when the control side can run no further: when it has no share
+// in the round (the rounds after it stopped) or has stopped; while the
+// parts' published times let it go further, it runs it instead. In the
+// first two it had compared the control side's bound (0 with no share)
+// with the last one it ran to, found it could go further, and spun
+// without sleeping or yielding.
+func TestWindowsLinkedWaitsStill(t *testing.T) {
+	w := ringWindows(newRing(2), &Windows{Workers: 2, LinkedBelow: 2})
+	w.RunUntil(unit.MaxTime) // sets up the parts' states
+	for _, c := range []struct {
+		name          string
+		control, stop unit.Time
+		want          bool
+	}{
+		{"no control share", -1, -1, true},
+		{"control stopped", 900, 500, true},
+		{"control can run", 900, -1, false},
+	} {
+		r := round{parts: 900, control: c.control, linked: true}
+		w.startLinked(r)
+		w.ctl.stop.Store(int64(c.stop))
+		end := r.parts + 1
+		if c.stop >= 0 {
+			end = c.stop
+		}
+		bound, _ := w.linkedBound(0, end)
+		if got := w.waitsStill(0, r, end, bound, int64(c.stop)); got != c.want {
+			t.Errorf("%s: part 0 waits still %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
 // goroutineID returns the calling goroutine's number, from its stack's
 // first line ("goroutine N [running]:").
 func goroutineID() int {
