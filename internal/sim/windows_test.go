@@ -876,20 +876,25 @@ func TestWindowsHomes(t *testing.T) {
 	}
 }
 
-// RunPathEvents puts the control side's events where the run does: in
-// windows with a worker per part, on the coordinator's, beside part 0,
-// so the path it gives lies between PathEvents (on the least busy part's
-// core) and the critical path plus every control event; otherwise, on
-// the first worker done or alone, it is PathEvents.
+// RunPathEvents puts the control side's events where the run does: with
+// a worker per part, in windows and linked rounds, on the coordinator's,
+// beside part 0, so the path it gives lies between PathEvents (on the
+// least busy part's core) and the critical path plus every control
+// event; otherwise, on the first worker done or alone, it is PathEvents.
 func TestWindowsRunPath(t *testing.T) {
 	run := func(w *Windows) WindowStats {
 		ringWindows(newRing(ringParts), w).RunUntil(unit.MaxTime)
 		return w.Stats()
 	}
-	own := run(&Windows{Workers: ringParts, Windowed: true})
-	if own.ControlEvents == 0 || own.RunPathEvents <= own.PathEvents || own.RunPathEvents > own.CriticalEvents+own.ControlEvents {
-		t.Errorf("a worker a part: run path %d, want above path %d and at most critical %d + control %d",
-			own.RunPathEvents, own.PathEvents, own.CriticalEvents, own.ControlEvents)
+	for name, w := range map[string]*Windows{
+		"windows":       {Workers: ringParts, Windowed: true},
+		"linked rounds": {Workers: ringParts, LinkedBelow: 2},
+	} {
+		own := run(w)
+		if own.ControlEvents == 0 || own.RunPathEvents <= own.PathEvents || own.RunPathEvents > own.CriticalEvents+own.ControlEvents {
+			t.Errorf("%s, a worker a part: run path %d, want above path %d and at most critical %d + control %d",
+				name, own.RunPathEvents, own.PathEvents, own.CriticalEvents, own.ControlEvents)
+		}
 	}
 	for name, w := range map[string]*Windows{
 		"one worker": {Workers: 1, Windowed: true},
