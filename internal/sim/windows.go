@@ -52,10 +52,10 @@ type Part interface {
 // time (Chandy-Misra-Bryant, the published time standing for the null
 // message). The control side runs on part 0's worker, when it or another
 // part waits for it, its events before the least published time plus
-// Reply, and publishes the earliest time it can still post at. A
-// part whose neighbour is busy runs on instead of waiting at a barrier,
-// so imbalance evens out within Lookahead; what a side sends is flushed before the time that allows
-// the receiver to take it is published. The barrier, once a round, jumps
+// Reply, and publishes the earliest time it can still post at. A part
+// whose neighbour is busy runs on instead of waiting at a barrier, so
+// imbalance evens out within Lookahead; what a side sends is flushed
+// before the time that allows the receiver to take it is published. The barrier, once a round, jumps
 // idle stretches that published times would cross a Lookahead at a time.
 //
 // With more parts than workers (a linked part waits for its neighbours on
@@ -207,7 +207,8 @@ func (w *Windows) Window() unit.Time { return min(w.Lookahead, w.Reply) }
 // beside the parts, also on part 0's worker. The 1024-host permutation
 // (0.1 % of the events; linked rounds 1.90x on two cores, windows
 // 1.61x) and the 64-server AllReduce (3.4 %: linked rounds raise its
-// bound as run from 1.85 to 1.92) run linked; at 1 % the AllReduce ran
+// bound as run from 1.85 to 1.92, counted; its wall time on a quiet
+// machine is still to be taken) run linked; at 1 % the AllReduce ran
 // windows while the control side moved between the workers in linked
 // rounds (docs/engine.md, "Why 5%").
 const linkedWorkloads = 0.05

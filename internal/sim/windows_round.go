@@ -175,10 +175,7 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 		if asleep {
 			ps.asleep.Store(true)
 		}
-		pause(spins, w.spin, &w.wake, func() bool {
-			b, _ := w.linkedBound(i, end)
-			return b == bound && w.ctl.stop.Load() == stop && (i > 0 || w.controlBound(r) <= w.ctlBound)
-		})
+		pause(spins, w.spin, &w.wake, func() bool { return w.waitsStill(i, r, end, bound, stop) })
 		if asleep {
 			ps.asleep.Store(false)
 		}
@@ -197,6 +194,20 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 	}
 	w.takeState(i)
 	return waited
+}
+
+// waitsStill reports whether part i of linked round r, which waits at
+// bound with the control side's stop at stop, must still wait: its bound
+// and the stop are the same, and, for part 0's worker, the control side
+// cannot run further (stepControl). A control side with no share in the
+// round, or stopped, never can: were its bound compared with the last
+// one it ran to, part 0's worker would find it could, and spin instead
+// of sleeping (TestWindowsLinkedWaitsStill).
+func (w *Windows) waitsStill(i int, r round, end, bound unit.Time, stop int64) bool {
+	if b, _ := w.linkedBound(i, end); b != bound || w.ctl.stop.Load() != stop {
+		return false
+	}
+	return i > 0 || r.control < 0 || stop >= 0 || w.controlBound(r) <= w.ctlBound
 }
 
 // linkedBound returns the time before which part i may run its events in

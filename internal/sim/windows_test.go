@@ -701,6 +701,39 @@ func TestWindowsControlOnPartZero(t *testing.T) {
 	}
 }
 
+// Part 0's worker in a linked round waits (and sleeps) like the other
+// parts' when the control side can run no further: when it has no share
+// in the round (the rounds after it stopped) or has stopped; while the
+// parts' published times let it go further, it runs it instead. In the
+// first two it had compared the control side's bound (0 with no share)
+// with the last one it ran to, found it could go further, and spun
+// without sleeping or yielding.
+func TestWindowsLinkedWaitsStill(t *testing.T) {
+	w := ringWindows(newRing(2), &Windows{Workers: 2, LinkedBelow: 2})
+	w.RunUntil(unit.MaxTime) // sets up the parts' states
+	for _, c := range []struct {
+		name          string
+		control, stop unit.Time
+		want          bool
+	}{
+		{"no control share", -1, -1, true},
+		{"control stopped", 900, 500, true},
+		{"control can run", 900, -1, false},
+	} {
+		r := round{parts: 900, control: c.control, linked: true}
+		w.startLinked(r)
+		w.ctl.stop.Store(int64(c.stop))
+		end := r.parts + 1
+		if c.stop >= 0 {
+			end = c.stop
+		}
+		bound, _ := w.linkedBound(0, end)
+		if got := w.waitsStill(0, r, end, bound, int64(c.stop)); got != c.want {
+			t.Errorf("%s: part 0 waits still %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
 // goroutineID returns the calling goroutine's number, from its stack's
 // first line ("goroutine N [running]:").
 func goroutineID() int {
@@ -843,20 +876,25 @@ func TestWindowsHomes(t *testing.T) {
 	}
 }
 
-// RunPathEvents puts the control side's events where the run does: in
-// windows with a worker per part, on the coordinator's, beside part 0,
-// so the path it gives lies between PathEvents (on the least busy part's
-// core) and the critical path plus every control event; otherwise, on
-// the first worker done or alone, it is PathEvents.
+// RunPathEvents puts the control side's events where the run does: with
+// a worker per part, in windows and linked rounds, on the coordinator's,
+// beside part 0, so the path it gives lies between PathEvents (on the
+// least busy part's core) and the critical path plus every control
+// event; otherwise, on the first worker done or alone, it is PathEvents.
 func TestWindowsRunPath(t *testing.T) {
 	run := func(w *Windows) WindowStats {
 		ringWindows(newRing(ringParts), w).RunUntil(unit.MaxTime)
 		return w.Stats()
 	}
-	own := run(&Windows{Workers: ringParts, Windowed: true})
-	if own.ControlEvents == 0 || own.RunPathEvents <= own.PathEvents || own.RunPathEvents > own.CriticalEvents+own.ControlEvents {
-		t.Errorf("a worker a part: run path %d, want above path %d and at most critical %d + control %d",
-			own.RunPathEvents, own.PathEvents, own.CriticalEvents, own.ControlEvents)
+	for name, w := range map[string]*Windows{
+		"windows":       {Workers: ringParts, Windowed: true},
+		"linked rounds": {Workers: ringParts, LinkedBelow: 2},
+	} {
+		own := run(w)
+		if own.ControlEvents == 0 || own.RunPathEvents <= own.PathEvents || own.RunPathEvents > own.CriticalEvents+own.ControlEvents {
+			t.Errorf("%s, a worker a part: run path %d, want above path %d and at most critical %d + control %d",
+				name, own.RunPathEvents, own.PathEvents, own.CriticalEvents, own.ControlEvents)
+		}
 	}
 	for name, w := range map[string]*Windows{
 		"one worker": {Workers: 1, Windowed: true},

@@ -37,7 +37,8 @@ type WindowStats struct {
 	// RunPathEvents is PathEvents with the control side's events where
 	// the run puts them: with a worker per part, in windows and linked
 	// rounds, on the coordinator's, which runs part 0 (runRound,
-	// stepControl); else as PathEvents. All events over it is the bound of the run as it goes.
+	// stepControl); else as PathEvents. All events over it is the bound
+	// of the run as it goes.
 	RunPathEvents uint64
 	// HomePathEvents is the same with the control side's events in the
 	// parts of the hosts they touch (Windows.Homes): each round adds the
