@@ -1,11 +1,14 @@
 package collective
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
+
+	"rocelab/internal/gpu"
 )
 
 // TestHeldOutGroup18SendRecv runs held-out group 18's sendrecv sweeps
@@ -72,5 +75,116 @@ func runHeldOutRuns(t *testing.T, group, want int, keep func(*publicRun) bool) {
 	}
 	for _, key := range slices.Sorted(maps.Keys(n)) {
 		t.Logf("group %d, %s: %d/%d rows within their band", group, key, in[key], n[key])
+	}
+}
+
+// TestFarSocketMidSizeChannels holds what docs/nccl.md ("Held out, group
+// 20", session 44) reads from group 20's two pod pairs at 2-16 MiB: the
+// two layouts' rows agree within 3% in both columns, though NCCL 2.25.1's
+// search gives the far-socket pair 8 channels (4 × 2.4 GB/s through the
+// 10 GB/s socket link it believes, doubled) and the same-socket pair 4;
+// at 4-16 MiB the twin on NCCL's 8 is above the far-socket rows by more
+// than their band, and on the same-socket pair's 4 (NCCL_MAX_NCHANNELS=4)
+// within it.
+// So the far-socket pair's mid sizes run as the same-socket pair's, not
+// as NCCL's own model of its channels would.
+func TestFarSocketMidSizeChannels(t *testing.T) {
+	far := dranetA3Ultra("far-socket", "far", gpu.SYS)
+	near := readPublic(t, dranetA3Ultra("same-socket", "near", gpu.PHB).file)
+	mid := func(rows []publicRow) map[int64]publicRow {
+		m := map[int64]publicRow{}
+		for _, r := range rows {
+			if r.size >= 2<<20 && r.size <= 16<<20 {
+				m[r.size] = r
+			}
+		}
+		return m
+	}
+	nearMid := mid(near)
+	farMid := mid(readPublic(t, far.file))
+	if len(farMid) != 4 || len(nearMid) != 4 {
+		t.Fatalf("2-16 MiB rows: far %d, near %d, want 4 each", len(farMid), len(nearMid))
+	}
+	for size, f := range farMid {
+		if d := f.time/nearMid[size].time - 1; d > 0.03 || d < -0.03 {
+			t.Errorf("%s: far-socket %.1f µs, same-socket %.1f: the layouts differ by %.1f%%", sizeName(size), f.time, nearMid[size].time, 100*d)
+		}
+	}
+	far.quoted, far.table = slices.SortedFunc(maps.Values(farMid), func(a, b publicRow) int { return cmp.Compare(a.size, b.size) }), true
+	for _, tc := range []struct {
+		maxCh    string
+		channels int
+		inBand   bool
+	}{{"", 8, false}, {"4", 4, true}} {
+		far.env = map[string]string{}
+		if tc.maxCh != "" {
+			far.env["NCCL_MAX_NCHANNELS"] = tc.maxCh
+		}
+		for _, c := range runPublic(t, &far, 16<<20) {
+			t.Logf("NCCL_MAX_NCHANNELS=%q %s: twin %.1f µs on %d channels, run %.1f (×%.2f)", tc.maxCh, sizeName(c.row.size), c.twinTime, c.choice.Channels, c.row.time, c.ratio)
+			if c.choice.Channels != tc.channels {
+				t.Errorf("NCCL_MAX_NCHANNELS=%q %s: %d channels, want %d", tc.maxCh, sizeName(c.row.size), c.choice.Channels, tc.channels)
+			}
+			if c.pass() != tc.inBand && c.row.size >= 4<<20 {
+				t.Errorf("NCCL_MAX_NCHANNELS=%q %s: ×%.2f, in band %v, want %v", tc.maxCh, sizeName(c.row.size), c.ratio, c.pass(), tc.inBand)
+			}
+		}
+	}
+}
+
+// TestOneRankANodeClimb holds the other half of that reading: on the GKE
+// gIB all_gather runs, the time a call loses against the rate between
+// its two largest sizes grows from 16 MiB to 512 MiB by more than 3× on
+// every pod pair of one rank a node (the A4 pair with GPUDirect RDMA at
+// PIX as well as both A3 Ultra layouts without it) and by less than 2×
+// on every 2 × 8 run of the same network and image; the twin's far-socket
+// pair does not grow. What climbs is not the socket link or the host
+// bounce, and the twin has no such cost.
+func TestOneRankANodeClimb(t *testing.T) {
+	lost := func(rows []publicRow) (at16, at512 float64) {
+		a, b := rows[len(rows)-2], rows[len(rows)-1]
+		top := (b.busbw*b.time - a.busbw*a.time) / (b.time - a.time)
+		for _, r := range rows {
+			switch r.size {
+			case 16 << 20:
+				at16 = r.time * (1 - r.busbw/top)
+			case 512 << 20:
+				at512 = r.time * (1 - r.busbw/top)
+			}
+		}
+		return at16, at512
+	}
+	runs := 0
+	for i := range publicRuns {
+		r := publicRuns[i]
+		if !strings.Contains(r.file, "-gcp-a") || r.op != "all_gather" {
+			continue
+		}
+		runs++
+		at16, at512 := lost(readPublic(t, r.file))
+		t.Logf("%s (%d a node): %.0f µs lost at 16 MiB, %.0f at 512 MiB", r.file, r.ppn, at16, at512)
+		if climbs := at512 > 3*at16; r.ppn == 1 && !climbs || r.ppn > 1 && at512 > 2*at16 {
+			t.Errorf("%s: %.0f µs lost at 16 MiB, %.0f at 512 MiB: one rank a node should climb by more than 3×, eight by less than 2×", r.file, at16, at512)
+		}
+	}
+	if runs != 9 {
+		t.Errorf("%d GKE all_gather runs, want 9 (3 of one rank a node, 6 of eight)", runs)
+	}
+	far := dranetA3Ultra("far-socket", "far", gpu.SYS)
+	var rows []publicRow
+	for _, r := range readPublic(t, far.file) {
+		if r.size == 16<<20 || r.size >= 512<<20 && r.size <= 2<<30 {
+			rows = append(rows, r)
+		}
+	}
+	far.quoted, far.table = rows, true
+	var twin []publicRow
+	for _, c := range runPublic(t, &far, 2<<30) {
+		twin = append(twin, publicRow{size: c.row.size, time: c.twinTime, busbw: c.twinBusBW})
+	}
+	at16, at512 := lost(twin)
+	t.Logf("twin, far-socket pair: %.0f µs lost at 16 MiB, %.0f at 512 MiB", at16, at512)
+	if at512 > 2*at16 {
+		t.Errorf("the twin's far-socket pair loses %.0f µs at 16 MiB and %.0f at 512 MiB: the climb docs/nccl.md says the twin lacks is there", at16, at512)
 	}
 }
