@@ -24,6 +24,9 @@ func TestPortQoSMapOnPortChannel(t *testing.T) {
 		for _, f := range lintFiles(t, tempFile(t, "lag-synthetic.json", text)).Findings {
 			if f.ID == "qos.ports.unbound" {
 				got = append(got, f.Severity.String()+" "+f.Title, f.Fix)
+				if !strings.Contains(f.Mechanism, "through 202411 a failed port set exits orchagent") {
+					t.Errorf("mechanism says not what a failed port set does per release: %s", f.Mechanism)
+				}
 			}
 		}
 		if len(got) != 2 || !strings.HasPrefix(got[0], "error ") || !strings.HasSuffix(got[0], "PORT_QOS_MAP|PortChannel0001 names port channel PortChannel0001, to which orchagent applies no QoS map or PFC: its member Ethernet0 has no row of its own") ||
