@@ -178,7 +178,7 @@ var book = []Spec{
 		Text: "a completion with status 4 (IBV_WC_LOC_PROT_ERR) is the first error on a connection",
 		Fix:  ""},
 	{ID: "nccl.ib.completion_flushed", Layer: LayerRDMA, Severities: []Severity{Error}, Front: Doctor,
-		Text: "only status 5 (WR flushed) errors are in the logs: the root cause was logged elsewhere, or, when the logs hold a queue-pair fatal async event (`local access violation work queue error`, NVIDIA/nccl#1524), is that event",
+		Text: "only status 5 (WR flushed) errors are in the logs: the root cause was logged elsewhere, or, when the logs hold a queue-pair fatal async event on a host whose work requests were flushed (`local access violation work queue error`, NVIDIA/nccl#1524; a queue pair flushes after an error of its own, so another host's event is no cause), is that event",
 		Fix:  "Collect NCCL_DEBUG=INFO logs from every rank and find the first completion error with status 12, 4 or 13 (or an ibv_modify_qp failure)."},
 	{ID: "nccl.ib.completion_error", Layer: LayerRDMA, Severities: []Severity{Error}, Front: Doctor,
 		Text: "a completion with any other status is the first error on a connection",
