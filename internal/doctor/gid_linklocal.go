@@ -113,15 +113,15 @@ func joinLinkLocalSeen(fs []Finding, hosts []string, logs []*ingest.NCCLLog) []F
 	}
 	if past := pastRTR(statuses); past != "" {
 		f.Severity = Warn
-		f.Mechanism += " Here the GIDs appear only in completions with " + past + ": each queue pair got past RTR with them, which needs the peer's link-local address to resolve to a MAC, so these peers share one L2 segment and the failure is not one an unroutable GID causes (that is an ibv_modify_qp timeout or retry-exceeded, status 12); the index still breaks once the traffic crosses a router."
+		f.Mechanism += " Here the GIDs appear only in completions with " + past + ": each queue pair got past RTR with them and none failed the way an unroutable GID fails: as a RoCE v2 GID, whose fe80:: neighbour the kernel resolves at RTR, with an ibv_modify_qp timeout; as a RoCE v1 GID, whose MAC it takes from the address itself (ib_resolve_unicast_gid_dmac) so RTR always passes, with retry-exceeded, status 12. The failure is another one; the index still breaks once the traffic crosses a router."
 	}
 	return append(fs, f)
 }
 
 // pastRTR names the completion statuses when every one proves its queue
-// pair connected and none is the one an unreachable peer gives ("status
-// 5 (WR_FLUSH_ERR)"): "" when one is a setup failure (-1) or a retry
-// exceeded.
+// pair connected and none is the one an unreachable peer gives past RTR
+// ("status 5 (WR_FLUSH_ERR)"): "" when one is a setup failure (-1) or a
+// retry exceeded.
 func pastRTR(statuses []int) string {
 	var names []string
 	for _, s := range statuses {

@@ -122,6 +122,21 @@ func TestDeviceSkipsOneFinding(t *testing.T) {
 	}
 }
 
+// One receive flushed after its host's queue-pair fatal event (NVIDIA/nccl#1524):
+// the flush names the event as its cause, in the singular, and the
+// link-local GIDs it printed are a warning that says why for RoCE v1 and v2.
+func TestFlushedAfterQPEvent(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.20.3-async-local-access-violation-then-status5-flushed-link-local-gids-cx4-nccl1524.txt")
+	f := nicMustFind(t, fs, "nccl.ib.completion_flushed", Error, "after a queue-pair fatal event")
+	if !strings.Contains(f.Mechanism, "on ubuntu20-server-2 mlx5_0:1") || !strings.Contains(f.Mechanism, "the flushed completion is its fallout, not a fault of its own") {
+		t.Errorf("mechanism %q", f.Mechanism)
+	}
+	g := nicMustFind(t, fs, "gid.index.link_local", Warn, "fe80::e61d:2dff:fef2:9c94")
+	if !strings.Contains(g.Mechanism, "as a RoCE v1 GID") || strings.Contains(g.Mechanism, "share one L2 segment and") {
+		t.Errorf("mechanism %q", g.Mechanism)
+	}
+}
+
 // ibv_reg_dmabuf_mr failing with EOPNOTSUPP (NVIDIA/nccl#778) is the verbs
 // stack without DMA-BUF memory regions, not a locked-memory or resource
 // limit: the fix is NCCL_DMABUF_ENABLE=0 (nvidia-peermem) or a stack that

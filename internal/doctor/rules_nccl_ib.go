@@ -332,8 +332,12 @@ func flushedFinding(flushed []*connErrors, total int, qp string) Finding {
 		Fix:       "Collect NCCL_DEBUG=INFO logs from every rank and find the first completion error with status 12, 4 or 13 (or an ibv_modify_qp failure); diagnose that one.",
 	}
 	if qp != "" {
+		fallout := fmt.Sprintf("the %d flushed completions are its fallout, not a fault of their own", total)
+		if total == 1 {
+			fallout = "the flushed completion is its fallout, not a fault of its own"
+		}
 		f.Title = fmt.Sprintf("Work requests flushed (status 5, vendor err 0xf9) on %s after a queue-pair fatal event", plural(len(flushed), "connection", "connections"))
-		f.Mechanism = fmt.Sprintf("Status 5 (IBV_WC_WR_FLUSH_ERR) means the queue pair was already in the error state: every outstanding request completes flushed. The root cause is in these logs: %s, which moved the queue pair to the error state; the %d flushed completions are its fallout, not a fault of their own (the proxy's progress thread polls them from the dead queue pair).", qp, total)
+		f.Mechanism = fmt.Sprintf("Status 5 (IBV_WC_WR_FLUSH_ERR) means the queue pair was already in the error state: every outstanding request completes flushed. The root cause is in these logs: %s, which moved the queue pair to the error state; %s (the proxy's progress thread polls them from the dead queue pair).", qp, fallout)
 		f.Fix = "Diagnose the async event (nccl.ib.async_event): for an access or request error on the queue pair, the NIC's path to the GPU memory it was given (ACS, IOMMU, nvidia-peermem or dma-buf)."
 	}
 	return f

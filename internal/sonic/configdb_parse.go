@@ -264,6 +264,12 @@ func badKey(table, key string) string {
 // portKeyIDs names what follows the port in a table's "port|ids" key.
 var portKeyIDs = map[string]string{"BUFFER_PG": "priority groups", "BUFFER_QUEUE": "queues", "QUEUE": "queue"}
 
+// splitKeyTables are the tables lint reads whose keys have parts, which
+// config_facts returns nested at the first '|' (see nestedRows): the
+// port-keyed ones, and PORTCHANNEL_MEMBER ("PortChannel0001|Ethernet0"),
+// whose members the port-channel rule reads.
+var splitKeyTables = map[string]bool{"BUFFER_PG": true, "BUFFER_QUEUE": true, "QUEUE": true, "PORTCHANNEL_MEMBER": true}
+
 // emptyPortName says why a PORT_QOS_MAP key is no port list: orchagent
 // splits it on commas, and an empty name ("", ",", "Ethernet0,") is no
 // port.
@@ -298,7 +304,7 @@ func (p *parser) table(db *ConfigDB, name string, tab Table, merge bool) error {
 		if readTables[key] && (readTables[name] || tableName(name) && p.objectOfObjects()) {
 			return p.errAt(off, "%s|%s: the table %s as a row of %s: a } is missing before it, to close %s", name, key, key, name, name)
 		}
-		if portKeyIDs[name] != "" && !strings.Contains(key, "|") && p.nestedRows() {
+		if splitKeyTables[name] && !strings.Contains(key, "|") && p.nestedRows() {
 			if err := p.nested(db, name, tab, key, merge); err != nil {
 				return err
 			}
@@ -325,10 +331,9 @@ func (p *parser) tableRow(db *ConfigDB, name string, tab Table, key string, off 
 // its first '|': "BUFFER_PG": {"Ethernet0": {"3-4": {"profile": ...}}}
 // for "BUFFER_PG|Ethernet0|3-4". CONFIG_DB's fields hold strings or
 // lists, never objects; sonic-db-dump's row wrapper, whose "value" holds
-// the fields, is no such object. It is asked in the tables lint reads
-// whose keys have parts (BUFFER_PG, BUFFER_QUEUE, QUEUE): in the others
-// an object for a field stays the error it is, and the odd shapes of the
-// tables lint does not read stay skipped.
+// the fields, is no such object. It is asked in splitKeyTables only: in
+// the others an object for a field stays the error it is, and the odd
+// shapes of the tables lint does not read stay skipped.
 func (p *parser) nestedRows() bool {
 	if !p.objectOfObjects() {
 		return false
