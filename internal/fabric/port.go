@@ -10,8 +10,7 @@ import (
 	"rocelab/internal/unit"
 )
 
-// Event tags a Port serves (the low byte of the tag); tagArrive is
-// served by the port as a portArrival.
+// Event tags a Port serves (the low byte of the tag), tagArrive as a portArrival.
 const (
 	tagTxDone uint64 = iota
 	tagArrive
