@@ -13,16 +13,23 @@ import (
 	"rocelab/internal/ingest"
 )
 
+// splitBy splits readings into those whose counter's description is
+// matched and the rest.
+func splitBy(rs []ingest.Reading, match func(*counters.Desc) bool) (in, out []ingest.Reading) {
+	for _, r := range rs {
+		if d, _, ok := counters.Default().Lookup(r.Name); ok && match(d) {
+			in = append(in, r)
+		} else {
+			out = append(out, r)
+		}
+	}
+	return in, out
+}
+
 // byDirection splits readings into received and sent ones by their
 // counter's direction.
 func byDirection(rs []ingest.Reading) (rx, tx []ingest.Reading) {
-	for _, r := range rs {
-		if d, _, ok := counters.Default().Lookup(r.Name); ok && d.Dir == counters.TX {
-			tx = append(tx, r)
-		} else {
-			rx = append(rx, r)
-		}
-	}
+	tx, rx = splitBy(rs, func(d *counters.Desc) bool { return d.Dir == counters.TX })
 	return rx, tx
 }
 
@@ -30,14 +37,7 @@ func byDirection(rs []ingest.Reading) (rx, tx []ingest.Reading) {
 // discarded for their size against the MTU (rx_rdma_mtu_discard_pkts)
 // from bnxt_re's RoCE discards, whose driver names no cause.
 func mtuDiscards(rs []ingest.Reading) (mtu, other []ingest.Reading) {
-	for _, r := range rs {
-		if d, _, ok := counters.Default().Lookup(r.Name); ok && d.Vendor == counters.IONIC {
-			mtu = append(mtu, r)
-		} else {
-			other = append(other, r)
-		}
-	}
-	return mtu, other
+	return splitBy(rs, func(d *counters.Desc) bool { return d.Vendor == counters.IONIC })
 }
 
 // roceDiscardsText tells bnxt_re's rx/tx_roce_discards by direction.
