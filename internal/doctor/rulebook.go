@@ -327,7 +327,7 @@ var book = []Spec{
 		Text: "a port's traffic rides its PFC priority; reports the pause frames",
 		Fix:  ""},
 	{ID: "counters.discards", Layer: LayerFabric, Severities: []Severity{Info, Warn, Error}, Front: Doctor,
-		Text: "drop counters moved (rx_discards_phy, rx_prioN_discards, rx_prioN_buf_discard, rx_prioN_cong_discard, rx_out_of_buffer, out_of_buffer, bnxt/be2net equivalents, bnxt_re's rx/tx_roce_discards, the kernel's rx_missed_errors and rx_dropped of `ip -s link` when no driver dump of the port is beside them): error at 0.1% of received packets or on a PFC priority; one level lower for a single dump below 1%",
+		Text: "drop counters moved (rx_discards_phy, rx_prioN_discards, rx_prioN_buf_discard, rx_prioN_cong_discard, rx_out_of_buffer, out_of_buffer, bnxt/be2net equivalents, bnxt_re's rx/tx_roce_discards, ionic's rx_rdma_mtu_discard_pkts (packets over the MTU: the fix compares the MTUs along the path), the kernel's rx_missed_errors and rx_dropped of `ip -s link` when no driver dump of the port is beside them): error at 0.1% of received packets or on a PFC priority; one level lower for a single dump below 1%",
 		Fix:  ""},
 	{ID: "counters.pause.global", Layer: LayerFabric, Severities: []Severity{Warn}, Front: Doctor,
 		Text: "802.3x global pause counters moved, or `ethtool -a` shows pause enabled",

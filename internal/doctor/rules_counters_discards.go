@@ -13,17 +13,31 @@ import (
 	"rocelab/internal/ingest"
 )
 
+// splitBy splits readings into those whose counter's description is
+// matched and the rest.
+func splitBy(rs []ingest.Reading, match func(*counters.Desc) bool) (in, out []ingest.Reading) {
+	for _, r := range rs {
+		if d, _, ok := counters.Default().Lookup(r.Name); ok && match(d) {
+			in = append(in, r)
+		} else {
+			out = append(out, r)
+		}
+	}
+	return in, out
+}
+
 // byDirection splits readings into received and sent ones by their
 // counter's direction.
 func byDirection(rs []ingest.Reading) (rx, tx []ingest.Reading) {
-	for _, r := range rs {
-		if d, _, ok := counters.Default().Lookup(r.Name); ok && d.Dir == counters.TX {
-			tx = append(tx, r)
-		} else {
-			rx = append(rx, r)
-		}
-	}
+	tx, rx = splitBy(rs, func(d *counters.Desc) bool { return d.Dir == counters.TX })
 	return rx, tx
+}
+
+// mtuDiscards splits the ionic (Pollara) firmware's RoCE packets
+// discarded for their size against the MTU (rx_rdma_mtu_discard_pkts)
+// from bnxt_re's RoCE discards, whose driver names no cause.
+func mtuDiscards(rs []ingest.Reading) (mtu, other []ingest.Reading) {
+	return splitBy(rs, func(d *counters.Desc) bool { return d.Vendor == counters.IONIC })
 }
 
 // roceDiscardsText tells bnxt_re's rx/tx_roce_discards by direction.
@@ -109,9 +123,13 @@ func checkDiscards(inc *Incident) []Finding {
 		if len(d.RDMA) > 0 {
 			mech = append(mech, "hw_counters "+readingNames(d.RDMA, "count")+" RDMA packets that found no posted receive WQE (the application did not repost receives in time).")
 		}
-		roceRx, roceTx := byDirection(d.RoCE)
-		if len(d.RoCE) > 0 {
+		mtuRoCE, roce := mtuDiscards(d.RoCE)
+		roceRx, roceTx := byDirection(roce)
+		if len(roce) > 0 {
 			mech = append(mech, roceDiscardsText(roceRx, roceTx))
+		}
+		if len(mtuRoCE) > 0 {
+			mech = append(mech, "hw_counters "+readingNames(mtuRoCE, "count")+" RoCE packets the NIC received and discarded for their size against the MTU (the ionic firmware's name for it; AMD documents no more): not a full buffer but packets larger than this port takes, a sender whose path MTU exceeds what this port or a hop between carries; a requester sends them again as large after an ACK timeout, so a QP whose packets all exceed it ends in retry exceeded (completion status 12).")
 		}
 		mech = append(mech, "Counted "+window(s)+".")
 		var fix string
@@ -122,6 +140,9 @@ func checkDiscards(inc *Incident) []Finding {
 			netdev := nameOr(netdevOf(inc, s.Scope, s.Device), "<netdev>")
 			if len(roceRx) > 0 {
 				roceFixes = append(roceFixes, fmt.Sprintf("Not the switch's drop: read ethtool -S %s beside these hw_counters. If the RoCE class's rx_discard_packets_cosN moves while tx_pfc_ena_frames_priN stays 0, the NIC drops instead of pausing its switch port: %s. If not, the driver documents no cause: compare the requesters' retransmission counters and the receivers' CPU and PCIe load, and take the counts with `ethtool -i %s` (driver and firmware versions) to the NIC's vendor.", netdev, pfcSetting(s, netdev, pfc.target(0)), netdev))
+			}
+			if len(mtuRoCE) > 0 {
+				roceFixes = append(roceFixes, fmt.Sprintf("Not PFC or buffers: compare the MTUs along the path: the RoCE active_mtu each end's device reports (`ibv_devinfo -d %s`), `ip link show %s` on both hosts and the switch ports' MTU, which must carry the RoCE MTU and its headers (a RoCE MTU of 4096 on an Ethernet MTU of 4200 or more on every hop).", s.Device, netdev))
 			}
 			if len(roceTx) > 0 {
 				roceFixes = append(roceFixes, fmt.Sprintf("The transmit discards are this NIC's own: read ethtool -S %s and the kernel log (bnxt_en, bnxt_re) beside them; the driver documents no cause, so take the counts with `ethtool -i %s` (driver and firmware versions) to the NIC's vendor.", netdev, netdev))

@@ -266,6 +266,22 @@ func TestBnxtRERoCEDiscards(t *testing.T) {
 	}
 }
 
+// The Pollara ionic firmware's rx_rdma_mtu_discard_pkts are RoCE packets
+// received and discarded for their size against the MTU, not bnxt_re's
+// causeless discards: the finding speaks of the MTUs along the path, not
+// of bnxt_re's statistics context, its cos counters or PFC. Before, it
+// gave bnxt_re's mechanism and fix. SYNTHETIC.
+func TestIonicMTUDiscards(t *testing.T) {
+	fs := synthFindings(t, Options{}, "link ionic_0/1 rx_rdma_ucast_pkts 1000000 rx_rdma_mtu_discard_pkts 120 resp_rx_outof_buf 0")
+	d := nicMustFind(t, fs, "counters.discards", Info, "ionic_0 port 1", "rx_rdma_mtu_discard_pkts 120")
+	if !strings.Contains(d.Mechanism, "for their size against the MTU") || strings.Contains(d.Mechanism+d.Fix, "bnxt") {
+		t.Errorf("mechanism %s", d.Mechanism)
+	}
+	if !strings.Contains(d.Fix, "ibv_devinfo -d ionic_0") || strings.Contains(d.Fix, "rx_discard_packets_cosN") || strings.Contains(d.Fix, "dcb pfc") {
+		t.Errorf("fix %s", d.Fix)
+	}
+}
+
 // AMD Pensando's ionic firmware counts the RNR NAKs a requester received
 // as req_rx_rnr_retry_err ("Request Rx receiver not ready retry errors",
 // as mlx5's rnr_nak_retry_err; pensando-sw's rdma_stats_hdrs). Before, it

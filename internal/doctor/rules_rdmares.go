@@ -55,20 +55,24 @@ func checkQPErrors(inc *Incident) []Finding {
 			qps = append(qps, q)
 		}
 	}
+	type ownerKey struct {
+		host, dev, comm string
+		port, pid       int
+	}
 	var owners []*qpOwner
+	byKey := map[ownerKey]*qpOwner{}
 	devFault := map[string]bool{} // host+dev whose kernel GSI QP is in ERR
 	for _, q := range qps {
 		if q.Type == "GSI" && q.State == "ERR" {
 			devFault[q.Host+"\x00"+q.Device] = true
 		}
-		i := slices.IndexFunc(owners, func(o *qpOwner) bool {
-			return o.host == q.Host && o.dev == q.Device && o.port == q.Port && o.pid == q.PID && o.comm == q.Comm
-		})
-		if i < 0 {
-			owners = append(owners, &qpOwner{host: q.Host, dev: q.Device, port: q.Port, pid: q.PID, comm: q.Comm})
-			i = len(owners) - 1
+		k := ownerKey{host: q.Host, dev: q.Device, comm: q.Comm, port: q.Port, pid: q.PID}
+		o := byKey[k]
+		if o == nil {
+			o = &qpOwner{host: q.Host, dev: q.Device, port: q.Port, pid: q.PID, comm: q.Comm}
+			byKey[k] = o
+			owners = append(owners, o)
 		}
-		o := owners[i]
 		o.all = append(o.all, q)
 		if q.State == "ERR" || q.State == "SQE" {
 			o.bad = append(o.bad, q)

@@ -238,7 +238,8 @@ func (s *CounterSample) HasVportCounters() bool {
 // discardConcepts are the concepts of packets a NIC dropped for want of
 // buffer: the port buffer full, the host's receive queue empty, the RDMA
 // responder without a receive WQE; and the RoCE packets the NIC's RoCE
-// function discarded (bnxt_re, no cause documented).
+// function discarded (bnxt_re, no cause documented; ionic, for their size
+// against the MTU).
 // Per-priority discards are read per priority (PrioDiscards), except
 // where a driver counts them per class of service (bnxt).
 var discardConcepts = []counters.Concept{counters.PhyDiscards, counters.OutOfBufferHost, counters.RespOutOfBuffer, counters.RoCEDiscards}

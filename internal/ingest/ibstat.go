@@ -197,9 +197,11 @@ func (p *devinfoParser) rdmaLinkLine(l Line, t string) bool {
 		kv[f[i]] = f[i+1]
 	}
 	state := kv["state"]
-	if state == "" || kv["lqpn"] != "" {
+	if state == "" || kv["lqpn"] != "" || kv["cm-idn"] != "" {
 		// `rdma resource show qp` and `cm_id` print "link DEV/PORT lqpn
-		// N ... state RTS" too: a QP's state, not the port's.
+		// N ... state RTS" (since iproute2 5.1 a CM id "cm-idn N" first,
+		// and "lqpn" only with a QP) too: a QP's or CM id's state, not
+		// the port's.
 		return false
 	}
 	ev := At(p.out.src, l)

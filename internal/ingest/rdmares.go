@@ -15,12 +15,15 @@ const KindRDMAResource Kind = "rdma-resource"
 //	link mlx5_0/1 lqpn 9 pdn 4 rqpn 0 type RC state INIT rq-psn 0 sq-psn 0 path-mig-state MIGRATED pid 548 comm ibv_rc_pingpong
 //	link mlx5_4/- lqpn 8 type UD state RESET sq-psn 0 pid 0 comm [ib_ipoib]
 //	link mlx4_0/1 lqpn 539 qp-type RC state CONNECT ps TCP pid 30494 comm rping src-addr 172.16.99.1:7174 dst-addr 172.16.99.1:43670
+//	link mlx5_0/- cm-idn 0 state LISTEN ps TCP pid 30485 comm rping src-addr 0.0.0.0:7174
 //	0: ibp8s0f0: pd 3 cq 4 qp 3 cm_id 0 mr 0 ctx 0 srq 2
 //
 // the QPs of `res show qp` (a port "-" is one the QP is not bound to yet;
 // a kernel owner's name is in brackets, and older iproute2 prints "pid 0"
 // before it; `-dd` adds the driver's attributes on the line or, with -p,
-// on indented lines under it), the RDMA CM ids of `res show cm_id`, and
+// on indented lines under it), the RDMA CM ids of `res show cm_id` (since
+// iproute2 5.1 "cm-idn N" first, and "lqpn" and "qp-type" only for a CM
+// id with a QP), and
 // the per-device counts of `rdma resource [show]`. `rdma -j res show qp`
 // prints the QPs as a JSON array of objects ("ifname", "port", "lqpn",
 // "type", "state", "pid", "comm"), on one line or spread over many with
@@ -74,8 +77,8 @@ func (q RDMAQP) Connected() bool {
 type RDMACMID struct {
 	Host, Device string
 	Port         int
-	LQPN         uint32
-	// QPType is "RC", "UD", ...; State the CM id's ("LISTEN", "CONNECT",
+	LQPN         uint32 // 0 when it has no QP yet (a listener)
+	// QPType is "RC", "UD", ... ("" with no QP); State the CM id's ("LISTEN", "CONNECT",
 	// "ADDR_RESOLVED", "DISCONNECT", "DEVICE_REMOVAL", ...).
 	QPType, State string
 	PID           int
@@ -140,7 +143,7 @@ func (p *rdmaResParser) objectLine(l Line, t string) bool {
 	if len(f) > 0 && f[0] == "link" {
 		i = 1
 	}
-	if len(f) < i+5 || f[i+1] != "lqpn" {
+	if len(f) < i+5 || f[i+1] != "lqpn" && f[i+1] != "cm-idn" {
 		return false
 	}
 	dev, port, ok := rdmaLink(f[i])
@@ -154,19 +157,27 @@ func (p *rdmaResParser) objectLine(l Line, t string) bool {
 			kv[f[j]], at[f[j]] = f[j+1], j+1
 		}
 	}
-	if kv["state"] == "" || kv["type"] == "" && kv["qp-type"] == "" {
+	// A CM id prints "qp-type" where a QP prints "type"; since iproute2
+	// 5.1 its "cm-idn" comes first, and "lqpn" and "qp-type" only when
+	// it has a QP (a listener has none).
+	cmID := kv["type"] == ""
+	_, hasQPN := kv["lqpn"]
+	if kv["state"] == "" || cmID && kv["qp-type"] == "" && kv["cm-idn"] == "" || !cmID && !hasQPN {
 		return false
 	}
 	off := len(l.Text) - len(strings.TrimLeft(l.Text, " \t"))
-	lqpn, err := strconv.ParseUint(kv["lqpn"], 10, 32)
-	if err != nil {
-		p.garble(l, off+starts[at["lqpn"]], "the local QP number (lqpn), a number")
-		return true
+	var lqpn uint64
+	if hasQPN {
+		var err error
+		if lqpn, err = strconv.ParseUint(kv["lqpn"], 10, 32); err != nil {
+			p.garble(l, off+starts[at["lqpn"]], "the local QP number (lqpn), a number")
+			return true
+		}
 	}
 	host := strings.Clone(cmp.Or(l.Origin, l.Host))
 	pid, _ := strconv.Atoi(kv["pid"])
 	comm, kernel := rdmaComm(kv["comm"])
-	if kv["type"] == "" {
+	if cmID {
 		if len(p.out.CMIDs) >= maxRDMAObjects {
 			p.out.Omitted++
 			return true

@@ -70,6 +70,33 @@ func TestRDMAResSummaryAndCMIDs(t *testing.T) {
 	}
 }
 
+// iproute2 5.1 and later print a CM id's index first, and its QP number
+// and type only when it has a QP (rdma/res-cmid.c): a listener and an id
+// still resolving are CM ids, not ports in state LISTEN or
+// ADDR_RESOLVED. Synthetic, in res-cmid.c's order of fields.
+func TestRDMAResCMIDsSince51(t *testing.T) {
+	in := "$ rdma res show cm_id\n" +
+		"link mlx5_0/- cm-idn 0 state LISTEN ps TCP pid 30485 comm rping src-addr 0.0.0.0:7174\n" +
+		"link mlx5_0/1 cm-idn 3 state ADDR_RESOLVED ps TCP pid 30490 comm rping src-addr 172.16.99.1:0 dst-addr 172.16.99.2:7174\n" +
+		"link mlx5_0/1 cm-idn 4 lqpn 539 qp-type RC state CONNECT ps TCP pid 30494 comm rping src-addr 172.16.99.1:7174 dst-addr 172.16.99.1:43670\n"
+	res := nicReadText(t, "cm.txt", in)
+	for _, a := range res.Artifacts {
+		if d, ok := a.(*Devinfo); ok {
+			t.Errorf("read as ibv-devinfo: %+v", d.Devices)
+		}
+	}
+	r := nicArtifact[*RDMAResource](t, res)
+	if len(r.CMIDs) != 3 || len(r.QPs) != 0 || len(r.Garbled) != 0 {
+		t.Fatalf("CM ids %+v, QPs %+v, garbled %+v", r.CMIDs, r.QPs, r.Garbled)
+	}
+	if c := r.CMIDs[0]; c.Port != 0 || c.LQPN != 0 || c.QPType != "" || c.State != "LISTEN" || c.PID != 30485 || c.Src != "0.0.0.0:7174" {
+		t.Errorf("CM id 0 = %+v", c)
+	}
+	if c := r.CMIDs[2]; c.Port != 1 || c.LQPN != 539 || c.QPType != "RC" || c.State != "CONNECT" || c.Dst != "172.16.99.1:43670" {
+		t.Errorf("CM id 2 = %+v", c)
+	}
+}
+
 // The QP lines are the QPs' states, not the port's: `rdma link` reads
 // "link DEV/PORT ... state X" too, and took each for a port that is not
 // ACTIVE.
