@@ -44,19 +44,19 @@ type Part interface {
 //
 // When every part has a worker of its own and the control side's events
 // are under LinkedBelow of the run's so far, a round is linked: it spans
-// spanReplies times Reply from min(N, C), and within it each part
-// publishes the earliest time at which anything can still happen in it
-// (its next event, or the earliest a message from another part or a post
-// can take effect) and runs its events before the least of the other
-// parts' published times plus Lookahead and the control side's published
-// time (Chandy-Misra-Bryant, the published time standing for the null
-// message). The control side runs on part 0's worker, when it or another
-// part waits for it, its events before the least published time plus
-// Reply, and publishes the earliest time it can still post at. A part
-// whose neighbour is busy runs on instead of waiting at a barrier, so
-// imbalance evens out within Lookahead; what a side sends is flushed
-// before the time that allows the receiver to take it is published. The barrier, once a round, jumps
-// idle stretches that published times would cross a Lookahead at a time.
+// spanReplies times Reply from min(N, C), and within it each part publishes
+// the earliest time at which anything can still happen in it (its next event,
+// or the earliest a message from another part or a post can take effect)
+// and runs its events before the least of the other parts' published times
+// plus Lookahead and the control side's published time (Chandy-Misra-Bryant,
+// the published time standing for the null message). The control side runs
+// on part 0's worker, when it or another part waits for it, its events
+// before the least published time plus Reply, and publishes the earliest
+// time it can still post at. A part whose neighbour is busy runs on instead
+// of waiting at a barrier, so imbalance evens out within Lookahead; what a
+// side sends is flushed before the time that allows the receiver to take
+// it is published. The barrier, once a round, jumps idle stretches that
+// published times would cross a Lookahead at a time.
 //
 // With more parts than workers (a linked part waits for its neighbours on
 // its worker's core), or with Windowed, a round is a window: the parts
