@@ -80,15 +80,14 @@ func runHeldOutRuns(t *testing.T, group, want int, keep func(*publicRun) bool) {
 
 // TestFarSocketMidSizeChannels holds what docs/nccl.md ("Held out, group
 // 20", session 44) reads from group 20's two pod pairs at 2-16 MiB: the
-// two layouts' out-of-place rows agree within 3% (in place within 3.8%),
-// though NCCL 2.25.1's search gives the far-socket pair 8 channels (4 ×
-// 2.4 GB/s through the 10 GB/s socket link it believes, doubled) and the
-// same-socket pair 4;
-// at 4-16 MiB the twin on NCCL's 8 is above the far-socket rows by more
-// than their band, and on the same-socket pair's 4 (NCCL_MAX_NCHANNELS=4)
-// within it.
-// So the far-socket pair's mid sizes run as the same-socket pair's, not
-// as NCCL's own model of its channels would.
+// two layouts' out-of-place rows agree within 3% (in place within 3.8%,
+// not checked here), though NCCL 2.25.1's search gives the far-socket
+// pair 8 channels (4 × 2.4 GB/s through the 10 GB/s socket link it
+// believes, doubled) and the same-socket pair 4; at 4-16 MiB the twin on
+// NCCL's 8 is above the far-socket rows by more than their band, and on
+// the same-socket pair's 4 (NCCL_MAX_NCHANNELS=4) within it. So the
+// far-socket pair's mid sizes run as the same-socket pair's, not as
+// NCCL's own model of its channels would.
 func TestFarSocketMidSizeChannels(t *testing.T) {
 	far := dranetA3Ultra("far-socket", "far", gpu.SYS)
 	near := readPublic(t, dranetA3Ultra("same-socket", "near", gpu.PHB).file)
