@@ -69,7 +69,7 @@ for w in ${WORKLOADS:-perm128 incast127 ring perm1024}; do
 		: >h.txt
 		i=0
 		while [ "$i" -lt "$runs" ]; do
-			cpu ./rocelab run --threads 1 "$w.yaml" >>r.txt
+			cpu ./rocelab run -q --threads 1 "$w.yaml" >>r.txt
 			cpu "$htsim" "$@" -o "$dir/htsim.log" >>h.txt
 			i=$((i + 1))
 		done
