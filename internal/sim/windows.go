@@ -207,8 +207,8 @@ func (w *Windows) Window() unit.Time { return min(w.Lookahead, w.Reply) }
 // beside the parts, also on part 0's worker. The 1024-host permutation
 // (0.1 % of the events; linked rounds 1.90x on two cores, windows
 // 1.61x) and the 64-server AllReduce (3.4 %: linked rounds raise its
-// bound as run from 1.85 to 1.92, counted; its wall time on a quiet
-// machine is still to be taken) run linked; at 1 % the AllReduce ran
+// bound as run from 1.85 to 1.92; on a quiet machine 1.31-1.57 against
+// windows' 1.31-1.46) run linked; at 1 % the AllReduce ran
 // windows while the control side moved between the workers in linked
 // rounds (docs/engine.md, "Why 5%").
 const linkedWorkloads = 0.05
