@@ -90,9 +90,13 @@ func checkQPErrors(inc *Incident) []Finding {
 // qpErrorFinding is the finding of one owner's QPs in ERR or SQE;
 // devFault says the device's own GSI QP is in ERR too.
 func qpErrorFinding(o *qpOwner, devFault bool) Finding {
-	link := o.dev + "/-"
+	// link names the QPs' port as the listing does; arg as rdma's "link"
+	// argument takes it, the device alone for QPs bound to no port
+	// ("mlx5_4/-" is no port rdma accepts).
+	link, arg := o.dev+"/-", o.dev
 	if o.port > 0 {
 		link = fmt.Sprintf("%s/%d", o.dev, o.port)
+		arg = link
 	}
 	who := link
 	if o.host != "" {
@@ -144,9 +148,9 @@ func qpErrorFinding(o *qpOwner, devFault bool) Finding {
 	if devFault {
 		mech += " The device's own GSI QP (the kernel's, for connection management) is in ERR too: the device itself faulted (a firmware fatal error or a reset), breaking every QP on it."
 	}
-	fix := fmt.Sprintf("Find the first completion error the owner logged (NCCL: `NET/IB : Got completion from peer ... with error N, vendor err M`; perftest: `Completion with error`) and read %s's counters and kernel log for that time: `rdma statistic show link %s` (local_ack_timeout_err, packet_seq_err, out_of_sequence, rnr_nak_retry_err, req_remote_access_errors), `dmesg` (mlx5 CQE error syndromes, link down), `devlink health`; check PFC and ECN on the RoCE priority end to end and the path MTU. QPs in ERR do not recover by themselves: end the process that holds them and restart the job once the cause is mended.", o.dev, link)
+	fix := fmt.Sprintf("Find the first completion error the owner logged (NCCL: `NET/IB : Got completion from peer ... with error N, vendor err M`; perftest: `Completion with error`) and read %s's counters and kernel log for that time: `rdma statistic show link %s` (local_ack_timeout_err, packet_seq_err, out_of_sequence, rnr_nak_retry_err, req_remote_access_errors), `dmesg` (mlx5 CQE error syndromes, link down), `devlink health`; check PFC and ECN on the RoCE priority end to end and the path MTU. QPs in ERR do not recover by themselves: end the process that holds them and restart the job once the cause is mended.", o.dev, arg)
 	if o.pid > 0 {
-		fix += fmt.Sprintf(" `rdma res show qp link %s pid %d` lists them again: run it twice to see whether they stay in ERR.", link, o.pid)
+		fix += fmt.Sprintf(" `rdma res show qp link %s pid %d` lists them again: run it twice to see whether they stay in ERR.", arg, o.pid)
 	}
 	return Finding{
 		ID: "rdma.qp.error", Severity: Error, Layer: LayerRDMA,

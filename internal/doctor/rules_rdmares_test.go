@@ -55,6 +55,17 @@ func TestRDMAResQPLastReading(t *testing.T) {
 	}
 }
 
+// A QP bound to no port ("mlx5_4/-") is named so, and the commands its
+// fix gives take the device alone: rdma reads no "mlx5_4/-" link.
+// Synthetic.
+func TestRDMAResQPErrorNoPort(t *testing.T) {
+	f := nicMustFind(t, synthFindings(t, Options{}, "link mlx5_4/- lqpn 80 type RC state ERR sq-psn 0 pid 9 comm python"),
+		"rdma.qp.error", Error, "mlx5_4/-: the RC QP of python (pid 9) in ERR")
+	if strings.Contains(f.Fix, "link mlx5_4/-") || !strings.Contains(f.Fix, "`rdma statistic show link mlx5_4`") || !strings.Contains(f.Fix, "`rdma res show qp link mlx5_4 pid 9`") {
+		t.Errorf("fix %q", f.Fix)
+	}
+}
+
 // A QP line whose state does not read is reported with its column.
 // Synthetic.
 func TestRDMAResGarbledFinding(t *testing.T) {
