@@ -13,6 +13,7 @@ func rdmaResRules() []Rule {
 	return []Rule{
 		{IDs: []string{"rdma.qp.error"}, Check: checkQPErrors},
 		{IDs: []string{"input.garbled"}, Check: checkRDMAResGarbled},
+		{IDs: []string{"input.partial"}, Check: checkRDMAResCap},
 	}
 }
 
@@ -165,4 +166,25 @@ func checkRDMAResGarbled(inc *Incident) []Finding {
 	return garbledOf(inc, "rdma resource output", func(a *ingest.RDMAResource) []ingest.Garble { return a.Garbled },
 		"These lines are `rdma resource show qp` QPs (or its -j array) whose QP number or state does not read, or whose array was cut: the paste was edited or cut, so those QPs were judged by no rule.",
 		"Paste the unedited output of `rdma res show qp` (or `rdma -j res show qp`).")
+}
+
+// checkRDMAResCap reports the QPs, CM ids and device lines of `rdma
+// resource` output read past the reader's bound, which no rule judged.
+func checkRDMAResCap(inc *Incident) []Finding {
+	var ev []Evidence
+	for _, a := range All[*ingest.RDMAResource](inc) {
+		if a.Omitted > 0 {
+			ev = append(ev, Evidence{File: a.Source(), Text: fmt.Sprintf("%d QPs, CM ids or device lines beyond the limit of %d of each per input", a.Omitted, ingest.MaxRDMAObjects)})
+		}
+	}
+	if len(ev) == 0 {
+		return nil
+	}
+	return []Finding{{
+		ID: "input.partial", Severity: Warn, Layer: LayerInput,
+		Title:     "some rdma resource objects were not read",
+		Evidence:  ev,
+		Mechanism: "rocelab keeps a bounded number of the QPs, CM ids and device lines of `rdma resource` output per input so that memory stays bounded; the rest were skipped, and rdma.qp.error judged the ones kept.",
+		Fix:       "List the QPs of the processes of interest (`rdma res show qp pid N`, `rdma res show qp link mlx5_0/1`), or split the input.",
+	}}
 }

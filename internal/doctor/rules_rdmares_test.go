@@ -1,8 +1,11 @@
 package doctor
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"rocelab/internal/ingest"
 )
 
 // iproute2's own `rdma res show qp` examples hold kernel QPs in RTS and
@@ -71,6 +74,20 @@ func TestRDMAResQPErrorNoPort(t *testing.T) {
 func TestRDMAResGarbledFinding(t *testing.T) {
 	f := nicMustFind(t, synthFindings(t, Options{}, "link mlx5_0/1 lqpn 9 type RC state BROKEN sq-psn 0 pid 4 comm a"), "input.garbled", Warn, "rdma resource output")
 	if !strings.Contains(f.Evidence[0].String(), ":1:36:") && !strings.Contains(f.Title+f.Mechanism, "1:36") {
+		t.Errorf("finding %+v", f)
+	}
+}
+
+// QPs past the reader's bound are told as input.partial, not dropped
+// unsaid; the kept ones are judged. Synthetic.
+func TestRDMAResCapPartial(t *testing.T) {
+	lines := make([]string, ingest.MaxRDMAObjects+3)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("link mlx5_0/1 lqpn %d type RC state RTS sq-psn 0 pid 12 comm python", i+1)
+	}
+	fs := synthFindings(t, Options{}, lines...)
+	f := nicMustFind(t, fs, "input.partial", Warn, "rdma resource")
+	if len(f.Evidence) != 1 || !strings.HasPrefix(f.Evidence[0].Text, "3 QPs, CM ids or device lines beyond the limit of 65536") {
 		t.Errorf("finding %+v", f)
 	}
 }
