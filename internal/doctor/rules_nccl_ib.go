@@ -548,8 +548,9 @@ func setupFindings(logs []*ingest.NCCLLog, entries []ingest.GIDEntry, explained 
 
 // ibSkipped names what NET/IB left out on host, in log order, each with
 // the step that failed: "open the RDMA device erdma_1", "query the RDMA
-// device mlx5_2", "query port 2 of an RDMA device".
-func ibSkipped(l *ingest.NCCLLog, host string) []string {
+// device mlx5_2", "query port 2 of an RDMA device"; n counts the devices
+// and ports named.
+func ibSkipped(l *ingest.NCCLLog, host string) (what []string, n int) {
 	verbs := []string{"open the RDMA device", "query the RDMA device", "query port"}
 	names := make([][]string, len(verbs))
 	for _, w := range l.Warnings {
@@ -568,11 +569,11 @@ func ibSkipped(l *ingest.NCCLLog, host string) []string {
 			names[k] = append(names[k], name)
 		}
 	}
-	var what []string
 	for k, ns := range names {
 		if len(ns) == 0 {
 			continue
 		}
+		n += len(ns)
 		v := verbs[k]
 		if len(ns) > 1 {
 			v += "s"
@@ -583,7 +584,7 @@ func ibSkipped(l *ingest.NCCLLog, host string) []string {
 		}
 		what = append(what, x)
 	}
-	return what
+	return what, n
 }
 
 // ibSkippedAll reports whether NET/IB kept no device on host: the host
@@ -608,11 +609,12 @@ const ibAllSkippedFix = "Make the verbs devices usable by the job: NET/IB saw th
 // a device the container's device plugin did not admit): NCCL leaves it
 // out and goes on, so the job runs on fewer NICs on that host, and ranks
 // whose hosts list different devices can wait on each other for ever.
-// what names each device or port the host left out (ibSkipped);
-// using is whether the host's "NET/IB : Using" line is in the log.
-func ibDeviceSkippedClass(what []string, using bool) failureClass {
+// what names each device or port the host left out, n of them
+// (ibSkipped); using is whether the host's "NET/IB : Using" line is in
+// the log.
+func ibDeviceSkippedClass(what []string, n int, using bool) failureClass {
 	them := "it"
-	if len(what) > 1 || len(what) == 1 && strings.Contains(what[0], ", ") {
+	if n > 1 {
 		them = "them"
 	}
 	kept := ": this host's ranks run on the devices it did open"
