@@ -177,14 +177,7 @@ func checkRDMAResCap(inc *Incident) []Finding {
 			ev = append(ev, Evidence{File: a.Source(), Text: fmt.Sprintf("%d QPs, CM ids or device lines beyond the limit of %d of each per input", a.Omitted, ingest.MaxRDMAObjects)})
 		}
 	}
-	if len(ev) == 0 {
-		return nil
-	}
-	return []Finding{{
-		ID: "input.partial", Severity: Warn, Layer: LayerInput,
-		Title:     "some rdma resource objects were not read",
-		Evidence:  ev,
-		Mechanism: "rocelab keeps a bounded number of the QPs, CM ids and device lines of `rdma resource` output per input so that memory stays bounded; the rest were skipped, and rdma.qp.error judged the ones kept.",
-		Fix:       "List the QPs of the processes of interest (`rdma res show qp pid N`, `rdma res show qp link mlx5_0/1`), or split the input.",
-	}}
+	return partialFinding(ev, "some rdma resource objects were not read",
+		"rocelab keeps a bounded number of the QPs, CM ids and device lines of `rdma resource` output per input so that memory stays bounded; the rest were skipped, and rdma.qp.error judged the ones kept.",
+		"List the QPs of the processes of interest (`rdma res show qp pid N`, `rdma res show qp link mlx5_0/1`), or split the input.")
 }
