@@ -118,10 +118,10 @@ func joinLinkLocalSeen(fs []Finding, hosts []string, logs []*ingest.NCCLLog) []F
 	return append(fs, f)
 }
 
-// pastRTR names the completion statuses when every one proves its queue
-// pair connected and none is the one an unreachable peer gives past RTR
-// ("status 5 (WR_FLUSH_ERR)"): "" when one is a setup failure (-1) or a
-// retry exceeded.
+// pastRTR names the completion statuses ("status 5 (WR_FLUSH_ERR)") when
+// every one proves its queue pair got past RTR and none is retry exceeded
+// (12), the one an unreachable peer gives past RTR: "" when one is a setup
+// failure (-1) or a retry exceeded.
 func pastRTR(statuses []int) string {
 	var names []string
 	for _, s := range statuses {

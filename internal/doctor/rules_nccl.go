@@ -250,7 +250,8 @@ func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fi
 		for i, h := range l.IBSkipped.Hosts {
 			if slices.Contains(allSkipped, h) {
 				why = append(why, l.IBSkipped.First[i])
-				reasons = append(reasons, fmt.Sprintf("NET/IB could not %s%s", strings.Join(ibSkipped(l, h), ", "), onHosts([]string{h})))
+				what, _ := ibSkipped(l, h)
+				reasons = append(reasons, fmt.Sprintf("NET/IB could not %s%s", strings.Join(what, ", "), onHosts([]string{h})))
 			}
 		}
 		if len(allSkipped) > 0 {

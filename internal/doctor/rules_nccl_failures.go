@@ -627,7 +627,8 @@ func checkWarnErrors(inc *Incident) []Finding {
 					continue // no device kept: the cause of the socket fallback (nccl.transport.socket_fallback)
 				}
 				using := slices.ContainsFunc(l.IBDevices, func(d ingest.NetDevice) bool { return d.Host == w.Host })
-				c, ok = ibDeviceSkippedClass(ibSkipped(l, w.Host), using), true
+				what, n := ibSkipped(l, w.Host)
+				c, ok = ibDeviceSkippedClass(what, n, using), true
 			}
 			if over := sharedMemOver(l, w); over != nil {
 				c, ok, extraEv = sharedMemClass, true, over

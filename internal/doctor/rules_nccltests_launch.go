@@ -122,16 +122,9 @@ func checkTestsCaps(inc *Incident) []Finding {
 			ev = append(ev, Evidence{File: t.Source(), Text: fmt.Sprintf("%d nccl-tests runs or rows beyond the limits of %d runs per input and %d rows per run", t.Omitted, ingest.MaxTestRuns, ingest.MaxTestRows)})
 		}
 	}
-	if len(ev) == 0 {
-		return nil
-	}
-	return []Finding{{
-		ID: "input.partial", Severity: Warn, Layer: LayerInput,
-		Title:     "some nccl-tests runs were not read",
-		Evidence:  ev,
-		Mechanism: "rocelab keeps a bounded number of nccl-tests runs and rows per input so that memory stays bounded; the rest were skipped, never merged into another run, and findings rest on the runs kept.",
-		Fix:       "Split the input, or pass the runs of interest.",
-	}}
+	return partialFinding(ev, "some nccl-tests runs were not read",
+		"rocelab keeps a bounded number of nccl-tests runs and rows per input so that memory stays bounded; the rest were skipped, never merged into another run, and findings rest on the runs kept.",
+		"Split the input, or pass the runs of interest.")
 }
 
 // checkTestsFailed reports an nccl-tests run that stopped on a failed NCCL

@@ -293,12 +293,20 @@ func checkCounterCaps(inc *Incident) []Finding {
 	if len(ev) == 0 {
 		ev = append(ev, Evidence{File: "(joined inputs)", Text: fmt.Sprintf("%d port samples %s", omitted, limits)})
 	}
+	return partialFinding(ev, "some counter dumps were not read",
+		"rocelab keeps a bounded number of counter dumps per input so that memory stays bounded; the rest were skipped, and findings rest on the ones kept.",
+		"Pass the before/after dumps of the ports under test rather than a long capture, or split the input.")
+}
+
+// partialFinding is the input.partial finding of the inputs ev names,
+// whose objects past a reader's bound were skipped; none without ev.
+func partialFinding(ev []Evidence, title, mechanism, fix string) []Finding {
+	if len(ev) == 0 {
+		return nil
+	}
 	return []Finding{{
 		ID: "input.partial", Severity: Warn, Layer: LayerInput,
-		Title:     "some counter dumps were not read",
-		Evidence:  ev,
-		Mechanism: "rocelab keeps a bounded number of counter dumps per input so that memory stays bounded; the rest were skipped, and findings rest on the ones kept.",
-		Fix:       "Pass the before/after dumps of the ports under test rather than a long capture, or split the input.",
+		Title: title, Evidence: ev, Mechanism: mechanism, Fix: fix,
 	}}
 }
 

@@ -13,6 +13,7 @@ func rdmaResRules() []Rule {
 	return []Rule{
 		{IDs: []string{"rdma.qp.error"}, Check: checkQPErrors},
 		{IDs: []string{"input.garbled"}, Check: checkRDMAResGarbled},
+		{IDs: []string{"input.partial"}, Check: checkRDMAResCap},
 	}
 }
 
@@ -90,9 +91,13 @@ func checkQPErrors(inc *Incident) []Finding {
 // qpErrorFinding is the finding of one owner's QPs in ERR or SQE;
 // devFault says the device's own GSI QP is in ERR too.
 func qpErrorFinding(o *qpOwner, devFault bool) Finding {
-	link := o.dev + "/-"
+	// link names the QPs' port as the listing does; arg as rdma's "link"
+	// argument takes it, the device alone for QPs bound to no port
+	// ("mlx5_4/-" is no port rdma accepts).
+	link, arg := o.dev+"/-", o.dev
 	if o.port > 0 {
 		link = fmt.Sprintf("%s/%d", o.dev, o.port)
+		arg = link
 	}
 	who := link
 	if o.host != "" {
@@ -144,9 +149,9 @@ func qpErrorFinding(o *qpOwner, devFault bool) Finding {
 	if devFault {
 		mech += " The device's own GSI QP (the kernel's, for connection management) is in ERR too: the device itself faulted (a firmware fatal error or a reset), breaking every QP on it."
 	}
-	fix := fmt.Sprintf("Find the first completion error the owner logged (NCCL: `NET/IB : Got completion from peer ... with error N, vendor err M`; perftest: `Completion with error`) and read %s's counters and kernel log for that time: `rdma statistic show link %s` (local_ack_timeout_err, packet_seq_err, out_of_sequence, rnr_nak_retry_err, req_remote_access_errors), `dmesg` (mlx5 CQE error syndromes, link down), `devlink health`; check PFC and ECN on the RoCE priority end to end and the path MTU. QPs in ERR do not recover by themselves: end the process that holds them and restart the job once the cause is mended.", o.dev, link)
+	fix := fmt.Sprintf("Find the first completion error the owner logged (NCCL: `NET/IB : Got completion from peer ... with error N, vendor err M`; perftest: `Completion with error`) and read %s's counters and kernel log for that time: `rdma statistic show link %s` (local_ack_timeout_err, packet_seq_err, out_of_sequence, rnr_nak_retry_err, req_remote_access_errors), `dmesg` (mlx5 CQE error syndromes, link down), `devlink health`; check PFC and ECN on the RoCE priority end to end and the path MTU. QPs in ERR do not recover by themselves: end the process that holds them and restart the job once the cause is mended.", o.dev, arg)
 	if o.pid > 0 {
-		fix += fmt.Sprintf(" `rdma res show qp link %s pid %d` lists them again: run it twice to see whether they stay in ERR.", link, o.pid)
+		fix += fmt.Sprintf(" `rdma res show qp link %s pid %d` lists them again: run it twice to see whether they stay in ERR.", arg, o.pid)
 	}
 	return Finding{
 		ID: "rdma.qp.error", Severity: Error, Layer: LayerRDMA,
@@ -161,4 +166,18 @@ func checkRDMAResGarbled(inc *Incident) []Finding {
 	return garbledOf(inc, "rdma resource output", func(a *ingest.RDMAResource) []ingest.Garble { return a.Garbled },
 		"These lines are `rdma resource show qp` QPs (or its -j array) whose QP number or state does not read, or whose array was cut: the paste was edited or cut, so those QPs were judged by no rule.",
 		"Paste the unedited output of `rdma res show qp` (or `rdma -j res show qp`).")
+}
+
+// checkRDMAResCap reports the QPs, CM ids and device lines of `rdma
+// resource` output read past the reader's bound, which no rule judged.
+func checkRDMAResCap(inc *Incident) []Finding {
+	var ev []Evidence
+	for _, a := range All[*ingest.RDMAResource](inc) {
+		if a.Omitted > 0 {
+			ev = append(ev, Evidence{File: a.Source(), Text: fmt.Sprintf("%d QPs, CM ids or device lines beyond the limit of %d of each per input", a.Omitted, ingest.MaxRDMAObjects)})
+		}
+	}
+	return partialFinding(ev, "some rdma resource objects were not read",
+		"rocelab keeps a bounded number of the QPs, CM ids and device lines of `rdma resource` output per input so that memory stays bounded; the rest were skipped, and rdma.qp.error judged the ones kept.",
+		"List the QPs of the processes of interest (`rdma res show qp pid N`, `rdma res show qp link mlx5_0/1`), or split the input.")
 }

@@ -1,8 +1,11 @@
 package doctor
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"rocelab/internal/ingest"
 )
 
 // iproute2's own `rdma res show qp` examples hold kernel QPs in RTS and
@@ -55,11 +58,36 @@ func TestRDMAResQPLastReading(t *testing.T) {
 	}
 }
 
+// A QP bound to no port ("mlx5_4/-") is named so, and the commands its
+// fix gives take the device alone: rdma reads no "mlx5_4/-" link.
+// Synthetic.
+func TestRDMAResQPErrorNoPort(t *testing.T) {
+	f := nicMustFind(t, synthFindings(t, Options{}, "link mlx5_4/- lqpn 80 type RC state ERR sq-psn 0 pid 9 comm python"),
+		"rdma.qp.error", Error, "mlx5_4/-: the RC QP of python (pid 9) in ERR")
+	if strings.Contains(f.Fix, "link mlx5_4/-") || !strings.Contains(f.Fix, "`rdma statistic show link mlx5_4`") || !strings.Contains(f.Fix, "`rdma res show qp link mlx5_4 pid 9`") {
+		t.Errorf("fix %q", f.Fix)
+	}
+}
+
 // A QP line whose state does not read is reported with its column.
 // Synthetic.
 func TestRDMAResGarbledFinding(t *testing.T) {
 	f := nicMustFind(t, synthFindings(t, Options{}, "link mlx5_0/1 lqpn 9 type RC state BROKEN sq-psn 0 pid 4 comm a"), "input.garbled", Warn, "rdma resource output")
 	if !strings.Contains(f.Evidence[0].String(), ":1:36:") && !strings.Contains(f.Title+f.Mechanism, "1:36") {
+		t.Errorf("finding %+v", f)
+	}
+}
+
+// QPs past the reader's bound are told as input.partial, not dropped
+// unsaid; the kept ones are judged. Synthetic.
+func TestRDMAResCapPartial(t *testing.T) {
+	lines := make([]string, ingest.MaxRDMAObjects+3)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("link mlx5_0/1 lqpn %d type RC state RTS sq-psn 0 pid 12 comm python", i+1)
+	}
+	fs := synthFindings(t, Options{}, lines...)
+	f := nicMustFind(t, fs, "input.partial", Warn, "rdma resource")
+	if len(f.Evidence) != 1 || !strings.HasPrefix(f.Evidence[0].Text, "3 QPs, CM ids or device lines beyond the limit of 65536") {
 		t.Errorf("finding %+v", f)
 	}
 }

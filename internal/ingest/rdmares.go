@@ -98,9 +98,9 @@ type RDMAResSummary struct {
 // Kind returns KindRDMAResource.
 func (r *RDMAResource) Kind() Kind { return KindRDMAResource }
 
-// maxRDMAObjects bounds the QPs (and CM ids, summaries) kept; a
+// MaxRDMAObjects bounds the QPs (and CM ids, summaries) kept; a
 // 16-GPU NCCL job holds a few thousand QPs per host.
-const maxRDMAObjects = 1 << 16
+const MaxRDMAObjects = 1 << 16
 
 // qpStates are the states iproute2 prints (rdma/res-qp.c).
 var qpStates = []string{"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR", "UNKNOWN"}
@@ -178,11 +178,7 @@ func (p *rdmaResParser) objectLine(l Line, t string) bool {
 	pid, _ := strconv.Atoi(kv["pid"])
 	comm, kernel := rdmaComm(kv["comm"])
 	if cmID {
-		if len(p.out.CMIDs) >= maxRDMAObjects {
-			p.out.Omitted++
-			return true
-		}
-		p.out.CMIDs = append(p.out.CMIDs, RDMACMID{Host: host, Device: dev, Port: port, LQPN: uint32(lqpn),
+		p.addCMID(RDMACMID{Host: host, Device: dev, Port: port, LQPN: uint32(lqpn),
 			QPType: strings.Clone(kv["qp-type"]), State: strings.Clone(kv["state"]), PID: pid, Comm: comm,
 			Src: strings.Clone(kv["src-addr"]), Dst: strings.Clone(kv["dst-addr"]), Evidence: At(p.out.src, l)})
 		return true
@@ -202,11 +198,20 @@ func (p *rdmaResParser) objectLine(l Line, t string) bool {
 
 // addQP keeps q, or counts it past the bound.
 func (p *rdmaResParser) addQP(q RDMAQP) {
-	if len(p.out.QPs) >= maxRDMAObjects {
+	if len(p.out.QPs) >= MaxRDMAObjects {
 		p.out.Omitted++
 		return
 	}
 	p.out.QPs = append(p.out.QPs, q)
+}
+
+// addCMID keeps c, or counts it past the bound.
+func (p *rdmaResParser) addCMID(c RDMACMID) {
+	if len(p.out.CMIDs) >= MaxRDMAObjects {
+		p.out.Omitted++
+		return
+	}
+	p.out.CMIDs = append(p.out.CMIDs, c)
 }
 
 // garble records a QP line that does not read at byte i of l.Text.
@@ -290,7 +295,7 @@ func (p *rdmaResParser) summaryLine(l Line, t string) bool {
 	if seen < 3 {
 		return false
 	}
-	if len(p.out.Summaries) >= maxRDMAObjects {
+	if len(p.out.Summaries) >= MaxRDMAObjects {
 		p.out.Omitted++
 		return true
 	}

@@ -93,11 +93,11 @@ func (p *rdmaResParser) readJSON(lines []Line) {
 			host = strings.Clone(lines[li].Origin)
 		}
 		if typ == "" {
-			if qpType != "" && len(p.out.CMIDs) < maxRDMAObjects {
+			if qpType != "" {
 				c := RDMACMID{Host: host, Device: dev, Port: port, LQPN: lqpn, QPType: qpType, State: state, PID: pid, Comm: comm, Evidence: ev}
 				_ = json.Unmarshal(o["src-addr"], &c.Src)
 				_ = json.Unmarshal(o["dst-addr"], &c.Dst)
-				p.out.CMIDs = append(p.out.CMIDs, c)
+				p.addCMID(c)
 			}
 			continue
 		}

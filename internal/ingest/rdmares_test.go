@@ -161,7 +161,7 @@ func TestRDMAResGarbled(t *testing.T) {
 func FuzzRDMAResource(f *testing.F) {
 	nicFuzz(f, NewRDMAResourceParser, nicSeeds("corpus/rdma-res/*.txt", "synthetic/rdma-res-*.txt"), func(t *testing.T, a Artifact, n int) {
 		r := a.(*RDMAResource)
-		if len(r.QPs) > maxRDMAObjects || len(r.CMIDs) > maxRDMAObjects || len(r.Garbled) > maxEthtoolGarbled {
+		if len(r.QPs) > MaxRDMAObjects || len(r.CMIDs) > MaxRDMAObjects || len(r.Garbled) > maxEthtoolGarbled {
 			t.Fatalf("%d QPs", len(r.QPs))
 		}
 		for _, q := range r.QPs {

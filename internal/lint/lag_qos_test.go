@@ -7,7 +7,8 @@ import (
 
 // TestPortQoSMapOnPortChannel: a SYNTHETIC config_db whose PORT_QOS_MAP
 // row is keyed by a port channel while its member has none: orchagent
-// drops the row, so the member pauses nothing (qos.ports.unbound, error);
+// cannot set the row on a LAG (it drops the row from 202505 on, exits
+// through 202411), so the member pauses nothing (qos.ports.unbound, error);
 // a member with a row of its own is not named. The same config as
 // sonic-mgmt's config_facts returns it, PORTCHANNEL_MEMBER's keys split at
 // their first '|' ("PortChannel0001": {"Ethernet0": {}}), is judged alike.

@@ -13,9 +13,9 @@ import (
 // --print-data") or a Markdown code fence (```json, as an issue or a chat
 // quotes the dump) followed by a line opening the JSON, and such lines after
 // its last line; and the "HOST | SUCCESS => " Ansible's ad-hoc output
-// prints before a module's JSON, on the JSON's first line. Blanking keeps every byte's line and column, so positions
-// stay those of the text as given. ok is false when there is nothing to
-// blank.
+// prints before a module's JSON, on the JSON's first line. Blanking keeps
+// every byte's line and column, so positions stay those of the text as
+// given. ok is false when there is nothing to blank.
 func BlankPrompts(data []byte) ([]byte, bool) {
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	head, next, lead := -1, -1, 0
