@@ -21,3 +21,14 @@ func (db *ConfigDB) NotDataPort(port string) bool {
 	}
 	return strings.HasPrefix(port, "Ethernet-IB") || strings.HasPrefix(port, "Ethernet-Rec")
 }
+
+// PortChannel reports whether a name in a port-keyed row is a port
+// channel, not a port: a PORTCHANNEL row, or a name SONiC gives port
+// channels alone ("PortChannel0001"), that PORT does not hold.
+func (db *ConfigDB) PortChannel(name string) bool {
+	if _, ok := db.Tables["PORT"][name]; ok {
+		return false
+	}
+	_, lag := db.Tables["PORTCHANNEL"][name]
+	return lag || strings.HasPrefix(name, "PortChannel")
+}

@@ -125,7 +125,9 @@ type PortQoS struct {
 }
 
 // PortQoSMaps returns the PORT_QOS_MAP rows, one per port (a row keyed by
-// several ports gives one per port), in key order.
+// several ports gives one per port), in key order. A port channel a key
+// names is left out: orchagent binds a row's maps and PFC to ports alone
+// (lint's qos.ports.unbound judges such keys).
 func (db *ConfigDB) PortQoSMaps() []PortQoS {
 	t := db.Tables["PORT_QOS_MAP"]
 	var out []PortQoS
@@ -146,6 +148,9 @@ func (db *ConfigDB) PortQoSMaps() []PortQoS {
 			}
 		}
 		for _, port := range strings.Split(k, ",") {
+			if db.PortChannel(port) {
+				continue
+			}
 			pq := base
 			pq.Port = port
 			out = append(out, pq)

@@ -108,7 +108,7 @@ func (db *ConfigDB) UnknownPorts() []UnknownPort {
 	}
 	known := func(p string) bool {
 		_, ok := ports[p]
-		return ok || strings.HasPrefix(p, "PortChannel") || db.Tables["PORTCHANNEL"][p] != nil
+		return ok || db.PortChannel(p)
 	}
 	var out []UnknownPort
 	for _, table := range portTables {
