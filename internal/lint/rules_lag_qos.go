@@ -24,7 +24,9 @@ var portMapFields = []string{"dscp_to_tc_map", "mpls_tc_to_tc_map", "dot1p_to_tc
 // found"); on each other it sets the row's maps with
 // sai_port_api->set_port_attribute on the port id. A port channel is a
 // port of type LAG holding a LAG id and no port id (portsorch.cpp
-// addLag), so the first map set on it fails, and orchagent gives up on
+// addLag), so the first map set on it fails (sonic-sairedis
+// meta/Meta.cpp meta_sai_validate_oid, master 21851c5dda57: a null
+// object id is SAI_STATUS_INVALID_PARAMETER), and orchagent gives up on
 // the row there: through 202411 a failed port set exits orchagent
 // (saihelper.cpp handleSaiSetStatus), and swss restarts on the same row;
 // from 202505 on it drops the row. Names after it get nothing. A row
@@ -104,7 +106,7 @@ func lagQoSFinding(db *sonic.ConfigDB, key, lag string, lags, bare, after, ports
 		Evidence: evs(sonicEv(db, at)),
 		Mechanism: "orchagent (qosorch.cpp handlePortQosMapTable) applies a row to the names of its key in order: a name portsorch does not know yet is skipped ('Port is not found'); on each other it sets the row's maps (dscp_to_tc_map, tc_to_queue_map, tc_to_pg_map, pfc_to_queue_map, …) with sai_port_api->set_port_attribute on the port's port id, then pfc_enable and pfcwd_sw_enable through portsorch. " +
 			"A port channel is a LAG object without a port id (portsorch.cpp addLag keeps only its LAG id): sairedis refuses a map set on it (a null object id, SAI_STATUS_INVALID_PARAMETER), and portsorch finds no port to set PFC on. " +
-			"On the first refused set orchagent gives up on the row: through 202411 a failed port set exits orchagent (handleSaiSetStatus), and swss restarts into the same row; from SONiC 202505 on it logs 'Failed to apply … to port' and drops the row. The ports after the port channel in the key then get none of the row, as the port channel is found or not when the row is handled (teamd creates it). " +
+			"On the first refused set orchagent gives up on the row: through 202411 a failed port set exits orchagent (handleSaiSetStatus), and swss restarts into the same row; from SONiC 202505 on it logs 'Failed to apply … to port' and drops the row. The ports after the port channel in the key then get none of the row: they get it only if portsorch has not yet created the port channel (from teamd's LAG_TABLE) when qosorch handles the row, which then skips it. A row setting no map (pfc_enable alone) makes no SAI call on the port channel and goes on to them. " +
 			"The members, which carry the traffic, get none of the row's maps (only PORT_QOS_MAP|global's dscp_to_tc_map, where written, classifies them; else SAI's default class 0) and pause no priority: RoCE runs lossy through them. sonic-port-qos-map.yang keys the table by PORT names alone.",
 		Fix: fix + rest,
 	}
