@@ -566,26 +566,6 @@ func notACause(msg string, versionsDiffer bool) bool {
 	return strings.Contains(msg, "with a single device") // p2p_resiliency.cc
 }
 
-// proxyTeardownWarn reports the proxy service thread's WARNs about its
-// own local ranks' connections (proxy.cc), which it closes and goes on
-// from, returning no error: its listening socket's accept finding nothing
-// ("[Service thread] Accept failed Resource temporarily unavailable"), a
-// local rank's connection that broke ("[Service thread] Could not receive
-// type from localRank 0, res=3, closed=0": that rank closed or died; its
-// own lines tell why) and a rank's Close operation failing ("[Proxy
-// Service 0] Failed to execute operation Close from rank 0, retcode 3").
-// Through 2.22 every ncclCommAbort, which PyTorch calls at exit, could
-// print all three (NVIDIA/nccl#1668, deepseek-ai/DeepEP#41); 2.23 skips
-// the last two while aborting and 2.30 prints the accept at INFO.
-func proxyTeardownWarn(msg string) bool {
-	if strings.Contains(msg, "[Service thread] Accept failed Resource temporarily unavailable") ||
-		strings.Contains(msg, "[Service thread] Could not receive type from localRank ") {
-		return true
-	}
-	_, op, ok := strings.Cut(msg, "] Failed to execute operation ")
-	return ok && strings.Contains(msg, "[Proxy Service ") && strings.HasPrefix(op, "Close from rank")
-}
-
 // checkWarnErrors reports the WARN lines no other rule reads: as errors
 // when NCCL returned an error after them, as warnings when the log shows
 // no return code (NCCL_DEBUG=WARN prints none) but the line says what
@@ -599,6 +579,7 @@ func checkWarnErrors(inc *Incident) []Finding {
 	chain := map[*failureGroup][]string{}
 	cudaCheck := map[*failureGroup]bool{}
 	fallout := map[*failureGroup]int{}
+	died := map[*failureGroup]bool{} // a local rank lost (proxyLostRank)
 	td := newTeardowns()
 	var perLog []map[*failureGroup]bool // the groups of each log's failures
 	versionsDiffer := len(checkVersions(inc)) > 0
@@ -606,10 +587,17 @@ func checkWarnErrors(inc *Incident) []Finding {
 		cause := map[string]*failureGroup{} // the first failure of each process
 		mine := map[*failureGroup]bool{}
 		perLog = append(perLog, mine)
-		for _, w := range l.Warnings {
+		recv := map[string][]Evidence{} // the proxy's failed reads, by thread
+		for i, w := range l.Warnings {
 			proc := w.Host + "\x00" + strconv.Itoa(w.PID)
+			thread := proc + "\x00" + strconv.Itoa(w.TID)
 			td.warn(proc, w.PID, w.TID, w.Message)
-			if notACause(w.Message, versionsDiffer) {
+			lost, isLost := proxyLostRank(l, w, versionsDiffer)
+			if !isLost && proxyRecvOf(l, i, versionsDiffer) {
+				recv[thread] = append(recv[thread], w.Evidence)
+				continue
+			}
+			if !isLost && notACause(w.Message, versionsDiffer) {
 				continue
 			}
 			if _, plugin := pluginSource(w); plugin && slices.Contains(l.PluginInitFailures.Hosts, w.Host) {
@@ -637,6 +625,9 @@ func checkWarnErrors(inc *Incident) []Finding {
 				c, ok = symmetricOffClass(why[0].Text, l.Comm.Nodes), true
 				extraEv = why
 			}
+			if isLost {
+				c, ok, extraEv = lost, true, recv[thread]
+			}
 			if !ok && w.Result <= 0 {
 				continue
 			}
@@ -650,7 +641,7 @@ func checkWarnErrors(inc *Incident) []Finding {
 					g.ev.add(w.Evidence)
 				} else {
 					fallout[g]++
-					if w.Result > 0 && result[g] <= 0 && w.PID >= 0 {
+					if w.Result > 0 && result[g] <= 0 && w.PID >= 0 && !isLost {
 						// The first WARN printed no return code; the
 						// next one of its process unwinds the failure.
 						result[g], chain[g] = w.Result, w.Chain
@@ -681,13 +672,14 @@ func checkWarnErrors(inc *Incident) []Finding {
 			cause[proc] = g
 			td.cause(proc, w.TID, g)
 			mine[g] = true
-			if w.Result > 0 && result[g] <= 0 {
+			died[g] = died[g] || isLost
+			if w.Result > 0 && result[g] <= 0 && !isLost {
 				result[g], chain[g] = w.Result, w.Chain
 			}
 			cudaCheck[g] = cudaCheck[g] || cudaCheckWarn(w.Message)
 		}
 	}
-	under := peerFalloutUnder(perLog)
+	under := peerFalloutUnder(perLog, died)
 	tf := transportFailuresOf(inc)
 	var fs []Finding
 	for _, g := range gs.list {
@@ -714,6 +706,8 @@ func checkWarnErrors(inc *Incident) []Finding {
 		} else if cudaCheck[g] {
 			f.Severity = Error
 			returned = fmt.Sprintf(": NCCL's CUDA check returns %d (%s) right after this WARN", ncclUnhandledCudaError, ncclResultName(ncclUnhandledCudaError))
+		} else if died[g] {
+			f.Severity = Error
 		}
 		if n := fallout[g]; n > 0 {
 			f.Mechanism += fmt.Sprintf(" The %s after it on the same processes are its fallout.", plural(n, "later WARN", "later WARNs"))
@@ -782,9 +776,11 @@ func capitalise(s string) string {
 // their cause: in a log where the peer-gone failures sit beside exactly
 // one failure of another kind (NVIDIA/nccl#1235: rank 3 out of GPU
 // memory, rank 0 finding its socket closed), that failure is what closed
-// them. A group whose failures span logs, or a log with several causes,
-// stays on its own.
-func peerFalloutUnder(perLog []map[*failureGroup]bool) map[*failureGroup]*failureGroup {
+// them. A local rank the proxy lost (died) is told under that failure
+// when it is on the rank's host: the log names the rank's own failure. A
+// group whose failures span logs, or a log with several causes, stays on
+// its own.
+func peerFalloutUnder(perLog []map[*failureGroup]bool, died map[*failureGroup]bool) map[*failureGroup]*failureGroup {
 	logs := map[*failureGroup]int{}
 	for _, m := range perLog {
 		for g := range m {
@@ -795,7 +791,7 @@ func peerFalloutUnder(perLog []map[*failureGroup]bool) map[*failureGroup]*failur
 	for _, m := range perLog {
 		var peer, causes []*failureGroup
 		for g := range m {
-			if g.class.what == peerGoneClass.what {
+			if g.class.what == peerGoneClass.what || died[g] {
 				peer = append(peer, g)
 			} else {
 				causes = append(causes, g)
@@ -805,7 +801,7 @@ func peerFalloutUnder(perLog []map[*failureGroup]bool) map[*failureGroup]*failur
 			continue
 		}
 		for _, p := range peer {
-			if logs[p] == 1 {
+			if logs[p] == 1 && (!died[p] || slices.ContainsFunc(p.hosts, func(h string) bool { return slices.Contains(causes[0].hosts, h) })) {
 				under[p] = causes[0]
 			}
 		}
