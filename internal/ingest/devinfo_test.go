@@ -96,3 +96,16 @@ func TestIbvDevices(t *testing.T) {
 		t.Errorf("device 2 = %+v", x)
 	}
 }
+
+// ibv_devices as device_list.c prints it, padded and tab-separated
+// ("    %-16s\t%016llx"). Synthetic.
+func TestIbvDevicesPrintfLayout(t *testing.T) {
+	in := "    device          \t   node GUID\n" +
+		"    ------          \t----------------\n" +
+		"    mlx5_0          \t0c42a103001dd12b\n" +
+		"    rxe0            \t5054fffe123456ab\n"
+	d := nicArtifact[*Devinfo](t, nicReadText(t, "d.txt", in))
+	if len(d.Devices) != 2 || d.Devices[0].NodeGUID != "0c42:a103:001d:d12b" || d.Devices[1].Name != "rxe0" || d.Devices[1].Evidence.Line != 4 {
+		t.Errorf("devices %+v", d.Devices)
+	}
+}
