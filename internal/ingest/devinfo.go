@@ -109,6 +109,9 @@ type devinfoParser struct {
 	host    string
 	gids    int
 	ibstat  bool // inside a "CA 'mlx5_0'" block of ibstat output
+	// devList is 1 after an ibv_devices header, 2 after the dashes under
+	// it (its device rows follow), else 0.
+	devList int
 	// portLine holds a "port: N" line seen outside a block, until the
 	// next line shows whether a port block follows.
 	portLine Line
@@ -135,7 +138,7 @@ func (p *devinfoParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if p.ibstatLine(l, t) || p.rdmaLinkLine(l, t) || p.ibdev2netdevLine(l, t) {
+	if p.ibstatLine(l, t) || p.rdmaLinkLine(l, t) || p.ibdev2netdevLine(l, t) || p.ibvDevicesLine(l, t) {
 		p.out.lines.add(l)
 		return
 	}

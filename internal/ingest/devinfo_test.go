@@ -75,3 +75,37 @@ func TestDevinfoVerbose(t *testing.T) {
 		t.Errorf("speeds %+v", ls)
 	}
 }
+
+// ibv_devices' table (rdma-core device_list.c) is a device listing: each
+// device with its node GUID, a VF given none with zeros.
+func TestIbvDevices(t *testing.T) {
+	res := readFile(t, "../../testdata/corpus/ethtool/ibv-devices-vfs-zero-node-guid-sriovdp20.txt", "d.txt")
+	var d *Devinfo
+	for _, a := range res.Artifacts {
+		if x, ok := a.(*Devinfo); ok {
+			d = x
+		}
+	}
+	if d == nil || len(d.Devices) != 4 {
+		t.Fatalf("devinfo %+v", d)
+	}
+	if x := d.Devices[1]; x.Name != "mlx5_0" || x.NodeGUID != "506b:4b03:0028:5028" || len(x.Ports) != 0 || x.Evidence.Line != 5 {
+		t.Errorf("device 1 = %+v", x)
+	}
+	if x := d.Devices[2]; x.Name != "mlx5_3" || x.NodeGUID != "0000:0000:0000:0000" {
+		t.Errorf("device 2 = %+v", x)
+	}
+}
+
+// ibv_devices as device_list.c prints it, padded and tab-separated
+// ("    %-16s\t%016llx"). Synthetic.
+func TestIbvDevicesPrintfLayout(t *testing.T) {
+	in := "    device          \t   node GUID\n" +
+		"    ------          \t----------------\n" +
+		"    mlx5_0          \t0c42a103001dd12b\n" +
+		"    rxe0            \t5054fffe123456ab\n"
+	d := nicArtifact[*Devinfo](t, nicReadText(t, "d.txt", in))
+	if len(d.Devices) != 2 || d.Devices[0].NodeGUID != "0c42:a103:001d:d12b" || d.Devices[1].Name != "rxe0" || d.Devices[1].Evidence.Line != 4 {
+		t.Errorf("devices %+v", d.Devices)
+	}
+}

@@ -176,7 +176,7 @@ func FuzzShowGIDs(f *testing.F) {
 
 func FuzzDevinfo(f *testing.F) {
 	f.Add([]byte(syntheticDevinfo))
-	nicFuzz(f, NewDevinfoParser, nicSeeds("corpus/ethtool/ibv-devinfo-*.txt", "corpus/ethtool/ibstat-*.txt", "corpus/ethtool/ibdev2netdev-*.txt", "corpus/ethtool/rdma-link-*.txt"), func(t *testing.T, a Artifact, n int) {
+	nicFuzz(f, NewDevinfoParser, nicSeeds("corpus/ethtool/ibv-devinfo-*.txt", "corpus/ethtool/ibstat-*.txt", "corpus/ethtool/ibdev2netdev-*.txt", "corpus/ethtool/rdma-link-*.txt", "corpus/ethtool/ibv-devices-*.txt"), func(t *testing.T, a Artifact, n int) {
 		d := a.(*Devinfo)
 		if len(d.Devices) > maxDevinfoDevices || len(d.OpenFailed) > maxDevinfoDevices {
 			t.Fatalf("%d devices, %d not opened", len(d.Devices), len(d.OpenFailed))

@@ -27,7 +27,8 @@ const KindRDMAResource Kind = "rdma-resource"
 // the per-device counts of `rdma resource [show]`. `rdma -j res show qp`
 // prints the QPs as a JSON array of objects ("ifname", "port", "lqpn",
 // "type", "state", "pid", "comm"), on one line or spread over many with
-// -p.
+// -p; `rdma -j res show cm_id` its CM ids, "cm-idn" for a listener's
+// missing "lqpn".
 type RDMAResource struct {
 	Scoped
 	artifactHead

@@ -191,3 +191,71 @@ func TestRDMAResJSONNotCounters(t *testing.T) {
 		}
 	}
 }
+
+// `rdma -j -p res show cm_id` of listeners only: since iproute2 5.1 a CM
+// id without a QP prints "cm-idn" and no "lqpn" (rdma/res-cmid.c), and
+// the array is still read, each id's evidence its "cm-idn" line; in one
+// line, a listener beside a connected id. Synthetic, in res-cmid.c's
+// order of keys.
+func TestRDMAResJSONListeners(t *testing.T) {
+	in := "[ {\n" +
+		"        \"ifindex\": 0,\n" +
+		"        \"ifname\": \"mlx5_0\",\n" +
+		"        \"cm-idn\": 0,\n" +
+		"        \"state\": \"LISTEN\",\n" +
+		"        \"ps\": \"TCP\",\n" +
+		"        \"pid\": 30485,\n" +
+		"        \"comm\": \"rping\",\n" +
+		"        \"src-addr\": \"0.0.0.0:7174\"\n" +
+		"    },{\n" +
+		"        \"ifindex\": 1,\n" +
+		"        \"ifname\": \"mlx5_1\",\n" +
+		"        \"port\": 1,\n" +
+		"        \"cm-idn\": 2,\n" +
+		"        \"state\": \"LISTEN\",\n" +
+		"        \"ps\": \"UDP\",\n" +
+		"        \"comm\": \"rdma_cm\"\n" +
+		"    } ]\n" +
+		`[{"ifindex":0,"ifname":"mlx5_0","cm-idn":0,"state":"LISTEN","ps":"TCP","pid":7,"comm":"rping","src-addr":"0.0.0.0:7174"},{"ifindex":0,"ifname":"mlx5_0","port":1,"cm-idn":4,"lqpn":539,"qp-type":"RC","state":"CONNECT","ps":"TCP","pid":7,"comm":"rping","src-addr":"172.16.99.1:7174","dst-addr":"172.16.99.1:43670"}]` + "\n"
+	r := nicArtifact[*RDMAResource](t, nicReadText(t, "cm.json", in))
+	if len(r.CMIDs) != 4 || len(r.QPs) != 0 || len(r.Garbled) != 0 {
+		t.Fatalf("CM ids %+v, QPs %+v, garbled %+v", r.CMIDs, r.QPs, r.Garbled)
+	}
+	if c := r.CMIDs[1]; c.Device != "mlx5_1" || c.Port != 1 || c.LQPN != 0 || c.QPType != "" || c.State != "LISTEN" || c.Comm != "rdma_cm" || c.Evidence.Line != 14 {
+		t.Errorf("CM id 1 = %+v", c)
+	}
+	if c := r.CMIDs[2]; c.State != "LISTEN" || c.Src != "0.0.0.0:7174" || c.Evidence.Line != 19 || c.Evidence.Col != 2 {
+		t.Errorf("CM id 2 = %+v", c)
+	}
+	if c := r.CMIDs[3]; c.LQPN != 539 || c.QPType != "RC" || c.Dst != "172.16.99.1:43670" {
+		t.Errorf("CM id 3 = %+v", c)
+	}
+}
+
+// An object with an "lqpn" that is not read (no "ifname", or no "state")
+// does not lend its text or line to the next QP: each QP's evidence is
+// its own object. Synthetic.
+func TestRDMAResJSONEvidenceOwnObject(t *testing.T) {
+	second := `{"ifname":"mlx5_0","port":1,"lqpn":77,"type":"RC","state":"ERR","pid":12,"comm":"python"}`
+	in := `[{"port":1,"lqpn":5,"type":"RC","state":"RTS"},` + second + "]\n" +
+		"[ {\n" +
+		"        \"ifname\": \"mlx5_0\",\n" +
+		"        \"lqpn\": 6,\n" +
+		"        \"type\": \"RC\"\n" +
+		"    },{\n" +
+		"        \"ifname\": \"mlx5_0\",\n" +
+		"        \"lqpn\": 78,\n" +
+		"        \"type\": \"RC\",\n" +
+		"        \"state\": \"ERR\"\n" +
+		"    } ]\n"
+	r := nicArtifact[*RDMAResource](t, nicReadText(t, "j.txt", in))
+	if len(r.QPs) != 2 || len(r.Garbled) != 0 {
+		t.Fatalf("QPs %+v, garbled %+v", r.QPs, r.Garbled)
+	}
+	if q := r.QPs[0]; q.LQPN != 77 || q.Evidence.Text != second || q.Evidence.Col != strings.Index(in, second)+1 {
+		t.Errorf("QP[0] = %+v", q)
+	}
+	if q := r.QPs[1]; q.LQPN != 78 || q.Evidence.Line != 8 || !strings.Contains(q.Evidence.Text, `"lqpn": 78`) {
+		t.Errorf("QP[1] = %+v", q)
+	}
+}
