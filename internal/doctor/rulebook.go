@@ -758,7 +758,7 @@ var book = []Spec{
 	{ID: "config.port.unknown", Layer: LayerFabric, Severities: []Severity{Warn, Error}, Front: Lint,
 		Text:   "a SONiC config_db PORT_QOS_MAP, BUFFER_PG or BUFFER_QUEUE key, or a CABLE_LENGTH field, names a port the config's PORT table does not hold (a typo such as Ethernet1 for Ethernet4; keys are comma lists, with no ranges): error for PORT_QOS_MAP (the port meant has no pfc_enable), warn for the buffer tables and cable lengths; in a multi-ASIC config_db (asicN objects) it names the ASIC whose PORT holds the port, where the row belongs, and for a port no namespace holds the ports PORT holds. A fragment without PORT is not judged",
 		Fix:    "Name ports PORT holds, one by one, comma-separated.",
-		Source: "sonic-swss orchagent/bufferorch.cpp processPriorityGroup and processQueue, qosorch.cpp handlePortQosMapTable: port lists are tokenized at ',' and a name portsorch does not know ends the row as task_invalid_entry"},
+		Source: "sonic-swss orchagent/bufferorch.cpp processPriorityGroup and processQueue, qosorch.cpp handlePortQosMapTable: port lists are tokenized at ','; bufferorch ends the row as task_invalid_entry at a name portsorch does not know (from 202411 before setting any port of it), qosorch skips the name and sets the others"},
 	{ID: "config.pfc_enable.format", Layer: LayerFabric, Severities: []Severity{Warn}, Front: Lint,
 		Text:   "a config_db PORT_QOS_MAP pfc_enable that is not the comma list of priorities 0-7 SONiC's YANG model takes (\"3-4\", \"3 4\", \"3;4\", \"3,4,\", \"3,4,9\"), with what orchagent reads of it (each comma-separated part's leading integer; past 7 none), which every other rule then judges",
 		Fix:    "Write the priorities as a comma list: \"pfc_enable\": \"3,4\".",

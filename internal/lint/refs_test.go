@@ -36,6 +36,24 @@ func TestPortUnknown(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
+	// qosorch skips a name portsorch does not know and sets the row's
+	// other ports; bufferorch refuses the row there (qosorch.cpp
+	// handlePortQosMapTable, bufferorch.cpp processPriorityGroup).
+	for _, fd := range fs {
+		table := strings.Fields(strings.SplitN(fd.Title, ": ", 2)[1])[0]
+		var want string
+		switch {
+		case table == "PORT_QOS_MAP":
+			want = "qosorch splits the key's port list at ',' and skips a name"
+		case strings.HasPrefix(table, "BUFFER_PG"):
+			want = "bufferorch splits the key's port list at ',' and refuses the row"
+		default:
+			continue
+		}
+		if !strings.Contains(fd.Mechanism, want) {
+			t.Errorf("%s mechanism %q, want it to say %q", table, fd.Mechanism, want)
+		}
+	}
 }
 
 // TestUnheldRefs lints sonic-mgmt's real configlet that adds a port to a

@@ -68,6 +68,22 @@ func refRules(m *Model) []doctor.Finding {
 	return append(fs, portRules(m)...)
 }
 
+// unknownPortHandling is what the orch that reads the table does with a
+// key's name portsorch does not know: qosorch skips it and sets the
+// row's other ports (sonic-swss orchagent/qosorch.cpp
+// handlePortQosMapTable, the same at 202305, 202411 and master);
+// bufferorch refuses the row there, after setting the ports before it
+// up to 202405 and, since it gathers every port before setting any
+// (202411 on), setting none of them (bufferorch.cpp processQueue and
+// processPriorityGroup).
+var unknownPortHandling = map[string]string{
+	"PORT_QOS_MAP": "qosorch splits the key's port list at ',' and skips a name portsorch does not know (\"Failed to apply QoS maps to port X. Port is not found.\"), setting the row on the other ports: ",
+	"BUFFER_PG":    bufferUnknownPort,
+	"BUFFER_QUEUE": bufferUnknownPort,
+}
+
+const bufferUnknownPort = "bufferorch splits the key's port list at ',' and refuses the row at the first name portsorch does not know (\"Port with alias:... not found\"): up to SONiC 202405 the ports listed before it were set and those after it are not; from 202411, which gathers every port before setting any, no port of the row is set: "
+
 // unknownPortEffect is what the port a dropped row was meant for misses.
 var unknownPortEffect = map[string]string{
 	"PORT_QOS_MAP": "the port meant keeps no QoS maps and no pfc_enable, so it pauses no priority.",
@@ -116,12 +132,11 @@ func portRules(m *Model) []doctor.Finding {
 			}
 			f := doctor.Finding{
 				ID: "config.port.unknown", Severity: doctor.Error, Layer: doctor.LayerFabric,
-				Title:    title,
-				Subject:  db.File + " " + table,
-				Evidence: evs(ev...),
-				Mechanism: "orchagent (bufferorch for buffers) splits the key's port list at ',' and drops the whole row at the first name portsorch does not know (\"Port with alias:... not found\"), the ports listed after it included: " +
-					unknownPortEffect[table],
-				Fix: fmt.Sprintf("Name ports PORT holds (%s), one by one, comma-separated: SONiC expands no ranges in these keys.", list(db.Tables["PORT"].Keys(), 4)),
+				Title:     title,
+				Subject:   db.File + " " + table,
+				Evidence:  evs(ev...),
+				Mechanism: unknownPortHandling[table] + unknownPortEffect[table],
+				Fix:       fmt.Sprintf("Name ports PORT holds (%s), one by one, comma-separated: SONiC expands no ranges in these keys.", list(db.Tables["PORT"].Keys(), 4)),
 			}
 			if others != "" {
 				f.Fix = fmt.Sprintf("Move the rows into the namespace whose PORT holds the port (%s): each ASIC's orchagent reads its own CONFIG_DB (`config load` writes the file's asicN object to that ASIC's database), so a row under another ASIC is dropped there and missing where the port is.", others)

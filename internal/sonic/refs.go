@@ -90,10 +90,10 @@ type UnknownPort struct {
 }
 
 // portTables are the tables whose keys name ports, "PORTS" or
-// "PORTS|IDS", PORTS a comma list: orchagent and bufferorch split it at
-// ',' alone (no "Ethernet0-Ethernet8" ranges) and drop the row at the
-// first name portsorch does not know ("Port with alias:%s not found"),
-// leaving the ports after it unset too.
+// "PORTS|IDS", PORTS a comma list: qosorch and bufferorch split it at
+// ',' alone (no "Ethernet0-Ethernet8" ranges); a name portsorch does not
+// know is skipped by qosorch and ends the row in bufferorch ("Port with
+// alias:%s not found").
 var portTables = []string{"PORT_QOS_MAP", "BUFFER_PG", "BUFFER_QUEUE"}
 
 // UnknownPorts returns the ports named by PORT_QOS_MAP, BUFFER_PG,
