@@ -23,7 +23,7 @@ func (p *devinfoParser) ibvDevicesLine(l Line, t string) bool {
 	case p.devList == 1 && len(f) == 2 && strings.Trim(f[0], "-") == "" && strings.Trim(f[1], "-") == "":
 		p.devList = 2
 		return true
-	case p.devList == 2 && len(f) == 2 && isIdentName(f[0]) && len(f[1]) == 16 && strings.Trim(strings.ToLower(f[1]), "0123456789abcdef") == "":
+	case p.devList == 2 && len(f) == 2 && isIdentName(f[0]) && len(f[1]) == 16 && isHex(f[1]):
 	default:
 		p.devList = 0
 		return false
