@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -223,14 +224,7 @@ func (p *rdmaResParser) garble(l Line, i int, expected string) {
 }
 
 // qpState reports whether s is a QP state iproute2 prints.
-func qpState(s string) bool {
-	for _, x := range qpStates {
-		if s == x {
-			return true
-		}
-	}
-	return false
-}
+func qpState(s string) bool { return slices.Contains(qpStates, s) }
 
 // rdmaLink reads "mlx5_0/1" (a port), "mlx5_4/-" (no port) or a device
 // name alone.
