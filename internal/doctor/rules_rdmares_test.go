@@ -12,17 +12,12 @@ import (
 // RESET, an RC QP in INIT, CM ids and summaries: read, no finding (and,
 // before, the QP lines were taken for `rdma link` ports not ACTIVE).
 func TestRDMAResCorpusReadClean(t *testing.T) {
-	for _, f := range []string{
+	wantReadNoFinding(t, "",
 		"corpus/rdma-res/rdma-res-show-qp-mlx5-kernel-qps-smi-gsi-ipoib-iproute2-8ecac46a.txt",
 		"corpus/rdma-res/rdma-res-show-pd-cq-mr-qp-rc-init-pingpong-iproute2-96f59e7f.txt",
 		"corpus/rdma-res/rdma-resource-show-qp-dd-umr-driver-qp-and-summary-iproute2-57d7a8fd.txt",
 		"corpus/rdma-res/rdma-resource-summary-and-cm-id-rping-cxgb4-mlx4-iproute2-9a362cc7.txt",
-		"corpus/rdma-res/rdma-res-show-qp-dd-p-cxgb4-nvme-rdma-driver-lines-iproute2-33115275.txt",
-	} {
-		if fs := diagnoseFiles(t, Options{}, f); len(fs) != 0 {
-			t.Errorf("%s: %s", f, nicTitles(fs))
-		}
-	}
+		"corpus/rdma-res/rdma-res-show-qp-dd-p-cxgb4-nvme-rdma-driver-lines-iproute2-33115275.txt")
 }
 
 // An NCCL process's RC QPs in ERR are an error per owner and port, each
