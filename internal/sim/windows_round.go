@@ -199,15 +199,16 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 // waitsStill reports whether part i of linked round r, which waits at
 // bound with the control side's stop at stop, must still wait: its bound
 // and the stop are the same, and, for part 0's worker, the control side
-// cannot run further (stepControl). A control side with no share in the
-// round, or stopped, never can: were its bound compared with the last
-// one it ran to, part 0's worker would find it could, and spin instead
-// of sleeping (TestWindowsLinkedWaitsStill).
+// cannot run further (controlReach, as stepControl asks it).
 func (w *Windows) waitsStill(i int, r round, end, bound unit.Time, stop int64) bool {
 	if b, _ := w.linkedBound(i, end); b != bound || w.ctl.stop.Load() != stop {
 		return false
 	}
-	return i > 0 || r.control < 0 || stop >= 0 || w.controlBound(r) <= w.ctlBound
+	if i > 0 {
+		return true
+	}
+	_, further := w.controlReach(r)
+	return !further
 }
 
 // linkedBound returns the time before which part i may run its events in
@@ -253,10 +254,25 @@ func (w *Windows) startLinked(r round) {
 // cores on 92 % of the steps of the 64-server AllReduce (docs/engine.md,
 // "The control side on one worker").
 func (w *Windows) stepControl(r round) bool {
-	if r.control < 0 {
-		return false
+	bound, further := w.controlReach(r)
+	if further {
+		w.runControlTo(bound)
 	}
-	return w.runControlTo(w.controlBound(r))
+	return further
+}
+
+// controlReach returns the bound to which the control side of linked
+// round r may run and whether that takes it further than it has run. A
+// control side with no share in the round, or stopped, never goes
+// further: were its bound compared with the last one it ran to, part 0's
+// worker would find it could, and spin instead of sleeping
+// (TestWindowsLinkedWaitsStill).
+func (w *Windows) controlReach(r round) (unit.Time, bool) {
+	if r.control < 0 || w.ctl.stop.Load() >= 0 {
+		return 0, false
+	}
+	bound := w.controlBound(r)
+	return bound, bound > w.ctlBound
 }
 
 // controlWanted reports whether part 0's worker, with the control side
@@ -288,12 +304,9 @@ func (w *Windows) controlBound(r round) unit.Time {
 	return bound
 }
 
-// runControlTo runs the control side's events before bound and
-// publishes, unless it has run that far already or stopped.
-func (w *Windows) runControlTo(bound unit.Time) bool {
-	if bound <= w.ctlBound || w.ctl.stop.Load() >= 0 {
-		return false
-	}
+// runControlTo runs the control side's events before bound, which takes
+// it further than it has run (controlReach), and publishes.
+func (w *Windows) runControlTo(bound unit.Time) {
 	w.ctlBound = bound
 	w.stats.ControlSteps++
 	if w.Collect != nil {
@@ -317,7 +330,6 @@ func (w *Windows) runControlTo(bound unit.Time) bool {
 		w.ctl.stop.Store(int64(pub))
 	}
 	w.wake.published()
-	return true
 }
 
 // satAdd returns a+b, saturating at unit.MaxTime.
