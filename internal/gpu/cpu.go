@@ -33,13 +33,30 @@ const (
 	EmeraldRapids
 )
 
-// cpuGenNames are the scenario's names of the generations, by CPUGen.
-func cpuGenNames() []string {
-	return []string{"", "skylake", "icelake", "sapphire-rapids", "emerald-rapids"}
+// cpuGen is what a generation sets: its scenario name, the CPUID model
+// (family 6) NCCL's topology reads, and its UPI links a socket and their
+// rate, GT/s (0 links: unknown).
+type cpuGen struct {
+	name  string
+	model int
+	links int
+	gts   float64
+}
+
+// cpuGens are the generations, by CPUGen. An Intel host of unknown
+// generation stands for Sapphire Rapids in NCCL's model.
+func cpuGens() [EmeraldRapids + 1]cpuGen {
+	return [...]cpuGen{
+		CPUAnyGen:      {"", 0x8F, 0, 0},
+		Skylake:        {"skylake", 0x55, 3, 10.4},
+		IceLake:        {"icelake", 0x6A, 3, 11.2},
+		SapphireRapids: {"sapphire-rapids", 0x8F, 4, 16},
+		EmeraldRapids:  {"emerald-rapids", 0xCF, 4, 20},
+	}
 }
 
 // String returns the generation's scenario name ("" when unknown).
-func (g CPUGen) String() string { return cpuGenNames()[g] }
+func (g CPUGen) String() string { return cpuGens()[g].name }
 
 // ParseCPU reads a scenario's CPU: a vendor (intel, amd, arm) or an Intel
 // Xeon generation (skylake, icelake, sapphire-rapids, emerald-rapids).
@@ -52,8 +69,8 @@ func ParseCPU(name string) (CPU, CPUGen, bool) {
 	case "arm":
 		return ARM, CPUAnyGen, true
 	}
-	for g, n := range cpuGenNames() {
-		if g > 0 && n == name {
+	for g, c := range cpuGens() {
+		if g > 0 && c.name == name {
 			return Intel, CPUGen(g), true
 		}
 	}
@@ -62,31 +79,19 @@ func ParseCPU(name string) (CPU, CPUGen, bool) {
 
 // CPUNames returns every name ParseCPU reads.
 func CPUNames() []string {
-	return append([]string{"intel", "amd", "arm"}, cpuGenNames()[1:]...)
+	names := []string{"intel", "amd", "arm"}
+	for g, c := range cpuGens() {
+		if g > 0 {
+			names = append(names, c.name)
+		}
+	}
+	return names
 }
 
 // Model returns the CPUID model (family 6) NCCL's topology reads for the
 // generation; an Intel host of unknown generation stands for Sapphire
 // Rapids.
-func (g CPUGen) Model() int {
-	return [...]int{0x8F, 0x55, 0x6A, 0x8F, 0xCF}[g]
-}
-
-// upi returns the generation's UPI links a socket and their rate, GT/s
-// (0 links: unknown).
-func (g CPUGen) upi() (links int, gts float64) {
-	switch g {
-	case Skylake:
-		return 3, 10.4
-	case IceLake:
-		return 3, 11.2
-	case SapphireRapids:
-		return 4, 16
-	case EmeraldRapids:
-		return 4, 20
-	}
-	return 0, 0
-}
+func (g CPUGen) Model() int { return cpuGens()[g].model }
 
 // LinkBW returns what the generation's links between two sockets carry
 // each way, GB/s, at the nominal 2 bytes a transfer a link (10.4 GT/s:
@@ -97,6 +102,6 @@ func (g CPUGen) upi() (links int, gts float64) {
 // coherence messages take a share, and #516's remote-memory load reached
 // 54% of it. 0 when the generation is not known.
 func (g CPUGen) LinkBW() float64 {
-	links, gts := g.upi()
-	return float64(links) * gts * 2
+	c := cpuGens()[g]
+	return float64(c.links) * c.gts * 2
 }
