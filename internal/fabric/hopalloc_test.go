@@ -7,9 +7,9 @@ import (
 )
 
 // A frame's hops, its send on each link and its arrival at each port,
-// allocate nothing once the pools and the queue have grown: the arrival
-// is scheduled on the receiving port as a handler of its own type, a
-// pointer, which an interface holds without a copy.
+// allocate nothing once the pools and the queue have grown, and every
+// frame sent arrives: a handler scheduled per hop must be a pointer, which
+// an interface holds without a copy (a struct value would allocate).
 func TestHopsDoNotAllocate(t *testing.T) {
 	net, _, hs := star(t, 2, 100*unit.Gbps, 3*unit.Metre, defaultSwitch())
 	hs[0].dst, hs[0].payload = 1, 1024

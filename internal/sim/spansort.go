@@ -8,7 +8,7 @@ import (
 )
 
 // spanSorted is how many entries sortSpan leaves to sortEntries alone:
-// below it, the counting pass's fixed cost (a table of 64 counts)
+// below it, the counting pass's fixed cost (a table of spanSteps counts)
 // exceeds a comparison sort's.
 const spanSorted = 40
 
