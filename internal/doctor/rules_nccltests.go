@@ -18,6 +18,7 @@ func ncclTestsRules() []Rule {
 		{IDs: []string{"nccltests.busbw.falls"}, Check: checkBusBWFalls},
 		{IDs: []string{"nccltests.busbw.dip"}, Check: checkBusBWDip},
 		{IDs: []string{"nccltests.busbw.halves"}, Check: checkBusBWHalves},
+		{IDs: []string{"nccltests.busbw.rerun"}, Check: checkBusBWRerun},
 		{IDs: []string{"nccltests.wrong"}, Check: checkWrong},
 		{IDs: []string{"nccltests.pass.stalled"}, Check: checkStalledPass},
 	}
