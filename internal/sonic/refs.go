@@ -193,7 +193,7 @@ func (db *ConfigDB) UnknownPorts() []UnknownPort {
 	cl := db.Tables["CABLE_LENGTH"]
 	for _, key := range cl.Keys() {
 		for _, p := range slices.Sorted(maps.Keys(cl[key])) {
-			if !known(p) {
+			if p != "" && !known(p) { // an empty field names no port
 				at, _ := db.KeyPos("CABLE_LENGTH|" + key + "|" + p)
 				out = append(out, UnknownPort{Table: "CABLE_LENGTH", Key: key, Port: p, At: at})
 			}
