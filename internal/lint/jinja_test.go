@@ -19,6 +19,18 @@ func TestLintJinjaTemplate(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
+	// sonic-mgmt's real pfc_wd_config.j2 is valid JSON whose PFC_WD row
+	// key is "{{ pfc_wd_interface_list }}": a template, refused at the
+	// key, not a PFC_WD row of a port so named. A SYNTHETIC config with
+	// "{{ }}" in a value (a field left unrendered, as sonic-buildimage
+	// #15102's running config has) is still read.
+	wd := filepath.Join("testdata", "mgmt-pfc_wd_config.j2")
+	if _, err := Lint([]string{wd}, nil); err == nil || !errors.Is(err, errNotConfig) || !strings.HasPrefix(err.Error(), wd+`:3:9: "{{ pfc_wd_interface_list }}": a Jinja2 expression as a row's key`) {
+		t.Errorf("pfc_wd_config.j2: %v", err)
+	}
+	if _, err := Lint([]string{tempFile(t, "config_db.json", `{"PORT": {"Ethernet0": {"speed": "100000"}}, "DEVICE_METADATA": {"localhost": {"hostname": "{{ inventory_hostname }}"}}}`)}, nil); err != nil {
+		t.Errorf("JSON with {{ in a value: %v", err)
+	}
 	ok := tempFile(t, "config_db.json", `{"DEVICE_METADATA": {"localhost": {"hostname": "{% not a template %}"}}}`)
 	if _, err := Lint([]string{ok}, nil); err != nil {
 		t.Errorf("JSON with {%% in a value: %v", err)

@@ -256,6 +256,11 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 				return info, fmt.Errorf("%s:%d:%d: %q: a %s dump (its tables are %s's, like %s), which holds %s: lint reads CONFIG_DB (config_db.json, `show runningconfiguration all`, `sonic-db-dump -n CONFIG_DB`): %w", name, at.Line, at.Col, at.Text, which, which, like, sonic.DBHolds(which), errNotConfig)
 			}
 		}
+		for _, db := range dbs {
+			if at, ok := db.TemplateKey(); ok {
+				return info, fmt.Errorf("%s:%d:%d: %q: a Jinja2 expression as a row's key: a template that sonic-cfggen or Ansible fills in (sonic-mgmt's pfc_wd_config.j2), not a configuration: expected CONFIG_DB JSON; lint reads what it renders (`show runningconfiguration all` once it is loaded): %w", name, at.Line, at.Col, at.Text, errNotConfig)
+			}
+		}
 		m.Sonic = append(m.Sonic, dbs...)
 		info.Type = KindSONiCConfigDB
 		return info, nil

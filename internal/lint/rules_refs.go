@@ -64,8 +64,56 @@ func refRules(m *Model) []doctor.Finding {
 			})
 		}
 	}
+	fs = append(fs, misnamedRefs(m)...)
 	fs = append(fs, unheldRefs(m)...)
 	return append(fs, portRules(m)...)
+}
+
+// misnamedRefs reports PORT_QOS_MAP and QUEUE references written in the
+// bracket form with a table other than the one the field names
+// (sonic.MisnamedRefs): orchagent up to 202106 resolves none of them and
+// applies none of the row. One finding per table, field and reference.
+func misnamedRefs(m *Model) []doctor.Finding {
+	var fs []doctor.Finding
+	for _, db := range m.Sonic {
+		if db.Vendor != "" {
+			continue
+		}
+		var order []string
+		groups := map[string][]sonic.MissingRef{}
+		for _, r := range db.MisnamedRefs() {
+			id := r.Table + "\x00" + r.Field + "\x00" + r.Written + "\x00" + r.At.Text
+			if groups[id] == nil {
+				order = append(order, id)
+			}
+			groups[id] = append(groups[id], r)
+		}
+		for _, id := range order {
+			rs := groups[id]
+			r := rs[0]
+			var keys []string
+			var ev []Evidence
+			for _, x := range rs {
+				keys = append(keys, shortKey(x.Key))
+				ev = append(ev, sonicEv(db, x.At))
+			}
+			what := "none of the row's maps and none of its pfc_enable are applied: the port pauses no priority"
+			if r.Table == "QUEUE" {
+				what = "neither the queue's scheduler nor its WRED profile is applied (qosorch resolves the scheduler first and retries the row): the queue marks no ECN"
+			}
+			fs = append(fs, doctor.Finding{
+				ID: "config.reference.table", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+				Title: fmt.Sprintf("%s: %s|%s %s names [%s|%s], a row of %s, where the field takes a %s row: SONiC up to 202106 resolves no such reference",
+					db.File, r.Table, list(keys, 3), r.Field, r.Written, r.At.Text, r.Written, r.To),
+				Subject:  db.File + " " + r.Table,
+				Evidence: evs(ev...),
+				Mechanism: fmt.Sprintf("Up to SONiC 202106 orchagent reads a reference as \"[TABLE|name]\" and looks TABLE up among the tables it resolves (sonic-swss orchagent/orch.cpp Orch::parseReference, branch 202106: \"not recognized type\"): %s is not %s, the reference never resolves, and qosorch retries the %s row without applying it, so %s. From 202111 orchagent reads plain names, and db_migrator (sonic-utilities scripts/db_migrator.py migrate_qos_db_fieldval_reference_remove), run by `config reload`, keeps what follows the '|' whatever the table, which hides the mistake.",
+					r.Written, r.To, r.Table, what),
+				Fix: fmt.Sprintf("Write the field as \"[%s|%s]\" (or the plain name %q, the form since 202111).", r.To, r.At.Text, r.At.Text),
+			})
+		}
+	}
+	return fs
 }
 
 // unknownPortHandling is what the orch that reads the table does with a

@@ -424,3 +424,24 @@ func (t Table) Keys() []string {
 	sort.Strings(ks)
 	return ks
 }
+
+// TemplateKey returns the first row key, in file order, that holds an
+// unrendered Jinja2 expression ("{{ pfc_wd_interface_list }}", as
+// sonic-mgmt's ansible/roles/test/templates/pfc_wd_config.j2 writes its
+// PFC_WD row): a template that happens to be JSON, whose rows
+// sonic-cfggen or Ansible fill in. A value holding one (a running config
+// with a field left unrendered, sonic-buildimage #15102) is still a
+// configuration.
+func (db *ConfigDB) TemplateKey() (Value, bool) {
+	var first Value
+	for _, at := range db.keyPos {
+		open := strings.Index(at.Text, "{{")
+		if open < 0 || !strings.Contains(at.Text[open:], "}}") {
+			continue
+		}
+		if first.Line == 0 || at.Line < first.Line || at.Line == first.Line && at.Col < first.Col {
+			first = at
+		}
+	}
+	return first, first.Line > 0
+}

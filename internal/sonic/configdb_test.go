@@ -364,6 +364,10 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"BUFFER_PG": {"Ethernet0:3-4": {"profile": "[BUFFER_PROFILE:p]"}}, "QUEUE|E:3": {"scheduler": "[SCHEDULER:s]"}, "ACL_RULE": {"r": {"x": "[A:b]"}}}`))
 	f.Add([]byte(`{"BUFFER_PG": {"E": {"0": {"profile": "p"}, "3-4": {"value": {}}, "x": 1}}, "QUEUE": {"h": {"a|E|3": {"w": "W"}}, "E|3": {"w": {"x": {}}}}}`))
 	f.Add([]byte(`{"DEVICE_METADATA": {"localhost": {"deployment_id": null, "hwsku": "x"}}, "PORT|E": {"type": "hash", "ttl": null, "value": {"speed": null}}, "QUEUE": {"E|3": {"wred_profile": nul}}}`))
+	// A reference naming the wrong table (MisnamedRefs), in a list and
+	// with a colon, and a template's row key (TemplateKey).
+	f.Add([]byte(`{"QUEUE": {"E|3": {"scheduler": "[SCHEDULAR|s]", "wred_profile": "[WRED_PROFILE|w],[X:y]"}}, "PORT_QOS_MAP": {"E": {"dscp_to_tc_map": "[DSCP_TO_TC:A]"}},
+"PFC_WD": {"{{ pfc_wd_interface_list }}": {"action": "{{ a }}"}}}`))
 	for _, file := range []string{"util-override-multi-asic-namespaced.json", "mgmt-configlet-clet-add.json", "bi-vs-zero_profiles.json"} {
 		if data, err := os.ReadFile("testdata/public/" + file); err == nil {
 			f.Add(data)
@@ -420,6 +424,14 @@ func FuzzParse(f *testing.F) {
 			db.Watchdogs()
 			if d, ok := db.LossyByDesign(); ok && (d.PFCEnableAt.Line < 1 || d.PFCEnableAt.Line > lines) {
 				t.Fatalf("lossy design's pfc_enable %+v outside the %d-line input", d.PFCEnableAt, lines)
+			}
+			for _, r := range db.MisnamedRefs() {
+				if r.Written == "" || r.Written == r.To || r.At.Line < 1 || r.At.Line > lines {
+					t.Fatalf("misnamed reference %+v", r)
+				}
+			}
+			if at, ok := db.TemplateKey(); ok && (at.Line < 1 || at.Line > lines || at.Col < 1 || !strings.Contains(at.Text, "{{")) {
+				t.Fatalf("template key %+v outside the %d-line input", at, lines)
 			}
 			for _, u := range db.UnknownPorts() {
 				if u.At.Line < 1 || u.At.Line > lines || u.At.Col < 1 || u.Port == "" && u.Table == "CABLE_LENGTH" {

@@ -26,6 +26,9 @@ type MissingRef struct {
 	// names a row of.
 	Table, Key, Field, To string
 	At                    Value
+	// Written is, for MisnamedRefs, the table the reference's bracket
+	// form names ("SCHEDULAR" of "[SCHEDULAR|scheduler.0]").
+	Written string
 }
 
 // MissingRefs returns the fields of QoS rows that name a map, scheduler,
@@ -35,9 +38,9 @@ type MissingRef struct {
 // none, nor do the fields of PORT_QOS_MAP|global orchagent skips. Sorted
 // by table, key and field.
 func (db *ConfigDB) MissingRefs() []MissingRef {
-	return db.refs(func(to, name string) bool {
-		_, ok := db.Tables[to][name]
-		return len(db.Tables[to]) > 0 && !ok
+	return db.refs(func(r *MissingRef) bool {
+		_, ok := db.Tables[r.To][strings.TrimSpace(r.At.Text)]
+		return len(db.Tables[r.To]) > 0 && !ok
 	})
 }
 
@@ -47,11 +50,72 @@ func (db *ConfigDB) MissingRefs() []MissingRef {
 // names resolve, or not, on the switch it was cut from. Sorted as
 // MissingRefs.
 func (db *ConfigDB) UnheldRefs() []MissingRef {
-	return db.refs(func(to, _ string) bool { return len(db.Tables[to]) == 0 })
+	return db.refs(func(r *MissingRef) bool { return len(db.Tables[r.To]) == 0 })
+}
+
+// MisnamedRefs returns the PORT_QOS_MAP and QUEUE fields written in the
+// bracket form config_db used up to SONiC 202106, "[TABLE|name]", whose
+// TABLE is not the table the field names a row of: QUEUE's scheduler as
+// "[SCHEDULAR|scheduler.0]". orchagent up to 202106 looked the written
+// TABLE up among its own (sonic-swss orchagent/orch.cpp
+// Orch::parseReference at branch 202106: "not recognized type"), so the
+// name never resolves and qosorch retries the row without applying it
+// (qosorch.cpp handleQueueTable, task_need_retry); from 202111 it reads
+// plain names only, and db_migrator's
+// migrate_qos_db_fieldval_reference_remove keeps what follows the '|'
+// whatever the table. Each has Written set. Sorted as MissingRefs.
+func (db *ConfigDB) MisnamedRefs() []MissingRef {
+	return db.refs(func(r *MissingRef) bool {
+		if r.Table != "PORT_QOS_MAP" && r.Table != "QUEUE" {
+			return false
+		}
+		for _, t := range db.writtenTables(r.At) {
+			if t != r.To {
+				r.Written = t
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// writtenTables returns the tables a value written in the bracket form
+// names, read from the file at the value's position ("[A|x],[B|y]" gives
+// A, B); none for a plain name or where the file's text is not at hand.
+func (db *ConfigDB) writtenTables(v Value) []string {
+	if v.Line < 1 || v.Line > len(db.lines) || v.Col < 1 || v.Col > len(db.lines[v.Line-1]) {
+		return nil
+	}
+	raw, ok := strings.CutPrefix(db.lines[v.Line-1][v.Col-1:], `"[`)
+	if !ok {
+		return nil
+	}
+	raw, _, ok = strings.Cut("["+raw, `"`)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, x := range strings.Split(raw, ",") {
+		x = strings.TrimSpace(x)
+		if len(x) < 4 || x[0] != '[' || x[len(x)-1] != ']' {
+			return nil
+		}
+		table, _, ok := strings.Cut(x[1:len(x)-1], "|")
+		if !ok {
+			// A colon after a table's name, as unref reads it.
+			table, _, ok = strings.Cut(x[1:len(x)-1], ":")
+			ok = ok && tableName(table)
+		}
+		if !ok || table == "" {
+			return nil
+		}
+		out = append(out, table)
+	}
+	return out
 }
 
 // refs returns the reference fields whose table and name match says.
-func (db *ConfigDB) refs(match func(to, name string) bool) []MissingRef {
+func (db *ConfigDB) refs(match func(r *MissingRef) bool) []MissingRef {
 	var out []MissingRef
 	for _, table := range []string{"PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "BUFFER_QUEUE", "BUFFER_PROFILE"} {
 		t := db.Tables[table]
@@ -63,8 +127,9 @@ func (db *ConfigDB) refs(match func(to, name string) bool) []MissingRef {
 				if !ok || name == "" || strings.EqualFold(name, "NULL") || !globalApplies(table, key, field) {
 					continue
 				}
-				if match(to, name) {
-					out = append(out, MissingRef{Table: table, Key: key, Field: field, To: to, At: v})
+				r := MissingRef{Table: table, Key: key, Field: field, To: to, At: v}
+				if match(&r) {
+					out = append(out, r)
 				}
 			}
 		}
@@ -128,7 +193,7 @@ func (db *ConfigDB) UnknownPorts() []UnknownPort {
 	cl := db.Tables["CABLE_LENGTH"]
 	for _, key := range cl.Keys() {
 		for _, p := range slices.Sorted(maps.Keys(cl[key])) {
-			if !known(p) {
+			if p != "" && !known(p) { // an empty field names no port
 				at, _ := db.KeyPos("CABLE_LENGTH|" + key + "|" + p)
 				out = append(out, UnknownPort{Table: "CABLE_LENGTH", Key: key, Port: p, At: at})
 			}
