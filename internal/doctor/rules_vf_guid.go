@@ -31,7 +31,7 @@ func checkVFGUIDZero(inc *Incident) []Finding {
 	for _, d := range All[*ingest.Devinfo](inc) {
 		var names []string
 		var ev evidence
-		ib, eth := false, false
+		ib, eth, ibDown := false, false, false
 		for _, dev := range d.Devices {
 			if v, ok := counters.VendorOfDevice(dev.Name); !ok || v != counters.MLX5 || !zeroGUID(dev.NodeGUID) {
 				continue
@@ -40,6 +40,7 @@ func checkVFGUIDZero(inc *Incident) []Finding {
 			ev.add(dev.GUIDLine)
 			for _, pt := range dev.Ports {
 				ib = ib || pt.LinkLayer == "InfiniBand"
+				ibDown = ibDown || pt.LinkLayer == "InfiniBand" && pt.State != "" && !portActive(pt.State)
 				eth = eth || pt.LinkLayer == "Ethernet"
 				ev.add(pt.Evidence["link_layer"])
 			}
@@ -62,6 +63,9 @@ func checkVFGUIDZero(inc *Incident) []Finding {
 		case ib:
 			f.Severity = Warn
 			f.Title = who + ": SR-IOV VFs given no GUID; an InfiniBand VF needs one for its link to come up"
+			if ibDown {
+				f.Title += ", and its port is down"
+			}
 			f.Mechanism = vfGUIDWhy + " On InfiniBand the VF needs a port GUID (and a node GUID) before its link comes up: the SR-IOV device plugin's maintainers answer VF ports that stay Down with 'You need to have valid GUIDs assigned to the VFs as well for link to be up' (k8snetworkplumbingwg/sriov-network-device-plugin#269), beside a subnet manager that supports virtualization. " + vfGUIDCM
 		case eth:
 			f.Title = who + ": SR-IOV VFs given no GUID; RoCE traffic does not use it, RDMA CM may"
@@ -78,5 +82,5 @@ func checkVFGUIDZero(inc *Incident) []Finding {
 const (
 	vfGUIDWhy = "A ConnectX physical function has a burned-in node GUID; a virtual function gets one only when it is assigned before the driver binds the VF (`ip link set <pf> vf <n> node_guid ...` and `port_guid ...`; for a RoCE VF, from its administrative MAC address), and reads zeros until then (openshift/sriov-network-operator PR #243: Mellanox VFs start with zeroed node and port GUIDs)."
 	vfGUIDCM  = "RDMA CM (librdmacm) looked devices up by node GUID: on VFs with zero GUIDs `ib_read_bw -R` crashed in ibv_alloc_pd (linux-rdma/perftest#64) and `ib_write_bw -R` in librdmacm (k8snetworkplumbingwg/sriov-network-operator#267, Ubuntu 20.04, kernel 5.4), while the same tests without -R ran: tools that connect through RDMA CM (perftest -R, rping) can fail on these devices."
-	vfGUIDFix = "Give each VF a unique GUID before its driver binds: `ip link set <pf> vf <n> node_guid <guid>` and `ip link set <pf> vf <n> port_guid <guid>` (InfiniBand), or the VF's MAC for RoCE (`ip link set <pf> vf <n> mac <mac>`), then unbind and bind the VF (the SR-IOV network operator does this since openshift/sriov-network-operator PR #243). On RoCE, with nothing using RDMA CM, it can stay as it is."
+	vfGUIDFix = "Give each VF a unique GUID before its driver binds: `ip link set <pf> vf <n> node_guid <guid>` and `ip link set <pf> vf <n> port_guid <guid>` (InfiniBand), or the VF's MAC for RoCE (`ip link set <pf> vf <n> mac <mac>`), then unbind and bind the VF (the SR-IOV network operator does this since openshift/sriov-network-operator PR #243); on InfiniBand the subnet manager must also support virtualization. On RoCE, with nothing using RDMA CM, it can stay as it is."
 )

@@ -33,26 +33,20 @@ func TestVFGUIDZero(t *testing.T) {
 	nicMustNot(t, Diagnose([]string{nicTestdata("corpus/ethtool/ibstat-cx6dx-100g-ethernet-l2fwdnv6.txt")}, nil, Options{}).Findings, "devinfo.vf.guid_zero")
 }
 
-// The same ibstat block with link layer InfiniBand (synthetic: the real
-// one is RoCE) warns: an IB VF needs a port GUID before its link comes
-// up. An EFA device, whose ibv_devinfo prints zero GUIDs for every device
-// (synthetic, in the form public AWS notes show), is no VF without one.
+// An InfiniBand VF with zero node and port GUIDs (ibstat in a VM given a
+// ConnectX-6 VF, cai-fuqiang/md case/ib/sriov.md: Down, LinkUp, LID
+// 65535) warns, naming its port down: an IB VF needs a port GUID before
+// its link comes up. An EFA device, whose ibv_devinfo prints zero GUIDs
+// for every device (synthetic, in the form public AWS notes show), is no
+// VF without one.
 func TestVFGUIDZeroInfiniBandAndEFA(t *testing.T) {
-	data, err := os.ReadFile(nicTestdata(vfGUIDIbstat))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	ib := filepath.Join(dir, "ibstat.txt")
-	if err := os.WriteFile(ib, []byte(strings.Replace(string(data), "Link layer: Ethernet", "Link layer: InfiniBand", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f := nicMustFind(t, Diagnose([]string{ib}, nil, Options{}).Findings, "devinfo.vf.guid_zero", Warn, "InfiniBand VF needs one")
-	if !strings.Contains(f.Mechanism, "sriov-network-device-plugin#269") {
-		t.Errorf("mechanism %q", f.Mechanism)
+	fs := Diagnose([]string{nicTestdata("corpus/ethtool/ibstat-cx6-ib-vf-in-vm-zero-node-port-guid-down-lid-65535-caifuqiang.txt")}, nil, Options{}).Findings
+	f := nicMustFind(t, fs, "devinfo.vf.guid_zero", Warn, "mlx5_0 has node GUID", "InfiniBand VF needs one", "its port is down")
+	if !strings.Contains(f.Mechanism, "sriov-network-device-plugin#269") || len(f.Evidence) != 2 || f.Evidence[0].Line != 8 || f.Evidence[1].Line != 19 {
+		t.Errorf("mechanism %q, evidence %+v", f.Mechanism, f.Evidence)
 	}
 
-	efa := filepath.Join(dir, "devinfo.txt")
+	efa := filepath.Join(t.TempDir(), "devinfo.txt")
 	const efaDevinfo = "hca_id:\tefa_0\n\ttransport:\t\t\tunspecified (4)\n\tfw_ver:\t\t\t\t0.0.0.0\n\tnode_guid:\t\t\t0000:0000:0000:0000\n\tsys_image_guid:\t\t\t0000:0000:0000:0000\n\tvendor_id:\t\t\t0x1d0f\n\tvendor_part_id:\t\t\t61344\n\thw_ver:\t\t\t\t0xEFA0\n\tphys_port_cnt:\t\t\t1\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n"
 	if err := os.WriteFile(efa, []byte(efaDevinfo), 0o644); err != nil {
 		t.Fatal(err)
