@@ -69,7 +69,7 @@ func checkVFGUIDZero(inc *Incident) []Finding {
 			f.Mechanism = vfGUIDWhy + " On InfiniBand the VF needs a port GUID (and a node GUID) before its link comes up: the SR-IOV device plugin's maintainers answer VF ports that stay Down with 'You need to have valid GUIDs assigned to the VFs as well for link to be up' (k8snetworkplumbingwg/sriov-network-device-plugin#269), beside a subnet manager that supports virtualization. " + vfGUIDCM
 		case eth:
 			f.Title = who + ": SR-IOV VFs given no GUID; RoCE traffic does not use it, RDMA CM may"
-			f.Mechanism = vfGUIDWhy + " On RoCE nothing on the wire carries it: a queue pair is addressed by its GID, from the VF netdev's IP address, and NCCL's IB transport exchanges QP numbers and GIDs over its own sockets, so NCCL and perftest without -R connect as on any VF. " + vfGUIDCM
+			f.Mechanism = vfGUIDWhy + " On RoCE nothing on the wire carries it: a queue pair is addressed by its GID, from the VF netdev's IP address, and NCCL's IB transport exchanges QP numbers and GIDs over its own sockets, so NCCL and perftest without -R connect as on any VF (a ConnectX-5 VF's port reads Active with both GUIDs zero in koordinator.sh's GPU and RDMA allocation guide). " + vfGUIDCM
 		default:
 			f.Title = who + ": SR-IOV VFs given no GUID (matters on InfiniBand and to RDMA CM)"
 			f.Mechanism = vfGUIDWhy + " The input does not say the link layer. On RoCE nothing on the wire carries the GUID (a queue pair is addressed by its GID; NCCL exchanges QP numbers and GIDs over its own sockets); on InfiniBand a VF needs a port GUID before its link comes up (k8snetworkplumbingwg/sriov-network-device-plugin#269). " + vfGUIDCM

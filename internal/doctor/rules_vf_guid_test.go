@@ -29,6 +29,14 @@ func TestVFGUIDZero(t *testing.T) {
 		t.Errorf("evidence %+v, want the rows of mlx5_2 (4) and mlx5_3 (6)", f.Evidence)
 	}
 
+	// A RoCE VF Active with zero node and port GUIDs beside its two PFs
+	// (koordinator.sh's GPU and RDMA allocation guide): the VF alone.
+	fs = Diagnose([]string{nicTestdata("corpus/ethtool/ibstat-cx5-roce-vf-zero-node-port-guid-active-beside-pfs-koordinator.txt")}, nil, Options{}).Findings
+	f = nicMustFind(t, fs, "devinfo.vf.guid_zero", Info, "mlx5_2 has node GUID", "RoCE traffic does not use it")
+	if len(nicFind(fs, "devinfo.vf.guid_zero")) != 1 || len(f.Evidence) != 2 || f.Evidence[0].Line != 42 {
+		t.Errorf("findings %s, evidence %+v", nicTitles(fs), f.Evidence)
+	}
+
 	// A physical function's burned-in GUID is no VF's.
 	nicMustNot(t, Diagnose([]string{nicTestdata("corpus/ethtool/ibstat-cx6dx-100g-ethernet-l2fwdnv6.txt")}, nil, Options{}).Findings, "devinfo.vf.guid_zero")
 }
