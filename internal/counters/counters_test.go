@@ -281,3 +281,33 @@ func TestIonicResponderNAKsAndMTUDiscards(t *testing.T) {
 		}
 	}
 }
+
+// The RDMA requests a responder received, under bnxt_re's extended
+// statistics' names (rx_read_req, rx_write_req, rx_atomic_req) and irdma's
+// (iwInRdmaReads, iwInRdmaWrites), read as mlx5's rx_*_requests. Before,
+// they were no counters: the exporter put them in the generic
+// rocelab_rdma_hw_stat family, not rocelab_rdma_rx_*_requests_total.
+// bnxt_re's rx_read_resp, the READ responses a requester received, stays
+// unmapped.
+func TestRDMARequestsReceivedBnxtREIrdma(t *testing.T) {
+	tb := Default()
+	for _, c := range []struct {
+		name    string
+		vendor  Vendor
+		concept Concept
+	}{
+		{"rx_read_req", BNXTRE, RxReadRequests},
+		{"rx_write_req", BNXTRE, RxWriteRequests},
+		{"rx_atomic_req", BNXTRE, RxAtomicRequests},
+		{"iwInRdmaReads", IRDMA, RxReadRequests},
+		{"iwInRdmaWrites", IRDMA, RxWriteRequests},
+	} {
+		d, _, ok := tb.LookupIn(HWCounters, c.name)
+		if !ok || d.Vendor != c.vendor || d.Concept != c.concept || d.Dir != RX {
+			t.Errorf("%s: %+v %v, want %s %s rx", c.name, d, ok, c.vendor, c.concept)
+		}
+	}
+	if d, _, ok := tb.LookupIn(HWCounters, "rx_read_resp"); ok {
+		t.Errorf("rx_read_resp read as %+v", d)
+	}
+}

@@ -322,6 +322,10 @@ func builtin() []Desc {
 		// irdma's UDP counts are its RoCEv2 packets (the RDMA engine's own).
 		{Name: "RxUDP", Vendor: IRDMA, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: RX, Unit: Packets},
 		{Name: "TxUDP", Vendor: IRDMA, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: TX, Unit: Packets},
+		// The RDMA READ and WRITE messages it received (irdma's debugfs
+		// prints them as "RDMA read/write msgs"), iWARP's or RoCE's.
+		hwv(IRDMA, "iwInRdmaReads", RxReadRequests, RX),
+		hwv(IRDMA, "iwInRdmaWrites", RxWriteRequests, RX),
 		// irdma's GEN3 devices (Intel IPU E2000, linux-rdma Message-ID
 		// 20250827152545.2056-7-tatyana.e.nikolova@intel.com) add RC loss
 		// recovery, named in words with spaces as sysfs files and in
@@ -360,6 +364,12 @@ func builtin() []Desc {
 		hwv(BNXTRE, "rx_cnp_pkts", CNPHandled, RX),
 		hwv(BNXTRE, "rx_ecn_marked_pkts", ECNMarkedRoCE, RX),
 		hwv(BNXTRE, "rx_out_of_buffer", RespOutOfBuffer, RX),
+		// The READ, WRITE and atomic requests its responders received,
+		// from the same extended statistics (rx_read_req, not
+		// rx_read_resp, the READ responses a requester received).
+		hwv(BNXTRE, "rx_read_req", RxReadRequests, RX),
+		hwv(BNXTRE, "rx_write_req", RxWriteRequests, RX),
+		hwv(BNXTRE, "rx_atomic_req", RxAtomicRequests, RX),
 		// Linux 6.18 renamed bnxt_re's counters to mlx5's names
 		// (linux-rdma Message-ID 20250814112555.221665-7-kalesh-anakkur.
 		// purayil@broadcom.com: to_retransmits local_ack_timeout_err,

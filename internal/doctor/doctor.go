@@ -136,6 +136,7 @@ func rules() []Rule {
 	rs = append(rs, ccRules()...)
 	rs = append(rs, hostRules()...)
 	rs = append(rs, portRules()...)
+	rs = append(rs, vfGUIDRules()...)
 	rs = append(rs, gpuTopoRules()...)
 	rs = append(rs, ncclTopoRules()...)
 	rs = append(rs, nvlinkRules()...)

@@ -36,8 +36,11 @@ type DevinfoDevice struct {
 	// NodeGUID and SysImageGUID identify the adapter and the host's set of
 	// adapters ("7cfe:9003:00a0:8d36"), "" when not printed.
 	NodeGUID, SysImageGUID string
-	Ports                  []DevinfoPort
-	Evidence               Evidence // the hca_id line
+	// GUIDLine is the line that gave NodeGUID (ibv_devinfo's node_guid,
+	// ibstat's Node GUID, an ibv_devices row).
+	GUIDLine Evidence
+	Ports    []DevinfoPort
+	Evidence Evidence // the hca_id line
 }
 
 // A DevinfoPort is one "port:" block.
@@ -260,7 +263,7 @@ func (p *devinfoParser) field(l Line, key, val string) {
 	case "vendor_part_id":
 		d.VendorPartID, _ = strconv.Atoi(val)
 	case "node_guid":
-		d.NodeGUID = strings.Clone(val)
+		d.NodeGUID, d.GUIDLine = strings.Clone(val), ev
 	case "sys_image_guid":
 		d.SysImageGUID = strings.Clone(val)
 	case "port":

@@ -98,7 +98,7 @@ func (p *devinfoParser) ibstatLine(l Line, t string) bool {
 		d.FWVer = strings.Clone(val)
 		return true
 	case "Node GUID":
-		d.NodeGUID = ibstatGUID(val)
+		d.NodeGUID, d.GUIDLine = ibstatGUID(val), ev
 		return true
 	case "System image GUID":
 		d.SysImageGUID = ibstatGUID(val)

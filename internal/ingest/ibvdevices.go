@@ -32,7 +32,8 @@ func (p *devinfoParser) ibvDevicesLine(l Line, t string) bool {
 		p.out.Omitted++
 		return true
 	}
-	p.out.Devices = append(p.out.Devices, DevinfoDevice{Name: strings.Clone(f[0]), Host: p.host, NodeGUID: ibstatGUID(f[1]), Evidence: At(p.out.src, l)})
+	ev := At(p.out.src, l)
+	p.out.Devices = append(p.out.Devices, DevinfoDevice{Name: strings.Clone(f[0]), Host: p.host, NodeGUID: ibstatGUID(f[1]), GUIDLine: ev, Evidence: ev})
 	p.ibstat, p.inBlock = false, false
 	return true
 }
