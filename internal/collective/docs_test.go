@@ -73,6 +73,7 @@ var resultGroups = []struct {
 	{17, "Held out, group 17 (added in session 35, compared before any change)", "group 17"},
 	{18, "Held out, group 18 (added in session 37, compared before any change)", "group 18"},
 	{19, "Held out, group 19 (added in session 38, compared before any change)", "group 19"},
+	{22, "Held out, group 22 (added in session 45, compared before any change)", "group 22"},
 }
 
 // TestResultGroupsCoverRuns: every public all_reduce result's group is

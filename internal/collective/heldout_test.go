@@ -34,6 +34,10 @@ func TestHeldOutGroup20(t *testing.T) { runHeldOutGroup(t, 20, 2) }
 // interfaces a node, both given to NCCL).
 func TestHeldOutGroup21(t *testing.T) { runHeldOutGroup(t, 21, 1) }
 
+// TestHeldOutGroup22 runs held-out group 22 alone (docs/nccl.md, "Held
+// out, group 22": two Azure ND H100 v5 pairs, 8 × 400G NDR InfiniBand).
+func TestHeldOutGroup22(t *testing.T) { runHeldOutGroup(t, 22, 2) }
+
 // runHeldOutGroup runs the public results of one held-out group and
 // checks their rows as TestPublicResults and TestPublicOtherCollectives
 // do, without the hour of every other public result: each row outside its
