@@ -1,0 +1,27 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// ncclLogFindingsS45 is what the doctor finds in each of the real NCCL logs
+// taken from public threads in session 45 (testdata/corpus/nccl-log; each
+// file names its source): every finding's id and severity, sorted.
+var ncclLogFindingsS45 = []struct{ file, want string }{
+	{"nccl-2.23.4-tuner-plugin-env-names-net-plugin-internal-tuner-then-glog-bind-abort-uccl172.txt", "nccl.plugin.no_symbol:info"},
+}
+
+func TestNCCLLogCorpusFindingsS45(t *testing.T) { checkLogFindings(t, ncclLogFindingsS45) }
+
+// NCCL_TUNER_PLUGIN naming a net plugin's library (uccl-project/uccl#172,
+// NCCL 2.23.4): NCCL opens it, finds no tuner symbol and tunes with its
+// own model; the finding names the library, cites both lines and says
+// how to check the library's symbols.
+func TestTunerPluginWithoutTunerSymbols(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.23.4-tuner-plugin-env-names-net-plugin-internal-tuner-then-glog-bind-abort-uccl172.txt")
+	f := nicMustFind(t, fs, "nccl.plugin.no_symbol", Info, "libnccl-net-uccl.so")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 19 || f.Evidence[1].Line != 21 || !strings.Contains(f.Fix, "nm -D /workspace/uccl/rdma/libnccl-net-uccl.so") {
+		t.Errorf("evidence %+v\nfix %q", f.Evidence, f.Fix)
+	}
+}
