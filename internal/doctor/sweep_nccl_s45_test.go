@@ -9,7 +9,7 @@ import (
 // taken from public threads in session 45 (testdata/corpus/nccl-log; each
 // file names its source): every finding's id and severity, sorted.
 var ncclLogFindingsS45 = []struct{ file, want string }{
-	{"nccl-2.23.4-tuner-plugin-env-names-net-plugin-internal-tuner-then-glog-bind-abort-uccl172.txt", "nccl.plugin.no_symbol:info"},
+	{"nccl-2.23.4-tuner-plugin-env-names-net-plugin-internal-tuner-then-glog-bind-abort-uccl172.txt", "nccl.plugin.no_symbol:info nccltests.failed:error"},
 }
 
 func TestNCCLLogCorpusFindingsS45(t *testing.T) { checkLogFindings(t, ncclLogFindingsS45) }
@@ -23,5 +23,16 @@ func TestTunerPluginWithoutTunerSymbols(t *testing.T) {
 	f := nicMustFind(t, fs, "nccl.plugin.no_symbol", Info, "libnccl-net-uccl.so")
 	if len(f.Evidence) != 2 || f.Evidence[0].Line != 19 || f.Evidence[1].Line != 21 || !strings.Contains(f.Fix, "nm -D /workspace/uccl/rdma/libnccl-net-uccl.so") {
 		t.Errorf("evidence %+v\nfix %q", f.Evidence, f.Fix)
+	}
+}
+
+// Open MPI's report of a process that died on a signal (uccl-project/uccl#172:
+// SIGABRT after UCCL's glog check on bind failed) is a crash of the job,
+// told with the host and the signal, its "Signal:" line as evidence.
+func TestOpenMPISignalReportIsCrash(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.23.4-tuner-plugin-env-names-net-plugin-internal-tuner-then-glog-bind-abort-uccl172.txt")
+	f := nicMustFind(t, fs, "nccltests.failed", Error, "signal 6 (Aborted)", "n232-194-226")
+	if f.Evidence[0].Line != 37 || !strings.Contains(f.Mechanism, "Check failed") {
+		t.Errorf("evidence %+v\nmechanism %q", f.Evidence, f.Mechanism)
 	}
 }
