@@ -12,7 +12,7 @@ import (
 // chose.
 func ncclRules() []Rule {
 	return []Rule{
-		{IDs: []string{"nccl.transport.socket_fallback", "nccl.transport.mismatch", "nccl.transport.ib", "nccl.transport.plugin", "nccl.transport.none", "nccl.plugin.fallback", "nccl.plugin.not_found"}, Check: checkTransport},
+		{IDs: []string{"nccl.transport.socket_fallback", "nccl.transport.mismatch", "nccl.transport.ib", "nccl.transport.plugin", "nccl.transport.none", "nccl.plugin.fallback", "nccl.plugin.not_found", "nccl.plugin.no_symbol"}, Check: checkTransport},
 		{IDs: []string{"nccl.log.no_network_lines"}, Check: checkNetworkUnshown},
 	}
 }
@@ -109,7 +109,8 @@ func checkTransport(inc *Incident) []Finding {
 		fs = append(fs, f)
 	}
 	fs = append(fs, pluginInUse(logs)...)
-	return append(fs, pluginMissing(logs)...)
+	fs = append(fs, pluginMissing(logs)...)
+	return append(fs, pluginUnused(logs)...)
 }
 
 // socketShown reports whether some log shows the socket transport

@@ -214,9 +214,9 @@ type Result struct {
 // or "unknown".
 //
 // A process's crash report with no nccl-tests output around it (only
-// "Caught signal" lines and their backtraces, NVIDIA/nccl#1996) is not
-// named nccl-tests: the next artifact names the input, or, with none,
-// crashType.
+// "Caught signal" lines or Open MPI's "Signal:" report, and their
+// backtraces, NVIDIA/nccl#1996) is not named nccl-tests: the next
+// artifact names the input, or, with none, crashType.
 func (r *Result) Type() string {
 	if len(r.Artifacts) == 0 {
 		return "unknown"

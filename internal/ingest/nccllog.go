@@ -83,6 +83,9 @@ type NCCLLog struct {
 	// PluginMisses are plugins a setting named that NCCL's loader did not
 	// find (nccllog_pluginmiss.go).
 	PluginMisses []PluginMiss
+	// PluginUnused are plugins a setting named that NCCL's loader opened
+	// but found no entry point of their type in (nccllog_pluginmiss.go).
+	PluginUnused []PluginUnused
 	// PluginInitFailures holds a loaded net plugin's own WARN lines that
 	// say it failed to initialise ("NET/OFI aws-ofi-nccl initialization
 	// failed"): NCCL then falls back to its internal transports.
@@ -229,6 +232,9 @@ type NCCLLog struct {
 	// size of communicator that host printed.
 	commRanks map[string]map[int]map[int]bool
 	lastWarn  map[string]warnRef
+	// namedTuner holds, per thread, the tuner library NCCL_TUNER_PLUGIN
+	// named and NCCL opened, until the thread says which tuner it uses.
+	namedTuner map[string]namedPlugin
 	// gidReads holds, per thread, a return chain that may be an unwarned
 	// GID type read (nccllog_gidread.go).
 	gidReads map[string]gidReadStart
@@ -461,6 +467,7 @@ func NewNCCLLogParser(src string) Parser {
 		vias:         map[viaKey]int{},
 		ibIdx:        map[seenKey]ibRef{},
 		lastWarn:     map[string]warnRef{},
+		namedTuner:   map[string]namedPlugin{},
 		threadNodes:  map[string]int{},
 	}
 }

@@ -62,3 +62,54 @@ func asked(name string) bool {
 	}
 	return true
 }
+
+// PluginUnused is a plugin a setting named that NCCL's loader opened but
+// found no entry point of its type in: NCCL_TUNER_PLUGIN naming a library
+// ("TUNER/Plugin: Plugin name set by env to X") that exports none of the
+// ncclTunerPlugin_vN symbols this NCCL reads, after which the thread
+// prints "Failed to find ncclTunerPlugin_v2 symbol, using internal tuner
+// instead." (src/plugin/tuner.cc, 2.19 to 2.28; uccl-project/uccl#172
+// named a net plugin).
+type PluginUnused struct {
+	Host     string
+	Type     string // "TUNER"
+	Name     string // the library as NCCL printed it
+	Named    Evidence
+	Evidence Evidence // the line saying NCCL went on without it
+}
+
+// namedPlugin is a plugin library a setting named that NCCL opened.
+type namedPlugin struct {
+	name string
+	ev   Evidence
+}
+
+// tunerChoice follows a thread's tuner loading: the library
+// NCCL_TUNER_PLUGIN named and NCCL opened, then either the tuner it uses
+// from it ("Using tuner plugin N") or NCCL's internal one, which it keeps
+// in l.PluginUnused once per host and library.
+func (l *NCCLLog) tunerChoice(thread, host, msg string, ev Evidence) {
+	rest, ok := strings.CutPrefix(msg, "TUNER/Plugin: ")
+	if !ok {
+		return
+	}
+	if name, ok := strings.CutPrefix(rest, "Plugin name set by env to "); ok {
+		if name = strings.TrimSpace(name); name != "" && len(l.namedTuner) < maxDistinct {
+			l.namedTuner[strings.Clone(thread)] = namedPlugin{name: strings.Clone(name), ev: ev}
+		}
+		return
+	}
+	named, ok := l.namedTuner[thread]
+	if !ok {
+		return
+	}
+	switch {
+	case strings.HasPrefix(rest, "Using tuner plugin"):
+		delete(l.namedTuner, thread)
+	case strings.Contains(rest, "using internal tuner instead"):
+		delete(l.namedTuner, thread)
+		if len(l.PluginUnused) < maxKept && l.once(seenKey{kind: 'U', a: host, b: named.name}) {
+			l.PluginUnused = append(l.PluginUnused, PluginUnused{Host: host, Type: "TUNER", Name: named.name, Named: named.ev, Evidence: ev})
+		}
+	}
+}

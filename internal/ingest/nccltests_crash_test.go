@@ -21,3 +21,32 @@ func TestCrashFrame(t *testing.T) {
 		}
 	}
 }
+
+// Open MPI's own signal report ("[host:pid] Signal: Aborted (6)", its
+// "Signal code:" and "Failing at address:" lines, then "[ N]" frames in
+// glibc's backtrace form; uccl-project/uccl#172 shows the shape, these
+// lines are synthetic in it) is a process's crash: the "Signal:" line is
+// the failure, and its first frame past the C library names where it
+// stopped; "*** End of error message ***" ends the frames, and a frame
+// before any "Signal:" line, or a PyTorch rank tag, is none.
+func TestOpenMPISignalReport(t *testing.T) {
+	for _, c := range []struct {
+		text, host, desc, lib, fn string
+		sig                       int
+	}{
+		{"[h1:42] *** Process received signal ***\n[h1:42] Signal: Aborted (6)\n[h1:42] Signal code:  (-6)\n[h1:42] [ 0] /lib/x86_64-linux-gnu/libc.so.6(+0x45330)[0x7f79e21df330]\n[h1:42] [ 1] /lib/x86_64-linux-gnu/libc.so.6(abort+0xdf)[0x7f79e21c28ff]\n[h1:42] [ 2] /opt/x/libnccl-net-x.so(bindListen+0x1c)[0x7f7900001000]\n[h1:42] [ 3] /lib/x86_64-linux-gnu/libnccl.so.2(+0x76fe7)[0x7fe824ca0fe7]\n", "h1", "Aborted", "libnccl-net-x.so", "bindListen", 6},
+		{"[h2:7] [13] /lib/x86_64-linux-gnu/libnccl.so.2(+0xbdb12)[0x7fe824ce7b12]\n[h2:7] *** End of error message ***\n[h2:8] Signal: Segmentation fault (11)\n[h2:8] Signal code: Address not mapped (1)\n[h2:8] Failing at address: 0x48\n[h2:8] [ 0] /lib/x86_64-linux-gnu/libc.so.6(+0x45330)[0x1]\n[h2:8] *** End of error message ***\n[h2:8] [ 1] /lib/x86_64-linux-gnu/libnccl.so.2(+0x1)[0x2]\n", "h2", "Segmentation fault", "", "", 11},
+	} {
+		tests := parseTests(t, c.text)
+		if tests == nil || len(tests.Failures) != 1 {
+			t.Fatalf("%q: read %+v, want one failure", c.text, tests)
+		}
+		f := tests.Failures[0]
+		if f.Host != c.host || f.Signal != c.sig || f.Message != c.desc || f.CrashIn != c.lib || f.CrashFunc != c.fn {
+			t.Errorf("%q: got %s signal %d (%q) in %q (%q)", c.text, f.Host, f.Signal, f.Message, f.CrashIn, f.CrashFunc)
+		}
+	}
+	if tests := parseTests(t, "[rank0]:[E603 17:48:01.005271823 ProcessGroupNCCL.cpp:632] [Rank 0] Signal: x (6)\n[2025-06-23 15:06:59 TP0] Signal: y (6)\n"); tests != nil && len(tests.Failures) != 0 {
+		t.Errorf("tagged lines read as crashes: %+v", tests.Failures)
+	}
+}

@@ -33,7 +33,8 @@ type TestFailure struct {
 	Usage UsageKind
 	// Signal is set when a process died on a signal, as UCX's error
 	// handler prints it under Open MPI or HPC-X ("[h20-01:3765588:0:3767672]
-	// Caught signal 11 (Segmentation fault: address not mapped ...)");
+	// Caught signal 11 (Segmentation fault: address not mapped ...)") or
+	// Open MPI's own does ("[n232-194-226:1159290] Signal: Aborted (6)");
 	// Message then holds the signal's description.
 	Signal int
 	// CrashIn is the library of the backtrace's first frame past the
@@ -68,7 +69,7 @@ func (t *NCCLTests) failure(ln Line, s string) bool {
 		}
 		return true
 	}
-	if t.timeout(ln, s) || t.tooFewGPUs(ln, s) || t.refused(ln, s) || t.caughtSignal(ln, s) {
+	if t.timeout(ln, s) || t.tooFewGPUs(ln, s) || t.refused(ln, s) || t.caughtSignal(ln, s) || t.receivedSignal(ln, s) {
 		return true
 	}
 	var call string
@@ -192,6 +193,46 @@ func (t *NCCLTests) caughtSignal(ln Line, s string) bool {
 	return true
 }
 
+// receivedSignal reads the report Open MPI's signal handler prints for a
+// process that died on a signal, each line tagged "[host:pid]" ("***
+// Process received signal ***", "Signal: Aborted (6)", "Signal code:",
+// the frames, "*** End of error message ***"; uccl-project/uccl#172): the
+// "Signal:" line is the failure, its frames follow.
+func (t *NCCLTests) receivedSignal(ln Line, s string) bool {
+	host, _, rest, ok := ompiReport(s)
+	if !ok {
+		return false
+	}
+	sig, isSig := strings.CutPrefix(rest, "Signal: ")
+	if !isSig {
+		return strings.HasPrefix(rest, "*** Process received signal") || strings.HasPrefix(rest, "*** End of error message")
+	}
+	desc, num, _ := strings.Cut(sig, " (")
+	n, err := strconv.Atoi(strings.TrimSuffix(num, ")"))
+	if err != nil || n <= 0 {
+		return false
+	}
+	t.keepFailure(TestFailure{Host: strings.Clone(host), Signal: n, Message: strings.Clone(strings.TrimSpace(desc)), Evidence: At(t.src, ln)})
+	if len(t.Failures) > 0 && t.Failures[len(t.Failures)-1].Evidence.Line == ln.Num {
+		t.crashAt = len(t.Failures)
+	}
+	return true
+}
+
+// ompiReport splits a line of Open MPI's signal report, "[host:pid] rest",
+// into its host, pid and rest; ok is false for any other line.
+func ompiReport(s string) (host, pid, rest string, ok bool) {
+	id, rest, found := strings.Cut(s, "] ")
+	if !found || !strings.HasPrefix(id, "[") {
+		return "", "", "", false
+	}
+	host, pid, found = strings.Cut(id[1:], ":")
+	if !found || host == "" || strings.ContainsAny(host, " \t") || !isDigits(pid) {
+		return "", "", "", false
+	}
+	return host, pid, strings.TrimSpace(rest), true
+}
+
 // crashFrame reads the backtrace UCX prints under a "Caught signal" line,
 // its "==== backtrace (tid: N) ====" banner and its frames, in the form
 // of UCX's own unwinder (" 3  /opt/nccl/lib/libnccl.so(+0x120057)
@@ -203,6 +244,22 @@ func (t *NCCLTests) caughtSignal(ln Line, s string) bool {
 func (t *NCCLTests) crashFrame(ln Line, s string) bool {
 	if t.crashAt == 0 {
 		return false
+	}
+	if _, _, rest, ok := ompiReport(s); ok {
+		switch {
+		case strings.HasPrefix(rest, "*** End of error message"):
+			t.crashAt = 0
+			return true
+		case strings.HasPrefix(rest, "["):
+			// Open MPI's frame, "[ 3] /lib/.../libc.so.6(abort+0xdf)[0x...]":
+			// the frame number in brackets, then glibc's backtrace form.
+			n, frame, _ := strings.Cut(rest[1:], "]")
+			s = strings.TrimSpace(n) + " " + strings.TrimSpace(frame)
+		default:
+			// The report's other lines ("Signal code:", "Failing at
+			// address:") sit between the signal and its frames.
+			return true
+		}
 	}
 	if strings.HasPrefix(s, "==== backtrace") || strings.HasPrefix(s, "=====") {
 		return true
