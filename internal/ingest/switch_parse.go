@@ -47,6 +47,7 @@ const (
 	swFECHist
 	swTrim
 	swHWDrop
+	swWREDSum
 )
 
 // swTitles are the titles SONiC prints above a table.
@@ -402,6 +403,8 @@ func (p *switchParser) header(h string) (swTable, []string) {
 	case f[0] == "Port" && (f[1] == "TxQ" || f[1] == "Voq") && strings.Contains(h, "WredDrp/pkts") && strings.Contains(h, "EcnMarked/pkts"):
 		// --voq prints the ingress VOQs toward each system port.
 		return swWRED, f
+	case wredSumHeader(f):
+		return swWREDSum, f
 	case sonic.PFCPriorityHeader(f):
 		return swPFCPrio, f
 	}
@@ -413,7 +416,7 @@ func (p *switchParser) header(h string) (swTable, []string) {
 // reformatted paste drops the rule).
 func bareHeader(k swTable) bool {
 	switch k {
-	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED, swQueueWM, swPFCHist, swNVUEPFC, swNVUEQueue, swNVUEPort, swNVUEIngress, swFEC, swTrim,
+	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED, swQueueWM, swPFCHist, swNVUEPFC, swNVUEQueue, swNVUEPort, swNVUEIngress, swFEC, swTrim, swWREDSum,
 		swPGShared, swPGHeadroom, swPGDrop, swPGUntitled:
 		return true
 	}
