@@ -141,3 +141,17 @@ func TestSwitchWREDSummaryJudged(t *testing.T) {
 		}
 	}
 }
+
+// `show switch counters` (switchstat), the packets each ASIC trimmed and
+// dropped after trimming: was no input the doctor read (exit 2). Each
+// ASIC's total is judged as a port's trim counters are, its trimmed
+// packets the sum of those sent on and those dropped.
+func TestSwitchTrimSwitchTotalJudged(t *testing.T) {
+	rep := diagnose(t, Options{}, nicTestdata("corpus/switch/sonic-show-switch-counters-masic-trimdrop-1000-sonic-utilities.txt"))
+	for _, ns := range []string{"asic0", "asic1", "asic2"} {
+		f := nicMustFind(t, rep.Findings, "switch.queue.trimmed", Warn, "sonic all ports ("+ns+"): 3000 packets trimmed (2000 sent on, 1000 dropped after trimming)")
+		if !strings.Contains(f.Fix, "`show queue counters --trim` names the ports and queues") {
+			t.Errorf("fix %q", f.Fix)
+		}
+	}
+}

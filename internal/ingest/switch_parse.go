@@ -241,6 +241,10 @@ func (p *switchParser) Feed(l Line) {
 	case strings.HasPrefix(t, "For namespace ") && strings.HasSuffix(t, ":") && isIdentName(t[len("For namespace "):len(t)-1]):
 		p.titleNS = strings.Clone(t[len("For namespace ") : len(t)-1])
 		p.out.lines.add(l)
+	case strings.HasPrefix(t, "Namespace: asic") && isIdentName(t[len("Namespace: "):]):
+		// switchstat's title of each ASIC's table (show switch counters).
+		p.titleNS = strings.Clone(t[len("Namespace: "):])
+		p.out.lines.add(l)
 	case strings.HasPrefix(t, "Total ") && strings.Contains(t, ") Drops:"):
 		if typ, v, ok := hwDropTotal(t); ok {
 			p.out.HWDrops = appendCapped(p.out.HWDrops, HWDrop{Type: typ, Count: v, Evidence: At(p.out.src, l)}, maxSwitchRows, &p.out.Omitted)
