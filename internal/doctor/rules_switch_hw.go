@@ -79,8 +79,14 @@ func checkQueueTrims(inc *Incident) []Finding {
 			if q.Trimmed <= 0 && q.Dropped <= 0 {
 				continue
 			}
-			name := swName(s, q.Port)
-			if q.Type != "" {
+			name, where := swName(s, q.Port), "`show queue counters "+q.Port+"` gives its traffic"
+			switch {
+			case q.Switch:
+				name, where = swName(s, "all ports"), "`show queue counters --trim` names the ports and queues that trim (`show switch counters` sums them over the switch), `show queue counters` gives their traffic"
+				if q.Namespace != "" {
+					name += " (" + q.Namespace + ")"
+				}
+			case q.Type != "":
 				name += fmt.Sprintf(" %s%d", q.Type, q.Queue)
 			}
 			fs = append(fs, Finding{
@@ -88,7 +94,7 @@ func checkQueueTrims(inc *Incident) []Finding {
 				Title:     fmt.Sprintf("%s: %d packets trimmed (%d sent on, %d dropped after trimming)", name, max(q.Trimmed, 0), max(q.Sent, 0), max(q.Dropped, 0)),
 				Evidence:  []Evidence{q.Evidence},
 				Mechanism: "Packet trimming cuts a packet that would be dropped for a full queue down to its headers and forwards those, so that a transport built for it (Ultra Ethernet's) learns of the loss at once and asks for the packet again; TrimDrop counts trimmed packets dropped after all. The payload is gone either way: for RoCEv2 a trimmed packet is a lost one (its ICRC no longer matches, and the NIC discards it), recovered by RC's go-back-N or the ACK timeout.",
-				Fix:       "Keep RoCE off the queues that trim (its DSCP mapped to a lossless queue, TC_TO_QUEUE_MAP), or relieve the congestion on this queue; `show queue counters " + q.Port + "` gives its traffic and `show pfc counters` whether PFC acts there.",
+				Fix:       "Keep RoCE off the queues that trim (its DSCP mapped to a lossless queue, TC_TO_QUEUE_MAP), or relieve the congestion on this queue; " + where + " and `show pfc counters` whether PFC acts there.",
 			}.per(name, "queue", "Switch queues trimming packets"))
 		}
 	}

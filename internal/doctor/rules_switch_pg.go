@@ -65,13 +65,18 @@ func checkPGDropsAndWRED(inc *Incident) []Finding {
 			}.per(name, "priority group", "Switch ingress drops per priority group"))
 		}
 		for _, w := range s.WRED {
-			name := fmt.Sprintf("%s %s%d", swName(s, w.Port), w.Type, w.Queue)
+			port, summed := w.Port, ""
+			if w.AllPorts {
+				port = "all ports"
+				summed = " `show queue wredcounters --summary` sums each queue over every port: `show queue wredcounters` without it names the ports that count."
+			}
+			name := fmt.Sprintf("%s %s%d", swName(s, port), w.Type, w.Queue)
 			if w.WREDDrop > 0 && w.Type != "MC" && hasPrio(lossless, w.Queue) {
 				fs = append(fs, Finding{
 					ID: "switch.queue.drops", Severity: Error, Layer: LayerFabric,
 					Title:     fmt.Sprintf("%s: WRED dropped %d packets on lossless queue %d", name, w.WREDDrop, w.Queue),
 					Evidence:  []Evidence{w.Evidence},
-					Mechanism: fmt.Sprintf("Queue %d is lossless (%s). Its WRED profile drops the packets it would mark when they are not ECN-capable (ECT 0: a NIC with ECN off for RoCE, or traffic remarked on the way), or drops even ECN-capable ones when the profile's ecn mode leaves their colour out (ecn_none): a lossless class then loses packets before PFC acts. Counted since the counters were last cleared.", w.Queue, from),
+					Mechanism: fmt.Sprintf("Queue %d is lossless (%s). Its WRED profile drops the packets it would mark when they are not ECN-capable (ECT 0: a NIC with ECN off for RoCE, or traffic remarked on the way), or drops even ECN-capable ones when the profile's ecn mode leaves their colour out (ecn_none): a lossless class then loses packets before PFC acts. Counted since the counters were last cleared.", w.Queue, from) + summed,
 					Fix:       "Make the RoCE senders ECN-capable (mlx5: /sys/class/net/<if>/ecn/roce_np/enable/<prio> and roce_rp, or the NIC's DCQCN switch) and set the profile's ecn mode to mark (`ecnconfig -p <profile> -m ecn_all`).",
 				}.per(name, "queue", "Switch WRED drops on lossless queues"))
 			}
@@ -80,7 +85,7 @@ func checkPGDropsAndWRED(inc *Incident) []Finding {
 					ID: "switch.ecn.marks", Severity: Info, Layer: LayerFabric,
 					Title:     fmt.Sprintf("%s: %d packets marked CE", name, w.ECNMarks),
 					Evidence:  []Evidence{w.Evidence},
-					Mechanism: "The queue's WRED profile marked these packets Congestion Experienced instead of dropping them: ECN is in effect on it, and DCQCN senders whose traffic crossed it were told to slow down. Counted since the counters were last cleared.",
+					Mechanism: "The queue's WRED profile marked these packets Congestion Experienced instead of dropping them: ECN is in effect on it, and DCQCN senders whose traffic crossed it were told to slow down. Counted since the counters were last cleared." + summed,
 				}.per(name, "queue", "Switch queues marking ECN"))
 			}
 		}

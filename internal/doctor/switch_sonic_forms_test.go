@@ -114,3 +114,44 @@ func TestSwitchPortsChassisSupervisorJudged(t *testing.T) {
 		" Ethernet3/5        U    90000  10.00 B/s      0.00%         0       900         0    90000  10.00 B/s      0.00%         0         0         0")
 	nicMustFind(t, fs, "switch.queue.drops", Warn, "Ethernet3/5: 900 packets dropped at ingress")
 }
+
+// `show queue wredcounters --summary` (sonic-utilities#4181), as a table
+// and as JSON, each queue summed over every port: was no input the
+// doctor read (exit 2). WRED drops on lossless UC3 and UC4 are errors
+// and the marks are ECN at work, as in the per-port table, named as the
+// sum over all ports; the JSON's counts are the table's.
+func TestSwitchWREDSummaryJudged(t *testing.T) {
+	for _, f := range []string{"sonic-queue-wredcounters-summary-all-ports-uc3-wred-123-sonicutilities4181.txt", "sonic-queue-wredcounters-summary-json-uc3-wred-123-sonicutilities4181.txt"} {
+		rep := diagnose(t, Options{}, nicTestdata("corpus/switch/"+f))
+		if rep.Unusable() != "" {
+			t.Fatalf("%s: unusable: %s", f, rep.Unusable())
+		}
+		fs := rep.Findings
+		g := nicMustFind(t, fs, "switch.queue.drops", Error, "sonic all ports UC3: WRED dropped 123 packets on lossless queue 3")
+		if !strings.Contains(g.Mechanism, "sums each queue over every port") {
+			t.Errorf("%s: mechanism does not say the count is a sum over ports: %s", f, g.Mechanism)
+		}
+		nicMustFind(t, fs, "switch.queue.drops", Error, "sonic all ports UC4: WRED dropped 73 packets on lossless queue 4")
+		nicMustFind(t, fs, "switch.ecn.marks", Info, "sonic all ports UC9: 270 packets marked CE")
+		nicMustFind(t, fs, "switch.ecn.marks", Info, "sonic all ports MC18: 89 packets marked CE")
+		for _, x := range fs {
+			if x.ID == "switch.queue.drops" && !strings.Contains(x.Title, "UC3") && !strings.Contains(x.Title, "UC4") {
+				t.Errorf("%s: drops judged on a lossy or multicast queue: %s", f, x.Title)
+			}
+		}
+	}
+}
+
+// `show switch counters` (switchstat), the packets each ASIC trimmed and
+// dropped after trimming: was no input the doctor read (exit 2). Each
+// ASIC's total is judged as a port's trim counters are, its trimmed
+// packets the sum of those sent on and those dropped.
+func TestSwitchTrimSwitchTotalJudged(t *testing.T) {
+	rep := diagnose(t, Options{}, nicTestdata("corpus/switch/sonic-show-switch-counters-masic-trimdrop-1000-sonic-utilities.txt"))
+	for _, ns := range []string{"asic0", "asic1", "asic2"} {
+		f := nicMustFind(t, rep.Findings, "switch.queue.trimmed", Warn, "sonic all ports ("+ns+"): 3000 packets trimmed (2000 sent on, 1000 dropped after trimming)")
+		if !strings.Contains(f.Fix, "`show queue counters --trim` names the ports and queues") {
+			t.Errorf("fix %q", f.Fix)
+		}
+	}
+}

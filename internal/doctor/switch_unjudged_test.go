@@ -15,6 +15,7 @@ func TestSwitchUnjudgedInputs(t *testing.T) {
 		"junos-show-class-of-service-interface-xe-0-1-7-genieparser.txt": "Juniper Junos `show class-of-service interface`",
 		"junos-show-interfaces-not-extensive-ntctemplates.txt":           "Juniper Junos `show interfaces` without `extensive`",
 		"eos-show-interfaces-vlan-vxlan-no-counters-ntctemplates.txt":    "`show interface(s)` of ports that print no counters",
+		"sonic-show-pfc-asymmetric-all-off-sonic-utilities.txt":          "SONiC `show pfc asymmetric`",
 	} {
 		rep := Diagnose([]string{nicTestdata("corpus/switch/" + file)}, nil, Options{})
 		f := nicMustFind(t, rep.Findings, "input.unrecognized", Info, want, "switch output diagnose does not judge, not read")

@@ -24,6 +24,8 @@ func (p *switchParser) cutRow(l Line, t string) bool {
 		return p.cutPortRow(l, t)
 	case swPGShared, swPGHeadroom, swPGDrop, swPGUntitled:
 		return p.cutPGRow(l, t)
+	case swWREDSum:
+		return p.cutWREDSumRow(l, t)
 	}
 	shape, ok := swRowShapes[p.table]
 	if !ok {

@@ -25,8 +25,9 @@ import (
 // wredstat's queue objects hold wreddroppacket, wreddropbytes,
 // ecnmarkedpacket and ecnmarkedbytes; portstat's object holds "STATE",
 // "RX_OK", "RX_DRP" and the rest as strings (its trim subcommand's
-// TRIM_PKTS, TRIM_TX_PKTS, TRIM_DRP_PKTS). A document printed on one line
-// is not read.
+// TRIM_PKTS, TRIM_TX_PKTS, TRIM_DRP_PKTS); `show queue wredcounters
+// --summary -j` is an object of queues (switch_wredsum.go). A document
+// printed on one line is not read.
 
 // swJSON follows the document being read.
 type swJSON struct {
@@ -42,6 +43,10 @@ type swJSON struct {
 	// portSeen is set once the open port object held one of portstat's
 	// columns.
 	portSeen bool
+	// sum is the open queue of `show queue wredcounters --summary -j`
+	// (switch_wredsum.go), sumSet once it held a sum.
+	sum    QueueWRED
+	sumSet bool
 }
 
 // jsonQueue is the queue object being read.
@@ -111,6 +116,7 @@ func (j *swJSON) open(p *switchParser, l Line, key string) {
 		j.port = PortCount{Port: j.path[0], RxOK: -1, RxErr: -1, RxDrop: -1, RxOver: -1, TxOK: -1, TxErr: -1, TxDrop: -1, TxOver: -1, CRC: -1, Evidence: At(p.out.src, l), ErrEvidence: At(p.out.src, l)}
 		j.portSeen, j.portTrimmed = false, false
 		j.portTrim = QueueTrim{Port: j.path[0], Queue: -1, Trimmed: -1, Sent: -1, Dropped: -1, Evidence: At(p.out.src, l)}
+		j.sumOpen(p, l, key)
 	case 2:
 		typ, num := splitQueueName(key)
 		j.q = jsonQueue{QueueCount: QueueCount{Port: j.path[0], Queue: num, Type: typ, DropPkts: -1, DropBytes: -1, Namespace: p.titleNS, Evidence: At(p.out.src, l)}}
@@ -123,7 +129,7 @@ func (j *swJSON) open(p *switchParser, l Line, key string) {
 func (j *swJSON) leaf(p *switchParser, l Line, key, val string) bool {
 	switch len(j.path) {
 	case 1:
-		return j.portLeaf(p, l, key, val)
+		return j.sumLeaf(p, l, key, val) || j.portLeaf(p, l, key, val)
 	case 2:
 		if j.q.Type == "" {
 			return false
@@ -199,6 +205,7 @@ func (j *swJSON) close(p *switchParser) {
 		case j.portSeen && !j.portTrimmed:
 			p.out.Ports = appendCapped(p.out.Ports, j.port, maxSwitchRows, &p.out.Omitted)
 		}
+		j.sumClose(p)
 	case 2:
 		if j.q.counts {
 			p.out.Queues = appendCapped(p.out.Queues, j.q.QueueCount, maxSwitchRows, &p.out.Omitted)

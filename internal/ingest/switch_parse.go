@@ -47,6 +47,7 @@ const (
 	swFECHist
 	swTrim
 	swHWDrop
+	swWREDSum
 )
 
 // swTitles are the titles SONiC prints above a table.
@@ -240,6 +241,10 @@ func (p *switchParser) Feed(l Line) {
 	case strings.HasPrefix(t, "For namespace ") && strings.HasSuffix(t, ":") && isIdentName(t[len("For namespace "):len(t)-1]):
 		p.titleNS = strings.Clone(t[len("For namespace ") : len(t)-1])
 		p.out.lines.add(l)
+	case strings.HasPrefix(t, "Namespace: asic") && isIdentName(t[len("Namespace: "):]):
+		// switchstat's title of each ASIC's table (show switch counters).
+		p.titleNS = strings.Clone(t[len("Namespace: "):])
+		p.out.lines.add(l)
 	case strings.HasPrefix(t, "Total ") && strings.Contains(t, ") Drops:"):
 		if typ, v, ok := hwDropTotal(t); ok {
 			p.out.HWDrops = appendCapped(p.out.HWDrops, HWDrop{Type: typ, Count: v, Evidence: At(p.out.src, l)}, maxSwitchRows, &p.out.Omitted)
@@ -402,6 +407,8 @@ func (p *switchParser) header(h string) (swTable, []string) {
 	case f[0] == "Port" && (f[1] == "TxQ" || f[1] == "Voq") && strings.Contains(h, "WredDrp/pkts") && strings.Contains(h, "EcnMarked/pkts"):
 		// --voq prints the ingress VOQs toward each system port.
 		return swWRED, f
+	case wredSumHeader(f):
+		return swWREDSum, f
 	case sonic.PFCPriorityHeader(f):
 		return swPFCPrio, f
 	}
@@ -413,7 +420,7 @@ func (p *switchParser) header(h string) (swTable, []string) {
 // reformatted paste drops the rule).
 func bareHeader(k swTable) bool {
 	switch k {
-	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED, swQueueWM, swPFCHist, swNVUEPFC, swNVUEQueue, swNVUEPort, swNVUEIngress, swFEC, swTrim,
+	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED, swQueueWM, swPFCHist, swNVUEPFC, swNVUEQueue, swNVUEPort, swNVUEIngress, swFEC, swTrim, swWREDSum,
 		swPGShared, swPGHeadroom, swPGDrop, swPGUntitled:
 		return true
 	}

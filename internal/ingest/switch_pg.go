@@ -40,6 +40,10 @@ type QueueWRED struct {
 	Queue              int
 	Type               string // "UC", "MC", "ALL" or "VOQ"
 	WREDDrop, ECNMarks int64
+	// AllPorts marks a queue of `show queue wredcounters --summary`
+	// (switch_wredsum.go): its counts are summed over every port, and Port
+	// is "".
+	AllPorts bool
 	// Namespace is the ASIC of a multi-ASIC switch, as the echoed
 	// command's -n names it (wredstat prints no namespace title); "" when
 	// nothing names it.

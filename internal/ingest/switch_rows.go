@@ -106,6 +106,8 @@ func (p *switchParser) row(l Line, t string) bool {
 		return p.pfcHistRow(f, ev)
 	case swWRED:
 		return p.wredRow(f, ev)
+	case swWREDSum:
+		return p.wredSumRow(f, ev)
 	case swPFCPrio:
 		return p.pfcPrioRow(l.Text, ev)
 	case swPorts:

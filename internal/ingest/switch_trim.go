@@ -20,7 +20,11 @@ type QueueTrim struct {
 	Queue                  int
 	Type                   string
 	Trimmed, Sent, Dropped int64
-	Evidence               Evidence
+	// Switch marks the switch's total of `show switch counters`: no port,
+	// in Namespace on a multi-ASIC switch ("" when nothing names it).
+	Switch    bool
+	Namespace string
+	Evidence  Evidence
 }
 
 // trimHeader reports whether f is the header of `show queue counters
@@ -29,14 +33,24 @@ type QueueTrim struct {
 //	    IFACE    STATE    TRIM_PKTS    TRIM_TX_PKTS    TRIM_DRP_PKTS
 //	---------  -------  -----------  --------------  ---------------
 //	Ethernet0        D          100              50               50
+//
+// and of `show switch counters` (switchstat), the switch's total, one row
+// under each "Namespace: asicN" title on a multi-ASIC switch:
+//
+//	  TrimSent/pkts    TrimDrop/pkts
+//	---------------  ---------------
+//	          2,000            1,000
 func trimHeader(f []string) bool {
-	return len(f) == 5 && (f[0] == "Port" && f[1] == "TxQ" && f[2] == "Trim/pkts" && f[3] == "TrimSent/pkts" && f[4] == "TrimDrop/pkts" ||
+	return len(f) == 2 && f[0] == "TrimSent/pkts" && f[1] == "TrimDrop/pkts" || len(f) == 5 && (f[0] == "Port" && f[1] == "TxQ" && f[2] == "Trim/pkts" && f[3] == "TrimSent/pkts" && f[4] == "TrimDrop/pkts" ||
 		f[0] == "IFACE" && f[1] == "STATE" && f[2] == "TRIM_PKTS" && f[3] == "TRIM_TX_PKTS" && f[4] == "TRIM_DRP_PKTS")
 }
 
 // trimRow reads a row; a queue or port whose counts are all N/A is read
 // and kept out.
 func (p *switchParser) trimRow(f []string, ev Evidence) bool {
+	if len(p.cols) == 2 {
+		return p.switchTrimRow(f, ev)
+	}
 	if len(f) != 5 || !queuePortName(f[0]) {
 		return false
 	}
@@ -55,5 +69,28 @@ func (p *switchParser) trimRow(f []string, ev Evidence) bool {
 	}
 	p.noteNA(naTrim, false, ev)
 	p.out.Trims = appendCapped(p.out.Trims, q, maxSwitchRows, &p.out.Omitted)
+	return true
+}
+
+// switchTrimRow reads the row of `show switch counters`: the packets the
+// switch trimmed and sent on, and those it dropped after trimming, a
+// QueueTrim of no port (Switch) whose trimmed total is their sum.
+func (p *switchParser) switchTrimRow(f []string, ev Evidence) bool {
+	if len(f) != 2 {
+		return false
+	}
+	for _, c := range f {
+		if _, ok := switchNum(c); !ok && c != "N/A" {
+			return false
+		}
+	}
+	q := QueueTrim{Queue: -1, Switch: true, Namespace: p.titleNS, Trimmed: -1, Sent: numOr(f[0]), Dropped: numOr(f[1]), Evidence: ev}
+	if q.Sent >= 0 && q.Dropped >= 0 {
+		q.Trimmed = q.Sent + q.Dropped
+	}
+	p.noteNA(naTrim, q.Sent < 0 && q.Dropped < 0, ev)
+	if q.Sent >= 0 || q.Dropped >= 0 {
+		p.out.Trims = appendCapped(p.out.Trims, q, maxSwitchRows, &p.out.Omitted)
+	}
 	return true
 }

@@ -16,6 +16,7 @@ import (
 //	Port     Description  Intvl  Rx Mbps ...  NX-OS show interface counters table
 //	Interface  Input Rate (avg)  Output Rate (avg)  NX-OS show interface counters brief
 //	Port     Name  Intvl  In Mbps  %  In Kpps ...  EOS show interfaces counters rates
+//	Interface    Asymmetric                SONiC show pfc asymmetric
 //	Physical interface: ge-0/0/2, Index: 150   Junos show class-of-service interface
 //	  Scheduler map: <default>, Index: 2
 //	Physical interface: xe-0/1/0, Enabled, ... Junos show interfaces (not extensive)
@@ -42,6 +43,9 @@ func SwitchUnjudged(head []byte) (what, fix string) {
 		case len(f) >= 5 && f[0] == "Port" && f[1] == "Name" && f[2] == "Intvl" && f[3] == "In" && f[4] == "Mbps":
 			return "Arista EOS `show interfaces counters rates` (rates per port: no errors, discards or pause)",
 				"`show interfaces counters errors` (FCS, discards), `show interfaces counters queue` (drops per traffic class, and the VoQ drops on Jericho), `show priority-flow-control counters` (PFC frames per port)"
+		case len(f) == 2 && f[0] == "Interface" && f[1] == "Asymmetric":
+			return "SONiC `show pfc asymmetric` (each port's asymmetric PFC mode, on or off: configuration, no counters)",
+				"`show pfc priority` (each port's lossless priorities, held against the hosts' mlnx_qos), `show pfc counters` (PFC frames per port and priority), `show pfcwd stats` (storms per lossless queue)"
 		case len(f) >= 5 && f[0] == "Port" && f[1] == "Description" && f[2] == "Intvl" && f[3] == "Rx" && f[4] == "Mbps":
 			return "Cisco NX-OS `show interface counters table` (rates per port: no errors, discards or pause)",
 				"`show interface counters errors` (FCS, discards), `show interface priority-flow-control` (pause per port), `show queuing interface` (drops per queue)"

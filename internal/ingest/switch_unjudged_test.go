@@ -25,6 +25,7 @@ func TestSwitchUnjudged(t *testing.T) {
 		"nxos-show-interface-mgmt0-cut-ntctemplates.txt":                         "of ports that print no counters",
 		"eos-show-interfaces-counters-rates-nz-wrapped-eantc2025.txt":            "EOS `show interfaces counters rates`",
 		"aoscx-show-interface-vlan2-active-gateway-no-counters-ntctemplates.txt": "AOS-CX `show interface` of interfaces that print no counters",
+		"sonic-show-pfc-asymmetric-all-off-sonic-utilities.txt":                  "SONiC `show pfc asymmetric`",
 	} {
 		head, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "switch", file))
 		if err != nil {
