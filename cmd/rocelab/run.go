@@ -139,6 +139,13 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 			if cmd.Flags().Changed("example") && strings.TrimSpace(example) == "" {
 				return usageError("--example: expected an example's name (see 'rocelab examples'), got an empty one")
 			}
+			limits, err := runLimits(maxMemory, maxEvents)
+			if err != nil {
+				return err
+			}
+			// Before the load: a file of explicit flows makes a parse tree
+			// of tens of MB, which the default pace collected five times.
+			collectRarely(limits.Memory)
 			s, err := loadScenario(cmd, args, example)
 			if err != nil {
 				return &exitError{code: 2, err: err}
@@ -169,11 +176,6 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 			if err != nil {
 				return err
 			}
-			limits, err := runLimits(maxMemory, maxEvents)
-			if err != nil {
-				return err
-			}
-			collectRarely(limits.Memory)
 			cfg := &twin.Config{Engine: engine, Limits: limits, Log: ls.log}
 			out := &runOutput{name: s.Name, variants: len(s.Variants) > 0}
 			switch {

@@ -114,6 +114,48 @@ var astNodeType = reflect.TypeOf((*ast.Node)(nil)).Elem()
 // checkKeys walks node alongside the raw type t and reports keys that t
 // does not have, and mappings or lists where the other is expected.
 func checkKeys(file string, node ast.Node, t reflect.Type, path string, errs *Errors) {
+	k := keyCheck{file: file, errs: errs, fields: map[reflect.Type]map[string]reflect.Type{}, path: []pathStep{{key: path}}}
+	k.walk(node, t)
+}
+
+// keyCheck is one checkKeys walk. It indexes each struct type's fields by
+// their yaml key once (a file of explicit flows repeats the same few keys
+// thousands of times) and keeps the path to the node it is at as steps,
+// spelled only for an error.
+type keyCheck struct {
+	file   string
+	errs   *Errors
+	fields map[reflect.Type]map[string]reflect.Type
+	path   []pathStep
+}
+
+// pathStep is a step of a path: a key, or the index of a list's item.
+type pathStep struct {
+	key   string
+	list  bool
+	index int
+}
+
+// spell spells the path as checkKeys' errors give it, e.g.
+// "traffic.flows[3].src".
+func (k *keyCheck) spell() string {
+	var p string
+	for _, s := range k.path {
+		if s.list {
+			p += "[" + strconv.Itoa(s.index) + "]"
+		} else {
+			p = join(p, s.key)
+		}
+	}
+	return p
+}
+
+func (k *keyCheck) fail(n ast.Node, msg string) {
+	*k.errs = append(*k.errs, at(k.file, n, k.spell(), msg))
+}
+
+// walk checks node against t, node's path being k.path.
+func (k *keyCheck) walk(node ast.Node, t reflect.Type) {
 	node = Unwrap(node)
 	if node == nil || t == astNodeType {
 		return
@@ -128,22 +170,25 @@ func checkKeys(file string, node ast.Node, t reflect.Type, path string, errs *Er
 	case reflect.Struct:
 		pairs, ok := MappingPairs(node)
 		if !ok {
-			*errs = append(*errs, at(file, node, path, "expected a mapping of keys ("+strings.Join(keysOf(t), ", ")+")"))
+			k.fail(node, "expected a mapping of keys ("+strings.Join(keysOf(t), ", ")+")")
 			return
 		}
+		fields := k.fieldsOf(t)
 		for _, kv := range pairs {
 			key := kv.Key.GetToken().Value
-			f, ok := fieldByTag(t, key)
+			ft, ok := fields[key]
 			if !ok {
-				*errs = append(*errs, at(file, kv.Key, path, fmt.Sprintf("unknown key %q; expected one of: %s%s", key, strings.Join(keysOf(t), ", "), hint(key, keysOf(t)))))
+				k.fail(kv.Key, fmt.Sprintf("unknown key %q; expected one of: %s%s", key, strings.Join(keysOf(t), ", "), hint(key, keysOf(t))))
 				continue
 			}
-			checkKeys(file, kv.Value, f.Type, join(path, key), errs)
+			k.path = append(k.path, pathStep{key: key})
+			k.walk(kv.Value, ft)
+			k.path = k.path[:len(k.path)-1]
 		}
 	case reflect.Slice:
 		seq, ok := node.(*ast.SequenceNode)
 		if !ok {
-			*errs = append(*errs, at(file, node, path, "expected a list"))
+			k.fail(node, "expected a list")
 			return
 		}
 		elem := t.Elem()
@@ -151,14 +196,33 @@ func checkKeys(file string, node ast.Node, t reflect.Type, path string, errs *Er
 			elem = elem.Elem()
 		}
 		for i, v := range seq.Values {
-			item := fmt.Sprintf("%s[%d]", path, i)
+			k.path = append(k.path, pathStep{list: true, index: i})
 			if _, null := Unwrap(v).(*ast.NullNode); (null || Unwrap(v) == nil) && elem.Kind() == reflect.Struct {
-				*errs = append(*errs, at(file, v, item, "empty list item: expected a mapping of keys ("+strings.Join(keysOf(elem), ", ")+")"))
-				continue
+				k.fail(v, "empty list item: expected a mapping of keys ("+strings.Join(keysOf(elem), ", ")+")")
+			} else {
+				k.walk(v, t.Elem())
 			}
-			checkKeys(file, v, t.Elem(), item, errs)
+			k.path = k.path[:len(k.path)-1]
 		}
 	}
+}
+
+// fieldsOf returns struct type t's field types by yaml key, the first
+// field of a key winning.
+func (k *keyCheck) fieldsOf(t reflect.Type) map[string]reflect.Type {
+	if m, ok := k.fields[t]; ok {
+		return m
+	}
+	m := make(map[string]reflect.Type, t.NumField())
+	for i := range t.NumField() {
+		f := t.Field(i)
+		key, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if _, dup := m[key]; !dup {
+			m[key] = f.Type
+		}
+	}
+	k.fields[t] = m
+	return m
 }
 
 // Unwrap returns the node under any anchors and tags, or nil for a node
@@ -188,16 +252,6 @@ func MappingPairs(n ast.Node) ([]*ast.MappingValueNode, bool) {
 		return []*ast.MappingValueNode{v}, true
 	}
 	return nil, false
-}
-
-func fieldByTag(t reflect.Type, key string) (reflect.StructField, bool) {
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if strings.Split(f.Tag.Get("yaml"), ",")[0] == key {
-			return f, true
-		}
-	}
-	return reflect.StructField{}, false
 }
 
 func keysOf(t reflect.Type) []string {
