@@ -47,16 +47,28 @@ func checkBusBWRerun(inc *Incident) []Finding {
 		if len(g) < 2 {
 			continue
 		}
-		fast, slow := g[0], g[0]
-		for _, x := range g[1:] {
-			if x.p.BusBW > fast.p.BusBW {
-				fast = x
-			}
-			if x.p.BusBW < slow.p.BusBW {
-				slow = x
+		var fast, slow run
+		share := 1.0
+		for i := range g {
+			for j := i + 1; j < len(g); j++ {
+				a, b, ok := sharedPlateaus(g[i].p, g[j].p)
+				if !ok {
+					continue
+				}
+				x, y := g[i], g[j]
+				x.p, y.p = a, b
+				if y.p.BusBW > x.p.BusBW {
+					x, y = y, x
+				}
+				// Of the pairs apart, the one compared over the most
+				// sizes, then the one furthest apart.
+				r := y.p.BusBW / x.p.BusBW
+				if x.p.BusBW > 0 && r < fallFraction && (len(x.p.Rows) > len(fast.p.Rows) || len(x.p.Rows) == len(fast.p.Rows) && r < share) {
+					fast, slow, share = x, y, r
+				}
 			}
 		}
-		if fast.p.BusBW <= 0 || slow.p.BusBW >= fallFraction*fast.p.BusBW {
+		if fast.r == nil {
 			continue
 		}
 		hosts, _ := fast.r.RanksPerHost()
@@ -77,7 +89,8 @@ func checkBusBWRerun(inc *Incident) []Finding {
 }
 
 // rerunKey names what two runs must share to be compared: tool, build,
-// collective, data type, plateau sizes and rank placement. Runs whose
+// collective, data type and rank placement (the sizes compared are those
+// both plateaus hold, sharedPlateaus). Runs whose
 // hosts are not all known (rows-only pastes, elided rank lines) have no
 // key: the same table from different machines is no rerun.
 func rerunKey(r *ingest.TestRun, p ingest.Plateau) (string, bool) {
@@ -91,5 +104,34 @@ func rerunKey(r *ingest.TestRun, p ingest.Plateau) (string, bool) {
 	}
 	slices.Sort(placed)
 	return strings.Join([]string{r.Tool, r.Version, r.Collective, p.Rows[0].Type,
-		fmt.Sprint(r.NRanks(), p.MinSize, p.MaxSize), strings.Join(placed, ",")}, "|"), true
+		fmt.Sprint(r.NRanks()), strings.Join(placed, ",")}, "|"), true
+}
+
+// sharedPlateaus cuts two plateaus to the sizes both hold, each with its
+// median busbw over them, as Plateau reckons it: a run cut short by a
+// job killed mid-sweep, or swept to another -e, is compared over the
+// sizes it reached. False when they share no size.
+func sharedPlateaus(a, b ingest.Plateau) (ingest.Plateau, ingest.Plateau, bool) {
+	cut := func(p, other ingest.Plateau) ingest.Plateau {
+		var out ingest.Plateau
+		var bw []float64
+		for _, row := range p.Rows {
+			if slices.ContainsFunc(other.Rows, func(o ingest.TestRow) bool { return o.Size == row.Size }) {
+				out.Rows = append(out.Rows, row)
+				bw = append(bw, row.BestBusBW())
+			}
+		}
+		if len(bw) == 0 {
+			return out
+		}
+		slices.Sort(bw)
+		out.BusBW, out.Min, out.Max = bw[len(bw)/2], bw[0], bw[len(bw)-1]
+		if len(bw)%2 == 0 {
+			out.BusBW = (bw[len(bw)/2-1] + bw[len(bw)/2]) / 2
+		}
+		out.MinSize, out.MaxSize = out.Rows[0].Size, out.Rows[len(out.Rows)-1].Size
+		return out
+	}
+	ca, cb := cut(a, b), cut(b, a)
+	return ca, cb, len(ca.Rows) > 0 && len(cb.Rows) > 0
 }

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -50,4 +51,28 @@ func TestBusBWRerunThreshold(t *testing.T) {
 	nicMustNot(t, diagnoseText(t, text(run("2.18.3", "node-b", "40.00"), run("2.18.3", "node-b", "32.00"))).Findings, "nccltests.busbw.rerun")
 	nicMustNot(t, diagnoseText(t, text(run("2.18.3", "node-b", "40.00"), run("2.19.6", "node-b", "20.00"))).Findings, "nccltests.busbw.rerun")
 	nicMustNot(t, diagnoseText(t, text(run("2.18.3", "node-b", "40.00"), run("2.18.3", "node-c", "20.00"))).Findings, "nccltests.busbw.rerun")
+}
+
+// The KoyoImai paste cut inside the slow run's table, after its 2 GiB row
+// (a job killed mid-sweep, or an output cut short): the runs' plateaus
+// are 1GiB-4GiB and 1GiB-2GiB, and the two sizes both reached still show
+// the loss, compared over those sizes only (medians 21.43 and 2.83 GB/s).
+// The same cut of CRLF text is read alike.
+func TestBusBWRerunCutShort(t *testing.T) {
+	data, err := os.ReadFile(nicTestdata("corpus/nccl-tests/allgather-2.18.3-gb10-2n-1g-qsfp-recabled-2.8GBps-after-22-x11-auth-lines-koyoimai.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if !strings.HasPrefix(strings.TrimSpace(lines[42]), "2147483648") {
+		t.Fatalf("line 43 is %q, want the slow run's 2 GiB row", lines[42])
+	}
+	cut := strings.Join(lines[:43], "")
+	for _, text := range []string{cut, strings.ReplaceAll(cut, "\n", "\r\n")} {
+		f := nicMustFind(t, diagnoseText(t, text).Findings, "nccltests.busbw.rerun", Warn,
+			"reached 21.43 GB/s in one run and 2.83 GB/s (13%) in another of 2, over the same sizes (1GiB-2GiB)")
+		if len(f.Evidence) != 2 || f.Evidence[0].Line != 19 || f.Evidence[1].Line != 43 {
+			t.Errorf("evidence %+v, want both runs' 2 GiB rows (lines 19 and 43)", f.Evidence)
+		}
+	}
 }

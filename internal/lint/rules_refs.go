@@ -82,7 +82,7 @@ func misnamedRefs(m *Model) []doctor.Finding {
 		var order []string
 		groups := map[string][]sonic.MissingRef{}
 		for _, r := range db.MisnamedRefs() {
-			id := r.Table + "\x00" + r.Field + "\x00" + r.Written + "\x00" + r.At.Text
+			id := fmt.Sprint(r.Table, "\x00", r.Field, "\x00", r.Written, "\x00", r.At.Text, "\x00", r.Elsewhere)
 			if groups[id] == nil {
 				order = append(order, id)
 			}
@@ -101,15 +101,20 @@ func misnamedRefs(m *Model) []doctor.Finding {
 			if r.Table == "QUEUE" {
 				what = "neither the queue's scheduler nor its WRED profile is applied (qosorch resolves the scheduler first and retries the row): the queue marks no ECN"
 			}
+			does := "resolves no such reference"
+			why := fmt.Sprintf("%s is not %s, the reference never resolves, and qosorch retries the %s row without applying it, so %s", r.Written, r.To, r.Table, what)
+			if r.Elsewhere {
+				does = fmt.Sprintf("binds %s's row %s in its place", r.Written, r.At.Text)
+				why = fmt.Sprintf("%s is one of them and holds %s, so the reference resolves to that row's object and qosorch sets it where the field takes a %s: SAI refuses an object of another type (a WRED profile as a scheduler; the row fails and is dropped, not retried), while one QoS map of another kind is the same SAI object type and may be bound as this one", r.Written, r.At.Text, r.To)
+			}
 			fs = append(fs, doctor.Finding{
 				ID: "config.reference.table", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-				Title: fmt.Sprintf("%s: %s|%s %s names [%s|%s], a row of %s, where the field takes a %s row: SONiC up to 202106 resolves no such reference",
-					db.File, r.Table, list(keys, 3), r.Field, r.Written, r.At.Text, r.Written, r.To),
-				Subject:  db.File + " " + r.Table,
-				Evidence: evs(ev...),
-				Mechanism: fmt.Sprintf("Up to SONiC 202106 orchagent reads a reference as \"[TABLE|name]\" and looks TABLE up among the tables it resolves (sonic-swss orchagent/orch.cpp Orch::parseReference, branch 202106: \"not recognized type\"): %s is not %s, the reference never resolves, and qosorch retries the %s row without applying it, so %s. From 202111 orchagent reads plain names, and db_migrator (sonic-utilities scripts/db_migrator.py migrate_qos_db_fieldval_reference_remove), run by `config reload`, keeps what follows the '|' whatever the table, which hides the mistake.",
-					r.Written, r.To, r.Table, what),
-				Fix: fmt.Sprintf("Write the field as \"[%s|%s]\" (or the plain name %q, the form since 202111).", r.To, r.At.Text, r.At.Text),
+				Title: fmt.Sprintf("%s: %s|%s %s names [%s|%s], a row of %s, where the field takes a %s row: SONiC up to 202106 %s",
+					db.File, r.Table, list(keys, 3), r.Field, r.Written, r.At.Text, r.Written, r.To, does),
+				Subject:   db.File + " " + r.Table,
+				Evidence:  evs(ev...),
+				Mechanism: fmt.Sprintf("Up to SONiC 202106 orchagent reads a reference as \"[TABLE|name]\" and looks TABLE up among the tables it resolves (sonic-swss orchagent/orch.cpp Orch::parseReference, branch 202106: \"not recognized type\"): %s. From 202111 orchagent reads plain names, and db_migrator (sonic-utilities scripts/db_migrator.py migrate_qos_db_fieldval_reference_remove), run by `config reload`, keeps what follows the '|' whatever the table, which hides the mistake.", why),
+				Fix:       fmt.Sprintf("Write the field as \"[%s|%s]\" (or the plain name %q, the form since 202111).", r.To, r.At.Text, r.At.Text),
 			})
 		}
 	}

@@ -29,7 +29,17 @@ type MissingRef struct {
 	// Written is, for MisnamedRefs, the table the reference's bracket
 	// form names ("SCHEDULAR" of "[SCHEDULAR|scheduler.0]").
 	Written string
+	// Elsewhere is, for MisnamedRefs, set when Written is a table whose
+	// references orchagent up to 202106 resolves (qos202106Tables) and it
+	// holds the name: the reference resolves, to a row of the wrong table.
+	Elsewhere bool
 }
+
+// qos202106Tables are the tables QosOrch::m_qos_maps held at SONiC 202106
+// (sonic-swss orchagent/qosorch.cpp, branch 202106): the types
+// Orch::parseReference resolves a QoS reference's TABLE among.
+var qos202106Tables = []string{"DSCP_TO_TC_MAP", "DOT1P_TO_TC_MAP", "TC_TO_QUEUE_MAP", "SCHEDULER", "WRED_PROFILE",
+	"PORT_QOS_MAP", "QUEUE", "TC_TO_PRIORITY_GROUP_MAP", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE"}
 
 // MissingRefs returns the fields of QoS rows that name a map, scheduler,
 // WRED or buffer profile, or pool, absent from its table, where the config
@@ -63,7 +73,9 @@ func (db *ConfigDB) UnheldRefs() []MissingRef {
 // (qosorch.cpp handleQueueTable, task_need_retry); from 202111 it reads
 // plain names only, and db_migrator's
 // migrate_qos_db_fieldval_reference_remove keeps what follows the '|'
-// whatever the table. Each has Written set. Sorted as MissingRefs.
+// whatever the table. Each has Written set. A Written that orchagent
+// knows and that holds the name resolves instead, to that row's object
+// (Elsewhere). Sorted as MissingRefs.
 func (db *ConfigDB) MisnamedRefs() []MissingRef {
 	return db.refs(func(r *MissingRef) bool {
 		if r.Table != "PORT_QOS_MAP" && r.Table != "QUEUE" {
@@ -71,7 +83,8 @@ func (db *ConfigDB) MisnamedRefs() []MissingRef {
 		}
 		for _, t := range db.writtenTables(r.At) {
 			if t != r.To {
-				r.Written = t
+				_, held := db.Tables[t][strings.TrimSpace(r.At.Text)]
+				r.Written, r.Elsewhere = t, held && slices.Contains(qos202106Tables, t)
 				return true
 			}
 		}
