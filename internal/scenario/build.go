@@ -291,7 +291,6 @@ func (tw *Twin) reroutes() {
 // as one run does.
 func (tw *Twin) RunUntil(limit unit.Time) unit.Time {
 	if !tw.Done() {
-		defer pauseCollector()()
 		tw.run.RunUntil(limit)
 	}
 	return tw.Net.Now()
@@ -300,10 +299,7 @@ func (tw *Twin) RunUntil(limit unit.Time) unit.Time {
 // Advance runs the twin's events until limit or until the workloads
 // finish, whether or not they had finished before, and returns the
 // simulated time reached.
-func (tw *Twin) Advance(limit unit.Time) unit.Time {
-	defer pauseCollector()()
-	return tw.run.RunUntil(limit)
-}
+func (tw *Twin) Advance(limit unit.Time) unit.Time { return tw.run.RunUntil(limit) }
 
 // Executed returns the events the run has executed, in the fabric's
 // domains and on the workloads' side.
