@@ -478,12 +478,15 @@ var publicRuns = []publicRun{
 	// Nodes on Azure" (_posts/2026-03-03-NCCL AllReduce Scaling.md at
 	// c83e8fdd): the sweep's 2-node out-of-place busbw at 8 GiB (baseline,
 	// 20 warmup and 50 timed iterations) under the post's mpirun settings;
-	// NCCL is the HPC image's, not printed (2.29.7 assumed, the HPC-X 2.25.1
-	// image of the azcluster run). Its 4-64 node rows are left out: the post
+	// NCCL is the HPC image's, not printed: 2.28.9 assumed, the NCCL of
+	// Azure/azhpc-images versions.json (Ubuntu 22.04, HPC-X 2.25.1) from its
+	// 2026-01-29 refresh to its 2026-04-13 one, before the post's date
+	// (2.29.7 came with the 2026-05-12 refresh; the twin gives the same
+	// 459 GB/s with either). Its 4-64 node rows are left out: the post
 	// itself reads them as fabric congestion.
 	{file: "JingchaoZhang.github.io NCCL AllReduce Scaling (2 nodes)", host: "VM", label: "Azure ND96isr_H100_v5, 2 × 8 H100, 8 × 400G NDR IB, 32 channels, 4 QPs, PXN off (the post's busbw at 8 GiB)", fabric: "IB",
 		srv: h100x8pix, servers: 2, ppn: 8, env: map[string]string{"NCCL_MIN_NCHANNELS": "32", "NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_P2P_NET_CHUNKSIZE": "524288",
-			"NCCL_PXN_DISABLE": "1", "NCCL_IGNORE_CPU_AFFINITY": "1", "NCCL_COLLNET_ENABLE": "0"}, version: "2.29.7", heldOut: 22, iters: 50, table: true,
+			"NCCL_PXN_DISABLE": "1", "NCCL_IGNORE_CPU_AFFINITY": "1", "NCCL_COLLNET_ENABLE": "0"}, version: "2.28.9", heldOut: 22, iters: 50, table: true,
 		quoted: []publicRow{{size: 8 << 30, busbw: 482.0}}},
 	{file: "oci-a100-2n-roce-default-2024.txt", label: "OCI A100, 2 × 8 A100, 16 × 100G RoCE, NCCL defaults", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,

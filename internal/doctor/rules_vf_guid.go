@@ -24,6 +24,24 @@ func zeroGUID(g string) bool {
 	return g != "" && strings.Trim(g, "0:") == ""
 }
 
+// mlx5Device reports whether a device is an mlx5 one: by its kernel name
+// (mlx5_0), or, when its name names no driver (udev's persistent names,
+// rocep59s0f0v0; Azure's mlx5_ib0), by its part number (ibv_devinfo's
+// vendor_part_id, ibstat's CA type MT4126) when that is one mlx5_core's
+// mlx5_core_pci_table marks MLX5_PCI_DEV_IS_VF: the Connect-IB,
+// ConnectX-4, ConnectX-4 Lx, ConnectX-5, ConnectX-5 Ex and ConnectX-6
+// VFs, later ConnectX's mlx5Gen VF and BlueField's ConnectX-5 VF.
+func mlx5Device(dev ingest.DevinfoDevice) bool {
+	if v, ok := counters.VendorOfDevice(dev.Name); ok {
+		return v == counters.MLX5
+	}
+	switch dev.VendorPartID {
+	case 0x1012, 0x1014, 0x1016, 0x1018, 0x101a, 0x101c, 0x101e, 0xa2d3:
+		return true
+	}
+	return false
+}
+
 // checkVFGUIDZero reports, per input, the mlx5 devices with a zero node
 // GUID: a warning when one of them is an InfiniBand port, else a note.
 func checkVFGUIDZero(inc *Incident) []Finding {
@@ -33,7 +51,7 @@ func checkVFGUIDZero(inc *Incident) []Finding {
 		var ev evidence
 		ib, eth, ibDown := false, false, false
 		for _, dev := range d.Devices {
-			if v, ok := counters.VendorOfDevice(dev.Name); !ok || v != counters.MLX5 || !zeroGUID(dev.NodeGUID) {
+			if !mlx5Device(dev) || !zeroGUID(dev.NodeGUID) {
 				continue
 			}
 			names = append(names, dev.Name)

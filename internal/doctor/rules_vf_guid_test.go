@@ -61,3 +61,38 @@ func TestVFGUIDZeroInfiniBandAndEFA(t *testing.T) {
 	}
 	nicMustNot(t, Diagnose([]string{efa}, nil, Options{}).Findings, "devinfo.vf.guid_zero")
 }
+
+// A VF whose name names no driver (udev's persistent naming, Azure's
+// mlx5_ib0) is known by its part number: the real ibstat blocks above with
+// the CA renamed (variants, not captures) still give the finding, by CA
+// type MT4126 and MT4124, VF parts in mlx5_core's PCI table; with a
+// physical function's part instead (MT4125 ConnectX-6 Dx, MT4123
+// ConnectX-6) they do not.
+func TestVFGUIDZeroRenamedDevice(t *testing.T) {
+	for _, c := range []struct {
+		file, name, vf, pf string
+		sev                Severity
+	}{
+		{vfGUIDIbstat, "mlx5_8", "MT4126", "MT4125", Info},
+		{"corpus/ethtool/ibstat-cx6-ib-vf-in-vm-zero-node-port-guid-down-lid-65535-caifuqiang.txt", "mlx5_0", "MT4124", "MT4123", Warn},
+	} {
+		b, err := os.ReadFile(nicTestdata(c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, to := range []string{"rocep59s0f0v0", "mlx5_ib3"} {
+			renamed := strings.Replace(string(b), "CA '"+c.name+"'", "CA '"+to+"'", 1)
+			p := filepath.Join(t.TempDir(), "ibstat.txt")
+			if err := os.WriteFile(p, []byte(renamed), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			nicMustFind(t, Diagnose([]string{p}, nil, Options{}).Findings, "devinfo.vf.guid_zero", c.sev, to+" has node GUID")
+
+			pf := strings.Replace(renamed, "CA type: "+c.vf, "CA type: "+c.pf, 1)
+			if err := os.WriteFile(p, []byte(pf), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			nicMustNot(t, Diagnose([]string{p}, nil, Options{}).Findings, "devinfo.vf.guid_zero")
+		}
+	}
+}
