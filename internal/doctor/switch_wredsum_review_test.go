@@ -40,3 +40,16 @@ func TestSwitchWREDSummaryMultiASIC(t *testing.T) {
 	fs = diagnoseText(t, "admin@sonic:~$ show queue wredcounters --summary --json\n"+doc(55)+doc(0)).Findings
 	nicMustFind(t, fs, "switch.queue.drops", Error, "sonic all ports (ASIC table 1) UC3: WRED dropped 55 packets on lossless queue 3")
 }
+
+// SYNTHETIC: `show switch counters` run twice (before and after) is two
+// snapshots of one switch's counters: the later is judged, not both.
+func TestSwitchTrimSwitchTotalLaterSnapshot(t *testing.T) {
+	cmd := "admin@sonic:~$ show switch counters\n  TrimSent/pkts    TrimDrop/pkts\n---------------  ---------------\n"
+	fs := diagnoseText(t, cmd+"             12               0\n"+cmd+"             40               2\n").Findings
+	nicMustFind(t, fs, "switch.queue.trimmed", Warn, "sonic all ports: 42 packets trimmed (40 sent on, 2 dropped after trimming)")
+	for _, x := range fs {
+		if strings.Contains(x.Title, "12 packets trimmed") {
+			t.Errorf("the earlier snapshot judged too: %s", x.Title)
+		}
+	}
+}

@@ -384,6 +384,9 @@ func (o *SwitchCounters) latestSnapshots() {
 	o.WRED = lastBy(o.WRED, func(r QueueWRED) string {
 		return r.Namespace + "|" + strconv.Itoa(r.Part) + "|" + r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue)
 	})
+	o.Trims = lastBy(o.Trims, func(r QueueTrim) string {
+		return r.Namespace + "|" + strconv.FormatBool(r.Switch) + "|" + r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue)
+	})
 	o.Ports = lastBy(o.Ports, func(r PortCount) string { return r.Port })
 	o.WDConfig = lastBy(o.WDConfig, func(r WatchdogConfig) string { return r.Port })
 }
