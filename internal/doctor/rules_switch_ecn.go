@@ -123,9 +123,11 @@ func ecnQueueOff(inc *Incident, sw, name string, q ingest.ECNQueue, from string)
 // unicast queue q of switch sw (or of a switch no prompt names) in
 // namespace ns (or in one nothing names) in the incident, with the rows
 // that count them: another ASIC's marks say nothing of this one's queue.
+// The ports' rows and the --summary's sums of them count the same marks:
+// the larger of the two totals is taken, never their sum.
 func ecnMarksOn(inc *Incident, sw, ns string, q int) (int64, []Evidence) {
-	var n int64
-	var ev []Evidence
+	var n [2]int64 // per port, summed over all ports
+	var ev [2][]Evidence
 	for _, s := range All[*ingest.SwitchCounters](inc) {
 		if sw != "" && s.Switch != "" && s.Switch != sw {
 			continue
@@ -135,12 +137,19 @@ func ecnMarksOn(inc *Incident, sw, ns string, q int) (int64, []Evidence) {
 				continue
 			}
 			if w.Queue == q && w.Type != "MC" && w.ECNMarks > 0 {
-				n += w.ECNMarks
-				if len(ev) < 3 {
-					ev = append(ev, w.Evidence)
+				i := 0
+				if w.AllPorts {
+					i = 1
+				}
+				n[i] += w.ECNMarks
+				if len(ev[i]) < 3 {
+					ev[i] = append(ev[i], w.Evidence)
 				}
 			}
 		}
 	}
-	return n, ev
+	if n[1] > n[0] {
+		return n[1], ev[1]
+	}
+	return n[0], ev[0]
 }

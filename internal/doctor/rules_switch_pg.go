@@ -64,11 +64,15 @@ func checkPGDropsAndWRED(inc *Incident) []Finding {
 				Fix:       fix,
 			}.per(name, "priority group", "Switch ingress drops per priority group"))
 		}
+		parts := summaryParts(s)
 		for _, w := range s.WRED {
 			port, summed := w.Port, ""
 			if w.AllPorts {
-				port = "all ports"
-				summed = " `show queue wredcounters --summary` sums each queue over every port: `show queue wredcounters` without it names the ports that count."
+				port, summed = "all ports", wredSummed
+				if parts > 1 {
+					port = fmt.Sprintf("all ports (ASIC table %d)", w.Part)
+					summed += fmt.Sprintf(" On a multi-ASIC switch wredstat prints one summary per ASIC, untitled, in namespace order: this is table %d of the %d the command printed (`-n asicN` names one).", w.Part, parts)
+				}
 			}
 			name := fmt.Sprintf("%s %s%d", swName(s, port), w.Type, w.Queue)
 			if w.WREDDrop > 0 && w.Type != "MC" && hasPrio(lossless, w.Queue) {
@@ -76,7 +80,7 @@ func checkPGDropsAndWRED(inc *Incident) []Finding {
 					ID: "switch.queue.drops", Severity: Error, Layer: LayerFabric,
 					Title:     fmt.Sprintf("%s: WRED dropped %d packets on lossless queue %d", name, w.WREDDrop, w.Queue),
 					Evidence:  []Evidence{w.Evidence},
-					Mechanism: fmt.Sprintf("Queue %d is lossless (%s). Its WRED profile drops the packets it would mark when they are not ECN-capable (ECT 0: a NIC with ECN off for RoCE, or traffic remarked on the way), or drops even ECN-capable ones when the profile's ecn mode leaves their colour out (ecn_none): a lossless class then loses packets before PFC acts. Counted since the counters were last cleared.", w.Queue, from) + summed,
+					Mechanism: fmt.Sprintf("Queue %d is lossless (%s). Its WRED profile drops the packets it would mark when they are not ECN-capable (ECT 0: a NIC with ECN off for RoCE, or traffic remarked on the way), or drops even ECN-capable ones when the profile's ecn mode leaves their colour out (ecn_none): a lossless class then loses packets before PFC acts. Counted since the counters were last cleared.", w.Queue, from) + summed + lossyIn(w),
 					Fix:       "Make the RoCE senders ECN-capable (mlx5: /sys/class/net/<if>/ecn/roce_np/enable/<prio> and roce_rp, or the NIC's DCQCN switch) and set the profile's ecn mode to mark (`ecnconfig -p <profile> -m ecn_all`).",
 				}.per(name, "queue", "Switch WRED drops on lossless queues"))
 			}
@@ -91,4 +95,31 @@ func checkPGDropsAndWRED(inc *Incident) []Finding {
 		}
 	}
 	return fs
+}
+
+// wredSummed says what a row of `show queue wredcounters --summary` is
+// and where wredstat's sum can fall short: after `sonic-clear queue
+// wredcounters` each port's count is the difference ns_diff prints,
+// comma-grouped from 1,000 on, which the summary's _to_int reads as 0.
+const wredSummed = " `show queue wredcounters --summary` sums each queue over every port: `show queue wredcounters` without it names the ports that count. After `sonic-clear queue wredcounters` wredstat adds a port whose count since the clear reached 1,000 as 0 (it reads the comma-grouped difference as no number), so the sum can fall short."
+
+// lossyIn is the caveat of a WRED drop summed over every port: which
+// queues are lossless is each port's own setting.
+func lossyIn(w ingest.QueueWRED) string {
+	if !w.AllPorts {
+		return ""
+	}
+	return fmt.Sprintf(" Whether queue %d is lossless is each port's setting (PORT_QOS_MAP's pfc_enable, `show pfc priority`): drops the sum holds from a port that does not pause it are WRED's by design there.", w.Queue)
+}
+
+// summaryParts is the number of summaries of `show queue wredcounters
+// --summary` one command printed in s (one per ASIC).
+func summaryParts(s *ingest.SwitchCounters) int {
+	n := 0
+	for _, w := range s.WRED {
+		if w.AllPorts {
+			n = max(n, w.Part)
+		}
+	}
+	return n
 }

@@ -128,7 +128,7 @@ func TestSwitchWREDSummaryJudged(t *testing.T) {
 		}
 		fs := rep.Findings
 		g := nicMustFind(t, fs, "switch.queue.drops", Error, "sonic all ports UC3: WRED dropped 123 packets on lossless queue 3")
-		if !strings.Contains(g.Mechanism, "sums each queue over every port") {
+		if !strings.Contains(g.Mechanism, "sums each queue over every port") || !strings.Contains(g.Mechanism, "pfc_enable") || !strings.Contains(g.Mechanism, "reached 1,000 as 0") {
 			t.Errorf("%s: mechanism does not say the count is a sum over ports: %s", f, g.Mechanism)
 		}
 		nicMustFind(t, fs, "switch.queue.drops", Error, "sonic all ports UC4: WRED dropped 73 packets on lossless queue 4")

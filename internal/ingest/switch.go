@@ -382,7 +382,10 @@ func (o *SwitchCounters) latestSnapshots() {
 	o.PFCHist = lastBy(o.PFCHist, func(r PFCHistory) string { return r.Port + "|" + strconv.Itoa(r.Prio) })
 	o.PGDrops = lastBy(o.PGDrops, func(r PGDrop) string { return r.Port + "|" + strconv.Itoa(r.PG) })
 	o.WRED = lastBy(o.WRED, func(r QueueWRED) string {
-		return r.Namespace + "|" + r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue)
+		return r.Namespace + "|" + strconv.Itoa(r.Part) + "|" + r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue)
+	})
+	o.Trims = lastBy(o.Trims, func(r QueueTrim) string {
+		return r.Namespace + "|" + strconv.FormatBool(r.Switch) + "|" + r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue)
 	})
 	o.Ports = lastBy(o.Ports, func(r PortCount) string { return r.Port })
 	o.WDConfig = lastBy(o.WDConfig, func(r WatchdogConfig) string { return r.Port })

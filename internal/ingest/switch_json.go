@@ -44,9 +44,10 @@ type swJSON struct {
 	// columns.
 	portSeen bool
 	// sum is the open queue of `show queue wredcounters --summary -j`
-	// (switch_wredsum.go), sumSet once it held a sum.
-	sum    QueueWRED
-	sumSet bool
+	// (switch_wredsum.go), sumSet once it held a sum; sumDoc is set once
+	// the document opened a summary queue.
+	sum            QueueWRED
+	sumSet, sumDoc bool
 }
 
 // jsonQueue is the queue object being read.
@@ -86,7 +87,7 @@ func (j *swJSON) feed(p *switchParser, l Line, t string) bool {
 		if t != "{" {
 			return false
 		}
-		j.in, j.path = true, j.path[:0]
+		j.in, j.path, j.sumDoc = true, j.path[:0], false
 		return false // an opening brace alone is no counter
 	}
 	switch {

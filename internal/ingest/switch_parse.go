@@ -121,6 +121,10 @@ type switchParser struct {
 	wm      wmJSON
 	// histPort is the port the last echoed `fec-histogram` command named.
 	histPort string
+	// sumN counts the `show queue wredcounters --summary` outputs (tables
+	// or JSON documents) since the last echoed command: wredstat prints
+	// one, untitled, per ASIC of a multi-ASIC switch (switch_wredsum.go).
+	sumN int
 }
 
 // NewSwitchParser returns a parser for switch CLI output in the input src.
@@ -175,6 +179,7 @@ func (p *switchParser) Feed(l Line) {
 			p.out.lines.add(l)
 		} else if k, cols := p.header(p.prev); k != swNone {
 			p.table, p.cols, p.filtered = k, cols, false
+			p.sumStart(k)
 			p.spans = ruleSpans(l.Text)
 			p.out.lines.add(l)
 		}
@@ -186,6 +191,7 @@ func (p *switchParser) Feed(l Line) {
 		title := p.title
 		if k, cols := p.header(t); k != swNone && bareHeader(k) {
 			p.table, p.cols, p.spans, p.fresh, p.filtered = k, cols, nil, true, false
+			p.sumStart(k)
 			p.out.lines.add(l)
 			p.prev = t
 			return
@@ -299,6 +305,7 @@ func (p *switchParser) Feed(l Line) {
 				// A new command: the last one's namespace is done, and
 				// its own -n names the ASIC of what it prints.
 				p.titleNS = commandNamespace(t)
+				p.sumN = 0
 			}
 		}
 	}

@@ -42,8 +42,10 @@ type QueueWRED struct {
 	WREDDrop, ECNMarks int64
 	// AllPorts marks a queue of `show queue wredcounters --summary`
 	// (switch_wredsum.go): its counts are summed over every port, and Port
-	// is "".
+	// is "". Part numbers the summaries one command printed (1, 2, ...):
+	// wredstat prints one, untitled, per ASIC of a multi-ASIC switch.
 	AllPorts bool
+	Part     int
 	// Namespace is the ASIC of a multi-ASIC switch, as the echoed
 	// command's -n names it (wredstat prints no namespace title); "" when
 	// nothing names it.

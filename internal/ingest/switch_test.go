@@ -69,7 +69,7 @@ func FuzzSwitch(f *testing.F) {
 		}
 		for _, w := range s.WRED {
 			nicCheckEvidence(t, w.Evidence, n)
-			if w.Queue < 0 || w.Queue > 63 || (w.Port == "") != w.AllPorts || !slices.Contains([]string{"UC", "MC", "ALL", "VOQ"}, w.Type) || w.WREDDrop < -1 || w.ECNMarks < -1 {
+			if w.Queue < 0 || w.Queue > 63 || (w.Port == "") != w.AllPorts || w.AllPorts != (w.Part >= 1) || !slices.Contains([]string{"UC", "MC", "ALL", "VOQ"}, w.Type) || w.WREDDrop < -1 || w.ECNMarks < -1 {
 				t.Fatalf("WRED queue %+v", w)
 			}
 		}

@@ -24,7 +24,17 @@ import "strings"
 //	}
 //
 // Each queue is a QueueWRED of no port (AllPorts). wredstat sums N/A as 0,
-// so a count the switch does not keep reads 0 here.
+// so a count the switch does not keep reads 0 here. On a multi-ASIC switch
+// wredstat prints one summary per ASIC, one after another with no title
+// (WredstatWrapper.run is run_on_multi_asic): each output since the last
+// echoed command is its own Part, not a later snapshot of the one before.
+
+// sumStart counts a summary table that starts.
+func (p *switchParser) sumStart(k swTable) {
+	if k == swWREDSum {
+		p.sumN++
+	}
+}
 
 // wredSumHeader reports whether f is the summary table's header.
 func wredSumHeader(f []string) bool {
@@ -46,7 +56,7 @@ func (p *switchParser) wredSumRow(f []string, ev Evidence) bool {
 			return false
 		}
 	}
-	p.out.WRED = appendCapped(p.out.WRED, QueueWRED{Queue: num, Type: typ, WREDDrop: numOr(f[1]), ECNMarks: numOr(f[3]), AllPorts: true, Namespace: p.titleNS, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+	p.out.WRED = appendCapped(p.out.WRED, QueueWRED{Queue: num, Type: typ, WREDDrop: numOr(f[1]), ECNMarks: numOr(f[3]), AllPorts: true, Part: p.sumN, Namespace: p.titleNS, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 	return true
 }
 
@@ -73,7 +83,11 @@ func (p *switchParser) cutWREDSumRow(l Line, t string) bool {
 func (j *swJSON) sumOpen(p *switchParser, l Line, key string) {
 	j.sum, j.sumSet = QueueWRED{}, false
 	if typ, num := splitQueueName(key); typ != "" {
-		j.sum = QueueWRED{Queue: num, Type: typ, WREDDrop: -1, ECNMarks: -1, AllPorts: true, Namespace: p.titleNS, Evidence: At(p.out.src, l)}
+		if !j.sumDoc {
+			j.sumDoc = true
+			p.sumN++
+		}
+		j.sum = QueueWRED{Queue: num, Type: typ, WREDDrop: -1, ECNMarks: -1, AllPorts: true, Part: p.sumN, Namespace: p.titleNS, Evidence: At(p.out.src, l)}
 	}
 }
 
