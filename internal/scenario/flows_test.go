@@ -20,17 +20,36 @@ import (
 // returning the body decodeBody is given.
 func checkedBody(t testing.TB, name string, data []byte) ast.Node {
 	t.Helper()
+	body, err := bodyOf(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// bodyOf is checkedBody's work, an error for a file decodeRaw would
+// refuse before decoding.
+func bodyOf(name string, data []byte) (ast.Node, error) {
+	if err := CheckDepth(name, data); err != nil {
+		return nil, err
+	}
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
-		t.Fatalf("%s: %v", name, err)
+		return nil, err
+	}
+	if len(f.Docs) != 1 || f.Docs[0].Body == nil {
+		return nil, fmt.Errorf("%s: %d documents", name, len(f.Docs))
 	}
 	body, errs := resolveAliases(name, f.Docs[0].Body)
+	if len(errs) > 0 {
+		return nil, errs
+	}
 	body = dropExtensions(body)
 	checkKeys(name, body, reflect.TypeOf(rawScenario{}), "", &errs)
 	if len(errs) > 0 {
-		t.Fatalf("%s: %v", name, errs)
+		return nil, errs
 	}
-	return body
+	return body, nil
 }
 
 // sameDecode checks that decodeBody gives what go-yaml's NodeToValue of the
@@ -38,7 +57,11 @@ func checkedBody(t testing.TB, name string, data []byte) ast.Node {
 // the rest deeply equal. It reports whether decodeFlows took the flows.
 func sameDecode(t *testing.T, name string, data []byte) bool {
 	t.Helper()
-	body := checkedBody(t, name, data)
+	return sameBodyDecode(t, name, checkedBody(t, name, data))
+}
+
+func sameBodyDecode(t *testing.T, name string, body ast.Node) bool {
+	t.Helper()
 	want, got := &rawScenario{}, &rawScenario{}
 	werr := yaml.NodeToValue(body, want, yaml.Strict())
 	gerr := decodeBody(body, got)
@@ -164,4 +187,23 @@ func TestDecodeFlowsAllocs(t *testing.T) {
 	if perFlow := (many - few) / 1000; perFlow > 0.01 {
 		t.Errorf("decoding the flows costs %.2f allocations a flow, want none", perFlow)
 	}
+}
+
+// FuzzDecodeFlows: on any file decodeRaw would decode, decodeBody gives
+// what go-yaml's NodeToValue gives.
+func FuzzDecodeFlows(f *testing.F) {
+	f.Add([]byte("x-b: &b {bytes: 1MB}\ntraffic: {flows: [&f {src: h0, dst: h1, <<: *b, start: ~}, *f, {'src': &s h2, dst: *s, rate: !!str 1G, dscp: &n ~}]}"))
+	f.Add([]byte("traffic: &t {flows: [{src: h0}]}\ntune: *t"))
+	f.Add([]byte("traffic: {flows: [!!map {src: h0}], generators: []}"))
+	f.Add([]byte("topology: {kind: fat-tree, k: 4}\ntraffic:\n  flows:\n    - name: a\n      src: h0\n      after: [b]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<14 {
+			return
+		}
+		body, err := bodyOf("fuzz.yaml", data)
+		if err != nil {
+			return
+		}
+		sameBodyDecode(t, "fuzz.yaml", body)
+	})
 }
