@@ -90,10 +90,25 @@ func decodeRaw(file string, body ast.Node) (*rawScenario, error) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	if err := yaml.NodeToValue(body, raw, yaml.Strict()); err != nil {
+	if err := decodeBody(body, raw); err != nil {
 		return nil, Errors{YAMLError(file, err)}
 	}
 	return raw, nil
+}
+
+// decodeBody decodes a checked body into raw: the flow list by
+// decodeFlows when it can, the rest by go-yaml.
+func decodeBody(body ast.Node, raw *rawScenario) error {
+	if rest, seq, ok := splitFlows(body); ok {
+		if flows, ok := decodeFlows(seq); ok {
+			if err := yaml.NodeToValue(rest, raw, yaml.Strict()); err != nil {
+				return err
+			}
+			raw.Traffic.Flows = flows
+			return nil
+		}
+	}
+	return yaml.NodeToValue(body, raw, yaml.Strict())
 }
 
 // YAMLError turns a go-yaml error into an Error with its position.
