@@ -81,3 +81,26 @@ func TestRunRefusesATinyMaxMemoryWithoutCollectingWhileLoading(t *testing.T) {
 		t.Errorf("%d collections to load 3968 flows and refuse them under --max-memory 1KB; want a few (at most 10), not one after another all through the load", n)
 	}
 }
+
+// The pace is set before the scenario is loaded, whatever the load gives:
+// a file of explicit flows that fails at its last line was parsed whole
+// at the pace a run keeps (which the count of collections above shows
+// only within the runtime's own variation).
+func TestRunSetsThePaceBeforeLoading(t *testing.T) {
+	file := ringFile(t)
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("bogus: 1\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	code, stderr, _ := runCollections(t, "run", "-q", "--threads", "1", file)
+	if code != 2 || !strings.Contains(stderr, `unknown key "bogus"`) {
+		t.Fatalf("exit %d: %s; want 2 and the unknown key", code, stderr)
+	}
+	if pct := debug.SetGCPercent(100); pct != 400 {
+		t.Errorf("the pace after a load that failed is GOGC=%d; want 400, set before the load", pct)
+	}
+}
