@@ -143,13 +143,17 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 			if err != nil {
 				return err
 			}
-			// Before the load: a file of explicit flows makes a parse tree
-			// of tens of MB, which the default pace collected five times.
-			collectRarely(limits.Memory)
+			// The pace before the load: a file of explicit flows makes a
+			// parse tree of tens of MB, which the default pace collected
+			// five times. The memory limit after it: a --max-memory under
+			// what loading takes would have the collector run all the way
+			// through the load of a scenario the estimate then refuses.
+			collectRarely(0)
 			s, err := loadScenario(cmd, args, example)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
+			collectRarely(limits.Memory)
 			for _, w := range s.Warnings {
 				warnf(cmd.ErrOrStderr(), "%v", w)
 			}
