@@ -55,19 +55,6 @@ func runCollections(t *testing.T, args ...string) (code int, stderr string, n ui
 	return code, stderr, gcCycles() - before
 }
 
-// run sets the collector's pace before it loads the scenario: a file of
-// explicit flows makes a parse tree of tens of MB, which Go's default
-// pace collected four or five times on the way, each a scan of all of it.
-func TestRunCollectsRarelyWhileLoading(t *testing.T) {
-	code, stderr, n := runCollections(t, "run", "-q", "--threads", "1", ringFile(t))
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if n > 1 {
-		t.Errorf("%d collections in a run of 3968 flows that stops at once; want at most 1", n)
-	}
-}
-
 // run sets the memory limit of --max-memory only after the load: set
 // before it, a limit under what loading takes had the collector run all
 // the way through the load (76 times on this file at 1KB, against 5 at
@@ -82,10 +69,14 @@ func TestRunRefusesATinyMaxMemoryWithoutCollectingWhileLoading(t *testing.T) {
 	}
 }
 
-// The pace is set before the scenario is loaded, whatever the load gives:
-// a file of explicit flows that fails at its last line was parsed whole
-// at the pace a run keeps (which the count of collections above shows
-// only within the runtime's own variation).
+// run sets the collector's pace before it loads the scenario: a file of
+// explicit flows makes a parse tree of tens of MB, which Go's default
+// pace collected four or five times on the way, each a scan of all of it.
+// The test checks the pace, not a count of collections: that count
+// depends on the heap the test process starts with (a test counting at
+// most one saw two after another test, and one without the change).
+// A file of explicit flows that fails at its last line was parsed whole,
+// and the pace after it is the one a run keeps.
 func TestRunSetsThePaceBeforeLoading(t *testing.T) {
 	file := ringFile(t)
 	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
