@@ -16,7 +16,7 @@ import (
 // completion error is no lost rank.
 var ncclLogFindingsS45 = []struct{ file, want string }{
 	{"nccl-2.23.4-net-plugin-searched-for-packed-tuner-then-glog-bind-abort-uccl172.txt", "nccltests.failed:error"},
-	{"nccl-2.24-2.26-doca-hgx-16-ranks-tuner-v4-default-name-internal-tuner-init-complete-nccltests319.txt", ""},
+	{"nccl-2.26-2.27-doca-hgx-16-ranks-tuner-v4-default-name-internal-tuner-init-complete-nccltests319.txt", ""},
 	{"nccl-2.19-2.20-ib-plugin-local-protection-vendor81-then-service-thread-closed-by-localrank-nccltests252.txt", "nccl.ib.local_protection:error"},
 }
 
