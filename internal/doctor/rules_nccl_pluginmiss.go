@@ -64,21 +64,29 @@ func pluginWithout(typ string) string {
 	return "The job runs without it."
 }
 
-// pluginUnused reports each plugin a setting named that NCCL opened but
-// took no entry point from: NCCL_TUNER_PLUGIN naming a library without
-// the ncclTunerPlugin_vN symbols NCCL's tuner loader (src/plugin/tuner.cc)
-// looks up, newest first, after which NCCL tunes with its internal model.
+// pluginUnused reports each tuner library NCCL opened but took no entry
+// point from (ingest.PluginUnused): NCCL_TUNER_PLUGIN naming a library
+// without the ncclTunerPlugin_vN symbols NCCL's tuner loader looks up,
+// newest first, after which NCCL tunes with its internal model.
 func pluginUnused(logs []*ingest.NCCLLog) []Finding {
 	var fs []Finding
 	for _, l := range logs {
 		for _, u := range l.PluginUnused {
 			typ := strings.ToLower(u.Type)
+			named := fmt.Sprintf("NCCL_%s_PLUGIN's %s", u.Type, u.Name)
+			if !u.Setting {
+				named = fmt.Sprintf("The %s library %s", typ, u.Name)
+			}
+			ev := []Evidence{u.Named, u.Evidence}
+			if u.Named.Line == u.Evidence.Line {
+				ev = ev[1:]
+			}
 			fs = append(fs, Finding{
 				ID: "nccl.plugin.no_symbol", Severity: Info, Layer: LayerNCCL,
-				Title:     fmt.Sprintf("NCCL_%s_PLUGIN's %s holds no %s NCCL reads%s; NCCL used its internal %s", u.Type, u.Name, typ, onHosts(realHosts([]string{u.Host})), typ),
-				Evidence:  []Evidence{u.Named, u.Evidence},
+				Title:     fmt.Sprintf("%s holds no %s NCCL reads%s; NCCL used its internal %s", named, typ, onHosts(realHosts([]string{u.Host})), typ),
+				Evidence:  ev,
 				Mechanism: fmt.Sprintf("NCCL's loader opened %s and looked up the ncclTunerPlugin_vN symbols of the tuner interfaces this release reads, newest first; the library exports none of them, so NCCL's own cost model chose each collective's algorithm and protocol. Either the library is no tuner (a net plugin's library, which holds ncclNetPlugin_vN symbols only, unless it also carries a tuner, as aws-ofi-nccl's does) or it is a tuner built for an interface version this NCCL does not read. The job runs; only the plugin's tuning is missing.", u.Name),
-				Fix:       fmt.Sprintf("Check the library's symbols (`nm -D %s | grep ncclTunerPlugin`): point NCCL_%s_PLUGIN at a tuner built against this NCCL's tuner interface, or unset it if no tuner was meant.", u.Name, u.Type),
+				Fix:       fmt.Sprintf("Check the library's symbols (`nm -D %s | grep ncclTunerPlugin`): point NCCL_%s_PLUGIN at a tuner built against this NCCL's tuner interface, or unset it (or remove the library from the search path) if no tuner was meant.", u.Name, u.Type),
 			})
 		}
 	}

@@ -83,8 +83,8 @@ type NCCLLog struct {
 	// PluginMisses are plugins a setting named that NCCL's loader did not
 	// find (nccllog_pluginmiss.go).
 	PluginMisses []PluginMiss
-	// PluginUnused are plugins a setting named that NCCL's loader opened
-	// but found no entry point of their type in (nccllog_pluginmiss.go).
+	// PluginUnused are tuner libraries NCCL's loader opened but found no
+	// tuner entry point in (nccllog_tuner.go).
 	PluginUnused []PluginUnused
 	// PluginInitFailures holds a loaded net plugin's own WARN lines that
 	// say it failed to initialise ("NET/OFI aws-ofi-nccl initialization
@@ -232,9 +232,11 @@ type NCCLLog struct {
 	// size of communicator that host printed.
 	commRanks map[string]map[int]map[int]bool
 	lastWarn  map[string]warnRef
-	// namedTuner holds, per thread, the tuner library NCCL_TUNER_PLUGIN
-	// named and NCCL opened, until the thread says which tuner it uses.
-	namedTuner map[string]namedPlugin
+	// tuners holds, per thread, what it printed of its tuner loading until
+	// it says which tuner it uses; netLibs the libraries NET/Plugin lines
+	// named (nccllog_tuner.go).
+	tuners  map[string]*tunerLoad
+	netLibs map[string]bool
 	// gidReads holds, per thread, a return chain that may be an unwarned
 	// GID type read (nccllog_gidread.go).
 	gidReads map[string]gidReadStart
@@ -467,7 +469,8 @@ func NewNCCLLogParser(src string) Parser {
 		vias:         map[viaKey]int{},
 		ibIdx:        map[seenKey]ibRef{},
 		lastWarn:     map[string]warnRef{},
-		namedTuner:   map[string]namedPlugin{},
+		tuners:       map[string]*tunerLoad{},
+		netLibs:      map[string]bool{},
 		threadNodes:  map[string]int{},
 	}
 }

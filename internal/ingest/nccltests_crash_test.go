@@ -27,7 +27,10 @@ func TestCrashFrame(t *testing.T) {
 // glibc's backtrace form; uccl-project/uccl#172 shows the shape, these
 // lines are synthetic in it) is a process's crash: the "Signal:" line is
 // the failure, and its first frame past the C library names where it
-// stopped; "*** End of error message ***" ends the frames, and a frame
+// stopped (an abort's past glog's and the C++ runtime's frames; a
+// segmentation fault's in the C++ runtime is its own); Open MPI built
+// without strsignal prints the number alone ("Signal: 6", opal/util/
+// stacktrace.c, v3.1-v5.0); "*** End of error message ***" ends the frames, and a frame
 // before any "Signal:" line, or a PyTorch rank tag, is none.
 func TestOpenMPISignalReport(t *testing.T) {
 	for _, c := range []struct {
@@ -35,6 +38,8 @@ func TestOpenMPISignalReport(t *testing.T) {
 		sig                       int
 	}{
 		{"[h1:42] *** Process received signal ***\n[h1:42] Signal: Aborted (6)\n[h1:42] Signal code:  (-6)\n[h1:42] [ 0] /lib/x86_64-linux-gnu/libc.so.6(+0x45330)[0x7f79e21df330]\n[h1:42] [ 1] /lib/x86_64-linux-gnu/libc.so.6(abort+0xdf)[0x7f79e21c28ff]\n[h1:42] [ 2] /opt/x/libnccl-net-x.so(bindListen+0x1c)[0x7f7900001000]\n[h1:42] [ 3] /lib/x86_64-linux-gnu/libnccl.so.2(+0x76fe7)[0x7fe824ca0fe7]\n", "h1", "Aborted", "libnccl-net-x.so", "bindListen", 6},
+		{"[h3:00042] *** Process received signal ***\n[h3:00042] Signal: 6\n[h3:00042] [ 0] /lib64/libc.so.6(abort+0x1)[0x2]\n[h3:00042] [ 1] /lib64/libglog.so.1(_ZN6google15LogMessageFatalD2Ev+0xd)[0x3]\n[h3:00042] [ 2] /lib64/libstdc++.so.6(+0x9a)[0x4]\n[h3:00042] [ 3] /w/libnccl-net-uccl.so(bind_listen+0x1)[0x5]\n", "h3", "", "libnccl-net-uccl.so", "bind_listen", 6},
+		{"[h4:9] Signal: Segmentation fault (11)\n[h4:9] [ 0] /lib64/libc.so.6(+0x1)[0x2]\n[h4:9] [ 1] /lib64/libstdc++.so.6(_ZNSsC1ERKSs+0x1)[0x3]\n", "h4", "Segmentation fault", "libstdc++.so.6", "_ZNSsC1ERKSs", 11},
 		{"[h2:7] [13] /lib/x86_64-linux-gnu/libnccl.so.2(+0xbdb12)[0x7fe824ce7b12]\n[h2:7] *** End of error message ***\n[h2:8] Signal: Segmentation fault (11)\n[h2:8] Signal code: Address not mapped (1)\n[h2:8] Failing at address: 0x48\n[h2:8] [ 0] /lib/x86_64-linux-gnu/libc.so.6(+0x45330)[0x1]\n[h2:8] *** End of error message ***\n[h2:8] [ 1] /lib/x86_64-linux-gnu/libnccl.so.2(+0x1)[0x2]\n", "h2", "Segmentation fault", "", "", 11},
 	} {
 		tests := parseTests(t, c.text)

@@ -207,8 +207,13 @@ func (t *NCCLTests) receivedSignal(ln Line, s string) bool {
 	if !isSig {
 		return strings.HasPrefix(rest, "*** Process received signal") || strings.HasPrefix(rest, "*** End of error message")
 	}
-	desc, num, _ := strings.Cut(sig, " (")
-	n, err := strconv.Atoi(strings.TrimSuffix(num, ")"))
+	// "Aborted (6)", or the number alone where Open MPI was built
+	// without strsignal ("Signal: 6", opal/util/stacktrace.c).
+	desc, num, named := strings.Cut(sig, " (")
+	if !named {
+		desc, num = "", sig
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(num, ")")))
 	if err != nil || n <= 0 {
 		return false
 	}
@@ -286,10 +291,10 @@ func (t *NCCLTests) crashFrame(ln Line, s string) bool {
 	lib, _, _ = strings.Cut(lib, ":")
 	lib = strings.Trim(lib, "?")
 	fn, _, _ = strings.Cut(fn, "(")
-	if handlerFrame(lib, fn) {
+	c := &t.Failures[t.crashAt-1]
+	if handlerFrame(lib, fn) || c.Signal == sigabrt && abortFrame(lib) {
 		return true
 	}
-	c := &t.Failures[t.crashAt-1]
 	c.CrashIn, c.CrashFunc, c.CrashFrame = strings.Clone(lib), strings.Clone(fn), At(t.src, ln)
 	t.crashAt = 0
 	return true
@@ -321,6 +326,22 @@ func handlerFrame(lib, fn string) bool {
 		}
 	}
 	return lib == "" && strings.Trim(fn, "?") == "" || strings.Contains(fn, "sigaction") || fn == "__restore_rt" || strings.Contains(fn, "ucs_")
+}
+
+// sigabrt is SIGABRT's number, the signal of a process that aborted itself.
+const sigabrt = 6
+
+// abortFrame reports whether a frame of an aborted process's backtrace is
+// the abort's machinery, not the code that asked for it: the C++ runtime's
+// std::terminate and unwinder (libstdc++, libgcc_s), glog's fatal check
+// (libglog, uccl-project/uccl#172: frames 4-7 are LogMessageFatal's).
+func abortFrame(lib string) bool {
+	for _, p := range []string{"libstdc++.so", "libgcc_s.so", "libglog.so"} {
+		if strings.HasPrefix(lib, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // traced gives a trace line's host to the earliest kept abort line not
