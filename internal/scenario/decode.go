@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"reflect"
@@ -62,18 +63,37 @@ func parseRaw(file string, data []byte) (*rawScenario, error) {
 	if err := CheckDepth(file, data); err != nil {
 		return nil, err
 	}
-	f, err := parser.ParseBytes(data, 0)
+	docs, err := parseDocs(data)
 	if err != nil {
 		return nil, Errors{YAMLError(file, err)}
 	}
 	raw := &rawScenario{}
-	if len(f.Docs) == 0 || f.Docs[0].Body == nil {
+	if len(docs) == 0 || docs[0].Body == nil {
 		return raw, nil
 	}
-	if len(f.Docs) > 1 {
-		return nil, Errors{{File: file, Line: 1, Col: 1, Msg: "expected one YAML document, found " + strconv.Itoa(len(f.Docs))}}
+	if len(docs) > 1 {
+		return nil, Errors{{File: file, Line: 1, Col: 1, Msg: "expected one YAML document, found " + strconv.Itoa(len(docs))}}
 	}
-	return decodeRaw(file, f.Docs[0].Body)
+	return decodeRaw(file, docs[0].Body)
+}
+
+// parseDocs parses a scenario file into its YAML documents. YAML allows a
+// byte order mark before the stream, as editors on Windows write it, which
+// go-yaml would read into the first key; and go-yaml gives a directive
+// (%YAML 1.2) as a document of its own, where it belongs to the document
+// after it.
+func parseDocs(data []byte) ([]*ast.DocumentNode, error) {
+	f, err := parser.ParseBytes(bytes.TrimPrefix(data, []byte("\ufeff")), 0)
+	if err != nil {
+		return nil, err
+	}
+	docs := f.Docs
+	if len(docs) > 1 {
+		if _, ok := docs[0].Body.(*ast.DirectiveNode); ok {
+			docs = docs[1:]
+		}
+	}
+	return docs, nil
 }
 
 // decodeRaw decodes a document's body into the raw schema: it resolves

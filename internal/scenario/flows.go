@@ -7,7 +7,8 @@ import "github.com/goccy/go-yaml/ast"
 // into rawFlow. decodeFlows stores them directly instead, giving each field
 // exactly the node NodeToValue would: a null value leaves the field nil,
 // an anchor is stepped over and a tag is kept. It takes only the forms it
-// decodes the same way (mappings of plain keys, each once); for any other
+// decodes the same way (mappings of plain keys, each once; go-yaml's parser
+// gives a single-pair item [src: h0] as a mapping too); for any other
 // it declines and the whole body goes through NodeToValue, so a file with
 // an odd flow still gets go-yaml's own error.
 
@@ -40,12 +41,8 @@ func splitFlows(body ast.Node) (rest ast.Node, flows *ast.SequenceNode, ok bool)
 // is the plain key; ok is false when n is not a mapping or holds the key
 // other than once as a plain string.
 func onlyPair(n ast.Node, key string) (m *ast.MappingNode, pair *ast.MappingValueNode, ok bool) {
-	switch v := skipAnchors(n).(type) {
-	case *ast.MappingNode:
-		m = v
-	case *ast.MappingValueNode:
-		m = ast.Mapping(v.GetToken(), v.IsFlowStyle, v)
-	default:
+	m, isMap := skipAnchors(n).(*ast.MappingNode)
+	if !isMap {
 		return nil, nil, false
 	}
 	for _, kv := range m.Values {
@@ -82,18 +79,13 @@ func decodeFlows(seq *ast.SequenceNode) ([]*rawFlow, bool) {
 	flows := make([]*rawFlow, len(seq.Values))
 	store := make([]rawFlow, len(seq.Values))
 	for i, item := range seq.Values {
-		var pairs []*ast.MappingValueNode
-		switch v := skipAnchors(item).(type) {
-		case *ast.MappingNode:
-			pairs = v.Values
-		case *ast.MappingValueNode:
-			pairs = []*ast.MappingValueNode{v}
-		default:
+		m, isMap := skipAnchors(item).(*ast.MappingNode)
+		if !isMap {
 			return nil, false
 		}
 		f := &store[i]
 		var seen uint16
-		for _, kv := range pairs {
+		for _, kv := range m.Values {
 			k, plain := plainKey(kv)
 			if !plain {
 				return nil, false

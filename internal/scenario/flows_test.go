@@ -154,6 +154,7 @@ traffic:
     - &solo {src: h5}
 `, true},
 		{"one pair", "traffic: {flows: [{src: h0, dst: h1}]}", true},
+		{"pair items", "traffic: {flows: [src: h0, dst: &n ~, &i name: f]}", true},
 		{"empty", "traffic: {flows: []}", true},
 		{"shared", "traffic: &t {flows: [{src: h0, dst: h1}]}\ntune: *t\n", true},
 		{"null list", "traffic: {flows: ~, generators: []}", false},

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
 )
 
 // Variants run one scenario several ways and compare them, e.g. a
@@ -50,11 +49,11 @@ func loadVariants(file string, data []byte, rv []*rawVariant, description bool) 
 		}
 		names[name] = true
 		// A fresh parse for each variant: the merge changes the tree.
-		f, err := parser.ParseBytes(data, 0)
+		docs, err := parseDocs(data)
 		if err != nil {
 			return nil, Errors{YAMLError(file, err)}
 		}
-		body := f.Docs[0].Body
+		body := docs[0].Body
 		pairs, _ := MappingPairs(body)
 		var set ast.Node
 		var kept []*ast.MappingValueNode
