@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -199,8 +201,13 @@ func compareWrapped(t *testing.T, name string, base, got []Finding, w wrapping) 
 }
 
 // shiftLines moves a finding's evidence n lines down, as a header before
-// the file's lines does; the title's "file:line" citations move with it.
+// the file's lines does; the title's "at line N" citations (a NIC dump
+// that names no port is named by its line) move with it.
 func shiftLines(f Finding, n int) Finding {
+	f.Title = regexp.MustCompile(`at line [0-9]+`).ReplaceAllStringFunc(f.Title, func(s string) string {
+		l, _ := strconv.Atoi(strings.TrimPrefix(s, "at line "))
+		return "at line " + strconv.Itoa(l+n)
+	})
 	ev := make([]Evidence, len(f.Evidence))
 	copy(ev, f.Evidence)
 	for i := range ev {
