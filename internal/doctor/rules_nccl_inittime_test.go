@@ -65,7 +65,8 @@ func TestSlowInitBootstrap(t *testing.T) {
 // milliseconds: a difference past 2^31 ms (a total in the thousands of
 // hours, an hour-long one beside it) must not wrap where int is 32 bits
 // (GOARCH=386), which told the shorter init as the slowest. On 64-bit
-// targets it cannot fail: .ci/run runs it with GOARCH=386.
+// targets it cannot fail: .ci/run runs it with GOARCH=386 where the kernel
+// runs 32-bit binaries (and vets it for 386 where it does not).
 func TestSlowInitOrderWide(t *testing.T) {
 	fs := synthFindings(t, Options{},
 		"n1:1:2 [0] NCCL INFO Init timings - ncclCommInitRank: rank 0 nranks 16 total 4294967.30 (kernels 0.30, alloc 0.20, bootstrap 4294966.00, allgathers 0.05, topo 0.40, graphs 0.01, connections 0.30, rest 0.04)",
