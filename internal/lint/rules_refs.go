@@ -79,17 +79,10 @@ func misnamedRefs(m *Model) []doctor.Finding {
 		if db.Vendor != "" {
 			continue
 		}
-		var order []string
-		groups := map[string][]sonic.MissingRef{}
-		for _, r := range db.MisnamedRefs() {
-			id := fmt.Sprint(r.Table, "\x00", r.Field, "\x00", r.Written, "\x00", r.At.Text, "\x00", r.Elsewhere)
-			if groups[id] == nil {
-				order = append(order, id)
-			}
-			groups[id] = append(groups[id], r)
+		byRef := func(r sonic.MissingRef) string {
+			return fmt.Sprint(r.Table, "\x00", r.Field, "\x00", r.Written, "\x00", r.At.Text, "\x00", r.Elsewhere)
 		}
-		for _, id := range order {
-			rs := groups[id]
+		for _, rs := range inOrder(db.MisnamedRefs(), byRef) {
 			r := rs[0]
 			var keys []string
 			var ev []Evidence
@@ -154,16 +147,8 @@ func portRules(m *Model) []doctor.Finding {
 		if db.Vendor != "" {
 			continue
 		}
-		var order []string
-		byTable := map[string][]sonic.UnknownPort{}
-		for _, u := range db.UnknownPorts() {
-			if byTable[u.Table] == nil {
-				order = append(order, u.Table)
-			}
-			byTable[u.Table] = append(byTable[u.Table], u)
-		}
-		for _, table := range order {
-			us := byTable[table]
+		for _, us := range inOrder(db.UnknownPorts(), func(u sonic.UnknownPort) string { return u.Table }) {
+			table := us[0].Table
 			var names, keys []string
 			var ev []Evidence
 			for _, u := range us {
@@ -299,4 +284,22 @@ func unheldRefs(m *Model) []doctor.Finding {
 		})
 	}
 	return fs
+}
+
+// inOrder groups items by key, the groups in the order of their first
+// items.
+func inOrder[T any](items []T, key func(T) string) [][]T {
+	at := map[string]int{}
+	var groups [][]T
+	for _, it := range items {
+		k := key(it)
+		i, ok := at[k]
+		if !ok {
+			i = len(groups)
+			at[k] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], it)
+	}
+	return groups
 }
