@@ -72,7 +72,7 @@ var ns3RateKeys = map[string]bool{"RATE_AI": true, "RATE_HAI": true, "MIN_RATE":
 var ns3Forks = map[string]string{
 	"ns3-rdma":   "(the DCQCN paper's simulator, bobzhuyb/ns3-rdma: its third.cc reads KMAX, KMIN, PMAX instead of the *_MAP keys, and flows as SRC DST PG PACKETS START STOP)",
 	"ConWeave":   "(conweave-project/conweave-ns3, scratch/network-load-balance.cc: load balancing other than ECMP by LB_MODE, PFC and IRN switched by ENABLE_PFC and ENABLE_IRN)",
-	"Hawkeye":    "(its telemetry agents, and hosts without congestion control by NO_CC_NODE)",
+	"Hawkeye":    "(its telemetry agents, and hosts without congestion control by NO_CC_NODE; DIR is where it writes their telemetry, and its descendant CodeFaiths/Hawkeye-sim adds a monitor of each link's use, LINK_UTIL_MON_FILE and its INTERVAL, START and END)",
 	"SimAI":      "(its ns-3-alibabacloud, run by astra-sim-alibabacloud, whose flows come from the AI workload and not FLOW_FILE, its topology from the command line)",
 	"Floodgate":  "(NASA-NJU/Floodgate-NS3: with USE_FLOODGATE its switches hold each destination's packets to a credit window, set by the SWTICH_* and SWITCH_* keys, RESET_ONLY_TOR_SWITCH_WIN and FLOODGATE_CONFIG_FILE; with FLOW_FROM_FILE 0 its third.cc draws the flows from FLOW_CDF, LOAD and INCAST_* and reads no FLOW_FILE; ROUTING_MODE 1 is DRILL's per-packet routing, DRILL_LOAD_MODE its load measure)",
 	"HPCC-Plus":  "(ItamarMeir/High-Precision-Congestion-Control-Plus: its NICs hold what they receive in a buffer (RX_BUFFER_SIZE, RX_BUFFER_PER_QUEUE) that the host drains at once or at a fixed rate (RX_PULL_MODE, RX_PULL_RATE, per node by RX_PULL_MODE_NODE), and it traces each QP's window (CWND_OUTPUT_FILE))",
@@ -95,7 +95,8 @@ var ns3ForkKeys = map[string]string{
 	"KMAX": "ns3-rdma", "KMIN": "ns3-rdma", "PMAX": "ns3-rdma", "CNP_INTERVAL": "ns3-rdma", "BYTE_COUNTER": "ns3-rdma",
 	"SEND_IN_CHUNKS": "ns3-rdma", "APP_START_TIME": "ns3-rdma", "TCP_FLOW_FILE": "ns3-rdma",
 	"LB_MODE": "ConWeave", "ENABLE_PFC": "ConWeave", "ENABLE_IRN": "ConWeave", "FLOWGEN_START_TIME": "ConWeave", "FLOWGEN_STOP_TIME": "ConWeave",
-	"AGENT_NODE": "Hawkeye", "AGENT_THRESHOLD": "Hawkeye", "NO_CC_NODE": "Hawkeye",
+	"AGENT_NODE": "Hawkeye", "AGENT_THRESHOLD": "Hawkeye", "NO_CC_NODE": "Hawkeye", "DIR": "Hawkeye",
+	"LINK_UTIL_MON_FILE": "Hawkeye", "LINK_UTIL_MON_INTERVAL": "Hawkeye", "LINK_UTIL_MON_START": "Hawkeye", "LINK_UTIL_MON_END": "Hawkeye",
 	"BW_MON_FILE": "SimAI", "RATE_MON_FILE": "SimAI", "CNP_MON_FILE": "SimAI", "MON_START": "SimAI", "MON_END": "SimAI",
 	"QP_MON_INTERVAL": "SimAI", "QLEN_MON_INTERVAL": "SimAI", "BW_MON_INTERVAL": "SimAI",
 	"USE_FLOODGATE": "Floodgate", "SRCTOR_DST_PFC": "Floodgate", "SWTICH_ACK_MODE": "Floodgate", "SWITCH_WIN_M": "Floodgate",

@@ -35,6 +35,11 @@ func TestImportsPublicInputs(t *testing.T) {
 		{config: "testdata/public/conweave-ns3/mix/output/1/config.txt", hosts: 256, switches: 80},
 		{config: "testdata/public/hawkeye/mix/config.txt", want: "hawkeye/mix/config.txt:6:1: DIR: not a key of HPCC's third.cc (and 3 more: AGENT_NODE, AGENT_THRESHOLD, NO_CC_NODE)"},
 		{config: "testdata/public/hawkeye/mix_deadlock/config.txt", want: "mix_deadlock/config.txt:6:1: DIR: not a key of HPCC's third.cc (and 3 more: AGENT_NODE, AGENT_THRESHOLD, NO_CC_NODE)"},
+		// Hawkeye-sim, Hawkeye's descendant: Hawkeye's DIR and the
+		// fork's link-use monitor; DIR had been refused without naming
+		// the fork
+		{config: "testdata/public/hawkeye-sim/mix/01_Sandbox/02_Incast_Congestion/config/config.txt", want: "config/config.txt:10:1: DIR: not a key of HPCC's third.cc (and 8 more: LINK_UTIL_MON_FILE, LINK_UTIL_MON_INTERVAL, LINK_UTIL_MON_START, LINK_UTIL_MON_END, INGRESS_MON_FILE): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read DIR: Hawkeye's"},
+		{config: "testdata/public/hawkeye-sim/mix/01_Sandbox/01_Bandwidth_Mismatch/config/config.txt", want: "config/config.txt:10:1: DIR: not a key of HPCC's third.cc (and 8 more: LINK_UTIL_MON_FILE"},
 		{config: "testdata/public/srnic-simulation-public/mix/config.txt", want: "mix/config.txt:12:1: THROUGHPUT_FILE: not a key of HPCC's third.cc (and 3 more: CUSTOM_ALPHA, CUSTOM_BETA, MEASUREMENT_CYCLE)"},
 		{config: "testdata/public/ns3-rdma/mix/config.txt", want: "ns3-rdma/mix/config.txt:3:1: PACKET_LEVEL_ECMP: not a key of HPCC's third.cc (and 14 more"},
 		{config: "testdata/public/priometer/mix/config.txt", want: "priometer/mix/config.txt:43:1: P4THMETER_THRESHOLD: not a key of HPCC's third.cc"},
