@@ -290,8 +290,9 @@ func (c *ns3Config) num(key string) (float64, error) {
 // longest first, so that a file beside config.txt is read before one of
 // the same tail higher up. moved says the file read is not where ns-3
 // opens the path: an absolute path's tail, a relative path found beyond
-// config.txt's directory and the one above it, or the name beside
-// config.txt. The error lists each place tried.
+// config.txt's directory and the one above it (unless, from there, it
+// leads back into config.txt's directory: that is where ns-3 runs), or
+// the name beside config.txt. The error lists each place tried.
 func (c *ns3Config) path(key string) (p string, moved bool, err error) {
 	v, ok := c.kv[key]
 	if !ok || len(v) == 0 {
@@ -322,18 +323,33 @@ func (c *ns3Config) path(key string) (p string, moved bool, err error) {
 			tried = append(tried, filepath.Join(dir, r))
 		}
 	}
+	joined := len(tried)
 	if beside := filepath.Join(filepath.Dir(c.file), filepath.Base(v[0])); !slices.Contains(tried, beside) {
 		tried = append(tried, beside)
 	}
 	for i, p := range tried {
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
 			// a relative path is where ns-3 runs from: config.txt's
-			// directory or the one above it (run.py's simulation/)
-			return p, i > 0 && filepath.IsAbs(v[0]) || i > 1 && !filepath.IsAbs(v[0]), nil
+			// directory or the one above it (run.py's simulation/), or
+			// a directory further up from which the path leads back
+			// into config.txt's own (Hawkeye-sim's
+			// mix/01_Sandbox/NAME/config/, run from simulation/)
+			own := i < joined && !filepath.IsAbs(v[0]) && within(dirs[0], p)
+			return p, i > 0 && filepath.IsAbs(v[0]) || i > 1 && !filepath.IsAbs(v[0]) && !own, nil
 		}
 	}
 	return "", false, fmt.Errorf("%s %s: no such file; ns-3 opens it relative to where it runs, so from-ns3 looked relative to %s's directory, each directory above it and the working directory (an absolute path: as written, then in each of those its tails, longest first), then for its name beside it: %s",
 		c.at(key), v[0], filepath.Base(c.file), strings.Join(tried, ", "))
+}
+
+// within says the file p is in the directory dir or below it.
+func within(dir, p string) bool {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return false
+	}
+	r, err := filepath.Rel(dir, abs)
+	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
 }
 
 // movedNote says which file from-ns3 read for a key whose absolute path
