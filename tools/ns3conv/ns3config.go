@@ -73,7 +73,7 @@ var ns3Forks = map[string]string{
 	"ns3-rdma":   "(the DCQCN paper's simulator, bobzhuyb/ns3-rdma: its third.cc reads KMAX, KMIN, PMAX instead of the *_MAP keys, and flows as SRC DST PG PACKETS START STOP)",
 	"ConWeave":   "(conweave-project/conweave-ns3, scratch/network-load-balance.cc: load balancing other than ECMP by LB_MODE, PFC and IRN switched by ENABLE_PFC and ENABLE_IRN)",
 	"Hawkeye":    "(its telemetry agents, and hosts without congestion control by NO_CC_NODE; DIR is where it writes their telemetry, and its descendant CodeFaiths/Hawkeye-sim adds a monitor of each link's use, LINK_UTIL_MON_FILE and its INTERVAL, START and END)",
-	"SimAI":      "(its ns-3-alibabacloud, run by astra-sim-alibabacloud, whose flows come from the AI workload and not FLOW_FILE, its topology from the command line)",
+	"SimAI":      "(its ns-3-alibabacloud, run by astra-sim-alibabacloud, whose flows come from the AI workload and not FLOW_FILE, its topology from the command line; run on its own, its scratch/NormalNetwork reads both files, the topology with SimAI's head, and sets ns-3's attributes by name: ns3::RdmaHw::CcMode and the rest)",
 	"Floodgate":  "(NASA-NJU/Floodgate-NS3: with USE_FLOODGATE its switches hold each destination's packets to a credit window, set by the SWTICH_* and SWITCH_* keys, RESET_ONLY_TOR_SWITCH_WIN and FLOODGATE_CONFIG_FILE; with FLOW_FROM_FILE 0 its third.cc draws the flows from FLOW_CDF, LOAD and INCAST_* and reads no FLOW_FILE; ROUTING_MODE 1 is DRILL's per-packet routing, DRILL_LOAD_MODE its load measure)",
 	"HPCC-Plus":  "(ItamarMeir/High-Precision-Congestion-Control-Plus: its NICs hold what they receive in a buffer (RX_BUFFER_SIZE, RX_BUFFER_PER_QUEUE) that the host drains at once or at a fixed rate (RX_PULL_MODE, RX_PULL_RATE, per node by RX_PULL_MODE_NODE), and it traces each QP's window (CWND_OUTPUT_FILE))",
 	"ocs-mprdma": "(renyue0411/ocs-mprdma-ns3: optical circuit switches whose port map OCS_MAP_FILE gives, under multipath RDMA)",
@@ -134,6 +134,10 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 	var unknown []string
 	var head fileHead
 	first := ""
+	// lines that set an ns-3 attribute by name ("ns3::RdmaHw::CcMode
+	// 13"), as ns-3-alibabacloud's NormalNetwork reads them: how many,
+	// and the first's place
+	attrs, firstAttr := 0, ""
 	for n := 1; sc.Scan(); n++ {
 		f, cols := fields.At(sc.Text())
 		if len(f) == 0 {
@@ -162,6 +166,12 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 				}
 			}
 			f, cols = f[:i+1], cols[:i+1]
+		}
+		if strings.Contains(f[0], "::") {
+			if attrs++; firstAttr == "" {
+				firstAttr = fmt.Sprintf("%s:%d:%d: %s", file, n, cols[0], f[0])
+			}
+			continue
 		}
 		if !isNs3Key(f[0]) {
 			if first == "" {
@@ -192,6 +202,19 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 	}
 	if len(c.kv) == 0 {
 		return nil, head.notConfig(file)
+	}
+	if attrs > 0 {
+		// third.cc reads no attribute by name: it skips such a line's
+		// words, and the run it converts is not the one the file asks for
+		more := ""
+		if attrs > 1 {
+			more = fmt.Sprintf(" (and %d more such lines)", attrs-1)
+		}
+		others := ""
+		if len(unknown) > 0 {
+			others = fmt.Sprintf(", and %d other keys third.cc does not read (the first at %s)", len(unknown), strings.TrimPrefix(first, file+":"))
+		}
+		return nil, fmt.Errorf("%s: an ns-3 attribute set by name%s%s: HPCC's third.cc reads none and skips their words, while SimAI's ns-3-alibabacloud run on its own (scratch/NormalNetwork) sets them before it builds the run (Config::SetDefault), its congestion control by ns3::RdmaHw::CcMode among them; from-ns3 converts what third.cc runs", firstAttr, more, others)
 	}
 	if first != "" {
 		fork := ""

@@ -40,6 +40,10 @@ func TestImportsPublicInputs(t *testing.T) {
 		// the fork
 		{config: "testdata/public/hawkeye-sim/mix/01_Sandbox/02_Incast_Congestion/config/config.txt", want: "config/config.txt:10:1: DIR: not a key of HPCC's third.cc (and 8 more: LINK_UTIL_MON_FILE, LINK_UTIL_MON_INTERVAL, LINK_UTIL_MON_START, LINK_UTIL_MON_END, INGRESS_MON_FILE): from-ns3 converts what third.cc runs, and a fork's key may change the run; a fork known to read DIR: Hawkeye's"},
 		{config: "testdata/public/hawkeye-sim/mix/01_Sandbox/01_Bandwidth_Mismatch/config/config.txt", want: "config/config.txt:10:1: DIR: not a key of HPCC's third.cc (and 8 more: LINK_UTIL_MON_FILE"},
+		// SimAI's ns-3 backend run on its own: ns-3 attributes set by
+		// name, which had been refused as 34 of 44 unknown keys, the
+		// fork named as one whose flows come from the AI workload
+		{config: "testdata/public/ns-3-alibabacloud/examples/rdma-test/config_8to1.sh", want: "config_8to1.sh:48:1: ns3::QbbNetDevice::QcnEnabled: an ns-3 attribute set by name (and 33 more such lines), and 10 other keys third.cc does not read (the first at 11:1: TX_BW_MON_FILE): HPCC's third.cc reads none and skips their words, while SimAI's ns-3-alibabacloud run on its own (scratch/NormalNetwork) sets them"},
 		{config: "testdata/public/srnic-simulation-public/mix/config.txt", want: "mix/config.txt:12:1: THROUGHPUT_FILE: not a key of HPCC's third.cc (and 3 more: CUSTOM_ALPHA, CUSTOM_BETA, MEASUREMENT_CYCLE)"},
 		{config: "testdata/public/ns3-rdma/mix/config.txt", want: "ns3-rdma/mix/config.txt:3:1: PACKET_LEVEL_ECMP: not a key of HPCC's third.cc (and 14 more"},
 		{config: "testdata/public/priometer/mix/config.txt", want: "priometer/mix/config.txt:43:1: P4THMETER_THRESHOLD: not a key of HPCC's third.cc"},
@@ -306,6 +310,33 @@ func TestRelativePathBackIntoOwnDir(t *testing.T) {
 				t.Errorf("%s: expected %q:\n%s", c.name, want, y.String())
 			}
 		}
+	}
+}
+
+// A line that sets an ns-3 attribute by name (ns-3-alibabacloud's
+// configs: "ns3::RdmaHw::CcMode 13") is refused as that, at its line, in
+// a config of third.cc's keys otherwise: third.cc reads no such line and
+// skips its words, so what it would run is not what the file asks for.
+// It had been refused as a key third.cc does not know. The topology of
+// ns-3-alibabacloud's example (SimAI's head) is refused at its GPU type.
+func TestRefusesNs3AttributeLines(t *testing.T) {
+	b, err := os.ReadFile("testdata/mix/config.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Count(string(b), "\n")
+	for text, want := range map[string]string{
+		string(b) + "ns3::RdmaHw::CcMode 13\n":                            fmt.Sprintf("config.txt:%d:1: ns3::RdmaHw::CcMode: an ns-3 attribute set by name: HPCC's third.cc reads none", lines+1),
+		string(b) + "ns3::SwitchNode::PfcEnabled false\nns3::Hpcc::X 1\n": fmt.Sprintf("config.txt:%d:1: ns3::SwitchNode::PfcEnabled: an ns-3 attribute set by name (and 1 more such lines): HPCC's", lines+1),
+	} {
+		_, err := readConfig("config.txt", strings.NewReader(text))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, expected %q", err, want)
+		}
+	}
+	_, err = readFile("testdata/public/ns-3-alibabacloud/examples/rdma-test/CLOS_128_gpus_20", readTopology)
+	if want := "CLOS_128_gpus_20:1:16: \"X000\": a GPU type, so SimAI's head"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, expected %q", err, want)
 	}
 }
 
