@@ -72,8 +72,8 @@ var ns3RateKeys = map[string]bool{"RATE_AI": true, "RATE_HAI": true, "MIN_RATE":
 var ns3Forks = map[string]string{
 	"ns3-rdma":   "(the DCQCN paper's simulator, bobzhuyb/ns3-rdma: its third.cc reads KMAX, KMIN, PMAX instead of the *_MAP keys, and flows as SRC DST PG PACKETS START STOP)",
 	"ConWeave":   "(conweave-project/conweave-ns3, scratch/network-load-balance.cc: load balancing other than ECMP by LB_MODE, PFC and IRN switched by ENABLE_PFC and ENABLE_IRN)",
-	"Hawkeye":    "(its telemetry agents, and hosts without congestion control by NO_CC_NODE)",
-	"SimAI":      "(its ns-3-alibabacloud, run by astra-sim-alibabacloud, whose flows come from the AI workload and not FLOW_FILE, its topology from the command line)",
+	"Hawkeye":    "(its telemetry agents, and hosts without congestion control by NO_CC_NODE; DIR is where it writes their telemetry, and its descendant CodeFaiths/Hawkeye-sim adds a monitor of each link's use, LINK_UTIL_MON_FILE and its INTERVAL, START and END)",
+	"SimAI":      "(its ns-3-alibabacloud, run by astra-sim-alibabacloud, whose flows come from the AI workload and not FLOW_FILE, its topology from the command line; run on its own, its scratch/NormalNetwork reads both files, the topology with SimAI's head, and sets ns-3's attributes by name: ns3::RdmaHw::CcMode and the rest)",
 	"Floodgate":  "(NASA-NJU/Floodgate-NS3: with USE_FLOODGATE its switches hold each destination's packets to a credit window, set by the SWTICH_* and SWITCH_* keys, RESET_ONLY_TOR_SWITCH_WIN and FLOODGATE_CONFIG_FILE; with FLOW_FROM_FILE 0 its third.cc draws the flows from FLOW_CDF, LOAD and INCAST_* and reads no FLOW_FILE; ROUTING_MODE 1 is DRILL's per-packet routing, DRILL_LOAD_MODE its load measure)",
 	"HPCC-Plus":  "(ItamarMeir/High-Precision-Congestion-Control-Plus: its NICs hold what they receive in a buffer (RX_BUFFER_SIZE, RX_BUFFER_PER_QUEUE) that the host drains at once or at a fixed rate (RX_PULL_MODE, RX_PULL_RATE, per node by RX_PULL_MODE_NODE), and it traces each QP's window (CWND_OUTPUT_FILE))",
 	"ocs-mprdma": "(renyue0411/ocs-mprdma-ns3: optical circuit switches whose port map OCS_MAP_FILE gives, under multipath RDMA)",
@@ -95,7 +95,8 @@ var ns3ForkKeys = map[string]string{
 	"KMAX": "ns3-rdma", "KMIN": "ns3-rdma", "PMAX": "ns3-rdma", "CNP_INTERVAL": "ns3-rdma", "BYTE_COUNTER": "ns3-rdma",
 	"SEND_IN_CHUNKS": "ns3-rdma", "APP_START_TIME": "ns3-rdma", "TCP_FLOW_FILE": "ns3-rdma",
 	"LB_MODE": "ConWeave", "ENABLE_PFC": "ConWeave", "ENABLE_IRN": "ConWeave", "FLOWGEN_START_TIME": "ConWeave", "FLOWGEN_STOP_TIME": "ConWeave",
-	"AGENT_NODE": "Hawkeye", "AGENT_THRESHOLD": "Hawkeye", "NO_CC_NODE": "Hawkeye",
+	"AGENT_NODE": "Hawkeye", "AGENT_THRESHOLD": "Hawkeye", "NO_CC_NODE": "Hawkeye", "DIR": "Hawkeye",
+	"LINK_UTIL_MON_FILE": "Hawkeye", "LINK_UTIL_MON_INTERVAL": "Hawkeye", "LINK_UTIL_MON_START": "Hawkeye", "LINK_UTIL_MON_END": "Hawkeye",
 	"BW_MON_FILE": "SimAI", "RATE_MON_FILE": "SimAI", "CNP_MON_FILE": "SimAI", "MON_START": "SimAI", "MON_END": "SimAI",
 	"QP_MON_INTERVAL": "SimAI", "QLEN_MON_INTERVAL": "SimAI", "BW_MON_INTERVAL": "SimAI",
 	"USE_FLOODGATE": "Floodgate", "SRCTOR_DST_PFC": "Floodgate", "SWTICH_ACK_MODE": "Floodgate", "SWITCH_WIN_M": "Floodgate",
@@ -133,6 +134,10 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 	var unknown []string
 	var head fileHead
 	first := ""
+	// lines that set an ns-3 attribute by name ("ns3::RdmaHw::CcMode
+	// 13"), as ns-3-alibabacloud's NormalNetwork reads them: how many,
+	// and the first's place
+	attrs, firstAttr := 0, ""
 	for n := 1; sc.Scan(); n++ {
 		f, cols := fields.At(sc.Text())
 		if len(f) == 0 {
@@ -161,6 +166,12 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 				}
 			}
 			f, cols = f[:i+1], cols[:i+1]
+		}
+		if strings.Contains(f[0], "::") {
+			if attrs++; firstAttr == "" {
+				firstAttr = fmt.Sprintf("%s:%d:%d: %s", file, n, cols[0], f[0])
+			}
+			continue
 		}
 		if !isNs3Key(f[0]) {
 			if first == "" {
@@ -191,6 +202,19 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 	}
 	if len(c.kv) == 0 {
 		return nil, head.notConfig(file)
+	}
+	if attrs > 0 {
+		// third.cc reads no attribute by name: it skips such a line's
+		// words, and the run it converts is not the one the file asks for
+		more := ""
+		if attrs > 1 {
+			more = fmt.Sprintf(" (and %d more such lines)", attrs-1)
+		}
+		others := ""
+		if len(unknown) > 0 {
+			others = fmt.Sprintf(", and %d other keys third.cc does not read (the first at %s)", len(unknown), strings.TrimPrefix(first, file+":"))
+		}
+		return nil, fmt.Errorf("%s: an ns-3 attribute set by name%s%s: HPCC's third.cc reads none and skips their words, while SimAI's ns-3-alibabacloud run on its own (scratch/NormalNetwork) sets them before it builds the run (Config::SetDefault), its congestion control by ns3::RdmaHw::CcMode among them; from-ns3 converts what third.cc runs", firstAttr, more, others)
 	}
 	if first != "" {
 		fork := ""
@@ -289,8 +313,9 @@ func (c *ns3Config) num(key string) (float64, error) {
 // longest first, so that a file beside config.txt is read before one of
 // the same tail higher up. moved says the file read is not where ns-3
 // opens the path: an absolute path's tail, a relative path found beyond
-// config.txt's directory and the one above it, or the name beside
-// config.txt. The error lists each place tried.
+// config.txt's directory and the one above it (unless, from there, it
+// leads back into config.txt's directory: that is where ns-3 runs), or
+// the name beside config.txt. The error lists each place tried.
 func (c *ns3Config) path(key string) (p string, moved bool, err error) {
 	v, ok := c.kv[key]
 	if !ok || len(v) == 0 {
@@ -321,18 +346,33 @@ func (c *ns3Config) path(key string) (p string, moved bool, err error) {
 			tried = append(tried, filepath.Join(dir, r))
 		}
 	}
+	joined := len(tried)
 	if beside := filepath.Join(filepath.Dir(c.file), filepath.Base(v[0])); !slices.Contains(tried, beside) {
 		tried = append(tried, beside)
 	}
 	for i, p := range tried {
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
 			// a relative path is where ns-3 runs from: config.txt's
-			// directory or the one above it (run.py's simulation/)
-			return p, i > 0 && filepath.IsAbs(v[0]) || i > 1 && !filepath.IsAbs(v[0]), nil
+			// directory or the one above it (run.py's simulation/), or
+			// a directory further up from which the path leads back
+			// into config.txt's own (Hawkeye-sim's
+			// mix/01_Sandbox/NAME/config/, run from simulation/)
+			own := i < joined && !filepath.IsAbs(v[0]) && within(dirs[0], p)
+			return p, i > 0 && filepath.IsAbs(v[0]) || i > 1 && !filepath.IsAbs(v[0]) && !own, nil
 		}
 	}
 	return "", false, fmt.Errorf("%s %s: no such file; ns-3 opens it relative to where it runs, so from-ns3 looked relative to %s's directory, each directory above it and the working directory (an absolute path: as written, then in each of those its tails, longest first), then for its name beside it: %s",
 		c.at(key), v[0], filepath.Base(c.file), strings.Join(tried, ", "))
+}
+
+// within says the file p is in the directory dir or below it.
+func within(dir, p string) bool {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return false
+	}
+	r, err := filepath.Rel(dir, abs)
+	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
 }
 
 // movedNote says which file from-ns3 read for a key whose absolute path

@@ -125,7 +125,11 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 			continue
 		case len(head) == 0:
 			if len(f) >= 6 {
-				if _, err := strconv.Atoi(f[5]); err != nil {
+				if _, err := strconv.Atoi(f[5]); err != nil && f[2] == "0" {
+					// no NVSwitches: its GPUs are hosts on the switches,
+					// and only the head is not third.cc's
+					return nil, errAt(5, "%q: a GPU type, so SimAI's head (NODES GPUS_PER_SERVER NVSWITCHES SWITCHES LINKS GPU_TYPE), here without NVSwitches, which ns-3-alibabacloud's programs read and HPCC's third.cc does not: it takes %s %s %s for NODES SWITCHES LINKS; expected HPCC's \"NODES SWITCHES LINKS\" (%s %s %s, then the switches' ids)", f[5], f[0], f[1], f[2], f[0], f[3], f[4])
+				} else if err != nil {
 					return nil, errAt(5, "%q: a GPU type, so SimAI's head (NODES GPUS_PER_SERVER NVSWITCHES SWITCHES LINKS GPU_TYPE): its GPUs reach NVSwitches and NICs, which rocelab's hosts do not model; expected HPCC's \"NODES SWITCHES LINKS\"", f[5])
 				}
 			}
