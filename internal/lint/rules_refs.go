@@ -52,6 +52,8 @@ func refRules(m *Model) []doctor.Finding {
 				what = "the priority group or queue keeps no buffer profile: a lossless PG has no headroom"
 			case "BUFFER_PROFILE":
 				what = "the profile is not created, nor any PG or queue that uses it"
+			case "BUFFER_PORT_INGRESS_PROFILE_LIST", "BUFFER_PORT_EGRESS_PROFILE_LIST":
+				what = "no profile of the list is set on the port (SAI_PORT_ATTR_QOS_INGRESS_BUFFER_PROFILE_LIST or its egress twin): its per-pool limits stay the ASIC's defaults"
 			}
 			fs = append(fs, doctor.Finding{
 				ID: "config.reference.missing", Severity: doctor.Error, Layer: doctor.LayerFabric,

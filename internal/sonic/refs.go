@@ -18,6 +18,11 @@ var refFields = map[string]map[string]string{
 	"BUFFER_PG":      {"profile": "BUFFER_PROFILE"},
 	"BUFFER_QUEUE":   {"profile": "BUFFER_PROFILE"},
 	"BUFFER_PROFILE": {"pool": "BUFFER_POOL"},
+	// profile_list is a comma list of profiles, one per pool; bufferorch
+	// resolves every item (orch.cpp Orch::resolveFieldRefArray) and
+	// retries the port's row while one is missing.
+	"BUFFER_PORT_INGRESS_PROFILE_LIST": {"profile_list": "BUFFER_PROFILE"},
+	"BUFFER_PORT_EGRESS_PROFILE_LIST":  {"profile_list": "BUFFER_PROFILE"},
 }
 
 // A MissingRef is a field naming a row its table does not hold.
@@ -130,21 +135,41 @@ func (db *ConfigDB) writtenTables(v Value) []string {
 // refs returns the reference fields whose table and name match says.
 func (db *ConfigDB) refs(match func(r *MissingRef) bool) []MissingRef {
 	var out []MissingRef
-	for _, table := range []string{"PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "BUFFER_QUEUE", "BUFFER_PROFILE"} {
+	for _, table := range []string{"PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "BUFFER_QUEUE", "BUFFER_PROFILE",
+		"BUFFER_PORT_INGRESS_PROFILE_LIST", "BUFFER_PORT_EGRESS_PROFILE_LIST"} {
 		t := db.Tables[table]
 		for _, key := range t.Keys() {
 			for _, field := range slices.Sorted(maps.Keys(refFields[table])) {
 				v, ok := t[key][field]
-				to := refFields[table][field]
-				name := strings.TrimSpace(v.Text)
-				if !ok || name == "" || strings.EqualFold(name, "NULL") || !globalApplies(table, key, field) {
+				if !ok || !globalApplies(table, key, field) {
 					continue
 				}
-				r := MissingRef{Table: table, Key: key, Field: field, To: to, At: v}
-				if match(&r) {
-					out = append(out, r)
+				for _, name := range refNames(field, v.Text) {
+					at := v
+					at.Text = name
+					r := MissingRef{Table: table, Key: key, Field: field, To: refFields[table][field], At: at}
+					if match(&r) {
+						out = append(out, r)
+					}
 				}
 			}
+		}
+	}
+	return out
+}
+
+// refNames returns the names a reference field's value holds: the items
+// of a profile_list, the value itself elsewhere; none for an empty value
+// or the buffer model's "NULL".
+func refNames(field, text string) []string {
+	items := []string{text}
+	if field == "profile_list" {
+		items = strings.Split(text, ",")
+	}
+	var out []string
+	for _, x := range items {
+		if x = strings.TrimSpace(x); x != "" && !strings.EqualFold(x, "NULL") {
+			out = append(out, x)
 		}
 	}
 	return out
