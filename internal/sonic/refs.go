@@ -97,6 +97,32 @@ func (db *ConfigDB) MisnamedRefs() []MissingRef {
 	})
 }
 
+// RefForms splits the reference fields of QoS and buffer rows by how the
+// file writes them: in the bracket form, "[TABLE|name]", the only one
+// orchagent read up to 202106 (sonic-swss orchagent/orch.cpp
+// Orch::parseReference: "Must be surrounded by [ ]"), or as plain names,
+// the only one it reads from 202111 (sonic-swss #1754: "Must not be
+// surrounded by [ ]"). A value whose file text is not at hand (a Redis
+// dump, YANG instance data) counts as plain. One entry per field, each
+// list sorted as MissingRefs.
+func (db *ConfigDB) RefForms() (bracket, plain []MissingRef) {
+	seen := map[string]bool{}
+	db.refs(func(r *MissingRef) bool {
+		id := r.Table + "|" + r.Key + "|" + r.Field
+		if seen[id] {
+			return false
+		}
+		seen[id] = true
+		if db.writtenTables(r.At) != nil {
+			bracket = append(bracket, *r)
+		} else {
+			plain = append(plain, *r)
+		}
+		return false
+	})
+	return bracket, plain
+}
+
 // writtenTables returns the tables a value written in the bracket form
 // names, read from the file at the value's position ("[A|x],[B|y]" gives
 // A, B); none for a plain name or where the file's text is not at hand.
