@@ -26,6 +26,17 @@ func TestReferenceFormMixed(t *testing.T) {
 		!strings.Contains(got[0].Title, "beside 69 written as plain names") || len(got[0].Evidence) != 5 {
 		t.Fatalf("%+v", got)
 	}
+	// Marvell's d64p512t qos_defaults_def_lossy.j2 (2026), rendered: its
+	// queue 7 scheduler alone is bracketed.
+	got = got[:0]
+	for _, fd := range lintFiles(t, filepath.Join("..", "..", "testdata", "corpus", "sonic", "buildimage-render-marvell-d64p512t-64x800g-qos_defaults_def_lossy-synthetic-ports.json")).Findings {
+		if fd.ID == "config.reference.form" {
+			got = append(got, fd)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0].Title, `: 1 reference in the bracket form, "[TABLE|name]" (QUEUE|Ethernet0,Ethernet8,Ethernet16,Ethernet24|7 scheduler) beside 12 written as plain names`) {
+		t.Errorf("marvell: %+v", got)
+	}
 }
 
 // TestReferenceFormVersion: SYNTHETIC configs. Bracketed references in a
