@@ -52,6 +52,8 @@ func refRules(m *Model) []doctor.Finding {
 				what = "the priority group or queue keeps no buffer profile: a lossless PG has no headroom"
 			case "BUFFER_PROFILE":
 				what = "the profile is not created, nor any PG or queue that uses it"
+			case "BUFFER_PORT_INGRESS_PROFILE_LIST", "BUFFER_PORT_EGRESS_PROFILE_LIST":
+				what = "no profile of the list is set on the port (SAI_PORT_ATTR_QOS_INGRESS_BUFFER_PROFILE_LIST or its egress twin): its per-pool limits stay the ASIC's defaults"
 			}
 			fs = append(fs, doctor.Finding{
 				ID: "config.reference.missing", Severity: doctor.Error, Layer: doctor.LayerFabric,
@@ -65,6 +67,7 @@ func refRules(m *Model) []doctor.Finding {
 		}
 	}
 	fs = append(fs, misnamedRefs(m)...)
+	fs = append(fs, refForms(m)...)
 	fs = append(fs, unheldRefs(m)...)
 	return append(fs, portRules(m)...)
 }
@@ -108,6 +111,58 @@ func misnamedRefs(m *Model) []doctor.Finding {
 				Evidence:  evs(ev...),
 				Mechanism: fmt.Sprintf("Up to SONiC 202106 orchagent reads a reference as \"[TABLE|name]\" and looks TABLE up among the tables it resolves (sonic-swss orchagent/orch.cpp Orch::parseReference, branch 202106: \"not recognized type\"): %s. From 202111 orchagent reads plain names, and db_migrator (sonic-utilities scripts/db_migrator.py migrate_qos_db_fieldval_reference_remove), run by `config reload`, keeps what follows the '|' whatever the table, which hides the mistake.", why),
 				Fix:       fmt.Sprintf("Write the field as \"[%s|%s]\" (or the plain name %q, the form since 202111).", r.To, r.At.Text, r.At.Text),
+			})
+		}
+	}
+	return fs
+}
+
+// refForms reports a config whose QoS and buffer references no SONiC
+// release reads as written (sonic.RefForms): bracketed ones in a CONFIG_DB
+// whose VERSIONS|DATABASE is version_3_0_3 or later (the schema
+// db_migrator writes once it has stripped the bracket form, 202111 on),
+// an error; both forms in one file, a warning, since each release refuses
+// one of them unless db_migrator rewrites the file on upgrade.
+func refForms(m *Model) []doctor.Finding {
+	var fs []doctor.Finding
+	for _, db := range m.Sonic {
+		if db.Vendor != "" {
+			continue
+		}
+		bracket, plain := db.RefForms()
+		if len(bracket) == 0 {
+			continue
+		}
+		var rows []string
+		var evs0 []Evidence
+		for _, r := range bracket {
+			rows = append(rows, fmt.Sprintf("%s|%s %s", r.Table, shortKey(r.Key), r.Field))
+			evs0 = append(evs0, sonicEv(db, r.At))
+		}
+		refused := fmt.Sprintf("%d %s in the bracket form, \"[TABLE|name]\" (%s)", len(bracket), pick(len(bracket), "reference", "references"), list(rows, 3))
+		mech := "Up to SONiC 202106 orchagent reads a reference only as \"[TABLE|name]\" and refuses a plain name (sonic-swss orchagent/orch.cpp Orch::parseReference: \"Must be surrounded by [ ]\"); from 202111 it reads plain names only and refuses the bracket form (sonic-swss #1754: \"Must not be surrounded by [ ]\"). A refused reference leaves its row unresolved: qosorch and bufferorch retry it and apply none of it (a QUEUE row's scheduler and WRED profile; a PORT_QOS_MAP row's maps and pfc_enable; a buffer profile's pool, so the profile and every priority group and queue that uses it; a priority group's or queue's profile). db_migrator strips the brackets (scripts/db_migrator.py migrate_qos_db_fieldval_reference_remove) only while upgrading a CONFIG_DB from version_3_0_2 or earlier, at boot or `config reload`"
+		fix := fmt.Sprintf("Write every reference as the plain name, the form since 202111 (%q for %q).", bracket[0].At.Text, "["+bracket[0].To+"|"+bracket[0].At.Text+"]")
+		v, versioned := db.Field("VERSIONS", "DATABASE", "VERSION")
+		switch {
+		case versioned && dbVersionAtLeast(v.Text, 3, 0, 3):
+			fs = append(fs, doctor.Finding{
+				ID: "config.reference.form", Severity: doctor.Error, Layer: doctor.LayerFabric,
+				Title:     fmt.Sprintf("%s: %s, in a CONFIG_DB whose VERSIONS|DATABASE is %s (SONiC 202111 or later): orchagent refuses each and applies none of its row", db.File, refused, v.Text),
+				Subject:   db.File + " " + bracket[0].Table,
+				Evidence:  evs(append(evs0, sonicEv(db, v))...),
+				Mechanism: mech + "; at " + v.Text + " it has nothing left to migrate, so these stay refused.",
+				Fix:       fix,
+			})
+		case len(plain) > 0:
+			p := plain[0]
+			fs = append(fs, doctor.Finding{
+				ID: "config.reference.form", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+				Title: fmt.Sprintf("%s: %s beside %d written as plain names (%s|%s %s %q): up to 202106 orchagent refuses the plain ones, from 202111 the bracketed ones", db.File, refused, len(plain),
+					p.Table, shortKey(p.Key), p.Field, p.At.Text),
+				Subject:   db.File + " " + bracket[0].Table,
+				Evidence:  evs(append(evs0, sonicEv(db, p.At))...),
+				Mechanism: mech + "; a render applied onto a running switch (`config qos reload`, `config load`, `config apply-patch`) is not migrated, so on 202111 and later the bracketed references stay refused, and on 202106 and earlier the plain ones.",
+				Fix:       fix,
 			})
 		}
 	}

@@ -25,8 +25,10 @@ var knownStockMistakes = []string{"pfc.watchdog.off", "switch.ecn.thresholds", "
 // shows beyond knownStockMistakes: sonic-utilities' mock CONFIG_DB gives
 // ports pfc_enable 3,4 under the traditional buffer model with no
 // CABLE_LENGTH and no BUFFER_PG row but Ethernet0's, so buffermgrd writes
-// no lossless priority group for the others (pfc.pg.lossy).
-var mockMistakes = map[string][]string{"utilities-mock_tables-config_db.json": {"pfc.pg.lossy"}}
+// no lossless priority group for the others (pfc.pg.lossy), and writes
+// 203 references in the bracket form beside 68 plain names
+// (config.reference.form).
+var mockMistakes = map[string][]string{"utilities-mock_tables-config_db.json": {"pfc.pg.lossy", "config.reference.form"}}
 
 // TestLintSONiCStock lints every real config_db.json and rendered QoS
 // file of SONiC's repositories under testdata/corpus/sonic-stock (their

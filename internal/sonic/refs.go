@@ -18,6 +18,11 @@ var refFields = map[string]map[string]string{
 	"BUFFER_PG":      {"profile": "BUFFER_PROFILE"},
 	"BUFFER_QUEUE":   {"profile": "BUFFER_PROFILE"},
 	"BUFFER_PROFILE": {"pool": "BUFFER_POOL"},
+	// profile_list is a comma list of profiles, one per pool; bufferorch
+	// resolves every item (orch.cpp Orch::resolveFieldRefArray) and
+	// retries the port's row while one is missing.
+	"BUFFER_PORT_INGRESS_PROFILE_LIST": {"profile_list": "BUFFER_PROFILE"},
+	"BUFFER_PORT_EGRESS_PROFILE_LIST":  {"profile_list": "BUFFER_PROFILE"},
 }
 
 // A MissingRef is a field naming a row its table does not hold.
@@ -92,6 +97,32 @@ func (db *ConfigDB) MisnamedRefs() []MissingRef {
 	})
 }
 
+// RefForms splits the reference fields of QoS and buffer rows by how the
+// file writes them: in the bracket form, "[TABLE|name]", the only one
+// orchagent read up to 202106 (sonic-swss orchagent/orch.cpp
+// Orch::parseReference: "Must be surrounded by [ ]"), or as plain names,
+// the only one it reads from 202111 (sonic-swss #1754: "Must not be
+// surrounded by [ ]"). A value whose file text is not at hand (a Redis
+// dump, YANG instance data) counts as plain. One entry per field, each
+// list sorted as MissingRefs.
+func (db *ConfigDB) RefForms() (bracket, plain []MissingRef) {
+	seen := map[string]bool{}
+	db.refs(func(r *MissingRef) bool {
+		id := r.Table + "|" + r.Key + "|" + r.Field
+		if seen[id] {
+			return false
+		}
+		seen[id] = true
+		if db.writtenTables(r.At) != nil {
+			bracket = append(bracket, *r)
+		} else {
+			plain = append(plain, *r)
+		}
+		return false
+	})
+	return bracket, plain
+}
+
 // writtenTables returns the tables a value written in the bracket form
 // names, read from the file at the value's position ("[A|x],[B|y]" gives
 // A, B); none for a plain name or where the file's text is not at hand.
@@ -130,21 +161,41 @@ func (db *ConfigDB) writtenTables(v Value) []string {
 // refs returns the reference fields whose table and name match says.
 func (db *ConfigDB) refs(match func(r *MissingRef) bool) []MissingRef {
 	var out []MissingRef
-	for _, table := range []string{"PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "BUFFER_QUEUE", "BUFFER_PROFILE"} {
+	for _, table := range []string{"PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "BUFFER_QUEUE", "BUFFER_PROFILE",
+		"BUFFER_PORT_INGRESS_PROFILE_LIST", "BUFFER_PORT_EGRESS_PROFILE_LIST"} {
 		t := db.Tables[table]
 		for _, key := range t.Keys() {
 			for _, field := range slices.Sorted(maps.Keys(refFields[table])) {
 				v, ok := t[key][field]
-				to := refFields[table][field]
-				name := strings.TrimSpace(v.Text)
-				if !ok || name == "" || strings.EqualFold(name, "NULL") || !globalApplies(table, key, field) {
+				if !ok || !globalApplies(table, key, field) {
 					continue
 				}
-				r := MissingRef{Table: table, Key: key, Field: field, To: to, At: v}
-				if match(&r) {
-					out = append(out, r)
+				for _, name := range refNames(field, v.Text) {
+					at := v
+					at.Text = name
+					r := MissingRef{Table: table, Key: key, Field: field, To: refFields[table][field], At: at}
+					if match(&r) {
+						out = append(out, r)
+					}
 				}
 			}
+		}
+	}
+	return out
+}
+
+// refNames returns the names a reference field's value holds: the items
+// of a profile_list, the value itself elsewhere; none for an empty value
+// or the buffer model's "NULL".
+func refNames(field, text string) []string {
+	items := []string{text}
+	if field == "profile_list" {
+		items = strings.Split(text, ",")
+	}
+	var out []string
+	for _, x := range items {
+		if x = strings.TrimSpace(x); x != "" && !strings.EqualFold(x, "NULL") {
+			out = append(out, x)
 		}
 	}
 	return out
