@@ -34,6 +34,10 @@ func TestLspciOwnMarks(t *testing.T) {
 	if !strings.Contains(f.Mechanism, "topology.servers acs") {
 		t.Errorf("mechanism does not name the twin's key: %s", f.Mechanism)
 	}
+	// An Intel root port at 8GT/s x8 of x16 from an lspci that prints no
+	// marks (openucx/ucx#9520): the numbers alone say it.
+	fs = diagnoseFiles(t, Options{}, "corpus/lspci/lspci-vvv-rootport-8gts-x8-of-x16-cut-ucx9520.txt")
+	nicMustFind(t, fs, "host.pcie.degraded", Info, "trained at 8GT/s x8 of its 8GT/s x16: 63.0 Gb/s of 126.0 Gb/s; fewer lanes than the device has")
 	if fs := diagnoseFiles(t, Options{}, "corpus/lspci/lspci-grep-width-connectx5-socketdirect-speed-unknown-pciutils128.txt"); len(fs) != 0 {
 		t.Errorf("speed unknown on both: %s", nicTitles(fs))
 	}
