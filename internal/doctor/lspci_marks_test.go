@@ -38,6 +38,20 @@ func TestLspciOwnMarks(t *testing.T) {
 	// marks (openucx/ucx#9520): the numbers alone say it.
 	fs = diagnoseFiles(t, Options{}, "corpus/lspci/lspci-vvv-rootport-8gts-x8-of-x16-cut-ucx9520.txt")
 	nicMustFind(t, fs, "host.pcie.degraded", Info, "trained at 8GT/s x8 of its 8GT/s x16: 63.0 Gb/s of 126.0 Gb/s; fewer lanes than the device has")
+	// A named device's fix names the twin's keys for its link: the RTX
+	// 3090 at 8GT/s x4 (Gen3) is gpu_pcie: 3.
+	fs = diagnoseFiles(t, Options{}, "corpus/lspci/lspci-vvvv-rtx3090-gpu-8gts-x4-downgraded-rockchip.txt")
+	f = nicMustFind(t, fs, "host.pcie.degraded", Warn, "GPU 0000:01:00.0")
+	if !strings.Contains(f.Fix, "topology.servers gpu_pcie: 3 ") {
+		t.Errorf("fix does not name the twin's key: %s", f.Fix)
+	}
+	// And a NIC's, nic_pcie and nic_pcie_width: the synthetic ConnectX-7
+	// at 16GT/s x16 is Gen4 x16.
+	fs = diagnoseFiles(t, Options{}, "synthetic/lspci-vvv-switch-acs-cx7-gen4-synthetic.txt")
+	f = nicMustFind(t, fs, "host.pcie.degraded", Warn, "ConnectX-7")
+	if !strings.Contains(f.Fix, "topology.servers nic_pcie: 4, nic_pcie_width: 16 ") {
+		t.Errorf("fix does not name the twin's keys: %s", f.Fix)
+	}
 	if fs := diagnoseFiles(t, Options{}, "corpus/lspci/lspci-grep-width-connectx5-socketdirect-speed-unknown-pciutils128.txt"); len(fs) != 0 {
 		t.Errorf("speed unknown on both: %s", nicTitles(fs))
 	}

@@ -141,6 +141,7 @@ func linkFinding(inc *Incident, p *ingest.Lspci, d ingest.PCIDevice) Finding {
 	if d.Role == ingest.RoleGPU {
 		fix += fmt.Sprintf(" Under load, `nvidia-smi -q -d PCIE -i %s` shows the current against the maximum link generation and width.", bdf)
 	}
+	fix += twinLinkKeys(d)
 	return Finding{
 		ID: "host.pcie.degraded", Severity: sev, Layer: LayerNCCL,
 		Title:     p.Source() + ": " + title,
@@ -213,6 +214,20 @@ func gtsText(gts float64) string {
 		return "its generation"
 	}
 	return strconv.FormatFloat(gts, 'f', -1, 64) + " GT/s"
+}
+
+// twinLinkKeys names the topology.servers keys that give the twin's
+// servers this link, so the cost to a collective can be measured there;
+// "" when the link's generation is unknown or it is down.
+func twinLinkKeys(d ingest.PCIDevice) string {
+	gen := pcieGen(d.Sta.GTs)
+	switch {
+	case gen == 0 || d.Sta.Down:
+		return ""
+	case d.Role == ingest.RoleGPU:
+		return fmt.Sprintf(" To see what the link costs a collective, run the twin with topology.servers gpu_pcie: %d (`rocelab run`, docs/nccl.md 'Host-side causes').", gen)
+	}
+	return fmt.Sprintf(" To see what the link costs a collective, run the twin with topology.servers nic_pcie: %d, nic_pcie_width: %d (`rocelab run`, docs/nccl.md 'Host-side causes').", gen, d.Sta.Width)
 }
 
 // capText formats the link a device can train for a title: LnkCap as
