@@ -57,14 +57,16 @@ func unnamedLinkFinding(p *ingest.Lspci) (Finding, bool) {
 	if d.BDF != "" || d.Role != ingest.RoleOther || !d.Downgraded() {
 		return Finding{}, false
 	}
-	title := fmt.Sprintf("%s: a PCIe link the paste does not name trained at %s of its %s", p.Source(), d.Sta, d.Cap)
+	title := fmt.Sprintf("%s: a PCIe link the paste does not name trained at %s of its %s", p.Source(), d.Sta, capText(d))
 	if d.Sta.GTs > 0 && d.Cap.GTs > 0 {
 		got, could := d.Sta.Rate(), d.Cap.Rate()
 		title += fmt.Sprintf(": %s of %s", rateText(got), rateText(could))
 	}
-	if d.Sta.Width < d.Cap.Width {
+	switch {
+	case !d.Cap.Set():
+	case d.Sta.Width < d.Cap.Width:
 		title += "; fewer lanes than the device has"
-	} else {
+	default:
 		title += "; a GPU lowers its speed when idle, a NIC does not"
 	}
 	return Finding{
@@ -82,7 +84,7 @@ func linkFinding(inc *Incident, p *ingest.Lspci, d ingest.PCIDevice) Finding {
 	if d.Role == ingest.RoleNIC {
 		what = "NIC"
 	}
-	title := fmt.Sprintf("%s %s: PCIe link trained at %s of its %s", what, d.Label(), d.Sta, d.Cap)
+	title := fmt.Sprintf("%s %s: PCIe link trained at %s of its %s", what, d.Label(), d.Sta, capText(d))
 	if d.Sta.GTs > 0 && d.Cap.GTs > 0 {
 		got, could := d.Sta.Rate(), d.Cap.Rate()
 		title += fmt.Sprintf(": %s of %s (%.0f%% lost)", rateText(got), rateText(could), 100*(1-got.Gbps()/could.Gbps()))
@@ -133,9 +135,13 @@ func linkFinding(inc *Incident, p *ingest.Lspci, d ingest.PCIDevice) Finding {
 	if strings.HasSuffix(slot, "the slot is the limit") {
 		fix = fmt.Sprintf("Move the card to a slot wired x%d of its generation (%s): this one's port cannot train more (check the server's slot map, and the BIOS bifurcation of the slot's lanes); confirm with `lspci -vvv -s %s | grep -E 'LnkCap|LnkSta'`.", d.Cap.Width, gtsText(d.Cap.GTs), bdf)
 	}
+	if !d.Cap.Set() {
+		fix = fmt.Sprintf("Read what the card can train, `lspci -vvv -s %s | grep -E 'LnkCap|LnkSta'` as root, then reseat it or move it to a slot wired as wide as LnkCap of its generation, and check the riser or retimer and the BIOS slot settings (link speed Auto, bifurcation); LnkSta must match LnkCap.", bdf)
+	}
 	if d.Role == ingest.RoleGPU {
 		fix += fmt.Sprintf(" Under load, `nvidia-smi -q -d PCIE -i %s` shows the current against the maximum link generation and width.", bdf)
 	}
+	fix += twinLinkKeys(d)
 	return Finding{
 		ID: "host.pcie.degraded", Severity: sev, Layer: LayerNCCL,
 		Title:     p.Source() + ": " + title,
@@ -208,6 +214,33 @@ func gtsText(gts float64) string {
 		return "its generation"
 	}
 	return strconv.FormatFloat(gts, 'f', -1, 64) + " GT/s"
+}
+
+// twinLinkKeys names the topology.servers keys that give the twin's
+// servers this link, so the cost to a collective can be measured there;
+// "" when the link's generation is unknown or it is down.
+func twinLinkKeys(d ingest.PCIDevice) string {
+	gen := pcieGen(d.Sta.GTs)
+	switch {
+	case gen == 0 || d.Sta.Down:
+		return ""
+	case d.Role == ingest.RoleGPU:
+		return fmt.Sprintf(" To see what the link costs a collective, run the twin with topology.servers gpu_pcie: %d (`rocelab run`, docs/nccl.md 'Host-side causes').", gen)
+	}
+	return fmt.Sprintf(" To see what the link costs a collective, run the twin with topology.servers nic_pcie: %d, nic_pcie_width: %d (`rocelab run`, docs/nccl.md 'Host-side causes').", gen, d.Sta.Width)
+}
+
+// capText formats the link a device can train for a title: LnkCap as
+// lspci prints it, what a speed it could not name means, or the mark
+// standing in for a LnkCap the paste cut.
+func capText(d ingest.PCIDevice) string {
+	switch {
+	case !d.Cap.Set():
+		return "LnkCap (cut from the paste; lspci marks LnkSta downgraded against it)"
+	case d.CapBeyondLspci():
+		return fmt.Sprintf("%s: a LnkCap speed this lspci cannot name, so above its LnkSta's %s (an lspci older than the device's PCIe generation)", d.Cap, gtsText(d.Sta.GTs))
+	}
+	return d.Cap.String()
 }
 
 // pcieGen returns the PCIe generation of a lane rate, 0 when unknown.

@@ -121,3 +121,20 @@ func TestHostReadersSynthetic(t *testing.T) {
 		t.Errorf("lspci %+v garbled %+v", p.Devices, p.Garbled)
 	}
 }
+
+// TestHostTopologyPower8 reads a POWER8 host's XML (hwloc's
+// power8gpudistances.xml, a grid5000 node): four P100s in four PCI
+// domains, two under each package, each GPU on its package's node.
+func TestHostTopologyPower8(t *testing.T) {
+	h := corpusAs[*HostTopology](t, "hwloc/hwloc-xml-power8-minsky-4-p100-two-packages-nvlink-grid5000.xml", KindHostTopology)
+	var got []string
+	for _, d := range h.Devices {
+		if !d.GPU || d.RDMA != "" {
+			t.Errorf("%+v: want a GPU", d)
+		}
+		got = append(got, d.BusID+"@"+d.NUMA)
+	}
+	if s := strings.Join(got, " "); s != "0002:01:00.0@0 0003:01:00.0@0 000a:01:00.0@1 000b:01:00.0@1" {
+		t.Errorf("GPUs %s", s)
+	}
+}

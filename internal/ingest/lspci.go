@@ -151,13 +151,20 @@ func (p *Lspci) Above(d PCIDevice) (PCIDevice, bool) {
 // prints them. GTs is 0 when lspci prints "Speed unknown" (pciutils
 // before 3.6 on 16 GT/s links).
 type PCIeLinkState struct {
-	GTs      float64
-	Width    int
+	GTs   float64
+	Width int
+	// Marked is set when lspci printed "(downgraded)" after the speed or
+	// width: pciutils 3.6+ compares LnkSta with LnkCap itself, so the
+	// mark holds even where the paste cut the LnkCap line.
+	Marked bool
+	// Down is set for "Width x0 (downgraded)": lspci's LnkSta of a link
+	// that trained no lanes (DLActive-, the device fell off the bus).
+	Down     bool
 	Evidence Evidence
 }
 
 // Set reports whether the line was read.
-func (l PCIeLinkState) Set() bool { return l.Width > 0 }
+func (l PCIeLinkState) Set() bool { return l.Width > 0 || l.Down }
 
 // Rate is the link's data rate after line coding (pcie.LaneGbpsAt), 0
 // when the speed is unknown.
@@ -167,6 +174,9 @@ func (l PCIeLinkState) Rate() unit.BitRate {
 
 // String formats it as lspci does: "16GT/s x16".
 func (l PCIeLinkState) String() string {
+	if l.Down {
+		return "no lanes (x0: the link is down)"
+	}
 	if l.GTs == 0 {
 		return fmt.Sprintf("speed unknown x%d", l.Width)
 	}
@@ -174,12 +184,27 @@ func (l PCIeLinkState) String() string {
 }
 
 // Downgraded reports whether the device negotiated less than it can: a
-// lower speed or fewer lanes than its capability.
+// lower speed or fewer lanes than its capability, or a LnkSta lspci
+// itself marks "(downgraded)".
 func (d PCIDevice) Downgraded() bool {
-	if !d.Cap.Set() || !d.Sta.Set() {
+	switch {
+	case !d.Sta.Set():
+		return false
+	case d.Sta.Marked:
+		return true
+	case !d.Cap.Set():
 		return false
 	}
-	return d.Sta.Width < d.Cap.Width || d.Sta.GTs > 0 && d.Cap.GTs > 0 && d.Sta.GTs < d.Cap.GTs
+	return d.Sta.Width < d.Cap.Width || d.Sta.GTs > 0 && d.Cap.GTs > 0 && d.Sta.GTs < d.Cap.GTs || d.CapBeyondLspci()
+}
+
+// CapBeyondLspci reports a LnkCap speed this lspci cannot name ("Speed
+// unknown") beside a LnkSta speed it did: pciutils prints "unknown" for a
+// speed newer than its table, and one lspci printed both lines, so the
+// device can train faster than the link did (a Gen5 ConnectX-7 read with
+// a pciutils that knows Gen4 at most).
+func (d PCIDevice) CapBeyondLspci() bool {
+	return d.Cap.Set() && d.Cap.GTs == 0 && d.Sta.GTs > 0
 }
 
 // Label names the device: its host when a prompt named one, its address
@@ -593,10 +618,12 @@ func parseLinkState(rest string) (PCIeLinkState, int, bool) {
 		n++
 	}
 	width, err := strconv.Atoi(w[:n])
-	if err != nil || width <= 0 || width > 32 {
+	if err != nil || width < 0 || width > 32 || width == 0 && !strings.HasPrefix(w[n:], " (downgraded)") {
 		return st, j + len("Width x"), false
 	}
 	st.Width = width
+	st.Marked = strings.Contains(rest, "(downgraded)")
+	st.Down = width == 0
 	return st, 0, true
 }
 

@@ -156,3 +156,28 @@ func TestLspciGarbled(t *testing.T) {
 		}
 	}
 }
+
+// lspci's "(downgraded)" marks and "Width x0": the mark stands for a cut
+// LnkCap, x0 is a link that trained no lanes rather than a garble, and a
+// LnkCap speed lspci cannot name beside a LnkSta speed it can is a faster
+// capability.
+func TestLspciMarks(t *testing.T) {
+	d := lspciCorpus(t, "lspci/lspci-vvv-plx-pex8725-port-lnksta-x4-downgraded-lnkcap-cut-heymeco6.txt").Devices[0]
+	if d.Cap.Set() || !d.Sta.Marked || d.Sta.Width != 4 || !d.Downgraded() {
+		t.Errorf("marked: %+v", d)
+	}
+	d = lspciCorpus(t, "lspci/lspci-grep-lnk-cx7-lnkcap-speed-unknown-lnksta-16gts-lshca51.txt").Devices[0]
+	if d.Cap.GTs != 0 || d.Sta.GTs != 16 || d.Sta.Marked || !d.CapBeyondLspci() || !d.Downgraded() {
+		t.Errorf("unknown cap: %+v", d)
+	}
+	p := lspciCorpus(t, "lspci/lspci-vvv-coral-lnksta-speed-unknown-x0-link-down-edgetpu742.txt")
+	d = p.Devices[0]
+	if len(p.Garbled) != 0 || !d.Sta.Down || !d.Sta.Set() || d.Sta.Rate() != 0 || !d.Downgraded() || d.Sta.String() != "no lanes (x0: the link is down)" {
+		t.Errorf("link down: %+v %v", d, p.Garbled)
+	}
+	// x0 without lspci's mark is not a form lspci prints.
+	p = readOne[*Lspci](t, "x0.txt", "LnkSta:\tSpeed 8GT/s, Width x0\n")
+	if len(p.Garbled) != 1 {
+		t.Errorf("unmarked x0: %+v", p.Garbled)
+	}
+}
