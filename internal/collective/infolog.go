@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 
 	"rocelab/internal/gpu"
@@ -30,10 +31,10 @@ type LogHost struct {
 
 // RDMADevice is the RDMA device name of a server's NIC n, as the twin
 // names it everywhere (hw_counters, ibv_devinfo, NCCL logs, sysfs trees).
-func RDMADevice(n int) string { return fmt.Sprintf("mlx5_%d", n) }
+func RDMADevice(n int) string { return "mlx5_" + strconv.Itoa(n) }
 
 // Netdev is the netdev behind a server's NIC n.
-func Netdev(n int) string { return fmt.Sprintf("eth%d", n) }
+func Netdev(n int) string { return "eth" + strconv.Itoa(n) }
 
 // LogPID is the process id the log and nccl-tests' device list give the
 // process of node node: one process per server, as `-g` runs it.

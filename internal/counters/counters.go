@@ -390,7 +390,18 @@ type key struct {
 // name at the same source, or that share vendor, source, concept and
 // direction, are an error.
 func New(descs []Desc) (*Table, error) {
-	t := &Table{descs: descs, byName: map[string][]entry{}, byKey: map[key]int{}}
+	total := 0 // concrete names, counted with their repeats
+	for i := range descs {
+		total++
+		if descs[i].PerPrio {
+			total += 7
+		}
+	}
+	// The maps are sized once and a name's first entry is cut from one
+	// array: most names have one description, and growing the maps and a
+	// slice per name was a third of the table's construction.
+	t := &Table{descs: descs, byName: make(map[string][]entry, total), byKey: make(map[key]int, len(descs))}
+	firsts := make([]entry, total)
 	for i := range descs {
 		d := &descs[i]
 		if d.PerPrio != strings.Contains(d.Name, "%d") {
@@ -404,12 +415,18 @@ func New(descs []Desc) (*Table, error) {
 		for p := 0; p < n; p++ {
 			name := d.Of(p)
 			names[p] = name
-			for _, e := range t.byName[name] {
+			es := t.byName[name]
+			for _, e := range es {
 				if descs[e.desc].Source == d.Source {
 					return nil, fmt.Errorf("counters: %q is described twice", name)
 				}
 			}
-			t.byName[name] = append(t.byName[name], entry{desc: i, prio: p})
+			if es != nil {
+				t.byName[name] = append(es, entry{desc: i, prio: p})
+				continue
+			}
+			firsts[0] = entry{desc: i, prio: p}
+			t.byName[name], firsts = firsts[:1:1], firsts[1:]
 		}
 		if d.PerPrio {
 			d.byPrio = &names

@@ -311,3 +311,36 @@ func TestRDMARequestsReceivedBnxtREIrdma(t *testing.T) {
 		t.Errorf("rx_read_resp read as %+v", d)
 	}
 }
+
+// New sizes its maps once and cuts each name's first entry from one array.
+// What it must allocate is the per-priority names (Of formats eight for
+// each per-priority description, and keeps them in one array) and the two
+// maps' tables; a slice a name grown by append, and maps grown from empty,
+// took 1,046 allocations for the 490 names of 2026-12-07, against 534.
+func TestNewAllocatesNoSliceAName(t *testing.T) {
+	var tables [6][]Desc // New's input, made outside the count
+	for i := range tables {
+		tables[i] = builtin()
+	}
+	names, perPrio := 0, 0
+	for _, d := range tables[0] {
+		names++
+		if d.PerPrio {
+			names += 7
+			perPrio++
+		}
+	}
+	next := 0
+	allocs := testing.AllocsPerRun(len(tables)-1, func() {
+		if _, err := New(tables[next]); err != nil {
+			t.Fatal(err)
+		}
+		next++
+	})
+	const mapTables = 256 // the two maps' directories and groups, sized once
+	limit := 9*perPrio + mapTables
+	t.Logf("%d concrete names, %d per-priority descriptions: %.0f allocations, limit %d", names, perPrio, allocs, limit)
+	if allocs > float64(limit) {
+		t.Errorf("New allocated %.0f times, want at most %d (nine for each of %d per-priority descriptions and %d for the maps)", allocs, limit, perPrio, mapTables)
+	}
+}

@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"strconv"
 
 	"rocelab/internal/metrics"
 	"rocelab/internal/packet"
@@ -144,7 +145,7 @@ func (n *Network) NewPort(d *Domain, node Node, nodeID uint32, index int) *Port 
 // initPort sets up pt as NewPort's port.
 func (n *Network) initPort(pt *Port, d *Domain, node Node, nodeID uint32, index int) {
 	*pt = Port{dom: d, node: node, index: int16(index), id: len(n.Ports), key: sim.NodeKey(nodeID, sim.SrcSelf)}
-	pt.name = fmt.Sprintf("%s/p%d", node.Name(), index)
+	pt.name = node.Name() + "/p" + strconv.Itoa(index)
 	n.Ports = append(n.Ports, pt)
 }
 

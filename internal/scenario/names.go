@@ -1,9 +1,9 @@
 package scenario
 
 import (
-	"fmt"
 	"io"
 	"net/netip"
+	"strconv"
 
 	"rocelab/internal/collective"
 	"rocelab/internal/unit"
@@ -31,7 +31,7 @@ type Machine struct {
 }
 
 // ServerName is the hostname of GPU server s.
-func ServerName(s int) string { return fmt.Sprintf("node%d", s) }
+func ServerName(s int) string { return "node" + strconv.Itoa(s) }
 
 // Machine returns how host h (a NIC index, as the twin's hosts are
 // numbered) appears on its machine.

@@ -9,6 +9,7 @@ package topo
 
 import (
 	"fmt"
+	"strconv"
 
 	"rocelab/internal/unit"
 )
@@ -119,7 +120,7 @@ func SingleSwitch(n int, l LinkSpec) (*Topology, error) {
 	t := &Topology{Kind: "single-switch"}
 	sw := t.addNode(Node{Name: "sw0", Kind: Switch, Tier: 1, Server: -1, NIC: -1})
 	for i := 0; i < n; i++ {
-		h := t.addNode(host(fmt.Sprintf("h%d", i)))
+		h := t.addNode(host("h" + strconv.Itoa(i)))
 		t.link(h, sw, l, false)
 	}
 	return t, nil
@@ -138,7 +139,7 @@ func Dumbbell(left, right, trunk int, hostLink, trunkLink LinkSpec) (*Topology, 
 	l := t.addNode(Node{Name: "left", Kind: Switch, Tier: 1, Server: -1, NIC: -1})
 	r := t.addNode(Node{Name: "right", Kind: Switch, Tier: 1, Server: -1, NIC: -1})
 	for i := 0; i < left+right; i++ {
-		h := t.addNode(host(fmt.Sprintf("h%d", i)))
+		h := t.addNode(host("h" + strconv.Itoa(i)))
 		if i < left {
 			t.link(h, l, hostLink, false)
 		} else {
@@ -199,15 +200,15 @@ func BuildLeafSpine(c LeafSpine) (*Topology, error) {
 	t := &Topology{Kind: "leaf-spine"}
 	leaves := make([]int, c.Leaves)
 	for i := range leaves {
-		leaves[i] = t.addNode(Node{Name: fmt.Sprintf("leaf%d", i), Kind: Switch, Tier: 1, Server: -1, NIC: -1})
+		leaves[i] = t.addNode(Node{Name: "leaf" + strconv.Itoa(i), Kind: Switch, Tier: 1, Server: -1, NIC: -1})
 	}
 	spines := make([]int, c.Spines)
 	for i := range spines {
-		spines[i] = t.addNode(Node{Name: fmt.Sprintf("spine%d", i), Kind: Switch, Tier: 2, Server: -1, NIC: -1})
+		spines[i] = t.addNode(Node{Name: "spine" + strconv.Itoa(i), Kind: Switch, Tier: 2, Server: -1, NIC: -1})
 	}
 	nh := c.Leaves * c.HostsPerLeaf
 	for i := 0; i < nh; i++ {
-		n := host(fmt.Sprintf("h%d", i))
+		n := host("h" + strconv.Itoa(i))
 		leaf := i / c.HostsPerLeaf
 		if nics > 0 {
 			n.Server, n.NIC = i/nics, i%nics
@@ -247,18 +248,18 @@ func FatTree(k int, l LinkSpec) (*Topology, error) {
 	h := k / 2
 	cores := make([]int, h*h)
 	for i := range cores {
-		cores[i] = t.addNode(Node{Name: fmt.Sprintf("core%d", i), Kind: Switch, Tier: 3, Server: -1, NIC: -1})
+		cores[i] = t.addNode(Node{Name: "core" + strconv.Itoa(i), Kind: Switch, Tier: 3, Server: -1, NIC: -1})
 	}
 	hostID := 0
 	for p := 0; p < k; p++ {
 		aggs := make([]int, h)
 		for a := range aggs {
-			aggs[a] = t.addNode(Node{Name: fmt.Sprintf("agg%d_%d", p, a), Kind: Switch, Tier: 2, Server: -1, NIC: -1})
+			aggs[a] = t.addNode(Node{Name: "agg" + strconv.Itoa(p) + "_" + strconv.Itoa(a), Kind: Switch, Tier: 2, Server: -1, NIC: -1})
 		}
 		for e := 0; e < h; e++ {
-			edge := t.addNode(Node{Name: fmt.Sprintf("edge%d_%d", p, e), Kind: Switch, Tier: 1, Server: -1, NIC: -1})
+			edge := t.addNode(Node{Name: "edge" + strconv.Itoa(p) + "_" + strconv.Itoa(e), Kind: Switch, Tier: 1, Server: -1, NIC: -1})
 			for i := 0; i < h; i++ {
-				hn := t.addNode(host(fmt.Sprintf("h%d", hostID)))
+				hn := t.addNode(host("h" + strconv.Itoa(hostID)))
 				hostID++
 				t.link(hn, edge, l, false)
 			}
