@@ -127,12 +127,20 @@ func topoLink(s string) bool {
 // them into nothing), so that the cells after them stay in their columns.
 // It returns f itself when no cell is glued.
 func splitGlued(f []string, n int) []string {
+	return splitFields(f, func(i int, c string) (string, string, bool) {
+		if i == 0 || i >= n || topoLink(c) {
+			return "", "", false
+		}
+		return cutGlued(c)
+	})
+}
+
+// splitFields replaces each field that cut splits with its two halves. It
+// returns f itself when cut splits none.
+func splitFields(f []string, cut func(i int, c string) (string, string, bool)) []string {
 	var out []string
 	for i, c := range f {
-		a, b, glued := "", "", false
-		if i > 0 && i < n && !topoLink(c) {
-			a, b, glued = cutGlued(c)
-		}
+		a, b, glued := cut(i, c)
 		switch {
 		case glued:
 			if out == nil {
@@ -153,6 +161,31 @@ func splitGlued(f []string, n int) []string {
 func cutGlued(c string) (string, string, bool) {
 	for j := 1; j < len(c); j++ {
 		if topoLink(c[:j]) && topoLink(c[j:]) {
+			return c[:j], c[j:], true
+		}
+	}
+	return "", "", false
+}
+
+// splitGluedNames splits the header fields that are two numbered device
+// names run together ("NIC11NIC12", "GPU7NIC0").
+func splitGluedNames(f []string) []string {
+	return splitFields(f, func(_ int, c string) (string, string, bool) { return cutGluedName(c) })
+}
+
+// cutGluedName splits "NIC11NIC12" into "NIC11" and "NIC12": a GPU or NIC
+// name with its number, then another.
+func cutGluedName(c string) (string, string, bool) {
+	numbered := func(s string) bool {
+		for _, pre := range []string{"GPU", "NIC"} {
+			if n, ok := strings.CutPrefix(s, pre); ok && isDigits(n) {
+				return true
+			}
+		}
+		return false
+	}
+	for j := 4; j < len(c); j++ {
+		if numbered(c[:j]) && numbered(c[j:]) {
 			return c[:j], c[j:], true
 		}
 	}
@@ -270,11 +303,13 @@ func (p *gpuTopoParser) garbleCell(l Line, f []string, i int) {
 	p.out.Garbled = append(p.out.Garbled, garbleAt(l, fieldOffset(l.Text, f, i), "a link type (X, NV#, PIX, PXB, PHB, NODE, SYS)"))
 }
 
-// header reads the column names up to "CPU Affinity".
+// header reads the column names up to "CPU Affinity". A name that is two
+// device names run together ("NIC11NIC12", where a paste lost the tab
+// between them) is both columns.
 func (p *gpuTopoParser) header(f []string) {
 	p.cols, p.nicCol, p.gpuCol = nil, nil, nil
 	p.out.GPUs, p.out.NICs, p.out.HeaderGPUs = nil, nil, 0
-	for _, c := range f {
+	for _, c := range splitGluedNames(f) {
 		if c == "CPU" || c == "NUMA" || len(p.cols) >= maxTopoColumns {
 			break
 		}

@@ -75,3 +75,21 @@ func TestGPUTopoGluedCells(t *testing.T) {
 		t.Errorf("GPU5 to NICs %s", got)
 	}
 }
+
+// Two NIC names run together in the header where the paste lost the tab
+// between them (vllm-project/vllm#31594, a B200 node: "NIC11NIC12"): the
+// name is both columns. Before, it was one NIC named "NIC11NIC12", so
+// GPU0's PIX NIC was named so, NIC12's cells fell outside the matrix, and
+// the NUMA Affinity column was read from a link cell (none).
+func TestGPUTopoGluedHeaderNames(t *testing.T) {
+	g := corpusAs[*GPUTopo](t, "topo/nvidia-smi-topo-b200-13nic-header-nic11nic12-glued-pix-cut-vllm31594.txt", KindGPUTopo)
+	if len(g.GPUs) != 4 || g.HeaderGPUs != 8 || len(g.NICs) != 13 || g.NICs[11] != "NIC11" || g.NICs[12] != "NIC12" {
+		t.Fatalf("topology: %d GPUs of %d, NICs %q", len(g.GPUs), g.HeaderGPUs, g.NICs)
+	}
+	for i, want := range []int{11, 10, 9, 8} {
+		gpu := g.GPUs[i]
+		if gpu.ToNIC[want] != "PIX" || gpu.ToNIC[12] != "NODE" || gpu.NUMA != "0" {
+			t.Errorf("%s to NICs %v, NUMA %q: want PIX at NIC%d, NODE at NIC12, NUMA 0", gpu.Name, gpu.ToNIC, gpu.NUMA, want)
+		}
+	}
+}
