@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -35,6 +36,10 @@ type GPUTopo struct {
 	// HeaderGPUs is how many GPU columns the header names: more than
 	// len(GPUs) when the paste ends before the last GPU row.
 	HeaderGPUs int
+	// Headerless is set for rows pasted without their header line: the
+	// columns were worked out from the rows and the NICs named by
+	// position (NIC0, NIC1…).
+	Headerless bool
 	// Garbled are the cells of matrix rows that are no link type (a
 	// paste that lost a tab, an edit); the row is kept with "?" there.
 	Garbled []Garble
@@ -105,6 +110,9 @@ type gpuTopoParser struct {
 	// numaID is set when the header ends in "GPU NUMA ID", numaAff when
 	// it has a NUMA Affinity column.
 	numaID, numaAff bool
+	// bare are GPU rows met before any header (a paste that starts at
+	// GPU0's row), read once the input ends if no header came.
+	bare []Line
 }
 
 // NewGPUTopoParser returns a parser for `nvidia-smi topo -m` in the input
@@ -234,8 +242,17 @@ func (p *gpuTopoParser) Feed(l Line) {
 		return
 	}
 	if len(p.cols) == 0 {
+		if len(p.bare) < maxTopoColumns && len(f) > 2 && gpuName(f[0]) && topoLink(f[1]) {
+			l.Text = strings.Clone(l.Text)
+			p.bare = append(p.bare, l)
+		}
 		return
 	}
+	p.row(l, f)
+}
+
+// row reads a matrix row under the current header.
+func (p *gpuTopoParser) row(l Line, f []string) {
 	f = splitGlued(f, len(p.cols)+1)
 	if len(f) < len(p.cols)+1 {
 		return
@@ -324,8 +341,59 @@ func (p *gpuTopoParser) header(f []string) {
 	}
 }
 
+// gpuName reports a GPU row or column name: GPU and its number.
+func gpuName(s string) bool {
+	n, ok := strings.CutPrefix(s, "GPU")
+	return ok && isDigits(n)
+}
+
+// headerless reads the GPU rows of a matrix pasted without its header
+// line. The columns are worked out from the rows: GPU<i>'s row has X in
+// its own column and NV<n> only towards other GPUs, so the GPU columns
+// run to the last column where a row has X or NVLink, and the link cells
+// after them are NICs, named NIC0, NIC1… by position as nvidia-smi names
+// them (the legend that maps them to devices is not known either). Rows
+// must hold as many link cells each and X in their own column; otherwise
+// nothing is read.
+func (p *gpuTopoParser) headerless() {
+	cells, gpus := -1, 0
+	for _, l := range p.bare {
+		f := strings.Fields(l.Text)
+		n := 0
+		for n+1 < len(f) && topoLink(f[n+1]) {
+			n++
+		}
+		i, _ := strconv.Atoi(strings.TrimPrefix(f[0], "GPU"))
+		if cells >= 0 && n != cells || i >= n || f[i+1] != "X" {
+			return
+		}
+		cells = n
+		for j, c := range f[1 : n+1] {
+			if c == "X" || strings.HasPrefix(c, "NV") {
+				gpus = max(gpus, j+1)
+			}
+		}
+	}
+	var head []string
+	for j := range cells {
+		if j < gpus {
+			head = append(head, "GPU"+strconv.Itoa(j))
+		} else {
+			head = append(head, "NIC"+strconv.Itoa(j-gpus))
+		}
+	}
+	p.header(head)
+	p.numaID, p.numaAff, p.out.Headerless = true, true, true
+	for _, l := range p.bare {
+		p.row(l, strings.Fields(l.Text))
+	}
+}
+
 // Result implements Parser.
 func (p *gpuTopoParser) Result() Artifact {
+	if len(p.cols) == 0 && len(p.bare) > 0 {
+		p.headerless()
+	}
 	if len(p.out.GPUs) == 0 {
 		return nil
 	}

@@ -93,3 +93,32 @@ func TestGPUTopoGluedHeaderNames(t *testing.T) {
 		}
 	}
 }
+
+// A B200 matrix pasted from GPU0's row on, without its header
+// (vllm-project/vllm#16336): the columns are worked out from the rows,
+// 8 GPUs (the last column with X or NVLink) and 12 NICs after them. GPU2
+// is the GPU with no NVLink. Before, the input was "in no format".
+func TestGPUTopoHeaderless(t *testing.T) {
+	g := corpusAs[*GPUTopo](t, "topo/nvidia-smi-topo-b200-headerless-gpu2-no-nvlink-node-sys-to-peers-cut-vllm16336.txt", KindGPUTopo)
+	if !g.Headerless || len(g.GPUs) != 6 || g.HeaderGPUs != 8 || len(g.NICs) != 12 || g.NICs[11] != "NIC11" {
+		t.Fatalf("topology: headerless %v, %d GPUs of %d, NICs %q", g.Headerless, len(g.GPUs), g.HeaderGPUs, g.NICs)
+	}
+	if got := strings.Join(g.GPUs[2].ToGPU, " "); got != "NODE NODE X NODE SYS SYS SYS SYS" {
+		t.Errorf("GPU2 to GPUs %s", got)
+	}
+	for i, gpu := range g.GPUs {
+		if gpu.ToNIC[i] != "PXB" || gpu.NUMA != []string{"0", "0", "0", "0", "1", "1"}[i] {
+			t.Errorf("%s to NICs %v, NUMA %q", gpu.Name, gpu.ToNIC, gpu.NUMA)
+		}
+	}
+}
+
+// Rows without a header that do not hold X in their own column are no
+// matrix (SYNTHETIC).
+func TestGPUTopoHeaderlessNotAMatrix(t *testing.T) {
+	p := NewGPUTopoParser("synthetic")
+	p.Feed(Line{Num: 1, Text: "GPU0    NV18     X      SYS     0-15    0"})
+	if a := p.Result(); a != nil {
+		t.Fatalf("read %+v", a)
+	}
+}
