@@ -40,7 +40,7 @@ func topoRank(link string) int {
 
 func gpuTopoRules() []Rule {
 	return []Rule{
-		{IDs: []string{"topo.gpu_nic.far", "topo.gpu_nic.ok", "topo.gpu_nic.c2c"}, Check: checkGPUNICDistance},
+		{IDs: []string{"topo.gpu_nic.far", "topo.gpu_nic.ok", "topo.gpu_nic.c2c", "topo.gpu_nic.none"}, Check: checkGPUNICDistance},
 		{IDs: []string{"topo.gpu_gpu.host"}, Check: checkGPUPeerLinks},
 		{IDs: []string{"topo.gpu_gpu.nvlink_missing"}, Check: checkGPUOffNVLink},
 		{IDs: []string{"input.garbled"}, Check: checkTopoGarbled},
@@ -74,6 +74,9 @@ func checkGPUNICDistance(inc *Incident) []Finding {
 	incGrace := graceModel(incidentModels(inc))
 	for _, t := range All[*ingest.GPUTopo](inc) {
 		if len(t.NICs) == 0 {
+			if f, ok := noNICFinding(t); ok {
+				fs = append(fs, f)
+			}
 			continue
 		}
 		// The matrix's own model lines speak for it; without them, the
@@ -140,6 +143,29 @@ func checkGPUNICDistance(inc *Incident) []Finding {
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// noNICFinding reports an nvidia-smi matrix with no NIC column: the OS
+// instance it ran in saw no RDMA device. rocm-smi's matrices and NCCL's
+// XML are not judged so (rocm-smi prints no NICs; the XML's nets are
+// another rule's).
+func noNICFinding(t *ingest.GPUTopo) (Finding, bool) {
+	if t.Kind() != ingest.KindGPUTopo || len(t.GPUs) == 0 {
+		return Finding{}, false
+	}
+	for _, g := range t.GPUs {
+		if slices.Contains(g.ToGPU, "XGMI") || slices.Contains(g.ToGPU, "PCIE") {
+			return Finding{}, false
+		}
+	}
+	return Finding{
+		ID: "topo.gpu_nic.none", Severity: Info, Layer: LayerNCCL,
+		Title:    fmt.Sprintf("%s: nvidia-smi topo -m lists no NIC beside %s: no GPU-to-NIC path to judge", t.Source(), gpusShown(t)),
+		Evidence: []Evidence{t.GPUs[0].Evidence},
+		Mechanism: "nvidia-smi adds a NIC column for each RDMA device it finds (/sys/class/infiniband: mlx5_*, bnxt_re*, irdma*…). A matrix without one ran where no RDMA device was visible: a container or pod not given the devices, the RDMA driver not loaded (mlx5_ib, ib_core), or a node without RDMA NICs. " +
+			"NCCL run there finds no IB/RoCE device either and carries inter-node traffic over TCP sockets (NET/Socket), far below the fabric's bandwidth; a single-node job is unaffected.",
+		Fix: "Run `nvidia-smi topo -m` on the host itself, or give the pod its RDMA devices (the RDMA device plugin's resources, /dev/infiniband); check `ibv_devices` or `rdma link` and `lsmod | grep mlx5_ib`.",
+	}, true
 }
 
 // c2cFinding says that the GPUs c2c reach their NICs over their Grace

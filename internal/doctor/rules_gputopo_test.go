@@ -186,3 +186,18 @@ func TestGPUTopoOneGPUOffNVLink(t *testing.T) {
 		"GPU1    NV4      X      SYS     0-31    0               N/A",
 		"GPU2    SYS     SYS      X      0-31    0               N/A"), "topo.gpu_gpu.nvlink_missing")
 }
+
+// A GB200 node's matrix with no NIC column (NVIDIA/k8s-test-infra#371):
+// nvidia-smi saw no RDMA device where it ran, so there is no GPU-to-NIC
+// path to judge and NCCL there would use sockets. Before, it said
+// nothing. rocm-smi's matrices, which never list NICs, stay silent.
+func TestGPUTopoNoNICColumn(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/topo/nvidia-smi-topo-gb200-4gpu-nv18-no-nic-columns-numa-id-na-cut-k8stestinfra371.txt")
+	f := nicMustFind(t, fs, "topo.gpu_nic.none", Info, "nvidia-smi topo -m lists no NIC beside the 4 GPUs")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 6 {
+		t.Errorf("evidence %+v, want GPU0's row (line 6)", f.Evidence)
+	}
+	nicMustNot(t, fs, "topo.gpu_gpu.nvlink_missing")
+	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/topo/rocm-smi-showtopo-mi300-8gpu-xgmi-msswift.txt"), "topo.gpu_nic.none")
+	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/topo/nvidia-smi-topo-h100-pix-nic-per-gpu-tabs-nccl1453.txt"), "topo.gpu_nic.none")
+}
