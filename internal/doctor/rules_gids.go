@@ -18,6 +18,7 @@ func gidRules() []Rule {
 	return []Rule{
 		{IDs: []string{"gid.index.link_local", "gid.index.roce_v1", "gid.index.zero", "gid.index.empty", "gid.index.default_zero", "gid.index.mismatch", "gid.index.roce_v2", "gid.index.ipv4"}, Check: checkGIDs},
 		{IDs: []string{"gid.table.empty"}, Check: checkEmptyTables},
+		{IDs: []string{"gid.vlan.mixed"}, Check: checkGIDVLANs},
 	}
 }
 

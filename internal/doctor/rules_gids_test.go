@@ -254,3 +254,26 @@ func TestGIDTableShapes(t *testing.T) {
 		"NCCL_IB_GID_INDEX=1")
 	nicMustFind(t, fs, "gid.index.ipv4", Info, "GID index 1", "172.19.0.60")
 }
+
+// A ConnectX-3 port with IPv4 GIDs on untagged eth2 and on the VLAN
+// netdev eth2.10 (tensorflow/tensorflow#22077): the index chosen decides
+// whether RoCE frames carry the PCP priority that PCP-based PFC needs.
+// Before, the VLAN row went unremarked. mlx5_0, all on eth4, and a table
+// whose every row is on VLAN netdevs say nothing.
+func TestGIDVLANBesideUntagged(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/show-gids-mlx4-vlan-eth2.10-beside-untagged-eth2-mlx5-v2-index3-tf22077.txt")
+	f := nicMustFind(t, fs, "gid.vlan.mixed", Info, "mlx4_0 port 1: routable GIDs on untagged eth2 (index 1 12.12.12.12 v1) and on VLAN 10 netdev eth2.10 (index 2 10.10.10.2 v1)")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 7 || f.Evidence[1].Line != 8 || !strings.Contains(f.Fix, "index 2 here") {
+		t.Errorf("evidence %+v, fix %s", f.Evidence, f.Fix)
+	}
+	if n := len(nicFind(fs, "gid.vlan.mixed")); n != 1 {
+		t.Errorf("%d gid.vlan.mixed findings, want mlx4_0 port 1 alone", n)
+	}
+	// A VXLAN device named b3.vxlan.30100 is no VLAN (#9484 of
+	// openucx/ucx: the same IPv4 on it and on bond1).
+	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/threads/show-gids-bond-vxlan-same-ipv4-at-2-3-and-4-5-ucx9484.txt"), "gid.vlan.mixed")
+	nicMustNot(t, synthFindings(t, Options{},
+		"DEV     PORT    INDEX   GID                                     IPv4            VER     DEV",
+		"mlx5_0  1       2       0000:0000:0000:0000:0000:ffff:0a0a:0a02 10.10.10.2      v1      ens1f0.100",
+		"mlx5_0  1       3       0000:0000:0000:0000:0000:ffff:0a0a:0a02 10.10.10.2      v2      ens1f0.100"), "gid.vlan.mixed")
+}

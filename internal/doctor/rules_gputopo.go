@@ -40,8 +40,9 @@ func topoRank(link string) int {
 
 func gpuTopoRules() []Rule {
 	return []Rule{
-		{IDs: []string{"topo.gpu_nic.far", "topo.gpu_nic.ok", "topo.gpu_nic.c2c"}, Check: checkGPUNICDistance},
+		{IDs: []string{"topo.gpu_nic.far", "topo.gpu_nic.ok", "topo.gpu_nic.c2c", "topo.gpu_nic.none"}, Check: checkGPUNICDistance},
 		{IDs: []string{"topo.gpu_gpu.host"}, Check: checkGPUPeerLinks},
+		{IDs: []string{"topo.gpu_gpu.nvlink_missing"}, Check: checkGPUOffNVLink},
 		{IDs: []string{"input.garbled"}, Check: checkTopoGarbled},
 	}
 }
@@ -73,6 +74,9 @@ func checkGPUNICDistance(inc *Incident) []Finding {
 	incGrace := graceModel(incidentModels(inc))
 	for _, t := range All[*ingest.GPUTopo](inc) {
 		if len(t.NICs) == 0 {
+			if f, ok := noNICFinding(t); ok {
+				fs = append(fs, f)
+			}
 			continue
 		}
 		// The matrix's own model lines speak for it; without them, the
@@ -139,6 +143,29 @@ func checkGPUNICDistance(inc *Incident) []Finding {
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// noNICFinding reports an nvidia-smi matrix with no NIC column: the OS
+// instance it ran in saw no RDMA device. rocm-smi's matrices and NCCL's
+// XML are not judged so (rocm-smi prints no NICs; the XML's nets are
+// another rule's).
+func noNICFinding(t *ingest.GPUTopo) (Finding, bool) {
+	if t.Kind() != ingest.KindGPUTopo || len(t.GPUs) == 0 {
+		return Finding{}, false
+	}
+	for _, g := range t.GPUs {
+		if slices.Contains(g.ToGPU, "XGMI") || slices.Contains(g.ToGPU, "PCIE") {
+			return Finding{}, false
+		}
+	}
+	return Finding{
+		ID: "topo.gpu_nic.none", Severity: Info, Layer: LayerNCCL,
+		Title:    fmt.Sprintf("%s: nvidia-smi topo -m lists no NIC beside %s: no GPU-to-NIC path to judge", t.Source(), gpusShown(t)),
+		Evidence: []Evidence{t.GPUs[0].Evidence},
+		Mechanism: "nvidia-smi adds a NIC column for each RDMA device it finds (/sys/class/infiniband: mlx5_*, bnxt_re*, irdma*…). A matrix without one ran where no RDMA device was visible: a container or pod not given the devices, the RDMA driver not loaded (mlx5_ib, ib_core), or a node without RDMA NICs. " +
+			"NCCL run there finds no IB/RoCE device either and carries inter-node traffic over TCP sockets (NET/Socket), far below the fabric's bandwidth; a single-node job is unaffected.",
+		Fix: "Run `nvidia-smi topo -m` on the host itself, or give the pod its RDMA devices (the RDMA device plugin's resources, /dev/infiniband); check `ibv_devices` or `rdma link` and `lsmod | grep mlx5_ib`.",
+	}, true
 }
 
 // c2cFinding says that the GPUs c2c reach their NICs over their Grace
@@ -236,7 +263,11 @@ func topoCut(t *ingest.GPUTopo) string {
 	if len(t.GPUs) == 0 || len(t.GPUs) >= t.HeaderGPUs {
 		return ""
 	}
-	return fmt.Sprintf("%d of the %d GPUs in the header: the paste ends at %s", len(t.GPUs), t.HeaderGPUs, t.GPUs[len(t.GPUs)-1].Name)
+	where := "in the header"
+	if t.Headerless {
+		where = "the rows' columns name (no header line)"
+	}
+	return fmt.Sprintf("%d of the %d GPUs %s: the paste ends at %s", len(t.GPUs), t.HeaderGPUs, where, t.GPUs[len(t.GPUs)-1].Name)
 }
 
 // parenthesised is " (s)", or "" for an empty s.
@@ -289,6 +320,59 @@ func checkGPUPeerLinks(inc *Incident) []Finding {
 			Evidence:  []Evidence{t.GPUs[0].Evidence, t.GPUs[1].Evidence},
 			Mechanism: peerMechanism(kinds),
 			Fix:       peerFix(kinds),
+		})
+	}
+	return fs
+}
+
+// checkGPUOffNVLink reports the GPUs of an NVLink server that have no
+// NVLink to any other GPU: other rows of the same matrix show NV<n>, this
+// one only PCIe paths (NODE, SYS…). Its NVLinks are down or the Fabric
+// Manager left it out, and every NCCL communicator that includes it moves
+// that GPU's intra-node data over PCIe and host memory.
+func checkGPUOffNVLink(inc *Incident) []Finding {
+	var fs []Finding
+	for _, t := range All[*ingest.GPUTopo](inc) {
+		var off []ingest.TopoGPU
+		linked, mesh, nv := 0, false, ""
+		for _, g := range t.GPUs {
+			n := 0
+			for _, l := range g.ToGPU {
+				if strings.HasPrefix(l, "NV") {
+					n, nv = n+1, l
+				}
+			}
+			switch {
+			case n > 0:
+				linked++
+				mesh = mesh || n > 1
+			case len(g.ToGPU) > 1:
+				off = append(off, g)
+			}
+		}
+		// GPUs joined in pairs by NVLink bridges (PCIe cards) have NVLink
+		// to one peer each; a card without a bridge is built so.
+		if !mesh || len(off) == 0 {
+			continue
+		}
+		var names []string
+		var ev []Evidence
+		verb := "has"
+		if len(off) > 1 {
+			verb = "have"
+		}
+		for _, g := range off {
+			names = append(names, g.Name)
+			ev = append(ev, g.Evidence)
+		}
+		fs = append(fs, Finding{
+			ID: "topo.gpu_gpu.nvlink_missing", Severity: Warn, Layer: LayerNCCL,
+			Title: fmt.Sprintf("%s: %s %s no NVLink to any other GPU (%s) while the other %d GPUs shown reach their peers over %s",
+				t.Source(), strings.Join(names, ", "), verb, strings.Join(off[0].ToGPU, " "), linked, nv),
+			Evidence: ev,
+			Mechanism: "nvidia-smi shows an NVLink pair as NV<n> (the number of links). On a server whose other GPUs reach one another over NVLink, a GPU with PCIe paths only (PIX to SYS) has its NVLinks down or was left out of the NVSwitch fabric by the Fabric Manager. " +
+				"NCCL builds its intra-node rings and trees over the slowest pair it must use, so every communicator that includes this GPU moves its share through PCIe and host memory (SHM) at a fraction of NVLink bandwidth, and NVLS (NVLink SHARP) is off for it.",
+			Fix: "On the node: `nvidia-smi nvlink -s -i <gpu>` (links inactive or absent), `nvidia-smi -q -i <gpu> | grep -A3 Fabric` and `systemctl status nvidia-fabricmanager` on NVSwitch systems, dmesg for Xid 74/79; reset the GPU or reboot, and drain the node (or leave the GPU out with CUDA_VISIBLE_DEVICES) until every GPU shows NV<n> to its peers.",
 		})
 	}
 	return fs

@@ -160,3 +160,44 @@ func TestGPUTopoGraceFromNCCLTestsRanks(t *testing.T) {
 	nicMustFind(t, fs, "topo.gpu_nic.far", Warn, "1 of 1 GPUs")
 	nicMustNot(t, fs, "topo.gpu_nic.c2c")
 }
+
+// A B200 node pasted without its header (vllm-project/vllm#16336): GPU2
+// reaches the other GPUs over NODE and SYS only while every other pair is
+// NV18, so its NVLinks are down or it is off the NVSwitch fabric. Before,
+// the rows were "in no format rocelab recognises".
+func TestGPUTopoOneGPUOffNVLink(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/topo/nvidia-smi-topo-b200-headerless-gpu2-no-nvlink-node-sys-to-peers-cut-vllm16336.txt")
+	f := nicMustFind(t, fs, "topo.gpu_gpu.nvlink_missing", Warn, "GPU2 has no NVLink to any other GPU (NODE NODE X NODE SYS SYS SYS SYS) while the other 5 GPUs shown reach their peers over NV18")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 6 {
+		t.Errorf("evidence %+v, want GPU2's row (line 6)", f.Evidence)
+	}
+	nicMustNot(t, fs, "topo.gpu_gpu.host")
+	nicMustFind(t, fs, "topo.gpu_nic.ok", Info, "6 of the 8 GPUs the rows' columns name (no header line): the paste ends at GPU5")
+	// Every GPU on NVLink raises nothing.
+	for _, rel := range []string{"corpus/topo/nvidia-smi-topo-h100-nv18-pxb-8nic-cut-nccl2150.txt", "corpus/topo/nvidia-smi-topo-b200-13nic-header-nic11nic12-glued-pix-cut-vllm31594.txt"} {
+		nicMustNot(t, diagnoseFiles(t, Options{}, rel), "topo.gpu_gpu.nvlink_missing")
+	}
+	// Nor do PCIe cards joined in pairs by NVLink bridges (NV4 to one peer
+	// each) beside a card without one: built so (SYNTHETIC rows in
+	// nvidia-smi's layout).
+	nicMustNot(t, synthFindings(t, Options{},
+		"        GPU0    GPU1    GPU2    CPU Affinity    NUMA Affinity   GPU NUMA ID",
+		"GPU0     X      NV4     SYS     0-31    0               N/A",
+		"GPU1    NV4      X      SYS     0-31    0               N/A",
+		"GPU2    SYS     SYS      X      0-31    0               N/A"), "topo.gpu_gpu.nvlink_missing")
+}
+
+// A GB200 node's matrix with no NIC column (NVIDIA/k8s-test-infra#371):
+// nvidia-smi saw no RDMA device where it ran, so there is no GPU-to-NIC
+// path to judge and NCCL there would use sockets. Before, it said
+// nothing. rocm-smi's matrices, which never list NICs, stay silent.
+func TestGPUTopoNoNICColumn(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/topo/nvidia-smi-topo-gb200-4gpu-nv18-no-nic-columns-numa-id-na-cut-k8stestinfra371.txt")
+	f := nicMustFind(t, fs, "topo.gpu_nic.none", Info, "nvidia-smi topo -m lists no NIC beside the 4 GPUs")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 6 {
+		t.Errorf("evidence %+v, want GPU0's row (line 6)", f.Evidence)
+	}
+	nicMustNot(t, fs, "topo.gpu_gpu.nvlink_missing")
+	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/topo/rocm-smi-showtopo-mi300-8gpu-xgmi-msswift.txt"), "topo.gpu_nic.none")
+	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/topo/nvidia-smi-topo-h100-pix-nic-per-gpu-tabs-nccl1453.txt"), "topo.gpu_nic.none")
+}

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -35,6 +36,10 @@ type GPUTopo struct {
 	// HeaderGPUs is how many GPU columns the header names: more than
 	// len(GPUs) when the paste ends before the last GPU row.
 	HeaderGPUs int
+	// Headerless is set for rows pasted without their header line: the
+	// columns were worked out from the rows and the NICs named by
+	// position (NIC0, NIC1…).
+	Headerless bool
 	// Garbled are the cells of matrix rows that are no link type (a
 	// paste that lost a tab, an edit); the row is kept with "?" there.
 	Garbled []Garble
@@ -105,6 +110,9 @@ type gpuTopoParser struct {
 	// numaID is set when the header ends in "GPU NUMA ID", numaAff when
 	// it has a NUMA Affinity column.
 	numaID, numaAff bool
+	// bare are GPU rows met before any header (a paste that starts at
+	// GPU0's row), read once the input ends if no header came.
+	bare []Line
 }
 
 // NewGPUTopoParser returns a parser for `nvidia-smi topo -m` in the input
@@ -127,12 +135,20 @@ func topoLink(s string) bool {
 // them into nothing), so that the cells after them stay in their columns.
 // It returns f itself when no cell is glued.
 func splitGlued(f []string, n int) []string {
+	return splitFields(f, func(i int, c string) (string, string, bool) {
+		if i == 0 || i >= n || topoLink(c) {
+			return "", "", false
+		}
+		return cutGlued(c)
+	})
+}
+
+// splitFields replaces each field that cut splits with its two halves. It
+// returns f itself when cut splits none.
+func splitFields(f []string, cut func(i int, c string) (string, string, bool)) []string {
 	var out []string
 	for i, c := range f {
-		a, b, glued := "", "", false
-		if i > 0 && i < n && !topoLink(c) {
-			a, b, glued = cutGlued(c)
-		}
+		a, b, glued := cut(i, c)
 		switch {
 		case glued:
 			if out == nil {
@@ -153,6 +169,31 @@ func splitGlued(f []string, n int) []string {
 func cutGlued(c string) (string, string, bool) {
 	for j := 1; j < len(c); j++ {
 		if topoLink(c[:j]) && topoLink(c[j:]) {
+			return c[:j], c[j:], true
+		}
+	}
+	return "", "", false
+}
+
+// splitGluedNames splits the header fields that are two numbered device
+// names run together ("NIC11NIC12", "GPU7NIC0").
+func splitGluedNames(f []string) []string {
+	return splitFields(f, func(_ int, c string) (string, string, bool) { return cutGluedName(c) })
+}
+
+// cutGluedName splits "NIC11NIC12" into "NIC11" and "NIC12": a GPU or NIC
+// name with its number, then another.
+func cutGluedName(c string) (string, string, bool) {
+	numbered := func(s string) bool {
+		for _, pre := range []string{"GPU", "NIC"} {
+			if n, ok := strings.CutPrefix(s, pre); ok && isDigits(n) {
+				return true
+			}
+		}
+		return false
+	}
+	for j := 4; j < len(c); j++ {
+		if numbered(c[:j]) && numbered(c[j:]) {
 			return c[:j], c[j:], true
 		}
 	}
@@ -201,8 +242,17 @@ func (p *gpuTopoParser) Feed(l Line) {
 		return
 	}
 	if len(p.cols) == 0 {
+		if len(p.bare) < maxTopoColumns && len(f) > 2 && gpuName(f[0]) && topoLink(f[1]) {
+			l.Text = strings.Clone(l.Text)
+			p.bare = append(p.bare, l)
+		}
 		return
 	}
+	p.row(l, f)
+}
+
+// row reads a matrix row under the current header.
+func (p *gpuTopoParser) row(l Line, f []string) {
 	f = splitGlued(f, len(p.cols)+1)
 	if len(f) < len(p.cols)+1 {
 		return
@@ -270,11 +320,13 @@ func (p *gpuTopoParser) garbleCell(l Line, f []string, i int) {
 	p.out.Garbled = append(p.out.Garbled, garbleAt(l, fieldOffset(l.Text, f, i), "a link type (X, NV#, PIX, PXB, PHB, NODE, SYS)"))
 }
 
-// header reads the column names up to "CPU Affinity".
+// header reads the column names up to "CPU Affinity". A name that is two
+// device names run together ("NIC11NIC12", where a paste lost the tab
+// between them) is both columns.
 func (p *gpuTopoParser) header(f []string) {
 	p.cols, p.nicCol, p.gpuCol = nil, nil, nil
 	p.out.GPUs, p.out.NICs, p.out.HeaderGPUs = nil, nil, 0
-	for _, c := range f {
+	for _, c := range splitGluedNames(f) {
 		if c == "CPU" || c == "NUMA" || len(p.cols) >= maxTopoColumns {
 			break
 		}
@@ -289,8 +341,59 @@ func (p *gpuTopoParser) header(f []string) {
 	}
 }
 
+// gpuName reports a GPU row or column name: GPU and its number.
+func gpuName(s string) bool {
+	n, ok := strings.CutPrefix(s, "GPU")
+	return ok && isDigits(n)
+}
+
+// headerless reads the GPU rows of a matrix pasted without its header
+// line. The columns are worked out from the rows: GPU<i>'s row has X in
+// its own column and NV<n> only towards other GPUs, so the GPU columns
+// run to the last column where a row has X or NVLink, and the link cells
+// after them are NICs, named NIC0, NIC1… by position as nvidia-smi names
+// them (the legend that maps them to devices is not known either). Rows
+// must hold as many link cells each and X in their own column; otherwise
+// nothing is read.
+func (p *gpuTopoParser) headerless() {
+	cells, gpus := -1, 0
+	for _, l := range p.bare {
+		f := strings.Fields(l.Text)
+		n := 0
+		for n+1 < len(f) && topoLink(f[n+1]) {
+			n++
+		}
+		i, _ := strconv.Atoi(strings.TrimPrefix(f[0], "GPU"))
+		if cells >= 0 && n != cells || i >= n || f[i+1] != "X" {
+			return
+		}
+		cells = n
+		for j, c := range f[1 : n+1] {
+			if c == "X" || strings.HasPrefix(c, "NV") {
+				gpus = max(gpus, j+1)
+			}
+		}
+	}
+	var head []string
+	for j := range cells {
+		if j < gpus {
+			head = append(head, "GPU"+strconv.Itoa(j))
+		} else {
+			head = append(head, "NIC"+strconv.Itoa(j-gpus))
+		}
+	}
+	p.header(head)
+	p.numaID, p.numaAff, p.out.Headerless = true, true, true
+	for _, l := range p.bare {
+		p.row(l, strings.Fields(l.Text))
+	}
+}
+
 // Result implements Parser.
 func (p *gpuTopoParser) Result() Artifact {
+	if len(p.cols) == 0 && len(p.bare) > 0 {
+		p.headerless()
+	}
 	if len(p.out.GPUs) == 0 {
 		return nil
 	}

@@ -75,3 +75,50 @@ func TestGPUTopoGluedCells(t *testing.T) {
 		t.Errorf("GPU5 to NICs %s", got)
 	}
 }
+
+// Two NIC names run together in the header where the paste lost the tab
+// between them (vllm-project/vllm#31594, a B200 node: "NIC11NIC12"): the
+// name is both columns. Before, it was one NIC named "NIC11NIC12", so
+// GPU0's PIX NIC was named so, NIC12's cells fell outside the matrix, and
+// the NUMA Affinity column was read from a link cell (none).
+func TestGPUTopoGluedHeaderNames(t *testing.T) {
+	g := corpusAs[*GPUTopo](t, "topo/nvidia-smi-topo-b200-13nic-header-nic11nic12-glued-pix-cut-vllm31594.txt", KindGPUTopo)
+	if len(g.GPUs) != 4 || g.HeaderGPUs != 8 || len(g.NICs) != 13 || g.NICs[11] != "NIC11" || g.NICs[12] != "NIC12" {
+		t.Fatalf("topology: %d GPUs of %d, NICs %q", len(g.GPUs), g.HeaderGPUs, g.NICs)
+	}
+	for i, want := range []int{11, 10, 9, 8} {
+		gpu := g.GPUs[i]
+		if gpu.ToNIC[want] != "PIX" || gpu.ToNIC[12] != "NODE" || gpu.NUMA != "0" {
+			t.Errorf("%s to NICs %v, NUMA %q: want PIX at NIC%d, NODE at NIC12, NUMA 0", gpu.Name, gpu.ToNIC, gpu.NUMA, want)
+		}
+	}
+}
+
+// A B200 matrix pasted from GPU0's row on, without its header
+// (vllm-project/vllm#16336): the columns are worked out from the rows,
+// 8 GPUs (the last column with X or NVLink) and 12 NICs after them. GPU2
+// is the GPU with no NVLink. Before, the input was "in no format".
+func TestGPUTopoHeaderless(t *testing.T) {
+	g := corpusAs[*GPUTopo](t, "topo/nvidia-smi-topo-b200-headerless-gpu2-no-nvlink-node-sys-to-peers-cut-vllm16336.txt", KindGPUTopo)
+	if !g.Headerless || len(g.GPUs) != 6 || g.HeaderGPUs != 8 || len(g.NICs) != 12 || g.NICs[11] != "NIC11" {
+		t.Fatalf("topology: headerless %v, %d GPUs of %d, NICs %q", g.Headerless, len(g.GPUs), g.HeaderGPUs, g.NICs)
+	}
+	if got := strings.Join(g.GPUs[2].ToGPU, " "); got != "NODE NODE X NODE SYS SYS SYS SYS" {
+		t.Errorf("GPU2 to GPUs %s", got)
+	}
+	for i, gpu := range g.GPUs {
+		if gpu.ToNIC[i] != "PXB" || gpu.NUMA != []string{"0", "0", "0", "0", "1", "1"}[i] {
+			t.Errorf("%s to NICs %v, NUMA %q", gpu.Name, gpu.ToNIC, gpu.NUMA)
+		}
+	}
+}
+
+// Rows without a header that do not hold X in their own column are no
+// matrix (SYNTHETIC).
+func TestGPUTopoHeaderlessNotAMatrix(t *testing.T) {
+	p := NewGPUTopoParser("synthetic")
+	p.Feed(Line{Num: 1, Text: "GPU0    NV18     X      SYS     0-15    0"})
+	if a := p.Result(); a != nil {
+		t.Fatalf("read %+v", a)
+	}
+}
