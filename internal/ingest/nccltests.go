@@ -326,7 +326,7 @@ func (t *NCCLTests) Feed(ln Line) {
 		}
 		return
 	}
-	s := stripLabel(ln.Text[firstNonSpace(ln.Text):])
+	s := unrenderTable(stripLabel(ln.Text[firstNonSpace(ln.Text):]))
 	if s == "" {
 		return
 	}
@@ -378,6 +378,38 @@ func stripLabel(s string) string {
 	}
 	return s
 }
+
+// unrenderTable undoes what GitHub's editor does to an nccl-tests output
+// pasted as rich text rather than inside a code fence (mscclpp#736): it
+// escapes a leading "#" as "\#", so that the line is not a heading, and
+// turns the rows, whose columns the copy separated by tabs, into a
+// Markdown table: "1024 | 512 | half | sum | -1 | 5.39 | ...", with a
+// "-- | -- | ..." rule under the first. The escape comes off, and a row's
+// cells are joined by spaces again (the rule, all dashes, is skipped like
+// any line that starts with one). A line whose cells hold spaces is no
+// table row of nccl-tests and is left as it is.
+func unrenderTable(s string) string {
+	if strings.HasPrefix(s, `\#`) {
+		return s[1:]
+	}
+	if strings.Count(s, "|") < minTableCells-1 {
+		return s
+	}
+	cells := strings.Split(strings.Trim(s, "| \t"), "|")
+	for i, c := range cells {
+		c = strings.TrimSpace(c)
+		if c == "" || strings.ContainsAny(c, " \t") {
+			return s
+		}
+		cells[i] = c
+	}
+	return strings.Join(cells, " ")
+}
+
+// minTableCells is the fewest cells a row of nccl-tests holds: size,
+// count, and one half's time, algbw, busbw and #wrong (mscclpp-test's
+// one-half table).
+const minTableCells = 6
 
 // overflow counts a run beyond maxRuns and returns a scratch run that
 // takes its lines.
