@@ -81,7 +81,12 @@ type NCCLTests struct {
 	// table row named a launcher (mpirun, srun, ...). Either makes a
 	// command line's binary part of a longer command.
 	continued, launched bool
-	sink                *TestRun // takes what lies beyond maxRuns
+	// piece is the last line's row when it was cut short, a piece that
+	// the next line may complete (see splitGluedPiece), and pieceAt that
+	// line.
+	piece   string
+	pieceAt Line
+	sink    *TestRun // takes what lies beyond maxRuns
 	// commRanks is the largest communicator an NCCL "... nranks N ... -
 	// Init COMPLETE" line of the same input shows.
 	commRanks int
@@ -330,6 +335,8 @@ func (t *NCCLTests) Feed(ln Line) {
 	if s == "" {
 		return
 	}
+	piece := t.piece
+	t.piece = ""
 	inCommand := t.continued || t.launched
 	t.continued = strings.HasSuffix(s, `\`)
 	t.launched = t.launched || namesLauncher(s)
@@ -341,7 +348,7 @@ func (t *NCCLTests) Feed(ln Line) {
 	hashed := c == '#'
 	switch {
 	case c >= '0' && c <= '9':
-		if t.row(ln, s) {
+		if t.joinPiece(piece, s) || t.row(ln, s) {
 			t.lines.add(ln)
 			t.launched = false
 		}
@@ -377,6 +384,26 @@ func stripLabel(s string) string {
 		return strings.TrimLeft(s[i+2:], " \t")
 	}
 	return s
+}
+
+// joinPiece reads s as the next piece of the row cut short on the line
+// before (see splitGluedPiece): a half's time, algbw, busbw and #wrong,
+// printed once that half ran. The row, with s after it, is read again at
+// the line where it started; the cut it was counted as comes off. It
+// reports whether s was such a piece.
+func (t *NCCLTests) joinPiece(piece, s string) bool {
+	if piece == "" || !rowPiece(s) {
+		return false
+	}
+	var buf [3]string
+	if f := fieldsInto(buf[:0], s, 3); len(f) == 3 && TypeSize(f[2]) > 0 {
+		return false // a whole row of its own
+	}
+	r := t.cur(false)
+	if n := len(r.Truncated); n > 0 && r.Truncated[n-1].Line == t.pieceAt.Num {
+		r.Truncated = r.Truncated[:n-1]
+	}
+	return t.row(t.pieceAt, piece+" "+s)
 }
 
 // unrenderTable undoes what GitHub's editor does to an nccl-tests output
