@@ -1,6 +1,9 @@
 package ingest
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Pastes of wrapped terminal output sometimes join several NCCL lines into
 // one, each padded to the terminal's width: "...OOB eth0:10.0.0.1<0>
@@ -74,3 +77,105 @@ func joinedPrefixStart(s string, m int) int {
 	}
 	return sp + 1
 }
+
+// nccl-tests prints a table row in pieces: the size, count, type, redop
+// and root before the collective runs, each half's time, algbw, busbw and
+// #wrong after it runs. At NCCL_DEBUG=INFO with a subsystem that logs every
+// call (TUNING, COLL), NCCL's lines come in between, the first of them
+// right after the piece on its line: "   512   128   float   sum   -1h100:
+// 497888:497888 [0] NCCL INFO 512 Bytes -> Algo 0 proto 0 time 25.259054"
+// (nccl#1453). The piece's last field runs into the host name, so the
+// line reads as an NCCL line of host "-1h100".
+
+// A launcher's tag before each write keeps them apart by a space once
+// it is taken off ("[0]    512 ...   -1[0] h100:...", Open MPI's
+// --tag-output), or by the tag itself when a second launcher's tag came
+// off instead.
+
+// splitGluedPiece splits s where the NCCL prefix of its first marker
+// starts when a piece of an nccl-tests row comes before it: fields that
+// are all numbers, "N/A", data types or reduction names, the last one
+// ending at a space or where the host name starts with a letter. It
+// returns the piece and the NCCL line appended to dst, or dst unchanged.
+func splitGluedPiece(s string, dst []string) []string {
+	m := ncclMarker(s)
+	if m < 0 {
+		return dst
+	}
+	before := strings.TrimRight(s[:m], " ")
+	if n := strings.LastIndexByte(before, ' '); n >= 0 && !strings.HasSuffix(before, "]") {
+		before = strings.TrimRight(before[:n], " ") // a WARN's source location
+	}
+	open := strings.LastIndexByte(before, '[')
+	if !strings.HasSuffix(before, "]") || open < 0 {
+		return dst
+	}
+	head := strings.TrimRight(before[:open], " ")
+	sp := strings.LastIndexByte(head, ' ')
+	if sp < 0 || strings.TrimSpace(head[:sp]) == "" {
+		return dst // the line starts with its prefix
+	}
+	tok := head[sp+1:]
+	n := gluedFieldLen(tok)
+	lead := head[:sp+1]
+	if n == 0 {
+		lead = cutTrailingTag(lead)
+	}
+	if strings.Count(tok[n:], ":") < 2 || !rowPiece(lead+tok[:n]) {
+		return dst
+	}
+	cut := sp + 1 + n
+	return append(dst, strings.TrimRight(lead+tok[:n], " "), s[cut:])
+}
+
+// cutTrailingTag removes the "[0]" a launcher put after the piece, still there
+// when the tags are nested and only the outer one came off
+// ("[1,0]<stdout>:[0]   512 ...   -1[0] h100:..."), from the end of s.
+func cutTrailingTag(s string) string {
+	t := strings.TrimRight(s, " ")
+	open := strings.LastIndexByte(t, '[')
+	if open > 0 && strings.HasSuffix(t, "]") && isDigits(t[open+1:len(t)-1]) && t[open-1] != ' ' {
+		return t[:open] + " "
+	}
+	return s
+}
+
+// gluedFieldLen returns the length of the row field at the start of tok,
+// an integer or "N/A", when a letter follows it; 0 otherwise.
+func gluedFieldLen(tok string) int {
+	n := 0
+	if strings.HasPrefix(tok, "N/A") {
+		n = 3
+	} else {
+		if strings.HasPrefix(tok, "-") {
+			n = 1
+		}
+		d := n
+		for n < len(tok) && tok[n] >= '0' && tok[n] <= '9' {
+			n++
+		}
+		if n == d {
+			return 0
+		}
+	}
+	if n < len(tok) && (tok[n] >= 'a' && tok[n] <= 'z' || tok[n] >= 'A' && tok[n] <= 'Z') {
+		return n
+	}
+	return 0
+}
+
+// rowPiece reports whether s holds three or more fields of an nccl-tests
+// row and nothing else.
+func rowPiece(s string) bool {
+	f := strings.Fields(s)
+	for _, w := range f {
+		if _, err := strconv.ParseFloat(w, 64); err == nil || w == "N/A" || TypeSize(w) > 0 || redopNames[w] {
+			continue
+		}
+		return false
+	}
+	return len(f) >= 3
+}
+
+// redopNames are the reduction names an nccl-tests row can carry.
+var redopNames = map[string]bool{"sum": true, "prod": true, "max": true, "min": true, "avg": true, "mulsum": true, "none": true}

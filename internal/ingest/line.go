@@ -230,6 +230,11 @@ func (lr *LineReader) Next() (Line, error) {
 		}
 	}
 	if len(lr.rest) == 0 {
+		if segs := splitGluedPiece(text, lr.rest[:0]); len(segs) > 0 {
+			text, lr.rest, lr.restTrunc = segs[0], segs[1:], p.truncated
+		}
+	}
+	if len(lr.rest) == 0 {
 		if segs := splitJoinedNCCL(text, lr.rest[:0]); len(segs) > 0 {
 			text, lr.rest, lr.restTrunc = segs[0], segs[1:], p.truncated
 		}

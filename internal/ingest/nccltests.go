@@ -81,7 +81,12 @@ type NCCLTests struct {
 	// table row named a launcher (mpirun, srun, ...). Either makes a
 	// command line's binary part of a longer command.
 	continued, launched bool
-	sink                *TestRun // takes what lies beyond maxRuns
+	// piece is the last line's row when it was cut short, a piece that
+	// the next line may complete (see splitGluedPiece), and pieceAt that
+	// line.
+	piece   string
+	pieceAt Line
+	sink    *TestRun // takes what lies beyond maxRuns
 	// commRanks is the largest communicator an NCCL "... nranks N ... -
 	// Init COMPLETE" line of the same input shows.
 	commRanks int
@@ -326,10 +331,12 @@ func (t *NCCLTests) Feed(ln Line) {
 		}
 		return
 	}
-	s := stripLabel(ln.Text[firstNonSpace(ln.Text):])
+	s := unrenderTable(stripLabel(ln.Text[firstNonSpace(ln.Text):]))
 	if s == "" {
 		return
 	}
+	piece := t.piece
+	t.piece = ""
 	inCommand := t.continued || t.launched
 	t.continued = strings.HasSuffix(s, `\`)
 	t.launched = t.launched || namesLauncher(s)
@@ -341,7 +348,7 @@ func (t *NCCLTests) Feed(ln Line) {
 	hashed := c == '#'
 	switch {
 	case c >= '0' && c <= '9':
-		if t.row(ln, s) {
+		if t.joinPiece(piece, s) || t.row(ln, s) {
 			t.lines.add(ln)
 			t.launched = false
 		}
@@ -378,6 +385,58 @@ func stripLabel(s string) string {
 	}
 	return s
 }
+
+// joinPiece reads s as the next piece of the row cut short on the line
+// before (see splitGluedPiece): a half's time, algbw, busbw and #wrong,
+// printed once that half ran. The row, with s after it, is read again at
+// the line where it started; the cut it was counted as comes off. It
+// reports whether s was such a piece.
+func (t *NCCLTests) joinPiece(piece, s string) bool {
+	if piece == "" || !rowPiece(s) {
+		return false
+	}
+	var buf [3]string
+	if f := fieldsInto(buf[:0], s, 3); len(f) == 3 && TypeSize(f[2]) > 0 {
+		return false // a whole row of its own
+	}
+	r := t.cur(false)
+	if n := len(r.Truncated); n > 0 && r.Truncated[n-1].Line == t.pieceAt.Num {
+		r.Truncated = r.Truncated[:n-1]
+	}
+	return t.row(t.pieceAt, piece+" "+s)
+}
+
+// unrenderTable undoes what GitHub's editor does to an nccl-tests output
+// pasted as rich text rather than inside a code fence (mscclpp#736): it
+// escapes a leading "#" as "\#", so that the line is not a heading, and
+// turns the rows, whose columns the copy separated by tabs, into a
+// Markdown table: "1024 | 512 | half | sum | -1 | 5.39 | ...", with a
+// "-- | -- | ..." rule under the first. The escape comes off, and a row's
+// cells are joined by spaces again (the rule, all dashes, is skipped like
+// any line that starts with one). A line whose cells hold spaces is no
+// table row of nccl-tests and is left as it is.
+func unrenderTable(s string) string {
+	if strings.HasPrefix(s, `\#`) {
+		return s[1:]
+	}
+	if strings.Count(s, "|") < minTableCells-1 {
+		return s
+	}
+	cells := strings.Split(strings.Trim(s, "| \t"), "|")
+	for i, c := range cells {
+		c = strings.TrimSpace(c)
+		if c == "" || strings.ContainsAny(c, " \t") {
+			return s
+		}
+		cells[i] = c
+	}
+	return strings.Join(cells, " ")
+}
+
+// minTableCells is the fewest cells a row of nccl-tests holds: size,
+// count, and one half's time, algbw, busbw and #wrong (mscclpp-test's
+// one-half table).
+const minTableCells = 6
 
 // overflow counts a run beyond maxRuns and returns a scratch run that
 // takes its lines.

@@ -143,6 +143,7 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 		if len(r.Truncated) < maxKept {
 			r.Truncated = append(r.Truncated, row.Evidence)
 		}
+		t.piece, t.pieceAt = s, ln
 		return true
 	}
 	if w := rest[half+3]; len(rest) == half+4 && len(w) < 3 && strings.HasPrefix("N/A", w) {
