@@ -219,7 +219,9 @@ func (s *Switch) Ports() []*Port {
 // nothing.
 func (s *Switch) Config() *SwitchConfig { return &s.cfg }
 
-// SetRoutes sets the candidate ports toward each destination host.
+// SetRoutes sets the candidate ports toward each destination host. It
+// keeps none of r, so r may be reused once it returns (the lists are
+// copied into the switch's table).
 func (s *Switch) SetRoutes(r [][]int16) {
 	s.routes = newRouteTable(r)
 	if s.path != nil && s.path.next != nil && len(s.path.next) < len(r) {

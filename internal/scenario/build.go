@@ -100,7 +100,6 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 	net := fabric.NewNetwork(s.Seed, tw.Partition.Domains)
 	tw.Net = net
 	ports := make([][]*fabric.Port, len(s.Topo.Nodes))
-	routes := s.routes(nil)
 	ncfg, err := s.nicConfig()
 	if err != nil {
 		return nil, err
@@ -123,11 +122,14 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 		case topo.Switch:
 			sw := net.NewSwitch(dom, n.Name, n.Ports, s.switchConfig(n.Name, n.Tier, len(s.Topo.Hosts)+switches, net, &shared))
 			switches++
-			sw.SetRoutes(routes[i])
 			tw.Nodes = append(tw.Nodes, sw)
 			ports[i] = sw.Ports()
 		}
 	}
+	// Each switch's routes, folded into its table as they are gathered:
+	// a table of every (switch, host) pair would hold a slice header
+	// each, 252 MB at k=32.
+	s.Topo.SwitchRoutes(nil, s.Switch.NS3, func(n int, r [][]int16) { tw.Nodes[n].(*fabric.Switch).SetRoutes(r) })
 	for _, l := range s.Topo.Links {
 		tw.links = append(tw.links, net.Link(ports[l.A][l.PA], ports[l.B][l.PB], l.Rate, l.Cable))
 	}

@@ -20,10 +20,26 @@ func (t *Topology) Routes() [][][]int16 { return t.RoutesAvoiding(nil) }
 func (t *Topology) RoutesAvoiding(down []bool) [][][]int16 { return t.routes(down, false) }
 
 // routes is RoutesAvoiding, each switch's candidates toward a host in the
-// order of the links when ns3 is unset, else in NS3Routes' order. One
-// breadth-first search from each edge switch gives both every switch's
-// distance from it and the order in which the search reached it.
+// order of the links when ns3 is unset, else in NS3Routes' order.
 func (t *Topology) routes(down []bool, ns3 bool) [][][]int16 {
+	routes := make([][][]int16, len(t.Nodes))
+	t.SwitchRoutes(down, ns3, func(n int, r [][]int16) { routes[n] = slices.Clone(r) })
+	return routes
+}
+
+// SwitchRoutes calls each with every switch node in turn, in node order,
+// and its candidates toward every host: RoutesAvoiding(down)[n], or
+// NS3Routes(down)[n] when ns3 is set. r is only each's to read during the
+// call (the next switch's candidates overwrite it); the lists it holds
+// may be kept. A caller that folds each switch's candidates into a table
+// of its own so never holds a slice header per (switch, host) pair: 252
+// MB at k=32, where the searches' distances take 2.6 MB.
+//
+// One breadth-first search from each edge switch gives every switch's
+// distance from it and the order in which the search reached it; then each
+// switch's candidates toward the hosts behind an edge switch are its
+// links to the switches one step nearer that edge, shared by those hosts.
+func (t *Topology) SwitchRoutes(down []bool, ns3 bool, each func(n int, r [][]int16)) {
 	adj := t.adjacency(down)
 	// The switch each host hangs off, and the hosts behind each switch.
 	behind := make([][]int, len(t.Nodes))
@@ -55,22 +71,20 @@ func (t *Topology) routes(down []bool, ns3 bool) [][][]int16 {
 		lists = lists[:len(lists)+len(l)]
 		return l[:len(l):len(l)]
 	}
-	routes := make([][][]int16, len(t.Nodes))
+	// The switches, numbered in node order (idx), and the links between
+	// them, each switch's in link order: the only ones the searches and
+	// the candidates cross.
+	idx := make([]int32, len(t.Nodes))
 	var switches []int
 	for i, n := range t.Nodes {
 		if n.Kind == Switch {
-			routes[i] = make([][]int16, len(t.Hosts))
+			idx[i] = int32(len(switches))
 			switches = append(switches, i)
 		}
 	}
-	// The links between switches, each switch's in link order: the only
-	// ones the searches and the candidates cross.
 	inner := make([][]hop, len(adj))
-	for n, hs := range adj {
-		if t.Nodes[n].Kind != Switch {
-			continue
-		}
-		for _, h := range hs {
+	for _, n := range switches {
+		for _, h := range adj[n] {
 			if t.Nodes[h.peer].Kind == Switch {
 				inner[n] = append(inner[n], h)
 			}
@@ -95,51 +109,75 @@ func (t *Topology) routes(down []bool, ns3 bool) [][][]int16 {
 			}
 		}
 	}
-	dist := make([]int, len(t.Nodes))
-	pos := make([]int, len(t.Nodes)) // where the search queued each switch
+	// Each switch's distance from each edge switch and where that edge's
+	// search queued it, a row of edges per switch: a switch's candidates
+	// read its own row and its neighbours'.
+	ne := len(edges)
+	dist := make([]int32, len(switches)*ne)
+	var pos []int32
+	if ns3 {
+		pos = make([]int32, len(switches)*ne)
+	}
+	at := func(n, ei int) int { return int(idx[n])*ne + ei }
+	seen := make([]int32, len(t.Nodes)) // the search's distance, or -1
 	queue := make([]int, 0, len(t.Nodes))
-	for _, e := range edges {
-		// BFS over switches from the edge switch.
-		for i := range dist {
-			dist[i] = -1
+	for ei, e := range edges {
+		for i := range seen {
+			seen[i] = -1
 		}
-		dist[e], pos[e] = 0, 0
+		seen[e] = 0
 		queue = append(queue[:0], e)
 		for q := 0; q < len(queue); q++ {
 			u := queue[q]
+			dist[at(u, ei)] = seen[u]
+			if ns3 {
+				pos[at(u, ei)] = int32(q)
+			}
 			for _, h := range search[u] {
-				if dist[h.peer] < 0 {
-					dist[h.peer], pos[h.peer] = dist[u]+1, len(queue)
+				if seen[h.peer] < 0 {
+					seen[h.peer] = seen[u] + 1
 					queue = append(queue, h.peer)
 				}
 			}
 		}
 		for _, s := range switches {
-			if s == e || dist[s] < 0 {
+			if seen[s] < 0 {
+				dist[at(s, ei)] = -1
+			}
+		}
+	}
+	r := make([][]int16, len(t.Hosts))
+	for _, s := range switches {
+		clear(r)
+		for ei, e := range edges {
+			if s == e {
+				for _, h := range adj[e] {
+					if t.Nodes[h.peer].Kind == Host {
+						r[t.hostIndex(h.peer)] = take(append(room(1), int16(h.port)))
+					}
+				}
+				continue
+			}
+			d := dist[at(s, ei)]
+			if d < 0 {
 				continue
 			}
 			cand := room(len(inner[s]))
 			for _, h := range inner[s] {
-				if dist[h.peer] == dist[s]-1 {
+				if dist[at(h.peer, ei)] == d-1 {
 					cand = append(cand, int16(h.port))
 				}
 			}
 			cand = take(cand)
 			if ns3 && len(cand) > 1 {
-				slices.SortFunc(cand, func(a, b int16) int { return cmp.Compare(pos[peer[s][a]], pos[peer[s][b]]) })
+				slices.SortFunc(cand, func(a, b int16) int { return cmp.Compare(pos[at(peer[s][a], ei)], pos[at(peer[s][b], ei)]) })
 			}
 			for _, hid := range behind[e] {
-				routes[s][hid] = cand
+				r[hid] = cand
 			}
 		}
-		for _, h := range adj[e] {
-			if t.Nodes[h.peer].Kind == Host {
-				hid := t.hostIndex(h.peer)
-				routes[e][hid] = take(append(room(1), int16(h.port)))
-			}
-		}
+		each(s, r)
 	}
-	return routes
 }
 
 // hop is a link as one of its ends sees it: the port it leaves by and the
