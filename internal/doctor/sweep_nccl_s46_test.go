@@ -1,0 +1,47 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// ncclLogFindingsS46 is what the doctor finds in each of the real logs
+// taken from public threads in session 46 (testdata/corpus/nccl-log; each
+// file names its source): every finding's id and severity, sorted.
+var ncclLogFindingsS46 = []struct{ file, want string }{
+	{"nccl-mpi-uncaught-runtime-error-unhandled-cuda-error-ompi-abort-report-no-frames-deepbench97.txt", "nccltests.failed:error"},
+	{"uccl-glog-roce-version-read-einval-then-check-failed-abort-uccl301.txt", "nccl.ib.qp_setup_failed:error"},
+}
+
+func TestNCCLLogCorpusFindingsS46(t *testing.T) { checkLogFindings(t, ncclLogFindingsS46) }
+
+// A process that aborts itself prints why just before Open MPI's signal
+// report. baidu-research/DeepBench#97: two ranks throw std::runtime_error
+// on "NCCL failure: unhandled cuda error" and each gets the report with
+// no frames; the finding names the exception and its NCCL error (not a
+// crash to look for in a backtrace), one finding for both processes (the
+// texts differ only in the rank), with the what() line as evidence.
+func TestAbortReportTiedToUncaughtException(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-mpi-uncaught-runtime-error-unhandled-cuda-error-ompi-abort-report-no-frames-deepbench97.txt")
+	if len(fs) != 1 {
+		t.Fatalf("%d findings, want 1:\n%s", len(fs), nicTitles(fs))
+	}
+	f := nicMustFind(t, fs, "nccltests.failed", Error, "uncaught std::runtime_error", "unhandled cuda error", "jetson-3, jetson-2 (2 processes)")
+	if f.Evidence[0].Line != 5 || !strings.Contains(f.Evidence[0].Text, "what():") {
+		t.Errorf("evidence %+v, want the what() line (5) first", f.Evidence)
+	}
+	if !strings.Contains(f.Mechanism, "CUDA call failing under NCCL") || strings.Contains(f.Fix, "backtrace") {
+		t.Errorf("mechanism %q\nfix %q", f.Mechanism, f.Fix)
+	}
+}
+
+// uccl-project/uccl#301: UCCL's glog CHECK of ncclIbRoceGetVersionNum
+// after its warning that the read failed is the abort, not a second
+// failure whose message is the check's argument list.
+func TestGlogCheckOfRoceVersionIsNoSecondFailure(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/uccl-glog-roce-version-read-einval-then-check-failed-abort-uccl301.txt")
+	f := nicMustFind(t, fs, "nccl.ib.qp_setup_failed", Error, "read failed: Invalid argument")
+	if strings.Contains(f.Title, "deviceName") || len(f.Evidence) != 1 {
+		t.Errorf("title %q, evidence %+v", f.Title, f.Evidence)
+	}
+}
