@@ -11,6 +11,7 @@ import (
 var ncclLogFindingsS46 = []struct{ file, want string }{
 	{"nccl-mpi-uncaught-runtime-error-unhandled-cuda-error-ompi-abort-report-no-frames-deepbench97.txt", "nccltests.failed:error"},
 	{"uccl-glog-roce-version-read-einval-then-check-failed-abort-uccl301.txt", "nccl.ib.qp_setup_failed:error"},
+	{"nccl-2.27-vllm-ray-two-hosts-profiler-library-without-symbols-v3-v1-socket-gpustack3067.txt", "nccl.plugin.no_symbol:info nccl.transport.socket_fallback:error"},
 }
 
 func TestNCCLLogCorpusFindingsS46(t *testing.T) { checkLogFindings(t, ncclLogFindingsS46) }
@@ -44,4 +45,19 @@ func TestGlogCheckOfRoceVersionIsNoSecondFailure(t *testing.T) {
 	if strings.Contains(f.Title, "deviceName") || len(f.Evidence) != 1 {
 		t.Errorf("title %q, evidence %+v", f.Title, f.Evidence)
 	}
+}
+
+// gpustack/gpustack#3067: after a file was put in under the profiler's
+// default name, NCCL's profiler loader found none of ncclProfiler_v3..v1
+// in it ("failed to find ncclProfiler_v1." is the last) and ran without a
+// profiler: told once, on the host that printed it. A loader that goes on
+// to load v1 after missing v2 found a profiler: no finding.
+func TestProfilerLibraryWithoutSymbols(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.27-vllm-ray-two-hosts-profiler-library-without-symbols-v3-v1-socket-gpustack3067.txt")
+	f := nicMustFind(t, fs, "nccl.plugin.no_symbol", Info, "profiler", "sysz-2x3090-nvlink", "ran without a profiler")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 7 {
+		t.Errorf("evidence %+v, want the v1 line (7)", f.Evidence)
+	}
+	fs = diagnoseText(t, "h1:1:1 [0] NCCL INFO PROFILER/Plugin: failed to find ncclProfiler_v2.\nh1:1:1 [0] NCCL INFO PROFILER/Plugin: loaded ncclProfiler_v1.\n").Findings
+	nicMustNot(t, fs, "nccl.plugin.no_symbol")
 }
