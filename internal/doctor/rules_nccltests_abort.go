@@ -34,7 +34,7 @@ func abortWhat(a ingest.Abort) string {
 		if a.Type != "" {
 			typ = a.Type
 		}
-		if a.Text == "" {
+		if a.Text == "" || a.Text == a.Type {
 			return " after an uncaught " + typ
 		}
 		return " after an uncaught " + typ + ", " + text

@@ -11,6 +11,8 @@ import (
 var ncclLogFindingsS46 = []struct{ file, want string }{
 	{"nccl-mpi-uncaught-runtime-error-unhandled-cuda-error-ompi-abort-report-no-frames-deepbench97.txt", "nccltests.failed:error"},
 	{"uccl-glog-roce-version-read-einval-then-check-failed-abort-uccl301.txt", "nccl.ib.qp_setup_failed:error"},
+	{"nccltests-2.14.3-summit-internal-error-then-glibc-corrupted-double-linked-list-abort-nccl726.txt", "nccltests.failed:error"},
+	{"mscclpp-tagged-ranks-uncaught-std-exception-interleaved-ompi-frames-mscclpp665.txt", "nccltests.failed:error"},
 	{"nccl-2.27-vllm-ray-two-hosts-profiler-library-without-symbols-v3-v1-socket-gpustack3067.txt", "nccl.plugin.no_symbol:info nccl.transport.socket_fallback:error"},
 }
 
@@ -33,6 +35,24 @@ func TestAbortReportTiedToUncaughtException(t *testing.T) {
 	}
 	if !strings.Contains(f.Mechanism, "CUDA call failing under NCCL") || strings.Contains(f.Fix, "backtrace") {
 		t.Errorf("mechanism %q\nfix %q", f.Mechanism, f.Fix)
+	}
+}
+
+// NVIDIA/nccl#726: glibc's heap check aborting the process after the test
+// stopped is told as memory corruption (the line above the report), not a
+// crash to read in frames; microsoft/mscclpp#665: Open MPI's tags and the
+// ranks' interleaved frames keep one finding for both ranks' bare
+// std::exception, whose what() text is its type and is not repeated.
+func TestAbortReportHeapAndTaggedException(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccltests-2.14.3-summit-internal-error-then-glibc-corrupted-double-linked-list-abort-nccl726.txt")
+	f := nicMustFind(t, fs, "nccltests.failed", Error, "signal 6 (Aborted) after glibc's 'corrupted double-linked list'")
+	if !strings.Contains(f.Mechanism, "Memory corruption") || !strings.Contains(f.Fix, "memory checker") {
+		t.Errorf("mechanism %q\nfix %q", f.Mechanism, f.Fix)
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-log/mscclpp-tagged-ranks-uncaught-std-exception-interleaved-ompi-frames-mscclpp665.txt")
+	f = nicMustFind(t, fs, "nccltests.failed", Error, "after an uncaught std::exception on my-dev-1 (2 processes)")
+	if len(f.Evidence) != 3 || f.Evidence[0].Line != 5 {
+		t.Errorf("evidence %+v, want the first what() line (5) and both Signal lines", f.Evidence)
 	}
 }
 
