@@ -64,14 +64,20 @@ func pluginWithout(typ string) string {
 	return "The job runs without it."
 }
 
-// pluginUnused reports each tuner library NCCL opened but took no entry
-// point from (ingest.PluginUnused): NCCL_TUNER_PLUGIN naming a library
-// without the ncclTunerPlugin_vN symbols NCCL's tuner loader looks up,
-// newest first, after which NCCL tunes with its internal model.
+// pluginUnused reports each tuner or profiler library NCCL opened but
+// took no entry point from (ingest.PluginUnused): NCCL_TUNER_PLUGIN naming
+// a library without the ncclTunerPlugin_vN symbols NCCL's tuner loader
+// looks up, newest first, after which NCCL tunes with its internal model;
+// a profiler library without ncclProfiler_vN, after which NCCL runs
+// unprofiled.
 func pluginUnused(logs []*ingest.NCCLLog) []Finding {
 	var fs []Finding
 	for _, l := range logs {
 		for _, u := range l.PluginUnused {
+			if u.Type == "PROFILER" {
+				fs = append(fs, profilerUnused(u))
+				continue
+			}
 			typ := strings.ToLower(u.Type)
 			named := fmt.Sprintf("NCCL_%s_PLUGIN's %s", u.Type, u.Name)
 			if !u.Setting {
@@ -91,4 +97,16 @@ func pluginUnused(logs []*ingest.NCCLLog) []Finding {
 		}
 	}
 	return fs
+}
+
+// profilerUnused reports a profiler library NCCL opened without finding
+// a profiler in it; NCCL's line names no library.
+func profilerUnused(u ingest.PluginUnused) Finding {
+	return Finding{
+		ID: "nccl.plugin.no_symbol", Severity: Info, Layer: LayerNCCL,
+		Title:     fmt.Sprintf("The profiler library NCCL opened holds no profiler NCCL reads%s; NCCL ran without a profiler", onHosts(realHosts([]string{u.Host}))),
+		Evidence:  []Evidence{u.Evidence},
+		Mechanism: "NCCL's profiler loader opened the library NCCL_PROFILER_PLUGIN names (or, unset, libnccl-profiler.so on the library search path) and looked up the ncclProfiler_vN symbols of the profiler interfaces this release reads, newest first down to v1; the library exports none of them, so NCCL runs without a profiler and records no profiler events. Either the file is no profiler (another library under the profiler's name, as when NCCL's own libraries are copied in to silence the loader's 'Could not find' line: gpustack/gpustack#3067) or it is a profiler built for an interface this NCCL does not read. The job and its network are unaffected; only the profiling is missing.",
+		Fix:       "Check the library's symbols (`nm -D <library> | grep ncclProfiler`): point NCCL_PROFILER_PLUGIN at a profiler built against this NCCL's profiler interface, or remove the file (and unset NCCL_PROFILER_PLUGIN) if no profiling was meant: the loader's 'Could not find' line for the default name is harmless.",
+	}
 }

@@ -143,7 +143,7 @@ func checkTestsFailed(inc *Incident) []Finding {
 			if f.Signal > 0 {
 				// One crash on several processes: the fault address
 				// after ':' differs from process to process.
-				key = strconv.Itoa(f.Signal) + "\x00" + strings.SplitN(f.Message, ":", 2)[0]
+				key = strconv.Itoa(f.Signal) + "\x00" + strings.SplitN(f.Message, ":", 2)[0] + "\x00" + abortKey(f.Abort)
 			}
 			if f.Usage == ingest.UsageOption {
 				// getopt's line and nccl-tests' "invalid option '?'" after
@@ -187,6 +187,9 @@ func checkTestsFailed(inc *Incident) []Finding {
 				where += runsText(runs[g], f.Usage != ingest.UsageOption)
 			}
 			mech := failureMechanism(f, fileTool(t) == ingest.ToolRCCL)
+			if f.Abort.Kind != "" {
+				mech = abortCause(f.Abort, fileTool(t) == ingest.ToolRCCL)
+			}
 			w, warned := warnBefore(inc, t, f)
 			log := logged(inc, t.Source())
 			if log == logWarned && !warned && !setupBefore(inc, t, f) {
@@ -211,12 +214,17 @@ func checkTestsFailed(inc *Incident) []Finding {
 				fix = codeObjectFix(t.NoCodeObjectGfx)
 				g.ev.add(ev)
 			}
-			if note, crashFix, ok := crashText(f, rasOf(inc, t, f)); ok {
+			crashFix := ""
+			if note, cf, ok := crashText(f, rasOf(inc, t, f)); ok {
 				mech += note
-				if crashFix != "" {
-					fix = crashFix
+				if crashFix = cf; cf != "" {
+					fix = cf
 				}
 				g.ev.add(f.CrashFrame)
+			}
+			if f.Abort.Kind != "" {
+				fix = strings.TrimSpace(abortFix(f.Abort) + " " + crashFix)
+				g.ev.add(f.Abort.Evidence)
 			}
 			if r, built, ok := laterRunOK(t, f); ok {
 				mech += fmt.Sprintf(" A later run of the same test in this output, on %s %s (line %d), ran through: the failure follows the library the failed run loaded, %s %s, not the host.", libName(t), ncclCodeVersion(built), r.Rows[0].Evidence.Line, libName(t), ncclCodeVersion(failedLib(t, f)))
@@ -293,9 +301,9 @@ func failureWhat(f ingest.TestFailure) string {
 	}
 	if f.Signal > 0 {
 		if d := strings.TrimSpace(strings.SplitN(f.Message, ":", 2)[0]); d != "" {
-			return fmt.Sprintf("a process died on signal %d (%s)%s", f.Signal, d, crashAt(f))
+			return fmt.Sprintf("a process died on signal %d (%s)%s%s", f.Signal, d, crashAt(f), abortWhat(f.Abort))
 		}
-		return fmt.Sprintf("a process died on signal %d%s", f.Signal, crashAt(f))
+		return fmt.Sprintf("a process died on signal %d%s%s", f.Signal, crashAt(f), abortWhat(f.Abort))
 	}
 	return fmt.Sprintf("%s call failed at %s with '%s'", map[string]string{"NCCL": "an NCCL", "CUDA": "a CUDA"}[f.Call], f.Where, f.Message)
 }

@@ -38,11 +38,12 @@ func TestNetPluginSearchedForTunerIsNoFinding(t *testing.T) {
 
 // Open MPI's report of a process that died on a signal (uccl-project/uccl#172:
 // SIGABRT after UCCL's glog check on bind failed) is a crash of the job,
-// told with the host and the signal, its "Signal:" line as evidence.
+// told with the host and the signal, its "Signal:" line as evidence after
+// the glog line that says why it aborted.
 func TestOpenMPISignalReportIsCrash(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.23.4-net-plugin-searched-for-packed-tuner-then-glog-bind-abort-uccl172.txt")
 	f := nicMustFind(t, fs, "nccltests.failed", Error, "signal 6 (Aborted)", "n232-194-226")
-	if f.Evidence[0].Line != 37 || !strings.Contains(f.Mechanism, "Check failed") {
+	if len(f.Evidence) != 2 || f.Evidence[1].Line != 37 || !strings.Contains(f.Mechanism, "Check failed") {
 		t.Errorf("evidence %+v\nmechanism %q", f.Evidence, f.Mechanism)
 	}
 }

@@ -83,8 +83,8 @@ type NCCLLog struct {
 	// PluginMisses are plugins a setting named that NCCL's loader did not
 	// find (nccllog_pluginmiss.go).
 	PluginMisses []PluginMiss
-	// PluginUnused are tuner libraries NCCL's loader opened but found no
-	// tuner entry point in (nccllog_tuner.go).
+	// PluginUnused are tuner and profiler libraries NCCL's loader opened
+	// but found no entry point in (nccllog_tuner.go, nccllog_profiler.go).
 	PluginUnused []PluginUnused
 	// PluginInitFailures holds a loaded net plugin's own WARN lines that
 	// say it failed to initialise ("NET/OFI aws-ofi-nccl initialization

@@ -138,7 +138,10 @@ func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 		msg = s[strings.Index(s, "Got completion"):]
 	case strings.Contains(s, "Call to ibv_") && strings.Contains(s, " failed"):
 		msg = s[strings.Index(s, "Call to ibv_"):]
-	case strings.Contains(s, "ncclIbRoceGetVersionNum"):
+	case strings.Contains(s, "ncclIbRoceGetVersionNum") && !strings.Contains(s, "Check failed: "):
+		// A net plugin's glog CHECK of the call ("F0825 ... Check failed:
+		// ncclIbRoceGetVersionNum(deviceName, ...)", uccl-project/uccl#301)
+		// is its abort after the failure, which the line before it told.
 		msg = s
 	case strings.Contains(s, "NET/OFI Unexpected number of remote rails") || strings.Contains(s, "NET/OFI Numer of forced rails"):
 		// aws-ofi-nccl's rail errors (NCCL_OFI_WARN), pasted without
@@ -206,6 +209,7 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 	}
 	l.pluginMiss(host, msg, ev)
 	l.tunerChoice(o.thread(), host, msg, ev)
+	l.profilerUnused(host, msg, ev)
 	switch {
 	case strings.HasPrefix(msg, "Channel ") || strings.HasPrefix(msg, "Ring ") || strings.HasPrefix(msg, "CollNet "):
 		l.channel(host, msg, ev)

@@ -2,8 +2,9 @@ package ingest
 
 import "strings"
 
-// PluginUnused is a tuner library NCCL's loader opened but found no tuner
-// entry point in, so the thread tuned with NCCL's internal model. NCCL
+// PluginUnused is a tuner or profiler library NCCL's loader opened but
+// found no entry point in (for a profiler, profilerUnused): NCCL went on
+// without it. A tuner's thread tuned with NCCL's internal model; NCCL
 // prints it in three forms: 2.19-2.20's single line "Tuner: failed to find
 // ncclTunerPlugin_v1 in plugin (X), using default tuner instead."
 // (src/misc/tuner.cc); 2.21-2.27's "TUNER/Plugin: Plugin name set by env
@@ -20,8 +21,8 @@ import "strings"
 // named or a log of 2.21-2.25 is such a search.
 type PluginUnused struct {
 	Host string
-	Type string // "TUNER"
-	Name string // the library as NCCL printed it
+	Type string // "TUNER" or "PROFILER"
+	Name string // the library as NCCL printed it; "" when not printed
 	// Setting is whether NCCL_TUNER_PLUGIN named the library; 2.28 on
 	// also report a default libnccl-tuner.so found without one.
 	Setting  bool

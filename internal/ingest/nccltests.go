@@ -61,6 +61,9 @@ type NCCLTests struct {
 	// crashAt is one past the index in Failures of the signal whose
 	// backtrace is being read (crashFrame), 0 when none is.
 	crashAt int
+	// abort is the last line read that said why a process aborts itself
+	// (noteAbort), for the signal report that follows it.
+	abort Abort
 	// Garbled are the table rows, the first maxKept, whose columns are
 	// all there but hold a time, algbw, busbw that is not a number of at
 	// least 0, or a #wrong that is neither a count nor N/A.
@@ -340,6 +343,7 @@ func (t *NCCLTests) Feed(ln Line) {
 	inCommand := t.continued || t.launched
 	t.continued = strings.HasSuffix(s, `\`)
 	t.launched = t.launched || namesLauncher(s)
+	t.noteAbort(ln, s)
 	if t.crashFrame(ln, s) || t.failure(ln, s) || t.notice(ln, s) || t.codeObject(ln, s) {
 		t.lines.add(ln)
 		return

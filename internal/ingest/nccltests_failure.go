@@ -44,6 +44,11 @@ type TestFailure struct {
 	// CrashFrame is that frame's line.
 	CrashIn, CrashFunc string
 	CrashFrame         Evidence
+	// Abort is the line, printed just before the report of a process
+	// that died on SIGABRT, that says why it aborted itself (glog's
+	// "Check failed", an uncaught C++ exception's what()); its Kind is ""
+	// when none was read.
+	Abort Abort
 	// Where is the source location of the failed check, "common.cu:1204".
 	Where string
 	// Message is the error string without NCCL's empty " / " detail,
@@ -186,7 +191,7 @@ func (t *NCCLTests) caughtSignal(ln Line, s string) bool {
 	}
 	host := strings.Join(id[:len(id)-3], ":")
 	desc = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(desc), "("), ")")
-	t.keepFailure(TestFailure{Host: strings.Clone(host), Signal: n, Message: strings.Clone(desc), Evidence: At(t.src, ln)})
+	t.keepFailure(TestFailure{Host: strings.Clone(host), Signal: n, Message: strings.Clone(desc), Evidence: At(t.src, ln), Abort: t.abortFor(n, ln.Num)})
 	if len(t.Failures) > 0 && t.Failures[len(t.Failures)-1].Evidence.Line == ln.Num {
 		t.crashAt = len(t.Failures)
 	}
@@ -217,7 +222,7 @@ func (t *NCCLTests) receivedSignal(ln Line, s string) bool {
 	if err != nil || n <= 0 {
 		return false
 	}
-	t.keepFailure(TestFailure{Host: strings.Clone(host), Signal: n, Message: strings.Clone(strings.TrimSpace(desc)), Evidence: At(t.src, ln)})
+	t.keepFailure(TestFailure{Host: strings.Clone(host), Signal: n, Message: strings.Clone(strings.TrimSpace(desc)), Evidence: At(t.src, ln), Abort: t.abortFor(n, ln.Num)})
 	if len(t.Failures) > 0 && t.Failures[len(t.Failures)-1].Evidence.Line == ln.Num {
 		t.crashAt = len(t.Failures)
 	}

@@ -1,0 +1,83 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// ncclLogFindingsS46 is what the doctor finds in each of the real logs
+// taken from public threads in session 46 (testdata/corpus/nccl-log; each
+// file names its source): every finding's id and severity, sorted.
+var ncclLogFindingsS46 = []struct{ file, want string }{
+	{"nccl-mpi-uncaught-runtime-error-unhandled-cuda-error-ompi-abort-report-no-frames-deepbench97.txt", "nccltests.failed:error"},
+	{"uccl-glog-roce-version-read-einval-then-check-failed-abort-uccl301.txt", "nccl.ib.qp_setup_failed:error"},
+	{"nccltests-2.14.3-summit-internal-error-then-glibc-corrupted-double-linked-list-abort-nccl726.txt", "nccltests.failed:error"},
+	{"mscclpp-tagged-ranks-uncaught-std-exception-interleaved-ompi-frames-mscclpp665.txt", "nccltests.failed:error"},
+	{"nccl-2.27-vllm-ray-two-hosts-profiler-library-without-symbols-v3-v1-socket-gpustack3067.txt", "nccl.plugin.no_symbol:info nccl.transport.socket_fallback:error"},
+}
+
+func TestNCCLLogCorpusFindingsS46(t *testing.T) { checkLogFindings(t, ncclLogFindingsS46) }
+
+// A process that aborts itself prints why just before Open MPI's signal
+// report. baidu-research/DeepBench#97: two ranks throw std::runtime_error
+// on "NCCL failure: unhandled cuda error" and each gets the report with
+// no frames; the finding names the exception and its NCCL error (not a
+// crash to look for in a backtrace), one finding for both processes (the
+// texts differ only in the rank), with the what() line as evidence.
+func TestAbortReportTiedToUncaughtException(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-mpi-uncaught-runtime-error-unhandled-cuda-error-ompi-abort-report-no-frames-deepbench97.txt")
+	if len(fs) != 1 {
+		t.Fatalf("%d findings, want 1:\n%s", len(fs), nicTitles(fs))
+	}
+	f := nicMustFind(t, fs, "nccltests.failed", Error, "uncaught std::runtime_error", "unhandled cuda error", "jetson-3, jetson-2 (2 processes)")
+	if f.Evidence[0].Line != 5 || !strings.Contains(f.Evidence[0].Text, "what():") {
+		t.Errorf("evidence %+v, want the what() line (5) first", f.Evidence)
+	}
+	if !strings.Contains(f.Mechanism, "CUDA call failing under NCCL") || strings.Contains(f.Fix, "backtrace") {
+		t.Errorf("mechanism %q\nfix %q", f.Mechanism, f.Fix)
+	}
+}
+
+// NVIDIA/nccl#726: glibc's heap check aborting the process after the test
+// stopped is told as memory corruption (the line above the report), not a
+// crash to read in frames; microsoft/mscclpp#665: Open MPI's tags and the
+// ranks' interleaved frames keep one finding for both ranks' bare
+// std::exception, whose what() text is its type and is not repeated.
+func TestAbortReportHeapAndTaggedException(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccltests-2.14.3-summit-internal-error-then-glibc-corrupted-double-linked-list-abort-nccl726.txt")
+	f := nicMustFind(t, fs, "nccltests.failed", Error, "signal 6 (Aborted) after glibc's 'corrupted double-linked list'")
+	if !strings.Contains(f.Mechanism, "Memory corruption") || !strings.Contains(f.Fix, "memory checker") {
+		t.Errorf("mechanism %q\nfix %q", f.Mechanism, f.Fix)
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-log/mscclpp-tagged-ranks-uncaught-std-exception-interleaved-ompi-frames-mscclpp665.txt")
+	f = nicMustFind(t, fs, "nccltests.failed", Error, "after an uncaught std::exception on my-dev-1 (2 processes)")
+	if len(f.Evidence) != 3 || f.Evidence[0].Line != 5 {
+		t.Errorf("evidence %+v, want the first what() line (5) and both Signal lines", f.Evidence)
+	}
+}
+
+// uccl-project/uccl#301: UCCL's glog CHECK of ncclIbRoceGetVersionNum
+// after its warning that the read failed is the abort, not a second
+// failure whose message is the check's argument list.
+func TestGlogCheckOfRoceVersionIsNoSecondFailure(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/uccl-glog-roce-version-read-einval-then-check-failed-abort-uccl301.txt")
+	f := nicMustFind(t, fs, "nccl.ib.qp_setup_failed", Error, "read failed: Invalid argument")
+	if strings.Contains(f.Title, "deviceName") || len(f.Evidence) != 1 {
+		t.Errorf("title %q, evidence %+v", f.Title, f.Evidence)
+	}
+}
+
+// gpustack/gpustack#3067: after a file was put in under the profiler's
+// default name, NCCL's profiler loader found none of ncclProfiler_v3..v1
+// in it ("failed to find ncclProfiler_v1." is the last) and ran without a
+// profiler: told once, on the host that printed it. A loader that goes on
+// to load v1 after missing v2 found a profiler: no finding.
+func TestProfilerLibraryWithoutSymbols(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.27-vllm-ray-two-hosts-profiler-library-without-symbols-v3-v1-socket-gpustack3067.txt")
+	f := nicMustFind(t, fs, "nccl.plugin.no_symbol", Info, "profiler", "sysz-2x3090-nvlink", "ran without a profiler")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 7 {
+		t.Errorf("evidence %+v, want the v1 line (7)", f.Evidence)
+	}
+	fs = diagnoseText(t, "h1:1:1 [0] NCCL INFO PROFILER/Plugin: failed to find ncclProfiler_v2.\nh1:1:1 [0] NCCL INFO PROFILER/Plugin: loaded ncclProfiler_v1.\n").Findings
+	nicMustNot(t, fs, "nccl.plugin.no_symbol")
+}
