@@ -167,7 +167,9 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 			}
 			f, cols = f[:i+1], cols[:i+1]
 		}
-		if strings.Contains(f[0], "::") {
+		if strings.HasPrefix(f[0], "ns3::") {
+			// ns-3-alibabacloud's ReadConf passes a key that starts
+			// "ns3::" to Config::SetDefault, and only such a key
 			if attrs++; firstAttr == "" {
 				firstAttr = fmt.Sprintf("%s:%d:%d: %s", file, n, cols[0], f[0])
 			}
@@ -207,7 +209,9 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 		// third.cc reads no attribute by name: it skips such a line's
 		// words, and the run it converts is not the one the file asks for
 		more := ""
-		if attrs > 1 {
+		if attrs == 2 {
+			more = " (and 1 more such line)"
+		} else if attrs > 2 {
 			more = fmt.Sprintf(" (and %d more such lines)", attrs-1)
 		}
 		others := ""
