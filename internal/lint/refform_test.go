@@ -39,6 +39,21 @@ func TestReferenceFormMixed(t *testing.T) {
 	}
 }
 
+// TestReferenceFormFix: the fix quotes a bracketed reference as the file
+// writes it: sonic-utilities' asic1 mock CONFIG_DB writes QUEUE's
+// schedulers as "[SCHEDULAR|scheduler.0]", with the table misspelt.
+func TestReferenceFormFix(t *testing.T) {
+	var got []string
+	for _, fd := range lintFiles(t, filepath.Join("..", "..", "testdata", "corpus", "sonic", "utilities-mock_tables-asic1-config_db.json")).Findings {
+		if fd.ID == "config.reference.form" {
+			got = append(got, fd.Fix)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0], `("scheduler.0" for "[SCHEDULAR|scheduler.0]")`) {
+		t.Errorf("%q", got)
+	}
+}
+
 // TestReferenceFormVersion: SYNTHETIC configs. Bracketed references in a
 // CONFIG_DB db_migrator has already migrated (version_2_0_3 and _4 on
 // 202111, version_3_0_3 or later, the release-named versions of 202305

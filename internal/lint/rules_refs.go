@@ -140,7 +140,7 @@ func refForms(m *Model) []doctor.Finding {
 		}
 		refused := fmt.Sprintf("%d %s in the bracket form, \"[TABLE|name]\" (%s)", len(bracket), pick(len(bracket), "reference", "references"), list(rows, 3))
 		mech := "Up to SONiC 202106 orchagent reads a reference only as \"[TABLE|name]\" and refuses a plain name (sonic-swss orchagent/orch.cpp Orch::parseReference: \"Must be surrounded by [ ]\"); from 202111 it reads plain names only and refuses the bracket form (sonic-swss #1754: \"Must not be surrounded by [ ]\"). A refused reference leaves its row unresolved: qosorch and bufferorch retry it and apply none of it (a QUEUE row's scheduler and WRED profile; a PORT_QOS_MAP row's maps and pfc_enable; a buffer profile's pool, so the profile and every priority group and queue that uses it; a priority group's or queue's profile). db_migrator strips the brackets (scripts/db_migrator.py migrate_qos_db_fieldval_reference_remove) only while upgrading a CONFIG_DB from version_3_0_2 or earlier, at boot or `config reload`"
-		fix := fmt.Sprintf("Write every reference as the plain name, the form since 202111 (%q for %q).", bracket[0].At.Text, "["+bracket[0].To+"|"+bracket[0].At.Text+"]")
+		fix := fmt.Sprintf("Write every reference as the plain name, the form since 202111 (%q for %q).", bracket[0].At.Text, "["+bracket[0].Written+"|"+bracket[0].At.Text+"]")
 		v, versioned := db.Field("VERSIONS", "DATABASE", "VERSION")
 		switch {
 		case versioned && bracketsStripped(v.Text):
