@@ -39,10 +39,27 @@ func TestReferenceFormMixed(t *testing.T) {
 	}
 }
 
+// TestReferenceFormFix: the fix quotes a bracketed reference as the file
+// writes it: sonic-utilities' asic1 mock CONFIG_DB writes QUEUE's
+// schedulers as "[SCHEDULAR|scheduler.0]", with the table misspelt.
+func TestReferenceFormFix(t *testing.T) {
+	var got []string
+	for _, fd := range lintFiles(t, filepath.Join("..", "..", "testdata", "corpus", "sonic", "utilities-mock_tables-asic1-config_db.json")).Findings {
+		if fd.ID == "config.reference.form" {
+			got = append(got, fd.Fix)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0], `("scheduler.0" for "[SCHEDULAR|scheduler.0]")`) {
+		t.Errorf("%q", got)
+	}
+}
+
 // TestReferenceFormVersion: SYNTHETIC configs. Bracketed references in a
-// CONFIG_DB at version_3_0_3 or later are an error, whether or not plain
-// ones sit beside them; at version_3_0_2 db_migrator strips them, and a
-// file in one form alone says nothing.
+// CONFIG_DB db_migrator has already migrated (version_2_0_3 and _4 on
+// 202111, version_3_0_3 or later, the release-named versions of 202305
+// on) are an error, whether or not plain ones sit beside them; at
+// version_3_0_2 or version_2_0_2 db_migrator strips them, and a file in
+// one form alone says nothing.
 func TestReferenceFormVersion(t *testing.T) {
 	body := `"PORT": {"Ethernet0": {}},
 "DSCP_TO_TC_MAP": {"AZURE": {"26": "3"}},
@@ -57,6 +74,15 @@ func TestReferenceFormVersion(t *testing.T) {
 		{"version_3_0_6", "[DSCP_TO_TC_MAP|AZURE]", "AZURE", doctor.Error, false},
 		{"version_3_0_2", "[DSCP_TO_TC_MAP|AZURE]", "[TC_TO_QUEUE_MAP|AZURE]", 0, true},
 		{"version_3_0_6", "AZURE", "AZURE", 0, true},
+		// 202111 writes version_2_0_4, having migrated at version_2_0_2;
+		// 202012 and 202106 write version_2_0_2; 202305 on name the
+		// schema after the release.
+		{"version_2_0_4", "[DSCP_TO_TC_MAP|AZURE]", "[TC_TO_QUEUE_MAP|AZURE]", doctor.Error, false},
+		{"version_2_0_3", "[DSCP_TO_TC_MAP|AZURE]", "[TC_TO_QUEUE_MAP|AZURE]", doctor.Error, false},
+		{"version_202311_03", "[DSCP_TO_TC_MAP|AZURE]", "[TC_TO_QUEUE_MAP|AZURE]", doctor.Error, false},
+		{"version_202605_01", "[DSCP_TO_TC_MAP|AZURE]", "AZURE", doctor.Error, false},
+		{"version_2_0_2", "[DSCP_TO_TC_MAP|AZURE]", "[TC_TO_QUEUE_MAP|AZURE]", 0, true},
+		{"version_1_0_6", "[DSCP_TO_TC_MAP|AZURE]", "[TC_TO_QUEUE_MAP|AZURE]", 0, true},
 		{"", "[DSCP_TO_TC_MAP|AZURE]", "[TC_TO_QUEUE_MAP|AZURE]", 0, true},
 		{"", "[DSCP_TO_TC_MAP|AZURE]", "AZURE", doctor.Warn, false},
 	} {

@@ -498,13 +498,13 @@ func sonicWatchdogAlert(db *sonic.ConfigDB) []doctor.Finding {
 }
 
 // dbVersionAtLeast compares SONiC's CONFIG_DB schema version
-// ("version_3_0_5") with major.minor.patch.
+// ("version_3_0_5") with major.minor.patch. From 202305 db_migrator names
+// the schema after its release ("version_202311_03", after version_4_0_3,
+// 202211's last), so a version of that form is later than every numbered
+// one.
 func dbVersionAtLeast(v string, major, minor, patch int) bool {
 	parts := strings.Split(strings.TrimPrefix(v, "version_"), "_")
-	if len(parts) != 3 {
-		return false
-	}
-	var n [3]int
+	n := make([]int, len(parts))
 	for i, p := range parts {
 		x, err := strconv.Atoi(p)
 		if err != nil {
@@ -512,7 +512,13 @@ func dbVersionAtLeast(v string, major, minor, patch int) bool {
 		}
 		n[i] = x
 	}
-	return slices.Compare(n[:], []int{major, minor, patch}) >= 0
+	switch {
+	case len(n) == 2 && n[0] >= 202305:
+		return true
+	case len(n) != 3:
+		return false
+	}
+	return slices.Compare(n, []int{major, minor, patch}) >= 0
 }
 
 // tunnelRemap reports whether a port's lossless priorities are SONiC's

@@ -119,9 +119,8 @@ func misnamedRefs(m *Model) []doctor.Finding {
 
 // refForms reports a config whose QoS and buffer references no SONiC
 // release reads as written (sonic.RefForms): bracketed ones in a CONFIG_DB
-// whose VERSIONS|DATABASE is version_3_0_3 or later (the schema
-// db_migrator writes once it has stripped the bracket form, 202111 on),
-// an error; both forms in one file, a warning, since each release refuses
+// whose VERSIONS|DATABASE db_migrator writes once it has stripped the
+// bracket form (bracketsStripped: 202111 on), an error; both forms in one file, a warning, since each release refuses
 // one of them unless db_migrator rewrites the file on upgrade.
 func refForms(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
@@ -141,10 +140,10 @@ func refForms(m *Model) []doctor.Finding {
 		}
 		refused := fmt.Sprintf("%d %s in the bracket form, \"[TABLE|name]\" (%s)", len(bracket), pick(len(bracket), "reference", "references"), list(rows, 3))
 		mech := "Up to SONiC 202106 orchagent reads a reference only as \"[TABLE|name]\" and refuses a plain name (sonic-swss orchagent/orch.cpp Orch::parseReference: \"Must be surrounded by [ ]\"); from 202111 it reads plain names only and refuses the bracket form (sonic-swss #1754: \"Must not be surrounded by [ ]\"). A refused reference leaves its row unresolved: qosorch and bufferorch retry it and apply none of it (a QUEUE row's scheduler and WRED profile; a PORT_QOS_MAP row's maps and pfc_enable; a buffer profile's pool, so the profile and every priority group and queue that uses it; a priority group's or queue's profile). db_migrator strips the brackets (scripts/db_migrator.py migrate_qos_db_fieldval_reference_remove) only while upgrading a CONFIG_DB from version_3_0_2 or earlier, at boot or `config reload`"
-		fix := fmt.Sprintf("Write every reference as the plain name, the form since 202111 (%q for %q).", bracket[0].At.Text, "["+bracket[0].To+"|"+bracket[0].At.Text+"]")
+		fix := fmt.Sprintf("Write every reference as the plain name, the form since 202111 (%q for %q).", bracket[0].At.Text, "["+bracket[0].Written+"|"+bracket[0].At.Text+"]")
 		v, versioned := db.Field("VERSIONS", "DATABASE", "VERSION")
 		switch {
-		case versioned && dbVersionAtLeast(v.Text, 3, 0, 3):
+		case versioned && bracketsStripped(v.Text):
 			fs = append(fs, doctor.Finding{
 				ID: "config.reference.form", Severity: doctor.Error, Layer: doctor.LayerFabric,
 				Title:     fmt.Sprintf("%s: %s, in a CONFIG_DB whose VERSIONS|DATABASE is %s (SONiC 202111 or later): orchagent refuses each and applies none of its row", db.File, refused, v.Text),
@@ -167,6 +166,18 @@ func refForms(m *Model) []doctor.Finding {
 		}
 	}
 	return fs
+}
+
+// bracketsStripped reports whether a CONFIG_DB at schema version v has
+// been through db_migrator's migrate_qos_fieldval_reference_format, so
+// that no later boot strips a bracketed reference: 202111 migrates
+// version_2_0_2 to version_2_0_3 and writes version_2_0_4; 202205 on
+// migrate version_3_0_2 to version_3_0_3 (sonic-utilities
+// scripts/db_migrator.py, branches 202111 and 202205) and write
+// version_3_0_7, version_4_0_3, then release-named versions. 202012 and
+// 202106 write version_2_0_2.
+func bracketsStripped(v string) bool {
+	return v == "version_2_0_3" || v == "version_2_0_4" || dbVersionAtLeast(v, 3, 0, 3)
 }
 
 // unknownPortHandling is what the orch that reads the table does with a

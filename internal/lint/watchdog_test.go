@@ -59,3 +59,22 @@ func TestLintPFCWDSWEnable(t *testing.T) {
 		}
 	}
 }
+
+// TestDBVersionAtLeast: db_migrator's schema versions in the order its
+// releases write them (sonic-utilities scripts/db_migrator.py): the
+// numbered ones up to version_4_0_3 (202211), then the release-named
+// ones from version_202305_01, later than every numbered one.
+func TestDBVersionAtLeast(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		want bool
+	}{
+		{"version_3_0_4", false}, {"version_3_0_5", true}, {"version_4_0_3", true},
+		{"version_202305_01", true}, {"version_202605_01", true}, {"version_2_0_4", false},
+		{"version_1_0_6", false}, {"version_unknown", false}, {"version_3_0", false},
+	} {
+		if got := dbVersionAtLeast(c.v, 3, 0, 5); got != c.want {
+			t.Errorf("dbVersionAtLeast(%q, 3, 0, 5) = %v, want %v", c.v, got, c.want)
+		}
+	}
+}

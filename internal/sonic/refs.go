@@ -31,8 +31,9 @@ type MissingRef struct {
 	// names a row of.
 	Table, Key, Field, To string
 	At                    Value
-	// Written is, for MisnamedRefs, the table the reference's bracket
-	// form names ("SCHEDULAR" of "[SCHEDULAR|scheduler.0]").
+	// Written is, for MisnamedRefs and RefForms, the table the
+	// reference's bracket form names ("SCHEDULAR" of
+	// "[SCHEDULAR|scheduler.0]").
 	Written string
 	// Elsewhere is, for MisnamedRefs, set when Written is a table whose
 	// references orchagent up to 202106 resolves (qos202106Tables) and it
@@ -103,7 +104,8 @@ func (db *ConfigDB) MisnamedRefs() []MissingRef {
 // Orch::parseReference: "Must be surrounded by [ ]"), or as plain names,
 // the only one it reads from 202111 (sonic-swss #1754: "Must not be
 // surrounded by [ ]"). A value whose file text is not at hand (a Redis
-// dump, YANG instance data) counts as plain. One entry per field, each
+// dump, YANG instance data) counts as plain. One entry per field, a
+// bracketed one with Written set (of a list, its first item's); each
 // list sorted as MissingRefs.
 func (db *ConfigDB) RefForms() (bracket, plain []MissingRef) {
 	seen := map[string]bool{}
@@ -113,7 +115,8 @@ func (db *ConfigDB) RefForms() (bracket, plain []MissingRef) {
 			return false
 		}
 		seen[id] = true
-		if db.writtenTables(r.At) != nil {
+		if w := db.writtenTables(r.At); w != nil {
+			r.Written = w[0]
 			bracket = append(bracket, *r)
 		} else {
 			plain = append(plain, *r)
