@@ -35,3 +35,11 @@ func TestPCISysfsSynthetic(t *testing.T) {
 		t.Errorf("%d host.pcie.degraded findings, want 1 (eno1's speed is unknown)", n)
 	}
 }
+
+// A DRM card's numa_node feeds host.numa.nic_far as lspci's "NUMA node:"
+// does: beside mst status -v's whole NIC list (real, nodes 1 to 3), a
+// synthetic card on node 0 has no NIC on its node; one on node 2 does.
+func TestPCISysfsNUMA(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "synthetic/pci-sysfs-grep-drm-numa-node0-node2-synthetic.txt", "corpus/mst/mst-status-v-cx7-ib-4-numa-blank-lines-cut-sriovdp601.txt")
+	nicMustFind(t, fs, "host.numa.nic_far", Warn, "1 of 2 GPUs (GPU card1) sit on NUMA node 0, which has no RDMA NIC")
+}
