@@ -24,7 +24,7 @@ func TestPCISysfsCorpus(t *testing.T) {
 	nicMustNot(t, fs, "host.pcie.degraded")
 }
 
-// Synthetic: an RDMA device's files (an echo-and-cat loop, pre-5.7 speed
+// Synthetic: an RDMA device's files (an echo-and-cat loop, older kernels' speed
 // strings) at 8 GT/s of 16 warn as lspci's LnkSta below LnkCap does; a
 // width that is not a number is input.garbled at its line and column.
 func TestPCISysfsSynthetic(t *testing.T) {

@@ -25,9 +25,10 @@ const KindPCISysfs Kind = "pci-sysfs"
 //
 // and as a `cat PATH` after a shell prompt, or a loop's `echo $f; cat $f`,
 // prints the path and then the value. Speeds are printed "2.5 GT/s" to
-// "64.0 GT/s PCIe" (kernels since 5.7 add the ".0" and " PCIe"; older ones
-// print "8 GT/s", "16 GT/s"), "Unknown" or "Unknown speed" when the kernel
-// does not know the rate; widths as lane counts; numa_node -1 for none.
+// "64.0 GT/s PCIe" (kernels after linux-pci's 2020 speed-string rework
+// add the ".0" and " PCIe"; older ones print "8 GT/s", "16 GT/s"),
+// "Unknown" or "Unknown speed" when the kernel does not know the rate;
+// widths as lane counts; numa_node -1 for none.
 //
 // Each device becomes a PCIDevice of the link model lspci's reader feeds:
 // max_link_* is its capability (LnkCap), current_link_* its state (LnkSta).

@@ -58,7 +58,7 @@ func TestPCISysfsCatNUMANone(t *testing.T) {
 }
 
 // The other forms, on a synthetic paste: echo-and-cat loops over an RDMA
-// device's files with pre-5.7 speed strings ("8 GT/s"), "Unknown speed",
+// device's files with older kernels' speed strings ("8 GT/s"), "Unknown speed",
 // a /sys/devices path, and a width that is not a number.
 func TestPCISysfsSyntheticForms(t *testing.T) {
 	rel := "../synthetic/pci-sysfs-forms-old-kernel-ib-net-garbled-synthetic.txt"
