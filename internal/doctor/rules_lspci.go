@@ -21,11 +21,14 @@ func lspciRules() []Rule {
 		{IDs: []string{"host.pcie.ok"}, Check: checkLspciOK},
 		{IDs: []string{"host.pcie.unread"}, Check: checkLspciDenied},
 		{IDs: []string{"input.garbled"}, Check: checkLspciGarbled},
+		{IDs: []string{"input.garbled"}, Check: checkPCISysfsGarbled},
 	}
 }
 
 // checkLspciLinks reports NICs and GPUs whose LnkSta is below their
-// LnkCap, and the one link of a paste that is LnkCap and LnkSta alone.
+// LnkCap, and the one link of a paste that is LnkCap and LnkSta alone;
+// and, from sysfs link files, every device whose current link is below
+// its max (sysfs does not say what a device at an address is).
 func checkLspciLinks(inc *Incident) []Finding {
 	var fs []Finding
 	for _, p := range All[*ingest.Lspci](inc) {
@@ -40,7 +43,20 @@ func checkLspciLinks(inc *Incident) []Finding {
 			fs = append(fs, linkFinding(inc, p, d))
 		}
 	}
+	for _, p := range All[*ingest.PCISysfs](inc) {
+		for _, d := range p.Devices {
+			if d.Downgraded() {
+				fs = append(fs, linkFinding(inc, p, d))
+			}
+		}
+	}
 	return fs
+}
+
+// A pciListing is an input's PCI devices: lspci's, or sysfs's link files.
+type pciListing interface {
+	ingest.Artifact
+	Above(ingest.PCIDevice) (ingest.PCIDevice, bool)
 }
 
 // unnamedLinkFinding is an info for a paste that is one device's LnkCap
@@ -79,10 +95,14 @@ func unnamedLinkFinding(p *ingest.Lspci) (Finding, bool) {
 	}.per(d.Label(), "device", "PCIe link narrower or slower than the device", d.BDF, "<bdf>"), true
 }
 
-func linkFinding(inc *Incident, p *ingest.Lspci, d ingest.PCIDevice) Finding {
-	what := strings.ToUpper(d.Role[:1]) + d.Role[1:]
-	if d.Role == ingest.RoleNIC {
+func linkFinding(inc *Incident, p pciListing, d ingest.PCIDevice) Finding {
+	what := "Device"
+	switch d.Role {
+	case ingest.RoleNIC:
 		what = "NIC"
+	case ingest.RoleOther:
+	default:
+		what = strings.ToUpper(d.Role[:1]) + d.Role[1:]
 	}
 	title := fmt.Sprintf("%s %s: PCIe link trained at %s of its %s", what, d.Label(), d.Sta, capText(d))
 	if d.Sta.GTs > 0 && d.Cap.GTs > 0 {
@@ -93,6 +113,9 @@ func linkFinding(inc *Incident, p *ingest.Lspci, d ingest.PCIDevice) Finding {
 	sev := Warn
 	widthLost := d.Sta.Width < d.Cap.Width
 	crosses := "Every byte the NIC sends or receives crosses this link, so it moves no more than LnkSta allows (less after TLP overhead, 80-90% of it) whatever its port can do. "
+	if d.Role == ingest.RoleOther {
+		crosses = "If the device carries collective traffic (a NIC, a GPU, or a PCIe switch port above them), every byte of it crosses this link, so it moves no more than the link allows (less after TLP overhead, 80-90% of it). "
+	}
 	if d.Role == ingest.RoleGPU {
 		crosses = "Every byte between the GPU's memory and the host or a NIC (GPUDirect RDMA reads and writes, NCCL's host-staged copies, PCIe peer-to-peer between GPUs without NVLink) crosses this link, so the GPU moves no more than LnkSta allows (less after TLP overhead, 80-90% of it). "
 	}
@@ -110,10 +133,17 @@ func linkFinding(inc *Incident, p *ingest.Lspci, d ingest.PCIDevice) Finding {
 	} else if d.Role == ingest.RoleNIC {
 		sev = Info
 		title += " (not an RDMA NIC family rocelab knows: a management port?)"
+	} else if d.Role == ingest.RoleOther {
+		sev = Info
+		title += " (the input does not say what the device is: a NIC's or a GPU's lost lanes cost bandwidth, an idle GPU's lower speed does not; read it with lspci -vvv)"
+		mech += " The sysfs link files do not name the device's class, so whether this link carries collective traffic is not in the input."
 	} else if !widthLost {
 		sev = Info
 		title += " (GPUs lower their link speed when idle: read it again under load)"
 		mech += " NVIDIA GPUs lower their PCIe speed when idle to save power and raise it again under load, so a GPU's speed alone, read while it was idle, is no fault; its width is."
+	}
+	if _, ok := p.(*ingest.PCISysfs); ok {
+		mech += " In sysfs, current_link_speed and current_link_width are LnkSta, max_link_speed and max_link_width LnkCap."
 	}
 	slot := ""
 	if b, ok := p.Above(d); ok && b.Cap.Set() {
@@ -532,6 +562,14 @@ func checkLspciGarbled(inc *Incident) []Finding {
 	return garbledOf(inc, "lspci output", func(a *ingest.Lspci) []ingest.Garble { return a.Garbled },
 		"These lines begin as lspci prints a link (LnkCap/LnkSta) or ACS control line but do not go on as it does (edited, cut, or wrapped in transit), so the devices they belong to were not judged on them.",
 		"Pass lspci's unedited output: `sudo lspci -vvv > lspci.txt` (root is needed for the capability lines), or `sudo lspci -vvv -s <bdf>` for one device.")
+}
+
+// checkPCISysfsGarbled reports PCI link or NUMA sysfs values that could
+// not be read.
+func checkPCISysfsGarbled(inc *Incident) []Finding {
+	return garbledOf(inc, "PCI sysfs files", func(a *ingest.PCISysfs) []ingest.Garble { return a.Garbled },
+		"These lines are the values of a PCI device's link or NUMA sysfs files (current_link_speed, max_link_width, numa_node, ...) but are not what the kernel prints there (edited, cut, or the wrong file), so the device was not judged on them.",
+		"Pass the files as the kernel prints them: `grep . /sys/bus/pci/devices/<bdf>/*_link_* /sys/bus/pci/devices/<bdf>/numa_node`.")
 }
 
 // garbledOf is the input.garbled finding of each artifact of type T whose

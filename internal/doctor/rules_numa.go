@@ -73,7 +73,8 @@ func topoJudged(inc *Incident, at ingest.Scope, index int) bool {
 
 // numaDevices are the GPUs and RDMA NICs whose NUMA node the incident's
 // inputs state: nvidia-smi topo -m's NUMA Affinity (GPUs), mst status -v
-// (NICs), lspci -vvv's "NUMA node:" (both), lstopo and hwloc's XML (both).
+// (NICs), lspci -vvv's "NUMA node:" (both), sysfs's numa_node of a DRM
+// card or an RDMA device (both), lstopo and hwloc's XML (both).
 func numaDevices(inc *Incident) []numaDev {
 	var out []numaDev
 	for _, t := range All[*ingest.GPUTopo](inc) {
@@ -104,6 +105,13 @@ func numaDevices(inc *Incident) []numaDev {
 			}
 			if d.Role == ingest.RoleGPU {
 				gpus++
+			}
+		}
+	}
+	for _, p := range All[*ingest.PCISysfs](inc) {
+		for _, d := range p.Devices {
+			if d.NUMA != "" && (d.Role == ingest.RoleGPU || d.RDMA()) {
+				out = append(out, numaDev{name: d.Role + " " + nameOr(d.BDF, d.Name), node: d.NUMA, gpu: d.Role == ingest.RoleGPU, index: -1, ev: d.NUMAEvidence, scope: p.Scope()})
 			}
 		}
 	}

@@ -21,6 +21,7 @@ func formats() []Format {
 		{Kind: KindGPUTopo, New: NewGPUTopoParser},
 		{Kind: KindNCCLTopo, New: NewNCCLTopoParser},
 		{Kind: KindLspci, New: NewLspciParser},
+		{Kind: KindPCISysfs, New: NewPCISysfsParser},
 		{Kind: KindNVLink, New: NewNVLinkParser},
 		{Kind: KindNCCLRAS, New: NewNCCLRASParser},
 		{Kind: KindMlxlink, New: NewMlxlinkParser},

@@ -3,7 +3,8 @@ package ingest
 import "testing"
 
 // Fuzz targets of the host readers: mst status -v, GPU listings, hwloc's
-// text and XML, numactl -H, lscpu and systemd-detect-virt.
+// text and XML, numactl -H, lscpu, systemd-detect-virt and PCI link
+// sysfs files.
 
 func FuzzMST(f *testing.F) {
 	nicFuzz(f, NewMSTParser, nicSeeds("corpus/mst/*.txt"), func(t *testing.T, a Artifact, n int) {
@@ -80,6 +81,21 @@ func FuzzVirt(f *testing.F) {
 		nicCheckEvidence(t, v.Evidence, n)
 		if !virtID(v.Tech) || v.Lines() != 1 {
 			t.Fatalf("virt %+v", v)
+		}
+	})
+}
+
+func FuzzPCISysfs(f *testing.F) {
+	nicFuzz(f, NewPCISysfsParser, nicSeeds("corpus/pci-sysfs/*.txt", "synthetic/pci-sysfs-*.txt"), func(t *testing.T, a Artifact, n int) {
+		p := a.(*PCISysfs)
+		if len(p.Devices) > maxPCIDevices || len(p.Garbled) > maxGarbled {
+			t.Fatalf("%d devices, %d garbled", len(p.Devices), len(p.Garbled))
+		}
+		for _, d := range p.Devices {
+			nicCheckEvidence(t, d.Evidence, n)
+			if d.BDF != "" && !isBDF(d.BDF) || d.BDF == "" && d.Name == "" || d.Sta.Width > 32 || d.Cap.Width > 32 || d.NUMA != "" && !isDigits(d.NUMA) {
+				t.Fatalf("device %+v", d)
+			}
 		}
 	})
 }

@@ -110,6 +110,9 @@ type PCIDevice struct {
 	NUMAEvidence Evidence
 	// ATS is the ATS control register (ATSCtl), when printed.
 	ATS *ATSControl
+	// RDMADevice is set when the input named the device by its RDMA
+	// device (sysfs's /sys/class/infiniband/<dev>/device).
+	RDMADevice bool
 	// Denied is set when lspci printed "Capabilities: <access denied>"
 	// (run without root): the link and ACS lines are not in the input.
 	Denied   bool
@@ -208,12 +211,15 @@ func (d PCIDevice) CapBeyondLspci() bool {
 }
 
 // Label names the device: its host when a prompt named one, its address
-// and name, or "(device not named)".
+// and name (or the name alone, as sysfs's class paths give it), or
+// "(device not named)".
 func (d PCIDevice) Label() string {
 	s := d.BDF
 	switch {
-	case d.BDF == "":
+	case d.BDF == "" && d.Name == "":
 		return "(device not named)"
+	case d.BDF == "":
+		s = d.Name
 	case d.Name != "":
 		s += " " + d.Name
 	}
@@ -230,7 +236,7 @@ func (d PCIDevice) RDMA() bool {
 	if d.Role != RoleNIC {
 		return false
 	}
-	if d.Class == "Infiniband controller" {
+	if d.Class == "Infiniband controller" || d.RDMADevice {
 		return true
 	}
 	for _, k := range []string{"Mellanox", "ConnectX", "BlueField", "NetXtreme-E", "BCM575", "BCM576", "E810", "Pensando", "Chelsio", "FastLinQ"} {
@@ -277,12 +283,24 @@ func (p *Lspci) Kind() Kind { return KindLspci }
 // redirecting peer-to-peer traffic on switch ports (or on bridges a grep
 // does not name), which sends GPUDirect RDMA through the root complex.
 func (p *Lspci) Bottlenecks() []Bottleneck {
-	var out []Bottleneck
 	var acs []Evidence
 	for _, d := range p.Devices {
 		if d.ACS != nil && d.ACS.Redirects() && (d.Role == RoleSwitch || d.BDF == "") && len(acs) < 2 {
 			acs = append(acs, d.ACS.Evidence)
 		}
+	}
+	out := linkBottlenecks(p.Devices)
+	if len(acs) > 0 {
+		out = append(out, Bottleneck{What: "PCIe ACS redirecting peer-to-peer traffic (GPUDirect RDMA through the root complex)", Evidence: acs})
+	}
+	return out
+}
+
+// linkBottlenecks are the RDMA NICs whose link runs below what they can
+// and the GPUs whose link lost lanes, capped at the link's rate.
+func linkBottlenecks(devs []PCIDevice) []Bottleneck {
+	var out []Bottleneck
+	for _, d := range devs {
 		if !d.Downgraded() || d.Sta.GTs == 0 || !d.RDMA() && (d.Role != RoleGPU || d.Sta.Width >= d.Cap.Width) {
 			continue
 		}
@@ -292,9 +310,6 @@ func (p *Lspci) Bottlenecks() []Bottleneck {
 			Device:   d.BDF,
 			Evidence: []Evidence{d.Cap.Evidence, d.Sta.Evidence},
 		})
-	}
-	if len(acs) > 0 {
-		out = append(out, Bottleneck{What: "PCIe ACS redirecting peer-to-peer traffic (GPUDirect RDMA through the root complex)", Evidence: acs})
 	}
 	return out
 }

@@ -1,0 +1,45 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// PCI link sysfs files feed the link model lspci's reader does: a device
+// at 16.0 GT/s x8 of its 32.0 GT/s x16 (nokyan/resources#512, tail -v)
+// keeps 126.0 Gb/s of 504.1 (8 and 16 lanes of 32 and 16 GT/s after
+// 128b/130b: 1/4 of it, 75% lost); sysfs does not say what the device
+// is, so the finding is an info. The device beside it at its max, and a
+// DRM card at its max (LACT#334), raise nothing.
+func TestPCISysfsCorpus(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/pci-sysfs/tail-v-link-16gts-x8-of-32gts-x16-resources512.txt")
+	f := nicMustFind(t, fs, "host.pcie.degraded", Info, "Device 0000:01:00.0: PCIe link trained at 16GT/s x8 of its 32GT/s x16: 126.0 Gb/s of 504.1 Gb/s (75% lost) (the input does not say what the device is")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 2 || f.Evidence[1].Line != 8 || !strings.Contains(f.Mechanism, "max_link_speed and max_link_width LnkCap") {
+		t.Errorf("evidence %v mechanism %s", f.Evidence, f.Mechanism)
+	}
+	if n := len(nicFind(fs, "host.pcie.degraded")); n != 1 {
+		t.Errorf("%d host.pcie.degraded findings, want 1 (0000:03:00.0 is at its max)", n)
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/pci-sysfs/grep-drm-card-link-16gts-x16-ok-lact334.txt")
+	nicMustNot(t, fs, "host.pcie.degraded")
+}
+
+// Synthetic: an RDMA device's files (an echo-and-cat loop, older kernels' speed
+// strings) at 8 GT/s of 16 warn as lspci's LnkSta below LnkCap does; a
+// width that is not a number is input.garbled at its line and column.
+func TestPCISysfsSynthetic(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "synthetic/pci-sysfs-forms-old-kernel-ib-net-garbled-synthetic.txt")
+	nicMustFind(t, fs, "host.pcie.degraded", Warn, "NIC gpu07 mlx5_0: PCIe link trained at 8GT/s x16 of its 16GT/s x16: 126.0 Gb/s of 252.1 Gb/s (50% lost)")
+	nicMustFind(t, fs, "input.garbled", Warn, `pci-sysfs-forms-old-kernel-ib-net-garbled-synthetic.txt:18:70: expected a lane count from 0 to 32, got "x8"`)
+	if n := len(nicFind(fs, "host.pcie.degraded")); n != 1 {
+		t.Errorf("%d host.pcie.degraded findings, want 1 (eno1's speed is unknown)", n)
+	}
+}
+
+// A DRM card's numa_node feeds host.numa.nic_far as lspci's "NUMA node:"
+// does: beside mst status -v's whole NIC list (real, nodes 1 to 3), a
+// synthetic card on node 0 has no NIC on its node; one on node 2 does.
+func TestPCISysfsNUMA(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "synthetic/pci-sysfs-grep-drm-numa-node0-node2-synthetic.txt", "corpus/mst/mst-status-v-cx7-ib-4-numa-blank-lines-cut-sriovdp601.txt")
+	nicMustFind(t, fs, "host.numa.nic_far", Warn, "1 of 2 GPUs (GPU card1) sit on NUMA node 0, which has no RDMA NIC")
+}

@@ -1,0 +1,271 @@
+package ingest
+
+import (
+	"strconv"
+	"strings"
+)
+
+// KindPCISysfs is a PCI device's link and NUMA node as sysfs shows them.
+const KindPCISysfs Kind = "pci-sysfs"
+
+// PCISysfs is what engineers paste when lspci is not at hand: the files
+// the kernel keeps for each PCIe device's link (drivers/pci/pci-sysfs.c)
+// and its NUMA node, under /sys/bus/pci/devices/<bdf>/, under the
+// /sys/devices/pci<domain>:<bus>/... path of the device, or behind the
+// device link of an RDMA device (/sys/class/infiniband/<dev>/device/), a
+// netdev (/sys/class/net/<if>/device/) or a DRM card
+// (/sys/class/drm/card<N>/device/), as `tail -v` prints them:
+//
+//	==> /sys/bus/pci/devices/0000:01:00.0/current_link_speed <==
+//	16.0 GT/s PCIe
+//
+// as grep prints them for several files (`grep . PATH...`, `grep -H`):
+//
+//	/sys/class/drm/card0/device/max_link_width:16
+//
+// and as a `cat PATH` after a shell prompt, or a loop's `echo $f; cat $f`,
+// prints the path and then the value. Speeds are printed "2.5 GT/s" to
+// "64.0 GT/s PCIe" (kernels after linux-pci's 2020 speed-string rework
+// add the ".0" and " PCIe"; older ones print "8 GT/s", "16 GT/s"),
+// "Unknown" or "Unknown speed" when the kernel does not know the rate;
+// widths as lane counts; numa_node -1 for none.
+//
+// Each device becomes a PCIDevice of the link model lspci's reader feeds:
+// max_link_* is its capability (LnkCap), current_link_* its state (LnkSta).
+type PCISysfs struct {
+	Scoped
+	artifactHead
+	// Devices are in the order first seen.
+	Devices []PCIDevice
+	// Garbled are the values of link or NUMA files that did not read.
+	Garbled []Garble
+}
+
+// Kind returns KindPCISysfs.
+func (p *PCISysfs) Kind() Kind { return KindPCISysfs }
+
+// Above is the port above a device: sysfs link files do not say.
+func (p *PCISysfs) Above(PCIDevice) (PCIDevice, bool) { return PCIDevice{}, false }
+
+// Bottlenecks reports the devices whose link caps them, as lspci's do.
+func (p *PCISysfs) Bottlenecks() []Bottleneck { return linkBottlenecks(p.Devices) }
+
+// pciSysfsAttrs are the files read, each a bit of what a device showed.
+var pciSysfsAttrs = []string{"current_link_speed", "current_link_width", "max_link_speed", "max_link_width", "numa_node"}
+
+// A pciSysfsPath is a link or NUMA file of one device.
+type pciSysfsPath struct {
+	// bdf is the device's address, "" when the path names it by class.
+	bdf string
+	// name and role come from a class path (mlx5_0, a NIC).
+	name, role string
+	rdma       bool
+	attr       string
+}
+
+// parsePCISysfsPath reads a sysfs path ending in a link or NUMA file.
+func parsePCISysfsPath(path string) (pciSysfsPath, bool) {
+	dir, attr, ok := cutLast(path, '/')
+	if !ok || !isPCISysfsAttr(attr) {
+		return pciSysfsPath{}, false
+	}
+	for _, c := range []struct {
+		prefix, role string
+		rdma         bool
+	}{
+		{"/sys/class/infiniband/", RoleNIC, true},
+		{"/sys/class/net/", RoleNIC, false},
+		{"/sys/class/drm/", RoleGPU, false},
+	} {
+		if rest, found := strings.CutPrefix(dir, c.prefix); found {
+			name, dev, _ := strings.Cut(rest, "/")
+			if dev != "device" || !isIdentName(name) {
+				return pciSysfsPath{}, false
+			}
+			return pciSysfsPath{name: name, role: c.role, rdma: c.rdma, attr: attr}, true
+		}
+	}
+	if !strings.HasPrefix(dir, "/sys/bus/pci/devices/") && !strings.HasPrefix(dir, "/sys/devices/pci") {
+		return pciSysfsPath{}, false
+	}
+	_, bdf, _ := cutLast(dir, '/')
+	if !isBDF(bdf) || strings.Count(bdf, ":") != 2 {
+		return pciSysfsPath{}, false
+	}
+	bdf = strings.ToLower(bdf)
+	return pciSysfsPath{bdf: bdf, attr: attr}, true
+}
+
+func isPCISysfsAttr(a string) bool {
+	for _, x := range pciSysfsAttrs {
+		if a == x {
+			return true
+		}
+	}
+	return false
+}
+
+// parseSysfsSpeed reads a link speed file: GTs is 0 for "Unknown".
+func parseSysfsSpeed(v string) (gts float64, ok bool) {
+	if v == "Unknown" || v == "Unknown speed" {
+		return 0, true
+	}
+	num, found := strings.CutSuffix(strings.TrimSuffix(v, " PCIe"), " GT/s")
+	if !found {
+		return 0, false
+	}
+	gts, err := strconv.ParseFloat(num, 64)
+	if err != nil || num == "" || num[0] < '0' || num[0] > '9' {
+		return 0, false
+	}
+	for _, known := range []float64{2.5, 5, 8, 16, 32, 64} {
+		if gts == known {
+			return gts, true
+		}
+	}
+	return 0, false
+}
+
+type pciSysfsParser struct {
+	out PCISysfs
+	// pending is the file a header, echo or cat named, its value on the
+	// next line while waiting is set.
+	pending pciSysfsPath
+	waiting bool
+}
+
+// NewPCISysfsParser returns a parser for PCI link and NUMA sysfs files in
+// the input src.
+func NewPCISysfsParser(src string) Parser {
+	return &pciSysfsParser{out: PCISysfs{artifactHead: artifactHead{src: src}}}
+}
+
+// Feed implements Parser.
+func (p *pciSysfsParser) Feed(l Line) {
+	if l.NCCL {
+		return
+	}
+	t := strings.TrimRight(l.Text, " \t\r")
+	if p.waiting {
+		p.waiting = false
+		if t != "" && !strings.Contains(t, "/sys/") {
+			p.set(p.pending, l, len(t)-len(strings.TrimLeft(t, " \t")))
+			return
+		}
+	}
+	i := strings.Index(t, "/sys/")
+	if i < 0 {
+		return
+	}
+	head, rest := strings.TrimSpace(t[:i]), t[i:]
+	switch {
+	case head == "==>" && strings.HasSuffix(rest, " <=="):
+		// tail -v's header.
+		p.expect(strings.TrimSuffix(rest, " <=="), l)
+	case head == "":
+		// PATH:VALUE from grep, or a path echoed before its cat.
+		for _, a := range pciSysfsAttrs {
+			if k := strings.Index(rest, "/"+a+":"); k >= 0 {
+				if path, ok := parsePCISysfsPath(rest[:k+1+len(a)]); ok {
+					p.set(path, l, i+k+len(a)+2)
+				}
+				return
+			}
+		}
+		if !strings.ContainsAny(rest, " \t") {
+			p.expect(rest, l)
+		}
+	case strings.HasSuffix(head, "cat") && !strings.ContainsAny(rest, " \t"):
+		// A prompt's `cat PATH`: the value is on the next line.
+		p.expect(rest, l)
+	}
+}
+
+// expect waits for the value of the file at path on the next line.
+func (p *pciSysfsParser) expect(path string, l Line) {
+	if f, ok := parsePCISysfsPath(path); ok {
+		p.pending, p.waiting = f, true
+		p.out.lines.add(l)
+	}
+}
+
+// set records the value at byte at of line l for the file f.
+func (p *pciSysfsParser) set(f pciSysfsPath, l Line, at int) {
+	v := strings.TrimSpace(l.Text[at:])
+	p.out.lines.add(l)
+	d := p.device(f, l)
+	if d == nil {
+		return
+	}
+	ev := At(p.out.src, l)
+	switch f.attr {
+	case "current_link_speed", "max_link_speed":
+		gts, ok := parseSysfsSpeed(v)
+		if !ok {
+			p.garble(l, at, `a link speed as the kernel prints it ("16.0 GT/s PCIe", "8 GT/s", "Unknown")`)
+			return
+		}
+		s := &d.Cap
+		if f.attr == "current_link_speed" {
+			s = &d.Sta
+		}
+		s.GTs, s.Evidence = gts, ev
+	case "current_link_width", "max_link_width":
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 32 {
+			p.garble(l, at, "a lane count from 0 to 32")
+			return
+		}
+		s := &d.Cap
+		if f.attr == "current_link_width" {
+			s = &d.Sta
+		}
+		// The speed's line is the link's evidence when both are shown.
+		s.Width = n
+		if s.Evidence.Line == 0 {
+			s.Evidence = ev
+		}
+	case "numa_node":
+		n, err := strconv.Atoi(v)
+		if err != nil || n < -1 {
+			p.garble(l, at, "a NUMA node number, or -1 for none")
+			return
+		}
+		if n >= 0 {
+			d.NUMA, d.NUMAEvidence = strconv.Itoa(n), ev
+		}
+	}
+}
+
+// device returns the device the file belongs to, new if first seen, nil
+// past the cap.
+func (p *pciSysfsParser) device(f pciSysfsPath, l Line) *PCIDevice {
+	for i := range p.out.Devices {
+		d := &p.out.Devices[i]
+		if d.Host == l.Host && (d.BDF != "" && d.BDF == f.bdf || d.BDF == "" && d.Name == f.name && d.Role == f.role) {
+			return d
+		}
+	}
+	if len(p.out.Devices) >= maxPCIDevices {
+		return nil
+	}
+	p.out.Devices = append(p.out.Devices, PCIDevice{
+		BDF: strings.Clone(f.bdf), Name: strings.Clone(f.name), Role: f.role, RDMADevice: f.rdma,
+		Host: l.Host, Evidence: At(p.out.src, l),
+	})
+	return &p.out.Devices[len(p.out.Devices)-1]
+}
+
+func (p *pciSysfsParser) garble(l Line, at int, expected string) {
+	if len(p.out.Garbled) < maxGarbled {
+		p.out.Garbled = append(p.out.Garbled, garbleAt(l, at, expected))
+	}
+}
+
+// Result implements Parser.
+func (p *pciSysfsParser) Result() Artifact {
+	if len(p.out.Devices) == 0 && len(p.out.Garbled) == 0 {
+		return nil
+	}
+	return &p.out
+}

@@ -1,0 +1,105 @@
+package ingest
+
+import (
+	"strings"
+	"testing"
+)
+
+func pciSysfs(t *testing.T, rel string) *PCISysfs {
+	t.Helper()
+	return corpusAs[*PCISysfs](t, rel, KindPCISysfs)
+}
+
+// nokyan/resources#512: tail -v of two devices' link files, the first at
+// 16.0 GT/s x8 of 32.0 GT/s x16. The link model is lspci's: 16 GT/s x8 is
+// 126.0 Gb/s after 128b/130b coding, a quarter of 32 GT/s x16.
+func TestPCISysfsTailV(t *testing.T) {
+	rel := "pci-sysfs/tail-v-link-16gts-x8-of-32gts-x16-resources512.txt"
+	if res := readFile(t, corpusDir+"/"+rel, rel); res.Type() != string(KindPCISysfs) {
+		t.Fatalf("type %s, want %s", res.Type(), KindPCISysfs)
+	}
+	p := pciSysfs(t, rel)
+	if len(p.Devices) != 2 || len(p.Garbled) != 0 {
+		t.Fatalf("devices %+v, garbled %+v", p.Devices, p.Garbled)
+	}
+	d := p.Devices[0]
+	if d.BDF != "0000:01:00.0" || d.Role != RoleOther || d.Sta.GTs != 16 || d.Sta.Width != 8 || d.Cap.GTs != 32 || d.Cap.Width != 16 || !d.Downgraded() {
+		t.Fatalf("device 0 %+v", d)
+	}
+	if d.Sta.Evidence.Line != 2 || d.Cap.Evidence.Line != 8 {
+		t.Errorf("evidence lines %d, %d, want the speed lines 2 and 8", d.Sta.Evidence.Line, d.Cap.Evidence.Line)
+	}
+	if got := d.Sta.Rate().Gbps() / d.Cap.Rate().Gbps(); !near(got, 0.25) {
+		t.Errorf("rate ratio %v, want 1/4", got)
+	}
+	if e := p.Devices[1]; e.BDF != "0000:03:00.0" || e.Downgraded() || e.Sta.String() != "32GT/s x16" {
+		t.Errorf("device 1 %+v", e)
+	}
+}
+
+// LACT#334: grep . over a DRM card's link files, not downgraded.
+func TestPCISysfsGrepDRM(t *testing.T) {
+	p := pciSysfs(t, "pci-sysfs/grep-drm-card-link-16gts-x16-ok-lact334.txt")
+	if len(p.Devices) != 1 {
+		t.Fatalf("devices %+v", p.Devices)
+	}
+	d := p.Devices[0]
+	if d.Name != "card0" || d.Role != RoleGPU || d.Label() != "card0" || d.Sta.String() != "16GT/s x16" || d.Cap.String() != "16GT/s x16" || d.Downgraded() {
+		t.Errorf("device %+v", d)
+	}
+}
+
+// netutils-linux#13: a cat of numa_node printing -1 names no node.
+func TestPCISysfsCatNUMANone(t *testing.T) {
+	p := pciSysfs(t, "pci-sysfs/cat-net-numa-node-minus1-netutils13.txt")
+	if len(p.Devices) != 1 || p.Devices[0].Name != "eth0" || p.Devices[0].Role != RoleNIC || p.Devices[0].NUMA != "" || len(p.Garbled) != 0 {
+		t.Errorf("devices %+v, garbled %+v", p.Devices, p.Garbled)
+	}
+}
+
+// The other forms, on a synthetic paste: echo-and-cat loops over an RDMA
+// device's files with older kernels' speed strings ("8 GT/s"), "Unknown speed",
+// a /sys/devices path, and a width that is not a number.
+func TestPCISysfsSyntheticForms(t *testing.T) {
+	rel := "../synthetic/pci-sysfs-forms-old-kernel-ib-net-garbled-synthetic.txt"
+	p := pciSysfs(t, rel)
+	if len(p.Devices) != 3 {
+		t.Fatalf("devices %+v", p.Devices)
+	}
+	ib := p.Devices[0]
+	if ib.Label() != "gpu07 mlx5_0" || !ib.RDMA() || ib.Sta.GTs != 8 || ib.Cap.GTs != 16 || ib.Sta.Width != 16 || ib.NUMA != "1" || ib.NUMAEvidence.Line != 11 || !ib.Downgraded() {
+		t.Errorf("mlx5_0 %+v", ib)
+	}
+	if eno := p.Devices[1]; eno.Name != "eno1" || eno.RDMA() || eno.Sta.GTs != 0 || eno.Cap.GTs != 5 || eno.Downgraded() {
+		t.Errorf("eno1 %+v", eno)
+	}
+	if fn := p.Devices[2]; fn.BDF != "0000:17:00.1" || fn.NUMA != "" || fn.Sta.Set() {
+		t.Errorf("0000:17:00.1 %+v", fn)
+	}
+	if len(p.Garbled) != 1 {
+		t.Fatalf("garbled %+v", p.Garbled)
+	}
+	msg := p.Garbled[0].Error("f")
+	if want := `f:18:70: expected a lane count from 0 to 32, got "x8"`; msg != want {
+		t.Errorf("garble %q, want %q", msg, want)
+	}
+	if lb := p.Bottlenecks(); len(lb) != 1 || !strings.Contains(lb[0].What, "mlx5_0") || !near(lb[0].Cap.Gbps(), 8*16*128.0/130) {
+		t.Errorf("bottlenecks %+v, want mlx5_0 capped at 8 GT/s x16", lb)
+	}
+}
+
+// Paths that are not a PCI device's link or NUMA file are not read.
+func TestPCISysfsPathsNotRead(t *testing.T) {
+	for _, p := range []string{
+		"/sys/class/net/eth0/ecn/roce_np/enable/3",
+		"/sys/class/net/eth0/speed",
+		"/sys/class/infiniband/mlx5_0/ports/1/rate",
+		"/sys/bus/pci/devices/0000:01:00.0/device/current_link_speed",
+		"/sys/bus/pci/devices/01:00.0/current_link_speed",
+		"/sys/class/net/eth0/current_link_speed",
+	} {
+		if f, ok := parsePCISysfsPath(p); ok {
+			t.Errorf("%s read as %+v", p, f)
+		}
+	}
+}
