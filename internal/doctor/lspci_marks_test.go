@@ -14,7 +14,7 @@ import (
 // each read as the downgrade lspci says it is.
 func TestLspciOwnMarks(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/lspci/lspci-vvv-plx-pex8725-port-lnksta-x4-downgraded-lnkcap-cut-heymeco6.txt")
-	f := nicMustFind(t, fs, "host.pcie.degraded", Info, "trained at 8GT/s x4 of its LnkCap (cut from the paste; lspci marks LnkSta downgraded against it)")
+	f := nicMustFind(t, fs, "host.pcie.degraded", Info, "trained at 8GT/s x4 of its LnkCap (cut from the paste; lspci marks LnkSta downgraded against it); fewer lanes than the device has")
 	if len(f.Evidence) != 1 || f.Evidence[0].Line != 4 {
 		t.Errorf("evidence %v", f.Evidence)
 	}
@@ -67,6 +67,7 @@ func TestLspciTwinKeysInRange(t *testing.T) {
 	const gpu = "0000:01:00.0 VGA compatible controller: NVIDIA Corporation GA102 [GeForce RTX 3090] (rev a1)\n"
 	const cx7 = "0000:17:00.0 Ethernet controller: Mellanox Technologies MT2910 Family [ConnectX-7]\n"
 	const i350 = "0000:05:00.0 Ethernet controller: Intel Corporation I350 Gigabit Network Connection (rev 01)\n"
+	const x710 = "0000:06:00.0 Ethernet controller: Intel Corporation Ethernet Controller X710 for 10GbE SFP+ (rev 02)\n"
 	for _, c := range []struct {
 		name, text string
 		sev        Severity
@@ -76,6 +77,8 @@ func TestLspciTwinKeysInRange(t *testing.T) {
 		{"gpu width marked, cap cut", gpu + "\t\tLnkSta:\tSpeed 16GT/s, Width x8 (downgraded)\n", Warn, "does not model this x8 one", "gpu_pcie: "},
 		{"nic gen1", cx7 + "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16\n\t\tLnkSta:\tSpeed 2.5GT/s (downgraded), Width x16\n", Warn, "LnkSta must match LnkCap", "nic_pcie"},
 		{"nic gen4 x8", cx7 + "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16\n\t\tLnkSta:\tSpeed 16GT/s (downgraded), Width x8 (downgraded)\n", Warn, "topology.servers nic_pcie: 4, nic_pcie_width: 8 ", "gpu_pcie"},
+		{"management nic gen3", x710 + "\t\tLnkCap:\tPort #0, Speed 8GT/s, Width x8\n\t\tLnkSta:\tSpeed 8GT/s, Width x4 (downgraded)\n", Info, "LnkSta must match LnkCap", "nic_pcie"},
+		{"nic x12", cx7 + "\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16\n\t\tLnkSta:\tSpeed 16GT/s, Width x12 (downgraded)\n", Warn, "LnkSta must match LnkCap", "nic_pcie"},
 		{"management nic", i350 + "\t\tLnkCap:\tPort #0, Speed 5GT/s, Width x4\n\t\tLnkSta:\tSpeed 5GT/s, Width x1 (downgraded)\n", Info, "LnkSta must match LnkCap", "nic_pcie"},
 	} {
 		fs := diagnoseText(t, c.text).Findings
