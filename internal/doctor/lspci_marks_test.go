@@ -14,7 +14,7 @@ import (
 // each read as the downgrade lspci says it is.
 func TestLspciOwnMarks(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/lspci/lspci-vvv-plx-pex8725-port-lnksta-x4-downgraded-lnkcap-cut-heymeco6.txt")
-	f := nicMustFind(t, fs, "host.pcie.degraded", Info, "trained at 8GT/s x4 of its LnkCap (cut from the paste; lspci marks LnkSta downgraded against it)")
+	f := nicMustFind(t, fs, "host.pcie.degraded", Info, "trained at 8GT/s x4 of its LnkCap (cut from the paste; lspci marks LnkSta downgraded against it); fewer lanes than the device has")
 	if len(f.Evidence) != 1 || f.Evidence[0].Line != 4 {
 		t.Errorf("evidence %v", f.Evidence)
 	}
@@ -38,12 +38,13 @@ func TestLspciOwnMarks(t *testing.T) {
 	// marks (openucx/ucx#9520): the numbers alone say it.
 	fs = diagnoseFiles(t, Options{}, "corpus/lspci/lspci-vvv-rootport-8gts-x8-of-x16-cut-ucx9520.txt")
 	nicMustFind(t, fs, "host.pcie.degraded", Info, "trained at 8GT/s x8 of its 8GT/s x16: 63.0 Gb/s of 126.0 Gb/s; fewer lanes than the device has")
-	// A named device's fix names the twin's keys for its link: the RTX
-	// 3090 at 8GT/s x4 (Gen3) is gpu_pcie: 3.
+	// A named device's fix names the twin's keys for its link, where the
+	// twin has them: its gpu_pcie is a link of 16 lanes, so the RTX 3090
+	// at 8GT/s x4 is not gpu_pcie: 3 (that would be four times its link).
 	fs = diagnoseFiles(t, Options{}, "corpus/lspci/lspci-vvvv-rtx3090-gpu-8gts-x4-downgraded-rockchip.txt")
 	f = nicMustFind(t, fs, "host.pcie.degraded", Warn, "GPU 0000:01:00.0")
-	if !strings.Contains(f.Fix, "topology.servers gpu_pcie: 3 ") {
-		t.Errorf("fix does not name the twin's key: %s", f.Fix)
+	if strings.Contains(f.Fix, "gpu_pcie: ") || !strings.Contains(f.Fix, "The twin's gpu_pcie is a link of 16 lanes, so it does not model this x4 one.") {
+		t.Errorf("fix names a twin key that is not this link: %s", f.Fix)
 	}
 	// And a NIC's, nic_pcie and nic_pcie_width: the synthetic ConnectX-7
 	// at 16GT/s x16 is Gen4 x16.
@@ -54,5 +55,57 @@ func TestLspciOwnMarks(t *testing.T) {
 	}
 	if fs := diagnoseFiles(t, Options{}, "corpus/lspci/lspci-grep-width-connectx5-socketdirect-speed-unknown-pciutils128.txt"); len(fs) != 0 {
 		t.Errorf("speed unknown on both: %s", nicTitles(fs))
+	}
+}
+
+// The twin keys a fix names are ones scenario accepts for the link read:
+// gpu_pcie for a GPU's 16 lanes, nic_pcie 3 to 6 and nic_pcie_width a
+// power of two to 16 for an RDMA NIC, none for a management port or a
+// generation the twin does not model. And lspci's mark on the width alone,
+// LnkCap cut, is lanes lost: a GPU's is a warning, not an idle speed.
+func TestLspciTwinKeysInRange(t *testing.T) {
+	const gpu = "0000:01:00.0 VGA compatible controller: NVIDIA Corporation GA102 [GeForce RTX 3090] (rev a1)\n"
+	const cx7 = "0000:17:00.0 Ethernet controller: Mellanox Technologies MT2910 Family [ConnectX-7]\n"
+	const i350 = "0000:05:00.0 Ethernet controller: Intel Corporation I350 Gigabit Network Connection (rev 01)\n"
+	const x710 = "0000:06:00.0 Ethernet controller: Intel Corporation Ethernet Controller X710 for 10GbE SFP+ (rev 02)\n"
+	for _, c := range []struct {
+		name, text string
+		sev        Severity
+		want, not  string
+	}{
+		{"gpu gen3 x16", gpu + "\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16\n\t\tLnkSta:\tSpeed 8GT/s (downgraded), Width x16\n", Info, "topology.servers gpu_pcie: 3 ", "nic_pcie"},
+		{"gpu width marked, cap cut", gpu + "\t\tLnkSta:\tSpeed 16GT/s, Width x8 (downgraded)\n", Warn, "does not model this x8 one", "gpu_pcie: "},
+		{"nic gen1", cx7 + "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16\n\t\tLnkSta:\tSpeed 2.5GT/s (downgraded), Width x16\n", Warn, "LnkSta must match LnkCap", "nic_pcie"},
+		{"nic gen4 x8", cx7 + "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16\n\t\tLnkSta:\tSpeed 16GT/s (downgraded), Width x8 (downgraded)\n", Warn, "topology.servers nic_pcie: 4, nic_pcie_width: 8 ", "gpu_pcie"},
+		{"management nic gen3", x710 + "\t\tLnkCap:\tPort #0, Speed 8GT/s, Width x8\n\t\tLnkSta:\tSpeed 8GT/s, Width x4 (downgraded)\n", Info, "LnkSta must match LnkCap", "nic_pcie"},
+		{"nic x12", cx7 + "\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16\n\t\tLnkSta:\tSpeed 16GT/s, Width x12 (downgraded)\n", Warn, "LnkSta must match LnkCap", "nic_pcie"},
+		{"management nic", i350 + "\t\tLnkCap:\tPort #0, Speed 5GT/s, Width x4\n\t\tLnkSta:\tSpeed 5GT/s, Width x1 (downgraded)\n", Info, "LnkSta must match LnkCap", "nic_pcie"},
+	} {
+		fs := diagnoseText(t, c.text).Findings
+		got := nicFind(fs, "host.pcie.degraded")
+		if len(got) != 1 {
+			t.Errorf("%s: %s", c.name, nicTitles(fs))
+			continue
+		}
+		if f := got[0]; f.Severity != c.sev || !strings.Contains(f.Fix, c.want) || strings.Contains(f.Fix, c.not) {
+			t.Errorf("%s: %v %s\nfix: %s", c.name, f.Severity, f.Title, f.Fix)
+		}
+	}
+}
+
+// An unmarked "Width x0", as lspci prints it before pciutils 3.6 and on a
+// root port from 3.8 on, is a link down and no garble: a Xeon E5's root
+// ports that trained nothing (jrgp/linfo#114) raise nothing, and an empty
+// hot-plug slot's root port pasted alone (batocera.linux#8041) is the
+// unnamed link's info, with no rate for a link that carries none.
+func TestLspciUnmarkedX0(t *testing.T) {
+	if fs := diagnoseFiles(t, Options{}, "corpus/lspci/lspci-grep-lnksta-xeon-e5-rootports-x0-unmarked-linfo114.txt"); len(fs) != 0 {
+		t.Errorf("root ports down: %s", nicTitles(fs))
+	}
+	fs := diagnoseFiles(t, Options{}, "corpus/lspci/lspci-vvv-rootport-lnksta-x0-unmarked-hotplug-empty-batocera8041.txt")
+	nicMustNot(t, fs, "input.garbled")
+	f := nicMustFind(t, fs, "host.pcie.degraded", Info, "trained at no lanes (x0: the link is down) of its 5GT/s x1; fewer lanes than the device has")
+	if strings.Contains(f.Title, "Gb/s") {
+		t.Errorf("a rate for a link down: %s", f.Title)
 	}
 }

@@ -74,15 +74,14 @@ func unnamedLinkFinding(p *ingest.Lspci) (Finding, bool) {
 		return Finding{}, false
 	}
 	title := fmt.Sprintf("%s: a PCIe link the paste does not name trained at %s of its %s", p.Source(), d.Sta, capText(d))
-	if d.Sta.GTs > 0 && d.Cap.GTs > 0 {
+	if d.Sta.GTs > 0 && d.Cap.GTs > 0 && !d.Sta.Down {
 		got, could := d.Sta.Rate(), d.Cap.Rate()
 		title += fmt.Sprintf(": %s of %s", rateText(got), rateText(could))
 	}
 	switch {
-	case !d.Cap.Set():
-	case d.Sta.Width < d.Cap.Width:
+	case d.WidthLost():
 		title += "; fewer lanes than the device has"
-	default:
+	case d.Cap.Set() || d.Sta.SpeedMarked:
 		title += "; a GPU lowers its speed when idle, a NIC does not"
 	}
 	return Finding{
@@ -105,13 +104,13 @@ func linkFinding(inc *Incident, p pciListing, d ingest.PCIDevice) Finding {
 		what = strings.ToUpper(d.Role[:1]) + d.Role[1:]
 	}
 	title := fmt.Sprintf("%s %s: PCIe link trained at %s of its %s", what, d.Label(), d.Sta, capText(d))
-	if d.Sta.GTs > 0 && d.Cap.GTs > 0 {
+	if d.Sta.GTs > 0 && d.Cap.GTs > 0 && !d.Sta.Down {
 		got, could := d.Sta.Rate(), d.Cap.Rate()
 		title += fmt.Sprintf(": %s of %s (%.0f%% lost)", rateText(got), rateText(could), 100*(1-got.Gbps()/could.Gbps()))
 	}
 	ev := []Evidence{d.Evidence, d.Cap.Evidence, d.Sta.Evidence}
 	sev := Warn
-	widthLost := d.Sta.Width < d.Cap.Width
+	widthLost := d.WidthLost()
 	crosses := "Every byte the NIC sends or receives crosses this link, so it moves no more than LnkSta allows (less after TLP overhead, 80-90% of it) whatever its port can do. "
 	if d.Role == ingest.RoleOther {
 		crosses = "If the device carries collective traffic (a NIC, a GPU, or a PCIe switch port above them), every byte of it crosses this link, so it moves no more than the link allows (less after TLP overhead, 80-90% of it). "
@@ -171,7 +170,9 @@ func linkFinding(inc *Incident, p pciListing, d ingest.PCIDevice) Finding {
 	if d.Role == ingest.RoleGPU {
 		fix += fmt.Sprintf(" Under load, `nvidia-smi -q -d PCIE -i %s` shows the current against the maximum link generation and width.", bdf)
 	}
-	fix += twinLinkKeys(d)
+	if d.Role == ingest.RoleGPU || d.RDMA() {
+		fix += twinLinkKeys(d)
+	}
 	return Finding{
 		ID: "host.pcie.degraded", Severity: sev, Layer: LayerNCCL,
 		Title:     p.Source() + ": " + title,
@@ -247,17 +248,25 @@ func gtsText(gts float64) string {
 }
 
 // twinLinkKeys names the topology.servers keys that give the twin's
-// servers this link, so the cost to a collective can be measured there;
-// "" when the link's generation is unknown or it is down.
+// servers this link, so the cost to a collective can be measured there:
+// nic_pcie (3 to 6) and nic_pcie_width (1 to 16 lanes, a power of two) for
+// a NIC, gpu_pcie (3 to 6, a link of 16 lanes) for a GPU. "" when the
+// link is down, its generation unknown, or the twin has no key that
+// gives it.
 func twinLinkKeys(d ingest.PCIDevice) string {
 	gen := pcieGen(d.Sta.GTs)
+	w := d.Sta.Width
 	switch {
-	case gen == 0 || d.Sta.Down:
+	case gen < 3 || gen > 6 || d.Sta.Down:
 		return ""
-	case d.Role == ingest.RoleGPU:
+	case d.Role == ingest.RoleGPU && w == 16:
 		return fmt.Sprintf(" To see what the link costs a collective, run the twin with topology.servers gpu_pcie: %d (`rocelab run`, docs/nccl.md 'Host-side causes').", gen)
+	case d.Role == ingest.RoleGPU:
+		return fmt.Sprintf(" The twin's gpu_pcie is a link of 16 lanes, so it does not model this x%d one.", w)
+	case w > 16 || w&(w-1) != 0:
+		return ""
 	}
-	return fmt.Sprintf(" To see what the link costs a collective, run the twin with topology.servers nic_pcie: %d, nic_pcie_width: %d (`rocelab run`, docs/nccl.md 'Host-side causes').", gen, d.Sta.Width)
+	return fmt.Sprintf(" To see what the link costs a collective, run the twin with topology.servers nic_pcie: %d, nic_pcie_width: %d (`rocelab run`, docs/nccl.md 'Host-side causes').", gen, w)
 }
 
 // capText formats the link a device can train for a title: LnkCap as

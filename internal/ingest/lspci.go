@@ -151,17 +151,22 @@ func (p *Lspci) Above(d PCIDevice) (PCIDevice, bool) {
 }
 
 // A PCIeLinkState is a PCIe link's speed and width, as LnkCap or LnkSta
-// prints them. GTs is 0 when lspci prints "Speed unknown" (pciutils
-// before 3.6 on 16 GT/s links).
+// prints them. GTs is 0 when lspci prints "Speed unknown": a speed its
+// table does not name (16 GT/s before pciutils 3.5.3, 32 GT/s before
+// 3.6.3, 64 GT/s before 3.8), or a LnkSta whose link is down.
 type PCIeLinkState struct {
 	GTs   float64
 	Width int
-	// Marked is set when lspci printed "(downgraded)" after the speed or
-	// width: pciutils 3.6+ compares LnkSta with LnkCap itself, so the
-	// mark holds even where the paste cut the LnkCap line.
-	Marked bool
-	// Down is set for "Width x0 (downgraded)": lspci's LnkSta of a link
-	// that trained no lanes (DLActive-, the device fell off the bus).
+	// SpeedMarked and WidthMarked are set when lspci printed
+	// "(downgraded)" after LnkSta's speed or width: pciutils 3.6+ compares
+	// each with LnkCap itself (ls-caps.c link_compare), so the mark holds
+	// even where the paste cut the LnkCap line. 3.6 and 3.7 mark every
+	// port; 3.8 on leaves root and downstream ports unmarked.
+	SpeedMarked, WidthMarked bool
+	// Down is set for a LnkSta of "Width x0": a link that trained no
+	// lanes. lspci prints it with "(downgraded)" (3.6+ on an endpoint or
+	// upstream port) or without (before 3.6, and a root or downstream port
+	// from 3.8 on, where it is often an empty slot).
 	Down     bool
 	Evidence Evidence
 }
@@ -193,12 +198,19 @@ func (d PCIDevice) Downgraded() bool {
 	switch {
 	case !d.Sta.Set():
 		return false
-	case d.Sta.Marked:
+	case d.Sta.SpeedMarked || d.Sta.WidthMarked:
 		return true
 	case !d.Cap.Set():
 		return false
 	}
 	return d.Sta.Width < d.Cap.Width || d.Sta.GTs > 0 && d.Cap.GTs > 0 && d.Sta.GTs < d.Cap.GTs || d.CapBeyondLspci()
+}
+
+// WidthLost reports whether the link trained fewer lanes than the device
+// has: by the numbers, by lspci's mark on the width when the paste cut
+// LnkCap, or a link that trained none.
+func (d PCIDevice) WidthLost() bool {
+	return d.Sta.WidthMarked || d.Sta.Down || d.Cap.Set() && d.Sta.Set() && d.Sta.Width < d.Cap.Width
 }
 
 // CapBeyondLspci reports a LnkCap speed this lspci cannot name ("Speed
@@ -301,11 +313,15 @@ func (p *Lspci) Bottlenecks() []Bottleneck {
 func linkBottlenecks(devs []PCIDevice) []Bottleneck {
 	var out []Bottleneck
 	for _, d := range devs {
-		if !d.Downgraded() || d.Sta.GTs == 0 || !d.RDMA() && (d.Role != RoleGPU || d.Sta.Width >= d.Cap.Width) {
+		if !d.Downgraded() || d.Sta.GTs == 0 || d.Sta.Down || !d.RDMA() && (d.Role != RoleGPU || !d.WidthLost()) {
 			continue
 		}
+		capable := d.Cap.String()
+		if !d.Cap.Set() {
+			capable = "more: lspci marks it downgraded"
+		}
 		out = append(out, Bottleneck{
-			What:     fmt.Sprintf("%s %s on a PCIe %s link (capable of %s)", d.Role, d.Label(), d.Sta, d.Cap),
+			What:     fmt.Sprintf("%s %s on a PCIe %s link (capable of %s)", d.Role, d.Label(), d.Sta, capable),
 			Cap:      d.Sta.Rate(),
 			Device:   d.BDF,
 			Evidence: []Evidence{d.Cap.Evidence, d.Sta.Evidence},
@@ -578,7 +594,7 @@ func (p *lspciParser) device(has func(*PCIDevice) bool) *PCIDevice {
 // link reads "LnkCap: Port #0, Speed 16GT/s, Width x16, ..." or
 // "LnkSta: Speed 8GT/s (downgraded), Width x8 (ok)".
 func (p *lspciParser) link(key, rest string, l Line) {
-	st, col, ok := parseLinkState(rest)
+	st, col, ok := parseLinkState(rest, key == "LnkSta")
 	if !ok {
 		p.garble(l, key, col, "'Speed <n>GT/s, Width x<n>' after "+key+":")
 		return
@@ -605,9 +621,10 @@ func (p *lspciParser) link(key, rest string, l Line) {
 	}
 }
 
-// parseLinkState reads the speed and width of a LnkCap or LnkSta line;
-// on failure col is the 0-based offset in rest where reading stopped.
-func parseLinkState(rest string) (PCIeLinkState, int, bool) {
+// parseLinkState reads the speed and width of a LnkCap or (sta) LnkSta
+// line, and on LnkSta lspci's "(downgraded)" marks and a width of x0; on
+// failure col is the 0-based offset in rest where reading stopped.
+func parseLinkState(rest string, sta bool) (PCIeLinkState, int, bool) {
 	var st PCIeLinkState
 	i := strings.Index(rest, "Speed ")
 	if i < 0 {
@@ -633,11 +650,12 @@ func parseLinkState(rest string) (PCIeLinkState, int, bool) {
 		n++
 	}
 	width, err := strconv.Atoi(w[:n])
-	if err != nil || width < 0 || width > 32 || width == 0 && !strings.HasPrefix(w[n:], " (downgraded)") {
+	if err != nil || width < 0 || width > 32 || width == 0 && !sta {
 		return st, j + len("Width x"), false
 	}
 	st.Width = width
-	st.Marked = strings.Contains(rest, "(downgraded)")
+	st.SpeedMarked = sta && strings.HasPrefix(sp[len(tok):], " (downgraded)")
+	st.WidthMarked = sta && strings.HasPrefix(w[n:], " (downgraded)")
 	st.Down = width == 0
 	return st, 0, true
 }

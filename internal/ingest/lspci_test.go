@@ -163,11 +163,11 @@ func TestLspciGarbled(t *testing.T) {
 // capability.
 func TestLspciMarks(t *testing.T) {
 	d := lspciCorpus(t, "lspci/lspci-vvv-plx-pex8725-port-lnksta-x4-downgraded-lnkcap-cut-heymeco6.txt").Devices[0]
-	if d.Cap.Set() || !d.Sta.Marked || d.Sta.Width != 4 || !d.Downgraded() {
+	if d.Cap.Set() || d.Sta.SpeedMarked || !d.Sta.WidthMarked || d.Sta.Width != 4 || !d.Downgraded() || !d.WidthLost() {
 		t.Errorf("marked: %+v", d)
 	}
 	d = lspciCorpus(t, "lspci/lspci-grep-lnk-cx7-lnkcap-speed-unknown-lnksta-16gts-lshca51.txt").Devices[0]
-	if d.Cap.GTs != 0 || d.Sta.GTs != 16 || d.Sta.Marked || !d.CapBeyondLspci() || !d.Downgraded() {
+	if d.Cap.GTs != 0 || d.Sta.GTs != 16 || d.Sta.SpeedMarked || d.Sta.WidthMarked || !d.CapBeyondLspci() || !d.Downgraded() || d.WidthLost() {
 		t.Errorf("unknown cap: %+v", d)
 	}
 	p := lspciCorpus(t, "lspci/lspci-vvv-coral-lnksta-speed-unknown-x0-link-down-edgetpu742.txt")
@@ -175,9 +175,52 @@ func TestLspciMarks(t *testing.T) {
 	if len(p.Garbled) != 0 || !d.Sta.Down || !d.Sta.Set() || d.Sta.Rate() != 0 || !d.Downgraded() || d.Sta.String() != "no lanes (x0: the link is down)" {
 		t.Errorf("link down: %+v %v", d, p.Garbled)
 	}
-	// x0 without lspci's mark is not a form lspci prints.
-	p = readOne[*Lspci](t, "x0.txt", "LnkSta:\tSpeed 8GT/s, Width x0\n")
+	// The mark is read per field: a speed marked alone (pciutils 3.8+, an
+	// idle GPU) has lost no lanes.
+	p = readOne[*Lspci](t, "speed.txt", "\t\tLnkSta:\tSpeed 2.5GT/s (downgraded), Width x16\n")
+	if d := p.Devices[0]; !d.Sta.SpeedMarked || d.Sta.WidthMarked || d.WidthLost() || !d.Downgraded() {
+		t.Errorf("speed marked: %+v", d)
+	}
+	// LnkCap is never marked, and a capability of no lanes is no form
+	// lspci prints for a device that answers.
+	p = readOne[*Lspci](t, "cap.txt", "LnkCap:\tPort #0, Speed 8GT/s, Width x0\n")
 	if len(p.Garbled) != 1 {
-		t.Errorf("unmarked x0: %+v", p.Garbled)
+		t.Errorf("LnkCap x0: %+v", p.Garbled)
+	}
+}
+
+// An unmarked "Width x0" is what lspci prints for a link that trained no
+// lanes before pciutils 3.6 (a Xeon E5's root ports, jrgp/linfo#114) and
+// on a root port from 3.8 on (an empty hot-plug slot,
+// batocera-linux/batocera.linux#8041): a link down, not a garble.
+func TestLspciUnmarkedX0(t *testing.T) {
+	p := lspciCorpus(t, "lspci/lspci-grep-lnksta-xeon-e5-rootports-x0-unmarked-linfo114.txt")
+	if len(p.Garbled) != 0 || len(p.Devices) != 4 {
+		t.Fatalf("%d devices, garbled %+v", len(p.Devices), p.Garbled)
+	}
+	for _, d := range p.Devices {
+		if !d.Sta.Down || d.Sta.GTs != 2.5 || d.Sta.SpeedMarked || d.Sta.WidthMarked || d.Role == RoleNIC || d.Role == RoleGPU {
+			t.Errorf("%+v", d)
+		}
+	}
+	p = lspciCorpus(t, "lspci/lspci-vvv-rootport-lnksta-x0-unmarked-hotplug-empty-batocera8041.txt")
+	if d := p.Devices[0]; len(p.Garbled) != 0 || !d.Sta.Down || d.Cap.Width != 1 || d.Cap.GTs != 5 || !d.WidthLost() {
+		t.Errorf("%+v garbled %+v", d, p.Garbled)
+	}
+}
+
+// A NIC's link read only through lspci's mark, or down, sets no rate cap
+// on a collective: the mark says the link is below LnkCap without saying
+// what LnkCap is, and a link down carries nothing to cap.
+func TestLspciBottleneckMarked(t *testing.T) {
+	const hdr = "0000:17:00.0 Ethernet controller: Mellanox Technologies MT2910 Family [ConnectX-7]\n"
+	p := readOne[*Lspci](t, "cut.txt", hdr+"\t\tLnkSta:\tSpeed 16GT/s, Width x8 (downgraded)\n")
+	b := p.Bottlenecks()
+	if len(b) != 1 || !strings.Contains(b[0].What, "16GT/s x8 link (capable of more: lspci marks it downgraded)") || b[0].Cap == 0 {
+		t.Errorf("marked: %+v", b)
+	}
+	p = readOne[*Lspci](t, "down.txt", hdr+"\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16\n\t\tLnkSta:\tSpeed 2.5GT/s (downgraded), Width x0 (downgraded)\n")
+	if b := p.Bottlenecks(); len(b) != 0 || !p.Devices[0].Sta.Down {
+		t.Errorf("down: %+v", b)
 	}
 }
