@@ -98,6 +98,9 @@ func joinedPrefixStart(s string, m int) int {
 // ending at a space or where the host name starts with a letter. It
 // returns the piece and the NCCL line appended to dst, or dst unchanged.
 func splitGluedPiece(s string, dst []string) []string {
+	if i := firstNonSpace(s); i == len(s) || s[i] < '0' || s[i] > '9' {
+		return dst // a piece starts with the row's size or a half's time
+	}
 	m := ncclMarker(s)
 	if m < 0 {
 		return dst

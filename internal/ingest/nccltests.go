@@ -84,12 +84,15 @@ type NCCLTests struct {
 	// table row named a launcher (mpirun, srun, ...). Either makes a
 	// command line's binary part of a longer command.
 	continued, launched bool
-	// piece is the last line's row when it was cut short, a piece that
-	// the next line may complete (see splitGluedPiece), and pieceAt that
-	// line.
-	piece   string
-	pieceAt Line
-	sink    *TestRun // takes what lies beyond maxRuns
+	// pieces hold the last line's row when it was cut short, the pieces
+	// it was printed in so far, each with its line, which the next line
+	// may complete (see splitGluedPiece); pieceRoom is how many fields
+	// the row still lacks, 0 when it was cut inside a half, and
+	// pieceHalf the fields of one half. joined is set while a row of
+	// pieces is read, for where its fields stand.
+	pieces, joined       []pieceSeg
+	pieceRoom, pieceHalf int
+	sink                 *TestRun // takes what lies beyond maxRuns
 	// commRanks is the largest communicator an NCCL "... nranks N ... -
 	// Init COMPLETE" line of the same input shows.
 	commRanks int
@@ -338,8 +341,8 @@ func (t *NCCLTests) Feed(ln Line) {
 	if s == "" {
 		return
 	}
-	piece := t.piece
-	t.piece = ""
+	pieces := t.pieces
+	t.pieces = nil
 	inCommand := t.continued || t.launched
 	t.continued = strings.HasSuffix(s, `\`)
 	t.launched = t.launched || namesLauncher(s)
@@ -352,7 +355,7 @@ func (t *NCCLTests) Feed(ln Line) {
 	hashed := c == '#'
 	switch {
 	case c >= '0' && c <= '9':
-		if t.joinPiece(piece, s) || t.row(ln, s) {
+		if t.joinPiece(ln, pieces, s) || t.row(ln, s) {
 			t.lines.add(ln)
 			t.launched = false
 		}
@@ -390,24 +393,58 @@ func stripLabel(s string) string {
 	return s
 }
 
-// joinPiece reads s as the next piece of the row cut short on the line
-// before (see splitGluedPiece): a half's time, algbw, busbw and #wrong,
-// printed once that half ran. The row, with s after it, is read again at
-// the line where it started; the cut it was counted as comes off. It
-// reports whether s was such a piece.
-func (t *NCCLTests) joinPiece(piece, s string) bool {
-	if piece == "" || !rowPiece(s) {
+// A pieceSeg is one piece of a row printed in pieces: its text, as the
+// row reader saw it, and its line.
+type pieceSeg struct {
+	ln Line
+	s  string
+}
+
+// joinPiece reads s, of line ln, as the next piece of the row cut short
+// before (see splitGluedPiece): one or both halves' time, algbw, busbw and
+// #wrong, printed once each half ran. The row, with s after its pieces, is
+// read again at the line where it started; the cut it was counted as
+// comes off. A row cut inside a half (a paste that ends mid-row, a
+// terminal's wrap) takes no piece, nor one that holds more than the row
+// lacks. It reports whether s was such a piece.
+func (t *NCCLTests) joinPiece(ln Line, pieces []pieceSeg, s string) bool {
+	if len(pieces) == 0 || !rowPiece(s) {
 		return false
 	}
 	var buf [3]string
 	if f := fieldsInto(buf[:0], s, 3); len(f) == 3 && TypeSize(f[2]) > 0 {
 		return false // a whole row of its own
 	}
+	if n := len(strings.Fields(s)); n > t.pieceRoom || n%t.pieceHalf != 0 {
+		return false
+	}
+	at := pieces[0].ln
 	r := t.cur(false)
-	if n := len(r.Truncated); n > 0 && r.Truncated[n-1].Line == t.pieceAt.Num {
+	if n := len(r.Truncated); n > 0 && r.Truncated[n-1].Line == at.Num {
 		r.Truncated = r.Truncated[:n-1]
 	}
-	return t.row(t.pieceAt, piece+" "+s)
+	t.joined = append(pieces, pieceSeg{ln, s})
+	texts := make([]string, len(t.joined))
+	for i, p := range t.joined {
+		texts[i] = p.s
+	}
+	ok := t.row(at, strings.Join(texts, " "))
+	t.joined = nil
+	return ok
+}
+
+// fieldAt returns the line that field k of row s (split into f), read at
+// ln, was printed on and the field's offset in that line's text: ln's
+// own, or, for a row read from pieces, the line of the piece holding it.
+func (t *NCCLTests) fieldAt(ln Line, s string, f []string, k int) (Line, int) {
+	for _, p := range t.joined {
+		pf := strings.Fields(p.s)
+		if k < len(pf) {
+			return p.ln, len(p.ln.Text) - len(p.s) + fieldOffset(p.s, pf, k)
+		}
+		k -= len(pf)
+	}
+	return ln, len(ln.Text) - len(s) + fieldOffset(s, f, k)
 }
 
 // unrenderTable undoes what GitHub's editor does to an nccl-tests output

@@ -143,7 +143,14 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 		if len(r.Truncated) < maxKept {
 			r.Truncated = append(r.Truncated, row.Evidence)
 		}
-		t.piece, t.pieceAt = s, ln
+		t.pieces = t.joined
+		if t.pieces == nil {
+			t.pieces = []pieceSeg{{ln, s}}
+		}
+		t.pieceHalf, t.pieceRoom = half, 0
+		if len(rest)%half == 0 {
+			t.pieceRoom = 2*half - len(rest)
+		}
 		return true
 	}
 	if w := rest[half+3]; len(rest) == half+4 && len(w) < 3 && strings.HasPrefix("N/A", w) {
@@ -167,9 +174,8 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 			if i == 3 {
 				expected = "a count or N/A"
 			}
-			k := len(f) - len(rest) + at + i
-			off := len(ln.Text) - len(s) + fieldOffset(s, f, k)
-			t.Garbled = append(t.Garbled, garbleAt(ln, off, fmt.Sprintf("%s (the %s %s) in an nccl-tests row", expected, name, halfColumns[i])))
+			gl, off := t.fieldAt(ln, s, f, len(f)-len(rest)+at+i)
+			t.Garbled = append(t.Garbled, garbleAt(gl, off, fmt.Sprintf("%s (the %s %s) in an nccl-tests row", expected, name, halfColumns[i])))
 		}
 		return true
 	}
