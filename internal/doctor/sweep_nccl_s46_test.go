@@ -33,8 +33,24 @@ func TestAbortReportTiedToUncaughtException(t *testing.T) {
 	if f.Evidence[0].Line != 5 || !strings.Contains(f.Evidence[0].Text, "what():") {
 		t.Errorf("evidence %+v, want the what() line (5) first", f.Evidence)
 	}
-	if !strings.Contains(f.Mechanism, "CUDA call failing under NCCL") || strings.Contains(f.Fix, "backtrace") {
+	if !strings.Contains(f.Mechanism, "CUDA call failing under NCCL") || strings.Contains(f.Fix, "backtrace") || strings.Contains(f.Mechanism, "maxBytes") {
 		t.Errorf("mechanism %q\nfix %q", f.Mechanism, f.Fix)
+	}
+}
+
+// An exception's NCCL error is explained without nccl-tests' options
+// (-e maxBytes, -g): the program that threw it is another (synthetic
+// lines in DeepBench#97's form, with CUDA's out-of-memory string).
+func TestThrownNCCLErrorNotToldInTestsTerms(t *testing.T) {
+	fs := diagnoseText(t, "terminate called after throwing an instance of 'std::runtime_error'\n  what():  NCCL failure: Cuda failure 'out of memory'\n[h1:7] *** Process received signal ***\n[h1:7] Signal: Aborted (6)\n").Findings
+	f := nicMustFind(t, fs, "nccltests.failed", Error, "uncaught std::runtime_error")
+	for _, s := range []string{f.Mechanism, f.Fix} {
+		if strings.Contains(s, "maxBytes") || strings.Contains(s, "-e") || strings.Contains(s, "-g") {
+			t.Errorf("nccl-tests' terms in %q", s)
+		}
+	}
+	if !strings.Contains(f.Mechanism, "GPU memory exhausted") {
+		t.Errorf("mechanism %q", f.Mechanism)
 	}
 }
 
