@@ -97,3 +97,34 @@ func TestProfilerLibraryWithoutSymbols(t *testing.T) {
 	fs = diagnoseText(t, "h1:1:1 [0] NCCL INFO PROFILER/Plugin: failed to find ncclProfiler_v2.\nh1:1:1 [0] NCCL INFO PROFILER/Plugin: loaded ncclProfiler_v1.\n").Findings
 	nicMustNot(t, fs, "nccl.plugin.no_symbol")
 }
+
+// Which library the profiler loader opened, as NCCL printed it
+// (synthetic lines in the forms of src/misc/profiler.cc v2.24.3-1,
+// src/plugin/plugin_open.cc v2.27.7-1 and src/plugin/profiler.cc
+// v2.28.3-1): NCCL_PROFILER_PLUGIN's library is named with the setting's
+// line as evidence, 2.28's "External profiler plugin X is unsupported"
+// is read, with or without the setting (a default libnccl-profiler.so
+// found), and a default file 2.23-2.27 do not name is told as the
+// default's.
+func TestProfilerLibraryNamedOrDefault(t *testing.T) {
+	for _, c := range []struct {
+		name, log string
+		title     []string
+		evidence  int
+	}{
+		{"2.24 setting", "h1:1:1 [0] NCCL INFO PROFILER/Plugin: Plugin name set by env to /opt/libnccl-net.so\nh1:1:1 [0] NCCL INFO PROFILER/Plugin: failed to find ncclProfiler_v2.\nh1:1:1 [0] NCCL INFO PROFILER/Plugin: failed to find ncclProfiler_v1.\n",
+			[]string{"NCCL_PROFILER_PLUGIN's /opt/libnccl-net.so"}, 2},
+		{"2.28 setting", "h1:1:1 [0] NCCL INFO NCCL_PROFILER_PLUGIN set by environment to libx.so\nh1:1:1 [0] NCCL INFO External profiler plugin libx.so is unsupported\n",
+			[]string{"NCCL_PROFILER_PLUGIN's libx.so"}, 2},
+		{"2.28 default", "h1:1:1 [0] NCCL INFO External profiler plugin /usr/lib/libnccl-profiler.so is unsupported\n",
+			[]string{"The profiler library /usr/lib/libnccl-profiler.so, found under the default name,"}, 1},
+		{"2.26 default", "h1:1:1 [0] NCCL INFO PROFILER/Plugin: failed to find ncclProfiler_v3\nh1:1:1 [0] NCCL INFO PROFILER/Plugin: failed to find ncclProfiler_v1.\n",
+			[]string{"default name, libnccl-profiler.so"}, 1},
+	} {
+		fs := diagnoseText(t, c.log).Findings
+		f := nicMustFind(t, fs, "nccl.plugin.no_symbol", Info, append(c.title, "ran without a profiler")...)
+		if len(f.Evidence) != c.evidence {
+			t.Errorf("%s: evidence %+v, want %d lines", c.name, f.Evidence, c.evidence)
+		}
+	}
+}

@@ -209,7 +209,7 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 	}
 	l.pluginMiss(host, msg, ev)
 	l.tunerChoice(o.thread(), host, msg, ev)
-	l.profilerUnused(host, msg, ev)
+	l.profilerUnused(o.thread(), host, msg, ev)
 	switch {
 	case strings.HasPrefix(msg, "Channel ") || strings.HasPrefix(msg, "Ring ") || strings.HasPrefix(msg, "CollNet "):
 		l.channel(host, msg, ev)
