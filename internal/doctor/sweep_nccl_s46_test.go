@@ -128,3 +128,14 @@ func TestProfilerLibraryNamedOrDefault(t *testing.T) {
 		}
 	}
 }
+
+// Any glog CHECK of a net plugin is its abort after the failure its W
+// line told, whatever call the expression names (synthetic lines in
+// uccl-project/uccl#301's glog form, the check of ibv_modify_qp).
+func TestGlogCheckOfAnyCallIsNoSecondFailure(t *testing.T) {
+	fs := diagnoseText(t, "W20250825 11:10:33.595331   331 util_rdma.h:547] NET/IB: Call to ibv_modify_qp failed with error Connection timed out\nF20250825 11:10:33.595355   331 util_rdma.h:592] Check failed: ibv_modify_qp(qp, &attr, mask) == 0 Call to ibv_modify_qp failed\n*** Check failure stack trace: ***\n").Findings
+	f := nicMustFind(t, fs, "nccl.ib.qp_setup_failed", Error, "ibv_modify_qp: Connection timed out")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 1 {
+		t.Errorf("title %q, evidence %+v", f.Title, f.Evidence)
+	}
+}
