@@ -100,13 +100,27 @@ func pluginUnused(logs []*ingest.NCCLLog) []Finding {
 }
 
 // profilerUnused reports a profiler library NCCL opened without finding
-// a profiler in it; NCCL's line names no library.
+// a profiler in it: NCCL_PROFILER_PLUGIN's, or the file NCCL found under
+// the default name (2.23-2.27 print no name for it).
 func profilerUnused(u ingest.PluginUnused) Finding {
+	named, opened := "The library NCCL found under the profiler's default name, libnccl-profiler.so,", "the default libnccl-profiler.so on the library search path (NCCL_PROFILER_PLUGIN unset)"
+	fix := "Check the file's symbols (`nm -D <library> | grep ncclProfiler`) and remove it from the library search path if no profiling was meant (NCCL's 'Could not find: libnccl-profiler.so' line when none is there is harmless), or put a profiler built against this NCCL's profiler interface there."
+	switch {
+	case u.Setting:
+		named, opened = fmt.Sprintf("NCCL_PROFILER_PLUGIN's %s", u.Name), fmt.Sprintf("%s, which NCCL_PROFILER_PLUGIN named", u.Name)
+		fix = fmt.Sprintf("Check the library's symbols (`nm -D %s | grep ncclProfiler`): point NCCL_PROFILER_PLUGIN at a profiler built against this NCCL's profiler interface, or unset it if no profiling was meant.", u.Name)
+	case u.Name != "":
+		named, opened = fmt.Sprintf("The profiler library %s, found under the default name,", u.Name), fmt.Sprintf("%s, found under the default name libnccl-profiler.so (NCCL_PROFILER_PLUGIN unset)", u.Name)
+	}
+	ev := []Evidence{u.Named, u.Evidence}
+	if u.Named.Line == u.Evidence.Line {
+		ev = ev[1:]
+	}
 	return Finding{
 		ID: "nccl.plugin.no_symbol", Severity: Info, Layer: LayerNCCL,
-		Title:     fmt.Sprintf("The profiler library NCCL opened holds no profiler NCCL reads%s; NCCL ran without a profiler", onHosts(realHosts([]string{u.Host}))),
-		Evidence:  []Evidence{u.Evidence},
-		Mechanism: "NCCL's profiler loader opened the library NCCL_PROFILER_PLUGIN names (or, unset, libnccl-profiler.so on the library search path) and looked up the ncclProfiler_vN symbols of the profiler interfaces this release reads, newest first down to v1; the library exports none of them, so NCCL runs without a profiler and records no profiler events. Either the file is no profiler (another library under the profiler's name, as when NCCL's own libraries are copied in to silence the loader's 'Could not find' line: gpustack/gpustack#3067) or it is a profiler built for an interface this NCCL does not read. The job and its network are unaffected; only the profiling is missing.",
-		Fix:       "Check the library's symbols (`nm -D <library> | grep ncclProfiler`): point NCCL_PROFILER_PLUGIN at a profiler built against this NCCL's profiler interface, or remove the file (and unset NCCL_PROFILER_PLUGIN) if no profiling was meant: the loader's 'Could not find' line for the default name is harmless.",
+		Title:     fmt.Sprintf("%s holds no profiler NCCL reads%s; NCCL ran without a profiler", named, onHosts(realHosts([]string{u.Host}))),
+		Evidence:  ev,
+		Mechanism: fmt.Sprintf("NCCL's profiler loader opened %s and looked up the ncclProfiler_vN symbols of the profiler interfaces this release reads, newest first down to v1; the library exports none of them, so NCCL runs without a profiler and records no profiler events. Either the file is no profiler (another library under the profiler's name, as when NCCL's own libraries are copied in to silence the loader's 'Could not find' line: gpustack/gpustack#3067) or it is a profiler built for an interface this NCCL does not read. The job and its network are unaffected; only the profiling is missing.", opened),
+		Fix:       fix,
 	}
 }

@@ -60,7 +60,7 @@ func abortCause(a ingest.Abort, rocm bool) string {
 		}
 		s += ". The signal is the consequence; the exception is the cause, and the peers then hang in or fail their next collective."
 		if ncclText(a.Text) {
-			s += " Its text carries an NCCL error: an NCCL call returned it and the program threw it. " + failureCause(ingest.TestFailure{Call: "NCCL", Message: a.Text}, rocm)
+			s += " Its text carries an NCCL error: an NCCL call returned it and the program threw it. " + thrownNCCLCause(a.Text, rocm)
 		}
 		return s
 	case ingest.AbortHeap:
@@ -79,10 +79,11 @@ func abortFix(a ingest.Abort) string {
 		return "Fix what the check names: the call in its expression failed (the glog W or E line, or the WARN, before it often gives the error); if the check's file is a plugin's, report it to that plugin's maintainers with the line."
 	case ingest.AbortException:
 		if ncclText(a.Text) {
-			if c, ok := cudaFailure(ingest.TestFailure{Message: a.Text}); ok {
-				return c.fix
+			fix := "The exception only carries NCCL's error: rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET so that NCCL's WARN line before it names the call that failed and why, and give that log to rocelab diagnose."
+			if thrownCUDA(a.Text) {
+				fix += " Check `nvidia-smi` for other processes holding the GPU's memory and dmesg for Xid lines."
 			}
-			return "The exception only carries NCCL's error class: rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET so that NCCL's WARN line before it names the call that failed and why, and give that log to rocelab diagnose."
+			return fix
 		}
 		return "Read the exception's text: it is the program's own error. Fix what it names, or run under gdb with `catch throw` to see where it was thrown."
 	case ingest.AbortHeap:
@@ -97,4 +98,24 @@ func abortFix(a ingest.Abort) string {
 // ("NCCL failure: unhandled cuda error", PyTorch's "NCCL error in: ...").
 func ncclText(s string) bool {
 	return strings.Contains(s, "NCCL") || strings.Contains(s, "nccl")
+}
+
+// thrownNCCLCause explains the NCCL error an exception's text carries.
+// The program is not nccl-tests (which throws nothing), so the CUDA
+// errors' explanations, which name nccl-tests' options, are not used.
+func thrownNCCLCause(text string, rocm bool) string {
+	if !thrownCUDA(text) {
+		return failureCause(ingest.TestFailure{Call: "NCCL", Message: text}, rocm)
+	}
+	api := "CUDA"
+	if rocm {
+		api = "HIP (RCCL keeps NCCL's error names)"
+	}
+	return fmt.Sprintf("'unhandled cuda error', or the CUDA error it quotes, is a %s call failing under NCCL, the GPU side rather than the network: GPU memory exhausted (by the program's own buffers, or other processes on the GPU), a driver or peer-to-peer access problem, or a GPU fault (dmesg Xid).", api)
+}
+
+// thrownCUDA reports whether an exception's NCCL error is a CUDA call's.
+func thrownCUDA(text string) bool {
+	_, ok := cudaFailure(ingest.TestFailure{Message: text})
+	return ok || strings.Contains(strings.ToLower(text), "cuda error")
 }

@@ -237,6 +237,9 @@ type NCCLLog struct {
 	// named (nccllog_tuner.go).
 	tuners  map[string]*tunerLoad
 	netLibs map[string]bool
+	// profilers holds, per thread, the library NCCL_PROFILER_PLUGIN
+	// named until its loading ends (profilerUnused).
+	profilers map[string]*tunerLoad
 	// gidReads holds, per thread, a return chain that may be an unwarned
 	// GID type read (nccllog_gidread.go).
 	gidReads map[string]gidReadStart
@@ -470,6 +473,7 @@ func NewNCCLLogParser(src string) Parser {
 		ibIdx:        map[seenKey]ibRef{},
 		lastWarn:     map[string]warnRef{},
 		tuners:       map[string]*tunerLoad{},
+		profilers:    map[string]*tunerLoad{},
 		netLibs:      map[string]bool{},
 		threadNodes:  map[string]int{},
 	}

@@ -134,14 +134,17 @@ func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 			p.Rank = ln.GroupRank()
 		}
 		return keepOnce(l, ln, &l.Progress, p, ok, seenKey{kind: 'w', a: strconv.Itoa(p.Rank) + "/" + strconv.Itoa(p.Global), b: p.PG + "/" + p.GUID, c: strconv.FormatInt(p.Completed, 10)})
+	case glogCheck(s):
+		// A net plugin's glog CHECK ("F0825 ... Check failed:
+		// ncclIbRoceGetVersionNum(deviceName, ...)", uccl-project/uccl#301)
+		// is its abort after the failure, which its W or E line before
+		// told: the expression is code, whatever call it names.
+		return false
 	case strings.Contains(s, "Got completion") && (strings.Contains(s, "with error") || strings.Contains(s, "status=")):
 		msg = s[strings.Index(s, "Got completion"):]
 	case strings.Contains(s, "Call to ibv_") && strings.Contains(s, " failed"):
 		msg = s[strings.Index(s, "Call to ibv_"):]
-	case strings.Contains(s, "ncclIbRoceGetVersionNum") && !strings.Contains(s, "Check failed: "):
-		// A net plugin's glog CHECK of the call ("F0825 ... Check failed:
-		// ncclIbRoceGetVersionNum(deviceName, ...)", uccl-project/uccl#301)
-		// is its abort after the failure, which the line before it told.
+	case strings.Contains(s, "ncclIbRoceGetVersionNum"):
 		msg = s
 	case strings.Contains(s, "NET/OFI Unexpected number of remote rails") || strings.Contains(s, "NET/OFI Numer of forced rails"):
 		// aws-ofi-nccl's rail errors (NCCL_OFI_WARN), pasted without
@@ -209,7 +212,7 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 	}
 	l.pluginMiss(host, msg, ev)
 	l.tunerChoice(o.thread(), host, msg, ev)
-	l.profilerUnused(host, msg, ev)
+	l.profilerUnused(o.thread(), host, msg, ev)
 	switch {
 	case strings.HasPrefix(msg, "Channel ") || strings.HasPrefix(msg, "Ring ") || strings.HasPrefix(msg, "CollNet "):
 		l.channel(host, msg, ev)
@@ -752,4 +755,10 @@ func atoiOr(s string, def int) int {
 		return def
 	}
 	return n
+}
+
+// glogCheck reports whether s is glog's fatal line of a failed CHECK.
+func glogCheck(s string) bool {
+	msg, _, ok := glogFatal(s)
+	return ok && strings.HasPrefix(msg, "Check failed: ")
 }

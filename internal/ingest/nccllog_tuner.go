@@ -23,8 +23,9 @@ type PluginUnused struct {
 	Host string
 	Type string // "TUNER" or "PROFILER"
 	Name string // the library as NCCL printed it; "" when not printed
-	// Setting is whether NCCL_TUNER_PLUGIN named the library; 2.28 on
-	// also report a default libnccl-tuner.so found without one.
+	// Setting is whether NCCL_TUNER_PLUGIN (NCCL_PROFILER_PLUGIN) named
+	// the library; 2.28 on also report a default libnccl-tuner.so (or
+	// libnccl-profiler.so) found without one.
 	Setting  bool
 	Named    Evidence // the line naming the library
 	Evidence Evidence // the line saying NCCL went on without it

@@ -61,9 +61,9 @@ type NCCLTests struct {
 	// crashAt is one past the index in Failures of the signal whose
 	// backtrace is being read (crashFrame), 0 when none is.
 	crashAt int
-	// abort is the last line read that said why a process aborts itself
-	// (noteAbort), for the signal report that follows it.
-	abort Abort
+	// aborts are the lines read last that said why a process aborts
+	// itself (noteAbort), for the signal reports that follow them.
+	aborts []pendingAbort
 	// Garbled are the table rows, the first maxKept, whose columns are
 	// all there but hold a time, algbw, busbw that is not a number of at
 	// least 0, or a #wrong that is neither a count nor N/A.

@@ -191,7 +191,7 @@ func (t *NCCLTests) caughtSignal(ln Line, s string) bool {
 	}
 	host := strings.Join(id[:len(id)-3], ":")
 	desc = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(desc), "("), ")")
-	t.keepFailure(TestFailure{Host: strings.Clone(host), Signal: n, Message: strings.Clone(desc), Evidence: At(t.src, ln), Abort: t.abortFor(n, ln.Num)})
+	t.keepFailure(TestFailure{Host: strings.Clone(host), Signal: n, Message: strings.Clone(desc), Evidence: At(t.src, ln), Abort: t.abortFor(n, ln, host, id[len(id)-3])})
 	if len(t.Failures) > 0 && t.Failures[len(t.Failures)-1].Evidence.Line == ln.Num {
 		t.crashAt = len(t.Failures)
 	}
@@ -204,7 +204,7 @@ func (t *NCCLTests) caughtSignal(ln Line, s string) bool {
 // the frames, "*** End of error message ***"; uccl-project/uccl#172): the
 // "Signal:" line is the failure, its frames follow.
 func (t *NCCLTests) receivedSignal(ln Line, s string) bool {
-	host, _, rest, ok := ompiReport(s)
+	host, pid, rest, ok := ompiReport(s)
 	if !ok {
 		return false
 	}
@@ -222,7 +222,7 @@ func (t *NCCLTests) receivedSignal(ln Line, s string) bool {
 	if err != nil || n <= 0 {
 		return false
 	}
-	t.keepFailure(TestFailure{Host: strings.Clone(host), Signal: n, Message: strings.Clone(strings.TrimSpace(desc)), Evidence: At(t.src, ln), Abort: t.abortFor(n, ln.Num)})
+	t.keepFailure(TestFailure{Host: strings.Clone(host), Signal: n, Message: strings.Clone(strings.TrimSpace(desc)), Evidence: At(t.src, ln), Abort: t.abortFor(n, ln, host, pid)})
 	if len(t.Failures) > 0 && t.Failures[len(t.Failures)-1].Evidence.Line == ln.Num {
 		t.crashAt = len(t.Failures)
 	}
@@ -260,6 +260,11 @@ func (t *NCCLTests) crashFrame(ln Line, s string) bool {
 		case strings.HasPrefix(rest, "*** End of error message"):
 			t.crashAt = 0
 			return true
+		case strings.HasPrefix(rest, "Signal: ") || strings.HasPrefix(rest, "*** Process received signal"):
+			// Another process's report begins (two processes that
+			// aborted together print theirs one after the other).
+			t.crashAt = 0
+			return false
 		case strings.HasPrefix(rest, "["):
 			// Open MPI's frame, "[ 3] /lib/.../libc.so.6(abort+0xdf)[0x...]":
 			// the frame number in brackets, then glibc's backtrace form.
