@@ -390,31 +390,36 @@ type key struct {
 // name at the same source, or that share vendor, source, concept and
 // direction, are an error.
 func New(descs []Desc) (*Table, error) {
-	total := 0 // concrete names, counted with their repeats
+	total, perPrio := 0, 0 // concrete names, counted with their repeats; per-priority descriptions
 	for i := range descs {
 		total++
 		if descs[i].PerPrio {
 			total += 7
+			perPrio++
 		}
 	}
-	// The maps are sized once and a name's first entry is cut from one
-	// array: most names have one description, and growing the maps and a
-	// slice per name was a third of the table's construction.
+	// The maps are sized once, a name's first entry is cut from one array
+	// and a per-priority description's eight names from another: most names
+	// have one description, and growing the maps and a slice per name was a
+	// third of the table's construction.
 	t := &Table{descs: descs, byName: make(map[string][]entry, total), byKey: make(map[key]int, len(descs))}
 	firsts := make([]entry, total)
+	prios := make([][8]string, perPrio)
 	for i := range descs {
 		d := &descs[i]
 		if d.PerPrio != strings.Contains(d.Name, "%d") {
 			return nil, fmt.Errorf("counters: %q: PerPrio %v does not match the name", d.Name, d.PerPrio)
 		}
 		n := 1
+		var names *[8]string
 		if d.PerPrio {
-			n = 8
+			n, names, prios = 8, &prios[0], prios[1:]
 		}
-		var names [8]string
 		for p := 0; p < n; p++ {
 			name := d.Of(p)
-			names[p] = name
+			if names != nil {
+				names[p] = name
+			}
 			es := t.byName[name]
 			for _, e := range es {
 				if descs[e.desc].Source == d.Source {
@@ -428,8 +433,8 @@ func New(descs []Desc) (*Table, error) {
 			firsts[0] = entry{desc: i, prio: p}
 			t.byName[name], firsts = firsts[:1:1], firsts[1:]
 		}
-		if d.PerPrio {
-			d.byPrio = &names
+		if names != nil {
+			d.byPrio = names
 		}
 		k := key{d.Vendor, d.Source, d.Concept, d.Dir}
 		if _, first := t.byKey[k]; d.Also && !first {

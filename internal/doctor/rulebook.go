@@ -253,7 +253,7 @@ var book = []Spec{
 		Fix:  "On an NVLink server check `nvidia-smi nvlink -s` and the Fabric Manager; on a PCIe server size intra-node bandwidth by PCIe."},
 	{ID: "gid.vlan.mixed", Layer: LayerRDMA, Severities: []Severity{Info}, Front: Doctor,
 		Text: "show_gids: one RoCE port has routable GIDs both on a VLAN netdev (eth2.10, vlan100) and on an untagged one, so the GID index chosen decides whether its frames carry an 802.1Q tag and with it the PCP priority that PCP-based PFC needs",
-		Fix:  "With PCP-based PFC use the VLAN netdev's index on every host; with DSCP-based PFC pick the index of the subnet the peers share."},
+		Fix:  "With PCP-based PFC, or with RoCE v1 GIDs (no IP header, no DSCP), use the VLAN netdev's index on every host; with DSCP-based PFC a RoCE v2 index of the subnet the peers share, on a switch port that carries its VLAN."},
 	{ID: "topo.gpu_nic.none", Layer: LayerNCCL, Severities: []Severity{Info}, Front: Doctor,
 		Text: "nvidia-smi topo -m with GPU rows and no NIC column: it ran where no RDMA device was visible (a pod not given the devices, the RDMA driver not loaded, a node without RDMA NICs), so NCCL there would carry inter-node traffic over sockets",
 		Fix:  "Run it on the host or give the pod its RDMA devices; check `ibv_devices`, `rdma link` and that mlx5_ib is loaded."},

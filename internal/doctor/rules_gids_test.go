@@ -266,8 +266,23 @@ func TestGIDVLANBesideUntagged(t *testing.T) {
 	if len(f.Evidence) != 2 || f.Evidence[0].Line != 7 || f.Evidence[1].Line != 8 || !strings.Contains(f.Fix, "index 2 here") {
 		t.Errorf("evidence %+v, fix %s", f.Evidence, f.Fix)
 	}
+	// mlx4_0's rows are RoCE v1: no IP header, no DSCP, so only the tag's
+	// PCP gives them a lossless priority, whatever the switch trusts.
+	if !strings.Contains(f.Fix, "RoCE v1, which has no IP header") || strings.Contains(f.Fix, "DSCP-based PFC") {
+		t.Errorf("fix for a RoCE v1 port: %s", f.Fix)
+	}
 	if n := len(nicFind(fs, "gid.vlan.mixed")); n != 1 {
 		t.Errorf("%d gid.vlan.mixed findings, want mlx4_0 port 1 alone", n)
+	}
+	// A RoCE v2 port (SYNTHETIC rows in show_gids' layout): with DSCP
+	// trust either netdev's v2 index serves, if the switch port carries
+	// the VLAN.
+	v2 := nicMustFind(t, synthFindings(t, Options{},
+		"DEV     PORT    INDEX   GID                                     IPv4            VER     DEV",
+		"mlx5_0  1       3       0000:0000:0000:0000:0000:ffff:0c0c:0b0c 12.12.11.12     v2      eth4",
+		"mlx5_0  1       5       0000:0000:0000:0000:0000:ffff:0a0a:0a02 10.10.10.2      v2      eth4.10"), "gid.vlan.mixed", Info, "VLAN 10 netdev eth4.10")
+	if !strings.Contains(v2.Fix, "index 5 here") || !strings.Contains(v2.Fix, "DSCP-based PFC") || !strings.Contains(v2.Fix, "carries its VLAN") {
+		t.Errorf("fix for a RoCE v2 port: %s", v2.Fix)
 	}
 	// A VXLAN device named b3.vxlan.30100 is no VLAN (#9484 of
 	// openucx/ucx: the same IPv4 on it and on bond1).

@@ -76,12 +76,16 @@ func vlanFinding(g *ingest.ShowGIDs, p *gidPort) Finding {
 		return strings.Join(s, ", ")
 	}
 	t, u := p.tagged[0], p.untagged[0]
-	use := t
+	use, v2 := t, false
 	for _, e := range p.tagged {
 		if e.Version == "v2" {
-			use = e
+			use, v2 = e, true
 			break
 		}
+	}
+	fix := fmt.Sprintf("With PCP-based PFC use the VLAN netdev's index, its RoCE v2 row where the port has one (index %d here), on every host: NCCL_IB_GID_INDEX, ib_write_bw -x; with DSCP-based PFC (mlnx_qos --trust dscp) a RoCE v2 index of either netdev works if the peers' GIDs are in its subnet and the switch port carries its VLAN (tagged for the VLAN netdev). Check `show_gids` on the peers for the same layout.", use.Index)
+	if !v2 {
+		fix = fmt.Sprintf("The VLAN netdev's rows are RoCE v1, which has no IP header and so no DSCP: whatever the switch trusts, only the 802.1Q tag's PCP can put these frames in a lossless priority. Use the VLAN netdev's index (index %d here) on every host (NCCL_IB_GID_INDEX, ib_write_bw -x), with PCP-based PFC on that priority; or move to RoCE v2 GIDs. Check `show_gids` on the peers for the same layout.", use.Index)
 	}
 	var ev []Evidence
 	for _, e := range append(append([]ingest.GIDEntry{}, p.untagged...), p.tagged...) {
@@ -93,8 +97,9 @@ func vlanFinding(g *ingest.ShowGIDs, p *gidPort) Finding {
 			u.Where(), u.Port, u.Netdev, rows(p.untagged), vlanNetdev(t.Netdev), t.Netdev, rows(p.tagged)),
 		Evidence: ev,
 		Mechanism: "Each GID is an address of one netdev, and a queue pair sends with the L2 header of the netdev its GID belongs to: a GID of a VLAN netdev gives 802.1Q-tagged frames whose PCP field carries the RoCE priority, a GID of the untagged netdev gives frames with no PCP at all. " +
-			"A switch port that classifies on PCP (L2 PFC, trust pcp) puts untagged frames in its default priority, which is lossy: RoCE over the untagged GID then gets no PFC and drops under congestion, while the tagged GID is lossless. When the fabric classifies on DSCP (trust dscp) the tag does not matter, but both ends must still use GIDs of one subnet.",
-		Fix: fmt.Sprintf("With PCP-based PFC use the VLAN netdev's index, its RoCE v2 row where the port has one (index %d here), on every host: NCCL_IB_GID_INDEX, ib_write_bw -x; with DSCP-based PFC (mlnx_qos --trust dscp) pick the index of the subnet the peers share. Check `show_gids` on the peers for the same layout.", use.Index),
+			"A switch port that classifies on PCP (L2 PFC, trust pcp) puts untagged frames in its default priority, which is lossy: RoCE over the untagged GID then gets no PFC and drops under congestion, while the tagged GID is lossless. " +
+			"When the fabric classifies RoCE v2 on DSCP (trust dscp) the tag does not set the priority, but it still decides the VLAN the frames travel in: the two GIDs are two subnets, and the switch port must carry the VLAN as tagged for the VLAN netdev's GID to reach anyone. RoCE v1 frames (EtherType 0x8915) have no IP header, so for them only the tag's PCP can give a lossless priority, whatever the trust mode.",
+		Fix: fix,
 	}.per(g.Source(), "port", "Ports with VLAN and untagged GIDs")
 }
 

@@ -162,8 +162,8 @@ func noNICFinding(t *ingest.GPUTopo) (Finding, bool) {
 		ID: "topo.gpu_nic.none", Severity: Info, Layer: LayerNCCL,
 		Title:    fmt.Sprintf("%s: nvidia-smi topo -m lists no NIC beside %s: no GPU-to-NIC path to judge", t.Source(), gpusShown(t)),
 		Evidence: []Evidence{t.GPUs[0].Evidence},
-		Mechanism: "nvidia-smi adds a NIC column for each RDMA device it finds (/sys/class/infiniband: mlx5_*, bnxt_re*, irdma*…). A matrix without one ran where no RDMA device was visible: a container or pod not given the devices, the RDMA driver not loaded (mlx5_ib, ib_core), or a node without RDMA NICs. " +
-			"NCCL run there finds no IB/RoCE device either and carries inter-node traffic over TCP sockets (NET/Socket), far below the fabric's bandwidth; a single-node job is unaffected.",
+		Mechanism: "nvidia-smi adds a NIC column for each RDMA NIC it finds, named in its NIC legend by RDMA device (mlx5_0…). A matrix without one ran where no such device was visible: a container or pod not given the devices, the RDMA driver not loaded (mlx5_ib, ib_core), or a node without RDMA NICs. " +
+			"NCCL run there finds no IB/RoCE device either and, unless a net plugin brings its own transport (aws-ofi-nccl over EFA, GPUDirect-TCPX), carries inter-node traffic over TCP sockets (NET/Socket), far below the fabric's bandwidth; a single-node job is unaffected.",
 		Fix: "Run `nvidia-smi topo -m` on the host itself, or give the pod its RDMA devices (the RDMA device plugin's resources, /dev/infiniband); check `ibv_devices` or `rdma link` and `lsmod | grep mlx5_ib`.",
 	}, true
 }

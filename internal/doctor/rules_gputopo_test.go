@@ -197,6 +197,10 @@ func TestGPUTopoNoNICColumn(t *testing.T) {
 	if len(f.Evidence) != 1 || f.Evidence[0].Line != 6 {
 		t.Errorf("evidence %+v, want GPU0's row (line 6)", f.Evidence)
 	}
+	// Sockets only where no net plugin brings a transport of its own.
+	if !strings.Contains(f.Mechanism, "unless a net plugin") {
+		t.Errorf("mechanism: %s", f.Mechanism)
+	}
 	nicMustNot(t, fs, "topo.gpu_gpu.nvlink_missing")
 	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/topo/rocm-smi-showtopo-mi300-8gpu-xgmi-msswift.txt"), "topo.gpu_nic.none")
 	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/topo/nvidia-smi-topo-h100-pix-nic-per-gpu-tabs-nccl1453.txt"), "topo.gpu_nic.none")

@@ -350,13 +350,19 @@ func gpuName(s string) bool {
 // headerless reads the GPU rows of a matrix pasted without its header
 // line. The columns are worked out from the rows: GPU<i>'s row has X in
 // its own column and NV<n> only towards other GPUs, so the GPU columns
-// run to the last column where a row has X or NVLink, and the link cells
-// after them are NICs, named NIC0, NIC1… by position as nvidia-smi names
-// them (the legend that maps them to devices is not known either). Rows
-// must hold as many link cells each and X in their own column; otherwise
+// run at least to the last column where a row has X or NVLink, and the
+// link cells after the GPU columns are NICs, named NIC0, NIC1… by
+// position as nvidia-smi names them (the legend, when the paste has it,
+// then names their devices). Where the paste has the NIC legend, its
+// NICs are the last columns. Without it, a matrix with no NVLink cell
+// says nothing of where its GPU columns end: PIX to SYS are links of GPU
+// pairs and of GPU-NIC pairs alike, and a paste cut after GPU3's row of
+// a PCIe server of 8 GPUs would read GPU4-GPU7 as NICs; it is not read.
+// Rows must hold as many link cells each and X in their own column, and
+// the legend must leave room for the GPUs the rows show; otherwise
 // nothing is read.
 func (p *gpuTopoParser) headerless() {
-	cells, gpus := -1, 0
+	cells, gpus, nvlink := -1, 0, false
 	for _, l := range p.bare {
 		f := strings.Fields(l.Text)
 		n := 0
@@ -369,10 +375,20 @@ func (p *gpuTopoParser) headerless() {
 		}
 		cells = n
 		for j, c := range f[1 : n+1] {
-			if c == "X" || strings.HasPrefix(c, "NV") {
+			nv := strings.HasPrefix(c, "NV")
+			if c == "X" || nv {
 				gpus = max(gpus, j+1)
 			}
+			nvlink = nvlink || nv
 		}
+	}
+	if nics := p.legendNICs(); nics > 0 {
+		if cells-nics < gpus {
+			return
+		}
+		gpus = cells - nics
+	} else if !nvlink {
+		return
 	}
 	var head []string
 	for j := range cells {
@@ -387,6 +403,18 @@ func (p *gpuTopoParser) headerless() {
 	for _, l := range p.bare {
 		p.row(l, strings.Fields(l.Text))
 	}
+}
+
+// legendNICs is how many NICs the NIC legend names (NIC0 to the highest
+// it lists), 0 without a legend.
+func (p *gpuTopoParser) legendNICs() int {
+	n := 0
+	for k := range p.legend {
+		if i, err := strconv.Atoi(strings.TrimPrefix(k, "NIC")); err == nil && i < maxTopoColumns {
+			n = max(n, i+1)
+		}
+	}
+	return n
 }
 
 // Result implements Parser.

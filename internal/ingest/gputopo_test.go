@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -120,5 +121,58 @@ func TestGPUTopoHeaderlessNotAMatrix(t *testing.T) {
 	p.Feed(Line{Num: 1, Text: "GPU0    NV18     X      SYS     0-15    0"})
 	if a := p.Result(); a != nil {
 		t.Fatalf("read %+v", a)
+	}
+}
+
+// feedTopo feeds lines to a fresh nvidia-smi topo parser.
+func feedTopo(lines ...string) Artifact {
+	p := NewGPUTopoParser("synthetic")
+	for i, s := range lines {
+		p.Feed(Line{Num: i + 1, Text: s})
+	}
+	return p.Result()
+}
+
+// Headerless rows of a PCIe server (SYNTHETIC, nvidia-smi's layout): no
+// NVLink cell says where the GPU columns end, since PIX to SYS link GPU
+// pairs and GPU-NIC pairs alike. Rows cut after GPU1 of a 4-GPU server
+// with 2 NICs would read GPU2 and GPU3 as NIC0 and NIC1; without the
+// legend nothing is read, with it the NICs are its last columns.
+func TestGPUTopoHeaderlessPCIeNeedsLegend(t *testing.T) {
+	rows := []string{
+		"GPU0     X      PIX     SYS     SYS     PIX     SYS     0-15    0               N/A",
+		"GPU1    PIX      X      SYS     SYS     PIX     SYS     0-15    0               N/A",
+	}
+	if a := feedTopo(rows...); a != nil {
+		t.Fatalf("no legend: read %+v", a)
+	}
+	g, ok := feedTopo(append(rows, "NIC Legend:", "  NIC0: mlx5_0", "  NIC1: mlx5_1")...).(*GPUTopo)
+	if !ok || g.HeaderGPUs != 4 || len(g.GPUs) != 2 || !slices.Equal(g.NICs, []string{"mlx5_0", "mlx5_1"}) {
+		t.Fatalf("with legend: %+v", g)
+	}
+	if got := strings.Join(g.GPUs[1].ToGPU, " "); got != "PIX X SYS SYS" || strings.Join(g.GPUs[1].ToNIC, " ") != "PIX SYS" {
+		t.Errorf("GPU1 to GPUs %s, to NICs %v", got, g.GPUs[1].ToNIC)
+	}
+	// A legend of more NICs than the columns past the rows' own GPUs
+	// leaves no room for them: no matrix.
+	if a := feedTopo(append(rows, "  NIC0: mlx5_0", "  NIC1: mlx5_1", "  NIC2: mlx5_2", "  NIC3: mlx5_3", "  NIC4: mlx5_4")...); a != nil {
+		t.Fatalf("legend of 5 NICs beside 6 columns: read %+v", a)
+	}
+}
+
+// With NVLink, a GPU column no shown row reaches over NVLink (GPU3 off the
+// fabric, its row cut) is told from a NIC by the legend (SYNTHETIC).
+func TestGPUTopoHeaderlessLegendCountsNICs(t *testing.T) {
+	g, ok := feedTopo(
+		"GPU0     X      NV18    NV18    SYS     PXB     SYS     0-15    0               N/A",
+		"GPU1    NV18     X      NV18    SYS     SYS     PXB     0-15    0               N/A",
+		"",
+		"NIC Legend:",
+		"",
+		"  NIC0: mlx5_0",
+		"  NIC1: mlx5_1",
+	).(*GPUTopo)
+	if !ok || g.HeaderGPUs != 4 || !slices.Equal(g.NICs, []string{"mlx5_0", "mlx5_1"}) || strings.Join(g.GPUs[0].ToGPU, " ") != "X NV18 NV18 SYS" {
+		t.Fatalf("read %+v", g)
 	}
 }

@@ -80,7 +80,7 @@ func (t *Test) WriteTo(w io.Writer) (int64, error) {
 				fmt.Fprintf(&b, " OUT %s", cHex(16, 4))
 				fallthrough
 			case workload.Write, workload.WriteImm:
-				fmt.Fprintf(&b, " RKey %s VAddr %s", cHex(uint64(0x17eedf+q+side*0x1000), 8), cHex(uint64(0x7f760c947000+side*0x400000+q*0x10000), 16))
+				fmt.Fprintf(&b, " RKey %s VAddr %s", cHex(uint64(0x17eedf+q+side*0x1000), 8), cHex(0x7f760c947000+uint64(side)*0x400000+uint64(q)*0x10000, 16))
 			}
 			b.WriteString("\n")
 			fmt.Fprintf(&b, " GID: %s\n", gidBytes(e.IP.As16()))

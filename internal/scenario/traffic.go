@@ -268,8 +268,6 @@ func (c *conv) hostSet(n ast.Node, path string, hosts int) []int {
 	return out
 }
 
-// derangement returns a uniformly shuffled permutation of 0..n-1 with no
-// fixed point (Sattolo's algorithm gives a single cycle, which is one).
 // flowName names a generator's flow: "<generator>-h<src>-h<dst>-q<qp>".
 // Built by concatenation: a run names every flow twice (the estimate and
 // the workloads), and fmt's formatting cost about 1,600 instructions a name.
@@ -277,6 +275,8 @@ func flowName(gen string, src, dst, qp int) string {
 	return gen + "-h" + strconv.Itoa(src) + "-h" + strconv.Itoa(dst) + "-q" + strconv.Itoa(qp)
 }
 
+// derangement returns a uniformly shuffled permutation of 0..n-1 with no
+// fixed point (Sattolo's algorithm gives a single cycle, which is one).
 func derangement(n int, rng *sim.Rand) []int {
 	p := make([]int, n)
 	for i := range p {
