@@ -30,7 +30,7 @@ func TestPCISysfsCorpus(t *testing.T) {
 func TestPCISysfsSynthetic(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "synthetic/pci-sysfs-forms-old-kernel-ib-net-garbled-synthetic.txt")
 	nicMustFind(t, fs, "host.pcie.degraded", Warn, "NIC gpu07 mlx5_0: PCIe link trained at 8GT/s x16 of its 16GT/s x16: 126.0 Gb/s of 252.1 Gb/s (50% lost)")
-	nicMustFind(t, fs, "input.garbled", Warn, `pci-sysfs-forms-old-kernel-ib-net-garbled-synthetic.txt:18:70: expected a lane count from 0 to 32, got "x8"`)
+	nicMustFind(t, fs, "input.garbled", Warn, `pci-sysfs-forms-old-kernel-ib-net-garbled-synthetic.txt:18:70: expected a lane count from 0 to 32, or 255 for none, got "x8"`)
 	if n := len(nicFind(fs, "host.pcie.degraded")); n != 1 {
 		t.Errorf("%d host.pcie.degraded findings, want 1 (eno1's speed is unknown)", n)
 	}
@@ -42,4 +42,32 @@ func TestPCISysfsSynthetic(t *testing.T) {
 func TestPCISysfsNUMA(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "synthetic/pci-sysfs-grep-drm-numa-node0-node2-synthetic.txt", "corpus/mst/mst-status-v-cx7-ib-4-numa-blank-lines-cut-sriovdp601.txt")
 	nicMustFind(t, fs, "host.numa.nic_far", Warn, "1 of 2 GPUs (GPU card1) sit on NUMA node 0, which has no RDMA NIC")
+}
+
+// Synthetic, in the kernel's forms: a device whose link trained no lanes
+// (current_link_width 0, current_link_speed "Unknown") below its 16.0 GT/s
+// x16 is reported down; a VF's files (widths 0 and 255, speeds "Unknown
+// speed": no LnkCap) raise nothing, not even input.garbled; nor does an
+// address-only device at x0 below its max (an empty slot's root port
+// prints that, and sysfs does not say the device is a port).
+func TestPCISysfsLinkDown(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"/sys/class/infiniband/mlx5_3/device/current_link_speed:Unknown",
+		"/sys/class/infiniband/mlx5_3/device/current_link_width:0",
+		"/sys/class/infiniband/mlx5_3/device/max_link_speed:16.0 GT/s PCIe",
+		"/sys/class/infiniband/mlx5_3/device/max_link_width:16",
+		"/sys/bus/pci/devices/0000:17:00.2/current_link_speed:Unknown speed",
+		"/sys/bus/pci/devices/0000:17:00.2/current_link_width:0",
+		"/sys/bus/pci/devices/0000:17:00.2/max_link_speed:Unknown speed",
+		"/sys/bus/pci/devices/0000:17:00.2/max_link_width:255",
+		"/sys/bus/pci/devices/0000:00:01.1/current_link_speed:Unknown",
+		"/sys/bus/pci/devices/0000:00:01.1/current_link_width:0",
+		"/sys/bus/pci/devices/0000:00:01.1/max_link_speed:32.0 GT/s PCIe",
+		"/sys/bus/pci/devices/0000:00:01.1/max_link_width:16",
+	)
+	nicMustFind(t, fs, "host.pcie.degraded", Warn, "mlx5_3: PCIe link trained at no lanes (x0: the link is down) of its 16GT/s x16")
+	if n := len(nicFind(fs, "host.pcie.degraded")); n != 1 {
+		t.Errorf("%d host.pcie.degraded findings, want 1 (the VF states no link; 0000:00:01.1 may be an empty slot's port)", n)
+	}
+	nicMustNot(t, fs, "input.garbled")
 }

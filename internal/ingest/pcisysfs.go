@@ -24,11 +24,15 @@ const KindPCISysfs Kind = "pci-sysfs"
 //	/sys/class/drm/card0/device/max_link_width:16
 //
 // and as a `cat PATH` after a shell prompt, or a loop's `echo $f; cat $f`,
-// prints the path and then the value. Speeds are printed "2.5 GT/s" to
-// "64.0 GT/s PCIe" (kernels after linux-pci's 2020 speed-string rework
-// add the ".0" and " PCIe"; older ones print "8 GT/s", "16 GT/s"),
-// "Unknown" or "Unknown speed" when the kernel does not know the rate;
-// widths as lane counts; numa_node -1 for none.
+// prints the path and then the value. Speeds are pci_speed_string's
+// (drivers/pci/probe.c): "2.5 GT/s PCIe", "5.0 GT/s PCIe" to "64.0 GT/s
+// PCIe", "Unknown" for a rate the kernel does not know; kernels before
+// linux-pci's 2020 speed-string rework (5.6 and earlier, as NCCL's topology
+// code notes) print "2.5 GT/s", "5 GT/s" to "32 GT/s" and "Unknown speed".
+// Widths are lane counts: current_link_width is 0 when the link trained no
+// lanes, max_link_width 255 (PCIE_LNK_WIDTH_UNKNOWN) when the device
+// states no link capability (a VF, a cloud's virtual NIC). numa_node is -1
+// for none.
 //
 // Each device becomes a PCIDevice of the link model lspci's reader feeds:
 // max_link_* is its capability (LnkCap), current_link_* its state (LnkSta).
@@ -126,6 +130,10 @@ func parseSysfsSpeed(v string) (gts float64, ok bool) {
 	return 0, false
 }
 
+// pcieWidthUnknown is the kernel's PCIE_LNK_WIDTH_UNKNOWN, which
+// max_link_width prints for a device whose LnkCap reads 0.
+const pcieWidthUnknown = 255
+
 type pciSysfsParser struct {
 	out PCISysfs
 	// pending is the file a header, echo or cat named, its value on the
@@ -212,13 +220,17 @@ func (p *pciSysfsParser) set(f pciSysfsPath, l Line, at int) {
 		s.GTs, s.Evidence = gts, ev
 	case "current_link_width", "max_link_width":
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 32 {
-			p.garble(l, at, "a lane count from 0 to 32")
+		if err != nil || n < 0 || n > 32 && n != pcieWidthUnknown {
+			p.garble(l, at, "a lane count from 0 to 32, or 255 for none")
 			return
 		}
 		s := &d.Cap
 		if f.attr == "current_link_width" {
 			s = &d.Sta
+			s.Down = n == 0
+		}
+		if n == pcieWidthUnknown {
+			n = 0
 		}
 		// The speed's line is the link's evidence when both are shown.
 		s.Width = n

@@ -80,7 +80,7 @@ func TestPCISysfsSyntheticForms(t *testing.T) {
 		t.Fatalf("garbled %+v", p.Garbled)
 	}
 	msg := p.Garbled[0].Error("f")
-	if want := `f:18:70: expected a lane count from 0 to 32, got "x8"`; msg != want {
+	if want := `f:18:70: expected a lane count from 0 to 32, or 255 for none, got "x8"`; msg != want {
 		t.Errorf("garble %q, want %q", msg, want)
 	}
 	if lb := p.Bottlenecks(); len(lb) != 1 || !strings.Contains(lb[0].What, "mlx5_0") || !near(lb[0].Cap.Gbps(), 8*16*128.0/130) {
@@ -101,5 +101,37 @@ func TestPCISysfsPathsNotRead(t *testing.T) {
 		if f, ok := parsePCISysfsPath(p); ok {
 			t.Errorf("%s read as %+v", p, f)
 		}
+	}
+}
+
+// Synthetic, in the kernel's forms: a link that trained no lanes prints
+// current_link_width 0 and current_link_speed "Unknown" (pci_speed_string
+// of a LnkSta speed of 0); a device whose LnkCap reads 0 (a VF, AWS's ENA
+// in a real udevadm dump) prints max_link_width 255, PCIE_LNK_WIDTH_UNKNOWN.
+// The first is a link down below a known max; the second states no link
+// and is not garbled.
+func TestPCISysfsLinkDownAndWidthUnknown(t *testing.T) {
+	p := NewPCISysfsParser("f")
+	for i, s := range []string{
+		"/sys/bus/pci/devices/0000:17:00.0/current_link_speed:Unknown",
+		"/sys/bus/pci/devices/0000:17:00.0/current_link_width:0",
+		"/sys/bus/pci/devices/0000:17:00.0/max_link_speed:16.0 GT/s PCIe",
+		"/sys/bus/pci/devices/0000:17:00.0/max_link_width:16",
+		"/sys/bus/pci/devices/0000:17:00.2/current_link_speed:Unknown speed",
+		"/sys/bus/pci/devices/0000:17:00.2/current_link_width:0",
+		"/sys/bus/pci/devices/0000:17:00.2/max_link_speed:Unknown speed",
+		"/sys/bus/pci/devices/0000:17:00.2/max_link_width:255",
+	} {
+		p.Feed(Line{Num: i + 1, Text: s})
+	}
+	s := p.Result().(*PCISysfs)
+	if len(s.Devices) != 2 || len(s.Garbled) != 0 {
+		t.Fatalf("devices %+v, garbled %+v", s.Devices, s.Garbled)
+	}
+	if d := s.Devices[0]; !d.Sta.Down || !d.Downgraded() || d.Sta.String() != "no lanes (x0: the link is down)" {
+		t.Errorf("0000:17:00.0 %+v: want its link down below 16GT/s x16", d)
+	}
+	if vf := s.Devices[1]; vf.Cap.Set() || vf.Cap.Width != 0 || vf.Downgraded() {
+		t.Errorf("0000:17:00.2 %+v: want no link capability and nothing downgraded", vf)
 	}
 }
