@@ -396,25 +396,7 @@ func TestHawkeyeSimRunsAgreeWithNs3(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(sim, "mix", "01_Sandbox", c.name)
-			var y bytes.Buffer
-			if err := fromNs3(filepath.Join(dir, "config", "config.txt"), &y); err != nil {
-				t.Fatal(err)
-			}
-			file := filepath.Join(t.TempDir(), "imported.yaml")
-			if err := os.WriteFile(file, y.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			got, err := whole(compare(file, 1, filepath.Join(dir, "output", "fct.txt"), "", nil))
-			if err != nil {
-				t.Fatal(err)
-			}
-			n, r := agree.Summarise(got.ns3), agree.Summarise(got.rocelab)
-			agree.Hold(t, c.name, "ns-3", []agree.Metric{
-				{Name: "mean", Other: n.Mean, Rocelab: r.Mean, Bound: c.mean},
-				{Name: "p50", Other: n.P50, Rocelab: r.P50, Bound: c.p50},
-				{Name: "max", Other: n.Max, Rocelab: r.Max, Bound: c.max},
-				{Name: "per-flow ratio's median", Other: 1, Rocelab: agree.Summarise(got.ratio).P50, Bound: c.ratio},
-			})
+			n, r := holdAgainstNs3(t, c.name, filepath.Join(dir, "config", "config.txt"), filepath.Join(dir, "output", "fct.txt"), "", fctBounds{c.mean, c.p50, c.max, c.ratio})
 			if r.Max < n.Max {
 				t.Errorf("rocelab's last completion %.1f us before ns-3's %.1f us: its frames are the longer", r.Max, n.Max)
 			}
@@ -967,33 +949,46 @@ func TestImportedForkInputsAgreeWithNs3(t *testing.T) {
 		{"tianfengfrank's dumbbell, HPCC", "testdata/public/hpcc-tianfengfrank/mix/config.txt", "testdata/public/hpcc-tianfengfrank/mix/fct.txt", "testdata/public/hpcc-tianfengfrank/mix/topology.txt", 0.02, 0.02, 0.02, 0.02},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var y bytes.Buffer
-			if err := fromNs3(c.config, &y); err != nil {
-				t.Fatal(err)
-			}
-			file := filepath.Join(t.TempDir(), "imported.yaml")
-			if err := os.WriteFile(file, y.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			var hostIDs []int
-			if c.topology != "" {
-				top, err := readFile(c.topology, readTopology)
-				if err != nil {
-					t.Fatal(err)
-				}
-				hostIDs = top.hostIDs()
-			}
-			got, err := whole(compare(file, 1, c.fct, "", hostIDs))
-			if err != nil {
-				t.Fatal(err)
-			}
-			n, r := agree.Summarise(got.ns3), agree.Summarise(got.rocelab)
-			agree.Hold(t, c.name, "ns-3", []agree.Metric{
-				{Name: "mean", Other: n.Mean, Rocelab: r.Mean, Bound: c.mean},
-				{Name: "p50", Other: n.P50, Rocelab: r.P50, Bound: c.p50},
-				{Name: "max", Other: n.Max, Rocelab: r.Max, Bound: c.max},
-				{Name: "per-flow ratio's median", Other: 1, Rocelab: agree.Summarise(got.ratio).P50, Bound: c.ratio},
-			})
+			holdAgainstNs3(t, c.name, c.config, c.fct, c.topology, fctBounds{c.mean, c.p50, c.max, c.ratio})
 		})
 	}
+}
+
+// fctBounds are the relative bounds on rocelab's completion times against
+// ns-3's: mean, p50, the last completion and the per-flow ratio's median.
+type fctBounds struct{ mean, p50, max, ratio float64 }
+
+// holdAgainstNs3 converts an ns-3 config, runs it and holds its completion
+// times to the fct.txt ns-3 wrote within b; topology, when given, names the
+// hosts' ids in fct.txt. It returns both summaries.
+func holdAgainstNs3(t *testing.T, name, config, fct, topology string, b fctBounds) (ns3, rocelab agree.Summary) {
+	t.Helper()
+	var y bytes.Buffer
+	if err := fromNs3(config, &y); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "imported.yaml")
+	if err := os.WriteFile(file, y.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var hostIDs []int
+	if topology != "" {
+		top, err := readFile(topology, readTopology)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hostIDs = top.hostIDs()
+	}
+	got, err := whole(compare(file, 1, fct, "", hostIDs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, r := agree.Summarise(got.ns3), agree.Summarise(got.rocelab)
+	agree.Hold(t, name, "ns-3", []agree.Metric{
+		{Name: "mean", Other: n.Mean, Rocelab: r.Mean, Bound: b.mean},
+		{Name: "p50", Other: n.P50, Rocelab: r.P50, Bound: b.p50},
+		{Name: "max", Other: n.Max, Rocelab: r.Max, Bound: b.max},
+		{Name: "per-flow ratio's median", Other: 1, Rocelab: agree.Summarise(got.ratio).P50, Bound: b.ratio},
+	})
+	return n, r
 }
