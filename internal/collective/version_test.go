@@ -11,6 +11,12 @@ import (
 
 func commAt(t *testing.T, name string, servers int, version string, env map[string]string) *Comm {
 	t.Helper()
+	return commFor(t, preset(t, name), servers, 8, version, env)
+}
+
+// commFor is commAt on a server described in full, ppn GPUs of each.
+func commFor(t *testing.T, srv gpu.Server, servers, ppn int, version string, env map[string]string) *Comm {
+	t.Helper()
 	v, err := ParseVersion(version)
 	if err != nil {
 		t.Fatal(err)
@@ -25,12 +31,11 @@ func commAt(t *testing.T, name string, servers int, version string, env map[stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := preset(t, name)
 	sv := make([]int, servers)
 	for i := range sv {
 		sv[i] = i
 	}
-	c, err := NewComm(cfg, System{Server: srv, Hosts: DenseHosts(servers, srv.NICs)}, sv, AllGPUs(8))
+	c, err := NewComm(cfg, System{Server: srv, Hosts: DenseHosts(servers, srv.NICs)}, sv, AllGPUs(ppn))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,5 +378,76 @@ func TestBlackwellLimitsByRelease(t *testing.T) {
 	want := min(srv.GPU.ChannelBW*120/128, ctas*31.67/2)
 	if got := c.channelCap(AllReduce, Tree, LL128, used); math.Abs(got-want) > 1e-3 {
 		t.Errorf("NCCL 2.26.2 on 2 × 8 B200: Tree/LL128 kernel channel rate %.2f GB/s, want %.2f (the newest limit, 31.67 a channel on two nodes; 2.26.2's 73.4 picks the algorithm only)", got, want)
+	}
+}
+
+// TestAmpereTreeLLStep217 holds what docs/nccl.md ("A100 Tree/LL at 8-64
+// KiB against NCCL 2.17.1", session 47) reads from the two Azure A100
+// runs (NCCL 2.17.1, AMD hosts): their rows from 16 KiB sit at the
+// twin's Tree/LL128 level (within 25% of it with NCCL_PROTO=LL128) and
+// outside their band on the Tree/LL NCCL's model picks, yet NCCL 2.17.1's
+// model keeps Tree/LL to 64 KiB on this system: Tree/LL128 would win at 16
+// KiB only on a tree bus bandwidth under 11.8 GB/s (tuning.cc: latencies
+// 27.5 and 38.9 µs, LL at 1/3.8 of the tree's bus bandwidth and
+// correction 0.7, LL128 at 120/128 and 0.8), where the graph gives more
+// than ten times that. So no choice of NCCL's explains the step.
+func TestAmpereTreeLLStep217(t *testing.T) {
+	var aks publicRun
+	for _, r := range publicRuns {
+		if r.file == "azure-ndmv4-a100-2n-ib200g-aks.txt" {
+			aks = r
+		}
+	}
+	if aks.file == "" {
+		t.Fatal("azure-ndmv4-a100-2n-ib200g-aks.txt is not a public result")
+	}
+	c := commFor(t, aks.srv, aks.servers, aks.ppn, aks.version, nil)
+	tu := c.Tuning
+	latLL, latLL128 := float64(tu.Lat[AllReduce][Tree][LL]), float64(tu.Lat[AllReduce][Tree][LL128])
+	if want := 4.4 + 2*(7*0.52*1.8+5); math.Abs(latLL-want) > 1e-3 {
+		t.Errorf("Tree/LL latency %.3f µs, want %.3f", latLL, want)
+	}
+	if want := 4.4 + 2*(7*1.25+8.5); math.Abs(latLL128-want) > 1e-3 {
+		t.Errorf("Tree/LL128 latency %.3f µs, want %.3f", latLL128, want)
+	}
+	// The tree's bus bandwidth (0.92 × channels × bwIntra, capped) is at
+	// least what LL128's algorithm bandwidth gives back, busBw × 120/128
+	// × 0.5 (LL128's own cap, 20 GB/s a channel, may bind first).
+	treeBus := float64(tu.BW[AllReduce][Tree][LL128]) / 0.5 / (120.0 / 128)
+	const kb16 = 16 << 10
+	llWins := func(bus float64) bool {
+		ll := latLL + kb16/(1000*0.7*0.5*min(bus/3.8, 22.5))
+		ll128 := latLL128 + kb16/(1000*0.8*0.5*bus*120/128)
+		return ll <= ll128
+	}
+	bound := kb16 / 1000.0 * (3.8/0.35 - 128.0/120/0.4) / (latLL128 - latLL)
+	t.Logf("tree bus bandwidth at least %.1f GB/s (Tree/LL %.2f, Tree/LL128 %.2f GB/s of algorithm bandwidth); Tree/LL128 wins at 16 KiB below %.1f", treeBus, tu.BW[AllReduce][Tree][LL], tu.BW[AllReduce][Tree][LL128], bound)
+	if !llWins(bound*1.01) || llWins(bound*0.99) {
+		t.Errorf("the crossover at 16 KiB is not %.2f GB/s", bound)
+	}
+	if treeBus < 10*bound {
+		t.Errorf("tree bus bandwidth %.1f GB/s is within ten times the %.1f GB/s at which Tree/LL128 would win at 16 KiB", treeBus, bound)
+	}
+	for _, size := range []int64{8 << 10, 16 << 10, 32 << 10, 64 << 10} {
+		ch, _ := c.Plan(Call{Func: AllReduce, Bytes: size})
+		if ch.Algo != Tree || ch.Proto != LL {
+			t.Errorf("%s: NCCL 2.17.1 picks %s/%s, want Tree/LL", sizeName(size), ch.Algo, ch.Proto)
+		}
+	}
+	for _, proto := range []string{"", "LL128"} {
+		r := aks
+		r.env = map[string]string{}
+		if proto != "" {
+			r.env["NCCL_PROTO"] = proto
+		}
+		for _, ck := range runPublic(t, &r, 64<<10) {
+			if ck.row.size < 16<<10 {
+				continue
+			}
+			t.Logf("NCCL_PROTO=%q %s: twin %.1f µs (%s/%s/%d), run %.1f (×%.2f)", proto, sizeName(ck.row.size), ck.twinTime, ck.choice.Algo, ck.choice.Proto, ck.choice.Channels, ck.row.time, ck.ratio)
+			if ck.pass() != (proto == "LL128") {
+				t.Errorf("NCCL_PROTO=%q %s: ×%.2f, in band %v", proto, sizeName(ck.row.size), ck.ratio, ck.pass())
+			}
+		}
 	}
 }
