@@ -29,3 +29,25 @@ func TestNCCLTestsOutOfPlaceOnlyHeader(t *testing.T) {
 		t.Errorf("garbled %+v", x.Garbled)
 	}
 }
+
+// The same paste's rank lines have no "on <host>" ("Pid 221599 device
+// 0 [0000:8f:00] NVIDIA B200"): they were not read, so the run's 8 ranks
+// came from busbw/algbw alone, on no known node, and the doctor had no
+// NVLink to judge. One process printed them all (nccl-tests -g 8), and a
+// process runs on one node: 8 ranks on one host. Lines of several
+// processes (synthetic) are read as ranks on no known host.
+func TestNCCLTestsRankLinesWithoutHost(t *testing.T) {
+	x := ncclTests(t, "nccl-tests/allreduce-b200-1n-g8-gke-a4-out-of-place-only-columns-author-trimmed-845GBps.txt")
+	r := x.Runs[len(x.Runs)-1]
+	hosts, counts := r.RanksPerHost()
+	if len(r.Ranks) != 8 || r.Ranks[7].GPU != "NVIDIA B200" || r.Ranks[7].Device != 7 || len(hosts) != 1 || counts[0] != 8 {
+		t.Fatalf("%d ranks, hosts %v %v; want 8 B200 ranks on one host", len(r.Ranks), hosts, counts)
+	}
+	x = parseTests(t, "# Using devices\n"+
+		"#  Rank  0 Group  0 Pid   1001 device  0 [0x1b] NVIDIA H100 80GB HBM3\n"+
+		"#  Rank  1 Group  0 Pid   2002 device  0 [0x1b] NVIDIA H100 80GB HBM3\n")
+	r = x.Runs[0]
+	if hosts, _ := r.RanksPerHost(); len(r.Ranks) != 2 || len(hosts) != 0 {
+		t.Errorf("%d ranks on hosts %v; want 2 ranks, no host known", len(r.Ranks), hosts)
+	}
+}
