@@ -22,6 +22,13 @@ import (
 //     (nccl-tests#312; NVIDIA/nccl#1374, quoting GTC S62129);
 //   - H800 (NVLink 4 cut to 8 links, 200 GB/s): about 160 GB/s with Ring
 //     by the same 80%; 215 GB/s reported with NVLS (NVIDIA/nccl#1374).
+//   - B200 (NVLink 5, 18 links x 50 = 900 GB/s): NCCL's topology model
+//     (src/graph/topo.h SM100_NVLINK_BW, 40.1 GB/s a link against
+//     SM90's 20.6) gives 18 x 40.1 = 721.8 GB/s, which NCCL prints as
+//     "maxBw 721.8" on an 8-GPU B200 node (NVIDIA/nccl#1807, whose 8 GPUs
+//     reach 830+ GB/s with NVLS); measured Ring figures sit a few percent
+//     under the model (H100: 360 against 18 x 20.6 = 370.8), so about 700
+//     GB/s here.
 //
 // AMD's MI300X (and the MI325X, which keeps its Infinity Fabric) link
 // each of the 8 GPUs of a board to the 7 others by xGMI, 64 GB/s per link
@@ -33,7 +40,7 @@ import (
 // Only 8 ranks of one of these models on one host are judged: 2 or 4
 // GPUs may sit on a 4-GPU board whose GPUs link directly, and PCIe cards
 // (A100 PCIe, H100 PCIe/NVL with bridges) have no NVSwitch. Other GPUs
-// (B200, MI350X/MI355X) have no reference figure here and stay unjudged.
+// (B300, MI350X/MI355X) have no reference figure here and stay unjudged.
 //
 // Across nodes, with no NIC speed known, the compute fabric such 8-GPU
 // nodes usually carry is a reference, not a verdict: 8 x 200G (HDR) on
@@ -81,9 +88,8 @@ var nvlinkGPUs = []nvlinkGPU{
 	{exact: []string{"NVIDIA H200"}, match: []string{"H200 141GB HBM3e"}, name: "H200 SXM (NVLink 4)", perDir: 450, ring: 360, fabric: "8 × 400G NICs, one per GPU", fabricRing: 380, pcie: 48, pcieLink: "PCIe Gen5 x16"},
 	{exact: []string{"NVIDIA H20"}, name: "H20 (NVLink 4)", perDir: 450, ring: 360},
 	{match: []string{"H800"}, name: "H800 (NVLink 4, 8 links)", perDir: 200, ring: 160},
-	// B200 (NVLink 5, 900 GB/s each way): no single-node reference figure
-	// here (ring 0), but DGX/HGX B200 nodes carry 8 x 400G like the H100's.
-	{exact: []string{"NVIDIA B200"}, name: "B200 (NVLink 5)", perDir: 900, fabric: "8 × 400G NICs, one per GPU", fabricRing: 380},
+	// DGX/HGX B200 nodes carry 8 x 400G like the H100's.
+	{exact: []string{"NVIDIA B200"}, name: "B200 (NVLink 5)", perDir: 900, ring: 700, fabric: "8 × 400G NICs, one per GPU", fabricRing: 380},
 	// MI300X and MI325X reach their NICs over PCIe Gen5 x16, which RCCL's
 	// topology model (NCCL's, kvDictPciGen) also counts at 48 GB/s.
 	{match: []string{"Instinct MI300X", "Instinct MI325X"}, name: "MI300X/MI325X", perDir: 448, ring: 315, pcie: 48, pcieLink: "PCIe Gen5 x16", amd: true},
@@ -235,7 +241,11 @@ func judgeNVLink(inc *Incident, r *ingest.TestRun, p ingest.Plateau, m nvlinkGPU
 	frac := p.BusBW / m.ring
 	n := len(p.Rows)
 	rising := n >= 2 && p.Rows[n-1].BestBusBW() > 1.03*p.Rows[n-2].BestBusBW()
-	mech := fmt.Sprintf("All 8 ranks run on one %s board, so their data crosses NVLink and the NVSwitches, not a NIC. Each GPU has %.0f GB/s of NVLink in each direction; a healthy 8-GPU Ring %s settles near %.0f GB/s busbw (NVLink SHARP all_reduce, NVLS, reaches more on NVLink 4).", m.name, m.perDir, r.Collective, m.ring)
+	gen := "NVLink 4"
+	if m.perDir >= 900 {
+		gen = "NVLink 5"
+	}
+	mech := fmt.Sprintf("All 8 ranks run on one %s board, so their data crosses NVLink and the NVSwitches, not a NIC. Each GPU has %.0f GB/s of NVLink in each direction; a healthy 8-GPU Ring %s settles near %.0f GB/s busbw (NVLink SHARP all_reduce, NVLS, reaches more on %s).", m.name, m.perDir, r.Collective, m.ring, gen)
 	if m.amd {
 		mech = fmt.Sprintf("All 8 ranks run on one %s board, so their data crosses xGMI (AMD Infinity Fabric), each GPU linked directly to the 7 others, not a NIC. Each GPU has %.0f GB/s of xGMI in each direction (7 links of 64 GB/s, about 48 usable after CRC and protocol overhead); a healthy 8-GPU RCCL all_reduce settles near %.0f GB/s busbw (AMD: 310-330 GB/s).", m.name, m.perDir, m.ring)
 	}

@@ -119,7 +119,8 @@ func TestNVLinkFigures(t *testing.T) {
 		{[]string{"NVIDIA H100 NVL"}, 8, ""},
 		{[]string{"NVIDIA H200 NVL"}, 8, ""},
 		{[]string{"NVIDIA H100 PCIe"}, 8, ""},
-		{[]string{"NVIDIA B200"}, 8, ""},
+		{[]string{"NVIDIA B200"}, 8, "B200 (NVLink 5)"},
+		{[]string{"NVIDIA B300"}, 8, ""},
 		{[]string{"AMD Instinct MI300X"}, 8, ""},
 		{[]string{"NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB HBM3"}, 8, ""},
 	} {
@@ -145,12 +146,24 @@ func TestNVLinkFigures(t *testing.T) {
 		{"NVIDIA A100-SXM4-80GB", 114, "nccltests.busbw.low", Error},
 		{"NVIDIA H100 80GB HBM3", 325, "nccltests.busbw.ok", Info},
 		{"NVIDIA H100 80GB HBM3", 323, "nccltests.busbw.low", Warn},
+		// B200: 0.9 × 700 = 630 and 0.5 × 700 = 350; an H100's 360 GB/s
+		// (half of NVLink 5) was passed unjudged.
+		{"NVIDIA B200", 631, "nccltests.busbw.ok", Info},
+		{"NVIDIA B200", 629, "nccltests.busbw.low", Warn},
+		{"NVIDIA B200", 360, "nccltests.busbw.low", Warn},
+		{"NVIDIA B200", 349, "nccltests.busbw.low", Error},
+		{"NVIDIA B200", 845, "nccltests.busbw.ok", Info},
 	} {
 		nicMustFind(t, findings(table(c.busbw, 8, c.gpu)), c.id, c.sev, "over NVLink")
 	}
+	// 845 GB/s on 8 B200 (NVIDIA/nccl#1807's 830+) is NVLS on NVLink 5.
+	f := nicMustFind(t, findings(table(845, 8, "NVIDIA B200")), "nccltests.busbw.ok", Info, "above what 8 B200 (NVLink 5) GPUs reach over NVLink with Ring (about 700 GB/s)")
+	if !strings.Contains(f.Mechanism, "900 GB/s of NVLink in each direction") || !strings.Contains(f.Mechanism, "NVLS, reaches more on NVLink 5") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
 	// NCCL_P2P_DISABLE=1 in the run's log is named as the likely cause.
 	in := "h0:1000:1000 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1\n" + table(20, 8, "NVIDIA H100 80GB HBM3")
-	f := nicMustFind(t, findings(in), "nccltests.busbw.low", Error, "over NVLink")
+	f = nicMustFind(t, findings(in), "nccltests.busbw.low", Error, "over NVLink")
 	if !strings.HasPrefix(f.Fix, "Likely cause in this incident: NCCL_P2P_DISABLE=1") {
 		t.Errorf("fix %s", f.Fix)
 	}

@@ -8,6 +8,7 @@ import (
 
 // finish infers the collective when no banner or binary named it.
 func (r *TestRun) finish() {
+	r.placeUnprintedHost()
 	if r.Collective != "" || r.FooterOnly() {
 		return
 	}
@@ -17,6 +18,27 @@ func (r *TestRun) finish() {
 		return
 	}
 	r.Candidates = c
+}
+
+// placeUnprintedHost keeps rank lines without "on <host>" on one host
+// only when one process printed them all (nccl-tests -g N: a process runs
+// on one node); the ranks of several processes, or of more lines than
+// were kept, may sit on several nodes, so their host is not known.
+func (r *TestRun) placeUnprintedHost() {
+	if _, ok := r.hostSeen[hostNotPrinted]; !ok {
+		return
+	}
+	pid := -1
+	for _, k := range r.Ranks {
+		if k.Host != hostNotPrinted {
+			continue
+		}
+		if pid >= 0 && k.PID != pid || r.RankCount > len(r.Ranks) {
+			delete(r.hostSeen, hostNotPrinted)
+			return
+		}
+		pid = k.PID
+	}
 }
 
 // NRanks is the number of ranks: the rank lines counted, or more when a

@@ -396,6 +396,11 @@ pairs:
 			break pairs
 		}
 	}
+	if k.Host == "" && k.PID >= 0 && k.Device >= 0 && !slices.Contains(f, "on") {
+		// "Pid 221599 device  0": a paste whose author took out "on
+		// <host>"; TestRun.finish keeps it a host only for one process.
+		k.Host = hostNotPrinted
+	}
 	if k.Rank < 0 || k.Host == "" {
 		return false
 	}
@@ -433,6 +438,9 @@ func rankDeviceField(f []string, on int) int {
 
 // blankHost names the host of a rank line that prints none.
 const blankHost = "(host name blank)"
+
+// hostNotPrinted names the host of rank lines that have no "on <host>".
+const hostNotPrinted = "(host not printed)"
 
 // maxHostFields bounds the words of a redacted host name in a rank line.
 const maxHostFields = 4

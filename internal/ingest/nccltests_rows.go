@@ -22,6 +22,10 @@ type rowLayout struct {
 	// out-of-place one when their time column starts at or past wrongEnd.
 	oneHalf  bool
 	wrongEnd int
+	// outOnly marks a header that names one half and no #wrong or error
+	// column ("... time algbw busbw"): a table its author cut to the
+	// out-of-place measurements before posting it.
+	outOnly bool
 }
 
 // header reads the column names: "size count type redop root time algbw
@@ -34,6 +38,7 @@ func (t *NCCLTests) header(s string, ev Evidence) {
 	f := strings.Fields(s)
 	r.layout = rowLayout{known: true}
 	var times []int
+	wrong := false
 	for i, w := range f {
 		switch w {
 		case "redop":
@@ -42,6 +47,9 @@ func (t *NCCLTests) header(s string, ev Evidence) {
 			r.layout.root = true
 		case "error":
 			r.layout.wrongIsErrorCol = true
+			wrong = true
+		case "#wrong":
+			wrong = true
 		case "time", "cputime":
 			times = append(times, i)
 		}
@@ -49,6 +57,7 @@ func (t *NCCLTests) header(s string, ev Evidence) {
 	if len(times) >= 2 && times[1]-times[0] > 4 {
 		r.layout.half = times[1] - times[0]
 	}
+	r.layout.outOnly = len(times) == 1 && !wrong && f[len(f)-1] == "busbw"
 	r.HasRedop, r.HasRoot = r.layout.redop, r.layout.root
 	r.WrongColumn = "#wrong"
 	if r.layout.wrongIsErrorCol {
@@ -139,6 +148,10 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 		row.Root = atoiOr(rest[0], -1)
 		rest = rest[1:]
 	}
+	if lay.outOnly && len(rest) == 3 {
+		t.outOnlyRow(ln, s, f, rest, r, row)
+		return true
+	}
 	if len(rest) < half+4 {
 		if len(r.Truncated) < maxKept {
 			r.Truncated = append(r.Truncated, row.Evidence)
@@ -185,6 +198,23 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 	}
 	t.keepRow(r, row)
 	return true
+}
+
+// outOnlyRow reads the time, algbw and busbw of a row of a table whose
+// header names only the out-of-place half (rowLayout.outOnly) into run r;
+// f are the row's fields, rest those after its type, redop and root.
+func (t *NCCLTests) outOnlyRow(ln Line, s string, f, rest []string, r *TestRun, row TestRow) {
+	h, i := readHalf([]string{rest[0], rest[1], rest[2], "N/A"}, false)
+	if i >= 0 {
+		r.GarbledRows++
+		if len(t.Garbled) < maxKept {
+			gl, off := t.fieldAt(ln, s, f, len(f)-len(rest)+i)
+			t.Garbled = append(t.Garbled, garbleAt(gl, off, fmt.Sprintf("a number of at least 0 (the out-of-place %s) in an nccl-tests row", halfColumns[i])))
+		}
+		return
+	}
+	row.Out, row.In = h, TestHalf{Wrong: -1}
+	t.keepRow(r, row)
 }
 
 // keepRow adds a whole row to run r. A smaller size than the row before's
