@@ -3,7 +3,9 @@ package lint
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -345,15 +347,19 @@ func TestLossyByDesignEmptyBufferProfile(t *testing.T) {
 		t.Errorf("title %q", f.Title)
 	}
 	// A qos.json alone (no BUFFER_PROFILE table) does not say whether a
-	// profile keeps xoff: PFC left off there is still a forgotten field.
+	// profile keeps xoff: PFC left off there is still a forgotten field,
+	// once its DSCP_TO_TC_MAP tells one class from another (Dell's sends
+	// all 64 DSCP values to class 0, itself a lossy design; here DSCP 26
+	// goes to class 3).
 	data, err := os.ReadFile("../../testdata/corpus/sonic/buildimage-render-dell-z9432f-o32-t1-qos-buffers-synthetic-ports.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := regexp.MustCompile(`(?m)^\s*"BUFFER_PROFILE": \{\},\n`).ReplaceAllString(string(data), "")
-	if text == string(data) {
-		t.Fatal("no empty BUFFER_PROFILE table to drop")
+	if text == string(data) || !strings.Contains(text, `"26": "0",`) {
+		t.Fatal("no empty BUFFER_PROFILE table to drop, or no DSCP 26 in class 0")
 	}
+	text = strings.Replace(text, `"26": "0",`, `"26": "3",`, 1)
 	rep = lintFiles(t, tempFile(t, "qos.json", text))
 	got := ids(rep)
 	if _, off := got["qos.pfc.disabled"]; !off {
@@ -443,5 +449,26 @@ func TestLossyByDesignDynamicOwnProfiles(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("%v, want qos.lossy.by_design", got)
+	}
+}
+
+// TestLossyOneClass: Marvell's d64p512t qos_defaults_def_lossy.j2 (real,
+// rendered) writes no pfc_enable and no buffer table, and a DSCP_TO_TC_MAP
+// sending all 64 DSCP values to class 0: no class can be kept lossless
+// apart from the rest, so the template is lossy by design, one warning,
+// not qos.pfc.disabled's "PFC forgotten" error.
+func TestLossyOneClass(t *testing.T) {
+	var ids []string
+	var design doctor.Finding
+	for _, fd := range lintFiles(t, filepath.Join("..", "..", "testdata", "corpus", "sonic", "buildimage-render-marvell-d64p512t-64x800g-qos_defaults_def_lossy-synthetic-ports.json")).Findings {
+		ids = append(ids, fd.ID)
+		if fd.ID == "qos.lossy.by_design" {
+			design = fd
+		}
+	}
+	if slices.Contains(ids, "qos.pfc.disabled") || design.Severity != doctor.Warn ||
+		!strings.Contains(design.Title, "every DSCP lands in one traffic class (DSCP_TO_TC_MAP)") ||
+		!strings.HasSuffix(design.Title, "RoCE (DSCP 26, assumed) lands in class 0") {
+		t.Fatalf("%v: %+v", ids, design)
 	}
 }

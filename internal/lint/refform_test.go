@@ -2,6 +2,7 @@ package lint
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,6 +97,105 @@ func TestReferenceFormVersion(t *testing.T) {
 			t.Errorf("%+v: %q", c, fs[0].Title)
 		case !c.none && (len(fs) != 1 || fs[0].Severity != c.want):
 			t.Errorf("%+v: %+v", c, fs)
+		}
+	}
+}
+
+// TestReferenceFormRedis: SYNTHETIC `redis-cli hgetall` and `sonic-db-cli
+// hgetall` output of a CONFIG_DB. Its values are the file's text as much
+// as a config_db.json's: the bracketed dscp_to_tc_map and QUEUE scheduler
+// beside two plain names are the mixed file the warning names, not two
+// plain references.
+func TestReferenceFormRedis(t *testing.T) {
+	text := `admin@sonic:~$ redis-cli -n 4 hgetall "PORT_QOS_MAP|Ethernet0"
+ 1) "dscp_to_tc_map"
+ 2) "[DSCP_TO_TC_MAP|AZURE]"
+ 3) "pfc_enable"
+ 4) "3"
+ 5) "tc_to_queue_map"
+ 6) "AZURE"
+admin@sonic:~$ redis-cli -n 4 hgetall "DSCP_TO_TC_MAP|AZURE"
+ 1) "26"
+ 2) "3"
+admin@sonic:~$ redis-cli -n 4 hgetall "TC_TO_QUEUE_MAP|AZURE"
+ 1) "3"
+ 2) "3"
+admin@sonic:~$ sonic-db-cli CONFIG_DB hgetall 'QUEUE|Ethernet0|3'
+{'scheduler': '[SCHEDULER|scheduler.1]', 'wred_profile': 'AZURE_LOSSLESS'}
+`
+	var got []doctor.Finding
+	for _, fd := range lintFiles(t, tempFile(t, "redis.txt", text)).Findings {
+		if fd.ID == "config.reference.form" {
+			got = append(got, fd)
+		}
+	}
+	if len(got) != 1 || got[0].Severity != doctor.Warn ||
+		!strings.Contains(got[0].Title, `2 references in the bracket form, "[TABLE|name]" (PORT_QOS_MAP|Ethernet0 dscp_to_tc_map, QUEUE|Ethernet0|3 scheduler) beside 2 written as plain names`) {
+		t.Fatalf("%+v", got)
+	}
+	// The evidence points at the values: line 3's and line 15's.
+	var lines []int
+	for _, e := range got[0].Evidence {
+		lines = append(lines, e.Line)
+	}
+	if !slices.Contains(lines, 3) || !slices.Contains(lines, 15) {
+		t.Errorf("evidence lines %v", lines)
+	}
+}
+
+// TestReferenceFormMixedList: SYNTHETIC. A profile_list mixing the forms,
+// "[BUFFER_PROFILE|a],b", is read by no release whole (each item goes
+// through Orch::parseReference): in a file otherwise all bracketed it is
+// both a bracketed and a plain reference, so the warning fires; written
+// wholly in one form, the same file says nothing.
+func TestReferenceFormMixedList(t *testing.T) {
+	body := `{"PORT": {"Ethernet0": {}},
+"BUFFER_POOL": {"ingress_lossless_pool": {"size": "1000000", "type": "ingress"}, "ingress_lossy_pool": {"size": "1000000", "type": "ingress"}},
+"BUFFER_PROFILE": {"a": {"pool": "[BUFFER_POOL|ingress_lossless_pool]", "size": "0", "static_th": "100000"},
+  "b": {"pool": "[BUFFER_POOL|ingress_lossy_pool]", "size": "0", "static_th": "100000"}},
+"BUFFER_PORT_INGRESS_PROFILE_LIST": {"Ethernet0": {"profile_list": "%s"}}}`
+	fs := lintText(t, strings.Replace(body, "%s", "[BUFFER_PROFILE|a],b", 1), "config.reference.form")
+	if len(fs) != 1 || !strings.Contains(fs[0].Title, `3 references in the bracket form`) ||
+		!strings.Contains(fs[0].Title, `beside 1 written as plain names (BUFFER_PORT_INGRESS_PROFILE_LIST|Ethernet0 profile_list "a")`) {
+		t.Fatalf("%+v", fs)
+	}
+	if fs := lintText(t, strings.Replace(body, "%s", "[BUFFER_PROFILE|a],[BUFFER_PROFILE|b]", 1), "config.reference.form"); len(fs) != 0 {
+		t.Errorf("all bracketed: %q", fs[0].Title)
+	}
+	// The names resolve whatever the form: no profile is reported missing.
+	if fs := lintText(t, strings.Replace(body, "%s", "[BUFFER_PROFILE|a],b", 1), "config.reference.missing"); len(fs) != 0 {
+		t.Errorf("missing: %q", fs[0].Title)
+	}
+}
+
+// TestReferenceFormOldPlain: sonic-utilities' filter_fdb input CONFIG_DB,
+// stamped version_1_0_1 (a release up to 202106, whose orchagent reads
+// only "[TABLE|name]"), writes all its 479 references as plain names: a
+// warning. SYNTHETIC cases bound it: the same plain names at
+// version_2_0_2 warn, at version_2_0_3 (202111, migrated) or without a
+// stamp they say nothing.
+func TestReferenceFormOldPlain(t *testing.T) {
+	var got []doctor.Finding
+	for _, fd := range lintFiles(t, filepath.Join("..", "..", "testdata", "corpus", "sonic", "utilities-filter_fdb_input-config_db.json")).Findings {
+		if fd.ID == "config.reference.form" {
+			got = append(got, fd)
+		}
+	}
+	if len(got) != 1 || got[0].Severity != doctor.Warn ||
+		!strings.Contains(got[0].Title, ": 479 references written as plain names (PORT_QOS_MAP|Ethernet112 dscp_to_tc_map, ") ||
+		!strings.Contains(got[0].Title, "VERSIONS|DATABASE is version_1_0_1 (SONiC 202106 or earlier)") || len(got[0].Evidence) != 4 {
+		t.Fatalf("%+v", got)
+	}
+	body := `"PORT": {"Ethernet0": {}},
+"DSCP_TO_TC_MAP": {"AZURE": {"26": "3"}},
+"PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "AZURE", "pfc_enable": "3"}}`
+	for version, want := range map[string]int{"version_2_0_2": 1, "version_2_0_0": 1, "version_2_0_3": 0, "version_3_0_0": 0, "version_202305_01": 0, "": 0} {
+		text := "{" + body + "}"
+		if version != "" {
+			text = `{"VERSIONS": {"DATABASE": {"VERSION": "` + version + `"}}, ` + body + "}"
+		}
+		if fs := lintText(t, text, "config.reference.form"); len(fs) != want {
+			t.Errorf("%q: %d findings, want %d", version, len(fs), want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -109,5 +110,29 @@ func TestUnheldRefs(t *testing.T) {
 		return strings.Contains(fd.Title, "names DSCP_TO_TC_MAP|AZURE, TC_TO_QUEUE_MAP|AZURE, which no input holds")
 	}) {
 		t.Errorf("asic1's maps resolved asic0's names: %+v", fs)
+	}
+}
+
+// TestUnknownPortProfileList: sonic-yang-models' BUFFER_PORT_*_PROFILE_LIST
+// test data (real) keys a row by the port "wrong", which PORT does not
+// hold; bufferorch (processIngressBufferProfileList, its egress twin)
+// drops the row at that name ("Port with alias:wrong not found"), so
+// lint warns once per table, in that test case alone.
+func TestUnknownPortProfileList(t *testing.T) {
+	for _, c := range []struct{ file, table string }{
+		{"buildimage-yang-models-tests_config-buffer_port_ingress_profile_list-yang-instance.json", "BUFFER_PORT_INGRESS_PROFILE_LIST"},
+		{"buildimage-yang-models-tests_config-buffer_port_egress_profile_list-yang-instance.json", "BUFFER_PORT_EGRESS_PROFILE_LIST"},
+	} {
+		var got []doctor.Finding
+		for _, fd := range lintFiles(t, filepath.Join("..", "..", "testdata", "corpus", "sonic", c.file)).Findings {
+			if fd.ID == "config.port.unknown" {
+				got = append(got, fd)
+			}
+		}
+		if len(got) != 1 || got[0].Severity != doctor.Warn ||
+			!strings.HasSuffix(got[0].Title, "_WRONG_PORT_VALUE: "+c.table+" rows of wrong, ports PORT does not hold") ||
+			!strings.Contains(got[0].Mechanism, "drops the row") {
+			t.Errorf("%s: %+v", c.table, got)
+		}
 	}
 }

@@ -76,6 +76,10 @@ func (m *Model) lossyByDesign(db *sonic.ConfigDB, d sonic.LossyDesign, s switchS
 		ev = append(ev, sonicEv(db, d.OnePG))
 		how = append(how, "every traffic class shares one priority group (TC_TO_PRIORITY_GROUP_MAP)")
 	}
+	if d.OneClass.Line > 0 {
+		ev = append(ev, sonicEv(db, d.OneClass))
+		how = append(how, "every DSCP lands in one traffic class (DSCP_TO_TC_MAP), so no class can be kept lossless apart from the rest")
+	}
 	if d.NoXoffAt.Line > 0 {
 		ev = append(ev, sonicEv(db, d.NoXoffAt))
 		how = append(how, "no buffer profile keeps PFC headroom (xoff)")

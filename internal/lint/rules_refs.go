@@ -129,7 +129,11 @@ func refForms(m *Model) []doctor.Finding {
 			continue
 		}
 		bracket, plain := db.RefForms()
+		v, versioned := db.Field("VERSIONS", "DATABASE", "VERSION")
 		if len(bracket) == 0 {
+			if versioned && bracketsOnly(v.Text) && len(plain) > 0 {
+				fs = append(fs, plainBeforeForm(db, plain, v))
+			}
 			continue
 		}
 		var rows []string
@@ -141,7 +145,6 @@ func refForms(m *Model) []doctor.Finding {
 		refused := fmt.Sprintf("%d %s in the bracket form, \"[TABLE|name]\" (%s)", len(bracket), pick(len(bracket), "reference", "references"), list(rows, 3))
 		mech := "Up to SONiC 202106 orchagent reads a reference only as \"[TABLE|name]\" and refuses a plain name (sonic-swss orchagent/orch.cpp Orch::parseReference: \"Must be surrounded by [ ]\"); from 202111 it reads plain names only and refuses the bracket form (sonic-swss #1754: \"Must not be surrounded by [ ]\"). A refused reference leaves its row unresolved: qosorch and bufferorch retry it and apply none of it (a QUEUE row's scheduler and WRED profile; a PORT_QOS_MAP row's maps and pfc_enable; a buffer profile's pool, so the profile and every priority group and queue that uses it; a priority group's or queue's profile). db_migrator strips the brackets (scripts/db_migrator.py migrate_qos_db_fieldval_reference_remove) only while upgrading a CONFIG_DB from version_3_0_2 or earlier, at boot or `config reload`"
 		fix := fmt.Sprintf("Write every reference as the plain name, the form since 202111 (%q for %q).", bracket[0].At.Text, "["+bracket[0].Written+"|"+bracket[0].At.Text+"]")
-		v, versioned := db.Field("VERSIONS", "DATABASE", "VERSION")
 		switch {
 		case versioned && bracketsStripped(v.Text):
 			fs = append(fs, doctor.Finding{
@@ -168,6 +171,39 @@ func refForms(m *Model) []doctor.Finding {
 	return fs
 }
 
+// plainBeforeForm reports plain-name references in a CONFIG_DB whose
+// VERSIONS|DATABASE a release up to 202106 wrote (bracketsOnly): that
+// release's orchagent reads only "[TABLE|name]".
+func plainBeforeForm(db *sonic.ConfigDB, plain []sonic.MissingRef, v sonic.Value) doctor.Finding {
+	var rows []string
+	var ev []Evidence
+	for i, r := range plain {
+		rows = append(rows, fmt.Sprintf("%s|%s %s", r.Table, shortKey(r.Key), r.Field))
+		if i < 3 {
+			ev = append(ev, sonicEv(db, r.At))
+		}
+	}
+	p := plain[0]
+	return doctor.Finding{
+		ID: "config.reference.form", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+		Title: fmt.Sprintf("%s: %d %s written as plain names (%s), in a CONFIG_DB whose VERSIONS|DATABASE is %s (SONiC 202106 or earlier): that release's orchagent refuses each and applies none of its row",
+			db.File, len(plain), pick(len(plain), "reference", "references"), list(rows, 3), v.Text),
+		Subject:  db.File + " " + p.Table,
+		Evidence: evs(append(ev, sonicEv(db, v))...),
+		Mechanism: "Up to SONiC 202106 orchagent reads a reference only as \"[TABLE|name]\" and refuses a plain name (sonic-swss orchagent/orch.cpp Orch::parseReference: \"Must be surrounded by [ ]\"): qosorch and bufferorch retry the row and apply none of it (a PORT_QOS_MAP row's maps and pfc_enable; a QUEUE row's scheduler and WRED profile; a buffer profile's pool; a priority group's or queue's profile). " +
+			v.Text + " is the schema a release up to 202106 writes, and db_migrator there adds no brackets; from 202111 plain names are the form orchagent reads, so the file is read as written only once it is loaded on 202111 or later.",
+		Fix: fmt.Sprintf("On the release that wrote the file, write each reference in the bracket form (%q for %q); on 202111 or later leave the names plain.", "["+p.To+"|"+p.At.Text+"]", p.At.Text),
+	}
+}
+
+// bracketsOnly reports whether a CONFIG_DB at schema version v was
+// written by a release whose orchagent reads references only in the
+// bracket form: version_1_0_x (201911 and before) through version_2_0_2
+// (202012, 202106); 202111 migrates past version_2_0_2 (bracketsStripped).
+func bracketsOnly(v string) bool {
+	return dbVersionAtLeast(v, 1, 0, 0) && !dbVersionAtLeast(v, 2, 0, 3)
+}
+
 // bracketsStripped reports whether a CONFIG_DB at schema version v has
 // been through db_migrator's migrate_qos_fieldval_reference_format, so
 // that no later boot strips a bracketed reference: 202111 migrates
@@ -192,19 +228,26 @@ var unknownPortHandling = map[string]string{
 	"PORT_QOS_MAP": "qosorch splits the key's port list at ',' and skips a name portsorch does not know (\"Failed to apply QoS maps to port X. Port is not found.\"), setting the row on the other ports: ",
 	"BUFFER_PG":    bufferUnknownPort,
 	"BUFFER_QUEUE": bufferUnknownPort,
+	// bufferorch.cpp processIngressBufferProfileList and its egress twin.
+	"BUFFER_PORT_INGRESS_PROFILE_LIST": bufferListUnknownPort,
+	"BUFFER_PORT_EGRESS_PROFILE_LIST":  bufferListUnknownPort,
 }
+
+const bufferListUnknownPort = "bufferorch resolves the profile list, splits the key's port list at ',' and sets the list on each port in turn; at the first name portsorch does not know (\"Port with alias:... not found\") it drops the row (task_invalid_entry, not retried), so the ports listed before it keep the list and those after it do not: "
 
 const bufferUnknownPort = "bufferorch splits the key's port list at ',' and refuses the row at the first name portsorch does not know (\"Port with alias:... not found\"): up to SONiC 202405 the ports listed before it were set and those after it are not; from 202411, which gathers every port before setting any, no port of the row is set: "
 
 // unknownPortEffect is what the port a dropped row was meant for misses.
 var unknownPortEffect = map[string]string{
-	"PORT_QOS_MAP": "the port meant keeps no QoS maps and no pfc_enable, so it pauses no priority.",
-	"BUFFER_PG":    "the port meant gets no profile from this row; its lossless priority groups keep headroom only if buffermgrd writes them itself (the traditional model does, from the port's speed and cable length, where pfc_enable is set), else they drop instead of pausing.",
-	"BUFFER_QUEUE": "the port meant gets no queue profile from this row and its queues take the pool's default.",
+	"PORT_QOS_MAP":                     "the port meant keeps no QoS maps and no pfc_enable, so it pauses no priority.",
+	"BUFFER_PG":                        "the port meant gets no profile from this row; its lossless priority groups keep headroom only if buffermgrd writes them itself (the traditional model does, from the port's speed and cable length, where pfc_enable is set), else they drop instead of pausing.",
+	"BUFFER_QUEUE":                     "the port meant gets no queue profile from this row and its queues take the pool's default.",
+	"BUFFER_PORT_INGRESS_PROFILE_LIST": "the port meant gets no SAI_PORT_ATTR_QOS_INGRESS_BUFFER_PROFILE_LIST: its per-pool ingress limits stay the ASIC's defaults.",
+	"BUFFER_PORT_EGRESS_PROFILE_LIST":  "the port meant gets no SAI_PORT_ATTR_QOS_EGRESS_BUFFER_PROFILE_LIST: its per-pool egress limits stay the ASIC's defaults.",
 }
 
-// portRules reports ports a PORT_QOS_MAP, BUFFER_PG or BUFFER_QUEUE key,
-// or a CABLE_LENGTH field, names that the config's PORT table does not
+// portRules reports ports a PORT_QOS_MAP, BUFFER_PG, BUFFER_QUEUE or
+// BUFFER_PORT_*_PROFILE_LIST key, or a CABLE_LENGTH field, names that the config's PORT table does not
 // hold: a typo (Ethernet1 for Ethernet4) leaves the port meant without
 // the row. One finding per table.
 func portRules(m *Model) []doctor.Finding {

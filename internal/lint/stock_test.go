@@ -27,8 +27,19 @@ var knownStockMistakes = []string{"pfc.watchdog.off", "switch.ecn.thresholds", "
 // CABLE_LENGTH and no BUFFER_PG row but Ethernet0's, so buffermgrd writes
 // no lossless priority group for the others (pfc.pg.lossy), and writes
 // 203 references in the bracket form beside 68 plain names
-// (config.reference.form).
-var mockMistakes = map[string][]string{"utilities-mock_tables-config_db.json": {"pfc.pg.lossy", "config.reference.form"}}
+// (config.reference.form). sonic-utilities' counterpoll input and
+// sonic-mgmt's vlab "qos_new_dbfmt" CONFIG_DBs write every reference as a
+// plain name under a VERSIONS|DATABASE of a release up to 202106
+// (version_1_0_4, version_2_0_0), whose orchagent refuses plain names:
+// they read right only once a 202111 or later db_migrator has moved the
+// stamp on (config.reference.form).
+var mockMistakes = map[string][]string{
+	"utilities-mock_tables-config_db.json":              {"pfc.pg.lossy", "config.reference.form"},
+	"utilities-counterpoll_input-config_db.json":        {"config.reference.form"},
+	"mgmt-voq-vlab-t2-01_qos_new_dbfmt_config_db.json":  {"config.reference.form"},
+	"mgmt-voq-vlab-t2-02_qos_new_dbfmt_config_db.json":  {"config.reference.form"},
+	"mgmt-voq-vlab-t2-sup_qos_new_dbfmt_config_db.json": {"config.reference.form"},
+}
 
 // TestLintSONiCStock lints every real config_db.json and rendered QoS
 // file of SONiC's repositories under testdata/corpus/sonic-stock (their

@@ -45,6 +45,10 @@ type ConfigDB struct {
 	// Generic Config Updater writes (configdb_patch.go): its Skipped are
 	// the operations that change what the patch does not hold.
 	Patch bool
+	// Case is set when the config is the current_config of one test case
+	// of a generic config updater test file (gcuCase), keyed by the case's
+	// name (Wrapper).
+	Case bool
 	// WrapperAt is where the wrapper's key is written (a YANG test
 	// case's name), zero for a config at the top level.
 	WrapperAt Value
@@ -366,10 +370,11 @@ func (db *ConfigDB) SameDump(o *ConfigDB) bool {
 
 // OtherCase reports whether o is another test case of db's YANG test
 // file (sonic-yang-models' tests: one file, one config per case, each
-// under its case's name). Each case is judged alone: o holds no table
-// for db, as another input of the run would.
+// under its case's name) or generic config updater test file (Case).
+// Each case is judged alone: o holds no table for db, as another input
+// of the run would.
 func (db *ConfigDB) OtherCase(o *ConfigDB) bool {
-	return db.YANG && db.Wrapper != "" && o != db && o.Path == db.Path
+	return (db.YANG || db.Case) && db.Wrapper != "" && o != db && o.Path == db.Path
 }
 
 // SuppliedBy reports whether o, an input of the run, can supply tables

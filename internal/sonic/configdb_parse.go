@@ -528,29 +528,40 @@ func (p *parser) value(what string) (Value, error) {
 
 // unref turns the reference form config_db used before SONiC 202111,
 // "[DSCP_TO_TC_MAP|AZURE]" (a list: "[BUFFER_PROFILE|a],[BUFFER_PROFILE|b]"),
-// into the plain name the newer form writes ("AZURE"; "a,b"). A colon
+// into the plain name the newer form writes ("AZURE"; "a,b"). A list
+// mixing the forms, "[BUFFER_PROFILE|a],b", gives its names alike ("a,b");
+// writtenTables reads the form of each item from the file. A colon
 // after the table name, "[TC_TO_PRIORITY_GROUP_MAP:default]", is read
 // alike: orchagent's Orch::parseReference took ':' as well as '|' until
 // 202111, and vendor scripts (sonic-buildimage's Asterfusion CX564P-N
 // breakout_interface.py) write it into config_db.json.
 func unref(s string) string {
-	if len(s) < 4 || s[0] != '[' || s[len(s)-1] != ']' {
+	if !strings.Contains(s, "[") {
 		return s
 	}
 	parts := strings.Split(s, ",")
+	bracketed := false
 	for i, x := range parts {
-		x = strings.TrimSpace(x)
-		if len(x) < 4 || x[0] != '[' || x[len(x)-1] != ']' {
-			return s
+		if _, name, ok := refItem(strings.TrimSpace(x)); ok {
+			parts[i], bracketed = name, true
 		}
-		_, name, ok := strings.Cut(x[1:len(x)-1], "|")
-		if table, colon, isColon := strings.Cut(x[1:len(x)-1], ":"); !ok && isColon && tableName(table) {
-			name, ok = colon, true
-		}
-		if !ok {
-			return s
-		}
-		parts[i] = name
+	}
+	if !bracketed {
+		return s
 	}
 	return strings.Join(parts, ",")
+}
+
+// refItem splits one reference written in the bracket form, "[TABLE|name]"
+// or "[TABLE:name]", into its table and name; ok is false for any other
+// text.
+func refItem(x string) (table, name string, ok bool) {
+	if len(x) < 4 || x[0] != '[' || x[len(x)-1] != ']' {
+		return "", "", false
+	}
+	table, name, ok = strings.Cut(x[1:len(x)-1], "|")
+	if t, n, isColon := strings.Cut(x[1:len(x)-1], ":"); !ok && isColon && tableName(t) {
+		table, name, ok = t, n, true
+	}
+	return table, name, ok
 }

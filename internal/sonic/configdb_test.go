@@ -223,7 +223,7 @@ func TestColonReferences(t *testing.T) {
 			}
 		}
 	}
-	for in, want := range map[string]string{"[X:a],[X:b]": "a,b", "[BUFFER_PROFILE|p:q]": "p:q", "[x:a]": "[x:a]", "[X:a],b": "[X:a],b"} {
+	for in, want := range map[string]string{"[X:a],[X:b]": "a,b", "[BUFFER_PROFILE|p:q]": "p:q", "[x:a]": "[x:a]", "[X:a],b": "a,b", "b,[X:a]": "b,a", "[x:a],b": "[x:a],b"} {
 		if got := unref(in); got != want {
 			t.Errorf("unref(%q) = %q, want %q", in, got, want)
 		}

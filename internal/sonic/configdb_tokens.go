@@ -40,6 +40,9 @@ type parser struct {
 	// text as given, and wrapped stops wrappers being looked for again.
 	base, textLen int
 	wrapped       bool
+	// gcuCase is set by wrapper when the object it passed is one test case
+	// of a generic config updater test file: its config is one level down.
+	gcuCase bool
 	// scanned counts the bytes handed to decoders beside the token
 	// reader's one pass (wrapper checks, wrapped configs), shared with
 	// a wrapped config's parser.

@@ -34,10 +34,29 @@ func (p *parser) wrapper(name string) (int, bool) {
 	err := dec.Decode(&inner)
 	end := start + int(dec.InputOffset())
 	*p.scanned += 2 * (end - start) // the object, then its tables again
+	if err == nil && gcuCase(inner) {
+		p.gcuCase = true
+		return end, true
+	}
 	if err != nil || !holdsYANG(inner) && (!holdsTables(inner, true) || tableName(name) && holdsRows(inner)) {
 		return 0, false
 	}
 	return end, true
+}
+
+// gcuCase reports whether an object is one test case of sonic-utilities'
+// generic config updater tests (tests/generic_config_updater/files:
+// patch_sorter_test_success.json's "ADD_RACK": {"desc": ...,
+// "current_config": {tables}, "patch": [...], "expected_changes": [...]}):
+// the switch's config is its current_config; the patch is what the test
+// applies to it.
+func gcuCase(obj map[string]json.RawMessage) bool {
+	cur, ok := obj["current_config"]
+	if _, patch := obj["patch"]; !ok || !patch {
+		return false
+	}
+	var tables map[string]json.RawMessage
+	return json.Unmarshal(cur, &tables) == nil && holdsTables(tables, true)
 }
 
 // holdsRows reports whether an object has a key that names neither a
@@ -110,13 +129,16 @@ func (p *parser) sub(start, end int) *parser {
 // again.
 func (p *parser) unwrap(name string, off, end int) ([]*ConfigDB, error) {
 	in := p.sub(p.next(), end)
-	in.wrapped = true
+	// A generic config updater test case holds its config one level
+	// down, under current_config: its parser looks for that wrapper.
+	in.wrapped, p.gcuCase = !p.gcuCase, false
 	dbs, err := in.top()
 	if err != nil {
 		return nil, err
 	}
 	l, c := p.pos(off)
 	for _, db := range dbs {
+		db.Case = db.Case || !in.wrapped
 		db.Wrapper, db.File = name, strings.TrimSpace(p.name+" "+name+" "+db.Namespace)
 		db.WrapperAt = Value{Text: name, Line: l, Col: c}
 	}

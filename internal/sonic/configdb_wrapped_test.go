@@ -135,3 +135,42 @@ func TestWrappedConfigLinear(t *testing.T) {
 		}
 	}
 }
+
+// TestGCUTestCases: sonic-utilities' generic config updater patch sorter
+// test file (real) holds 28 test cases, each {"desc", "current_config",
+// "patch", "expected_changes"}: each case's current_config is a config of
+// its own, named by the case, and no case supplies another's tables. It
+// was read as one config whose tables were the case names.
+func TestGCUTestCases(t *testing.T) {
+	const file = "../../testdata/corpus/sonic/utilities-gcu-patch_sorter_test_success.json"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbs, err := ParseAll(file, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dbs) != 28 {
+		t.Fatalf("%d configs, want 28 (one per test case)", len(dbs))
+	}
+	var rack *ConfigDB
+	for _, db := range dbs {
+		if !db.Case || db.Wrapper == "" {
+			t.Errorf("%s: Case %v, Wrapper %q", db.File, db.Case, db.Wrapper)
+		}
+		if db.Wrapper == "ADD_RACK" {
+			rack = db
+		}
+	}
+	if rack == nil || len(rack.Tables["PORT_QOS_MAP"]) == 0 || len(rack.Tables["BUFFER_PG"]) == 0 || rack.File != file+" ADD_RACK" {
+		t.Fatalf("ADD_RACK: %+v", rack)
+	}
+	// Positions are the whole file's.
+	if v, ok := rack.Field("PORT_QOS_MAP", "Ethernet52", "pfc_enable"); !ok || v.Text != "3,4" || v.Line < 1 || !strings.Contains(strings.Split(string(data), "\n")[v.Line-1], `"pfc_enable": "3,4"`) {
+		t.Errorf("ADD_RACK pfc_enable %+v", v)
+	}
+	if rack.SuppliedBy(dbs[0]) || !rack.SuppliedBy(rack) {
+		t.Error("a test case supplies another's tables")
+	}
+}

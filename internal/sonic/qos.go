@@ -421,6 +421,9 @@ type LossyDesign struct {
 	// OnePG is the TC_TO_PRIORITY_GROUP_MAP entry of a map that sends
 	// every class to one priority group, when that is the evidence.
 	OnePG Value
+	// OneClass is the DSCP_TO_TC_MAP entry of a map that sends all 64
+	// DSCP values to one class, when that is the evidence.
+	OneClass Value
 	// NoXoffAt is the BUFFER_PROFILE table, none of whose profiles has
 	// xoff (PFC headroom), when that is the evidence.
 	NoXoffAt Value
@@ -437,25 +440,40 @@ type LossyDesign struct {
 // OnePG reports whether TC_TO_PRIORITY_GROUP_MAP name sends every class
 // it maps (two at least) to one priority group, with its first entry.
 func (db *ConfigDB) OnePG(name string) (Value, bool) {
-	m, ok := db.NumMap("TC_TO_PRIORITY_GROUP_MAP", name)
+	return db.allToOne("TC_TO_PRIORITY_GROUP_MAP", name, 8, 2)
+}
+
+// OneClass reports whether DSCP_TO_TC_MAP name maps all 64 DSCP values,
+// each to the same class, with its first entry: no DSCP can be told from
+// another, so no class can be kept lossless apart from the rest (Marvell
+// Teralynx SKUs' qos_defaults_def_lossy.j2 write all 64 to class 0).
+func (db *ConfigDB) OneClass(name string) (Value, bool) {
+	return db.allToOne("DSCP_TO_TC_MAP", name, 64, 64)
+}
+
+// allToOne reports whether the numbered map name of table sends every
+// entry among its first n, and at least least of them, to one value, with
+// its first entry.
+func (db *ConfigDB) allToOne(table, name string, n, least int) (Value, bool) {
+	m, ok := db.NumMap(table, name)
 	if !ok {
 		return Value{}, false
 	}
-	pg, n := -1, 0
+	to, count := -1, 0
 	var at Value
-	for tc := 0; tc < 8; tc++ {
-		if m.To[tc] < 0 {
+	for from := range n {
+		if m.To[from] < 0 {
 			continue
 		}
-		if pg >= 0 && m.To[tc] != pg {
+		if to >= 0 && m.To[from] != to {
 			return Value{}, false
 		}
-		if n == 0 {
-			at = m.At[tc]
+		if count == 0 {
+			at = m.At[from]
 		}
-		pg, n = m.To[tc], n+1
+		to, count = m.To[from], count+1
 	}
-	return at, n >= 2
+	return at, count >= least
 }
 
 // LossyByDesign reports a config that runs every class lossy on purpose,
@@ -463,8 +481,9 @@ func (db *ConfigDB) OnePG(name string) (Value, bool) {
 // SN5640 C512S2: pfc_enable present and empty on every port) and SKUs
 // whose qos.json.j2 writes no pfc_enable at all (Nexthop NH-4010, Dell
 // S5232F-P: orchagent then enables PFC on no priority), with either a
-// TC_TO_PRIORITY_GROUP_MAP that sends every class to one priority group
-// or buffer profiles none of which has xoff (rows without pfc_enable
+// TC_TO_PRIORITY_GROUP_MAP that sends every class to one priority group,
+// a DSCP_TO_TC_MAP that sends every DSCP to one class (Marvell Teralynx
+// qos_defaults_def_lossy.j2), or buffer profiles none of which has xoff (rows without pfc_enable
 // beside a profile with xoff forgot the field: lint's qos.pfc.disabled);
 // or, for a switch OS's configuration read whole, no line naming PFC or a
 // lossless class.
@@ -511,14 +530,24 @@ func (db *ConfigDB) LossyByDesign() (LossyDesign, bool) {
 			d.OnePG = at
 		}
 	}
-	if profiles := db.Tables["BUFFER_PROFILE"]; len(profiles) > 0 {
-		xoff := false
-		for _, name := range profiles.Keys() {
-			if p, ok := db.Profile(name); ok && p.KeepsHeadroom() {
-				xoff = true
-			}
+	// A one-class DSCP map is evidence in SONiC's own config only (another
+	// OS's reader writes the map from that OS's defaults), and only where
+	// no profile keeps xoff: headroom kept says a lossless class was meant.
+	for i, name := range db.Tables["DSCP_TO_TC_MAP"].Keys() {
+		if db.Vendor != "" || db.keepsXoff() {
+			break
 		}
-		if !xoff {
+		at, one := db.OneClass(name)
+		if !one {
+			d.OneClass = Value{}
+			break
+		}
+		if i == 0 {
+			d.OneClass = at
+		}
+	}
+	if profiles := db.Tables["BUFFER_PROFILE"]; len(profiles) > 0 {
+		if !db.keepsXoff() {
 			d.NoXoffAt, _ = db.TablePos("BUFFER_PROFILE")
 		}
 	} else if at, written := db.TablePos("BUFFER_PROFILE"); written && !db.runtimeProfiles() {
@@ -530,7 +559,15 @@ func (db *ConfigDB) LossyByDesign() (LossyDesign, bool) {
 		// config_db; an absent table (qos.json alone) says nothing.
 		d.NoXoffAt = at
 	}
-	return d, d.OnePG.Line > 0 || d.NoXoffAt.Line > 0
+	return d, d.OnePG.Line > 0 || d.OneClass.Line > 0 || d.NoXoffAt.Line > 0
+}
+
+// keepsXoff reports whether some BUFFER_PROFILE keeps PFC headroom.
+func (db *ConfigDB) keepsXoff() bool {
+	return slices.ContainsFunc(db.Tables["BUFFER_PROFILE"].Keys(), func(name string) bool {
+		p, ok := db.Profile(name)
+		return ok && p.KeepsHeadroom()
+	})
 }
 
 // runtimeProfiles reports whether buffermgrd computes lossless profiles

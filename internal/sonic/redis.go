@@ -45,7 +45,12 @@ func ParseRedis(name string, data []byte) (*ConfigDB, bool) {
 		}
 		if strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}") {
 			for f, v := range pyDict(t) {
-				row[f] = Value{Text: unref(v), Line: ln, Col: strings.Index(raw, "'"+f+"'") + 1}
+				// At the value's quote, past the field's "'f': ".
+				col := strings.Index(raw, "'"+f+"'") + 1
+				if i := strings.Index(raw, "'"+f+"': '"); i >= 0 {
+					col = i + len(f) + 5
+				}
+				row[f] = Value{Text: unref(v), Line: ln, Col: col}
 			}
 			row = nil
 			continue

@@ -88,7 +88,7 @@ func (db *ConfigDB) MisnamedRefs() []MissingRef {
 			return false
 		}
 		for _, t := range db.writtenTables(r.At) {
-			if t != r.To {
+			if t != "" && t != r.To {
 				_, held := db.Tables[t][strings.TrimSpace(r.At.Text)]
 				r.Written, r.Elsewhere = t, held && slices.Contains(qos202106Tables, t)
 				return true
@@ -103,10 +103,11 @@ func (db *ConfigDB) MisnamedRefs() []MissingRef {
 // orchagent read up to 202106 (sonic-swss orchagent/orch.cpp
 // Orch::parseReference: "Must be surrounded by [ ]"), or as plain names,
 // the only one it reads from 202111 (sonic-swss #1754: "Must not be
-// surrounded by [ ]"). A value whose file text is not at hand (a Redis
-// dump, YANG instance data) counts as plain. One entry per field, a
-// bracketed one with Written set (of a list, its first item's); each
-// list sorted as MissingRefs.
+// surrounded by [ ]"). A value whose file text is not at hand (YANG
+// instance data) counts as plain. One entry per field, a bracketed one
+// with Written set (of a list, its first bracketed item's); a list mixing
+// the forms, "[BUFFER_PROFILE|a],b", which no release reads whole, is in
+// both. Each list sorted as MissingRefs.
 func (db *ConfigDB) RefForms() (bracket, plain []MissingRef) {
 	seen := map[string]bool{}
 	db.refs(func(r *MissingRef) bool {
@@ -115,10 +116,13 @@ func (db *ConfigDB) RefForms() (bracket, plain []MissingRef) {
 			return false
 		}
 		seen[id] = true
-		if w := db.writtenTables(r.At); w != nil {
-			r.Written = w[0]
-			bracket = append(bracket, *r)
-		} else {
+		w := db.writtenTables(r.At)
+		if i := slices.IndexFunc(w, func(t string) bool { return t != "" }); i >= 0 {
+			b := *r
+			b.Written = w[i]
+			bracket = append(bracket, b)
+		}
+		if w == nil || slices.Contains(w, "") {
 			plain = append(plain, *r)
 		}
 		return false
@@ -126,37 +130,44 @@ func (db *ConfigDB) RefForms() (bracket, plain []MissingRef) {
 	return bracket, plain
 }
 
-// writtenTables returns the tables a value written in the bracket form
-// names, read from the file at the value's position ("[A|x],[B|y]" gives
-// A, B); none for a plain name or where the file's text is not at hand.
+// writtenTables returns, item by item, the tables a value written in the
+// bracket form names, read from the file at the value's position:
+// "[A|x],[B|y]" gives A, B; a mixed list, "[A|x],y", gives A and "" for
+// its plain item. None for a value with no bracketed item, or where the
+// file's text is not at hand. The position is the value's opening quote
+// (JSON's '"', a Python dict's '\”) or, as redis-cli prints a value,
+// its first character, the quote just before it.
 func (db *ConfigDB) writtenTables(v Value) []string {
 	if v.Line < 1 || v.Line > len(db.lines) || v.Col < 1 || v.Col > len(db.lines[v.Line-1]) {
 		return nil
 	}
-	raw, ok := strings.CutPrefix(db.lines[v.Line-1][v.Col-1:], `"[`)
-	if !ok {
+	line := db.lines[v.Line-1]
+	raw := line[v.Col-1:]
+	quote := byte('"')
+	switch {
+	case raw[0] == '"' || raw[0] == '\'':
+		quote, raw = raw[0], raw[1:]
+	case v.Col >= 2 && (line[v.Col-2] == '"' || line[v.Col-2] == '\''):
+		quote = line[v.Col-2]
+	default:
 		return nil
 	}
-	raw, _, ok = strings.Cut("["+raw, `"`)
-	if !ok {
+	raw, _, ok := strings.Cut(raw, string(quote))
+	if !ok || !strings.Contains(raw, "[") {
 		return nil
 	}
 	var out []string
+	bracketed := false
 	for _, x := range strings.Split(raw, ",") {
-		x = strings.TrimSpace(x)
-		if len(x) < 4 || x[0] != '[' || x[len(x)-1] != ']' {
+		table, _, ok := refItem(strings.TrimSpace(x))
+		if ok && table == "" {
 			return nil
 		}
-		table, _, ok := strings.Cut(x[1:len(x)-1], "|")
-		if !ok {
-			// A colon after a table's name, as unref reads it.
-			table, _, ok = strings.Cut(x[1:len(x)-1], ":")
-			ok = ok && tableName(table)
-		}
-		if !ok || table == "" {
-			return nil
-		}
+		bracketed = bracketed || ok
 		out = append(out, table)
+	}
+	if !bracketed {
+		return nil
 	}
 	return out
 }
@@ -225,11 +236,12 @@ type UnknownPort struct {
 // "PORTS|IDS", PORTS a comma list: qosorch and bufferorch split it at
 // ',' alone (no "Ethernet0-Ethernet8" ranges); a name portsorch does not
 // know is skipped by qosorch and ends the row in bufferorch ("Port with
-// alias:%s not found").
-var portTables = []string{"PORT_QOS_MAP", "BUFFER_PG", "BUFFER_QUEUE"}
+// alias:%s not found"), as it ends a BUFFER_PORT_INGRESS_PROFILE_LIST or
+// BUFFER_PORT_EGRESS_PROFILE_LIST row, keyed by ports alone.
+var portTables = []string{"PORT_QOS_MAP", "BUFFER_PG", "BUFFER_QUEUE", "BUFFER_PORT_INGRESS_PROFILE_LIST", "BUFFER_PORT_EGRESS_PROFILE_LIST"}
 
-// UnknownPorts returns the ports named by PORT_QOS_MAP, BUFFER_PG,
-// BUFFER_QUEUE keys and CABLE_LENGTH fields that PORT does not hold, when
+// UnknownPorts returns the ports named by the keys of portTables and by
+// CABLE_LENGTH fields that PORT does not hold, when
 // the config holds PORT (a fragment without it says nothing of its
 // ports). PortChannels, PORT_QOS_MAP|global and VOQ system-port keys
 // ("HOST|ASIC|PORT|IDS") are left out. Sorted by table and key.
