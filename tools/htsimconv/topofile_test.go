@@ -53,6 +53,12 @@ func TestImportHtsimTopologies(t *testing.T) {
 		// An Ultra Ethernet htsim's 1024 hosts, 4:1 at the ToRs (8 hosts,
 		// 2 uplinks), 2 aggregation switches a pod of 64, 16 cores.
 		{"fat_tree_1024_4os_100g.topo", []string{"-nodes", "1024"}, "graph", 128, 32, 16, 10, 16, 16, 100 * unit.Gbps, 100 * unit.Gbps, 100 * unit.Gbps, 4, false},
+		// Synthetic (session 47): 4 pods of 8 hosts, 2 ToRs of 4 hosts and
+		// 4 uplinks a pod, aggregation switches of 2 downlinks and 1
+		// uplink (Oversubscribed 2 at tier 1), 4 cores. Oversubscription
+		// is the first tier's, 1 here: the 2:1 is in the aggregation
+		// switches' 3 ports.
+		{"syn-aggos32.topo", []string{"-nodes", "32"}, "graph", 8, 16, 4, 8, 3, 4, 100 * unit.Gbps, 100 * unit.Gbps, 100 * unit.Gbps, 1, false},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			n := c.args[1]
