@@ -95,3 +95,21 @@ func TestPollConnectNoPollout(t *testing.T) {
 		}
 	}
 }
+
+// NCCL 2.0 to 2.3 named their sources .cu: a bootstrap connect that timed
+// out returns through "bootstrap.cu:28 -> 2 [Net]" (nccl-tests#15, NCCL
+// 2.2.13). Before, only bootstrap.cc was read as the bootstrap, and the
+// WARN was an unexplained failure whose fix was to read its source file.
+func TestOldCUSourcesBootstrapConnect(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.2.13-no-nccl-marker-cu-sources-bootstrap-connect-timed-out-nccltests15.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL's bootstrap connection between ranks failed", "bootstrap.cu:28", "on gpu-bql-144-103; 1 line")
+	if !strings.Contains(f.Fix, "NCCL_SOCKET_IFNAME") || f.Evidence[0].Line != 12 {
+		t.Errorf("fix or evidence: %s %+v", f.Fix, f.Evidence)
+	}
+	// The connection closed after it, on the same process, is its fallout.
+	for _, f := range fs {
+		if strings.Contains(f.Title, "closed") {
+			t.Errorf("the closed connection is a finding of its own: %s", f.Title)
+		}
+	}
+}
