@@ -113,3 +113,31 @@ func TestOldCUSourcesBootstrapConnect(t *testing.T) {
 		}
 	}
 }
+
+// NCCL's INFO "Call to connect returned Connection timed out, retrying"
+// with no final WARN after it (Oneflow-Inc/oneflow#3586: the channels go
+// via NET/Socket/1, a docker veth with only a link-local address, and the
+// post ends after two retries). Before, the lines were not read: the
+// report said the job fell back to sockets, not that its connects were
+// timing out.
+func TestConnectRetries(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-socket-veth-linklocal-net-socket-1-connect-timed-out-retrying-oneflow3586.txt")
+	f := nicMustFind(t, fs, "nccl.socket.connect_retry", Warn, "timed out and was retried on worker (2 lines)")
+	if !strings.Contains(f.Mechanism, "veth25f2e72 fe80::380d:bfff:fe5b:54d2") || !strings.HasPrefix(f.Fix, "Set NCCL_SOCKET_IFNAME=eno1") {
+		t.Errorf("the link-local veth is not named: %s / %s", f.Mechanism, f.Fix)
+	}
+	if len(f.Evidence) != 3 || f.Evidence[1].Line != 13 || f.Evidence[2].Line != 14 {
+		t.Errorf("evidence %+v, want the NET/Socket line and both retries", f.Evidence)
+	}
+	// SYNTHETIC: a refusal is a peer not listening yet; and a host whose
+	// connect then failed with a WARN is nccl.warn.error's alone.
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"h1:1:2 [0] NCCL INFO Call to connect returned Connection refused, retrying",
+		"h2:1:2 [0] NCCL INFO Call to connect returned Connection timed out, retrying",
+		"h2:1:2 [0] include/socket.h:403 NCCL WARN Connect to 10.0.0.1<40000> failed : Connection timed out")
+	f = nicMustFind(t, fs, "nccl.socket.connect_retry", Info, "refused and retried on h1 (1 line)")
+	if strings.Contains(f.Title, "h2") {
+		t.Errorf("h2's retry is told again: %s", f.Title)
+	}
+}

@@ -66,6 +66,11 @@ type NCCLLog struct {
 	// communicator has no symmetric memory, which the device API and
 	// window registration then refuse.
 	SymmetricOff HostLines
+	// ConnectRetries holds "Call to connect returned Connection timed
+	// out, retrying" (and "... Connection refused, retrying"): NCCL's TCP
+	// connect to a peer failed and NCCL tries again; only the last retry's
+	// failure is a WARN.
+	ConnectRetries HostLines
 	// Plugins holds the net plugin lines that show an external plugin
 	// ("NET/Plugin: Loaded net plugin FastSocket (v6)", "Plugin Path",
 	// "P2P plugin IBext"); not the loader's "No plugin found" and
