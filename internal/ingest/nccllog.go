@@ -77,6 +77,10 @@ type NCCLLog struct {
 	// "Using non-device net plugin version 0", which NCCL prints for its
 	// own IB and socket transports alike (pluginNone).
 	Plugins HostLines
+	// NoNetPlugin holds the loader lines that say no external net plugin
+	// was found ("NET/Plugin: Could not find: libnccl-net.so. Using
+	// internal network plugin."): that host runs NCCL's own transports.
+	NoNetPlugin HostLines
 	// IBextHosts holds the "P2P plugin IBext" lines: the host loaded a net
 	// plugin of the nccl-rdma-sharp-plugins family, which drives the IB
 	// verbs devices itself whatever name it gives its network ("Using
