@@ -12,7 +12,7 @@ import (
 // chose.
 func ncclRules() []Rule {
 	return []Rule{
-		{IDs: []string{"nccl.transport.socket_fallback", "nccl.transport.mismatch", "nccl.transport.ib", "nccl.transport.plugin", "nccl.transport.none", "nccl.plugin.fallback", "nccl.plugin.not_found", "nccl.plugin.no_symbol"}, Check: checkTransport},
+		{IDs: []string{"nccl.transport.socket_fallback", "nccl.transport.mismatch", "nccl.transport.ib", "nccl.transport.plugin", "nccl.transport.none", "nccl.plugin.fallback", "nccl.plugin.mismatch", "nccl.plugin.not_found", "nccl.plugin.no_symbol"}, Check: checkTransport},
 		{IDs: []string{"nccl.log.no_network_lines"}, Check: checkNetworkUnshown},
 	}
 }
@@ -106,6 +106,9 @@ func checkTransport(inc *Incident) []Finding {
 		fs = append(fs, f)
 	}
 	if f, ok := pluginFallback(logs); ok {
+		fs = append(fs, f)
+	}
+	if f, ok := pluginMismatch(logs); ok {
 		fs = append(fs, f)
 	}
 	fs = append(fs, pluginInUse(logs)...)

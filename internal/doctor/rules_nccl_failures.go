@@ -197,7 +197,7 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	}
 	socket := strings.Contains(m, "bootstrap") || connectFailed(m)
 	for _, c := range w.Chain {
-		socket = socket || strings.HasPrefix(path.Base(c), "bootstrap.cc")
+		socket = socket || bootstrapFile(path.Base(c))
 	}
 	switch {
 	case strings.Contains(m, "nvlink sharp (nvls)") && strings.Contains(m, "cuda error 2 "):
@@ -330,6 +330,14 @@ func netPluginSignature(where string) bool {
 	}
 	return strings.Contains(w, "ofi") || strings.Contains(w, "tcpx") || strings.Contains(w, "ucx") ||
 		strings.Contains(w, "net") || strings.Contains(w, "ib_plugin")
+}
+
+// bootstrapFile reports whether the base name of a file in an error chain
+// is NCCL's bootstrap: bootstrap.cc, or the bootstrap.cu of NCCL 2.0 to
+// 2.3, which named every source .cu (nccl-tests#15: "bootstrap.cu:28 -> 2
+// [Net]" under NCCL 2.2.13).
+func bootstrapFile(base string) bool {
+	return strings.HasPrefix(base, "bootstrap.cc") || strings.HasPrefix(base, "bootstrap.cu")
 }
 
 // peerClosed reports whether a WARN's lowered message is a socket its

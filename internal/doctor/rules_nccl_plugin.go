@@ -53,6 +53,51 @@ func pluginFallback(logs []*ingest.NCCLLog) (Finding, bool) {
 	}, true
 }
 
+// pluginMismatch reports hosts of one incident of which some load an
+// external net plugin and others, by their loader's own line, none
+// (NVIDIA/nccl#1634: HGX-H100-04 loads HPC-X's nccl_rdma_sharp_plugin,
+// HGX-H100-11 "Could not find: libnccl-net.so. Using internal network
+// plugin.", and nccl-tests hang between such hosts with no error). A
+// host whose plugin failed to start runs NCCL's own transport too, but
+// that is nccl.plugin.fallback's.
+func pluginMismatch(logs []*ingest.NCCLLog) (Finding, bool) {
+	var with, without []string
+	var ev evidence
+	failed := map[string]bool{}
+	for _, l := range logs {
+		for _, h := range append(slices.Clone(l.PluginFailures.Hosts), l.PluginInitFailures.Hosts...) {
+			failed[h] = true
+		}
+	}
+	for _, l := range logs {
+		for i, h := range l.Plugins.Hosts {
+			if ingest.RealHost(h) && !failed[h] && !slices.Contains(with, h) {
+				with = append(with, h)
+				ev.add(l.Plugins.First[i])
+			}
+		}
+	}
+	for _, l := range logs {
+		for i, h := range l.NoNetPlugin.Hosts {
+			if ingest.RealHost(h) && !slices.Contains(with, h) && !slices.Contains(without, h) {
+				without = append(without, h)
+				ev.add(l.NoNetPlugin.First[i])
+			}
+		}
+	}
+	if len(with) == 0 || len(without) == 0 {
+		return Finding{}, false
+	}
+	return Finding{
+		ID: "nccl.plugin.mismatch", Severity: Warn, Layer: LayerRDMA,
+		Title:    fmt.Sprintf("Hosts load different net plugins: %s a net plugin, %s none (NCCL's own transport)", list(with, 3), list(without, 3)),
+		Evidence: ev.sorted(),
+		Mechanism: "NCCL loads a net plugin when its loader finds one (libnccl-net.so on the library path, or the library NCCL_NET_PLUGIN names), and the plugin then carries the inter-node traffic ('P2P plugin IBext' is HPC-X's nccl-rdma-sharp-plugins, which drive the IB verbs devices themselves); a host where the loader finds none uses NCCL's own IB or socket transport. " +
+			"NCCL does not check that its peers made the same choice: ranks on the two kinds of host set their connections up through different code, built for different NCCL versions, and NVIDIA/nccl#1634 saw nccl-tests hang with no error between hosts that load HPC-X's plugin and hosts that do not, while each kind ran among itself. Which library a host loads follows its environment (an HPC-X module loaded on some hosts, LD_LIBRARY_PATH, a container image), not the job.",
+		Fix: "Make every rank load the same net plugin: NCCL_NET_PLUGIN=none on every rank to use NCCL's own transport where the plugin is not needed (SHARP and CollNet need it), or the same plugin build on every host's library path (HPC-X's hpcx_load adds its nccl_rdma_sharp_plugin/lib) and the same LD_LIBRARY_PATH passed to every rank (mpirun -x LD_LIBRARY_PATH).",
+	}, true
+}
+
 // realHostsOr is realHosts, or "1 host"-style counts when no name is a
 // host's.
 func realHostsOr(hs []string) []string {

@@ -92,3 +92,26 @@ func TestPluginTCPMechanism(t *testing.T) {
 		t.Errorf("several TCP plugins (synthetic names): %q", f.Mechanism)
 	}
 }
+
+// Two hosts of one nccl-tests run, one loading HPC-X's net plugin and one
+// NCCL's internal transport, the lines quoted in a nested Markdown quote
+// (NVIDIA/nccl#1634: the run hung with no error between such hosts).
+// Before, the two lines made no finding.
+func TestPluginMismatch(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-markdown-quoted-hpcx-plugin-on-one-host-internal-on-other-nccl1634.txt")
+	f := nicMustFind(t, fs, "nccl.plugin.mismatch", Warn, "HGX-H100-04 a net plugin, HGX-H100-11 none")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 3 || f.Evidence[1].Line != 4 || !strings.Contains(f.Fix, "NCCL_NET_PLUGIN=none") {
+		t.Errorf("evidence or fix: %+v %s", f.Evidence, f.Fix)
+	}
+	// SYNTHETIC: a host that tries a name, finds nothing, then loads a
+	// plugin is a plugin host; one whose plugin failed to start is
+	// nccl.plugin.fallback's, not this.
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"a:1:2 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net-x.so.",
+		"a:1:2 [0] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)",
+		"b:1:2 [0] NCCL INFO Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so")
+	if f := find(fs, "nccl.plugin.mismatch"); f != nil {
+		t.Errorf("both hosts load a plugin: %s", f.Title)
+	}
+}

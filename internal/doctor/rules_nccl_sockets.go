@@ -21,7 +21,85 @@ import (
 // other once.
 
 func ncclSocketRules() []Rule {
-	return []Rule{{IDs: []string{"nccl.socket.foreign"}, Check: checkForeignClients}}
+	return []Rule{
+		{IDs: []string{"nccl.socket.foreign"}, Check: checkForeignClients},
+		{IDs: []string{"nccl.socket.connect_retry"}, Check: checkConnectRetries},
+	}
+}
+
+// checkConnectRetries reports NCCL's retried TCP connects ("Call to
+// connect returned Connection timed out, retrying"; Oneflow-Inc/oneflow#3586:
+// channels over NET/Socket/1, a docker veth with only an IPv6 link-local
+// address, and two such lines before the post ends) on hosts whose log
+// holds no WARN of the connect's final failure: that WARN is
+// nccl.warn.error's, and says the same.
+func checkConnectRetries(inc *Incident) []Finding {
+	var ev evidence
+	var hosts []string
+	n, timedOut := 0, false
+	var logs []*ingest.NCCLLog
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		failed := map[string]bool{}
+		for _, w := range l.Warnings {
+			if m := strings.ToLower(w.Message); connectFailed(m) || strings.Contains(m, "exceeded") {
+				failed[w.Host] = true
+			}
+		}
+		r := l.ConnectRetries
+		kept := r.Lines
+		if len(failed) > 0 {
+			// Only the first line of each host still retrying.
+			kept = nil
+			for i, h := range r.Hosts {
+				if !failed[h] {
+					kept = append(kept, r.First[i])
+				}
+			}
+		} else {
+			n += r.Count - len(kept)
+		}
+		for _, h := range r.Hosts {
+			if !failed[h] {
+				hosts = append(hosts, h)
+			}
+		}
+		for _, e := range kept {
+			n++
+			ev.add(e)
+			timedOut = timedOut || strings.Contains(strings.ToLower(e.Text), "timed out")
+		}
+		if len(kept) > 0 {
+			logs = append(logs, l)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	f := Finding{ID: "nccl.socket.connect_retry", Layer: LayerNCCL, Evidence: ev.sorted(),
+		Mechanism: "NCCL connects its TCP sockets (the bootstrap's, the proxy's, NET/Socket's channels) with connect(2) and, when one fails with a timeout or a refusal, sleeps and tries again; this INFO line is such a retry, and only the last retry's failure becomes a WARN ('Connect to <address> failed : ...'), after which init fails with a system error. No such WARN follows on this host in the log given: it ends first, or the job is still retrying. "}
+	if !timedOut {
+		f.Severity = Info
+		f.Title = "NCCL's TCP connect to a peer was refused and retried" + onHosts(hosts) + " (" + plural(n, "line", "lines") + ")"
+		f.Mechanism += "A refusal means the peer's host answered but nothing listened on the port yet: a rank that had not reached that step (ranks start at different times, so it is routine at a job's start) or one that had exited. NCCL prints the line once every 1000 refused attempts."
+		f.Fix = "Nothing while the job goes on. If it stops there, find the peer rank that never started or exited first (its own log, an OOM kill, the launcher's output)."
+		return []Finding{f}
+	}
+	f.Severity = Warn
+	f.Title = "NCCL's TCP connect to a peer timed out and was retried" + onHosts(hosts) + " (" + plural(n, "line", "lines") + "): the peer's address does not answer from there"
+	f.Mechanism += "A timeout means the connect's SYNs went unanswered until the kernel gave up (about two minutes with the default net.ipv4.tcp_syn_retries): the address is not reachable from this host (an address on an interface that does not route between hosts, a firewall dropping the SYNs, the peer's host down), unlike a peer slow to start, whose host refuses at once."
+	test := "From this host, test TCP to the peer's address on the interface NCCL uses (`ip route get <address>`, `nc -zv <address> <port>`), and look for a firewall dropping SYNs between the hosts (iptables/nftables rules, a cloud's security group)."
+	f.Fix = "Set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on, the same on every rank. " + test
+	if bad, kinds, good := unreachableSockets(logs); len(bad) > 0 {
+		f.Mechanism += " NCCL's socket transport here lists " + list(bad, 2) + " among its interfaces and uses each as a device of its own (NET/Socket/1, ...), so channels connect to the peer's address on it: " + strings.Join(kinds, "; ") + "."
+		f.Fix = socketIfnameFix(bad, good) + " " + test
+		for _, l := range logs {
+			for _, d := range l.SocketDevices {
+				ev.add(d.Evidence)
+			}
+		}
+		f.Evidence = ev.sorted()
+	}
+	return []Finding{f}
 }
 
 // foreignMagic reads "socketFinalizeAccept: wrong magic 74656d2f20544547 !=

@@ -95,3 +95,49 @@ func TestPollConnectNoPollout(t *testing.T) {
 		}
 	}
 }
+
+// NCCL 2.0 to 2.3 named their sources .cu: a bootstrap connect that timed
+// out returns through "bootstrap.cu:28 -> 2 [Net]" (nccl-tests#15, NCCL
+// 2.2.13). Before, only bootstrap.cc was read as the bootstrap, and the
+// WARN was an unexplained failure whose fix was to read its source file.
+func TestOldCUSourcesBootstrapConnect(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.2.13-no-nccl-marker-cu-sources-bootstrap-connect-timed-out-nccltests15.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL's bootstrap connection between ranks failed", "bootstrap.cu:28", "on gpu-bql-144-103; 1 line")
+	if !strings.Contains(f.Fix, "NCCL_SOCKET_IFNAME") || f.Evidence[0].Line != 12 {
+		t.Errorf("fix or evidence: %s %+v", f.Fix, f.Evidence)
+	}
+	// The connection closed after it, on the same process, is its fallout.
+	for _, f := range fs {
+		if strings.Contains(f.Title, "closed") {
+			t.Errorf("the closed connection is a finding of its own: %s", f.Title)
+		}
+	}
+}
+
+// NCCL's INFO "Call to connect returned Connection timed out, retrying"
+// with no final WARN after it (Oneflow-Inc/oneflow#3586: the channels go
+// via NET/Socket/1, a docker veth with only a link-local address, and the
+// post ends after two retries). Before, the lines were not read: the
+// report said the job fell back to sockets, not that its connects were
+// timing out.
+func TestConnectRetries(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-socket-veth-linklocal-net-socket-1-connect-timed-out-retrying-oneflow3586.txt")
+	f := nicMustFind(t, fs, "nccl.socket.connect_retry", Warn, "timed out and was retried on worker (2 lines)")
+	if !strings.Contains(f.Mechanism, "veth25f2e72 fe80::380d:bfff:fe5b:54d2") || !strings.HasPrefix(f.Fix, "Set NCCL_SOCKET_IFNAME=eno1") {
+		t.Errorf("the link-local veth is not named: %s / %s", f.Mechanism, f.Fix)
+	}
+	if len(f.Evidence) != 3 || f.Evidence[1].Line != 13 || f.Evidence[2].Line != 14 {
+		t.Errorf("evidence %+v, want the NET/Socket line and both retries", f.Evidence)
+	}
+	// SYNTHETIC: a refusal is a peer not listening yet; and a host whose
+	// connect then failed with a WARN is nccl.warn.error's alone.
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"h1:1:2 [0] NCCL INFO Call to connect returned Connection refused, retrying",
+		"h2:1:2 [0] NCCL INFO Call to connect returned Connection timed out, retrying",
+		"h2:1:2 [0] include/socket.h:403 NCCL WARN Connect to 10.0.0.1<40000> failed : Connection timed out")
+	f = nicMustFind(t, fs, "nccl.socket.connect_retry", Info, "refused and retried on h1 (1 line)")
+	if strings.Contains(f.Title, "h2") {
+		t.Errorf("h2's retry is told again: %s", f.Title)
+	}
+}

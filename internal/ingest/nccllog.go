@@ -66,12 +66,21 @@ type NCCLLog struct {
 	// communicator has no symmetric memory, which the device API and
 	// window registration then refuse.
 	SymmetricOff HostLines
+	// ConnectRetries holds "Call to connect returned Connection timed
+	// out, retrying" (and "... Connection refused, retrying"): NCCL's TCP
+	// connect to a peer failed and NCCL tries again; only the last retry's
+	// failure is a WARN.
+	ConnectRetries HostLines
 	// Plugins holds the net plugin lines that show an external plugin
 	// ("NET/Plugin: Loaded net plugin FastSocket (v6)", "Plugin Path",
 	// "P2P plugin IBext"); not the loader's "No plugin found" and
 	// "Using non-device net plugin version 0", which NCCL prints for its
 	// own IB and socket transports alike (pluginNone).
 	Plugins HostLines
+	// NoNetPlugin holds the loader lines that say no external net plugin
+	// was found ("NET/Plugin: Could not find: libnccl-net.so. Using
+	// internal network plugin."): that host runs NCCL's own transports.
+	NoNetPlugin HostLines
 	// IBextHosts holds the "P2P plugin IBext" lines: the host loaded a net
 	// plugin of the nccl-rdma-sharp-plugins family, which drives the IB
 	// verbs devices itself whatever name it gives its network ("Using

@@ -31,7 +31,9 @@ func (l *NCCLLog) netLine(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(rest, "GPU Direct RDMA "):
 		l.gdr(host, msg, ev)
 	case name == "Plugin":
-		if !pluginNone(rest) {
+		if pluginNone(rest) {
+			l.NoNetPlugin.add(host, ev)
+		} else {
 			l.Plugins.add(host, ev)
 		}
 		if pluginFailed(rest) {

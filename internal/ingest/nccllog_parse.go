@@ -269,6 +269,8 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		l.SharedMemOver.add(host, ev)
 	case strings.HasPrefix(msg, "Symmetric memory is not supported."):
 		l.SymmetricOff.add(host, ev)
+	case strings.HasPrefix(msg, "Call to connect returned ") && strings.HasSuffix(msg, ", retrying"):
+		l.ConnectRetries.add(host, ev)
 	case strings.HasPrefix(msg, "comm ") || strings.HasPrefix(msg, "ncclComm") && strings.Contains(msg, " comm ") || strings.HasPrefix(msg, "rank ") && strings.Contains(msg, " nranks "):
 		// "comm 0x.. rank 0 nRanks 8 nNodes 2 ...", and the init lines of
 		// ncclCommInitRank, ncclCommInitRankConfig, ncclCommInitAll,
