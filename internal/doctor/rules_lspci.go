@@ -18,6 +18,7 @@ func lspciRules() []Rule {
 	return []Rule{
 		{IDs: []string{"host.pcie.degraded"}, Check: checkLspciLinks},
 		{IDs: []string{"host.pcie.acs"}, Check: checkLspciACS},
+		{IDs: []string{"host.pcie.slot"}, Check: checkLspciSlots},
 		{IDs: []string{"host.pcie.ok"}, Check: checkLspciOK},
 		{IDs: []string{"host.pcie.unread"}, Check: checkLspciDenied},
 		{IDs: []string{"input.garbled"}, Check: checkLspciGarbled},
@@ -73,8 +74,8 @@ func unnamedLinkFinding(p *ingest.Lspci) (Finding, bool) {
 		return Finding{}, false
 	}
 	d := p.Devices[0]
-	if d.BDF != "" || d.Role != ingest.RoleOther || !d.Downgraded() {
-		return Finding{}, false
+	if d.BDF != "" || d.Role != ingest.RoleOther || !d.Downgraded() || d.Slot != nil && d.Sta.Down {
+		return Finding{}, false // a port's slot status tells a link down (host.pcie.slot)
 	}
 	title := fmt.Sprintf("%s: a PCIe link the paste does not name trained at %s of its %s", p.Source(), d.Sta, capText(d))
 	if d.Sta.GTs > 0 && d.Cap.GTs > 0 && !d.Sta.Down {
