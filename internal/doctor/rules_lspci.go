@@ -48,7 +48,10 @@ func checkLspciLinks(inc *Incident) []Finding {
 		for _, d := range p.Devices {
 			// A device named only by its address whose link trained no
 			// lanes is most often a root or switch downstream port with an
-			// empty slot below it: sysfs does not say which.
+			// empty slot below it; without its class file sysfs does not
+			// say which, and a bridge's class says it is a port. An
+			// endpoint the class names (a NIC, a GPU) enumerated, so its
+			// link at x0 went down after.
 			if d.Downgraded() && !(d.Sta.Down && d.Role == ingest.RoleOther) {
 				fs = append(fs, linkFinding(inc, p, d))
 			}
@@ -136,10 +139,13 @@ func linkFinding(inc *Incident, p pciListing, d ingest.PCIDevice) Finding {
 	} else if d.Role == ingest.RoleNIC {
 		sev = Info
 		title += " (not an RDMA NIC family rocelab knows: a management port?)"
+	} else if d.Role == ingest.RoleOther && d.Class == "PCI bridge" {
+		sev = Info
+		title += " (a PCI bridge, its class file says: a root or switch port, whose devices below share this link; read them with lspci -vvv)"
 	} else if d.Role == ingest.RoleOther {
 		sev = Info
 		title += " (the input does not say what the device is: a NIC's or a GPU's lost lanes cost bandwidth, an idle GPU's lower speed does not; read it with lspci -vvv)"
-		mech += " The sysfs link files do not name the device's class, so whether this link carries collective traffic is not in the input."
+		mech += " The sysfs link files do not name the device's class (its class file does), so whether this link carries collective traffic is not in the input."
 	} else if !widthLost {
 		sev = Info
 		title += " (GPUs lower their link speed when idle: read it again under load)"
