@@ -147,3 +147,12 @@ func TestLspciOverdrivenNotBeyond(t *testing.T) {
 		}
 	}
 }
+
+// Synthetic: a LnkSta speed marked "(overdriven)" above a LnkCap of 8GT/s
+// beside a width marked "(downgraded)": the device trained 16 GT/s, so it
+// can do 16 GT/s x16 (252.1 Gb/s after 128b/130b), and x8 loses half of
+// it, not none of LnkCap's 126.0 Gb/s.
+func TestLspciOverdrivenSpeedRate(t *testing.T) {
+	const text = "0000:17:00.0 Ethernet controller: Mellanox Technologies MT2910 Family [ConnectX-7]\n\t\tLnkCap:\tPort #0, Speed 8GT/s, Width x16\n\t\tLnkSta:\tSpeed 16GT/s (overdriven), Width x8 (downgraded)\n"
+	nicMustFind(t, diagnoseText(t, text).Findings, "host.pcie.degraded", Warn, "trained at 16GT/s x8 of its 8GT/s x16 LnkCap, below the link it trained (lspci marks LnkSta overdriven), so at least 16GT/s x16: 126.0 Gb/s of 252.1 Gb/s (50% lost)")
+}

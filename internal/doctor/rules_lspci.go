@@ -82,7 +82,7 @@ func unnamedLinkFinding(p *ingest.Lspci) (Finding, bool) {
 	}
 	title := fmt.Sprintf("%s: a PCIe link the paste does not name trained at %s of its %s", p.Source(), d.Sta, capText(d))
 	if d.Sta.GTs > 0 && d.Cap.GTs > 0 && !d.Sta.Down {
-		got, could := d.Sta.Rate(), d.Cap.Rate()
+		got, could := d.Sta.Rate(), d.Capable().Rate()
 		title += fmt.Sprintf(": %s of %s", rateText(got), rateText(could))
 	}
 	switch {
@@ -112,7 +112,7 @@ func linkFinding(inc *Incident, p pciListing, d ingest.PCIDevice) Finding {
 	}
 	title := fmt.Sprintf("%s %s: PCIe link trained at %s of its %s", what, d.Label(), d.Sta, capText(d))
 	if d.Sta.GTs > 0 && d.Cap.GTs > 0 && !d.Sta.Down {
-		got, could := d.Sta.Rate(), d.Cap.Rate()
+		got, could := d.Sta.Rate(), d.Capable().Rate()
 		title += fmt.Sprintf(": %s of %s (%.0f%% lost)", rateText(got), rateText(could), 100*(1-got.Gbps()/could.Gbps()))
 	}
 	ev := []Evidence{d.Evidence, d.Cap.Evidence, d.Sta.Evidence}
@@ -286,6 +286,8 @@ func capText(d ingest.PCIDevice) string {
 	switch {
 	case !d.Cap.Set():
 		return "LnkCap (cut from the paste; lspci marks LnkSta downgraded against it)"
+	case d.Sta.SpeedOver || d.Sta.WidthOver:
+		return fmt.Sprintf("%s LnkCap, below the link it trained (lspci marks LnkSta overdriven), so at least %s", d.Cap, d.Capable())
 	case d.CapBeyondLspci():
 		return fmt.Sprintf("%s: a LnkCap speed this lspci cannot name, so above its LnkSta's %s (an lspci older than the device's PCIe generation)", d.Cap, gtsText(d.Sta.GTs))
 	}

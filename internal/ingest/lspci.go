@@ -244,6 +244,20 @@ func (d PCIDevice) CapBeyondLspci() bool {
 	return d.Cap.Set() && d.Cap.GTs == 0 && d.Sta.GTs > 0 && !d.Sta.SpeedOver
 }
 
+// Capable is the link the device can train as far as the input shows:
+// LnkCap, with a field LnkSta exceeds (lspci's "(overdriven)") raised to
+// LnkSta's, since the device trained at least that.
+func (d PCIDevice) Capable() PCIeLinkState {
+	c := d.Cap
+	if d.Sta.GTs > c.GTs && c.GTs > 0 {
+		c.GTs = d.Sta.GTs
+	}
+	if d.Sta.Width > c.Width && c.Width > 0 {
+		c.Width = d.Sta.Width
+	}
+	return c
+}
+
 // Label names the device: its host when a prompt named one, its address
 // and name (or the name alone, as sysfs's class paths give it), or
 // "(device not named)".
