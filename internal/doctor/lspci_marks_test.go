@@ -96,16 +96,63 @@ func TestLspciTwinKeysInRange(t *testing.T) {
 // An unmarked "Width x0", as lspci prints it before pciutils 3.6 and on a
 // root port from 3.8 on, is a link down and no garble: a Xeon E5's root
 // ports that trained nothing (jrgp/linfo#114) raise nothing, and an empty
-// hot-plug slot's root port pasted alone (batocera.linux#8041) is the
-// unnamed link's info, with no rate for a link that carries none.
+// hot-plug slot's root port pasted alone (batocera.linux#8041, SltSta
+// PresDet-) is an empty slot, not a degraded link: host.pcie.slot's info
+// says no card is detected there (the reader's Wi-Fi card was not).
 func TestLspciUnmarkedX0(t *testing.T) {
 	if fs := diagnoseFiles(t, Options{}, "corpus/lspci/lspci-grep-lnksta-xeon-e5-rootports-x0-unmarked-linfo114.txt"); len(fs) != 0 {
 		t.Errorf("root ports down: %s", nicTitles(fs))
 	}
 	fs := diagnoseFiles(t, Options{}, "corpus/lspci/lspci-vvv-rootport-lnksta-x0-unmarked-hotplug-empty-batocera8041.txt")
 	nicMustNot(t, fs, "input.garbled")
-	f := nicMustFind(t, fs, "host.pcie.degraded", Info, "trained at no lanes (x0: the link is down) of its 5GT/s x1; fewer lanes than the device has")
-	if strings.Contains(f.Title, "Gb/s") {
-		t.Errorf("a rate for a link down: %s", f.Title)
+	nicMustNot(t, fs, "host.pcie.degraded")
+	f := nicMustFind(t, fs, "host.pcie.slot", Info, "a PCIe port the paste does not name has an empty slot (SltSta PresDet-), so its link trained no lanes (LnkSta Width x0)")
+	if n := len(f.Evidence); n != 3 || f.Evidence[n-1].Line != 12 {
+		t.Errorf("evidence %+v", f.Evidence)
 	}
+}
+
+// Synthetic, in lspci's forms: a root port whose slot has a card
+// (PresDet+) and whose link trained no lanes warns that the card is not on
+// the bus; the same port with an empty slot among a listing of more
+// devices, and a port with a card whose link is up, raise nothing.
+func TestLspciSlotPresent(t *testing.T) {
+	const port = "0000:00:1c.0 PCI bridge: Intel Corporation Device a33c (rev f0)\n\t\tLnkCap:\tPort #5, Speed 8GT/s, Width x4\n"
+	const nic = "0000:01:00.0 Ethernet controller: Mellanox Technologies MT2892 Family [ConnectX-6 Dx]\n\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16\n\t\tLnkSta:\tSpeed 16GT/s, Width x16\n"
+	const down = "\t\tLnkSta:\tSpeed 2.5GT/s, Width x0\n"
+	const present = "\t\tSltSta:\tStatus: AttnBtn- PowerFlt- MRL- CmdCplt- PresDet+ Interlock-\n"
+	const empty = "\t\tSltSta:\tStatus: AttnBtn- PowerFlt- MRL- CmdCplt- PresDet- Interlock-\n"
+	fs := diagnoseText(t, port+down+present+nic).Findings
+	f := nicMustFind(t, fs, "host.pcie.slot", Warn, "PCIe port 0000:00:1c.0 Intel Corporation Device a33c has a card in its slot (SltSta PresDet+) but its link trained no lanes")
+	if !strings.Contains(f.Fix, "lspci -vvv -s 0000:00:1c.0") {
+		t.Errorf("fix: %s", f.Fix)
+	}
+	for name, text := range map[string]string{"empty in a listing": port + down + empty + nic, "link up": port + "\t\tLnkSta:\tSpeed 8GT/s, Width x4\n" + present + nic} {
+		if got := nicFind(diagnoseText(t, text).Findings, "host.pcie.slot"); len(got) != 0 {
+			t.Errorf("%s: %s", name, nicTitles(got))
+		}
+	}
+}
+
+// Synthetic, in pciutils' forms: lspci's "(overdriven)" (3.8 on) or
+// "(strange)" (3.6, 3.7) on a LnkSta speed beside a LnkCap "Speed unknown"
+// says LnkCap's speed field is below the link's, so the NIC is not told it
+// can train faster than lspci can name.
+func TestLspciOverdrivenNotBeyond(t *testing.T) {
+	const hdr = "0000:17:00.0 Ethernet controller: Mellanox Technologies MT2910 Family [ConnectX-7]\n\t\tLnkCap:\tPort #0, Speed unknown, Width x16\n"
+	for _, mark := range []string{"(overdriven)", "(strange)"} {
+		fs := diagnoseText(t, hdr+"\t\tLnkSta:\tSpeed 16GT/s "+mark+", Width x16\n").Findings
+		if got := nicFind(fs, "host.pcie.degraded"); len(got) != 0 {
+			t.Errorf("%s: %s", mark, nicTitles(got))
+		}
+	}
+}
+
+// Synthetic: a LnkSta speed marked "(overdriven)" above a LnkCap of 8GT/s
+// beside a width marked "(downgraded)": the device trained 16 GT/s, so it
+// can do 16 GT/s x16 (252.1 Gb/s after 128b/130b), and x8 loses half of
+// it, not none of LnkCap's 126.0 Gb/s.
+func TestLspciOverdrivenSpeedRate(t *testing.T) {
+	const text = "0000:17:00.0 Ethernet controller: Mellanox Technologies MT2910 Family [ConnectX-7]\n\t\tLnkCap:\tPort #0, Speed 8GT/s, Width x16\n\t\tLnkSta:\tSpeed 16GT/s (overdriven), Width x8 (downgraded)\n"
+	nicMustFind(t, diagnoseText(t, text).Findings, "host.pcie.degraded", Warn, "trained at 16GT/s x8 of its 8GT/s x16 LnkCap, below the link it trained (lspci marks LnkSta overdriven), so at least 16GT/s x16: 126.0 Gb/s of 252.1 Gb/s (50% lost)")
 }

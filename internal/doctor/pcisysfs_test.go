@@ -71,3 +71,29 @@ func TestPCISysfsLinkDown(t *testing.T) {
 	}
 	nicMustNot(t, fs, "input.garbled")
 }
+
+// Synthetic, in the kernel's forms (pci-sysfs.c's class "0x%06x" and
+// vendor "0x%04x"): the class file says what an address-only device is. A
+// Mellanox Ethernet controller at 16 GT/s x8 of x16 warns as lspci's NIC
+// does (126.0 of 252.1 Gb/s); a 3D controller whose link trained no lanes
+// is a GPU down, not an empty slot; a bridge at x0 raises nothing, and a
+// bridge at x8 of x16 is an info naming it a port.
+func TestPCISysfsClassNamesDevice(t *testing.T) {
+	dev := func(bdf, class, vendor, cur, curW, max, maxW string) []string {
+		p := "/sys/bus/pci/devices/" + bdf + "/"
+		return []string{p + "class:" + class, p + "vendor:" + vendor, p + "current_link_speed:" + cur, p + "current_link_width:" + curW, p + "max_link_speed:" + max, p + "max_link_width:" + maxW}
+	}
+	var lines []string
+	lines = append(lines, dev("0000:17:00.0", "0x020000", "0x15b3", "16.0 GT/s PCIe", "8", "16.0 GT/s PCIe", "16")...)
+	lines = append(lines, dev("0000:c1:00.0", "0x030200", "0x10de", "Unknown", "0", "32.0 GT/s PCIe", "16")...)
+	lines = append(lines, dev("0000:00:01.1", "0x060400", "0x1022", "Unknown", "0", "32.0 GT/s PCIe", "16")...)
+	lines = append(lines, dev("0000:00:03.1", "0x060400", "0x1022", "16.0 GT/s PCIe", "8", "16.0 GT/s PCIe", "16")...)
+	fs := synthFindings(t, Options{}, lines...)
+	nicMustFind(t, fs, "host.pcie.degraded", Warn, "NIC 0000:17:00.0 Mellanox Technologies: PCIe link trained at 16GT/s x8 of its 16GT/s x16: 126.0 Gb/s of 252.1 Gb/s (50% lost)")
+	nicMustFind(t, fs, "host.pcie.degraded", Warn, "GPU 0000:c1:00.0 NVIDIA Corporation: PCIe link trained at no lanes (x0: the link is down) of its 32GT/s x16")
+	nicMustFind(t, fs, "host.pcie.degraded", Info, "Device 0000:00:03.1: PCIe link trained at 16GT/s x8 of its 16GT/s x16", "(a PCI bridge, its class file says")
+	if n := len(nicFind(fs, "host.pcie.degraded")); n != 3 {
+		t.Errorf("%d host.pcie.degraded findings, want 3 (0000:00:01.1 is a port at x0): %s", n, nicTitles(fs))
+	}
+	nicMustNot(t, fs, "input.garbled")
+}

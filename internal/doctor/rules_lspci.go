@@ -18,6 +18,7 @@ func lspciRules() []Rule {
 	return []Rule{
 		{IDs: []string{"host.pcie.degraded"}, Check: checkLspciLinks},
 		{IDs: []string{"host.pcie.acs"}, Check: checkLspciACS},
+		{IDs: []string{"host.pcie.slot"}, Check: checkLspciSlots},
 		{IDs: []string{"host.pcie.ok"}, Check: checkLspciOK},
 		{IDs: []string{"host.pcie.unread"}, Check: checkLspciDenied},
 		{IDs: []string{"input.garbled"}, Check: checkLspciGarbled},
@@ -47,7 +48,10 @@ func checkLspciLinks(inc *Incident) []Finding {
 		for _, d := range p.Devices {
 			// A device named only by its address whose link trained no
 			// lanes is most often a root or switch downstream port with an
-			// empty slot below it: sysfs does not say which.
+			// empty slot below it; without its class file sysfs does not
+			// say which, and a bridge's class says it is a port. An
+			// endpoint the class names (a NIC, a GPU) enumerated, so its
+			// link at x0 went down after.
 			if d.Downgraded() && !(d.Sta.Down && d.Role == ingest.RoleOther) {
 				fs = append(fs, linkFinding(inc, p, d))
 			}
@@ -73,12 +77,12 @@ func unnamedLinkFinding(p *ingest.Lspci) (Finding, bool) {
 		return Finding{}, false
 	}
 	d := p.Devices[0]
-	if d.BDF != "" || d.Role != ingest.RoleOther || !d.Downgraded() {
-		return Finding{}, false
+	if d.BDF != "" || d.Role != ingest.RoleOther || !d.Downgraded() || d.Slot != nil && d.Sta.Down {
+		return Finding{}, false // a port's slot status tells a link down (host.pcie.slot)
 	}
 	title := fmt.Sprintf("%s: a PCIe link the paste does not name trained at %s of its %s", p.Source(), d.Sta, capText(d))
 	if d.Sta.GTs > 0 && d.Cap.GTs > 0 && !d.Sta.Down {
-		got, could := d.Sta.Rate(), d.Cap.Rate()
+		got, could := d.Sta.Rate(), d.Capable().Rate()
 		title += fmt.Sprintf(": %s of %s", rateText(got), rateText(could))
 	}
 	switch {
@@ -108,7 +112,7 @@ func linkFinding(inc *Incident, p pciListing, d ingest.PCIDevice) Finding {
 	}
 	title := fmt.Sprintf("%s %s: PCIe link trained at %s of its %s", what, d.Label(), d.Sta, capText(d))
 	if d.Sta.GTs > 0 && d.Cap.GTs > 0 && !d.Sta.Down {
-		got, could := d.Sta.Rate(), d.Cap.Rate()
+		got, could := d.Sta.Rate(), d.Capable().Rate()
 		title += fmt.Sprintf(": %s of %s (%.0f%% lost)", rateText(got), rateText(could), 100*(1-got.Gbps()/could.Gbps()))
 	}
 	ev := []Evidence{d.Evidence, d.Cap.Evidence, d.Sta.Evidence}
@@ -135,10 +139,13 @@ func linkFinding(inc *Incident, p pciListing, d ingest.PCIDevice) Finding {
 	} else if d.Role == ingest.RoleNIC {
 		sev = Info
 		title += " (not an RDMA NIC family rocelab knows: a management port?)"
+	} else if d.Role == ingest.RoleOther && d.Class == "PCI bridge" {
+		sev = Info
+		title += " (a PCI bridge, its class file says: a root or switch port, whose devices below share this link; read them with lspci -vvv)"
 	} else if d.Role == ingest.RoleOther {
 		sev = Info
 		title += " (the input does not say what the device is: a NIC's or a GPU's lost lanes cost bandwidth, an idle GPU's lower speed does not; read it with lspci -vvv)"
-		mech += " The sysfs link files do not name the device's class, so whether this link carries collective traffic is not in the input."
+		mech += " The sysfs link files do not name the device's class (its class file does), so whether this link carries collective traffic is not in the input."
 	} else if !widthLost {
 		sev = Info
 		title += " (GPUs lower their link speed when idle: read it again under load)"
@@ -279,6 +286,8 @@ func capText(d ingest.PCIDevice) string {
 	switch {
 	case !d.Cap.Set():
 		return "LnkCap (cut from the paste; lspci marks LnkSta downgraded against it)"
+	case d.Sta.SpeedOver || d.Sta.WidthOver:
+		return fmt.Sprintf("%s LnkCap, below the link it trained (lspci marks LnkSta overdriven), so at least %s", d.Cap, d.Capable())
 	case d.CapBeyondLspci():
 		return fmt.Sprintf("%s: a LnkCap speed this lspci cannot name, so above its LnkSta's %s (an lspci older than the device's PCIe generation)", d.Cap, gtsText(d.Sta.GTs))
 	}

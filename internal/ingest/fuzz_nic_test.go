@@ -328,6 +328,9 @@ func FuzzLspci(f *testing.F) {
 					t.Fatalf("link %+v", s)
 				}
 			}
+			if d.Slot != nil {
+				nicCheckEvidence(t, d.Slot.Evidence, n)
+			}
 			_ = d.Downgraded()
 		}
 		for _, g := range p.Garbled {

@@ -113,9 +113,22 @@ type PCIDevice struct {
 	// RDMADevice is set when the input named the device by its RDMA
 	// device (sysfs's /sys/class/infiniband/<dev>/device).
 	RDMADevice bool
+	// Slot is the slot status a root or downstream port with a slot
+	// prints (SltSta), nil when not printed.
+	Slot *SlotStatus
 	// Denied is set when lspci printed "Capabilities: <access denied>"
 	// (run without root): the link and ACS lines are not in the input.
 	Denied   bool
+	Evidence Evidence
+}
+
+// SlotStatus is the SltSta line of a port that has a slot (lspci prints
+// SltCap, SltCtl and SltSta only when the port's Slot Implemented bit is
+// set): "SltSta: Status: AttnBtn- PowerFlt- MRL- CmdCplt- PresDet- Interlock-".
+type SlotStatus struct {
+	// Present is PresDet, the slot's Presence Detect State: a card is in
+	// the slot.
+	Present  bool
 	Evidence Evidence
 }
 
@@ -163,6 +176,11 @@ type PCIeLinkState struct {
 	// even where the paste cut the LnkCap line. 3.6 and 3.7 mark every
 	// port; 3.8 on leaves root and downstream ports unmarked.
 	SpeedMarked, WidthMarked bool
+	// SpeedOver and WidthOver are set when lspci printed "(overdriven)"
+	// (pciutils 3.8 on) or "(strange)" (3.6 and 3.7) after LnkSta's speed
+	// or width: the link state's field is above LnkCap's (link_compare's
+	// sta > cap), so that LnkCap field understates the device.
+	SpeedOver, WidthOver bool
 	// Down is set for a LnkSta of "Width x0": a link that trained no
 	// lanes. lspci prints it with "(downgraded)" (3.6+ on an endpoint or
 	// upstream port) or without (before 3.6, and a root or downstream port
@@ -218,8 +236,26 @@ func (d PCIDevice) WidthLost() bool {
 // speed newer than its table, and one lspci printed both lines, so the
 // device can train faster than the link did (a Gen5 ConnectX-7 read with
 // a pciutils that knows Gen4 at most).
+//
+// lspci's "(overdriven)" or "(strange)" on that LnkSta speed says the
+// opposite: LnkCap's speed field is below LnkSta's (a value lspci has no
+// name for, such as 0), not beyond its table.
 func (d PCIDevice) CapBeyondLspci() bool {
-	return d.Cap.Set() && d.Cap.GTs == 0 && d.Sta.GTs > 0
+	return d.Cap.Set() && d.Cap.GTs == 0 && d.Sta.GTs > 0 && !d.Sta.SpeedOver
+}
+
+// Capable is the link the device can train as far as the input shows:
+// LnkCap, with a field LnkSta exceeds (lspci's "(overdriven)") raised to
+// LnkSta's, since the device trained at least that.
+func (d PCIDevice) Capable() PCIeLinkState {
+	c := d.Cap
+	if d.Sta.GTs > c.GTs && c.GTs > 0 {
+		c.GTs = d.Sta.GTs
+	}
+	if d.Sta.Width > c.Width && c.Width > 0 {
+		c.Width = d.Sta.Width
+	}
+	return c
 }
 
 // Label names the device: its host when a prompt named one, its address
@@ -388,6 +424,8 @@ func (p *lspciParser) Feed(l Line) {
 		p.acs(key, rest, l)
 	case "ATSCtl":
 		p.ats(rest, l)
+	case "SltSta":
+		p.slot(rest, l)
 	case "Bus":
 		p.bus(rest, l)
 	default:
@@ -654,10 +692,47 @@ func parseLinkState(rest string, sta bool) (PCIeLinkState, int, bool) {
 		return st, j + len("Width x"), false
 	}
 	st.Width = width
-	st.SpeedMarked = sta && strings.HasPrefix(sp[len(tok):], " (downgraded)")
-	st.WidthMarked = sta && strings.HasPrefix(w[n:], " (downgraded)")
+	if sta {
+		st.SpeedMarked, st.SpeedOver = linkMark(sp[len(tok):])
+		st.WidthMarked, st.WidthOver = linkMark(w[n:])
+	}
 	st.Down = width == 0
 	return st, 0, true
+}
+
+// linkMark reads the mark ls-caps.c's link_compare prints after a LnkSta
+// field: " (downgraded)" below LnkCap's, " (overdriven)" (pciutils 3.8 on)
+// or " (strange)" (3.6 and 3.7) above it; " (ok)" (3.6 and 3.7) or
+// nothing is neither.
+func linkMark(after string) (below, above bool) {
+	return strings.HasPrefix(after, " (downgraded)"),
+		strings.HasPrefix(after, " (overdriven)") || strings.HasPrefix(after, " (strange)")
+}
+
+// slot reads "SltSta: Status: AttnBtn- PowerFlt- MRL- CmdCplt- PresDet-
+// Interlock-": whether a card is in the port's slot.
+func (p *lspciParser) slot(rest string, l Line) {
+	present, seen := false, false
+	for _, f := range strings.Fields(rest) {
+		if f == "PresDet+" || f == "PresDet-" {
+			present, seen = f == "PresDet+", true
+			break
+		}
+	}
+	if !seen {
+		p.garble(l, "SltSta", len(rest)-len(strings.TrimLeft(rest, " \t")), "'Status: ... PresDet+' or 'PresDet-' after SltSta:")
+		return
+	}
+	p.out.lines.add(l)
+	p.block = "SltSta"
+	d := p.device(func(d *PCIDevice) bool { return d.Slot != nil })
+	if d == nil {
+		return
+	}
+	d.Slot = &SlotStatus{Present: present, Evidence: At(p.out.src, l)}
+	if d.Evidence.Line == 0 {
+		d.Evidence = d.Slot.Evidence
+	}
 }
 
 // acs reads "ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ ..." and

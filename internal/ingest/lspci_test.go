@@ -224,3 +224,45 @@ func TestLspciBottleneckMarked(t *testing.T) {
 		t.Errorf("down: %+v", b)
 	}
 }
+
+// lspci's marks for a LnkSta field above LnkCap's (ls-caps.c
+// link_compare, sta > cap): "(overdriven)" from pciutils 3.8, "(strange)"
+// in 3.6 and 3.7 (synthetic lines in those forms). Beside a LnkCap
+// "Speed unknown" the mark says the capability's speed field is below
+// the link's (a value lspci has no name for), not a generation newer than
+// its table, so the device is not read as downgraded.
+func TestLspciOverMarks(t *testing.T) {
+	const hdr = "0000:17:00.0 Ethernet controller: Mellanox Technologies MT2910 Family [ConnectX-7]\n\t\tLnkCap:\tPort #0, Speed unknown, Width x16\n"
+	for _, sta := range []string{
+		"\t\tLnkSta:\tSpeed 16GT/s (overdriven), Width x16\n",
+		"\t\tLnkSta:\tSpeed 16GT/s (strange), Width x16 (ok)\n",
+	} {
+		d := readOne[*Lspci](t, "over.txt", hdr+sta).Devices[0]
+		if !d.Sta.SpeedOver || d.Sta.WidthOver || d.Sta.SpeedMarked || d.CapBeyondLspci() || d.Downgraded() {
+			t.Errorf("%q: %+v", sta, d.Sta)
+		}
+	}
+	d := readOne[*Lspci](t, "width.txt", "\t\tLnkSta:\tSpeed 8GT/s, Width x16 (overdriven)\n").Devices[0]
+	if d.Sta.SpeedOver || !d.Sta.WidthOver || d.Downgraded() || d.WidthLost() {
+		t.Errorf("width over: %+v", d.Sta)
+	}
+}
+
+// SltSta's PresDet is read onto the port whose block prints it (the real
+// empty hot-plug slot of batocera-linux/batocera.linux#8041: PresDet-);
+// a SltSta line without PresDet is a garble at its column.
+func TestLspciSlotStatus(t *testing.T) {
+	p := lspciCorpus(t, "lspci/lspci-vvv-rootport-lnksta-x0-unmarked-hotplug-empty-batocera8041.txt")
+	d := p.Devices[0]
+	if len(p.Devices) != 1 || d.Slot == nil || d.Slot.Present || d.Slot.Evidence.Line != 12 {
+		t.Fatalf("%d devices, slot %+v", len(p.Devices), d.Slot)
+	}
+	p = readOne[*Lspci](t, "slot.txt", "0000:00:1c.0 PCI bridge: Intel Corporation Device a33c\n\t\tLnkSta:\tSpeed 2.5GT/s, Width x0\n\t\tSltSta:\tStatus: AttnBtn- PowerFlt- MRL- CmdCplt- PresDet+ Interlock-\n\t\t\tChanged: MRL- PresDet+ LinkState-\n")
+	if d := p.Devices[0]; len(p.Devices) != 1 || d.Slot == nil || !d.Slot.Present || !d.Sta.Down {
+		t.Fatalf("%d devices: %+v", len(p.Devices), p.Devices)
+	}
+	p = readOne[*Lspci](t, "bad.txt", "\t\tSltSta:\tStatus: AttnBtn- PowerFlt-\n")
+	if len(p.Garbled) != 1 || p.Garbled[0].Col != 11 || !strings.Contains(p.Garbled[0].Expected, "PresDet") {
+		t.Errorf("garbled %+v", p.Garbled)
+	}
+}

@@ -55,7 +55,23 @@ func (p *PCISysfs) Above(PCIDevice) (PCIDevice, bool) { return PCIDevice{}, fals
 func (p *PCISysfs) Bottlenecks() []Bottleneck { return linkBottlenecks(p.Devices) }
 
 // pciSysfsAttrs are the files read, each a bit of what a device showed.
-var pciSysfsAttrs = []string{"current_link_speed", "current_link_width", "max_link_speed", "max_link_width", "numa_node"}
+var pciSysfsAttrs = []string{"current_link_speed", "current_link_width", "max_link_speed", "max_link_width", "numa_node", "class", "vendor"}
+
+// pciClassNames name the class codes (the kernel's class file, "0x%06x":
+// base class, subclass, programming interface) of the devices a collective
+// runs on, as lspci names them; a class not here is named by its base.
+var pciClassNames = map[int]string{
+	0x0200: "Ethernet controller", 0x0207: "Infiniband controller", 0x0280: "Network controller",
+	0x0300: "VGA compatible controller", 0x0302: "3D controller", 0x0380: "Display controller",
+	0x0604: "PCI bridge", 0x1200: "Processing accelerators",
+}
+
+// pciVendorNames name the vendor IDs (the kernel's vendor file,
+// "0x%04x") of RDMA NIC and GPU makers as pci.ids spells them.
+var pciVendorNames = map[int]string{
+	0x15b3: "Mellanox Technologies", 0x10de: "NVIDIA Corporation", 0x14e4: "Broadcom Inc. and subsidiaries",
+	0x8086: "Intel Corporation", 0x1dd8: "AMD Pensando Systems", 0x1002: "Advanced Micro Devices, Inc. [AMD/ATI]",
+}
 
 // A pciSysfsPath is a link or NUMA file of one device.
 type pciSysfsPath struct {
@@ -128,6 +144,17 @@ func parseSysfsSpeed(v string) (gts float64, ok bool) {
 		}
 	}
 	return 0, false
+}
+
+// sysfsHex reads "0x" and digits hex digits, as pci-sysfs.c prints a
+// class ("0x%06x") or vendor ("0x%04x").
+func sysfsHex(v string, digits int) (int, bool) {
+	h, ok := strings.CutPrefix(v, "0x")
+	if !ok || len(h) != digits || !isHex(h) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(h, 16, 32)
+	return int(n), err == nil
 }
 
 // pcieWidthUnknown is the kernel's PCIE_LNK_WIDTH_UNKNOWN, which
@@ -236,6 +263,27 @@ func (p *pciSysfsParser) set(f pciSysfsPath, l Line, at int) {
 		s.Width = n
 		if s.Evidence.Line == 0 {
 			s.Evidence = ev
+		}
+	case "class":
+		c, ok := sysfsHex(v, 6)
+		if !ok {
+			p.garble(l, at, `a class code as the kernel prints it ("0x020000")`)
+			return
+		}
+		if name, known := pciClassNames[c>>8]; known && d.Class == "" {
+			d.Class = name
+			if d.Role == RoleOther {
+				d.Role = pciRole(name, d.Name)
+			}
+		}
+	case "vendor":
+		id, ok := sysfsHex(v, 4)
+		if !ok {
+			p.garble(l, at, `a vendor ID as the kernel prints it ("0x15b3")`)
+			return
+		}
+		if name, known := pciVendorNames[id]; known && d.Name == "" {
+			d.Name = name
 		}
 	case "numa_node":
 		n, err := strconv.Atoi(v)

@@ -135,3 +135,36 @@ func TestPCISysfsLinkDownAndWidthUnknown(t *testing.T) {
 		t.Errorf("0000:17:00.2 %+v: want no link capability and nothing downgraded", vf)
 	}
 }
+
+// The class and vendor files (pci-sysfs.c: "0x%06x" and "0x%04x", in
+// synthetic lines of those forms) say what a device known only by its
+// address is: a class of 0x0200 is an Ethernet controller, a NIC, named by
+// its vendor (0x15b3, Mellanox, an RDMA family); 0x0604 a PCI bridge, a
+// port; 0x0302 a 3D controller, a GPU. A class that is not "0x" and six
+// hex digits is a garble at its column.
+func TestPCISysfsClassVendor(t *testing.T) {
+	p := readOne[*PCISysfs](t, "class.txt", strings.Join([]string{
+		"/sys/bus/pci/devices/0000:17:00.0/class:0x020000",
+		"/sys/bus/pci/devices/0000:17:00.0/vendor:0x15b3",
+		"/sys/bus/pci/devices/0000:00:01.1/class:0x060400",
+		"/sys/bus/pci/devices/0000:c1:00.0/class:0x030200",
+		"/sys/bus/pci/devices/0000:c1:00.0/vendor:0x10de",
+		"/sys/bus/pci/devices/0000:c2:00.0/class:0x2000",
+	}, "\n")+"\n")
+	if len(p.Devices) != 4 {
+		t.Fatalf("%d devices: %+v", len(p.Devices), p.Devices)
+	}
+	nic, port, gpu := p.Devices[0], p.Devices[1], p.Devices[2]
+	if nic.Class != "Ethernet controller" || nic.Role != RoleNIC || nic.Name != "Mellanox Technologies" || !nic.RDMA() {
+		t.Errorf("nic %+v", nic)
+	}
+	if port.Class != "PCI bridge" || port.Role != RoleOther || port.Name != "" {
+		t.Errorf("port %+v", port)
+	}
+	if gpu.Class != "3D controller" || gpu.Role != RoleGPU || gpu.Name != "NVIDIA Corporation" {
+		t.Errorf("gpu %+v", gpu)
+	}
+	if len(p.Garbled) != 1 || p.Garbled[0].Line != 6 || p.Garbled[0].Col != 41 || !strings.Contains(p.Garbled[0].Expected, "class code") {
+		t.Errorf("garbled %+v", p.Garbled)
+	}
+}

@@ -1,0 +1,57 @@
+package doctor
+
+import (
+	"fmt"
+
+	"rocelab/internal/ingest"
+)
+
+// checkLspciSlots reports the ports whose link trained no lanes (LnkSta
+// Width x0) by what their slot's presence detect says: a card in the slot
+// (SltSta PresDet+) whose link did not train is a card the host does not
+// see, a warning; an empty slot (PresDet-) is no fault, said only when the
+// paste is that port alone (the reader asked about it: the card they look
+// for is not detected in its slot).
+func checkLspciSlots(inc *Incident) []Finding {
+	var fs []Finding
+	for _, p := range All[*ingest.Lspci](inc) {
+		for _, d := range p.Devices {
+			if d.Slot == nil || !d.Sta.Down {
+				continue
+			}
+			if f, ok := slotFinding(p, d); ok {
+				fs = append(fs, f)
+			}
+		}
+	}
+	return fs
+}
+
+// slotFinding is host.pcie.slot for one port at x0 with a slot status.
+func slotFinding(p *ingest.Lspci, d ingest.PCIDevice) (Finding, bool) {
+	port := "PCIe port " + d.Label()
+	if d.BDF == "" {
+		port = "a PCIe port the paste does not name"
+	}
+	ev := evidenceInOrder([]Evidence{d.Evidence, d.Cap.Evidence, d.Sta.Evidence, d.Slot.Evidence})
+	mech := "SltSta's PresDet is the slot's Presence Detect State: a card is in the slot (PresDet+) or none is (PresDet-); lspci prints the slot lines only for a port whose slot is implemented. LnkSta Width x0 is a link that trained no lanes."
+	bdf := nameOr(d.BDF, "<port bdf>")
+	f := Finding{ID: "host.pcie.slot", Layer: LayerNCCL, Evidence: ev}
+	group := "Empty PCIe slots"
+	switch {
+	case d.Slot.Present:
+		f.Severity = Warn
+		f.Title = fmt.Sprintf("%s: %s has a card in its slot (SltSta PresDet+) but its link trained no lanes (LnkSta Width x0): the card is not on the bus", p.Source(), port)
+		f.Mechanism = mech + " A card that is present but whose link never trained is not enumerated: no device appears below the port, no driver binds, and a NIC or GPU in that slot is missing from the host (ibv_devices, nvidia-smi), so NCCL runs without it or on fewer ranks."
+		f.Fix = fmt.Sprintf("Reseat the card and check its power cables, riser and retimer; read `dmesg | grep -i -E 'pcie|link'` for training errors and the port's LnkCtl (LnkDisable+ keeps the link down) and SltCtl (the slot's power); then `lspci -vvv -s %s` must show a LnkSta width above x0 and the card must appear below the port.", bdf)
+		group = "PCIe slots with a card whose link is down"
+	case len(p.Devices) != 1:
+		return Finding{}, false // an empty slot among a whole listing is no news
+	default:
+		f.Severity = Info
+		f.Title = fmt.Sprintf("%s: %s has an empty slot (SltSta PresDet-), so its link trained no lanes (LnkSta Width x0): no link fault, and no card detected there", p.Source(), port)
+		f.Mechanism = mech + " With no card detected in the slot, a port's link has nothing to train with, so x0 is what an empty slot shows (lspci 3.8 and later leave a root or downstream port's LnkSta unmarked for it)."
+		f.Fix = fmt.Sprintf("If a card is fitted in the slot of %s, the slot does not detect it: reseat it (fully into the connector), check the riser and that the slot is enabled in the BIOS; otherwise the card you are looking for is in another slot (`lspci -tv` shows which ports have devices below them).", bdf)
+	}
+	return f.per(d.Label(), "port", group, d.BDF, "<bdf>"), true
+}
