@@ -97,6 +97,7 @@ func TestResultGroupsCoverRuns(t *testing.T) {
 var (
 	publicOnce   sync.Once
 	publicChecks [][]publicCheck
+	publicRan    []bool
 	publicErr    error
 )
 
@@ -107,6 +108,7 @@ func allPublic(t *testing.T) [][]publicCheck {
 	publicOnce.Do(func() {
 		publicChecks = make([][]publicCheck, len(publicRuns))
 		ran := make([]bool, len(publicRuns))
+		publicRan = ran
 		t.Run("public", func(t *testing.T) {
 			for i := range publicRuns {
 				r := &publicRuns[i]
@@ -132,6 +134,51 @@ func allPublic(t *testing.T) [][]publicCheck {
 		t.Fatal(publicErr)
 	}
 	return publicChecks
+}
+
+// publicOf is runPublic of publicRuns[i] up to its sizeLimit: the checks
+// allPublic made of it when it has run in this test binary (the held-out
+// groups' tests would repeat that simulation), else a run of its own (a
+// test run alone with -run, or a result allPublic leaves out).
+func publicOf(t *testing.T, i int) []publicCheck {
+	t.Helper()
+	if publicRan != nil && publicRan[i] {
+		return publicChecks[i]
+	}
+	r := &publicRuns[i]
+	return runPublic(t, r, r.sizeLimit())
+}
+
+// publicSizes is runPublic of publicRuns[i] on the rows of its table whose
+// size keep selects (as its quoted rows, r.table set). Each row is a
+// simulation of its own from a fresh engine (Comm.Open), so when allPublic
+// has run the result up to a limit above those rows its checks of them
+// are the same, and are taken from there instead of simulated again.
+func publicSizes(t *testing.T, i int, keep func(size int64) bool) []publicCheck {
+	t.Helper()
+	r := publicRuns[i]
+	var rows []publicRow
+	var most int64
+	for _, row := range readPublic(t, r.file) {
+		if keep(row.size) {
+			rows = append(rows, row)
+			most = max(most, row.size)
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	if publicRan != nil && publicRan[i] && r.quoted == nil && most <= r.sizeLimit() {
+		var out []publicCheck
+		for _, c := range publicChecks[i] {
+			if keep(c.row.size) {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	r.quoted, r.table = rows, true
+	return runPublic(t, &r, r.sizeLimit())
 }
 
 // sizeLimit is the largest size of r the tests run: every size under
@@ -334,19 +381,14 @@ func TestDocsSmallSizes(t *testing.T) {
 		if r.excluded != "" || r.op != "" || r.slow || r.quoted != nil {
 			continue
 		}
-		// Only the rows up to 64 KiB run (each row is a run of its own,
-		// so they give what the whole result gives them).
-		for _, row := range readPublic(t, r.file) {
-			if row.size <= 64<<10 {
-				r.quoted = append(r.quoted, row)
-			}
-		}
-		if r.quoted == nil {
+		// Only the rows up to 64 KiB (each row is a run of its own, so
+		// they give what the whole result gives them).
+		rows := publicSizes(t, i, func(size int64) bool { return size <= 64<<10 })
+		if rows == nil {
 			continue
 		}
-		r.table = true
 		var small []publicCheck
-		for _, c := range runPublic(t, &r, 64<<10) {
+		for _, c := range rows {
 			if c.band == "time" {
 				small = append(small, c)
 			}

@@ -58,7 +58,7 @@ func runHeldOutRuns(t *testing.T, group, want int, keep func(*publicRun) bool) {
 			continue
 		}
 		runs++
-		checks := runPublic(t, r, r.sizeLimit())
+		checks := publicOf(t, i)
 		checkMisses(t, r, checks)
 		if r.op != "" {
 			checkOpMisses(t, r, checks)
@@ -174,16 +174,14 @@ func TestOneRankANodeClimb(t *testing.T) {
 	if runs != 9 {
 		t.Errorf("%d GKE all_gather runs, want 9 (3 of one rank a node, 6 of eight)", runs)
 	}
-	far := dranetA3Ultra("far-socket", "far", gpu.SYS)
-	var rows []publicRow
-	for _, r := range readPublic(t, far.file) {
-		if r.size == 16<<20 || r.size >= 512<<20 && r.size <= 2<<30 {
-			rows = append(rows, r)
-		}
+	// The far-socket pair as publicRuns lists it (its label aside).
+	farFile := dranetA3Ultra("far-socket", "far", gpu.SYS).file
+	far := slices.IndexFunc(publicRuns, func(r publicRun) bool { return r.file == farFile })
+	if far < 0 {
+		t.Fatalf("%s is not among the public runs", farFile)
 	}
-	far.quoted, far.table = rows, true
 	var twin []publicRow
-	for _, c := range runPublic(t, &far, 2<<30) {
+	for _, c := range publicSizes(t, far, func(size int64) bool { return size == 16<<20 || size >= 512<<20 && size <= 2<<30 }) {
 		twin = append(twin, publicRow{size: c.row.size, time: c.twinTime, busbw: c.twinBusBW})
 	}
 	at16, at512 := lost(twin)

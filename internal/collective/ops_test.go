@@ -473,18 +473,11 @@ func TestB200LL128StepSync(t *testing.T) {
 		if !strings.Contains(r.file, "-gcp-a") || r.op != "all_gather" || r.ppn != 8 {
 			continue
 		}
-		var mid []publicRow
-		for _, row := range readPublic(t, r.file) {
-			if row.size >= 2<<20 && row.size <= 4<<20 {
-				mid = append(mid, row)
-			}
-		}
-		r.quoted, r.table = mid, true
 		gpuName := r.srv.GPU.Name
 		if twin[gpuName] == nil {
 			twin[gpuName] = map[int64]float64{}
 		}
-		for _, c := range runPublic(t, &r, 4<<20) {
+		for _, c := range publicSizes(t, i, func(size int64) bool { return size >= 2<<20 && size <= 4<<20 }) {
 			t.Logf("%s %s: %s/%s/%d, twin %.1f µs, run %.1f (busbw ×%.3f)", r.file, sizeName(c.row.size), c.choice.Algo, c.choice.Proto, c.choice.Channels, c.twinTime, c.row.time, c.ratio)
 			if c.choice.Algo != Ring || c.choice.Proto != LL128 {
 				t.Errorf("%s %s: %s/%s, want Ring/LL128", r.file, sizeName(c.row.size), c.choice.Algo, c.choice.Proto)

@@ -1027,7 +1027,7 @@ func TestMissAsSameChoice(t *testing.T) {
 		if r.file != "b200-2n-ib-lambda1cc-dstack.txt" {
 			continue
 		}
-		checks := runPublic(t, r, 4<<20)
+		checks := publicSizes(t, i, func(size int64) bool { return size <= 4<<20 })
 		choice := map[string]Choice{}
 		for _, c := range checks {
 			choice[sizeName(c.row.size)] = c.choice

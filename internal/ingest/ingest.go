@@ -242,7 +242,7 @@ const crashType = "process-crash"
 func Read(src string, r io.Reader) (*Result, error) {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
-		br = bufio.NewReaderSize(r, 64<<10)
+		br = bufio.NewReaderSize(r, bufferFor(r, 64<<10))
 	}
 	br, enc := DecodeText(br)
 	head, _ := br.Peek(jsonSniffBytes)
@@ -267,6 +267,19 @@ func Read(src string, r io.Reader) (*Result, error) {
 		res.Encoding = enc
 	}
 	return res, err
+}
+
+// bufferFor is the size of a bufio.Reader over r: size, or less when r
+// tells how much it holds (a strings.Reader or bytes.Reader: a paste, a
+// cut of a file, a head already read) and that is less, but never under
+// jsonSniffBytes, the most any Peek of the input asks, so that every Peek
+// sees what it would with size. Zeroing a 64 KiB buffer for a page of text
+// was most of the cost of reading it.
+func bufferFor(r io.Reader, size int) int {
+	if l, ok := r.(interface{ Len() int }); ok {
+		return max(min(size, l.Len()), jsonSniffBytes)
+	}
+	return size
 }
 
 // decodeErrorIn reports whether err is a DecodeError, and names src in it.
@@ -344,8 +357,13 @@ func lineBatches(src string, lr *LineReader) <-chan lineBatch {
 	ch := make(chan lineBatch, batchesAhead)
 	go func() {
 		defer close(ch)
+		// The first batch is made for a page of lines, the next ones
+		// for twice as many up to batchLines: a short input is most
+		// inputs, and the room for 512 lines was most of its cost.
+		room := prefixBlockLines
 		for {
-			b := lineBatch{lines: make([]Line, 0, batchLines)}
+			b := lineBatch{lines: make([]Line, 0, room)}
+			room = min(2*room, batchLines)
 			size := 0
 			for len(b.lines) < batchLines && size < batchBytes {
 				l, err := lr.Next()

@@ -167,9 +167,14 @@ type pendingLine struct {
 	truncated bool
 }
 
-// NewLineReader returns a LineReader over r.
+// NewLineReader returns a LineReader over r. A *bufio.Reader is read as
+// it is, whatever its size: readRaw joins the fragments ReadSlice gives
+// at any buffer size, so the lines do not depend on it.
 func NewLineReader(r io.Reader) *LineReader {
-	return &LineReader{br: bufio.NewReaderSize(r, 256<<10)}
+	if br, ok := r.(*bufio.Reader); ok {
+		return &LineReader{br: br}
+	}
+	return &LineReader{br: bufio.NewReaderSize(r, bufferFor(r, 256<<10))}
 }
 
 // LineNum returns the number of the last line returned.

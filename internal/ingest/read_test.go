@@ -1,9 +1,13 @@
 package ingest
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -55,5 +59,59 @@ func TestReadBatchesKeepOrder(t *testing.T) {
 	}
 	if n != 2000 {
 		t.Errorf("%d lines through the batches, want 2000", n)
+	}
+}
+
+// A short input given as a strings.Reader is read through buffers its own
+// size, not the 64 KiB and 256 KiB a stream gets: zeroing those was most
+// of the cost of reading a paste or a cut of a file.
+func TestReadSmallInputBuffers(t *testing.T) {
+	text := strings.Repeat("gpu01:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n", 20)
+	const n = 20
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range n {
+		if _, err := Read("paste", strings.NewReader(text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	per := (after.TotalAlloc - before.TotalAlloc) / n
+	t.Logf("a Read of %d bytes allocates %d bytes", len(text), per)
+	if per > 96<<10 {
+		t.Errorf("a Read of %d bytes allocates %d bytes, want at most 96 KiB", len(text), per)
+	}
+}
+
+// The lines, and so the result, do not depend on the buffer under them:
+// the same inputs (a corpus copy; a synthetic log with a line past
+// jsonSniffBytes and one past MaxLineBytes) read from a strings.Reader (a buffer the input's
+// size), from a reader that does not tell its size (64 KiB) and from a
+// bufio.Reader of 1 MiB give the same result.
+func TestReadBufferSizeKeepsLines(t *testing.T) {
+	corpus, err := os.ReadFile(nicCorpusPath("nccl-log/ibext-merged-nics-wrong-socket-type-nccltests373.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := "gpu01:1:1 [0] NCCL INFO NCCL_IB_HCA set to " + strings.Repeat("mlx5_0:1,", 1200) + "\n" +
+		"gpu01:1:1 [0] NCCL INFO cudaDriverVersion 12020\n" + strings.Repeat("x", MaxLineBytes+100) + "\n" +
+		"gpu01:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n"
+	for name, text := range map[string]string{"corpus": string(corpus), "long lines": long} {
+		want, err := Read(name, strings.NewReader(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for how, r := range map[string]io.Reader{
+			"no size": io.MultiReader(strings.NewReader(text)),
+			"1 MiB":   bufio.NewReaderSize(strings.NewReader(text), 1<<20),
+		} {
+			got, err := Read(name, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s read through %s differs from a strings.Reader's", name, how)
+			}
+		}
 	}
 }
