@@ -222,10 +222,28 @@ func (s *Switch) Config() *SwitchConfig { return &s.cfg }
 // SetRoutes sets the candidate ports toward each destination host. It
 // keeps none of r, so r may be reused once it returns (the lists are
 // copied into the switch's table).
-func (s *Switch) SetRoutes(r [][]int16) {
-	s.routes = newRouteTable(r)
-	if s.path != nil && s.path.next != nil && len(s.path.next) < len(r) {
-		s.path.next = append(s.path.next, make([]uint32, len(r)-len(s.path.next))...)
+func (s *Switch) SetRoutes(r [][]int16) { s.install(newRouteTable(r)) }
+
+// RouteTable is a switch's candidates toward each host as its lookups
+// read them, built ahead of the time the switch takes them
+// (InstallRoutes): the routes a fabric reconverges to after a link goes
+// down or up, one table per switch and time, where the rows it is built
+// from would take a slice header per host.
+type RouteTable struct{ t routeTable }
+
+// NewRouteTable builds the table of candidates r, a row per host as
+// SetRoutes takes it. It keeps none of r.
+func NewRouteTable(r [][]int16) *RouteTable { return &RouteTable{newRouteTable(r)} }
+
+// InstallRoutes sets the switch's routes to t. The switch shares t, which
+// nothing changes once built (SetRoute builds a new table).
+func (s *Switch) InstallRoutes(t *RouteTable) { s.install(t.t) }
+
+// install takes t as the switch's routes.
+func (s *Switch) install(t routeTable) {
+	s.routes = t
+	if s.path != nil && s.path.next != nil && len(s.path.next) < t.hosts {
+		s.path.next = append(s.path.next, make([]uint32, t.hosts-len(s.path.next))...)
 	}
 }
 

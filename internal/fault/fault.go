@@ -97,7 +97,7 @@ func (f *LinkDown) Schedule() {
 // reconverged after a link went down or came back.
 type Routes struct {
 	Switch *fabric.Switch
-	Routes [][]int16
+	Table  *fabric.RouteTable
 	At     unit.Time
 }
 
@@ -107,7 +107,7 @@ func (f *Routes) Schedule() {
 }
 
 // Handle installs the routes.
-func (f *Routes) Handle(unit.Time, uint64) { f.Switch.SetRoutes(f.Routes) }
+func (f *Routes) Handle(unit.Time, uint64) { f.Switch.InstallRoutes(f.Table) }
 
 // Fault event tags.
 const (

@@ -44,9 +44,13 @@ type network struct {
 	links []link
 	// portLink[node][port] is the directed link leaving node by port.
 	portLink [][]int32
-	routes   [][][]int16
-	seeds    []uint64 // per switch node
-	hash     ecmp.Field
+	// routes[n] is switch n's candidates toward each host (hosts': none),
+	// each switch's row of topo.SwitchRoutes kept as it is gathered: a
+	// table of every (switch, host) pair would take a slice header each,
+	// 252 MB at k=32.
+	routes []topo.RouteRow
+	seeds  []uint64 // per switch node
+	hash   ecmp.Field
 	// ns3 is the HPCC ns-3 model's ECMP when taken (Config.NS3), node[n]
 	// each switch's ns-3 node id.
 	ns3  *ecmp.NS3
@@ -63,9 +67,9 @@ func linkID(i, dir int) int32 { return int32(2*i + dir) }
 // (or the one "ecmp" stream).
 func newNetwork(c *Config) (*network, error) {
 	t := c.Topo
-	n := &network{t: t, hash: c.Hash, routes: t.Routes(), ns3: c.NS3}
+	n := &network{t: t, hash: c.Hash, routes: make([]topo.RouteRow, len(t.Nodes)), ns3: c.NS3}
+	t.SwitchRoutes(nil, c.NS3 != nil, func(sw int, r [][]int16) { n.routes[sw] = topo.NewRouteRow(r) })
 	if c.NS3 != nil {
-		n.routes = t.NS3Routes(nil)
 		n.node = make([]uint32, len(t.Nodes))
 		id := uint32(len(t.Hosts))
 		for i, nd := range t.Nodes {
@@ -138,7 +142,7 @@ func (n *network) path(src, dst int, k ecmp.Key, out []int32) []int32 {
 		if t.Nodes[node].Kind != topo.Switch || hops > len(t.Nodes) {
 			return nil
 		}
-		cand := n.routes[node][dst]
+		cand := n.routes[node].To(dst)
 		var port int16
 		switch len(cand) {
 		case 0:

@@ -278,12 +278,12 @@ func (tw *Twin) reroutes() {
 		for ; next < len(changes) && changes[next].at <= t; next++ {
 			down[changes[next].link] = changes[next].down
 		}
-		routes := tw.Scenario.routes(down)
-		for i, n := range tw.Nodes {
-			if sw, ok := n.(*fabric.Switch); ok {
-				(&fault.Routes{Switch: sw, Routes: routes[i], At: t}).Schedule()
-			}
-		}
+		// Each switch's row folded into its table as it is gathered, as
+		// Build does: a table of every (switch, host) pair per time would
+		// hold a slice header each, 252 MB at k=32.
+		tw.Scenario.Topo.SwitchRoutes(down, tw.Scenario.Switch.NS3, func(n int, r [][]int16) {
+			(&fault.Routes{Switch: tw.Nodes[n].(*fabric.Switch), Table: fabric.NewRouteTable(r), At: t}).Schedule()
+		})
 	}
 }
 
@@ -348,16 +348,6 @@ func (s *Scenario) nicConfig() (*nic.Config, error) {
 		return nil, err
 	}
 	return c, nil
-}
-
-// routes returns every switch's candidate ports toward each host over the
-// links that are up (down[i] set: link i is down), in the HPCC ns-3
-// model's order when its ECMP is taken.
-func (s *Scenario) routes(down []bool) [][][]int16 {
-	if s.Switch.NS3 {
-		return s.Topo.NS3Routes(down)
-	}
-	return s.Topo.RoutesAvoiding(down)
 }
 
 // switchConfig returns the configuration of switch name at the given tier;

@@ -215,39 +215,8 @@ func routesByDistance(t *Topology, down []bool) [][][]int16 {
 // candidates by definition (routesByDistance), in link order or, for
 // ns-3, in some order of them.
 func TestSwitchRoutesAgree(t *testing.T) {
-	var tops []*Topology
-	add := func(tp *Topology, err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		tops = append(tops, tp)
-	}
-	for _, k := range []int{4, 6, 8} {
-		add(FatTree(k, l100))
-	}
-	add(BuildLeafSpine(LeafSpine{Leaves: 5, Spines: 3, HostsPerLeaf: 7, UplinksPerLeaf: 6, HostLink: l100, FabricLink: l100}))
-	add(BuildLeafSpine(LeafSpine{Leaves: 8, Spines: 4, HostsPerLeaf: 6, UplinksPerLeaf: 4, NICsPerServer: 4, GPUsPerServer: 8, RailOptimized: true, HostLink: l100, FabricLink: l100}))
-	add(Dumbbell(3, 5, 2, l100, l100))
 	rnd := rand.New(rand.NewPCG(3, 4))
-	for range 20 {
-		// A random connected graph of switches, hosts hung off them
-		// at random, parallel links included.
-		hosts, switches := 2+rnd.IntN(30), 1+rnd.IntN(12)
-		var links []GraphLink
-		for s := 1; s < switches; s++ {
-			links = append(links, GraphLink{A: fmt.Sprintf("s%d", rnd.IntN(s)), B: fmt.Sprintf("s%d", s), Count: 1 + rnd.IntN(2), LinkSpec: l100})
-		}
-		for range rnd.IntN(2 * switches) {
-			a, b := rnd.IntN(switches), rnd.IntN(switches)
-			if a != b {
-				links = append(links, GraphLink{A: fmt.Sprintf("s%d", a), B: fmt.Sprintf("s%d", b), Count: 1, LinkSpec: l100})
-			}
-		}
-		for h := range hosts {
-			links = append(links, GraphLink{A: fmt.Sprintf("h%d", h), B: fmt.Sprintf("s%d", rnd.IntN(switches)), Count: 1, LinkSpec: l100})
-		}
-		add(Graph(hosts, switches, links))
-	}
+	tops := routeTopologies(t, rnd)
 	for i, tp := range tops {
 		down := make([]bool, len(tp.Links))
 		for j := range down {
@@ -291,6 +260,45 @@ func TestSwitchRoutesAgree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// routeTopologies returns every builder's fabric and 20 random graphs
+// drawn from rnd: connected graphs of up to 12 switches, hosts hung off
+// them at random, parallel links included.
+func routeTopologies(t *testing.T, rnd *rand.Rand) []*Topology {
+	var tops []*Topology
+	add := func(tp *Topology, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		tops = append(tops, tp)
+	}
+	for _, k := range []int{4, 6, 8} {
+		add(FatTree(k, l100))
+	}
+	add(BuildLeafSpine(LeafSpine{Leaves: 5, Spines: 3, HostsPerLeaf: 7, UplinksPerLeaf: 6, HostLink: l100, FabricLink: l100}))
+	add(BuildLeafSpine(LeafSpine{Leaves: 8, Spines: 4, HostsPerLeaf: 6, UplinksPerLeaf: 4, NICsPerServer: 4, GPUsPerServer: 8, RailOptimized: true, HostLink: l100, FabricLink: l100}))
+	add(Dumbbell(3, 5, 2, l100, l100))
+	for range 20 {
+		// A random connected graph of switches, hosts hung off them
+		// at random, parallel links included.
+		hosts, switches := 2+rnd.IntN(30), 1+rnd.IntN(12)
+		var links []GraphLink
+		for s := 1; s < switches; s++ {
+			links = append(links, GraphLink{A: fmt.Sprintf("s%d", rnd.IntN(s)), B: fmt.Sprintf("s%d", s), Count: 1 + rnd.IntN(2), LinkSpec: l100})
+		}
+		for range rnd.IntN(2 * switches) {
+			a, b := rnd.IntN(switches), rnd.IntN(switches)
+			if a != b {
+				links = append(links, GraphLink{A: fmt.Sprintf("s%d", a), B: fmt.Sprintf("s%d", b), Count: 1, LinkSpec: l100})
+			}
+		}
+		for h := range hosts {
+			links = append(links, GraphLink{A: fmt.Sprintf("h%d", h), B: fmt.Sprintf("s%d", rnd.IntN(switches)), Count: 1, LinkSpec: l100})
+		}
+		add(Graph(hosts, switches, links))
+	}
+	return tops
 }
 
 // SwitchRoutes holds one switch's candidates at a time: on a k=16
