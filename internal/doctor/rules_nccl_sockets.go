@@ -30,13 +30,14 @@ func ncclSocketRules() []Rule {
 // checkConnectRetries reports NCCL's retried TCP connects ("Call to
 // connect returned Connection timed out, retrying"; Oneflow-Inc/oneflow#3586:
 // channels over NET/Socket/1, a docker veth with only an IPv6 link-local
-// address, and two such lines before the post ends) on hosts whose log
+// address; the excerpt kept ends after two such lines, the post's WARN
+// after them having reached us cut off) on hosts whose log
 // holds no WARN of the connect's final failure: that WARN is
 // nccl.warn.error's, and says the same.
 func checkConnectRetries(inc *Incident) []Finding {
 	var ev evidence
 	var hosts []string
-	n, timedOut := 0, false
+	n, timedOut, noRoute := 0, false, false
 	var logs []*ingest.NCCLLog
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		failed := map[string]bool{}
@@ -66,7 +67,9 @@ func checkConnectRetries(inc *Incident) []Finding {
 		for _, e := range kept {
 			n++
 			ev.add(e)
-			timedOut = timedOut || strings.Contains(strings.ToLower(e.Text), "timed out")
+			m := strings.ToLower(e.Text)
+			timedOut = timedOut || strings.Contains(m, "timed out")
+			noRoute = noRoute || strings.Contains(m, "no route to host")
 		}
 		if len(kept) > 0 {
 			logs = append(logs, l)
@@ -76,17 +79,21 @@ func checkConnectRetries(inc *Incident) []Finding {
 		return nil
 	}
 	f := Finding{ID: "nccl.socket.connect_retry", Layer: LayerNCCL, Evidence: ev.sorted(),
-		Mechanism: "NCCL connects its TCP sockets (the bootstrap's, the proxy's, NET/Socket's channels) with connect(2) and, when one fails with a timeout or a refusal, sleeps and tries again; this INFO line is such a retry, and only the last retry's failure becomes a WARN ('Connect to <address> failed : ...'), after which init fails with a system error. No such WARN follows on this host in the log given: it ends first, or the job is still retrying. "}
-	if !timedOut {
+		Mechanism: "NCCL connects its TCP sockets (the bootstrap's, the proxy's, NET/Socket's channels) with connect(2) and, when one fails with a timeout or a refusal (from 2.24 also no route to the host), sleeps and tries again; this INFO line is such a retry, and only the last retry's failure becomes a WARN ('Connect to <address> failed : ...', from 2.16 'exceeded retries' or 'exceeded error retry count'), after which init fails. No such WARN follows on this host in the log given: it ends first, or the job is still retrying. "}
+	if !timedOut && !noRoute {
 		f.Severity = Info
 		f.Title = "NCCL's TCP connect to a peer was refused and retried" + onHosts(hosts) + " (" + plural(n, "line", "lines") + ")"
-		f.Mechanism += "A refusal means the peer's host answered but nothing listened on the port yet: a rank that had not reached that step (ranks start at different times, so it is routine at a job's start) or one that had exited. NCCL prints the line once every 1000 refused attempts."
+		f.Mechanism += "A refusal means the peer's host answered but nothing listened on the port yet: a rank that had not reached that step (ranks start at different times, so it is routine at a job's start) or one that had exited. NCCL 2.5 to 2.23 print the line once every 1000 refused attempts, a millisecond apart; 2.24 and later print each attempt, numbered against NCCL_SOCKET_RETRY_CNT (34 by default), and sleep 100 ms longer after each."
 		f.Fix = "Nothing while the job goes on. If it stops there, find the peer rank that never started or exited first (its own log, an OOM kill, the launcher's output)."
 		return []Finding{f}
 	}
 	f.Severity = Warn
-	f.Title = "NCCL's TCP connect to a peer timed out and was retried" + onHosts(hosts) + " (" + plural(n, "line", "lines") + "): the peer's address does not answer from there"
-	f.Mechanism += "A timeout means the connect's SYNs went unanswered until the kernel gave up (about two minutes with the default net.ipv4.tcp_syn_retries): the address is not reachable from this host (an address on an interface that does not route between hosts, a firewall dropping the SYNs, the peer's host down), unlike a peer slow to start, whose host refuses at once."
+	how := "timed out"
+	if !timedOut {
+		how = "found no route to the host"
+	}
+	f.Title = "NCCL's TCP connect to a peer " + how + " and was retried" + onHosts(hosts) + " (" + plural(n, "line", "lines") + "): the peer's address does not answer from there"
+	f.Mechanism += "A timeout means the connect's SYNs went unanswered until the kernel gave up (about two minutes with the default net.ipv4.tcp_syn_retries), and no route to the host that this host has no route there or an ICMP unreachable came back: the address is not reachable from this host (an address on an interface that does not route between hosts, a firewall dropping the SYNs, the peer's host down), unlike a peer slow to start, whose host refuses at once."
 	test := "From this host, test TCP to the peer's address on the interface NCCL uses (`ip route get <address>`, `nc -zv <address> <port>`), and look for a firewall dropping SYNs between the hosts (iptables/nftables rules, a cloud's security group)."
 	f.Fix = "Set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on, the same on every rank. " + test
 	if bad, kinds, good := unreachableSockets(logs); len(bad) > 0 {

@@ -116,8 +116,9 @@ func TestOldCUSourcesBootstrapConnect(t *testing.T) {
 
 // NCCL's INFO "Call to connect returned Connection timed out, retrying"
 // with no final WARN after it (Oneflow-Inc/oneflow#3586: the channels go
-// via NET/Socket/1, a docker veth with only a link-local address, and the
-// post ends after two retries). Before, the lines were not read: the
+// via NET/Socket/1, a docker veth with only a link-local address; the
+// excerpt ends after two retries, the post's own WARN after them cut off
+// where it reached us, so this is the log of a job still retrying). Before, the lines were not read: the
 // report said the job fell back to sockets, not that its connects were
 // timing out.
 func TestConnectRetries(t *testing.T) {
@@ -140,4 +141,29 @@ func TestConnectRetries(t *testing.T) {
 	if strings.Contains(f.Title, "h2") {
 		t.Errorf("h2's retry is told again: %s", f.Title)
 	}
+}
+
+// NCCL 2.24 rewrote the retry: every attempt is an INFO numbered against
+// NCCL_SOCKET_RETRY_CNT, "socketPollConnect: connect returned Connection
+// refused, retrying (1/34) after sleep for 100 msec" (src/misc/socket.cc
+// of 2.24.3; NVIDIA/nccl#1618 quotes such a line from a job), 2.28 adds
+// the address, and no route to the host is retried too. Before, none of
+// these lines was read.
+func TestConnectRetriesNumbered(t *testing.T) {
+	// SYNTHETIC: lines built from the format strings of 2.24.3 and
+	// 2.28.9's socketConnectCheck.
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"a:1:2 [0] NCCL INFO socketPollConnect: connect returned Connection refused, retrying (1/34) after sleep for 100 msec")
+	f := nicMustFind(t, fs, "nccl.socket.connect_retry", Info, "refused and retried on a (1 line)")
+	if !strings.Contains(f.Mechanism, "2.24 and later print each attempt") {
+		t.Errorf("the numbered form is told as 2.5-2.23's: %s", f.Mechanism)
+	}
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"b:1:2 [0] NCCL INFO socketPollConnect: connect to 10.0.0.2<40000> returned No route to host, retrying (1/34) after sleep for 100 msec",
+		"c:1:2 [0] NCCL INFO socketStartConnect: connect to 10.0.0.3<40000> returned Connection timed out, retrying (34/34) after sleep for 3400 msec",
+		"c:1:2 [0] misc/socket.cc:580 NCCL WARN socketStartConnect: connect to 10.0.0.3<40000> returned Connection timed out, exceeded error retry count after 35 attempts")
+	// c's retries ended in a WARN: nccl.warn.error's, not named here.
+	nicMustFind(t, fs, "nccl.socket.connect_retry", Warn, "found no route to the host and was retried on b (1 line)")
 }

@@ -269,7 +269,7 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		l.SharedMemOver.add(host, ev)
 	case strings.HasPrefix(msg, "Symmetric memory is not supported."):
 		l.SymmetricOff.add(host, ev)
-	case strings.HasPrefix(msg, "Call to connect returned ") && strings.HasSuffix(msg, ", retrying"):
+	case connectRetry(msg):
 		l.ConnectRetries.add(host, ev)
 	case strings.HasPrefix(msg, "comm ") || strings.HasPrefix(msg, "ncclComm") && strings.Contains(msg, " comm ") || strings.HasPrefix(msg, "rank ") && strings.Contains(msg, " nranks "):
 		// "comm 0x.. rank 0 nRanks 8 nNodes 2 ...", and the init lines of
@@ -763,4 +763,19 @@ func atoiOr(s string, def int) int {
 func glogCheck(s string) bool {
 	msg, _, ok := glogFatal(s)
 	return ok && strings.HasPrefix(msg, "Check failed: ")
+}
+
+// connectRetry reports NCCL's INFO line for a TCP connect it retries:
+// 2.5 to 2.23's "Call to connect returned Connection refused, retrying",
+// and 2.24 on, which print every attempt numbered against
+// NCCL_SOCKET_RETRY_CNT: "socketPollConnect: connect returned Connection
+// refused, retrying (1/34) after sleep for 100 msec" (2.24), with the
+// address from 2.28 ("connect to 10.0.0.2<40000> returned ...").
+func connectRetry(msg string) bool {
+	if strings.HasPrefix(msg, "Call to connect returned ") {
+		return strings.HasSuffix(msg, ", retrying")
+	}
+	i := strings.Index(msg, ": connect ")
+	return i > 0 && !strings.Contains(msg[:i], " ") && strings.Contains(msg[i:], " returned ") &&
+		strings.Contains(msg[i:], ", retrying (") && strings.Contains(msg[i:], " after sleep for ")
 }
