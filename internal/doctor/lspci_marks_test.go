@@ -156,3 +156,16 @@ func TestLspciOverdrivenSpeedRate(t *testing.T) {
 	const text = "0000:17:00.0 Ethernet controller: Mellanox Technologies MT2910 Family [ConnectX-7]\n\t\tLnkCap:\tPort #0, Speed 8GT/s, Width x16\n\t\tLnkSta:\tSpeed 16GT/s (overdriven), Width x8 (downgraded)\n"
 	nicMustFind(t, diagnoseText(t, text).Findings, "host.pcie.degraded", Warn, "trained at 16GT/s x8 of its 8GT/s x16 LnkCap, below the link it trained (lspci marks LnkSta overdriven), so at least 16GT/s x16: 126.0 Gb/s of 252.1 Gb/s (50% lost)")
 }
+
+// Synthetic, in lspci's forms: a port at x0 with a card in its slot and a
+// device the listing shows on its secondary bus (read back as all ones, as
+// a GPU that fell off the bus is) says the device went off the bus after
+// it was enumerated, not that it never appeared; it still warns.
+func TestLspciSlotPresentEnumerated(t *testing.T) {
+	const text = "0000:00:1c.0 PCI bridge: Intel Corporation Device a33c (rev f0)\n\tBus: primary=00, secondary=02, subordinate=02, sec-latency=0\n\t\tLnkCap:\tPort #5, Speed 8GT/s, Width x4\n\t\tLnkSta:\tSpeed 2.5GT/s, Width x0\n\t\tSltSta:\tStatus: AttnBtn- PowerFlt- MRL- CmdCplt- PresDet+ Interlock-\n0000:02:00.0 3D controller: NVIDIA Corporation GA107M [GeForce RTX 3050 Mobile] (rev ff) (prog-if ff)\n\t!!! Unknown header type 7f\n"
+	fs := diagnoseText(t, text).Findings
+	f := nicMustFind(t, fs, "host.pcie.slot", Warn, "PCIe port 0000:00:1c.0 Intel Corporation Device a33c has a card in its slot (SltSta PresDet+) and 0000:02:00.0 NVIDIA Corporation GA107M [GeForce RTX 3050 Mobile] below it, but its link is down (LnkSta Width x0): the device went off the bus after it was enumerated")
+	if strings.Contains(f.Title, "not on the bus") || f.Evidence[len(f.Evidence)-1].Line != 6 {
+		t.Errorf("%s: evidence %+v", f.Title, f.Evidence)
+	}
+}

@@ -97,3 +97,25 @@ func TestPCISysfsClassNamesDevice(t *testing.T) {
 	}
 	nicMustNot(t, fs, "input.garbled")
 }
+
+// Synthetic, in the kernel's forms: a device whose class file names it as
+// none of a NIC, a GPU or a port (0x010802, an NVMe drive) is left alone,
+// as lspci's named drives are, and is not said to be a device the input
+// does not name; one without a class file still is.
+func TestPCISysfsOtherClassNotJudged(t *testing.T) {
+	lines := []string{
+		"/sys/bus/pci/devices/0000:01:00.0/class:0x010802",
+		"/sys/bus/pci/devices/0000:01:00.0/current_link_speed:8.0 GT/s PCIe",
+		"/sys/bus/pci/devices/0000:01:00.0/current_link_width:2",
+		"/sys/bus/pci/devices/0000:01:00.0/max_link_speed:16.0 GT/s PCIe",
+		"/sys/bus/pci/devices/0000:01:00.0/max_link_width:4",
+		"/sys/bus/pci/devices/0000:02:00.0/current_link_speed:8.0 GT/s PCIe",
+		"/sys/bus/pci/devices/0000:02:00.0/current_link_width:2",
+		"/sys/bus/pci/devices/0000:02:00.0/max_link_speed:16.0 GT/s PCIe",
+		"/sys/bus/pci/devices/0000:02:00.0/max_link_width:4",
+	}
+	got := nicFind(synthFindings(t, Options{}, lines...), "host.pcie.degraded")
+	if len(got) != 1 || !strings.Contains(got[0].Title, "Device 0000:02:00.0: PCIe link trained at 8GT/s x2 of its 16GT/s x4") {
+		t.Errorf("want only 0000:02:00.0 judged: %s", nicTitles(got))
+	}
+}

@@ -610,7 +610,7 @@ var book = []Spec{
 		Text: "lspci -vvv: PCIe bridges whose ACSCtl redirects peer-to-peer requests or completions (ReqRedir+, CmpltRedir+, EgressCtrl+), sending GPUDirect RDMA between a GPU and its NIC through the root complex; warn on switch ports or bridges lspci does not name, info when only CPU root ports redirect",
 		Fix:  "On bare metal, ACS off in the BIOS or `setpci -s <bdf> ECAP_ACS+0x6.w=0000` per bridge; in a VM keep ACS and enable ATS on the NIC."},
 	{ID: "host.pcie.slot", Layer: LayerNCCL, Severities: []Severity{Info, Warn}, Front: Doctor,
-		Text: "lspci -vvv: a root or downstream port whose link trained no lanes (LnkSta Width x0) read by its slot's presence detect (SltSta): warn when a card is in the slot (PresDet+), a card the host does not see; info when the slot is empty (PresDet-) and the paste is that port alone",
+		Text: "lspci -vvv: a root or downstream port whose link trained no lanes (LnkSta Width x0) read by its slot's presence detect (SltSta): warn when a card is in the slot (PresDet+), a card the host does not see (or, with a device listed on the port's secondary bus, one that went off the bus after it was enumerated or is powered off in D3cold); info when the slot is empty (PresDet-) and the paste is that port alone",
 		Fix:  "Reseat the card, check its power, riser and the BIOS slot settings; `lspci -vvv -s <bdf>` must show a width above x0."},
 	{ID: "host.pcie.unread", Layer: LayerNCCL, Severities: []Severity{Info}, Front: Doctor,
 		Text: "lspci output without the link lines of NICs, GPUs or switch ports: run without root ('Capabilities: <access denied>'), with -v only, or cut before LnkSta",

@@ -29,7 +29,9 @@ func lspciRules() []Rule {
 // checkLspciLinks reports NICs and GPUs whose LnkSta is below their
 // LnkCap, and the one link of a paste that is LnkCap and LnkSta alone;
 // and, from sysfs link files, every device whose current link is below
-// its max (sysfs does not say what a device at an address is).
+// its max, unless its class file names it as none of a NIC, a GPU or a
+// port (without that file sysfs does not say what a device at an address
+// is).
 func checkLspciLinks(inc *Incident) []Finding {
 	var fs []Finding
 	for _, p := range All[*ingest.Lspci](inc) {
@@ -51,7 +53,12 @@ func checkLspciLinks(inc *Incident) []Finding {
 			// empty slot below it; without its class file sysfs does not
 			// say which, and a bridge's class says it is a port. An
 			// endpoint the class names (a NIC, a GPU) enumerated, so its
-			// link at x0 went down after.
+			// link at x0 went down after. A device its class file names as
+			// none of a NIC, a GPU or a port (an NVMe drive) is left alone,
+			// as lspci's are.
+			if d.Role == ingest.RoleOther && d.Class != "" && d.Class != "PCI bridge" {
+				continue
+			}
 			if d.Downgraded() && !(d.Sta.Down && d.Role == ingest.RoleOther) {
 				fs = append(fs, linkFinding(inc, p, d))
 			}

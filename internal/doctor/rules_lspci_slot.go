@@ -38,7 +38,15 @@ func slotFinding(p *ingest.Lspci, d ingest.PCIDevice) (Finding, bool) {
 	bdf := nameOr(d.BDF, "<port bdf>")
 	f := Finding{ID: "host.pcie.slot", Layer: LayerNCCL, Evidence: ev}
 	group := "Empty PCIe slots"
+	below, enumerated := deviceBelow(p, d)
 	switch {
+	case d.Slot.Present && enumerated:
+		f.Severity = Warn
+		f.Evidence = evidenceInOrder(append(ev, below.Evidence))
+		f.Title = fmt.Sprintf("%s: %s has a card in its slot (SltSta PresDet+) and %s below it, but its link is down (LnkSta Width x0): the device went off the bus after it was enumerated, or is powered off (D3cold)", p.Source(), port, below.Label())
+		f.Mechanism = mech + " A device the listing shows on the port's secondary bus was enumerated, so its link trained once; a link at x0 under it dropped later: a device that fell off the bus (lspci then reads its config space as all ones: rev ff, 'Unknown header type 7f'), or one that runtime power management put in D3cold with its link off. A NIC or GPU off the bus is gone for NCCL until the host resets it."
+		f.Fix = fmt.Sprintf("Read `cat /sys/bus/pci/devices/%s/power_state` (D3cold is power management, not a fault) and dmesg for the link going down (pciehp 'Link Down', AER errors, NVIDIA's Xid 79 'GPU has fallen off the bus'); a device that fell off needs a reset or reboot, and reseating, power and riser checks if it recurs. Then `lspci -vvv -s %s` must show a LnkSta width above x0.", nameOr(below.BDF, "<device bdf>"), bdf)
+		group = "PCIe slots whose device went off the bus"
 	case d.Slot.Present:
 		f.Severity = Warn
 		f.Title = fmt.Sprintf("%s: %s has a card in its slot (SltSta PresDet+) but its link trained no lanes (LnkSta Width x0): the card is not on the bus", p.Source(), port)
@@ -54,4 +62,14 @@ func slotFinding(p *ingest.Lspci, d ingest.PCIDevice) (Finding, bool) {
 		f.Fix = fmt.Sprintf("If a card is fitted in the slot of %s, the slot does not detect it: reseat it (fully into the connector), check the riser and that the slot is enabled in the BIOS; otherwise the card you are looking for is in another slot (`lspci -tv` shows which ports have devices below them).", bdf)
 	}
 	return f.per(d.Label(), "port", group, d.BDF, "<bdf>"), true
+}
+
+// deviceBelow returns a device the listing shows on port d's secondary bus.
+func deviceBelow(p *ingest.Lspci, d ingest.PCIDevice) (ingest.PCIDevice, bool) {
+	for _, c := range p.Devices {
+		if a, ok := p.Above(c); ok && a.BDF == d.BDF && a.Host == d.Host {
+			return c, true
+		}
+	}
+	return ingest.PCIDevice{}, false
 }

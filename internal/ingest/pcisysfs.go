@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -59,7 +60,8 @@ var pciSysfsAttrs = []string{"current_link_speed", "current_link_width", "max_li
 
 // pciClassNames name the class codes (the kernel's class file, "0x%06x":
 // base class, subclass, programming interface) of the devices a collective
-// runs on, as lspci names them; a class not here is named by its base.
+// runs on, as lspci names them; a class not here is kept as its code
+// ("PCI class 0x010802"), a device that is none of them.
 var pciClassNames = map[int]string{
 	0x0200: "Ethernet controller", 0x0207: "Infiniband controller", 0x0280: "Network controller",
 	0x0300: "VGA compatible controller", 0x0302: "3D controller", 0x0380: "Display controller",
@@ -270,11 +272,17 @@ func (p *pciSysfsParser) set(f pciSysfsPath, l Line, at int) {
 			p.garble(l, at, `a class code as the kernel prints it ("0x020000")`)
 			return
 		}
-		if name, known := pciClassNames[c>>8]; known && d.Class == "" {
-			d.Class = name
-			if d.Role == RoleOther {
-				d.Role = pciRole(name, d.Name)
-			}
+		if d.Class != "" {
+			break
+		}
+		name, known := pciClassNames[c>>8]
+		if !known {
+			d.Class = fmt.Sprintf("PCI class 0x%06x", c)
+			break
+		}
+		d.Class = name
+		if d.Role == RoleOther {
+			d.Role = pciRole(name, d.Name)
 		}
 	case "vendor":
 		id, ok := sysfsHex(v, 4)

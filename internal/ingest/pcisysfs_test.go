@@ -140,7 +140,8 @@ func TestPCISysfsLinkDownAndWidthUnknown(t *testing.T) {
 // synthetic lines of those forms) say what a device known only by its
 // address is: a class of 0x0200 is an Ethernet controller, a NIC, named by
 // its vendor (0x15b3, Mellanox, an RDMA family); 0x0604 a PCI bridge, a
-// port; 0x0302 a 3D controller, a GPU. A class that is not "0x" and six
+// port; 0x0302 a 3D controller, a GPU; a class of none of them (0x010802,
+// an NVMe drive) is kept as its code. A class that is not "0x" and six
 // hex digits is a garble at its column.
 func TestPCISysfsClassVendor(t *testing.T) {
 	p := readOne[*PCISysfs](t, "class.txt", strings.Join([]string{
@@ -150,8 +151,9 @@ func TestPCISysfsClassVendor(t *testing.T) {
 		"/sys/bus/pci/devices/0000:c1:00.0/class:0x030200",
 		"/sys/bus/pci/devices/0000:c1:00.0/vendor:0x10de",
 		"/sys/bus/pci/devices/0000:c2:00.0/class:0x2000",
+		"/sys/bus/pci/devices/0000:01:00.0/class:0x010802",
 	}, "\n")+"\n")
-	if len(p.Devices) != 4 {
+	if len(p.Devices) != 5 {
 		t.Fatalf("%d devices: %+v", len(p.Devices), p.Devices)
 	}
 	nic, port, gpu := p.Devices[0], p.Devices[1], p.Devices[2]
@@ -163,6 +165,9 @@ func TestPCISysfsClassVendor(t *testing.T) {
 	}
 	if gpu.Class != "3D controller" || gpu.Role != RoleGPU || gpu.Name != "NVIDIA Corporation" {
 		t.Errorf("gpu %+v", gpu)
+	}
+	if other := p.Devices[4]; other.Class != "PCI class 0x010802" || other.Role != RoleOther {
+		t.Errorf("an NVMe drive's class %+v", other)
 	}
 	if len(p.Garbled) != 1 || p.Garbled[0].Line != 6 || p.Garbled[0].Col != 41 || !strings.Contains(p.Garbled[0].Expected, "class code") {
 		t.Errorf("garbled %+v", p.Garbled)
