@@ -241,7 +241,7 @@ var unknownPortHandling = map[string]string{
 	"BUFFER_PORT_EGRESS_PROFILE_LIST":  bufferListUnknownPort,
 }
 
-const bufferListUnknownPort = "bufferorch resolves the profile list, splits the key's port list at ',' and sets the list on each port in turn; at the first name portsorch does not know (\"Port with alias:... not found\") it drops the row (task_invalid_entry, not retried), so the ports listed before it keep the list and those after it do not: "
+const bufferListUnknownPort = "bufferorch resolves the profile list and splits the key's port list at ','; at the first name portsorch does not know (\"Port with alias:... not found\") it drops the row (task_invalid_entry, not retried): up to SONiC 202405, which sets the list on each port in turn, the ports listed before it keep the list and those after it do not; from 202411, which gathers every port before setting any, no port of the row is set: "
 
 const bufferUnknownPort = "bufferorch splits the key's port list at ',' and refuses the row at the first name portsorch does not know (\"Port with alias:... not found\"): up to SONiC 202405 the ports listed before it were set and those after it are not; from 202411, which gathers every port before setting any, no port of the row is set: "
 
