@@ -28,7 +28,9 @@ import (
 //     "maxBw 721.8" on an 8-GPU B200 node (NVIDIA/nccl#1807, whose 8 GPUs
 //     reach 830+ GB/s with NVLS); measured Ring figures sit a few percent
 //     under the model (H100: 360 against 18 x 20.6 = 370.8), so about 700
-//     GB/s here.
+//     GB/s here. A measured NVLink 5 Ring agrees: 8 x B300, the same 18
+//     links, 695 GB/s busbw with NVLS off and 845 with it on
+//     (NVIDIA/nccl#2140, NCCL 2.30.4; 370 and 480 on 8 x H100 there).
 //
 // AMD's MI300X (and the MI325X, which keeps its Infinity Fabric) link
 // each of the 8 GPUs of a board to the 7 others by xGMI, 64 GB/s per link

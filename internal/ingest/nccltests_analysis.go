@@ -270,7 +270,9 @@ func (r *TestRun) inferCollective() []string {
 	root, inNA, inChecked := -1, false, false
 	for _, row := range r.Rows {
 		redop, root = row.Redop, row.Root
-		inNA = inNA || (row.Out.Wrong >= 0 && row.In.Wrong < 0 && row.In.ErrorText == "")
+		// A table cut to its out-of-place half (rowLayout.outOnly) has no
+		// in-place #wrong to be N/A.
+		inNA = inNA || (r.layout.outOnly == 0 && row.Out.Wrong >= 0 && row.In.Wrong < 0 && row.In.ErrorText == "")
 		inChecked = inChecked || row.In.Wrong >= 0
 	}
 	// The ranks the count column implies stay out of the busbw factor:

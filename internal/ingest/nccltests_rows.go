@@ -3,6 +3,7 @@ package ingest
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -22,10 +23,11 @@ type rowLayout struct {
 	// out-of-place one when their time column starts at or past wrongEnd.
 	oneHalf  bool
 	wrongEnd int
-	// outOnly marks a header that names one half and no #wrong or error
-	// column ("... time algbw busbw"): a table its author cut to the
-	// out-of-place measurements before posting it.
-	outOnly bool
+	// outOnly is set by a header that names one half ("... time algbw
+	// busbw", its #wrong or error column kept or not): a table its author
+	// cut to the out-of-place measurements before posting it. It counts
+	// the half's columns, 3 or 4; 0 for any other header.
+	outOnly int
 }
 
 // header reads the column names: "size count type redop root time algbw
@@ -38,7 +40,6 @@ func (t *NCCLTests) header(s string, ev Evidence) {
 	f := strings.Fields(s)
 	r.layout = rowLayout{known: true}
 	var times []int
-	wrong := false
 	for i, w := range f {
 		switch w {
 		case "redop":
@@ -47,9 +48,6 @@ func (t *NCCLTests) header(s string, ev Evidence) {
 			r.layout.root = true
 		case "error":
 			r.layout.wrongIsErrorCol = true
-			wrong = true
-		case "#wrong":
-			wrong = true
 		case "time", "cputime":
 			times = append(times, i)
 		}
@@ -57,7 +55,14 @@ func (t *NCCLTests) header(s string, ev Evidence) {
 	if len(times) >= 2 && times[1]-times[0] > 4 {
 		r.layout.half = times[1] - times[0]
 	}
-	r.layout.outOnly = len(times) == 1 && !wrong && f[len(f)-1] == "busbw"
+	if len(times) == 1 {
+		switch tail := f[times[0]+1:]; {
+		case slices.Equal(tail, []string{"algbw", "busbw"}):
+			r.layout.outOnly = 3
+		case slices.Equal(tail, []string{"algbw", "busbw", "#wrong"}) || slices.Equal(tail, []string{"algbw", "busbw", "error"}):
+			r.layout.outOnly = 4
+		}
+	}
 	r.HasRedop, r.HasRoot = r.layout.redop, r.layout.root
 	r.WrongColumn = "#wrong"
 	if r.layout.wrongIsErrorCol {
@@ -148,8 +153,8 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 		row.Root = atoiOr(rest[0], -1)
 		rest = rest[1:]
 	}
-	if lay.outOnly && len(rest) == 3 {
-		t.outOnlyRow(ln, s, f, rest, r, row)
+	if lay.outOnly > 0 && len(rest) == lay.outOnly {
+		t.outOnlyRow(ln, s, f, rest, r, row, lay.wrongIsErrorCol)
 		return true
 	}
 	if len(rest) < half+4 {
@@ -202,14 +207,21 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 
 // outOnlyRow reads the time, algbw and busbw of a row of a table whose
 // header names only the out-of-place half (rowLayout.outOnly) into run r;
-// f are the row's fields, rest those after its type, redop and root.
-func (t *NCCLTests) outOnlyRow(ln Line, s string, f, rest []string, r *TestRun, row TestRow) {
-	h, i := readHalf([]string{rest[0], rest[1], rest[2], "N/A"}, false)
+// f are the row's fields, rest those after its type, redop and root: the
+// half's time, algbw and busbw, and its #wrong (or error) where the
+// header keeps that column.
+func (t *NCCLTests) outOnlyRow(ln Line, s string, f, rest []string, r *TestRun, row TestRow, errorCol bool) {
+	half := append(rest[:len(rest):len(rest)], "N/A")
+	h, i := readHalf(half[:4], errorCol)
 	if i >= 0 {
 		r.GarbledRows++
 		if len(t.Garbled) < maxKept {
+			expected := "a number of at least 0"
+			if i == 3 {
+				expected = "a count or N/A"
+			}
 			gl, off := t.fieldAt(ln, s, f, len(f)-len(rest)+i)
-			t.Garbled = append(t.Garbled, garbleAt(gl, off, fmt.Sprintf("a number of at least 0 (the out-of-place %s) in an nccl-tests row", halfColumns[i])))
+			t.Garbled = append(t.Garbled, garbleAt(gl, off, fmt.Sprintf("%s (the out-of-place %s) in an nccl-tests row", expected, halfColumns[i])))
 		}
 		return
 	}

@@ -121,7 +121,8 @@ func misnamedRefs(m *Model) []doctor.Finding {
 // release reads as written (sonic.RefForms): bracketed ones in a CONFIG_DB
 // whose VERSIONS|DATABASE db_migrator writes once it has stripped the
 // bracket form (bracketsStripped: 202111 on), an error; both forms in one file, a warning, since each release refuses
-// one of them unless db_migrator rewrites the file on upgrade.
+// one of them unless db_migrator rewrites the file on upgrade; plain names
+// alone under a stamp of 202106 or earlier, an info note (plainBeforeForm).
 func refForms(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
 	for _, db := range m.Sonic {
@@ -171,9 +172,16 @@ func refForms(m *Model) []doctor.Finding {
 	return fs
 }
 
-// plainBeforeForm reports plain-name references in a CONFIG_DB whose
+// plainBeforeForm notes plain-name references in a CONFIG_DB whose
 // VERSIONS|DATABASE a release up to 202106 wrote (bracketsOnly): that
-// release's orchagent reads only "[TABLE|name]".
+// release's orchagent reads only "[TABLE|name]", but plain names are the
+// form of 202111 on, where db_migrator moves the stamp on at load and
+// leaves the names as they are. The stamp is no sign of the release the
+// file is loaded on: every such file among the public ones is written for
+// 202111 or later with an old stamp kept (sonic-mgmt loads its
+// vs_voq_cfgs *_qos_new_dbfmt config_db files only on releases after
+// 202106, tests/common/utilities.py check_qos_db_fv_reference_with_table),
+// so it is information, not a warning.
 func plainBeforeForm(db *sonic.ConfigDB, plain []sonic.MissingRef, v sonic.Value) doctor.Finding {
 	var rows []string
 	var ev []Evidence
@@ -185,14 +193,14 @@ func plainBeforeForm(db *sonic.ConfigDB, plain []sonic.MissingRef, v sonic.Value
 	}
 	p := plain[0]
 	return doctor.Finding{
-		ID: "config.reference.form", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-		Title: fmt.Sprintf("%s: %d %s written as plain names (%s), in a CONFIG_DB whose VERSIONS|DATABASE is %s (SONiC 202106 or earlier): that release's orchagent refuses each and applies none of its row",
+		ID: "config.reference.form", Severity: doctor.Info, Layer: doctor.LayerFabric,
+		Title: fmt.Sprintf("%s: %d %s written as plain names (%s), in a CONFIG_DB whose VERSIONS|DATABASE is %s (SONiC 202106 or earlier): read as written on 202111 or later, refused by that release's orchagent",
 			db.File, len(plain), pick(len(plain), "reference", "references"), list(rows, 3), v.Text),
 		Subject:  db.File + " " + p.Table,
 		Evidence: evs(append(ev, sonicEv(db, v))...),
 		Mechanism: "Up to SONiC 202106 orchagent reads a reference only as \"[TABLE|name]\" and refuses a plain name (sonic-swss orchagent/orch.cpp Orch::parseReference: \"Must be surrounded by [ ]\"): qosorch and bufferorch retry the row and apply none of it (a PORT_QOS_MAP row's maps and pfc_enable; a QUEUE row's scheduler and WRED profile; a buffer profile's pool; a priority group's or queue's profile). " +
-			v.Text + " is the schema a release up to 202106 writes, and db_migrator there adds no brackets; from 202111 plain names are the form orchagent reads, so the file is read as written only once it is loaded on 202111 or later.",
-		Fix: fmt.Sprintf("On the release that wrote the file, write each reference in the bracket form (%q for %q); on 202111 or later leave the names plain.", "["+p.To+"|"+p.At.Text+"]", p.At.Text),
+			v.Text + " is the schema a release up to 202106 writes, and db_migrator there adds no brackets. From 202111 plain names are the form orchagent reads, and db_migrator, run at boot and by `config reload`, moves an older stamp on and leaves plain names as they are: there the file is read as written. Plain names are that form, so the file was most likely written for 202111 or later and kept an old stamp (sonic-mgmt's vs_voq_cfgs qos_new_dbfmt config_db files do, and it loads them only on releases after 202106).",
+		Fix: fmt.Sprintf("Nothing to change on 202111 or later. To load the file on 202106 or earlier, write each reference in the bracket form (%q for %q).", "["+p.To+"|"+p.At.Text+"]", p.At.Text),
 	}
 }
 
@@ -233,7 +241,7 @@ var unknownPortHandling = map[string]string{
 	"BUFFER_PORT_EGRESS_PROFILE_LIST":  bufferListUnknownPort,
 }
 
-const bufferListUnknownPort = "bufferorch resolves the profile list, splits the key's port list at ',' and sets the list on each port in turn; at the first name portsorch does not know (\"Port with alias:... not found\") it drops the row (task_invalid_entry, not retried), so the ports listed before it keep the list and those after it do not: "
+const bufferListUnknownPort = "bufferorch resolves the profile list and splits the key's port list at ','; at the first name portsorch does not know (\"Port with alias:... not found\") it drops the row (task_invalid_entry, not retried): up to SONiC 202405, which sets the list on each port in turn, the ports listed before it keep the list and those after it do not; from 202411, which gathers every port before setting any, no port of the row is set: "
 
 const bufferUnknownPort = "bufferorch splits the key's port list at ',' and refuses the row at the first name portsorch does not know (\"Port with alias:... not found\"): up to SONiC 202405 the ports listed before it were set and those after it are not; from 202411, which gathers every port before setting any, no port of the row is set: "
 
