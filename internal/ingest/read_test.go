@@ -130,25 +130,14 @@ func TestLineReaderBufferSizes(t *testing.T) {
 	long := "gpu01:1:1 [0] NCCL INFO NCCL_IB_HCA set to " + strings.Repeat("mlx5_0:1,", 1200) + "\r\n" +
 		strings.Repeat("x", MaxLineBytes+100) + "\r\n" + strings.Repeat("y", MaxLineBytes-1) + "\r\n" +
 		strings.Repeat("z", MaxLineBytes) + "\r\n" + "gpu01:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\r\nno line end"
-	lines := func(r io.Reader) []Line {
-		lr := NewLineReader(r)
-		var out []Line
-		for {
-			l, err := lr.Next()
-			if err != nil {
-				return out
-			}
-			out = append(out, l)
-		}
-	}
 	for name, text := range map[string]string{
 		"corpus":      string(corpus),
 		"corpus CRLF": strings.ReplaceAll(string(corpus), "\n", "\r\n"),
 		"long lines":  long,
 	} {
-		want := lines(io.MultiReader(strings.NewReader(text)))
+		want := readerLines(io.MultiReader(strings.NewReader(text)))
 		for _, size := range []int{16, 17, 4 << 10, 64 << 10} {
-			if got := lines(bufio.NewReaderSize(strings.NewReader(text), size)); !reflect.DeepEqual(got, want) {
+			if got := readerLines(bufio.NewReaderSize(strings.NewReader(text), size)); !reflect.DeepEqual(got, want) {
 				t.Errorf("%s through a %d-byte bufio.Reader: %d lines, want %d (or they differ)", name, size, len(got), len(want))
 			}
 		}
