@@ -283,7 +283,11 @@ func readStream(name string, r io.Reader, member bool, opts Options) (InputInfo,
 		}
 	}
 	br, info.Encoding = ingest.DecodeText(br)
+	// A copy: a Peek's bytes are br's buffer, which the reading below
+	// refills once the input is past its size, and the sniffers read
+	// head after it.
 	head, _ = br.Peek(8 << 10)
+	head = bytes.Clone(head)
 	if looksBinary(head) {
 		info.binary = true
 		return info, nil

@@ -163,6 +163,20 @@ func TestConfigDBPointsToLint(t *testing.T) {
 	}
 }
 
+// A CONFIG_DB longer than the reader's buffer (arista7060x6's QoS
+// config, 132 KiB) is named as a configuration too: the sniffers read
+// the input's head after the input was read through, and were once given
+// what the buffer then held, a later part of the file ("in no format
+// rocelab recognises").
+func TestLongConfigDBPointsToLint(t *testing.T) {
+	f := nicTestdata("corpus/sonic-stock/qos-arista7060x6.json")
+	if st, err := os.Stat(f); err != nil || st.Size() <= 64<<10 {
+		t.Fatalf("%s: want a file past 64 KiB (%v)", f, err)
+	}
+	rep := Diagnose([]string{f}, nil, Options{})
+	nicMustFind(t, rep.Findings, "input.unrecognized", Warn, "is a SONiC CONFIG_DB (TC_TO_PRIORITY_GROUP_MAP): a configuration, which rocelab lint judges")
+}
+
 // A Cumulus NVUE configuration given to diagnose, its tree (the NVIDIA Air
 // workshop's applied qos section) or nv set commands (the 5.15 guide's
 // RoCE change), is named as a configuration for lint the same way; `nv

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"io"
 	"strings"
 	"testing"
 )
@@ -42,8 +43,11 @@ func TestLineReaderCleansAndClassifies(t *testing.T) {
 }
 
 // readAllLines returns every line a LineReader yields from text.
-func readAllLines(text string) []Line {
-	lr := NewLineReader(strings.NewReader(text))
+func readAllLines(text string) []Line { return readerLines(strings.NewReader(text)) }
+
+// readerLines returns every line a LineReader yields from r.
+func readerLines(r io.Reader) []Line {
+	lr := NewLineReader(r)
 	var out []Line
 	for {
 		l, err := lr.Next()

@@ -115,3 +115,31 @@ func TestReadBufferSizeKeepsLines(t *testing.T) {
 		}
 	}
 }
+
+// NewLineReader reads a *bufio.Reader it is given as it is, so the lines
+// must not depend on that reader's size: through bufio.Readers of 16 and
+// 17 bytes (a CRLF's two bytes fall in two fragments), 4 KiB (bufio's
+// default) and 64 KiB, a corpus log, the same with CRLF line ends, and
+// lines about MaxLineBytes long, CRLF-ended, the last without an end,
+// give the lines a reader that does not tell its size gives.
+func TestLineReaderBufferSizes(t *testing.T) {
+	corpus, err := os.ReadFile(nicCorpusPath("nccl-log/ibext-merged-nics-wrong-socket-type-nccltests373.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := "gpu01:1:1 [0] NCCL INFO NCCL_IB_HCA set to " + strings.Repeat("mlx5_0:1,", 1200) + "\r\n" +
+		strings.Repeat("x", MaxLineBytes+100) + "\r\n" + strings.Repeat("y", MaxLineBytes-1) + "\r\n" +
+		strings.Repeat("z", MaxLineBytes) + "\r\n" + "gpu01:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\r\nno line end"
+	for name, text := range map[string]string{
+		"corpus":      string(corpus),
+		"corpus CRLF": strings.ReplaceAll(string(corpus), "\n", "\r\n"),
+		"long lines":  long,
+	} {
+		want := readerLines(io.MultiReader(strings.NewReader(text)))
+		for _, size := range []int{16, 17, 4 << 10, 64 << 10} {
+			if got := readerLines(bufio.NewReaderSize(strings.NewReader(text), size)); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s through a %d-byte bufio.Reader: %d lines, want %d (or they differ)", name, size, len(got), len(want))
+			}
+		}
+	}
+}
