@@ -271,13 +271,13 @@ func Read(src string, r io.Reader) (*Result, error) {
 
 // bufferFor is the size of a bufio.Reader over r: size, or less when r
 // tells how much it holds (a strings.Reader or bytes.Reader: a paste, a
-// cut of a file, a head already read) and that is less, but never under
-// jsonSniffBytes, the most any Peek of the input asks, so that every Peek
-// sees what it would with size. Zeroing a 64 KiB buffer for a page of text
-// was most of the cost of reading it.
+// cut of a file, a head already read) and that is less. A buffer that
+// holds all of r gives every Peek of the input all there is, as size
+// would. Zeroing a 64 KiB buffer for a page of text was most of the cost
+// of reading it.
 func bufferFor(r io.Reader, size int) int {
 	if l, ok := r.(interface{ Len() int }); ok {
-		return max(min(size, l.Len()), jsonSniffBytes)
+		return min(size, l.Len())
 	}
 	return size
 }

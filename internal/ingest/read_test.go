@@ -84,7 +84,7 @@ func TestReadSmallInputBuffers(t *testing.T) {
 }
 
 // The lines, and so the result, do not depend on the buffer under them:
-// the same inputs (a corpus copy; a synthetic log with a line past
+// the same inputs (a corpus copy, shorter than one sniff; a synthetic log with a line past
 // jsonSniffBytes and one past MaxLineBytes) read from a strings.Reader (a buffer the input's
 // size), from a reader that does not tell its size (64 KiB) and from a
 // bufio.Reader of 1 MiB give the same result.
