@@ -205,6 +205,8 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	case strings.HasPrefix(path.Base(w.Where), "nvls.cc") && strings.Contains(m, "cuda failure"),
 		strings.Contains(m, "nvlink sharp (nvls)") && strings.Contains(m, "cuda error"):
 		return nvlsFailure(w.Message), true
+	case strings.Contains(m, "p2p is disabled between nvlink connected gpus"):
+		return nvlinkP2PClass, true
 	case strings.Contains(m, "ipcgetmemhandle failed") || strings.Contains(m, "ipcopenmemhandle failed"):
 		return failureClass{"the P2P transport could not share GPU memory with another process (" + strings.TrimSpace(w.Message) + ")",
 			"Between GPUs of one node driven by different processes, NCCL's and RCCL's P2P transport allocates a buffer and exports it through CUDA/HIP IPC (cudaIpcGetMemHandle, hipIpcGetMemHandle) for the peer process to map. The export or the mapping fails when the processes cannot share GPU memory: containers in separate IPC namespaces or without the same devices visible, a GPU the driver does not let another process map (MPS, a VM, confidential computing), or a driver fault; it fails every communicator that needs that path at init. It is not the network.",

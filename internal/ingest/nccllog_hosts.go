@@ -160,7 +160,7 @@ func (l *NCCLLog) finishHosts() {
 	for i := range l.IBPorts {
 		r(&l.IBPorts[i].Host)
 	}
-	for _, hl := range []*HostLines{&l.NoIBDevice, &l.IBSkipped, &l.VerbsMissing, &l.Plugins, &l.PluginFailures, &l.PluginInitFailures, &l.PluginGDROff, &l.NoNetwork, &l.IBQPLines, &l.IfaceFound} {
+	for _, hl := range []*HostLines{&l.NoIBDevice, &l.IBSkipped, &l.VerbsMissing, &l.Plugins, &l.PluginFailures, &l.PluginInitFailures, &l.PluginGDROff, &l.NoNetwork, &l.IBQPLines, &l.IfaceFound, &l.P2PDisabled} {
 		for i := range hl.Hosts {
 			r(&hl.Hosts[i])
 		}

@@ -1,0 +1,74 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// ncclLogFindingsS48 is what the doctor finds in each of the real logs
+// taken from public threads in session 48 (testdata/corpus/nccl-log; each
+// file names its source): every finding's id and severity, sorted.
+var ncclLogFindingsS48 = []struct{ file, want string }{
+	{"nccl-p2p-disabled-between-connected-gpus-3-ranks-one-host-pytorch130113.txt", "nccl.p2p.disabled:warn"},
+	{"nccl-p2p-disabled-rtx4090-4-ranks-nvls-unavailable-comm-nnodes-trtllm2225.txt", "nccl.p2p.disabled:warn"},
+	{"nccl-2.18.5-wsl-p2p-disabled-could-not-enable-p2p-shm-direct-llamafactory1169.txt", "nccl.p2p.disabled:warn"},
+}
+
+func TestNCCLLogCorpusFindingsS48(t *testing.T) { checkLogFindings(t, ncclLogFindingsS48) }
+
+// pytorch/pytorch#130113: three ranks of node155 each print the INFO line
+// for the pairs of GPUs 0, 1 and 2 (nine lines, pairs named in both
+// orders): one finding naming the three unordered pairs and the host,
+// counting every line, telling the host-memory path and its PCIe causes,
+// not the network.
+func TestP2PDisabledPairsAndHost(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-p2p-disabled-between-connected-gpus-3-ranks-one-host-pytorch130113.txt")
+	if len(fs) != 1 {
+		t.Fatalf("%d findings, want 1:\n%s", len(fs), nicTitles(fs))
+	}
+	f := nicMustFind(t, fs, "nccl.p2p.disabled", Warn, "GPUs 0-1, 0-2, 1-2:", "on node155; 9 lines")
+	if len(f.Evidence) != 9 || f.Evidence[0].Line != 3 {
+		t.Errorf("evidence %+v, want the 9 lines from line 3", f.Evidence)
+	}
+	if !strings.Contains(f.Mechanism, "ACS") || !strings.Contains(f.Mechanism, "shared host memory") || !strings.Contains(f.Fix, "nvidia-smi topo -p2p r") {
+		t.Errorf("mechanism %q\nfix %q", f.Mechanism, f.Fix)
+	}
+}
+
+// The NVLink twin is a WARN after which NCCL returns
+// ncclUnhandledCudaError from init (graph/paths.cc; synthetic lines in the
+// form of NVIDIA/nccl#2329's quoted message): an error naming NVLink's
+// hardware and the Fabric Manager, not the generic "NCCL failed after a
+// WARN", and no PCIe-path warning beside it.
+func TestP2PDisabledOverNVLinkStopsInit(t *testing.T) {
+	fs := diagnoseText(t, "h1:100:200 [1] NCCL INFO NCCL version 2.28.9+cuda12.9\n"+
+		"h1:100:200 [1] graph/paths.cc:396 NCCL WARN P2P is disabled between NVLINK connected GPUs 1 and 0. This should not be the case given their connectivity, and is probably due to a hardware issue. If you still want to proceed, you can set NCCL_IGNORE_DISABLED_P2P=1.\n"+
+		"h1:100:200 [1] NCCL INFO graph/paths.cc:720 -> 1\n"+
+		"h1:100:200 [1] NCCL INFO init.cc:1100 -> 1\n").Findings
+	if len(fs) != 1 {
+		t.Fatalf("%d findings, want 1:\n%s", len(fs), nicTitles(fs))
+	}
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "joined by NVLink", "stopped init")
+	if !strings.Contains(f.Fix, "nvidia-fabricmanager") || !strings.Contains(f.Fix, "nvidia-smi nvlink -s") {
+		t.Errorf("fix %q", f.Fix)
+	}
+}
+
+// p2pPair reads both orders and refuses a line without two indices.
+func TestP2PPair(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		a, b int
+		ok   bool
+	}{
+		{"P2P is disabled between connected GPUs 2 and 1. You can repress this message", 2, 1, true},
+		{"P2P is disabled between connected GPUs 10 and 3.", 10, 3, true},
+		{"P2P is disabled between connected GPUs 2", 0, 0, false},
+		{"P2P is disabled between connected GPUs x and 1.", 0, 0, false},
+	} {
+		a, b, ok := p2pPair(c.line)
+		if ok != c.ok || ok && (a != c.a || b != c.b) {
+			t.Errorf("%q: %d %d %v", c.line, a, b, ok)
+		}
+	}
+}
