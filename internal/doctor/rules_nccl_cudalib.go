@@ -47,3 +47,18 @@ func p2pPeerHiddenClass(w ingest.Warning) (failureClass, bool) {
 		"Between GPUs of one node driven by different processes, NCCL's P2P transport imports the peer's buffer (a cuMem handle, or a legacy CUDA IPC handle) and maps it on this process's GPU; CUDA refuses with 'invalid device ordinal' when the peer's GPU does not exist for this process. That is what a per-process GPU restriction makes: Slurm's --gpus-per-task=1 (or --gpu-bind) with ConstrainDevices=yes (NVIDIA/nccl#1948), a container or Kubernetes pod given one GPU each (NVIDIA/nccl#1647), CUDA_VISIBLE_DEVICES set to one GPU per rank. NCCL's topology still sees the GPUs as peers and picks P2P. It is not the network.",
 		"Give every process of a node all the node's GPUs and let it select its own by local rank: srun --gpus-per-node=<n> (or --gpu-bind=none) rather than --gpus-per-task=1, one container or pod for the node's ranks, CUDA_VISIBLE_DEVICES unset; to confirm, rerun with NCCL_P2P_DISABLE=1 (shared memory between the processes instead): if that runs, the processes cannot see each other's GPUs."}, true
 }
+
+// sameGPUClass is NCCL refusing two ranks of one communicator on one GPU
+// at init (init.cc, returning ncclInvalidUsage): "Duplicate GPU detected :
+// rank 2 and rank 0 both on CUDA device 1000" through 2.29, "Multiple
+// ranks detected using the same GPU on this node" in 2.30.3-2.30.4,
+// "Multiple Ranks are using the same GPU/Partition" from 2.30.7.
+func sameGPUClass(m string) (failureClass, bool) {
+	if !strings.HasPrefix(m, "duplicate gpu detected") && !strings.HasPrefix(m, "multiple ranks detected using the same gpu") &&
+		!strings.HasPrefix(m, "multiple ranks are using the same gpu") {
+		return failureClass{}, false
+	}
+	return failureClass{"two ranks of one communicator are on the same GPU, and NCCL refused init (invalid usage)",
+		"NCCL wants one GPU per rank of a communicator: at init it compares the host and GPU of every rank and returns ncclInvalidUsage when two match. The processes did not pick their GPU by local rank: each stayed on device 0 (no torch.cuda.set_device(local_rank) or hvd.local_rank() before init, every process given the same CUDA_VISIBLE_DEVICES), or more ranks were started on a node than it has GPUs; NCCL 2.30 on also counts MIG instances of one GPU as the same GPU. It is not the network.",
+		"Start at most one rank per GPU of each node and bind each to its own by local rank: torch.cuda.set_device(local_rank) (or CUDA_VISIBLE_DEVICES=$LOCAL_RANK) before the communicator is created, mpirun/srun with as many tasks per node as GPUs (Slurm --gpus-per-task=1 or --gpu-bind); check that the 'comm … rank … cudaDev … busId' lines show a distinct busId per rank of a host. Ranks on MIG instances of one GPU need NCCL_MULTI_RANK_GPU_ENABLE=1 (NCCL 2.30.7 on)."}, true
+}

@@ -183,6 +183,9 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	if c, ok := p2pPeerHiddenClass(w); ok {
 		return c, true
 	}
+	if c, ok := sameGPUClass(strings.TrimSpace(m)); ok {
+		return c, true
+	}
 	// A bootstrap failure: the error returned through bootstrap.cc, or a
 	// connect that failed outright. A socket closed by its peer later in
 	// the run is fallout of the peer's own failure, not this.

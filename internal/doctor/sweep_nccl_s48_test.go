@@ -12,6 +12,7 @@ var ncclLogFindingsS48 = []struct{ file, want string }{
 	{"nccl-p2p-disabled-between-connected-gpus-3-ranks-one-host-pytorch130113.txt", "nccl.p2p.disabled:warn"},
 	{"nccl-p2p-disabled-rtx4090-4-ranks-nvls-unavailable-comm-nnodes-trtllm2225.txt", "nccl.p2p.disabled:warn"},
 	{"nccl-2.18.5-wsl-p2p-disabled-could-not-enable-p2p-shm-direct-llamafactory1169.txt", "nccl.p2p.disabled:warn"},
+	{"nccl-mpirun-tag-duplicate-gpu-detected-ranks-on-cuda-device-1000-horovod3929.txt", "nccl.warn.error:error"},
 }
 
 func TestNCCLLogCorpusFindingsS48(t *testing.T) { checkLogFindings(t, ncclLogFindingsS48) }
@@ -70,5 +71,25 @@ func TestP2PPair(t *testing.T) {
 		if ok != c.ok || ok && (a != c.a || b != c.b) {
 			t.Errorf("%q: %d %d %v", c.line, a, b, ok)
 		}
+	}
+}
+
+// horovod/horovod#3929: three ranks of smc-gpu-03 each refused at init
+// with "Duplicate GPU detected" (every process on the GPU at bus id 1000):
+// one finding for the three lines, telling the placement of ranks on GPUs,
+// not three generic failures. NCCL 2.30's two wordings (synthetic lines in
+// the form of init.cc's WARN) are the same class.
+func TestRanksOnOneGPUOneFinding(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-mpirun-tag-duplicate-gpu-detected-ranks-on-cuda-device-1000-horovod3929.txt")
+	if len(fs) != 1 {
+		t.Fatalf("%d findings, want 1:\n%s", len(fs), nicTitles(fs))
+	}
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "same GPU", "invalid usage", "on smc-gpu-03; 3 lines")
+	if !strings.Contains(f.Fix, "local rank") || strings.Contains(f.Mechanism, "fallout") {
+		t.Errorf("mechanism %q\nfix %q", f.Mechanism, f.Fix)
+	}
+	for _, msg := range []string{"Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.", "Multiple ranks detected using the same GPU on this node"} {
+		fs := diagnoseText(t, "h:1:2 [0] init.cc:1057 NCCL WARN "+msg+"\nh:1:2 [0] NCCL INFO init.cc:1700 -> 5\n").Findings
+		nicMustFind(t, fs, "nccl.warn.error", Error, "same GPU")
 	}
 }
