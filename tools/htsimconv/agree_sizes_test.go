@@ -352,9 +352,10 @@ func matrixConns(t *testing.T, file string, nodes int) []htsimConn {
 // seeds it is +0.5 % (standard error 1.4 %), over all 120 +1.2 % (1.3
 // %). On a tree where both take the same paths (docs/engine.md, "The
 // late remote mice") they agree within 1.0 %. Measured over 120 seeds:
-// remote mice +1.2 %, in-pod mice +6.1 % (1.8 %; rocelab's ToR puts
-// them on one aggregation switch more often, TestAgreesWithHtsimInPodMice),
-// elephants +0.1 %, all flows +0.5 %.
+// remote mice +1.2 %, in-pod mice +6.1 % (1.8 %: the in-pod mice that
+// share no aggregation switch with another are late in rocelab at the
+// same count of core ports feeding theirs, docs/engine.md), elephants
+// +0.1 %, all flows +0.5 %.
 func TestAgreesWithHtsimMixedIncastByDistance(t *testing.T) {
 	const seeds = 120
 	classes := []string{"in-pod mice", "remote mice", "elephants", "all flows"}
