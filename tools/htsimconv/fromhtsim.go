@@ -516,6 +516,7 @@ func fromHtsim(args []string, stdin io.Reader, w io.Writer) error {
 	} else {
 		b.WriteString(" cc: none, as htsim's RoCE has none.\n")
 	}
+	b.WriteString("# Not alike: a packet frees its ingress count as its egress starts sending it, in htsim\n# as its last bit leaves (queue_lossless_output.cpp), so rocelab's XON goes a packet time sooner.\n")
 	if mtu != r.mtu {
 		fmt.Fprintf(&b, "# htsim's %d B packets: RoCE's path MTU is one of 256-4096, so rocelab sends %d B,\n# the nearest on a log scale (docs/engine.md, \"Results against csg-htsim\").\n", r.mtu, mtu)
 	}

@@ -64,7 +64,8 @@ func TestImportRoundTrip(t *testing.T) {
 	if orig.Topo.Links[0].LinkSpec != back.Topo.Links[0].LinkSpec || len(orig.Topo.Links) != len(back.Topo.Links) {
 		t.Errorf("links %v (%d) back as %v (%d)", orig.Topo.Links[0].LinkSpec, len(orig.Topo.Links), back.Topo.Links[0].LinkSpec, len(back.Topo.Links))
 	}
-	for _, want := range []string{"static_th: 61440B", "xon_offset: 12288B", "response_time: 1ps", "ack_coalesce: 1", "phy: {clock_ppm: 0, fec_jitter: 0ns}", "mtu: 4096", "seed: 13", "duration: 1ms"} {
+	for _, want := range []string{"static_th: 61440B", "xon_offset: 12288B", "response_time: 1ps", "ack_coalesce: 1", "phy: {clock_ppm: 0, fec_jitter: 0ns}", "mtu: 4096", "seed: 13", "duration: 1ms",
+		"a packet frees its ingress count as its egress starts sending it"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("scenario lacks %q:\n%s", want, out)
 		}

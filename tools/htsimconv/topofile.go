@@ -306,6 +306,9 @@ func (t *htsimTopo) describe(b *strings.Builder, r *htsimRun) {
 		fmt.Fprintf(b, " htsim ignores %s with -topo, and so does this.", strings.Join(skipped, " "))
 	}
 	b.WriteString("\n")
+	// fat_tree_topology.cpp hands each LosslessInputQueue _hop_latency as
+	// its pause wire's delay, and load sets it to 0 for a file's links
+	b.WriteString("# Not alike: with -topo htsim's PFC frames reach the upstream port at once (its pause\n# wire takes -hop_latency's field, 0 with a file); rocelab's cross the cable.\n")
 	if len(t.queues) > 0 {
 		fmt.Fprintf(b, "# Queue sizes not converted, as -q is not (PFC pauses before a lossless queue\n# fills): %s.\n", strings.Join(t.queues, ", "))
 	}

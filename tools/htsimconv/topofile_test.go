@@ -179,7 +179,7 @@ func TestImportTopologyNotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Colour (line 5, in the header), Flavour (line 23, in tier 1)", "Queue_Up (line 14), Queue_Down (line 15), Queue_Down (line 20)", "htsim ignores -hop_latency with -topo",
-		"latency: 300ns", "host_link: {rate: 100Gbps, cable: 100m}", "fabric_link: {rate: 100Gbps, cable: 200m}"} {
+		"with -topo htsim's PFC frames reach the upstream port at once", "latency: 300ns", "host_link: {rate: 100Gbps, cable: 100m}", "fabric_link: {rate: 100Gbps, cable: 200m}"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("scenario lacks %q:\n%s", want, out)
 		}
