@@ -37,12 +37,17 @@ import (
 // each way of which about 48 are usable: RCCL's 8-GPU all_reduce reaches
 // 310-330 GB/s busbw (the ROCm blog "Understanding RCCL Bandwidth and xGMI
 // Performance on AMD Instinct MI300X", 2025; 316-319 GB/s in its runs and
-// others of the corpus), about 315 here.
+// others of the corpus), about 315 here. The MI350X and MI355X (CDNA 4)
+// keep the 7 links of that mesh, each rated 153.6 GB/s both ways against
+// the MI300X's 128, so 76.8 each way; the same overhead scales the
+// MI300X's 315 by 1.2 to about 378 GB/s. Measured boards agree: 8 x MI350X
+// in one process reach 367 GB/s (an AMD engineer's node notes, whose own
+// pass mark is 304 GB/s at 8 GB) and 8 x MI355X 407 (OCI's quick start).
 //
 // Only 8 ranks of one of these models on one host are judged: 2 or 4
 // GPUs may sit on a 4-GPU board whose GPUs link directly, and PCIe cards
 // (A100 PCIe, H100 PCIe/NVL with bridges) have no NVSwitch. Other GPUs
-// (B300, MI350X/MI355X) have no reference figure here and stay unjudged.
+// have no reference figure here and stay unjudged.
 //
 // Across nodes, with no NIC speed known, the compute fabric such 8-GPU
 // nodes usually carry is a reference, not a verdict: 8 x 200G (HDR) on
@@ -72,8 +77,12 @@ type nvlinkGPU struct {
 	// the raw 31.5 and 63.
 	pcie     float64
 	pcieLink string
-	// amd marks an AMD Instinct board, whose GPUs link by xGMI.
-	amd bool
+	// amd marks an AMD Instinct board, whose GPUs link by xGMI; xgmiLink
+	// is then one xGMI link's rated bandwidth in one direction (GB/s) and
+	// ringFrom says where the ring figure comes from.
+	amd      bool
+	xgmiLink float64
+	ringFrom string
 }
 
 // link names the GPU-to-GPU links of the model's board.
@@ -92,9 +101,14 @@ var nvlinkGPUs = []nvlinkGPU{
 	{match: []string{"H800"}, name: "H800 (NVLink 4, 8 links)", perDir: 200, ring: 160},
 	// DGX/HGX B200 nodes carry 8 x 400G like the H100's.
 	{exact: []string{"NVIDIA B200"}, name: "B200 (NVLink 5)", perDir: 900, ring: 700, fabric: "8 × 400G NICs, one per GPU", fabricRing: 380},
+	// B300 keeps the B200's 18 NVLink 5 links; CUDA names it "NVIDIA B300
+	// SXM6 AC". Its nodes carry no one usual fabric (DGX B300: 8 × 800G,
+	// AWS p6-b300: EFA), so none is given.
+	{exact: []string{"NVIDIA B300"}, match: []string{"NVIDIA B300 SXM"}, name: "B300 (NVLink 5)", perDir: 900, ring: 700},
 	// MI300X and MI325X reach their NICs over PCIe Gen5 x16, which RCCL's
 	// topology model (NCCL's, kvDictPciGen) also counts at 48 GB/s.
-	{match: []string{"Instinct MI300X", "Instinct MI325X"}, name: "MI300X/MI325X", perDir: 448, ring: 315, pcie: 48, pcieLink: "PCIe Gen5 x16", amd: true},
+	{match: []string{"Instinct MI300X", "Instinct MI325X"}, name: "MI300X/MI325X", perDir: 448, ring: 315, pcie: 48, pcieLink: "PCIe Gen5 x16", amd: true, xgmiLink: 64, ringFrom: "AMD: 310-330 GB/s"},
+	{match: []string{"Instinct MI350X", "Instinct MI355X"}, name: "MI350X/MI355X", perDir: 537.6, ring: 378, amd: true, xgmiLink: 76.8, ringFrom: "the MI300X's 315 GB/s scaled by the faster links; 367-407 GB/s measured on such boards"},
 }
 
 // nvlinkModel returns the SXM model every rank's GPU name matches. Ranks
@@ -242,14 +256,14 @@ func judgeNVLink(inc *Incident, r *ingest.TestRun, p ingest.Plateau, m nvlinkGPU
 	ev.add(r.Ranks[0].Evidence)
 	frac := p.BusBW / m.ring
 	n := len(p.Rows)
-	rising := n >= 2 && p.Rows[n-1].BestBusBW() > 1.03*p.Rows[n-2].BestBusBW()
+	rising := n >= 2 && p.Rows[n-1].BestBusBW() > 1.03*p.Rows[n-2].BestBusBW() && !peakedBefore(r, p.Rows[n-1])
 	gen := "NVLink 4"
 	if m.perDir >= 900 {
 		gen = "NVLink 5"
 	}
 	mech := fmt.Sprintf("All 8 ranks run on one %s board, so their data crosses NVLink and the NVSwitches, not a NIC. Each GPU has %.0f GB/s of NVLink in each direction; a healthy 8-GPU Ring %s settles near %.0f GB/s busbw (NVLink SHARP all_reduce, NVLS, reaches more on %s).", m.name, m.perDir, r.Collective, m.ring, gen)
 	if m.amd {
-		mech = fmt.Sprintf("All 8 ranks run on one %s board, so their data crosses xGMI (AMD Infinity Fabric), each GPU linked directly to the 7 others, not a NIC. Each GPU has %.0f GB/s of xGMI in each direction (7 links of 64 GB/s, about 48 usable after CRC and protocol overhead); a healthy 8-GPU RCCL all_reduce settles near %.0f GB/s busbw (AMD: 310-330 GB/s).", m.name, m.perDir, m.ring)
+		mech = fmt.Sprintf("All 8 ranks run on one %s board, so their data crosses xGMI (AMD Infinity Fabric), each GPU linked directly to the 7 others, not a NIC. Each GPU has %.0f GB/s of xGMI in each direction (7 links of %.4g GB/s, about %.3g usable after CRC and protocol overhead); a healthy 8-GPU RCCL all_reduce settles near %.0f GB/s busbw (%s).", m.name, m.perDir, m.xgmiLink, 0.75*m.xgmiLink, m.ring, m.ringFrom)
 	}
 	f := Finding{Layer: LayerNCCL, Mechanism: mech}
 	switch {
@@ -267,7 +281,12 @@ func judgeNVLink(inc *Incident, r *ingest.TestRun, p ingest.Plateau, m nvlinkGPU
 		f.Title = fmt.Sprintf("%s %s is %d%% of what 8 %s GPUs reach over %s (about %.0f GB/s)", testName(r), plat, sharePct(frac, lowFraction, veryLowFraction), m.name, m.link(), m.ring)
 		f.Fix = "Check the NVLink path: `nvidia-smi nvlink -s` (every link active at full speed), `nvidia-smi topo -m` (NV# between every GPU pair), `systemctl status nvidia-fabricmanager` on NVSwitch systems, and that neither NCCL_P2P_DISABLE=1 nor NCCL_P2P_LEVEL/NCCL_SHM settings push traffic through host memory; in a VM or container, check that GPU peer-to-peer is allowed. Then rerun with NCCL_DEBUG=INFO: channels should say `via P2P/CUMEM` or `P2P/IPC`, not `via SHM`."
 		if m.amd {
-			f.Fix = "Check the xGMI path: `rocm-smi --showtopo` (XGMI, not PCIE, between every GPU pair), `rocm-smi --showxgmierr` or `amd-smi xgmi` (no link errors), that NUMA auto-balancing is off (`cat /proc/sys/kernel/numa_balancing` is 0) and NCCL_P2P_DISABLE is unset; run one process per GPU (mpirun -np 8 ... -g 1). Then rerun with NCCL_DEBUG=INFO: channels should go `via P2P`, not `via SHM`."
+			perGPU := ""
+			if r.NGpus > 1 {
+				// A run with one process per GPU already does this.
+				perGPU = "; run one process per GPU (mpirun -np 8 ... -g 1)"
+			}
+			f.Fix = "Check the xGMI path: `rocm-smi --showtopo` (XGMI, not PCIE, between every GPU pair), `rocm-smi --showxgmierr` or `amd-smi xgmi` (no link errors), that NUMA auto-balancing is off (`cat /proc/sys/kernel/numa_balancing` is 0) and NCCL_P2P_DISABLE is unset" + perGPU + ". Then rerun with NCCL_DEBUG=INFO: channels should go `via P2P`, not `via SHM`."
 		}
 		if t := p2pOff(inc); t != "" {
 			f.Fix = t + " " + f.Fix
@@ -289,6 +308,19 @@ func judgeNVLink(inc *Incident, r *ingest.TestRun, p ingest.Plateau, m nvlinkGPU
 	f.Mechanism += " No NIC is on this path: run across nodes to judge the network."
 	f.Evidence = ev.sorted()
 	return f
+}
+
+// peakedBefore reports whether a smaller size of run r ran faster than
+// its largest-size row last: such a sweep reached its bandwidth and lost
+// it, so a last row above the one before it is a recovery from a fall,
+// not a climb that a larger -e would finish.
+func peakedBefore(r *ingest.TestRun, last ingest.TestRow) bool {
+	for _, row := range r.Rows {
+		if row.Size < last.Size && row.BestBusBW() > last.BestBusBW() {
+			return true
+		}
+	}
+	return false
 }
 
 // p2pOff names NCCL settings in the incident that take GPU peer-to-peer

@@ -20,6 +20,7 @@ func ncclTestsRules() []Rule {
 		{IDs: []string{"nccltests.busbw.halves"}, Check: checkBusBWHalves},
 		{IDs: []string{"nccltests.busbw.rerun"}, Check: checkBusBWRerun},
 		{IDs: []string{"nccltests.wrong"}, Check: checkWrong},
+		{IDs: []string{"nccltests.minbw.failed"}, Check: checkMinBW},
 		{IDs: []string{"nccltests.pass.stalled"}, Check: checkStalledPass},
 	}
 }

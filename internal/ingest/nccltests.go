@@ -164,6 +164,11 @@ type TestRun struct {
 	// AvgBusBW is the "# Avg bus bandwidth" trailer (GB/s), -1 if absent.
 	AvgBusBW    float64
 	AvgEvidence Evidence
+	// AvgCheck is nccl-tests' own verdict on AvgBusBW, printed after it
+	// when NCCL_TESTS_MIN_BW is set: AvgFailed when the average fell
+	// below 90% of that threshold (the test then exits non-zero), AvgOK
+	// when not, "" when unchecked.
+	AvgCheck string
 	// OutOfBounds is the "# Out of bounds values : N OK|FAILED" count, -1 if absent.
 	OutOfBounds         int
 	OutOfBoundsEvidence Evidence
@@ -211,6 +216,13 @@ type TestRank struct {
 	GPU              string
 	Evidence         Evidence
 }
+
+// The verdicts nccl-tests prints after its average busbw when
+// NCCL_TESTS_MIN_BW is set (src/util.cu, writeResultFooter).
+const (
+	AvgOK     = "OK"
+	AvgFailed = "FAILED"
+)
 
 // TestRow is one message size of the table.
 type TestRow struct {

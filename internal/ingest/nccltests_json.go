@@ -208,6 +208,9 @@ func (j *jsonRun) document() error {
 		case "average_bus_bandwidth", "average_bus_bandwidith":
 			j.tap.mark(at.off)
 			err = j.object("the average bus bandwidth", func(k string, _ jsonAt) error {
+				if k == "okay" {
+					return j.avgCheck(r)
+				}
 				if k != "bandwidth" && k != "bandwidith" {
 					return j.skip()
 				}

@@ -233,6 +233,23 @@ func (j *jsonRun) str() (string, error) {
 	return s, nil
 }
 
+// avgCheck reads the footer's "okay", nccl-tests' verdict on the average
+// against NCCL_TESTS_MIN_BW: "true" or "false" (its jsonBool writes a
+// string; a JSON boolean is read alike), or "unchecked" when none was set.
+func (j *jsonRun) avgCheck(r *TestRun) error {
+	t, _, err := j.scalar("a string or boolean")
+	if err != nil {
+		return err
+	}
+	switch t {
+	case "true", true:
+		r.AvgCheck = AvgOK
+	case "false", false:
+		r.AvgCheck = AvgFailed
+	}
+	return nil
+}
+
 // num reads a number; nccl-tests writes NaN as the string "nan". ok is
 // false for null.
 func (j *jsonRun) num() (v float64, ok bool, err error) {

@@ -100,10 +100,13 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 	case strings.HasPrefix(s, "Avg bus bandwidth"):
 		r := t.cur(false)
 		_, v, _ := strings.Cut(s, ":")
-		// "15.0183", or "15.0183 OK" when NCCL_TESTS_MIN_BW is set.
+		// "15.0183", or "15.0183 OK" (or FAILED) when NCCL_TESTS_MIN_BW is set.
 		if f := strings.Fields(v); len(f) > 0 {
 			if bw, err := strconv.ParseFloat(f[0], 64); err == nil {
 				r.AvgBusBW, r.AvgEvidence = bw, ev
+				if len(f) > 1 && (f[1] == AvgOK || f[1] == AvgFailed) {
+					r.AvgCheck = f[1]
+				}
 			}
 		}
 	case strings.HasPrefix(s, "Errors with asterisks"):
