@@ -44,6 +44,9 @@ func (e *engine) build() {
 			cn.perCall, cn.base = sends[ci], cn.total
 			cn.sendEnd, cn.recvEnd = cn.total+sends[ci], cn.total+sends[ci]
 			cn.total += sends[ci] * int64(e.iters)
+			if cn.net {
+				e.unposted += sends[ci] * int64(e.iters)
+			}
 			e.conns[ci].prodK = int32(ki)
 			if e.conns[ci].net && sends[ci] > 0 {
 				e.rankNet[e.conns[ci].proxySrc] = append(e.rankNet[e.conns[ci].proxySrc], ci)

@@ -159,6 +159,7 @@ func (e *engine) post(ci int32, d unit.Time) {
 	c := &e.conns[ci]
 	s := c.posted
 	c.posted++
+	e.unposted--
 	b := c.size[s&(nSteps-1)]
 	c.bytes += b
 	opc := workload.WriteImm

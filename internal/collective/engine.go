@@ -208,9 +208,12 @@ type engine struct {
 	// its line rate (0 otherwise): nicDMA.
 	nicRate []unit.BitRate
 
-	busy   bool
-	call   Call
-	choice Choice
+	busy bool
+	// unposted counts the network connections' slices of the batch that
+	// their proxies have not posted yet (Comm.Lead).
+	unposted int64
+	call     Call
+	choice   Choice
 	// shares is the bytes each channel of the call carries and nch the
 	// channels that run (build.go plan).
 	shares []int64
@@ -250,6 +253,19 @@ func (e *engine) setNICRates() {
 
 // Busy reports whether a batch is running.
 func (c *Comm) Busy() bool { return c.eng.busy }
+
+// Lead implements workload.Leader for the workloads that run the
+// communicator: every post is made at least a proxy operation after Now
+// (proxy: schedulePosts, postCTS), and while a network connection of the
+// batch has a slice not yet posted, no rank has finished, since its
+// receiver's kernel consumes every slice its connection carries: the
+// batch does not end, and nothing starts the next one or connects,
+// before that slice is posted and its completion seen. A failed
+// communicator promises nothing.
+func (c *Comm) Lead() (unit.Time, bool) {
+	e := &c.eng
+	return e.tm.proxyOp, e.busy && e.failed == nil && e.unposted > 0
+}
 
 // Failed returns the error that stopped the communicator, if any.
 func (c *Comm) Failed() error { return c.eng.failed }

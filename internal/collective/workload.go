@@ -55,6 +55,9 @@ func (w *Workload) BatchDone(r Result) {
 // Done implements workload.Workload.
 func (w *Workload) Done() bool { return w.done }
 
+// Lead implements workload.Leader (Comm.Lead).
+func (w *Workload) Lead() (unit.Time, bool) { return w.comm.Lead() }
+
 // Completed implements workload.Owner; the communicator owns its queue
 // pairs, so nothing arrives here.
 func (w *Workload) Completed(workload.Completion) {}

@@ -194,6 +194,9 @@ func (s *Sweep) root() int {
 // Done implements workload.Workload.
 func (s *Sweep) Done() bool { return s.done }
 
+// Lead implements workload.Leader (collective.Comm.Lead).
+func (s *Sweep) Lead() (unit.Time, bool) { return s.Comm.Lead() }
+
 // RowChoice names the algorithm, protocol and channels of row i, e.g.
 // "Ring/Simple/2".
 func (s *Sweep) RowChoice(i int) string {

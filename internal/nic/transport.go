@@ -346,6 +346,31 @@ func (t *Transport) after(d unit.Time) unit.Time {
 	return at
 }
 
+// Lead returns how far past the control side's clock nothing the
+// workloads do from now on takes effect at a NIC (sim.Windows.Lead): the
+// least of their leads (workload.Leader) less the completion delay, as a
+// completion's Now is the NIC's time, that far behind; zero when a
+// workload gives none or cannot promise one. A completion in error, which
+// may end a workload at once, holds its domain instead (NIC.complete).
+func (t *Transport) Lead() unit.Time {
+	if !t.started || len(t.workloads) == 0 {
+		return 0
+	}
+	lead := unit.MaxTime
+	for _, w := range t.workloads {
+		l, ok := w.(workload.Leader)
+		if !ok {
+			return 0
+		}
+		d, ahead := l.Lead()
+		if !ahead {
+			return 0
+		}
+		lead = min(lead, d)
+	}
+	return max(lead-t.delay, 0)
+}
+
 // controlKey is the key of the transport's own events: node 0, the
 // control side.
 const controlKey = sim.Key(sim.SrcSelf)
@@ -449,11 +474,16 @@ type posted struct {
 // complete writes a completion for the workload that owns the connection.
 // The domain runs no further than just before the workload sees it: a
 // run of one domain may otherwise go on to the workloads' next event
-// (sim.Windows).
+// (sim.Windows). One in error may end its workload, and with it the run,
+// when the workload sees it: no domain may run past that (Transport.Lead,
+// sim.Scheduler.Hold).
 func (n *NIC) complete(id workload.QP, side workload.Side, op workload.Op, wr uint64, bytes int64, st workload.Status) {
 	now := n.dom.Sched.Now()
 	n.mail.msgs = append(n.mail.msgs, mail{node: n.node, c: workload.Completion{QP: id, Side: side, Op: op, ID: wr, Bytes: bytes, Status: st, At: now}})
 	n.dom.Sched.Bound(now + n.mail.delay - 1)
+	if st != workload.Success {
+		n.dom.Sched.Hold(now + n.mail.delay)
+	}
 }
 
 // post takes the work request in slot i: a QP in the error state

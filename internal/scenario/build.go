@@ -174,6 +174,7 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 		Control: tw.Transport.Control(), Collect: tw.Transport.Collect, Deliver: tw.Transport.Deliver,
 		Lookahead: tw.lookahead(), Reply: tw.Transport.CompletionDelay(),
 		Workers: max(o.Threads, 1), Clock: o.Clock, Adapt: o.Auto, Windowed: o.Windowed,
+		Lead: tw.Transport.Lead,
 	}
 	// A run of one part counts no homes (WindowStats.HomePathEvents);
 	// only with more does the transport keep them.

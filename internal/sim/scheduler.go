@@ -40,6 +40,12 @@ type Scheduler struct {
 	executed   uint64
 	stopped    bool
 	limit      unit.Time // the bound of the RunUntil in progress (Bound)
+	// holds are the times of the control side's events that may stop
+	// the run, in order, which the scheduler's part must not publish
+	// past in a linked round until the control side has run them
+	// (Hold); holding says whether the run keeps them.
+	holds   []unit.Time
+	holding bool
 }
 
 // NewScheduler returns an empty scheduler at time 0.
@@ -197,6 +203,36 @@ func (s *Scheduler) RunUntil(t unit.Time) {
 // Outside RunUntil it has no effect.
 func (s *Scheduler) Bound(t unit.Time) {
 	s.limit = min(s.limit, t)
+}
+
+// Hold says that an event the control side runs at t may stop the run
+// (a completion in error, which may fail its workload): in a linked round
+// whose control side posts ahead of its bound (Windows.Lead), the
+// scheduler's part publishes no later than t less the lookahead, so that
+// no part runs an event at or after t, until the control side has run
+// past t. Holds come in time order; a run that posts nothing ahead keeps
+// none.
+func (s *Scheduler) Hold(t unit.Time) {
+	if s.holding {
+		s.holds = append(s.holds, t)
+	}
+}
+
+// held returns the earliest hold the control side, having run its events
+// before ran, has not run past, or unit.MaxTime for none, and drops those
+// it has.
+func (s *Scheduler) held(ran unit.Time) unit.Time {
+	n := 0
+	for n < len(s.holds) && s.holds[n] < ran {
+		n++
+	}
+	if n > 0 {
+		s.holds = s.holds[:copy(s.holds, s.holds[n:])]
+	}
+	if len(s.holds) == 0 {
+		return unit.MaxTime
+	}
+	return s.holds[0]
 }
 
 // AdvanceTo sets Now() to t, which must not be earlier than Now() nor

@@ -34,7 +34,8 @@ type Part interface {
 // Messages between parts take effect Lookahead or more after they are
 // sent; messages from a part to the control side (completions) Reply or
 // more after; messages from the control side to a part (posts) at the
-// time they are sent, no sooner. Messages go through boxes: a part makes
+// time they are sent, no sooner, or Lead after the control side's bound
+// while the workloads promise it. Messages go through boxes: a part makes
 // what it sent visible to the receivers (Flush) and takes what was sent
 // to it (Receive); the control side takes the completions (Collect) and
 // hands over its posts (Deliver). At the barrier, alone, Collect and
@@ -52,9 +53,9 @@ type Part interface {
 // the published time standing for the null message). The control side runs
 // on part 0's worker, when it or another part waits for it, its events
 // before the least published time plus Reply, and publishes the earliest
-// time it can still post at. A part whose neighbour is busy runs on instead
-// of waiting at a barrier, so imbalance evens out within Lookahead; what a
-// side sends is flushed before the time that allows the receiver to take
+// time it can still post at: its bound, plus Lead when set. A part whose
+// neighbour is busy runs on instead of waiting at a barrier, so imbalance
+// evens out within Lookahead; what a side sends is flushed before the time that allows the receiver to take
 // it is published. The barrier, once a round, jumps idle stretches that
 // published times would cross a Lookahead at a time.
 //
@@ -132,6 +133,16 @@ type Windows struct {
 	// The run calls it as each round ends, for WindowStats.HomePathEvents.
 	// It never affects the run's results.
 	Homes func(parts []uint64) (free, cross uint64)
+	// Lead, when set, returns how far after the control side's bound
+	// nothing it does takes effect at a part: every post it makes is at
+	// least that far ahead of the time it is made at, and it neither
+	// stops the run nor connects before then, but at a time a part
+	// holds (Scheduler.Hold). The run calls it on the control side's
+	// worker, after the control side ran, and in a linked round
+	// publishes the bound plus it; it is used only while Lookahead is
+	// under Reply (a part held at a stopping event's time less the
+	// Lookahead then lets the control side run past that event).
+	Lead func() unit.Time
 
 	// What the workers read every round besides the round itself: set
 	// before the rounds run, and ending a line before the one stats
@@ -183,7 +194,8 @@ type ctlState struct {
 	_    [64]byte
 	pub  atomic.Int64 // the earliest time it can still post at
 	stop atomic.Int64 // where it stopped, or -1
-	_    [48]byte
+	ran  atomic.Int64 // the bound it last ran to, over the whole run
+	_    [40]byte
 }
 
 // pubSteps is how many times a linked part publishes its time, at least,
@@ -241,12 +253,14 @@ type partState struct {
 	// stopped with events pending at the control side's published time
 	// and at another part's (WindowStats); waitAt is the bound the part
 	// waits at (-1 while it runs), and asleep whether it sleeps there
-	// (State).
+	// (State); sched is the part's scheduler, for its holds
+	// (Scheduler.Hold).
 	pub           atomic.Int64
 	held, blocked uint64
 	waitAt        atomic.Int64
 	asleep        atomic.Bool
-	_             [28]byte
+	sched         *Scheduler
+	_             [16]byte
 }
 
 // workerState is a worker's wall-time accounts, kept only with a Clock:
@@ -313,8 +327,10 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 		parts := w.parts
 		w.watch.parts.Store(&parts)
 	}
-	for i := range w.Parts {
+	for i, p := range w.Parts {
 		w.takeState(i) // events may have been scheduled since the last call
+		w.parts[i].sched = p.Scheduler()
+		w.parts[i].sched.holding = w.leads() && len(w.Parts) > 1
 	}
 	w.posted = unit.MaxTime
 	w.spin = spinFor(workers)
@@ -407,7 +423,6 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 			w.countTimes(workers)
 		}
 		if !alone {
-			ctl = w.Control.Executed() - e
 			switch {
 			case !w.linked:
 				if r.control >= 0 && w.Control.Stopped() {
@@ -417,9 +432,16 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 				stopAt = unit.Time(w.ctl.stop.Load())
 			case r.control >= 0:
 				// Its clock to the round's end, where no parts'
-				// published time made a worker run it.
+				// published time made a worker run it, with the
+				// completions the parts wrote meanwhile (which a
+				// control side publishing ahead of its bound, Lead,
+				// may not have collected).
+				if w.Collect != nil {
+					w.Collect()
+				}
 				w.Control.RunUntil(r.control)
 			}
+			ctl = w.Control.Executed() - e
 		}
 		if alone && r.quit && !r.stop && r.parts >= 0 {
 			if w.Parts[0].Scheduler().Now() < r.parts {

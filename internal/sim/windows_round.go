@@ -216,6 +216,11 @@ func (w *Windows) waitsStill(i int, r round, end, bound unit.Time, stop int64) b
 // published times plus Lookahead, the control side's published time
 // (also returned) and end.
 func (w *Windows) linkedBound(i int, end unit.Time) (bound, cpub unit.Time) {
+	s := w.parts[i].sched
+	ran := unit.Time(-1)
+	if len(s.holds) > 0 {
+		ran = unit.Time(w.ctl.ran.Load()) // before pub: runControlTo
+	}
 	cpub = unit.Time(w.ctl.pub.Load())
 	bound = min(end, cpub)
 	for j := range w.parts {
@@ -223,8 +228,27 @@ func (w *Windows) linkedBound(i int, end unit.Time) (bound, cpub unit.Time) {
 			bound = min(bound, satAdd(unit.Time(w.parts[j].pub.Load()), w.Lookahead))
 		}
 	}
+	if ran >= 0 {
+		bound = w.holdBound(s, ran, end, bound)
+	}
 	return bound, cpub
 }
+
+// holdBound returns bound lowered for s's holds, the control side having
+// run its events before ran: a part that wrote what may stop the run
+// publishes no later than a Lookahead before it until the control side
+// ran past it, so that no part runs past the stop (Scheduler.Hold). A
+// hold at or past the round's end needs none: no part runs there.
+func (w *Windows) holdBound(s *Scheduler, ran, end, bound unit.Time) unit.Time {
+	if h := s.held(ran); h < end {
+		bound = min(bound, h-w.Lookahead)
+	}
+	return bound
+}
+
+// leads reports whether the control side publishes ahead of its bound
+// in linked rounds (Lead).
+func (w *Windows) leads() bool { return w.Lead != nil && w.Lookahead < w.Reply }
 
 // startLinked prepares linked round r (see Windows): every part's and
 // the control side's published times start at what is known to be
@@ -315,8 +339,12 @@ func (w *Windows) runControlTo(bound unit.Time) {
 	c := w.Control
 	c.RunUntil(bound - 1)
 	pub, stopped := bound, c.Stopped() // its next event is no earlier than bound
-	if stopped {
+	switch {
+	case stopped:
 		pub = c.Now()
+	case w.leads():
+		// What its events from bound on do takes effect Lead later.
+		pub = satAdd(bound, w.Lead())
 	}
 	if w.Deliver != nil {
 		// Posts come from events before the round's end (the control
@@ -329,6 +357,10 @@ func (w *Windows) runControlTo(bound unit.Time) {
 	if stopped {
 		w.ctl.stop.Store(int64(pub))
 	}
+	// After the published time: a part that sees its hold run past
+	// sees the stop, or the time the control side then published
+	// (linkedBound).
+	w.ctl.ran.Store(int64(bound))
 	w.wake.published()
 }
 

@@ -167,3 +167,7 @@ func (w *Flows) cancel(i int) {
 
 // Done implements Workload.
 func (w *Flows) Done() bool { return w.left == 0 }
+
+// Lead implements Leader: flows all finished post nothing more, ever;
+// any other promise nothing.
+func (w *Flows) Lead() (unit.Time, bool) { return unit.MaxTime, w.left == 0 }

@@ -208,6 +208,15 @@ type Workload interface {
 	Done() bool
 }
 
+// A Leader is a workload that decides its posts ahead of their time.
+// Lead returns how far after Now every post it makes from now on is at
+// least (PostAfter), and whether, until a post it makes from now on could
+// complete, it will neither finish, connect nor Post: then the run may
+// let the NICs run that far past the workloads (sim.Windows.Lead).
+type Leader interface {
+	Lead() (unit.Time, bool)
+}
+
 // Slots holds values in reusable slots until an event takes them: Add
 // returns the slot to name in the event's tag, Take returns the value and
 // frees its slot, so that holding one costs no allocation once warm. The
