@@ -17,10 +17,11 @@ func checkLines(t *testing.T, typ string, size uintptr, fields []linetest.Field)
 }
 
 // TestPortHotLines checks the layout the event loop counts on: what a
-// frame's send reads of the sending port (a switch's forward included)
-// lies in its first line and what its arrival reads in its second (with
-// the serialisation memo, which a send reads after its look at the
-// egress), ports in an array start on a line boundary, so that the two
+// frame's send reads of the sending port (a switch's forward straight to
+// the line included, with the serialisation memo) lies in its first line
+// and what its arrival reads in its second (with the rate, which a NIC's
+// pacing reads after its look at the egress), ports in an array start on
+// a line boundary, so that the two
 // lines the scheduler fetches ahead are the right ones; each priority's
 // receive counts, buffer use and XOFF state lie in one line.
 func TestPortHotLines(t *testing.T) {
@@ -30,7 +31,7 @@ func TestPortHotLines(t *testing.T) {
 		linetest.At("dom", unsafe.Offsetof(p.dom), unsafe.Sizeof(p.dom), 0),
 		linetest.At("key", unsafe.Offsetof(p.key), unsafe.Sizeof(p.key), 0),
 		linetest.At("busyUntil", unsafe.Offsetof(p.busyUntil), unsafe.Sizeof(p.busyUntil), 0),
-		linetest.At("rate", unsafe.Offsetof(p.rate), unsafe.Sizeof(p.rate), 0),
+		linetest.At("txLast", unsafe.Offsetof(p.txLast), unsafe.Sizeof(p.txLast), 0),
 		linetest.At("delay", unsafe.Offsetof(p.delay), unsafe.Sizeof(p.delay), 0),
 		linetest.At("jitter", unsafe.Offsetof(p.jitter), unsafe.Sizeof(p.jitter), 0),
 		linetest.At("index", unsafe.Offsetof(p.index), unsafe.Sizeof(p.index), 0),
@@ -44,7 +45,7 @@ func TestPortHotLines(t *testing.T) {
 		linetest.At("egress", unsafe.Offsetof(p.egress), unsafe.Sizeof(p.egress), 1),
 		linetest.At("node", unsafe.Offsetof(p.node), unsafe.Sizeof(p.node), 1),
 		linetest.At("loss", unsafe.Offsetof(p.loss), unsafe.Sizeof(p.loss), 1),
-		linetest.At("txLast", unsafe.Offsetof(p.txLast), unsafe.Sizeof(p.txLast), 1),
+		linetest.At("rate", unsafe.Offsetof(p.rate), unsafe.Sizeof(p.rate), 1),
 	}
 	for i := range p.rxPrio {
 		off := unsafe.Offsetof(p.rxPrio) + uintptr(i)*unsafe.Sizeof(p.rxPrio[i])

@@ -69,8 +69,9 @@ type LossHook interface {
 // of thousands of ports otherwise spends its time on cache misses.
 type Port struct {
 	// Line 0: what the sending side reads, so that a switch forwarding
-	// a frame reads one line of its out port: the link it sends on, the
-	// transmitter's state, the cable's delay and jitter, the node's index.
+	// a frame straight to the line reads one line of its out port: the
+	// link it sends on, the transmitter's state, the serialisation memo,
+	// the cable's delay and jitter, the node's index.
 	tx  *linkDir // the link direction the port sends on
 	dom *Domain
 	key sim.Key // the key of the node's own events
@@ -78,8 +79,11 @@ type Port struct {
 	// event is queued for then; sending guards against re-entry while the
 	// egress picks a frame.
 	busyUntil unit.Time
-	rate      unit.BitRate
-	delay     unit.Time // one-way propagation delay to the peer
+	// txLast is the serialisation time of the last frame length sent
+	// (serialisation): nearly every frame's, so the rate it is worked out
+	// from lies in the second line.
+	txLast txMemo
+	delay  unit.Time // one-way propagation delay to the peer
 	// jitter, when positive, delays each frame's arrival at the peer by a
 	// uniform draw from [0, jitter) (FEC codeword alignment) from the link
 	// direction's source, keeping arrivals in order.
@@ -97,16 +101,15 @@ type Port struct {
 	ctrlQueued bool
 
 	// Line 1: the receive path (the link direction the port receives
-	// from, the node, the loss hook) and the egress a look at the queues
-	// dequeues from.
+	// from, the node, the loss hook), the egress a look at the queues
+	// dequeues from and the line rate, which a NIC's pacing reads after
+	// its look.
 	rx     *linkDir
 	egress Egress
 	node   Node
 	// loss, when set, may lose frames arriving at this port.
 	loss LossHook
-	// txLast is the serialisation time of the last frame length sent
-	// (serialisation), read after a look at the egress.
-	txLast txMemo
+	rate unit.BitRate
 
 	// rxPrio is each priority's receive side, one line each: its frame
 	// counts and, at a switch, its priority group's buffer use, which a
