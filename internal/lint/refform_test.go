@@ -146,8 +146,9 @@ admin@sonic:~$ sonic-db-cli CONFIG_DB hgetall 'QUEUE|Ethernet0|3'
 // TestReferenceFormMixedList: SYNTHETIC. A profile_list mixing the forms,
 // "[BUFFER_PROFILE|a],b", is read by no release whole (each item goes
 // through Orch::parseReference): in a file otherwise all bracketed it is
-// both a bracketed and a plain reference, so the warning fires; written
-// wholly in one form, the same file says nothing.
+// both a bracketed and a plain reference, so the warning fires, naming b
+// as the plain item (not a, the bracketed one) whichever comes first;
+// written wholly in one form, the same file says nothing.
 func TestReferenceFormMixedList(t *testing.T) {
 	body := `{"PORT": {"Ethernet0": {}},
 "BUFFER_POOL": {"ingress_lossless_pool": {"size": "1000000", "type": "ingress"}, "ingress_lossy_pool": {"size": "1000000", "type": "ingress"}},
@@ -156,8 +157,15 @@ func TestReferenceFormMixedList(t *testing.T) {
 "BUFFER_PORT_INGRESS_PROFILE_LIST": {"Ethernet0": {"profile_list": "%s"}}}`
 	fs := lintText(t, strings.Replace(body, "%s", "[BUFFER_PROFILE|a],b", 1), "config.reference.form")
 	if len(fs) != 1 || !strings.Contains(fs[0].Title, `3 references in the bracket form`) ||
-		!strings.Contains(fs[0].Title, `beside 1 written as plain names (BUFFER_PORT_INGRESS_PROFILE_LIST|Ethernet0 profile_list "a")`) {
+		!strings.Contains(fs[0].Title, `beside 1 written as plain names (BUFFER_PORT_INGRESS_PROFILE_LIST|Ethernet0 profile_list "b")`) {
 		t.Fatalf("%+v", fs)
+	}
+	// The list the only bracketed reference, its plain item first: the fix
+	// rewrites its bracketed item, a, not b.
+	plainPools := strings.ReplaceAll(strings.ReplaceAll(body, "[BUFFER_POOL|", ""), "pool]", "pool")
+	fs = lintText(t, strings.Replace(plainPools, "%s", "b,[BUFFER_PROFILE|a]", 1), "config.reference.form")
+	if len(fs) != 1 || !strings.Contains(fs[0].Title, `1 reference in the bracket form`) || !strings.Contains(fs[0].Fix, `("a" for "[BUFFER_PROFILE|a]")`) {
+		t.Fatalf("plain first: %+v", fs)
 	}
 	if fs := lintText(t, strings.Replace(body, "%s", "[BUFFER_PROFILE|a],[BUFFER_PROFILE|b]", 1), "config.reference.form"); len(fs) != 0 {
 		t.Errorf("all bracketed: %q", fs[0].Title)
