@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// A sweep of real switch CLI output (37 pastes) (testdata/corpus/switch,
+// A sweep of real switch CLI output (42 pastes) (testdata/corpus/switch,
 // each file with its source URL): every paste is read as switch counters
 // and judged. Test mocks of sonic-utilities are machine-printed by the
 // real CLI over mock counters; the rest are operators' pastes.
@@ -29,7 +29,8 @@ func TestSwitchCLITablesJudged(t *testing.T) {
 		{"sonic-int-counters-and-dropcounters-acl-rx-drops-buildimage7389.txt", []want{
 			{"switch.queue.drops", Warn, []string{"Ethernet4: 10 packets dropped at ingress (RX_DROPS)"}}}, []string{"input.garbled"}},
 		{"sonic-show-int-counters-detailed-wred-101-sonic-utilities.txt", []want{
-			{"switch.queue.drops", Warn, []string{"Ethernet0: 101 packets dropped at egress (WRED Total Dropped Packets"}}}, []string{"switch.link.errors"}},
+			{"switch.queue.drops", Warn, []string{"Ethernet0: 101 packets dropped at egress (WRED Total Dropped Packets"}},
+			{"switch.queue.trimmed", Warn, []string{"Ethernet0: 100 packets trimmed (50 sent on, 50 dropped after trimming)"}}}, []string{"switch.link.errors"}},
 		{"sonic-show-int-counters-rx-drp-18682-rates-command-reference.txt", []want{
 			{"switch.queue.drops", Warn, []string{"Ethernet24: 1613 packets dropped at ingress (RX_DRP; RX_OK 33543533441)"}}}, nil},
 		{"sonic-int-counters-grep-u-rx-ovr-na-mellanox-buildimage3718.txt", []want{
@@ -58,6 +59,14 @@ func TestSwitchCLITablesJudged(t *testing.T) {
 			{"switch.queue.drops", Error, []string{"Ethernet8 PG4: 104 packets dropped at ingress on lossless priority group 4"}}}, nil},
 		{"sonic-show-queue-counters-voq-json-sonic-utilities.txt", []want{
 			{"switch.queue.drops", Error, []string{"testsw|Ethernet8 VOQ4: 63 packets dropped on lossless queue 4 (of 18 sent)"}}}, nil},
+		{"sonic-show-switch-counters-json-trimdrop-1000-sonic-utilities.txt", []want{
+			{"switch.queue.trimmed", Warn, []string{"sonic all ports: 3000 packets trimmed (2000 sent on, 1000 dropped after trimming)"}}}, nil},
+		{"sonic-show-switch-counters-detail-trimdrop-1000-sonic-utilities.txt", []want{
+			{"switch.queue.trimmed", Warn, []string{"sonic all ports: 3000 packets trimmed (2000 sent on, 1000 dropped after trimming)"}}}, []string{"switch.queue.drops"}},
+		{"sonic-show-switch-counters-masic-json-sonic-utilities.txt", []want{
+			{"switch.queue.trimmed", Warn, []string{"sonic all ports (asic2): 3000 packets trimmed (2000 sent on, 1000 dropped after trimming)"}}}, nil},
+		{"sonic-show-switch-counters-masic-detail-sonic-utilities.txt", []want{
+			{"switch.queue.trimmed", Warn, []string{"sonic all ports (asic1): 3000 packets trimmed (2000 sent on, 1000 dropped after trimming)"}}}, nil},
 		{"sonic-show-int-counters-trim-json-sonic-utilities.txt", []want{
 			{"switch.queue.trimmed", Warn, []string{"Ethernet4: 20000 packets trimmed (10000 sent on, 10000 dropped after trimming)"}}}, nil},
 		// PFC and its watchdog.

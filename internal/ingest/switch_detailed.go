@@ -18,13 +18,31 @@ import (
 // The port is the one the echoed command names ("" when the paste
 // left the command out). The block becomes a PortCount: the packets
 // received and sent, the WRED drops as its egress drops, the jabbers,
-// fragments and undersize frames as its receive errors, and its overruns.
+// fragments and undersize frames as its receive errors, and its overruns;
+// its trim counts (Trimmed Packets, Trimmed Sent Packets, Trimmed Dropped
+// Packets) the port's QueueTrim.
+//
+// `show switch counters --detail` (switchstat -l) prints the switch's trim
+// total in the same form, under "Namespace: asicN" on a multi-ASIC switch,
+// and with the time since the last clear after a `sonic-clear switch
+// counters`:
+//
+//	Trimmed Sent Packets........................... 2,000
+//	Trimmed Dropped Packets........................ 1,000
+//
+// A block that starts with its Trimmed Sent line (a port's starts with
+// what it received) is the switch's.
 
 // detailedBlock follows the block being read.
 type detailedBlock struct {
 	port string // the port the last echoed command named
 	in   bool
 	cur  PortCount
+	// trim is the block's trim counts, trimSet once one was read; sw is
+	// set when the block is switchstat's.
+	trim    QueueTrim
+	trimSet bool
+	sw      bool
 }
 
 // detailedLine splits a dotted counter line into its name and value.
@@ -77,12 +95,27 @@ func (d *detailedBlock) feed(p *switchParser, l Line, t string) bool {
 		if !detailedStart(name) {
 			return false
 		}
-		d.in = true
+		d.in, d.sw, d.trimSet = true, name == "Trimmed Sent Packets", false
 		d.cur = PortCount{Port: d.port, RxOK: -1, RxErr: -1, RxDrop: -1, RxOver: -1, TxOK: -1, TxErr: -1, TxDrop: -1, TxOver: -1, CRC: -1, Detailed: true}
+		d.trim = QueueTrim{Port: d.port, Queue: -1, Trimmed: -1, Sent: -1, Dropped: -1}
+		if d.sw {
+			d.trim.Port, d.trim.Namespace = "", p.titleNS
+		}
 	}
 	ev := At(p.out.src, l)
 	v := numOr(val)
 	c := &d.cur
+	switch name {
+	case "Trimmed Packets":
+		d.trim.Trimmed = v
+	case "Trimmed Sent Packets":
+		d.trim.Sent = v
+	case "Trimmed Dropped Packets":
+		d.trim.Dropped = v
+	}
+	if strings.HasPrefix(name, "Trimmed ") && !d.trimSet {
+		d.trim.Evidence, d.trimSet = ev, true
+	}
 	switch name {
 	case "Total Packets Received Without Errors":
 		c.RxOK = v
@@ -119,6 +152,16 @@ func (d *detailedBlock) end(p *switchParser) {
 		return
 	}
 	d.in = false
+	if d.sw {
+		if d.trimSet {
+			p.keepSwitchTrim(d.trim)
+		}
+		return
+	}
+	if t := d.trim; d.trimSet && (t.Trimmed >= 0 || t.Dropped >= 0) {
+		p.noteNA(naTrim, false, t.Evidence)
+		p.out.Trims = appendCapped(p.out.Trims, t, maxSwitchRows, &p.out.Omitted)
+	}
 	if d.cur.ErrEvidence.Line == 0 {
 		d.cur.ErrEvidence = d.cur.Evidence
 	}

@@ -26,8 +26,19 @@ import (
 // ecnmarkedpacket and ecnmarkedbytes; portstat's object holds "STATE",
 // "RX_OK", "RX_DRP" and the rest as strings (its trim subcommand's
 // TRIM_PKTS, TRIM_TX_PKTS, TRIM_DRP_PKTS); `show queue wredcounters
-// --summary -j` is an object of queues (switch_wredsum.go). A document
-// printed on one line is not read.
+// --summary -j` is an object of queues (switch_wredsum.go); `show switch
+// counters -j` (switchstat -j) is the switch's trim total, an object of
+// trim_drop and trim_sent, within an object of ASICs on a multi-ASIC
+// switch:
+//
+//	{
+//	    "asic0": {
+//	        "trim_drop": "1,000",
+//	        "trim_sent": "2,000"
+//	    }
+//	}
+//
+// A document printed on one line is not read.
 
 // swJSON follows the document being read.
 type swJSON struct {
@@ -48,6 +59,10 @@ type swJSON struct {
 	// the document opened a summary queue.
 	sum            QueueWRED
 	sumSet, sumDoc bool
+	// sw is the switch's trim total the open object holds (`show switch
+	// counters -j`), swSet once it held trim_sent or trim_drop.
+	sw    QueueTrim
+	swSet bool
 }
 
 // jsonQueue is the queue object being read.
@@ -88,6 +103,7 @@ func (j *swJSON) feed(p *switchParser, l Line, t string) bool {
 			return false
 		}
 		j.in, j.path, j.sumDoc = true, j.path[:0], false
+		j.swOpen(p, "")
 		return false // an opening brace alone is no counter
 	}
 	switch {
@@ -118,6 +134,7 @@ func (j *swJSON) open(p *switchParser, l Line, key string) {
 		j.portSeen, j.portTrimmed = false, false
 		j.portTrim = QueueTrim{Port: j.path[0], Queue: -1, Trimmed: -1, Sent: -1, Dropped: -1, Evidence: At(p.out.src, l)}
 		j.sumOpen(p, l, key)
+		j.swOpen(p, j.path[0])
 	case 2:
 		typ, num := splitQueueName(key)
 		j.q = jsonQueue{QueueCount: QueueCount{Port: j.path[0], Queue: num, Type: typ, DropPkts: -1, DropBytes: -1, Namespace: p.titleNS, Evidence: At(p.out.src, l)}}
@@ -129,8 +146,10 @@ func (j *swJSON) open(p *switchParser, l Line, key string) {
 // leaf reads a key and its value in the open object.
 func (j *swJSON) leaf(p *switchParser, l Line, key, val string) bool {
 	switch len(j.path) {
+	case 0:
+		return j.swLeaf(p, l, key, val)
 	case 1:
-		return j.sumLeaf(p, l, key, val) || j.portLeaf(p, l, key, val)
+		return j.swLeaf(p, l, key, val) || j.sumLeaf(p, l, key, val) || j.portLeaf(p, l, key, val)
 	case 2:
 		if j.q.Type == "" {
 			return false
@@ -196,9 +215,11 @@ func (j *swJSON) portLeaf(p *switchParser, l Line, key, val string) bool {
 func (j *swJSON) close(p *switchParser) {
 	switch len(j.path) {
 	case 0:
+		j.swClose(p)
 		j.in = false
 		return
 	case 1:
+		j.swClose(p)
 		t := j.portTrim
 		switch {
 		case j.portTrimmed && (t.Trimmed >= 0 || t.Dropped >= 0):
@@ -219,4 +240,41 @@ func (j *swJSON) close(p *switchParser) {
 		}
 	}
 	j.path = j.path[:len(j.path)-1]
+}
+
+// swOpen starts an object that may hold the switch's trim total: the
+// document (ns "") or an ASIC's object within it ("asic0"), whose key
+// names the namespace.
+func (j *swJSON) swOpen(p *switchParser, ns string) {
+	if ns == "" {
+		ns = p.titleNS
+	}
+	j.sw, j.swSet = QueueTrim{Namespace: ns, Sent: -1, Dropped: -1}, false
+}
+
+// swLeaf reads trim_sent or trim_drop of the open object; it reports
+// whether key is one.
+func (j *swJSON) swLeaf(p *switchParser, l Line, key, val string) bool {
+	switch key {
+	case "trim_sent":
+		j.sw.Sent = numOr(val)
+	case "trim_drop":
+		j.sw.Dropped = numOr(val)
+	default:
+		return false
+	}
+	if !j.swSet {
+		j.sw.Evidence = At(p.out.src, l)
+	}
+	j.swSet = true
+	p.out.lines.add(l)
+	return true
+}
+
+// swClose keeps the switch's trim total the closing object held.
+func (j *swJSON) swClose(p *switchParser) {
+	if j.swSet {
+		p.keepSwitchTrim(j.sw)
+	}
+	j.swSet = false
 }

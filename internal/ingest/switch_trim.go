@@ -84,13 +84,21 @@ func (p *switchParser) switchTrimRow(f []string, ev Evidence) bool {
 			return false
 		}
 	}
-	q := QueueTrim{Queue: -1, Switch: true, Namespace: p.titleNS, Trimmed: -1, Sent: numOr(f[0]), Dropped: numOr(f[1]), Evidence: ev}
+	p.keepSwitchTrim(QueueTrim{Namespace: p.titleNS, Sent: numOr(f[0]), Dropped: numOr(f[1]), Evidence: ev})
+	return true
+}
+
+// keepSwitchTrim keeps the switch's trim total of `show switch counters`
+// in any of its forms (the table, --detail, -j), read into q's Sent,
+// Dropped, Namespace and Evidence (a count -1 when N/A): the trimmed
+// total is their sum, and a total of N/A only is noted as not polled.
+func (p *switchParser) keepSwitchTrim(q QueueTrim) {
+	q.Queue, q.Switch, q.Trimmed = -1, true, -1
 	if q.Sent >= 0 && q.Dropped >= 0 {
 		q.Trimmed = q.Sent + q.Dropped
 	}
-	p.noteNA(naTrim, q.Sent < 0 && q.Dropped < 0, ev)
+	p.noteNA(naTrim, q.Sent < 0 && q.Dropped < 0, q.Evidence)
 	if q.Sent >= 0 || q.Dropped >= 0 {
 		p.out.Trims = appendCapped(p.out.Trims, q, maxSwitchRows, &p.out.Omitted)
 	}
-	return true
 }

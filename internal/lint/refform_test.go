@@ -146,8 +146,9 @@ admin@sonic:~$ sonic-db-cli CONFIG_DB hgetall 'QUEUE|Ethernet0|3'
 // TestReferenceFormMixedList: SYNTHETIC. A profile_list mixing the forms,
 // "[BUFFER_PROFILE|a],b", is read by no release whole (each item goes
 // through Orch::parseReference): in a file otherwise all bracketed it is
-// both a bracketed and a plain reference, so the warning fires; written
-// wholly in one form, the same file says nothing.
+// both a bracketed and a plain reference, so the warning fires, naming b
+// as the plain item (not a, the bracketed one) whichever comes first;
+// written wholly in one form, the same file says nothing.
 func TestReferenceFormMixedList(t *testing.T) {
 	body := `{"PORT": {"Ethernet0": {}},
 "BUFFER_POOL": {"ingress_lossless_pool": {"size": "1000000", "type": "ingress"}, "ingress_lossy_pool": {"size": "1000000", "type": "ingress"}},
@@ -156,8 +157,15 @@ func TestReferenceFormMixedList(t *testing.T) {
 "BUFFER_PORT_INGRESS_PROFILE_LIST": {"Ethernet0": {"profile_list": "%s"}}}`
 	fs := lintText(t, strings.Replace(body, "%s", "[BUFFER_PROFILE|a],b", 1), "config.reference.form")
 	if len(fs) != 1 || !strings.Contains(fs[0].Title, `3 references in the bracket form`) ||
-		!strings.Contains(fs[0].Title, `beside 1 written as plain names (BUFFER_PORT_INGRESS_PROFILE_LIST|Ethernet0 profile_list "a")`) {
+		!strings.Contains(fs[0].Title, `beside 1 written as plain names (BUFFER_PORT_INGRESS_PROFILE_LIST|Ethernet0 profile_list "b")`) {
 		t.Fatalf("%+v", fs)
+	}
+	// The list the only bracketed reference, its plain item first: the fix
+	// rewrites its bracketed item, a, not b.
+	plainPools := strings.ReplaceAll(strings.ReplaceAll(body, "[BUFFER_POOL|", ""), "pool]", "pool")
+	fs = lintText(t, strings.Replace(plainPools, "%s", "b,[BUFFER_PROFILE|a]", 1), "config.reference.form")
+	if len(fs) != 1 || !strings.Contains(fs[0].Title, `1 reference in the bracket form`) || !strings.Contains(fs[0].Fix, `("a" for "[BUFFER_PROFILE|a]")`) {
+		t.Fatalf("plain first: %+v", fs)
 	}
 	if fs := lintText(t, strings.Replace(body, "%s", "[BUFFER_PROFILE|a],[BUFFER_PROFILE|b]", 1), "config.reference.form"); len(fs) != 0 {
 		t.Errorf("all bracketed: %q", fs[0].Title)
@@ -177,8 +185,9 @@ func TestReferenceFormMixedList(t *testing.T) {
 // info note, not a warning (a sonic-utilities test fixture of master, read
 // right on 202111 and later, where db_migrator moves the stamp on).
 // SYNTHETIC cases bound it: the same plain names at version_2_0_2 are
-// noted, at version_2_0_3 (202111, migrated) or without a stamp they say
-// nothing.
+// noted, and at version_3_0_0 to version_3_0_2 (202205's steps before it
+// strips brackets); at version_2_0_3 (202111, migrated), version_3_0_3 or
+// without a stamp they say nothing.
 func TestReferenceFormOldPlain(t *testing.T) {
 	var got []doctor.Finding
 	for _, fd := range lintFiles(t, filepath.Join("..", "..", "testdata", "corpus", "sonic", "utilities-filter_fdb_input-config_db.json")).Findings {
@@ -195,13 +204,40 @@ func TestReferenceFormOldPlain(t *testing.T) {
 	body := `"PORT": {"Ethernet0": {}},
 "DSCP_TO_TC_MAP": {"AZURE": {"26": "3"}},
 "PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "AZURE", "pfc_enable": "3"}}`
-	for version, want := range map[string]int{"version_2_0_2": 1, "version_2_0_0": 1, "version_2_0_3": 0, "version_3_0_0": 0, "version_202305_01": 0, "": 0} {
+	for version, want := range map[string]int{"version_2_0_2": 1, "version_2_0_0": 1, "version_2_0_3": 0, "version_3_0_0": 1, "version_3_0_2": 1, "version_3_0_3": 0, "version_202305_01": 0, "": 0} {
 		text := "{" + body + "}"
 		if version != "" {
 			text = `{"VERSIONS": {"DATABASE": {"VERSION": "` + version + `"}}, ` + body + "}"
 		}
 		if fs := lintText(t, text, "config.reference.form"); len(fs) != want {
 			t.Errorf("%q: %d findings, want %d", version, len(fs), want)
+		}
+	}
+}
+
+// TestReferenceFormUnstrippedStamp: sonic-utilities' db_migrator input
+// for reclaiming buffers, stamped version_3_0_2 (the step before
+// db_migrator of 202205 on strips the bracket form), writes its buffer
+// references as plain names: the same info note as under a 202106 stamp,
+// saying the stamp is one db_migrator passes, not a release's. Its bracketed
+// twin at version_3_0_1 (the reference-format migration's input) is
+// migrated at boot: nothing to say.
+func TestReferenceFormUnstrippedStamp(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "corpus")
+	var got []doctor.Finding
+	for _, fd := range lintFiles(t, filepath.Join(dir, "sonic", "utilities-db_migrator_input-config_db-reclaiming-buffer-traditional-single-pool-input.json")).Findings {
+		if fd.ID == "config.reference.form" {
+			got = append(got, fd)
+		}
+	}
+	if len(got) != 1 || got[0].Severity != doctor.Info ||
+		!strings.Contains(got[0].Title, "VERSIONS|DATABASE is version_3_0_2 (a stamp db_migrator passes before it strips brackets, from 202205)") ||
+		!strings.Contains(got[0].Mechanism, "at version_3_0_2 it strips the bracket form") {
+		t.Fatalf("%+v", got)
+	}
+	for _, fd := range lintFiles(t, filepath.Join(dir, "sonic-stock", "utilities-db_migrator_input-config_db-qos_tables_db_field_value_reference_format_3_0_1.json")).Findings {
+		if fd.ID == "config.reference.form" {
+			t.Errorf("bracketed at version_3_0_1: %s", fd.Title)
 		}
 	}
 }

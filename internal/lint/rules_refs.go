@@ -122,7 +122,8 @@ func misnamedRefs(m *Model) []doctor.Finding {
 // whose VERSIONS|DATABASE db_migrator writes once it has stripped the
 // bracket form (bracketsStripped: 202111 on), an error; both forms in one file, a warning, since each release refuses
 // one of them unless db_migrator rewrites the file on upgrade; plain names
-// alone under a stamp of 202106 or earlier, an info note (plainBeforeForm).
+// alone under a stamp of 202106 or earlier, or one db_migrator passes
+// before it strips brackets, an info note (plainBeforeForm).
 func refForms(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
 	for _, db := range m.Sonic {
@@ -132,7 +133,7 @@ func refForms(m *Model) []doctor.Finding {
 		bracket, plain := db.RefForms()
 		v, versioned := db.Field("VERSIONS", "DATABASE", "VERSION")
 		if len(bracket) == 0 {
-			if versioned && bracketsOnly(v.Text) && len(plain) > 0 {
+			if versioned && (bracketsOnly(v.Text) || bracketsUnstripped(v.Text)) && len(plain) > 0 {
 				fs = append(fs, plainBeforeForm(db, plain, v))
 			}
 			continue
@@ -192,14 +193,19 @@ func plainBeforeForm(db *sonic.ConfigDB, plain []sonic.MissingRef, v sonic.Value
 		}
 	}
 	p := plain[0]
+	era, title := " is the schema a release up to 202106 writes, and db_migrator there adds no brackets.", "SONiC 202106 or earlier): read as written on 202111 or later, refused by that release's orchagent"
+	if !bracketsOnly(v.Text) {
+		era = " is a stamp db_migrator of 202205 and later passes on its way up (version_3_0_0 to version_3_0_2 renumber the 202106 line's version_2_0_0 to version_2_0_2, sonic-utilities #2272): at version_3_0_2 it strips the bracket form from every reference (migrate_qos_fieldval_reference_format) and writes version_3_0_3, so the schema of this stamp still holds bracketed references. No release stops at it, and one up to 202106, whose db_migrator does not know it, migrates nothing."
+		title = "a stamp db_migrator passes before it strips brackets, from 202205): read as written on 202111 or later, refused by SONiC 202106 or earlier"
+	}
 	return doctor.Finding{
 		ID: "config.reference.form", Severity: doctor.Info, Layer: doctor.LayerFabric,
-		Title: fmt.Sprintf("%s: %d %s written as plain names (%s), in a CONFIG_DB whose VERSIONS|DATABASE is %s (SONiC 202106 or earlier): read as written on 202111 or later, refused by that release's orchagent",
-			db.File, len(plain), pick(len(plain), "reference", "references"), list(rows, 3), v.Text),
+		Title: fmt.Sprintf("%s: %d %s written as plain names (%s), in a CONFIG_DB whose VERSIONS|DATABASE is %s (%s",
+			db.File, len(plain), pick(len(plain), "reference", "references"), list(rows, 3), v.Text, title),
 		Subject:  db.File + " " + p.Table,
 		Evidence: evs(append(ev, sonicEv(db, v))...),
 		Mechanism: "Up to SONiC 202106 orchagent reads a reference only as \"[TABLE|name]\" and refuses a plain name (sonic-swss orchagent/orch.cpp Orch::parseReference: \"Must be surrounded by [ ]\"): qosorch and bufferorch retry the row and apply none of it (a PORT_QOS_MAP row's maps and pfc_enable; a QUEUE row's scheduler and WRED profile; a buffer profile's pool; a priority group's or queue's profile). " +
-			v.Text + " is the schema a release up to 202106 writes, and db_migrator there adds no brackets. From 202111 plain names are the form orchagent reads, and db_migrator, run at boot and by `config reload`, moves an older stamp on and leaves plain names as they are: there the file is read as written. Plain names are that form, so the file was most likely written for 202111 or later and kept an old stamp (sonic-mgmt's vs_voq_cfgs qos_new_dbfmt config_db files do, and it loads them only on releases after 202106).",
+			v.Text + era + " From 202111 plain names are the form orchagent reads, and db_migrator, run at boot and by `config reload`, moves an older stamp on and leaves plain names as they are: there the file is read as written. Plain names are that form, so the file was most likely written for 202111 or later and kept an old stamp (sonic-mgmt's vs_voq_cfgs qos_new_dbfmt config_db files do, and it loads them only on releases after 202106).",
 		Fix: fmt.Sprintf("Nothing to change on 202111 or later. To load the file on 202106 or earlier, write each reference in the bracket form (%q for %q).", "["+p.To+"|"+p.At.Text+"]", p.At.Text),
 	}
 }
@@ -210,6 +216,16 @@ func plainBeforeForm(db *sonic.ConfigDB, plain []sonic.MissingRef, v sonic.Value
 // (202012, 202106); 202111 migrates past version_2_0_2 (bracketsStripped).
 func bracketsOnly(v string) bool {
 	return dbVersionAtLeast(v, 1, 0, 0) && !dbVersionAtLeast(v, 2, 0, 3)
+}
+
+// bracketsUnstripped reports whether a CONFIG_DB at schema version v is
+// one db_migrator of 202205 on has not yet stripped of the bracket form:
+// version_3_0_0 to version_3_0_2, which it migrates to version_3_0_3 by
+// migrate_qos_fieldval_reference_format (sonic-utilities
+// scripts/db_migrator.py, branch 202205 and master). No release writes
+// them as its own (202205 starts at version_3_0_5 or later).
+func bracketsUnstripped(v string) bool {
+	return dbVersionAtLeast(v, 3, 0, 0) && !dbVersionAtLeast(v, 3, 0, 3)
 }
 
 // bracketsStripped reports whether a CONFIG_DB at schema version v has

@@ -87,8 +87,8 @@ func (db *ConfigDB) MisnamedRefs() []MissingRef {
 		if r.Table != "PORT_QOS_MAP" && r.Table != "QUEUE" {
 			return false
 		}
-		for _, t := range db.writtenTables(r.At) {
-			if t != "" && t != r.To {
+		for _, w := range db.writtenTables(r.At) {
+			if t := w.table; t != "" && t != r.To {
 				_, held := db.Tables[t][strings.TrimSpace(r.At.Text)]
 				r.Written, r.Elsewhere = t, held && slices.Contains(qos202106Tables, t)
 				return true
@@ -107,7 +107,8 @@ func (db *ConfigDB) MisnamedRefs() []MissingRef {
 // instance data) counts as plain. One entry per field, a bracketed one
 // with Written set (of a list, its first bracketed item's); a list mixing
 // the forms, "[BUFFER_PROFILE|a],b", which no release reads whole, is in
-// both. Each list sorted as MissingRefs.
+// both, each entry's At.Text the first item written in its form ("a" the
+// bracketed, "b" the plain). Each list sorted as MissingRefs.
 func (db *ConfigDB) RefForms() (bracket, plain []MissingRef) {
 	seen := map[string]bool{}
 	db.refs(func(r *MissingRef) bool {
@@ -117,27 +118,37 @@ func (db *ConfigDB) RefForms() (bracket, plain []MissingRef) {
 		}
 		seen[id] = true
 		w := db.writtenTables(r.At)
-		if i := slices.IndexFunc(w, func(t string) bool { return t != "" }); i >= 0 {
+		if i := slices.IndexFunc(w, func(x writtenRef) bool { return x.table != "" }); i >= 0 {
 			b := *r
-			b.Written = w[i]
+			b.Written, b.At.Text = w[i].table, w[i].name
 			bracket = append(bracket, b)
 		}
-		if w == nil || slices.Contains(w, "") {
+		i := slices.IndexFunc(w, func(x writtenRef) bool { return x.table == "" && len(refNames("", x.name)) > 0 })
+		switch {
+		case w == nil:
 			plain = append(plain, *r)
+		case i >= 0:
+			p := *r
+			p.At.Text = w[i].name
+			plain = append(plain, p)
 		}
 		return false
 	})
 	return bracket, plain
 }
 
+// writtenRef is an item of a value as the file writes it: the table its
+// bracket form names ("" for a plain name) and the name.
+type writtenRef struct{ table, name string }
+
 // writtenTables returns, item by item, the tables a value written in the
-// bracket form names, read from the file at the value's position:
-// "[A|x],[B|y]" gives A, B; a mixed list, "[A|x],y", gives A and "" for
-// its plain item. None for a value with no bracketed item, or where the
+// bracket form names, and the names, read from the file at the value's
+// position: "[A|x],[B|y]" gives A x, B y; a mixed list, "[A|x],y", gives
+// A x and "" y for its plain item. None for a value with no bracketed item, or where the
 // file's text is not at hand. The position is the value's opening quote
 // (JSON's '"', a Python dict's '\”) or, as redis-cli prints a value,
 // its first character, the quote just before it.
-func (db *ConfigDB) writtenTables(v Value) []string {
+func (db *ConfigDB) writtenTables(v Value) []writtenRef {
 	if v.Line < 1 || v.Line > len(db.lines) || v.Col < 1 || v.Col > len(db.lines[v.Line-1]) {
 		return nil
 	}
@@ -156,15 +167,19 @@ func (db *ConfigDB) writtenTables(v Value) []string {
 	if !ok || !strings.Contains(raw, "[") {
 		return nil
 	}
-	var out []string
+	var out []writtenRef
 	bracketed := false
 	for _, x := range strings.Split(raw, ",") {
-		table, _, ok := refItem(strings.TrimSpace(x))
+		x = strings.TrimSpace(x)
+		table, name, ok := refItem(x)
 		if ok && table == "" {
 			return nil
 		}
+		if !ok {
+			name = x
+		}
 		bracketed = bracketed || ok
-		out = append(out, table)
+		out = append(out, writtenRef{table, strings.TrimSpace(name)})
 	}
 	if !bracketed {
 		return nil
