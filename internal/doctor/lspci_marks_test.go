@@ -169,3 +169,13 @@ func TestLspciSlotPresentEnumerated(t *testing.T) {
 		t.Errorf("%s: evidence %+v", f.Title, f.Evidence)
 	}
 }
+
+// A real lspci -vvv a mail client wrapped at about 80 columns (linux-pci,
+// 2023: SltSta's PresDet+ on a line of its own) reads whole: no garble,
+// and the root port's ACS is judged.
+func TestLspciMailWrappedNoGarble(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/lspci/lspci-vvv-mail-wrapped-80col-rootport-sltsta-presdet-wrapped-acs-linuxpci-hotinsert.txt")
+	nicMustNot(t, fs, "input.garbled")
+	nicMustNot(t, fs, "host.pcie.slot")
+	nicMustFind(t, fs, "host.pcie.acs", Info, "80:03.2")
+}
