@@ -114,21 +114,13 @@ type PCIDevice struct {
 	// device (sysfs's /sys/class/infiniband/<dev>/device).
 	RDMADevice bool
 	// Slot is the slot status a root or downstream port with a slot
-	// prints (SltSta), nil when not printed.
-	Slot *SlotStatus
+	// prints (SltSta), nil when not printed; SlotPower what its SltCap
+	// and SltCtl say of the slot's power, nil when not printed.
+	Slot      *SlotStatus
+	SlotPower *SlotPower
 	// Denied is set when lspci printed "Capabilities: <access denied>"
 	// (run without root): the link and ACS lines are not in the input.
 	Denied   bool
-	Evidence Evidence
-}
-
-// SlotStatus is the SltSta line of a port that has a slot (lspci prints
-// SltCap, SltCtl and SltSta only when the port's Slot Implemented bit is
-// set): "SltSta: Status: AttnBtn- PowerFlt- MRL- CmdCplt- PresDet- Interlock-".
-type SlotStatus struct {
-	// Present is PresDet, the slot's Presence Detect State: a card is in
-	// the slot.
-	Present  bool
 	Evidence Evidence
 }
 
@@ -444,7 +436,14 @@ func (p *lspciParser) Feed(l Line) {
 	switch key {
 	case "Capabilities":
 		p.capability(rest, l)
-	case "LnkCap", "LnkSta", "ACSCtl", "ACSCap", "SltSta":
+	case "LnkCap", "LnkSta", "ACSCtl", "ACSCap", "SltSta", "SltCap":
+		p.last = heldLine{key: key, rest: rest, l: l, set: true}
+		p.keyed(key, rest, l)
+	case "Control":
+		if p.block != "SltCtl" {
+			p.block = key
+			break
+		}
 		p.last = heldLine{key: key, rest: rest, l: l, set: true}
 		p.keyed(key, rest, l)
 	case "ATSCtl":
@@ -468,6 +467,10 @@ func (p *lspciParser) keyed(key, rest string, l Line) {
 		p.acs(key, rest, l)
 	case "SltSta":
 		p.slot(rest, l)
+	case "SltCap":
+		p.slotCap(rest, l)
+	case "Control":
+		p.slotControl(rest, l)
 	}
 }
 
@@ -708,8 +711,11 @@ func (p *lspciParser) bus(rest string, l Line) {
 // wrapped LnkSta or DevCtl line); nothing in them is needed yet beyond
 // keeping them out of other formats' way.
 func (p *lspciParser) continuation(t string, l Line) {
-	if p.block == "LnkCap" || p.block == "LnkSta" || p.block == "ACSCtl" {
+	switch p.block {
+	case "LnkCap", "LnkSta", "ACSCtl":
 		p.out.lines.add(l)
+	case "SltCap":
+		p.slotNumber(t, l)
 	}
 }
 
@@ -806,32 +812,6 @@ func parseLinkState(rest string, sta bool) (PCIeLinkState, int, bool) {
 func linkMark(after string) (below, above bool) {
 	return strings.HasPrefix(after, " (downgraded)"),
 		strings.HasPrefix(after, " (overdriven)") || strings.HasPrefix(after, " (strange)")
-}
-
-// slot reads "SltSta: Status: AttnBtn- PowerFlt- MRL- CmdCplt- PresDet-
-// Interlock-": whether a card is in the port's slot.
-func (p *lspciParser) slot(rest string, l Line) {
-	present, seen := false, false
-	for _, f := range strings.Fields(rest) {
-		if f == "PresDet+" || f == "PresDet-" {
-			present, seen = f == "PresDet+", true
-			break
-		}
-	}
-	if !seen {
-		p.garble(l, "SltSta", len(rest)-len(strings.TrimLeft(rest, " \t")), "'Status: ... PresDet+' or 'PresDet-' after SltSta:")
-		return
-	}
-	p.out.lines.add(l)
-	p.block = "SltSta"
-	d := p.device(func(d *PCIDevice) bool { return d.Slot != nil })
-	if d == nil {
-		return
-	}
-	d.Slot = &SlotStatus{Present: present, Evidence: At(p.out.src, l)}
-	if d.Evidence.Line == 0 {
-		d.Evidence = d.Slot.Evidence
-	}
 }
 
 // acs reads "ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ ..." and
