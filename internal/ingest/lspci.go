@@ -122,6 +122,15 @@ type PCIDevice struct {
 	// (run without root): the link and ACS lines are not in the input.
 	Denied   bool
 	Evidence Evidence
+	// ids are the vendor and device IDs sysfs's files gave, and whether
+	// they named the device.
+	ids pciIDs
+}
+
+// pciIDs are a device's vendor and device IDs as sysfs prints them.
+type pciIDs struct {
+	vendor, device int
+	named          bool
 }
 
 // Domain and Bus split the address: "0000" when it has no domain.
