@@ -177,7 +177,10 @@ func TestLspciMailWrappedNoGarble(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/lspci/lspci-vvv-mail-wrapped-80col-rootport-sltsta-presdet-wrapped-acs-linuxpci-hotinsert.txt")
 	nicMustNot(t, fs, "input.garbled")
 	nicMustNot(t, fs, "host.pcie.slot")
-	nicMustFind(t, fs, "host.pcie.acs", Info, "80:03.2")
+	a := nicMustFind(t, fs, "host.pcie.acs", Info, "80:03.2")
+	if len(a.Evidence) != 1 || a.Evidence[0].Line != 47 {
+		t.Errorf("a root port's ACSCtl is cited once: %+v", a.Evidence)
+	}
 }
 
 // Synthetic, in ls-caps.c's slot forms (the SltCtl Control line wrapped
