@@ -169,3 +169,36 @@ func TestLspciSlotPresentEnumerated(t *testing.T) {
 		t.Errorf("%s: evidence %+v", f.Title, f.Evidence)
 	}
 }
+
+// A real lspci -vvv a mail client wrapped at about 80 columns (linux-pci,
+// 2023: SltSta's PresDet+ on a line of its own) reads whole: no garble,
+// and the root port's ACS is judged.
+func TestLspciMailWrappedNoGarble(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/lspci/lspci-vvv-mail-wrapped-80col-rootport-sltsta-presdet-wrapped-acs-linuxpci-hotinsert.txt")
+	nicMustNot(t, fs, "input.garbled")
+	nicMustNot(t, fs, "host.pcie.slot")
+	a := nicMustFind(t, fs, "host.pcie.acs", Info, "80:03.2")
+	if len(a.Evidence) != 1 || a.Evidence[0].Line != 47 {
+		t.Errorf("a root port's ACSCtl is cited once: %+v", a.Evidence)
+	}
+}
+
+// Synthetic, in ls-caps.c's slot forms (the SltCtl Control line wrapped
+// as a mail client wraps it): a card in a slot whose power controller
+// software turned off (SltCap PwrCtrl+, SltCtl Power+: the kernel's
+// PCI_EXP_SLTCTL_PWR_OFF bit) has its link down by the host's command, an
+// info that names the slot's sysfs power file; before it warned that the
+// card was not on the bus. Power+ without a power controller (PwrCtrl-)
+// says nothing, and the warning stays.
+func TestLspciSlotPoweredOff(t *testing.T) {
+	const port = "0000:80:03.2 PCI bridge: Advanced Micro Devices, Inc. [AMD] Starship/Matisse GPP Bridge\n\t\tLnkCap:\tPort #2, Speed 16GT/s, Width x4\n\t\tLnkSta:\tSpeed 2.5GT/s, Width x0\n"
+	const slot = "\t\t\tSlot #14, PowerLimit 75.000W; Interlock+ NoCompl-\n\t\tSltCtl:\tEnable: AttnBtn+ PwrFlt- MRL- PresDet- CmdCplt+ HPIrq+ LinkChg+\n\t\t\tControl: AttnInd Off, PwrInd Off,\nPower+ Interlock-\n\t\tSltSta:\tStatus: AttnBtn- PowerFlt- MRL- CmdCplt- PresDet+ Interlock-\n"
+	fs := diagnoseText(t, port+"\t\tSltCap:\tAttnBtn+ PwrCtrl+ MRL- AttnInd+ PwrInd+ HotPlug+ Surprise+\n"+slot).Findings
+	f := nicMustFind(t, fs, "host.pcie.slot", Info, "has a card in its slot (SltSta PresDet+) whose power is off (SltCap PwrCtrl+, SltCtl Power+, PwrInd Off)")
+	if !strings.Contains(f.Fix, "echo 1 > /sys/bus/pci/slots/14/power") || !evidenceHas(f, "Control: AttnInd Off, PwrInd Off,") {
+		t.Errorf("fix %s\nevidence %+v", f.Fix, f.Evidence)
+	}
+	nicMustNot(t, fs, "input.garbled")
+	fs = diagnoseText(t, port+"\t\tSltCap:\tAttnBtn- PwrCtrl- MRL- AttnInd- PwrInd- HotPlug- Surprise-\n"+slot).Findings
+	nicMustFind(t, fs, "host.pcie.slot", Warn, "but its link trained no lanes")
+}

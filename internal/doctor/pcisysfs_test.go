@@ -119,3 +119,28 @@ func TestPCISysfsOtherClassNotJudged(t *testing.T) {
 		t.Errorf("want only 0000:02:00.0 judged: %s", nicTitles(got))
 	}
 }
+
+// Synthetic, in the kernel's sysfs forms: a device's vendor and device
+// files name it as pci.ids does, so an Intel E810 (8086:1592) or a
+// Broadcom Thor 2 (14e4:1760) known only by its address is an RDMA NIC
+// (a warning for its lost lanes) where its vendor alone ("Intel
+// Corporation", a management port as likely) gave an info, and a Gaudi2
+// (1da3:1020, a processing accelerator) is named; a device ID not in the
+// table keeps its vendor's name.
+func TestPCISysfsDeviceIDs(t *testing.T) {
+	dev := func(bdf, class, vendor, device string) []string {
+		p := "/sys/bus/pci/devices/" + bdf + "/"
+		return []string{p + "class:" + class, p + "current_link_speed:16.0 GT/s PCIe", p + "current_link_width:8", p + "device:" + device, p + "max_link_speed:16.0 GT/s PCIe", p + "max_link_width:16", p + "vendor:" + vendor}
+	}
+	var lines []string
+	lines = append(lines, dev("0000:17:00.0", "0x020000", "0x8086", "0x1592")...)
+	lines = append(lines, dev("0000:18:00.0", "0x020000", "0x14e4", "0x1760")...)
+	lines = append(lines, dev("0000:19:00.0", "0x120000", "0x1da3", "0x1020")...)
+	lines = append(lines, dev("0000:1a:00.0", "0x020000", "0x8086", "0x1521")...)
+	fs := synthFindings(t, Options{}, lines...)
+	nicMustFind(t, fs, "host.pcie.degraded", Warn, "NIC 0000:17:00.0 Intel Corporation Ethernet Controller E810-C for QSFP: PCIe link trained at 16GT/s x8")
+	nicMustFind(t, fs, "host.pcie.degraded", Warn, "NIC 0000:18:00.0 Broadcom Inc. and subsidiaries BCM57608 25Gb/50Gb/100Gb/200Gb/400Gb Ethernet: PCIe link trained at 16GT/s x8")
+	nicMustFind(t, fs, "host.pcie.degraded", Warn, "GPU 0000:19:00.0 Habana Labs Ltd. Gaudi2 AI Training Accelerator: PCIe link trained at 16GT/s x8")
+	nicMustFind(t, fs, "host.pcie.degraded", Info, "NIC 0000:1a:00.0 Intel Corporation: PCIe link trained at 16GT/s x8", "not an RDMA NIC family rocelab knows")
+	nicMustNot(t, fs, "input.garbled")
+}

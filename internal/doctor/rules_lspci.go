@@ -335,8 +335,9 @@ func checkLspciACS(inc *Incident) []Finding {
 		if unnamed(on) {
 			where = plural(len(on), "bridge", "bridges") + " (lspci lines without their device)"
 		}
+		// on is root when no switch port redirects: each is cited once.
 		var ev []Evidence
-		for _, d := range append(on, root...) {
+		for _, d := range append(sw, root...) {
 			if len(ev) < 8 {
 				ev = append(ev, d.ACS.Evidence)
 			}

@@ -9,7 +9,8 @@ import (
 // checkLspciSlots reports the ports whose link trained no lanes (LnkSta
 // Width x0) by what their slot's presence detect says: a card in the slot
 // (SltSta PresDet+) whose link did not train is a card the host does not
-// see, a warning; an empty slot (PresDet-) is no fault, said only when the
+// see, a warning, unless software turned the slot's power off (SltCap
+// PwrCtrl+, SltCtl Power+), which is said as an info; an empty slot (PresDet-) is no fault, said only when the
 // paste is that port alone (the reader asked about it: the card they look
 // for is not detected in its slot).
 func checkLspciSlots(inc *Incident) []Finding {
@@ -40,6 +41,22 @@ func slotFinding(p *ingest.Lspci, d ingest.PCIDevice) (Finding, bool) {
 	group := "Empty PCIe slots"
 	below, enumerated := deviceBelow(p, d)
 	switch {
+	case d.Slot.Present && d.PoweredOff():
+		sp := d.SlotPower
+		f.Severity = Info
+		f.Evidence = evidenceInOrder(append(ev, sp.Evidence))
+		ind := ""
+		if sp.Indicator != "" {
+			ind = ", PwrInd " + sp.Indicator
+		}
+		f.Title = fmt.Sprintf("%s: %s has a card in its slot (SltSta PresDet+) whose power is off (SltCap PwrCtrl+, SltCtl Power+%s), so its link is down (LnkSta Width x0): software turned the slot off, no link fault", p.Source(), port, ind)
+		f.Mechanism = mech + " A slot with a power controller (SltCap PwrCtrl+) is powered by the port's command: SltCtl's Power Controller Control bit set asks for power off (the kernel's pci_regs.h names it PCI_EXP_SLTCTL_PWR_OFF; lspci prints the bit, so Power+ is off). pciehp sets it when told to (`echo 0 > /sys/bus/pci/slots/<n>/power`), when the card was removed or its attention button pressed, or when it found no link after powering the slot. A card without power trains no link and is not on the bus: a NIC or GPU there is missing for NCCL by the host's command, not by a fault of the link."
+		slot := "<n>"
+		if sp.Number != "" {
+			slot = sp.Number
+		}
+		f.Fix = fmt.Sprintf("If the card is meant to be off, nothing is wrong. Otherwise power the slot on as root, `echo 1 > /sys/bus/pci/slots/%s/power` (pciehp; the slot's number is SltCap's 'Slot #'), and read dmesg for pciehp's 'Slot(%s)' lines: 'Card present' then 'No link' is a card that does not train (reseat it, check its power and riser). Then `lspci -vvv -s %s` must show Power- in SltCtl, a LnkSta width above x0 and the card below the port.", slot, slot, bdf)
+		group = "PCIe slots powered off with a card"
 	case d.Slot.Present && enumerated:
 		f.Severity = Warn
 		f.Evidence = evidenceInOrder(append(ev, below.Evidence))

@@ -331,6 +331,9 @@ func FuzzLspci(f *testing.F) {
 			if d.Slot != nil {
 				nicCheckEvidence(t, d.Slot.Evidence, n)
 			}
+			if d.SlotPower != nil && d.SlotPower.ControlSet {
+				nicCheckEvidence(t, d.SlotPower.Evidence, n)
+			}
 			_ = d.Downgraded()
 		}
 		for _, g := range p.Garbled {

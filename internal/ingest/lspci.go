@@ -114,22 +114,23 @@ type PCIDevice struct {
 	// device (sysfs's /sys/class/infiniband/<dev>/device).
 	RDMADevice bool
 	// Slot is the slot status a root or downstream port with a slot
-	// prints (SltSta), nil when not printed.
-	Slot *SlotStatus
+	// prints (SltSta), nil when not printed; SlotPower what its SltCap
+	// and SltCtl say of the slot's power, nil when not printed.
+	Slot      *SlotStatus
+	SlotPower *SlotPower
 	// Denied is set when lspci printed "Capabilities: <access denied>"
 	// (run without root): the link and ACS lines are not in the input.
 	Denied   bool
 	Evidence Evidence
+	// ids are the vendor and device IDs sysfs's files gave, and whether
+	// they named the device.
+	ids pciIDs
 }
 
-// SlotStatus is the SltSta line of a port that has a slot (lspci prints
-// SltCap, SltCtl and SltSta only when the port's Slot Implemented bit is
-// set): "SltSta: Status: AttnBtn- PowerFlt- MRL- CmdCplt- PresDet- Interlock-".
-type SlotStatus struct {
-	// Present is PresDet, the slot's Presence Detect State: a card is in
-	// the slot.
-	Present  bool
-	Evidence Evidence
+// pciIDs are a device's vendor and device IDs as sysfs prints them.
+type pciIDs struct {
+	vendor, device int
+	named          bool
 }
 
 // Domain and Bus split the address: "0000" when it has no domain.
@@ -380,6 +381,21 @@ type lspciParser struct {
 	named bool
 	// block is the register block continuation lines belong to ("LnkSta").
 	block string
+	// last is the line before this one when it was a device header or a
+	// line this parser reads (LnkSta, SltSta, ACSCtl, ...): a line a mail
+	// client or terminal wrapped goes on at column 0 on the next line.
+	last heldLine
+	// held is the garble of last, reported unless the next line is the
+	// rest of it.
+	held *Garble
+}
+
+// A heldLine is a line the next one may carry on: its key ("LnkSta", or
+// "" for a device header), what follows the key, and the line.
+type heldLine struct {
+	key, rest string
+	l         Line
+	set       bool
 }
 
 // NewLspciParser returns a parser for lspci -vvv in the input src.
@@ -393,17 +409,28 @@ func (p *lspciParser) Feed(l Line) {
 		return
 	}
 	t := strings.TrimSpace(l.Text)
+	last := p.last
+	p.last = heldLine{}
 	if t == "" {
+		p.flush()
 		return
 	}
 	if d, ok := lspciHeader(t); ok {
+		p.flush()
 		p.start(d, l)
+		p.last = heldLine{rest: d.Name, l: l, set: true}
 		return
 	}
 	if c, ok := findCommand(t, "lspci"); ok && shellPrompted(t, "lspci") {
+		p.flush()
 		p.echoed(c)
 		return
 	}
+	if last.set && wrapped(l.Text) && (p.named || last.key != "") {
+		p.rejoin(last, t, l)
+		return
+	}
+	p.flush()
 	if v, ok := strings.CutPrefix(t, "NUMA node:"); ok {
 		p.numa(v, l)
 		return
@@ -418,14 +445,18 @@ func (p *lspciParser) Feed(l Line) {
 	switch key {
 	case "Capabilities":
 		p.capability(rest, l)
-	case "LnkCap", "LnkSta":
-		p.link(key, rest, l)
-	case "ACSCtl", "ACSCap":
-		p.acs(key, rest, l)
+	case "LnkCap", "LnkSta", "ACSCtl", "ACSCap", "SltSta", "SltCap":
+		p.last = heldLine{key: key, rest: rest, l: l, set: true}
+		p.keyed(key, rest, l)
+	case "Control":
+		if p.block != "SltCtl" {
+			p.block = key
+			break
+		}
+		p.last = heldLine{key: key, rest: rest, l: l, set: true}
+		p.keyed(key, rest, l)
 	case "ATSCtl":
 		p.ats(rest, l)
-	case "SltSta":
-		p.slot(rest, l)
 	case "Bus":
 		p.bus(rest, l)
 	default:
@@ -433,6 +464,80 @@ func (p *lspciParser) Feed(l Line) {
 			p.block = key
 		}
 	}
+}
+
+// keyed reads a line this parser reads by its key and is able to read
+// again, whole, when a wrap cut it.
+func (p *lspciParser) keyed(key, rest string, l Line) {
+	switch key {
+	case "LnkCap", "LnkSta":
+		p.link(key, rest, l)
+	case "ACSCtl", "ACSCap":
+		p.acs(key, rest, l)
+	case "SltSta":
+		p.slot(rest, l)
+	case "SltCap":
+		p.slotCap(rest, l)
+	case "Control":
+		p.slotControl(rest, l)
+	}
+}
+
+// wrapped reports a line that starts at column 0 inside a device block:
+// lspci indents every line but a device's header, so such a line is the
+// rest of the line above, which a mail client or a terminal wrapped at
+// about 80 columns ("SltSta: Status: AttnBtn- PowerFlt- MRL- CmdCplt-"
+// then "PresDet+ Interlock-").
+// A line that opens with a key of its own ("LnkSta:" grepped without its
+// indent) is a line, not the rest of one.
+func wrapped(text string) bool {
+	if text == "" || text[0] == ' ' || text[0] == '\t' {
+		return false
+	}
+	key, _, ok := strings.Cut(text, ":")
+	return !ok || strings.ContainsAny(key, " \t")
+}
+
+// rejoin reads the line above again with this one, the rest of it, after
+// it: a device header's name, or a link, slot or ACS line, whose value
+// read from the first part alone (or whose garble) it replaces.
+func (p *lspciParser) rejoin(last heldLine, t string, l Line) {
+	// The line above is counted already: reading it again (keyed) before
+	// this one is counted keeps it counted once.
+	defer p.out.lines.add(l)
+	p.held = nil
+	joined := last.rest + " " + t
+	p.last = heldLine{key: last.key, rest: joined, l: last.l, set: true}
+	if last.key == "" {
+		if p.cur != nil && p.named {
+			p.cur.Name = strings.Clone(trimRevision(joined))
+			p.cur.Role = pciRole(p.cur.Class, p.cur.Name)
+		}
+		return
+	}
+	if d := p.cur; d != nil && d.Evidence.Line != 0 {
+		switch {
+		case last.key == "LnkCap" && d.Cap.Evidence.Line == last.l.Num:
+			d.Cap = PCIeLinkState{}
+		case last.key == "LnkSta" && d.Sta.Evidence.Line == last.l.Num:
+			d.Sta = PCIeLinkState{}
+		case last.key == "ACSCtl" && d.ACS != nil && d.ACS.Evidence.Line == last.l.Num:
+			d.ACS = nil
+		case last.key == "ACSCap" && d.ACSCap != nil && d.ACSCap.Evidence.Line == last.l.Num:
+			d.ACSCap = nil
+		case last.key == "SltSta" && d.Slot != nil && d.Slot.Evidence.Line == last.l.Num:
+			d.Slot = nil
+		}
+	}
+	p.keyed(last.key, joined, last.l)
+}
+
+// flush reports the held garble: the line after it did not carry it on.
+func (p *lspciParser) flush() {
+	if p.held != nil && len(p.out.Garbled) < maxGarbled {
+		p.out.Garbled = append(p.out.Garbled, *p.held)
+	}
+	p.held = nil
 }
 
 // shellPrompted reports whether tool follows a shell prompt in t ("# ",
@@ -475,12 +580,18 @@ func lspciHeader(t string) (PCIDevice, bool) {
 			return PCIDevice{}, false
 		}
 	}
+	return PCIDevice{BDF: addr, Class: class, Name: trimRevision(name)}, true
+}
+
+// trimRevision cuts a device name where lspci's revision or programming
+// interface begins: "MT28908 Family [ConnectX-6] (rev 01)".
+func trimRevision(name string) string {
 	if i := strings.Index(name, " (rev "); i > 0 {
 		name = name[:i]
 	} else if i := strings.Index(name, " (prog-if "); i > 0 {
 		name = name[:i]
 	}
-	return PCIDevice{BDF: addr, Class: class, Name: strings.TrimSpace(name)}, true
+	return strings.TrimSpace(name)
 }
 
 // isBDF reports an address as lspci prints it: bb:dd.f with an optional
@@ -609,8 +720,11 @@ func (p *lspciParser) bus(rest string, l Line) {
 // wrapped LnkSta or DevCtl line); nothing in them is needed yet beyond
 // keeping them out of other formats' way.
 func (p *lspciParser) continuation(t string, l Line) {
-	if p.block == "LnkCap" || p.block == "LnkSta" || p.block == "ACSCtl" {
+	switch p.block {
+	case "LnkCap", "LnkSta", "ACSCtl":
 		p.out.lines.add(l)
+	case "SltCap":
+		p.slotNumber(t, l)
 	}
 }
 
@@ -709,32 +823,6 @@ func linkMark(after string) (below, above bool) {
 		strings.HasPrefix(after, " (overdriven)") || strings.HasPrefix(after, " (strange)")
 }
 
-// slot reads "SltSta: Status: AttnBtn- PowerFlt- MRL- CmdCplt- PresDet-
-// Interlock-": whether a card is in the port's slot.
-func (p *lspciParser) slot(rest string, l Line) {
-	present, seen := false, false
-	for _, f := range strings.Fields(rest) {
-		if f == "PresDet+" || f == "PresDet-" {
-			present, seen = f == "PresDet+", true
-			break
-		}
-	}
-	if !seen {
-		p.garble(l, "SltSta", len(rest)-len(strings.TrimLeft(rest, " \t")), "'Status: ... PresDet+' or 'PresDet-' after SltSta:")
-		return
-	}
-	p.out.lines.add(l)
-	p.block = "SltSta"
-	d := p.device(func(d *PCIDevice) bool { return d.Slot != nil })
-	if d == nil {
-		return
-	}
-	d.Slot = &SlotStatus{Present: present, Evidence: At(p.out.src, l)}
-	if d.Evidence.Line == 0 {
-		d.Evidence = d.Slot.Evidence
-	}
-}
-
 // acs reads "ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ ..." and
 // the ACSCap line of the same flags.
 func (p *lspciParser) acs(key, rest string, l Line) {
@@ -778,19 +866,20 @@ func (p *lspciParser) acs(key, rest string, l Line) {
 	*reg(d) = &a
 }
 
-// garble records a line that starts as lspci's key but does not go on as
-// it does; col is the offset after "key:" where reading stopped.
+// garble holds a line that starts as lspci's key but does not go on as
+// it does, until the next line says whether it was wrapped; col is the
+// offset after "key:" where reading stopped, the end of the line when
+// reading stopped in the wrapped rest.
 func (p *lspciParser) garble(l Line, key string, col int, expected string) {
 	p.out.lines.add(l)
-	if len(p.out.Garbled) >= maxGarbled {
-		return
-	}
 	at := strings.Index(l.Text, key+":")
-	p.out.Garbled = append(p.out.Garbled, garbleAt(l, at+len(key)+1+col, expected))
+	g := garbleAt(l, min(at+len(key)+1+col, len(l.Text)), expected)
+	p.held = &g
 }
 
 // Result implements Parser.
 func (p *lspciParser) Result() Artifact {
+	p.flush()
 	if len(p.out.Devices) == 0 && len(p.out.Garbled) == 0 {
 		return nil
 	}

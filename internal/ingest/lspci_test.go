@@ -266,3 +266,53 @@ func TestLspciSlotStatus(t *testing.T) {
 		t.Errorf("garbled %+v", p.Garbled)
 	}
 }
+
+// A mail client wrapped a real lspci -vvv at about 80 columns
+// (linux-pci, "PCI device hot insert is not detected", 2023): each cut
+// line goes on at column 0, and the wrap moved SltSta's PresDet+ and
+// ACSCtl's UpstreamFwd+ onto lines of their own, the device's name onto
+// a second line. Each is read with the line it carries on; before, the
+// SltSta line was a garble and the ACS flags after the wrap were lost.
+func TestLspciMailWrapped(t *testing.T) {
+	p := lspciCorpus(t, "lspci/lspci-vvv-mail-wrapped-80col-rootport-sltsta-presdet-wrapped-acs-linuxpci-hotinsert.txt")
+	if len(p.Garbled) != 0 || len(p.Devices) != 1 {
+		t.Fatalf("%d devices, garbled %+v", len(p.Devices), p.Garbled)
+	}
+	d := p.Devices[0]
+	if d.Name != "Advanced Micro Devices, Inc. [AMD] Starship/Matisse GPP Bridge" || d.Role != RoleRoot || d.Secondary != "83" {
+		t.Errorf("header %q role %q secondary %q", d.Name, d.Role, d.Secondary)
+	}
+	if d.Slot == nil || !d.Slot.Present || d.Slot.Evidence.Line != 37 {
+		t.Errorf("slot %+v", d.Slot)
+	}
+	if d.Cap.GTs != 16 || d.Cap.Width != 4 || d.Sta.GTs != 16 || d.Sta.Width != 4 || d.Downgraded() {
+		t.Errorf("link %+v / %+v", d.Cap, d.Sta)
+	}
+	if d.ACS == nil || !d.ACS.ReqRedir || !d.ACS.UpstreamFwd || d.ACS.DirectTrans || d.ACS.Evidence.Line != 47 {
+		t.Errorf("ACSCtl %+v", d.ACS)
+	}
+	if d.ACSCap == nil || !d.ACSCap.DirectTrans || d.ACSCap.EgressCtrl {
+		t.Errorf("ACSCap %+v", d.ACSCap)
+	}
+}
+
+// Synthetic, in lspci's forms wrapped as a mail client wraps them: a
+// LnkSta cut before its width is read whole with its marks, a line that
+// opens with a key of its own (grepped lines pasted without their indent)
+// is never the rest of the one above, and a garble whose next line does
+// not carry it on is still reported.
+func TestLspciWrapForms(t *testing.T) {
+	const hdr = "0000:17:00.0 Ethernet controller: Mellanox Technologies MT2910 Family\n[ConnectX-7]\n"
+	p := readOne[*Lspci](t, "wrap.txt", hdr+"\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16, ASPM not supported\n\t\tLnkSta:\tSpeed 32GT/s (ok),\nWidth x8 (downgraded)\n\t\t\tTrErr- Train- SlotClk+ DLActive- BWMgmt- ABWMgmt-\n")
+	if d := p.Devices[0]; len(p.Garbled) != 0 || len(p.Devices) != 1 || d.Sta.Width != 8 || !d.Sta.WidthMarked || d.Sta.GTs != 32 || !d.RDMA() || d.Name != "Mellanox Technologies MT2910 Family [ConnectX-7]" {
+		t.Errorf("wrapped LnkSta: %+v garbled %+v", p.Devices, p.Garbled)
+	}
+	p = readOne[*Lspci](t, "grep.txt", "LnkCap: Port #0, Speed unknown, Width x16\nLnkSta: Speed 16GT/s, Width x16\n")
+	if d := p.Devices[0]; len(p.Devices) != 1 || d.Cap.Width != 16 || d.Sta.GTs != 16 {
+		t.Errorf("grepped lines: %+v", p.Devices)
+	}
+	p = readOne[*Lspci](t, "cut.txt", hdr+"\t\tSltSta:\tStatus: AttnBtn- PowerFlt-\n\t\t\tChanged: MRL- PresDet- LinkState-\n")
+	if len(p.Garbled) != 1 || p.Garbled[0].Line != 3 || p.Devices[0].Slot != nil {
+		t.Errorf("held garble: %+v", p.Garbled)
+	}
+}

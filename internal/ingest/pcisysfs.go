@@ -56,7 +56,7 @@ func (p *PCISysfs) Above(PCIDevice) (PCIDevice, bool) { return PCIDevice{}, fals
 func (p *PCISysfs) Bottlenecks() []Bottleneck { return linkBottlenecks(p.Devices) }
 
 // pciSysfsAttrs are the files read, each a bit of what a device showed.
-var pciSysfsAttrs = []string{"current_link_speed", "current_link_width", "max_link_speed", "max_link_width", "numa_node", "class", "vendor"}
+var pciSysfsAttrs = []string{"current_link_speed", "current_link_width", "max_link_speed", "max_link_width", "numa_node", "class", "vendor", "device"}
 
 // pciClassNames name the class codes (the kernel's class file, "0x%06x":
 // base class, subclass, programming interface) of the devices a collective
@@ -69,10 +69,60 @@ var pciClassNames = map[int]string{
 }
 
 // pciVendorNames name the vendor IDs (the kernel's vendor file,
-// "0x%04x") of RDMA NIC and GPU makers as pci.ids spells them.
+// "0x%04x") of the RDMA NIC and GPU makers of GPU clusters as pci.ids
+// spells them (pciutils/pciids, pci.ids as of August 2026).
 var pciVendorNames = map[int]string{
 	0x15b3: "Mellanox Technologies", 0x10de: "NVIDIA Corporation", 0x14e4: "Broadcom Inc. and subsidiaries",
 	0x8086: "Intel Corporation", 0x1dd8: "AMD Pensando Systems", 0x1002: "Advanced Micro Devices, Inc. [AMD/ATI]",
+	0x1077: "QLogic Corp.", 0x1da3: "Habana Labs Ltd.",
+}
+
+// pciDeviceNames name the device IDs (the kernel's device file) of the
+// NICs and accelerators seen in GPU clusters, by vendor, each as pci.ids
+// spells it (the same pci.ids): the name says the NIC's family, which is
+// what tells an RDMA NIC from a host's management port (PCIDevice.RDMA).
+var pciDeviceNames = map[[2]int]string{
+	// NVIDIA (Mellanox) ConnectX and BlueField.
+	{0x15b3, 0x101b}: "MT28908 Family [ConnectX-6]",
+	{0x15b3, 0x101d}: "MT2892 Family [ConnectX-6 Dx]",
+	{0x15b3, 0x1021}: "MT2910 Family [ConnectX-7]",
+	{0x15b3, 0x1023}: "CX8 Family [ConnectX-8]",
+	{0x15b3, 0xa2dc}: "MT43244 BlueField-3 integrated ConnectX-7 network controller",
+	// Broadcom NetXtreme-E (bnxt_en, bnxt_re): Thor and Thor 2.
+	{0x14e4, 0x16d7}: "BCM57414 NetXtreme-E 10Gb/25Gb RDMA Ethernet Controller",
+	{0x14e4, 0x1750}: "BCM57508 NetXtreme-E 10Gb/25Gb/40Gb/50Gb/100Gb/200Gb Ethernet",
+	{0x14e4, 0x1760}: "BCM57608 25Gb/50Gb/100Gb/200Gb/400Gb Ethernet",
+	// Intel E810 (ice, irdma).
+	{0x8086, 0x1592}: "Ethernet Controller E810-C for QSFP",
+	{0x8086, 0x1593}: "Ethernet Controller E810-C for SFP",
+	{0x8086, 0x159b}: "Ethernet Controller E810-XXV for SFP",
+	// AMD Pensando DSC (ionic).
+	{0x1dd8, 0x1002}: "DSC Ethernet Controller",
+	// Marvell (QLogic) FastLinQ (qede, qedr).
+	{0x1077, 0x8070}: "FastLinQ QL41000 Series 10/25/40/50GbE Controller",
+	{0x1077, 0x1644}: "FastLinQ QL45000 Series 100GbE Controller",
+	// NVIDIA and AMD data-centre GPUs, Intel Gaudi (Habana).
+	{0x10de, 0x20b0}: "GA100 [A100 SXM4 40GB]",
+	{0x10de, 0x2330}: "GH100 [H100 SXM5 80GB]",
+	{0x10de, 0x2335}: "GH100 [H200 SXM 141GB]",
+	{0x1002, 0x740f}: "Aldebaran/MI200 [Instinct MI210]",
+	{0x1002, 0x74a1}: "Aqua Vanjaram [Instinct MI300X]",
+	{0x1da3, 0x1020}: "Gaudi2 AI Training Accelerator",
+	{0x1da3, 0x1060}: "Gaudi3 AI Training Accelerator",
+}
+
+// pciName names a device by its vendor and device IDs as lspci does
+// ("Intel Corporation Ethernet Controller E810-C for QSFP"), by its
+// vendor alone when the device is not in the table, "" when neither is.
+func pciName(vendor, device int) string {
+	v, known := pciVendorNames[vendor]
+	if !known {
+		return ""
+	}
+	if d, known := pciDeviceNames[[2]int{vendor, device}]; known {
+		return v + " " + d
+	}
+	return v
 }
 
 // A pciSysfsPath is a link or NUMA file of one device.
@@ -284,14 +334,19 @@ func (p *pciSysfsParser) set(f pciSysfsPath, l Line, at int) {
 		if d.Role == RoleOther {
 			d.Role = pciRole(name, d.Name)
 		}
-	case "vendor":
+	case "vendor", "device":
 		id, ok := sysfsHex(v, 4)
 		if !ok {
-			p.garble(l, at, `a vendor ID as the kernel prints it ("0x15b3")`)
+			p.garble(l, at, fmt.Sprintf("a %s ID as the kernel prints it (\"0x%04x\")", f.attr, map[string]int{"vendor": 0x15b3, "device": 0x1021}[f.attr]))
 			return
 		}
-		if name, known := pciVendorNames[id]; known && d.Name == "" {
-			d.Name = name
+		if f.attr == "vendor" {
+			d.ids.vendor = id
+		} else {
+			d.ids.device = id
+		}
+		if name := pciName(d.ids.vendor, d.ids.device); name != "" && (d.Name == "" || d.ids.named) {
+			d.Name, d.ids.named = name, true
 		}
 	case "numa_node":
 		n, err := strconv.Atoi(v)
