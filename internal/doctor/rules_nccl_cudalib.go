@@ -49,16 +49,28 @@ func p2pPeerHiddenClass(w ingest.Warning) (failureClass, bool) {
 }
 
 // sameGPUClass is NCCL refusing two ranks of one communicator on one GPU
-// at init (init.cc, returning ncclInvalidUsage): "Duplicate GPU detected :
-// rank 2 and rank 0 both on CUDA device 1000" through 2.29, "Multiple
-// ranks detected using the same GPU on this node" in 2.30.3-2.30.4,
-// "Multiple Ranks are using the same GPU/Partition" from 2.30.7.
+// at init, returning ncclInvalidUsage: init.cc's "Duplicate GPU detected :
+// rank 2 and rank 0 both on CUDA device 1000" through 2.29, graph/topo.cc's
+// "Multiple ranks detected using the same GPU on this node." in
+// 2.30.3-2.30.4, init.cc's "Multiple Ranks are using the same GPU/Partition"
+// from 2.30.7. The WARN naming NCCL_NVLS_ENABLE is the other way round:
+// several ranks per GPU allowed, and NVLS forced on beside them (init.cc's
+// "Multiple ranks detected using the same GPU on this node and
+// NCCL_NVLS_ENABLE has been set to "1"" in 2.30.3-2.30.4, transport/nvls.cc's
+// "NCCL_NVLS_ENABLE has been set to "1" and communicator has multiple ranks
+// using the same NVML device" from 2.30.7).
 func sameGPUClass(m string) (failureClass, bool) {
-	if !strings.HasPrefix(m, "duplicate gpu detected") && !strings.HasPrefix(m, "multiple ranks detected using the same gpu") &&
+	nvls := strings.HasPrefix(m, "nccl_nvls_enable has been set") && strings.Contains(m, "multiple ranks using the same nvml device")
+	if !nvls && !strings.HasPrefix(m, "duplicate gpu detected") && !strings.HasPrefix(m, "multiple ranks detected using the same gpu") &&
 		!strings.HasPrefix(m, "multiple ranks are using the same gpu") {
 		return failureClass{}, false
 	}
+	if nvls || strings.Contains(m, "nccl_nvls_enable") {
+		return failureClass{"several ranks share a GPU, as NCCL_MULTI_RANK_GPU_ENABLE=1 allows, and NCCL_NVLS_ENABLE=1 asks for NVLS beside them: NCCL refused init (invalid usage)",
+			"NCCL 2.30 runs several ranks of a communicator on one GPU only when NCCL_MULTI_RANK_GPU_ENABLE=1, and then turns NVLink SHARP (NVLS) off, which cannot serve them; NCCL_NVLS_ENABLE=1 demands NVLS, so NCCL returns ncclInvalidUsage from init instead. The placement was asked for; the two settings contradict each other. It is not the network.",
+			"Unset NCCL_NVLS_ENABLE (or set it to 0) for jobs that put several ranks on one GPU; to keep NVLS, start one rank per GPU and drop NCCL_MULTI_RANK_GPU_ENABLE."}, true
+	}
 	return failureClass{"two ranks of one communicator are on the same GPU, and NCCL refused init (invalid usage)",
-		"NCCL wants one GPU per rank of a communicator: at init it compares the host and GPU of every rank and returns ncclInvalidUsage when two match. The processes did not pick their GPU by local rank: each stayed on device 0 (no torch.cuda.set_device(local_rank) or hvd.local_rank() before init, every process given the same CUDA_VISIBLE_DEVICES), or more ranks were started on a node than it has GPUs; NCCL 2.30 on also counts MIG instances of one GPU as the same GPU. It is not the network.",
-		"Start at most one rank per GPU of each node and bind each to its own by local rank: torch.cuda.set_device(local_rank) (or CUDA_VISIBLE_DEVICES=$LOCAL_RANK) before the communicator is created, mpirun/srun with as many tasks per node as GPUs (Slurm --gpus-per-task=1 or --gpu-bind); check that the 'comm … rank … cudaDev … busId' lines show a distinct busId per rank of a host. Ranks on MIG instances of one GPU need NCCL_MULTI_RANK_GPU_ENABLE=1 (NCCL 2.30.7 on)."}, true
+		"NCCL wants one GPU per rank of a communicator: at init it compares the host and GPU of every rank (the GPU's PCI bus id through 2.30.4, so MIG instances of one GPU count as one; its UUID from 2.30.7) and returns ncclInvalidUsage when two match. The processes did not pick their GPU by local rank: each stayed on device 0 (no torch.cuda.set_device(local_rank) or hvd.local_rank() before init, every process given the same CUDA_VISIBLE_DEVICES), or more ranks were started on a node than it has GPUs. It is not the network.",
+		"Start at most one rank per GPU of each node and bind each to its own by local rank: torch.cuda.set_device(local_rank) (or CUDA_VISIBLE_DEVICES=$LOCAL_RANK) before the communicator is created, mpirun/srun with as many tasks per node as GPUs (Slurm --gpus-per-task=1 or --gpu-bind); check that the 'comm … rank … cudaDev … busId' lines show a distinct busId per rank of a host. NCCL 2.30 on runs several ranks on one GPU when NCCL_MULTI_RANK_GPU_ENABLE=1 is set (without NVLS)."}, true
 }

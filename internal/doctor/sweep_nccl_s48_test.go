@@ -78,7 +78,7 @@ func TestP2PPair(t *testing.T) {
 // with "Duplicate GPU detected" (every process on the GPU at bus id 1000):
 // one finding for the three lines, telling the placement of ranks on GPUs,
 // not three generic failures. NCCL 2.30's two wordings (synthetic lines in
-// the form of init.cc's WARN) are the same class.
+// the form of graph/topo.cc's and init.cc's WARNs) are the same class.
 func TestRanksOnOneGPUOneFinding(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-mpirun-tag-duplicate-gpu-detected-ranks-on-cuda-device-1000-horovod3929.txt")
 	if len(fs) != 1 {
@@ -88,8 +88,28 @@ func TestRanksOnOneGPUOneFinding(t *testing.T) {
 	if !strings.Contains(f.Fix, "local rank") || strings.Contains(f.Mechanism, "fallout") {
 		t.Errorf("mechanism %q\nfix %q", f.Mechanism, f.Fix)
 	}
-	for _, msg := range []string{"Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.", "Multiple ranks detected using the same GPU on this node"} {
-		fs := diagnoseText(t, "h:1:2 [0] init.cc:1057 NCCL WARN "+msg+"\nh:1:2 [0] NCCL INFO init.cc:1700 -> 5\n").Findings
-		nicMustFind(t, fs, "nccl.warn.error", Error, "same GPU")
+	for _, warn := range []string{"init.cc:1057 NCCL WARN Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.",
+		"graph/topo.cc:1977 NCCL WARN Multiple ranks detected using the same GPU on this node. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration."} {
+		fs := diagnoseText(t, "h:1:2 [0] "+warn+"\nh:1:2 [0] NCCL INFO init.cc:1121 -> 5\n").Findings
+		f := nicMustFind(t, fs, "nccl.warn.error", Error, "same GPU")
+		if !strings.Contains(f.Fix, "at most one rank per GPU") {
+			t.Errorf("%s: fix %q", warn, f.Fix)
+		}
+	}
+}
+
+// NCCL 2.30's WARNs for ranks that share a GPU as NCCL_MULTI_RANK_GPU_ENABLE=1
+// allows while NCCL_NVLS_ENABLE=1 forces NVLS (2.30.3's init.cc:1123,
+// 2.30.7's transport/nvls.cc:254; synthetic lines in their form) open like
+// the refusal of ranks on one GPU but ask for the other setting to go: told
+// as the two settings in conflict, not as ranks to rebind.
+func TestRanksOnOneGPUWithNVLSForced(t *testing.T) {
+	for _, warn := range []string{"init.cc:1123 NCCL WARN Multiple ranks detected using the same GPU on this node and NCCL_NVLS_ENABLE has been set to \"1\". At this time multiple ranks per gpu is incompatible with NVLS.",
+		"transport/nvls.cc:254 NCCL WARN NCCL_NVLS_ENABLE has been set to \"1\" and communicator has multiple ranks using the same NVML device. This is not compatible with NCCL_NVLS_ENABLE=1."} {
+		fs := diagnoseText(t, "h:1:2 [0] "+warn+"\nh:1:2 [0] NCCL INFO init.cc:1700 -> 5\n").Findings
+		f := nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL_NVLS_ENABLE=1 asks for NVLS")
+		if !strings.Contains(f.Fix, "Unset NCCL_NVLS_ENABLE") || strings.Contains(f.Fix, "at most one rank per GPU of each node") {
+			t.Errorf("%s: fix %q", warn, f.Fix)
+		}
 	}
 }

@@ -18,3 +18,16 @@ func TestP2PDisabledLines(t *testing.T) {
 		t.Errorf("warnings %+v", l.Warnings)
 	}
 }
+
+// Two machines that print one host name: the first one's P2P line, read
+// before the second machine's address showed the name stands for two, is
+// attributed to the first machine's address by finishHosts.
+func TestP2PDisabledHostOfSharedName(t *testing.T) {
+	l := parseLog(t, "node:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"+
+		"node:1:1 [0] NCCL INFO P2P is disabled between connected GPUs 0 and 1. You can repress this message with NCCL_IGNORE_DISABLED_P2P=1.\n"+
+		"node:2:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n"+
+		"node:2:2 [0] NCCL INFO P2P is disabled between connected GPUs 1 and 0. You can repress this message with NCCL_IGNORE_DISABLED_P2P=1.\n")
+	if h := l.P2PDisabled.Hosts; len(h) != 2 || h[0] != "node (10.0.0.1)" || h[1] != "node (10.0.0.2)" {
+		t.Errorf("hosts %q", h)
+	}
+}
