@@ -345,7 +345,7 @@ func matrixConns(t *testing.T, file string, nodes int) []htsimConn {
 // (syn-mixinc128, 4096 B) by the senders' distance from host 0 over 120
 // recorded seeds: the 24 of TestAgreesWithHtsimMiceAndElephants and 96
 // more at other clocks (seeds 25-120, clock 1796600000 + seed). Over the
-// first 24 the 28 remote mice stood +4.2 % late in rocelab, but each
+// first 24 the 21 remote mice stood +4.2 % late in rocelab, but each
 // simulator draws its own paths per seed, and the seeds' remote-mouse
 // means spread by a standard deviation of 19 us in htsim and 28 in
 // rocelab: the difference's standard error was 3.1 %. Over the 96 new
