@@ -36,7 +36,7 @@ func TestNames(t *testing.T) {
 		t.Errorf("bnxt tx pause prio 5 = %q", got)
 	}
 	got := tb.NamesIn(Ethtool, PauseFrames, RX, 3)
-	if len(got) != 3 || got[0] != "rx_prio3_pause" || got[1] != "rx_pfc_ena_frames_pri3" || got[2] != "rx_priority_3_xoff.nic" {
+	if len(got) != 4 || got[0] != "rx_prio3_pause" || got[1] != "rx_pfc_ena_frames_pri3" || got[2] != "rx_priority_3_xoff.nic" || got[3] != "frames_rx_pri_3" {
 		t.Errorf("NamesIn(ethtool, pause rx 3) = %v", got)
 	}
 	if d, p, ok := tb.Lookup("tx_priority_3_xoff.nic"); !ok || p != 3 || d.Vendor != ICE || d.Concept != PauseFrames || d.Dir != TX {

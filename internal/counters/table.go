@@ -270,8 +270,14 @@ func builtin() []Desc {
 		other(ICE, "tx_bytes.nic", PhyBytes, TX, false, Bytes),
 
 		// ionic ethtool -S (AMD Pensando, Pollara): the port's firmware
-		// statistics. PFC frames are counted over all priorities, the
-		// time each priority was paused in microseconds.
+		// statistics. PFC frames are counted over all priorities and on
+		// each (frames_rx/tx_pri_N: the MAC counts a received PFC frame in
+		// frames_rx_pripause and in frames_rx_pri_N of the priority it
+		// pauses, Pensando's SDK says, PsymonLi/sw nic/sdk/linkmgr/port.cc:1848,
+		// and its QoS test reads "FRAMES RX PRI <cos>" as that class's PFC
+		// frames, iota/test/iris/testcases/qos/qos_traffic_test.py:256;
+		// they are no data frames), the time each priority was paused in
+		// microseconds.
 		other(IONIC, "frames_rx_pripause", PFCFramesTotal, RX, false, Packets),
 		other(IONIC, "frames_tx_pripause", PFCFramesTotal, TX, false, Packets),
 		other(IONIC, "frames_rx_pause", GlobalPause, RX, false, Packets),
@@ -279,8 +285,8 @@ func builtin() []Desc {
 		other(IONIC, "rx_pripause_%d_1us_count", PauseDuration, RX, true, Microseconds),
 		other(IONIC, "tx_pripause_%d_1us_count", PauseDuration, TX, true, Microseconds),
 		other(IONIC, "rx_pause_1us_count", GlobalPauseDuration, RX, false, Microseconds),
-		other(IONIC, "frames_rx_pri_%d", PrioPackets, RX, true, Packets),
-		other(IONIC, "frames_tx_pri_%d", PrioPackets, TX, true, Packets),
+		other(IONIC, "frames_rx_pri_%d", PauseFrames, RX, true, Packets),
+		other(IONIC, "frames_tx_pri_%d", PauseFrames, TX, true, Packets),
 		other(IONIC, "frames_rx_ok", PhyPackets, RX, false, Packets),
 		other(IONIC, "frames_tx_ok", PhyPackets, TX, false, Packets),
 		other(IONIC, "octets_rx_ok", PhyBytes, RX, false, Bytes),

@@ -150,13 +150,48 @@ func TestIonicPortCounters(t *testing.T) {
 	}
 	dump := func(pause string) string {
 		return "# synthetic: rocelab test, an ionic ethtool dump\n$ ethtool -S enp181s0\nNIC statistics:\n" +
-			"     frames_rx_ok: 915234110\n     frames_rx_pripause: 4000\n     frames_rx_pri_3: 900000000\n" +
+			"     frames_rx_ok: 915234110\n     frames_rx_pripause: 4000\n     frames_rx_pri_3: 4000\n" +
 			"     rx_pripause_3_1us_count: " + pause + "\n"
 	}
 	fs := Diagnose([]string{"-"}, strings.NewReader(dump("1000000")+dump("1500000")), Options{Interval: 10 * time.Second}).Findings
 	f := nicMustFind(t, fs, "counters.pause.ratio", Warn, "5.000% of the 10 s window")
 	if !evidenceHas(f, "rx_pripause_3_1us_count") {
 		t.Errorf("evidence %+v", f.Evidence)
+	}
+}
+
+// ionic's frames_rx_pri_N and frames_tx_pri_N are the PFC frames received
+// and sent on priority N, not the port's data frames of that priority: a
+// received PFC frame counts in frames_rx_pripause and in frames_rx_pri_N
+// of the priority it pauses (Pensando's SDK, PsymonLi/sw
+// nic/sdk/linkmgr/port.cc:1848, which rebuilds frames_rx_pripause as their
+// sum; its QoS test, iota/test/iris/testcases/qos/qos_traffic_test.py:256,
+// reads "FRAMES RX PRI <cos>" as that class's PFC frames). Before, they
+// were read as frames per priority: a SYNTHETIC ionic port paused on
+// priority 3 and pausing its switch there gave no PFC frame count in
+// either finding's evidence.
+func TestIonicPFCFramesPerPriority(t *testing.T) {
+	tb := counters.Default()
+	for _, name := range []string{"frames_rx_pri_3", "frames_tx_pri_3"} {
+		d, p, ok := tb.LookupIn(counters.Ethtool, name)
+		if !ok || d.Vendor != counters.IONIC || d.Concept != counters.PauseFrames || p != 3 {
+			t.Errorf("%s: %+v prio %d %v, want ionic PFC frames on priority 3", name, d, p, ok)
+		}
+	}
+	dump := func(pfc, rxPause, txPause string) string {
+		return "# synthetic: rocelab test, an ionic ethtool dump\n$ ethtool -S enp181s0\nNIC statistics:\n" +
+			"     frames_rx_ok: 915234110\n     frames_rx_pripause: " + pfc + "\n     frames_rx_pri_3: " + pfc + "\n" +
+			"     frames_tx_pripause: " + pfc + "\n     frames_tx_pri_3: " + pfc + "\n" +
+			"     rx_pripause_3_1us_count: " + rxPause + "\n     tx_pripause_3_1us_count: " + txPause + "\n"
+	}
+	fs := Diagnose([]string{"-"}, strings.NewReader(dump("4000", "1000000", "0")+dump("6000", "1500000", "700000")), Options{Interval: 10 * time.Second}).Findings
+	f := nicMustFind(t, fs, "counters.pause.ratio", Warn, "priority 3 paused 5.000%")
+	if !evidenceHas(f, "frames_rx_pri_3") {
+		t.Errorf("the paused port's PFC frames on priority 3 are not in the evidence: %+v", f.Evidence)
+	}
+	h := nicMustFind(t, fs, "counters.pause.from_host", Warn, "priority 3 for 7.000%")
+	if !evidenceHas(h, "frames_tx_pri_3") {
+		t.Errorf("the PFC frames the host sent on priority 3 are not in the evidence: %+v", h.Evidence)
 	}
 }
 
