@@ -345,6 +345,12 @@ func builtin() []Desc {
 		hwv(IRDMA, "Rcvd Out of order packets", OutOfSequence, RX),
 		hwv(IRDMA, "RNR received", RNRNakRetryErr, NoDir),
 		hwv(IRDMA, "RNR sent", RespOutOfBuffer, RX),
+		// The same patch drops the iw prefix of the RDMA message counts
+		// (iwInRdmaReads is InRdmaReads on every generation from then on)
+		// and adds the atomics received beside them.
+		renamed(hwv(IRDMA, "InRdmaReads", RxReadRequests, RX)),
+		renamed(hwv(IRDMA, "InRdmaWrites", RxWriteRequests, RX)),
+		hwv(IRDMA, "Rx atomics", RxAtomicRequests, RX),
 
 		// bnxt_re hw_counters (Broadcom RoCE): RC loss recovery.
 		hwv(BNXTRE, "to_retransmits", LocalAckTimeoutErr, NoDir),

@@ -68,6 +68,36 @@ func TestBnxtRELinux618Names(t *testing.T) {
 	}
 }
 
+// irdma's GEN3 statistics patch (linux-rdma, Message-ID
+// 20250827152545.2056-7-tatyana.e.nikolova@intel.com, irdma/verbs.c:3952
+// and :3954 after it) drops the iw prefix: iwInRdmaWrites is InRdmaWrites,
+// iwInRdmaReads InRdmaReads, on every irdma device. Before, the new names
+// were no counters: a SYNTHETIC GEN3 paste with ECN marks and WRITE
+// requests but no RxUDP said the marks could not be weighed at all; now
+// they are weighed against the WRITE requests, an upper bound.
+func TestIrdmaGen3RenamedRequests(t *testing.T) {
+	p := "/sys/class/infiniband/irdma1/ports/1/hw_counters/"
+	fs := synthFindings(t, Options{},
+		p+"RxECNMrkd:52011",
+		p+"cnpSent:51877",
+		p+"InRdmaWrites:1200000",
+		p+"InRdmaReads:3000",
+		p+"Rx atomics:7")
+	e := nicMustFind(t, fs, "counters.ecn.marking", Info, "irdma1 port 1", "52011 marks against 1200000 RDMA WRITE requests (4.3%)")
+	if !evidenceHas(e, "InRdmaWrites:1200000") {
+		t.Errorf("InRdmaWrites not in the evidence: %+v", e.Evidence)
+	}
+	tb := counters.Default()
+	for name, c := range map[string]counters.Concept{"InRdmaReads": counters.RxReadRequests, "InRdmaWrites": counters.RxWriteRequests, "Rx atomics": counters.RxAtomicRequests} {
+		if d, _, ok := tb.LookupIn(counters.HWCounters, name); !ok || d.Vendor != counters.IRDMA || d.Concept != c || d.Dir != counters.RX {
+			t.Errorf("%s: %+v %v, want irdma %s rx", name, d, ok, c)
+		}
+	}
+	if n := tb.Name(counters.IRDMA, counters.HWCounters, counters.RxWriteRequests, counters.RX, 0); n != "iwInRdmaWrites" {
+		t.Errorf("irdma's first name of the WRITE requests is %q", n)
+	}
+}
+
 // An ice port's rx_dropped is its VSI's drops (GLV_RDPC): packets the
 // receive rings had no descriptor for, where rx_dropped.nic counts the
 // port's. The real dump of testdata/corpus/ethtool/dmesg-ice-e810-* (Intel
