@@ -489,13 +489,24 @@ func (p *lspciParser) keyed(key, rest string, l Line) {
 // about 80 columns ("SltSta: Status: AttnBtn- PowerFlt- MRL- CmdCplt-"
 // then "PresDet+ Interlock-").
 // A line that opens with a key of its own ("LnkSta:" grepped without its
-// indent) is a line, not the rest of one.
+// indent, "Physical Slot: 3" of a paste that lost every indent) or with a
+// shell prompt is a line, not the rest of one.
 func wrapped(text string) bool {
-	if text == "" || text[0] == ' ' || text[0] == '\t' {
+	if text == "" || text[0] == ' ' || text[0] == '\t' || promptLine(strings.TrimSpace(text)) {
 		return false
 	}
 	key, _, ok := strings.Cut(text, ":")
-	return !ok || strings.ContainsAny(key, " \t")
+	return !ok || strings.ContainsAny(key, " \t") && !lspciSpacedKeys[key]
+}
+
+// lspciSpacedKeys are the keys with a space in them that lspci prints at
+// a device's first indent (lspci.c show_verbose, ls-kernel.c): at column
+// 0 they open a line of their own.
+var lspciSpacedKeys = map[string]bool{
+	"Physical Slot": true, "Device tree node": true, "NUMA node": true, "IOMMU group": true,
+	"Kernel driver in use": true, "Kernel modules": true, "Driver in use": true, "BIST result": true,
+	"Secondary status": true, "I/O behind bridge": true, "Memory behind bridge": true,
+	"Prefetchable memory behind bridge": true,
 }
 
 // rejoin reads the line above again with this one, the rest of it, after
