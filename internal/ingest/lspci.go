@@ -391,11 +391,12 @@ type lspciParser struct {
 }
 
 // A heldLine is a line the next one may carry on: its key ("LnkSta", or
-// "" for a device header), what follows the key, and the line.
+// "" for a device header), what follows the key, and the line; counted
+// once it was counted as read.
 type heldLine struct {
-	key, rest string
-	l         Line
-	set       bool
+	key, rest    string
+	l            Line
+	set, counted bool
 }
 
 // NewLspciParser returns a parser for lspci -vvv in the input src.
@@ -447,14 +448,18 @@ func (p *lspciParser) Feed(l Line) {
 		p.capability(rest, l)
 	case "LnkCap", "LnkSta", "ACSCtl", "ACSCap", "SltSta", "SltCap":
 		p.last = heldLine{key: key, rest: rest, l: l, set: true}
+		n := p.out.lines.n
 		p.keyed(key, rest, l)
+		p.last.counted = p.out.lines.n > n
 	case "Control":
 		if p.block != "SltCtl" {
 			p.block = key
 			break
 		}
 		p.last = heldLine{key: key, rest: rest, l: l, set: true}
+		n := p.out.lines.n
 		p.keyed(key, rest, l)
+		p.last.counted = p.out.lines.n > n
 	case "ATSCtl":
 		p.ats(rest, l)
 	case "Bus":
@@ -513,9 +518,6 @@ var lspciSpacedKeys = map[string]bool{
 // it: a device header's name, or a link, slot or ACS line, whose value
 // read from the first part alone (or whose garble) it replaces.
 func (p *lspciParser) rejoin(last heldLine, t string, l Line) {
-	// The line above is counted already: reading it again (keyed) before
-	// this one is counted keeps it counted once.
-	defer p.out.lines.add(l)
 	p.held = nil
 	joined := last.rest + " " + t
 	p.last = heldLine{key: last.key, rest: joined, l: last.l, set: true}
@@ -524,6 +526,7 @@ func (p *lspciParser) rejoin(last heldLine, t string, l Line) {
 			p.cur.Name = strings.Clone(trimRevision(joined))
 			p.cur.Role = pciRole(p.cur.Class, p.cur.Name)
 		}
+		p.out.lines.add(l)
 		return
 	}
 	if d := p.cur; d != nil && d.Evidence.Line != 0 {
@@ -540,7 +543,15 @@ func (p *lspciParser) rejoin(last heldLine, t string, l Line) {
 			d.Slot = nil
 		}
 	}
+	// The line above, read again, counts once however many lines carry
+	// it on (a counted line above the last counted one counts again).
+	before := p.out.lines
 	p.keyed(last.key, joined, last.l)
+	if last.counted {
+		p.out.lines = before
+	}
+	p.last.counted = last.counted || p.out.lines.n > before.n
+	p.out.lines.add(l)
 }
 
 // flush reports the held garble: the line after it did not carry it on.

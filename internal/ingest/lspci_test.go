@@ -331,3 +331,14 @@ func TestLspciWrapNotSwallowed(t *testing.T) {
 		}
 	}
 }
+
+// Synthetic, in lspci's forms: a LnkSta line a narrow wrap cut twice is
+// read whole, and each of its three lines counts once (the second
+// rejoin read the first line again after the second was counted, and
+// counted it again: 5 lines of 4).
+func TestLspciWrappedTwiceCountsOnce(t *testing.T) {
+	p := readOne[*Lspci](t, "twice.txt", "0000:17:00.0 Ethernet controller: Mellanox Technologies MT2910 Family [ConnectX-7]\n\t\tLnkSta:\tSpeed 32GT/s (ok),\nWidth x8\n(downgraded)\n")
+	if d := p.Devices[0]; p.Lines() != 4 || len(p.Garbled) != 0 || d.Sta.Width != 8 || !d.Sta.WidthMarked {
+		t.Errorf("%d lines, garbled %+v, LnkSta %+v", p.Lines(), p.Garbled, d.Sta)
+	}
+}
