@@ -77,8 +77,8 @@ func checkQueueTrims(inc *Incident) []Finding {
 	var fs []Finding
 	for _, s := range All[*ingest.SwitchCounters](inc) {
 		for _, q := range s.Trims {
-			if q.Trimmed <= 0 && q.Dropped <= 0 {
-				continue
+			if q.Trimmed <= 0 && q.Sent <= 0 && q.Dropped <= 0 {
+				continue // Sent too: the other two may be N/A
 			}
 			name, where := swName(s, q.Port), "`show queue counters "+q.Port+"` gives its traffic"
 			switch {
