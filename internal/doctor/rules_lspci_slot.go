@@ -49,8 +49,8 @@ func slotFinding(p *ingest.Lspci, d ingest.PCIDevice) (Finding, bool) {
 		if sp.Indicator != "" {
 			ind = ", PwrInd " + sp.Indicator
 		}
-		f.Title = fmt.Sprintf("%s: %s has a card in its slot (SltSta PresDet+) whose power is off (SltCap PwrCtrl+, SltCtl Power+%s), so its link is down (LnkSta Width x0): software turned the slot off, no link fault", p.Source(), port, ind)
-		f.Mechanism = mech + " A slot with a power controller (SltCap PwrCtrl+) is powered by the port's command: SltCtl's Power Controller Control bit set asks for power off (the kernel's pci_regs.h names it PCI_EXP_SLTCTL_PWR_OFF; lspci prints the bit, so Power+ is off). pciehp sets it when told to (`echo 0 > /sys/bus/pci/slots/<n>/power`), when the card was removed or its attention button pressed, or when it found no link after powering the slot. A card without power trains no link and is not on the bus: a NIC or GPU there is missing for NCCL by the host's command, not by a fault of the link."
+		f.Title = fmt.Sprintf("%s: %s has a card in its slot (SltSta PresDet+) whose power is off (SltCap PwrCtrl+, SltCtl Power+%s), so its link is down (LnkSta Width x0): the host turned the slot off, by command or by pciehp after the card trained no link (dmesg tells which)", p.Source(), port, ind)
+		f.Mechanism = mech + " A slot with a power controller (SltCap PwrCtrl+) is powered by the port's command: SltCtl's Power Controller Control bit set asks for power off (the kernel's pci_regs.h names it PCI_EXP_SLTCTL_PWR_OFF; lspci prints the bit, so Power+ is off). pciehp sets it when told to (`echo 0 > /sys/bus/pci/slots/<n>/power`), when the card was removed or its attention button pressed, or when it found no link after powering the slot. A card without power trains no link and is not on the bus: a NIC or GPU there is missing for NCCL. The slot's power alone does not say why it is off: pciehp powers off a slot whose card did not train after power-on (board_added, pciehp_ctrl.c) exactly as it does on command."
 		slot := "<n>"
 		if sp.Number != "" {
 			slot = sp.Number

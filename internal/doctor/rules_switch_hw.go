@@ -3,6 +3,7 @@ package doctor
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -76,8 +77,8 @@ func checkQueueTrims(inc *Incident) []Finding {
 	var fs []Finding
 	for _, s := range All[*ingest.SwitchCounters](inc) {
 		for _, q := range s.Trims {
-			if q.Trimmed <= 0 && q.Dropped <= 0 {
-				continue
+			if q.Trimmed <= 0 && q.Sent <= 0 && q.Dropped <= 0 {
+				continue // Sent too: the other two may be N/A
 			}
 			name, where := swName(s, q.Port), "`show queue counters "+q.Port+"` gives its traffic"
 			switch {
@@ -91,7 +92,7 @@ func checkQueueTrims(inc *Incident) []Finding {
 			}
 			fs = append(fs, Finding{
 				ID: "switch.queue.trimmed", Severity: Warn, Layer: LayerFabric,
-				Title:     fmt.Sprintf("%s: %d packets trimmed (%d sent on, %d dropped after trimming)", name, max(q.Trimmed, 0), max(q.Sent, 0), max(q.Dropped, 0)),
+				Title:     name + ": " + trimCounts(q),
 				Evidence:  []Evidence{q.Evidence},
 				Mechanism: "Packet trimming cuts a packet that would be dropped for a full queue down to its headers and forwards those, so that a transport built for it (Ultra Ethernet's) learns of the loss at once and asks for the packet again; TrimDrop counts trimmed packets dropped after all. The payload is gone either way: for RoCEv2 a trimmed packet is a lost one (its ICRC no longer matches, and the NIC discards it), recovered by RC's go-back-N or the ACK timeout.",
 				Fix:       "Keep RoCE off the queues that trim (its DSCP mapped to a lossless queue, TC_TO_QUEUE_MAP), or relieve the congestion on this queue; " + where + " and `show pfc counters` whether PFC acts there.",
@@ -99,6 +100,23 @@ func checkQueueTrims(inc *Incident) []Finding {
 		}
 	}
 	return fs
+}
+
+// trimCounts says a queue's trim counts, a count the switch printed N/A
+// as N/A: with one of the two N/A the trimmed total is only known to be
+// at least the other ("N/A sent on, 1000 dropped").
+func trimCounts(q ingest.QueueTrim) string {
+	n := func(v int64) string {
+		if v < 0 {
+			return "N/A"
+		}
+		return strconv.FormatInt(v, 10)
+	}
+	total := n(q.Trimmed)
+	if q.Trimmed < 0 {
+		total = "at least " + strconv.FormatInt(max(q.Sent, 0)+max(q.Dropped, 0), 10)
+	}
+	return fmt.Sprintf("%s packets trimmed (%s sent on, %s dropped after trimming)", total, n(q.Sent), n(q.Dropped))
 }
 
 // hwDropKinds are EOS's drop types, in the order a reader cares.

@@ -67,6 +67,8 @@ func TestSwitchCLITablesJudged(t *testing.T) {
 			{"switch.queue.trimmed", Warn, []string{"sonic all ports (asic2): 3000 packets trimmed (2000 sent on, 1000 dropped after trimming)"}}}, nil},
 		{"sonic-show-switch-counters-masic-detail-sonic-utilities.txt", []want{
 			{"switch.queue.trimmed", Warn, []string{"sonic all ports (asic1): 3000 packets trimmed (2000 sent on, 1000 dropped after trimming)"}}}, nil},
+		{"sonic-show-switch-counters-masic-json-partial-na-sonic-utilities.txt", []want{
+			{"switch.queue.trimmed", Warn, []string{"all ports (asic0): at least 1000 packets trimmed (N/A sent on, 1000 dropped after trimming)"}}}, nil},
 		{"sonic-show-int-counters-trim-json-sonic-utilities.txt", []want{
 			{"switch.queue.trimmed", Warn, []string{"Ethernet4: 20000 packets trimmed (10000 sent on, 10000 dropped after trimming)"}}}, nil},
 		// PFC and its watchdog.

@@ -155,3 +155,11 @@ func TestSwitchTrimSwitchTotalJudged(t *testing.T) {
 		}
 	}
 }
+
+// Synthetic, in switchstat's --detail form: a switch whose trim drop
+// counter is N/A but which sent on 2,000 trimmed packets trims; before,
+// the sent count alone was never judged (only the total and the drops).
+func TestSwitchTrimSentOnlyJudged(t *testing.T) {
+	fs := diagnoseText(t, "admin@sonic:~$ show switch counters --detail\nTrimmed Sent Packets........................... 2,000\nTrimmed Dropped Packets........................ N/A\n").Findings
+	nicMustFind(t, fs, "switch.queue.trimmed", Warn, "sonic all ports: at least 2000 packets trimmed (2000 sent on, N/A dropped after trimming)")
+}

@@ -391,11 +391,12 @@ type lspciParser struct {
 }
 
 // A heldLine is a line the next one may carry on: its key ("LnkSta", or
-// "" for a device header), what follows the key, and the line.
+// "" for a device header), what follows the key, and the line; counted
+// once it was counted as read.
 type heldLine struct {
-	key, rest string
-	l         Line
-	set       bool
+	key, rest    string
+	l            Line
+	set, counted bool
 }
 
 // NewLspciParser returns a parser for lspci -vvv in the input src.
@@ -447,14 +448,18 @@ func (p *lspciParser) Feed(l Line) {
 		p.capability(rest, l)
 	case "LnkCap", "LnkSta", "ACSCtl", "ACSCap", "SltSta", "SltCap":
 		p.last = heldLine{key: key, rest: rest, l: l, set: true}
+		n := p.out.lines.n
 		p.keyed(key, rest, l)
+		p.last.counted = p.out.lines.n > n
 	case "Control":
 		if p.block != "SltCtl" {
 			p.block = key
 			break
 		}
 		p.last = heldLine{key: key, rest: rest, l: l, set: true}
+		n := p.out.lines.n
 		p.keyed(key, rest, l)
+		p.last.counted = p.out.lines.n > n
 	case "ATSCtl":
 		p.ats(rest, l)
 	case "Bus":
@@ -489,22 +494,30 @@ func (p *lspciParser) keyed(key, rest string, l Line) {
 // about 80 columns ("SltSta: Status: AttnBtn- PowerFlt- MRL- CmdCplt-"
 // then "PresDet+ Interlock-").
 // A line that opens with a key of its own ("LnkSta:" grepped without its
-// indent) is a line, not the rest of one.
+// indent, "Physical Slot: 3" of a paste that lost every indent) or with a
+// shell prompt is a line, not the rest of one.
 func wrapped(text string) bool {
-	if text == "" || text[0] == ' ' || text[0] == '\t' {
+	if text == "" || text[0] == ' ' || text[0] == '\t' || promptLine(strings.TrimSpace(text)) {
 		return false
 	}
 	key, _, ok := strings.Cut(text, ":")
-	return !ok || strings.ContainsAny(key, " \t")
+	return !ok || strings.ContainsAny(key, " \t") && !lspciSpacedKeys[key]
+}
+
+// lspciSpacedKeys are the keys with a space in them that lspci prints at
+// a device's first indent (lspci.c show_verbose, ls-kernel.c): at column
+// 0 they open a line of their own.
+var lspciSpacedKeys = map[string]bool{
+	"Physical Slot": true, "Device tree node": true, "NUMA node": true, "IOMMU group": true,
+	"Kernel driver in use": true, "Kernel modules": true, "Driver in use": true, "BIST result": true,
+	"Secondary status": true, "I/O behind bridge": true, "Memory behind bridge": true,
+	"Prefetchable memory behind bridge": true,
 }
 
 // rejoin reads the line above again with this one, the rest of it, after
 // it: a device header's name, or a link, slot or ACS line, whose value
 // read from the first part alone (or whose garble) it replaces.
 func (p *lspciParser) rejoin(last heldLine, t string, l Line) {
-	// The line above is counted already: reading it again (keyed) before
-	// this one is counted keeps it counted once.
-	defer p.out.lines.add(l)
 	p.held = nil
 	joined := last.rest + " " + t
 	p.last = heldLine{key: last.key, rest: joined, l: last.l, set: true}
@@ -513,6 +526,7 @@ func (p *lspciParser) rejoin(last heldLine, t string, l Line) {
 			p.cur.Name = strings.Clone(trimRevision(joined))
 			p.cur.Role = pciRole(p.cur.Class, p.cur.Name)
 		}
+		p.out.lines.add(l)
 		return
 	}
 	if d := p.cur; d != nil && d.Evidence.Line != 0 {
@@ -529,7 +543,15 @@ func (p *lspciParser) rejoin(last heldLine, t string, l Line) {
 			d.Slot = nil
 		}
 	}
+	// The line above, read again, counts once however many lines carry
+	// it on (a counted line above the last counted one counts again).
+	before := p.out.lines
 	p.keyed(last.key, joined, last.l)
+	if last.counted {
+		p.out.lines = before
+	}
+	p.last.counted = last.counted || p.out.lines.n > before.n
+	p.out.lines.add(l)
 }
 
 // flush reports the held garble: the line after it did not carry it on.

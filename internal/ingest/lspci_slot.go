@@ -90,9 +90,14 @@ func (p *lspciParser) slotPower() *SlotPower {
 
 // slotCap reads SltCap's PwrCtrl flag: whether the slot has a power
 // controller. A line without it is not read (its other flags say
-// nothing rocelab judges).
+// nothing rocelab judges). The slot number of SltCap's second line is
+// read here too when that line was rejoined to it (a paste that lost
+// every indent puts it at column 0).
 func (p *lspciParser) slotCap(rest string, l Line) {
 	p.block = "SltCap"
+	if i := strings.Index(rest, "Slot #"); i >= 0 {
+		p.slotNumber(rest[i:], l)
+	}
 	for _, f := range strings.Fields(rest) {
 		if f == "PwrCtrl+" || f == "PwrCtrl-" {
 			if sp := p.slotPower(); sp != nil {

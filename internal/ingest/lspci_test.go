@@ -316,3 +316,29 @@ func TestLspciWrapForms(t *testing.T) {
 		t.Errorf("held garble: %+v", p.Garbled)
 	}
 }
+
+// Synthetic, in lspci's forms: a line at column 0 that opens with one of
+// lspci's own keys with a space in it (a paste that lost every indent,
+// where a bridge without a Subsystem line has its Physical Slot next) or
+// with a shell prompt (the next command after `lspci | grep`) is a line
+// of its own, never the rest of the device's name.
+func TestLspciWrapNotSwallowed(t *testing.T) {
+	const name = "Advanced Micro Devices, Inc. [AMD] Starship/Matisse GPP Bridge"
+	for _, next := range []string{"Physical Slot: 0-1", "Device tree node: /sys/firmware/devicetree/base/pcie@0", "Kernel driver in use: pcieport", "$ ibdev2netdev", "[root@gpu3 ~]# ibstat"} {
+		p := readOne[*Lspci](t, "flat.txt", "80:03.1 PCI bridge: "+name+" (prog-if 00 [Normal decode])\n"+next+"\nControl: I/O+ Mem+ BusMaster+\n")
+		if len(p.Devices) != 1 || p.Devices[0].Name != name {
+			t.Errorf("%q after the header: %+v", next, p.Devices)
+		}
+	}
+}
+
+// Synthetic, in lspci's forms: a LnkSta line a narrow wrap cut twice is
+// read whole, and each of its three lines counts once (the second
+// rejoin read the first line again after the second was counted, and
+// counted it again: 5 lines of 4).
+func TestLspciWrappedTwiceCountsOnce(t *testing.T) {
+	p := readOne[*Lspci](t, "twice.txt", "0000:17:00.0 Ethernet controller: Mellanox Technologies MT2910 Family [ConnectX-7]\n\t\tLnkSta:\tSpeed 32GT/s (ok),\nWidth x8\n(downgraded)\n")
+	if d := p.Devices[0]; p.Lines() != 4 || len(p.Garbled) != 0 || d.Sta.Width != 8 || !d.Sta.WidthMarked {
+		t.Errorf("%d lines, garbled %+v, LnkSta %+v", p.Lines(), p.Garbled, d.Sta)
+	}
+}
