@@ -60,19 +60,7 @@ func TestLeadPartitionsAgree(t *testing.T) {
 		if !tw.Done() || end >= s.Duration {
 			t.Fatalf("%s ran to %v (done %v), want it to end at its workloads' stop", c.name, end, tw.Done())
 		}
-		want := fingerprint(t, tw)
-		for _, threads := range []int{2, 3, 8} {
-			o := Options{Threads: threads}
-			tw, err := BuildWith(s, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tw.run.LinkedBelow = 2 // linked throughout
-			watchStalls(t, c.name, o, tw, func() { tw.Run() })
-			if got := fingerprint(t, tw); got != want {
-				t.Errorf("%s on %d threads linked throughout differs from one domain:\n%s", c.name, threads, firstDiff(want, got))
-			}
-		}
+		checkLinked(t, c.name, s, fingerprint(t, tw))
 	}
 }
 
@@ -93,18 +81,24 @@ func TestLeadHoldAgrees(t *testing.T) {
 			t.Fatal(err)
 		}
 		tw.Run()
-		want := fingerprint(t, tw)
-		for _, threads := range []int{2, 3, 8} {
-			o := Options{Threads: threads}
-			tw, err := BuildWith(s, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tw.run.LinkedBelow = 2 // linked throughout
-			watchStalls(t, name, o, tw, func() { tw.Run() })
-			if got := fingerprint(t, tw); got != want {
-				t.Errorf("%s on %d threads linked throughout differs from one domain:\n%s", name, threads, firstDiff(want, got))
-			}
+		checkLinked(t, name, s, fingerprint(t, tw))
+	}
+}
+
+// checkLinked runs s on 2, 3 and 8 threads linked throughout, where the
+// lead is used, and requires want, the fingerprint of one domain.
+func checkLinked(t *testing.T, name string, s *Scenario, want string) {
+	t.Helper()
+	for _, threads := range []int{2, 3, 8} {
+		o := Options{Threads: threads}
+		tw, err := BuildWith(s, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tw.run.LinkedBelow = 2 // linked throughout
+		watchStalls(t, name, o, tw, func() { tw.Run() })
+		if got := fingerprint(t, tw); got != want {
+			t.Errorf("%s on %d threads linked throughout differs from one domain:\n%s", name, threads, firstDiff(want, got))
 		}
 	}
 }
