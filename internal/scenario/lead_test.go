@@ -69,7 +69,7 @@ func TestLeadPartitionsAgree(t *testing.T) {
 // it had before (so it must publish no later than the hold at once, not
 // at its next bound), gives the same results on one domain and split,
 // linked throughout. The run's workers interleave differently each
-// time: without the hold every run failed (6 of 6), without publishing
+// time: without the hold every run failed (11 of 11), without publishing
 // it at once 9 runs in 10 (a part ran past the stop: AdvanceTo panics).
 func TestLeadHoldAgrees(t *testing.T) {
 	for at := 362; at <= 390; at += 7 {
