@@ -55,9 +55,10 @@ type Part interface {
 // before the least published time plus Reply, and publishes the earliest
 // time it can still post at: its bound, plus Lead when set. A part whose
 // neighbour is busy runs on instead of waiting at a barrier, so imbalance
-// evens out within Lookahead; what a side sends is flushed before the time that allows the receiver to take
-// it is published. The barrier, once a round, jumps idle stretches that
-// published times would cross a Lookahead at a time.
+// evens out within Lookahead; what a side sends is flushed before the
+// time that allows the receiver to take it is published. The barrier,
+// once a round, jumps idle stretches that published times would cross a
+// Lookahead at a time.
 //
 // With more parts than workers (a linked part waits for its neighbours on
 // its worker's core), or with Windowed, a round is a window: the parts

@@ -121,6 +121,12 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 			}
 			s.RunUntil(min(bound-1, satAdd(next, w.Lookahead/pubSteps)))
 			p.Flush()
+			if len(s.holds) > 0 {
+				// A hold it wrote in this pass lowers what it may
+				// publish now, not at its next bound: the others
+				// would run past the stop (Scheduler.Hold).
+				bound = w.holdBound(s, unit.Time(w.ctl.ran.Load()), end, bound)
+			}
 			spins, stuck = 0, false
 			if next, ok = s.NextAt(); !ok {
 				next = unit.MaxTime
