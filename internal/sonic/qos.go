@@ -476,6 +476,23 @@ func (db *ConfigDB) allToOne(table, name string, n, least int) (Value, bool) {
 	return at, count >= least
 }
 
+// firstIfEvery returns what one says of the first of a table's maps when
+// it says it of every one of them (each sends all to one priority group,
+// or to one class), else nothing.
+func firstIfEvery(names []string, one func(string) (Value, bool)) Value {
+	var first Value
+	for i, name := range names {
+		at, ok := one(name)
+		if !ok {
+			return Value{}
+		}
+		if i == 0 {
+			first = at
+		}
+	}
+	return first
+}
+
 // LossyByDesign reports a config that runs every class lossy on purpose,
 // as NVIDIA's Spectrum-X AI SKUs ship (sonic-buildimage's SN5600 C256S1,
 // SN5640 C512S2: pfc_enable present and empty on every port) and SKUs
@@ -520,31 +537,12 @@ func (db *ConfigDB) LossyByDesign() (LossyDesign, bool) {
 		d.NoPFCWritten = true
 		return d, true
 	}
-	for i, name := range db.Tables["TC_TO_PRIORITY_GROUP_MAP"].Keys() {
-		at, one := db.OnePG(name)
-		if !one {
-			d.OnePG = Value{}
-			break
-		}
-		if i == 0 {
-			d.OnePG = at
-		}
-	}
+	d.OnePG = firstIfEvery(db.Tables["TC_TO_PRIORITY_GROUP_MAP"].Keys(), db.OnePG)
 	// A one-class DSCP map is evidence in SONiC's own config only (another
 	// OS's reader writes the map from that OS's defaults), and only where
 	// no profile keeps xoff: headroom kept says a lossless class was meant.
-	for i, name := range db.Tables["DSCP_TO_TC_MAP"].Keys() {
-		if db.Vendor != "" || db.keepsXoff() {
-			break
-		}
-		at, one := db.OneClass(name)
-		if !one {
-			d.OneClass = Value{}
-			break
-		}
-		if i == 0 {
-			d.OneClass = at
-		}
+	if db.Vendor == "" && !db.keepsXoff() {
+		d.OneClass = firstIfEvery(db.Tables["DSCP_TO_TC_MAP"].Keys(), db.OneClass)
 	}
 	if profiles := db.Tables["BUFFER_PROFILE"]; len(profiles) > 0 {
 		if !db.keepsXoff() {
