@@ -21,7 +21,13 @@ const testLatency = NominalFabricLatency
 func runOn(t testing.TB, c *Comm, iters int, calls ...Call) ([]Result, *testnet.Net) {
 	t.Helper()
 	srv := c.Sys.Server
-	n := testnet.New(testnet.Config{Hosts: len(c.Sys.Hosts) * srv.NICs, Rate: srv.NICRate, Latency: testLatency})
+	return runOnNet(t, c, testnet.Config{Hosts: len(c.Sys.Hosts) * srv.NICs, Rate: srv.NICRate, Latency: testLatency}, iters, calls...)
+}
+
+// runOnNet is runOn on a test network of the given configuration.
+func runOnNet(t testing.TB, c *Comm, cfg testnet.Config, iters int, calls ...Call) ([]Result, *testnet.Net) {
+	t.Helper()
+	n := testnet.New(cfg)
 	w := NewWorkload(c, iters, calls...)
 	if err := n.Run(100*unit.Second, w); err != nil {
 		t.Fatal(err)

@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"testing"
 
 	"rocelab/internal/gpu"
+	"rocelab/internal/testnet"
 )
 
 // TestHeldOutGroup18SendRecv runs held-out group 18's sendrecv sweeps
@@ -188,5 +190,59 @@ func TestOneRankANodeClimb(t *testing.T) {
 	t.Logf("twin, far-socket pair: %.0f µs lost at 16 MiB, %.0f at 512 MiB", at16, at512)
 	if at512 > 2*at16 {
 		t.Errorf("the twin's far-socket pair loses %.0f µs at 16 MiB and %.0f at 512 MiB: the climb docs/nccl.md says the twin lacks is there", at16, at512)
+	}
+}
+
+// TestOneNICPairTransportOrder holds what docs/nccl.md ("Held out, group
+// 20", session 49) reads from the far-socket pair on the test network:
+// its 4 MiB row is the twin's pipeline (within 3% whatever unit the
+// test network's NIC serves its queue pairs in turn, and above the run's
+// 17.55 GB/s by more than the band), while its 1 GiB plateau is the order
+// of that service: with the harness's 64 KiB turns the pair's 8 channels
+// fall into step and move well below the host bounce's own bound (each
+// channel's kernel carries its chunks through host memory twice, out to
+// its send buffer and in from its receive buffer, at HostChannelBW), with
+// whole messages served in turn they reach it. So the pair's plateau
+// being in band is not a reading of the host bounce.
+func TestOneNICPairTransportOrder(t *testing.T) {
+	r := dranetA3Ultra("far-socket", "far", gpu.SYS)
+	v, err := ParseVersion(r.version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := NewConfig(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := NewComm(cfg, System{Server: r.srv, Hosts: DenseHosts(r.servers, r.srv.NICs)}, []int{0, 1}, AllGPUs(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := cm.Plan(Call{Func: AllGather, Bytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Algo != Ring || ch.Proto != Simple || ch.Channels != 8 {
+		t.Fatalf("1 GiB runs %s/%s on %d channels, want Ring/Simple on 8", ch.Algo, ch.Proto, ch.Channels)
+	}
+	host := float64(ch.Channels) * HostChannelBW / 2
+	segs := []int64{4 << 10, 64 << 10, 1 << 30} // the harness's is 64 KiB
+	busbw := func(seg, size int64, iters int) float64 {
+		net := testnet.Config{Hosts: r.servers * r.srv.NICs, Rate: r.srv.NICRate, Latency: testLatency, Segment: seg}
+		rs, _ := runOnNet(t, cm, net, iters, Call{Func: AllGather, Bytes: size})
+		return busBW(rs[0], cm.NRanks)
+	}
+	var mid, top []float64
+	for _, seg := range segs {
+		mid = append(mid, busbw(seg, 4<<20, 4))
+		top = append(top, busbw(seg, 1<<30, 2))
+		t.Logf("turns of %s: 4 MiB %.1f GB/s (the run 17.55), 1 GiB %.1f (the run 31.10; the host bounce's bound %.1f)",
+			sizeName(seg), mid[len(mid)-1], top[len(top)-1], host)
+	}
+	if lo, hi := slices.Min(mid), slices.Max(mid); hi > 1.03*lo || lo < 1.15*17.55 {
+		t.Errorf("4 MiB: %.1f-%.1f GB/s by turn: want within 3%% of each other and above the run's 17.55 by more than 15%%", lo, hi)
+	}
+	if top[1] > 0.75*host || math.Abs(top[2]/host-1) > 0.05 {
+		t.Errorf("1 GiB: %.1f GB/s in 64 KiB turns, %.1f in whole messages: want under 3/4 of the host bound %.1f, and within 5%% of it", top[1], top[2], host)
 	}
 }
