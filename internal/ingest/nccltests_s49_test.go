@@ -3,6 +3,8 @@ package ingest
 import (
 	"strings"
 	"testing"
+
+	"rocelab/internal/unit"
 )
 
 // Tests from session 49's sweep of public nccl-tests outputs: each reads
@@ -46,5 +48,36 @@ func TestNCCLTestsScriptRuleSplitsRuns(t *testing.T) {
 	}, "\n")+"\n")
 	if len(x.Runs) != 1 || x.Runs[0].Backsteps != 1 {
 		t.Errorf("%d runs; want 1 with its backstep", len(x.Runs))
+	}
+}
+
+// aws-ofi-nccl names the EC2 instance type at init ("NET/OFI Running on
+// p5.48xlarge platform"), and no line of an EFA job states a NIC speed:
+// the busbw of a p5 pair was left unjudged ("no NIC speed known"). The
+// type fixes the EFA bandwidth behind each NET device, 3200 Gbps over
+// p5's 8 devices, 400 Gbps each; an instance type it does not know states
+// none (the three table lines are SYNTHETIC, the real line's form with
+// other instance types).
+func TestNCCLLogEFAPlatformSpeed(t *testing.T) {
+	l := ncclLog(t, "nccl-tests/allreduce-p5-2n-16rank-efa-aws-ofi-1.9.2-kubeflow-tag-output-mid-row-prefixes-487GBps-keitaw.txt")
+	sp := l.LinkSpeeds()
+	if len(sp) != 1 || sp[0].Rate != 400*unit.Gbps || sp[0].Device != "" || !strings.Contains(sp[0].Evidence.Text, "Running on p5.48xlarge platform") {
+		t.Fatalf("speeds %+v; want one 400Gbps from the platform line", sp)
+	}
+	for _, tc := range []struct {
+		line string
+		want unit.BitRate
+	}{
+		{"h:1:2 [0] NCCL INFO NET/OFI Running on p4d.24xlarge platform, Setting NCCL_TOPO_FILE environment variable to /x.xml", 100 * unit.Gbps},
+		{"h:1:2 [0] NCCL INFO NET/OFI Running on p5en.48xlarge platform, Setting NCCL_TOPO_FILE environment variable to /x.xml", 400 * unit.Gbps},
+		{"h:1:2 [0] NCCL INFO NET/OFI Running on g5.48xlarge platform, Setting NCCL_TOPO_FILE environment variable to /x.xml", 0},
+	} {
+		var got unit.BitRate
+		for _, s := range parseLog(t, tc.line+"\n").LinkSpeeds() {
+			got = s.Rate
+		}
+		if got != tc.want {
+			t.Errorf("%q: rate %v; want %v", tc.line, got, tc.want)
+		}
 	}
 }
