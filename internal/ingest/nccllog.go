@@ -202,6 +202,9 @@ type NCCLLog struct {
 	IBQPLines HostLines
 	// VirtualDevices holds the "NET/IB : Made virtual device" speeds.
 	VirtualDevices []LinkSpeed
+	// PlatformSpeeds are the EFA rates per NET device of the instance
+	// type aws-ofi-nccl names (see platformLine), one per host.
+	PlatformSpeeds []LinkSpeed
 	// IBPorts are the ports NCCL's IB transport opened, one line each
 	// (NCCL 2.27+: with provider, speed and PCI path), one per host,
 	// device, port and speed.
@@ -639,7 +642,9 @@ func (l *NCCLLog) ibDeviceNames(host string) []string {
 // device" lines that the port lines do not already state. A merged device
 // ("name=mlx5_0+mlx5_1 speed=800000 ndevs=2") is the sum of its ports
 // (net_ib.cc adds them up): a port no other line states is given an equal
-// share, so that NICs per node × speed counts each port once.
+// share, so that NICs per node × speed counts each port once. An EFA
+// host's rate per NET device follows from the instance type aws-ofi-nccl
+// names (PlatformSpeeds).
 func (l *NCCLLog) LinkSpeeds() []LinkSpeed {
 	var out []LinkSpeed
 	stated := func(dev string, rate unit.BitRate) bool {
@@ -667,7 +672,7 @@ func (l *NCCLLog) LinkSpeeds() []LinkSpeed {
 			}
 		}
 	}
-	return out
+	return append(out, l.PlatformSpeeds...)
 }
 
 // RoCE reports whether any IB device NCCL uses is RoCE (Ethernet).

@@ -236,6 +236,7 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		if pluginInitFailed(msg) {
 			l.PluginInitFailures.add(host, ev)
 		}
+		l.platformLine(host, msg, ev)
 		l.netLine(o, host, msg, ev)
 	case strings.HasPrefix(msg, "Init timings") || strings.HasPrefix(msg, "Bootstrap timings "):
 		l.initTiming(host, msg, ev)

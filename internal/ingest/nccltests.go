@@ -84,6 +84,9 @@ type NCCLTests struct {
 	// table row named a launcher (mpirun, srun, ...). Either makes a
 	// command line's binary part of a longer command.
 	continued, launched bool
+	// ruled is set by a rule of '=' after a run's rows (see
+	// scriptRule): the next row starts a run of its own.
+	ruled bool
 	// pieces hold the last line's row when it was cut short, the pieces
 	// it was printed in so far, each with its line, which the next line
 	// may complete (see splitGluedPiece); pieceRoom is how many fields
@@ -378,6 +381,11 @@ func (t *NCCLTests) Feed(ln Line) {
 			t.lines.add(ln) // the bare "#" lines nccl-tests prints between sections
 			return
 		}
+	case c == '=' && scriptRule(s):
+		if n := len(t.Runs); n > 0 && len(t.Runs[n-1].Rows) > 0 {
+			t.ruled = true
+		}
+		return
 	case c != 'n' && c != 'r' && c != 'R' && c != 's' && c != 'U' && c != '(' && c != 'O' && c != 'A' && c != 'L' && c != 'H' && !strings.Contains(s, "_perf"):
 		// Lines a paste stripped of their "#" start with one of these:
 		// nThread, rccl-tests, Rank, size, Using, (B), Out of bounds, Avg;
@@ -390,6 +398,14 @@ func (t *NCCLTests) Feed(ln Line) {
 		t.binary(s, inCommand)
 	}
 }
+
+// scriptRule reports whether s is a rule a wrapper script echoes
+// between the runs it starts, "====== 2-node ======" or a bare run of
+// '=': at least three '=' open it. nccl-tests prints no such line, so the
+// rows after it belong to the next run, not to one whose sizes went back
+// (hisohara/ai-scripts' MI325X sweep over 1, 2, 4 and 8 nodes, each
+// node count's largest rows under its own rule).
+func scriptRule(s string) bool { return strings.HasPrefix(s, "===") }
 
 // stripLabel removes the "0: " rank label that srun --label and similar
 // launchers put before every line. Table rows never hold a colon, so a

@@ -122,11 +122,13 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 		return false
 	}
 	r := t.cur(false)
-	if len(r.Rows) > 0 && r.ended() {
-		// A row after a table's trailer is another table's: an excerpt
-		// of a log of several runs that kept their rows, not headers.
+	if len(r.Rows) > 0 && (r.ended() || t.ruled) {
+		// A row after a table's trailer, or after a script's rule, is
+		// another table's: an excerpt of a log of several runs that
+		// kept their rows, not headers.
 		r = t.newRun()
 	}
+	t.ruled = false
 	row := TestRow{Size: size, Count: count, Type: strings.Clone(f[2]), Root: -1, Evidence: At(t.src, ln)}
 	rest := f[3:]
 	lay := r.layout
