@@ -1,9 +1,12 @@
 package collective
 
 import (
+	"math"
+	"slices"
 	"testing"
 
 	"rocelab/internal/gpu"
+	"rocelab/internal/testnet"
 )
 
 // TestQuadOrdinal: NCCL's schedule enumerates the peer deltas of 16 ranks
@@ -261,5 +264,47 @@ func TestSendRecvRingSteadyState(t *testing.T) {
 	}
 	if loop[0] >= one[0] {
 		t.Errorf("a call of the loop %.1f µs, not below one call from idle %.1f", loop[0], one[0])
+	}
+}
+
+// TestSendRecvTransportOrder: group 18's sendrecv rows (2 × 8 B200, NCCL
+// 2.29.7, 4 channels a network peer) do not depend on the unit in which
+// the test network's NIC serves its queue pairs in turn, unlike group 20's
+// far-socket plateau (TestOneNICPairTransportOrder). Each of a peer's
+// channels is held to P2PNetChannelRate, so the 4 channels of the one
+// network peer move 4 × 10 GB/s, below the 400G NIC's 50: the NIC is never
+// the bottleneck, and the order in which it serves them does not matter.
+// The plateau is therefore that rate alone (docs/nccl.md, "Group 18's
+// sendrecv: the transport's turns and the 1 MiB row (session 49)").
+func TestSendRecvTransportOrder(t *testing.T) {
+	v, _ := ParseVersion("2.29.7")
+	cm := mustCommOf(t, v, b200UseSS, 2, 8, map[string]string{"NCCL_NVLS_ENABLE": "0", "NCCL_COLLNET_ENABLE": "0"})
+	top := Call{Func: SendRecv, Bytes: 256 << 20}
+	ch, err := cm.Plan(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs := []int64{4 << 10, 64 << 10, 1 << 30} // the harness's is 64 KiB
+	for _, tc := range []struct {
+		size  int64
+		iters int
+	}{{64 << 10, 4}, {1 << 20, 4}, {256 << 20, 2}} {
+		var bw []float64
+		for _, seg := range segs {
+			net := testnet.Config{Hosts: 2 * b200UseSS.NICs, Rate: b200UseSS.NICRate, Latency: testLatency, Segment: seg}
+			rs, _ := runOnNet(t, cm, net, tc.iters, Call{Func: SendRecv, Bytes: tc.size})
+			bw = append(bw, busBW(rs[0], cm.NRanks))
+			t.Logf("%s in turns of %s: %.2f GB/s", sizeName(tc.size), sizeName(seg), bw[len(bw)-1])
+		}
+		if lo, hi := slices.Min(bw), slices.Max(bw); hi > 1.02*lo {
+			t.Errorf("%s: %.2f-%.2f GB/s by turn, want within 2%%", sizeName(tc.size), lo, hi)
+		}
+		if tc.size == top.Bytes {
+			want := float64(ch.Channels * P2PNetChannelRate)
+			line := b200UseSS.NICRate.Gbps() / 8
+			if want >= line || math.Abs(bw[1]/want-1) > 0.01 {
+				t.Errorf("256 MiB: %.2f GB/s, want within 1%% of %d channels × %d GB/s = %.0f, below the NIC's %.0f", bw[1], ch.Channels, P2PNetChannelRate, want, line)
+			}
+		}
 	}
 }
