@@ -293,7 +293,7 @@ const (
 	DropReason    Concept = "drop"               // switch: packets dropped, by reason (Name holds the reason)
 	WDStorms      Concept = "pfcwd_storms"       // switch: PFC watchdog storms declared on one priority
 	WDRestores    Concept = "pfcwd_restores"     // switch: PFC watchdog restorations on one priority
-	Retransmitted Concept = "retransmitted_pkts" // twin NIC: data packets sent again by go-back-N
+	Retransmitted Concept = "retransmitted_pkts" // data packets a NIC sent again (the twin's go-back-N, ionic's tx_rdma_retx_pkts)
 )
 
 // Desc describes one counter name.

@@ -290,25 +290,46 @@ func TestIonicResponderNAKsAndMTUDiscards(t *testing.T) {
 // bnxt_re's rx_read_resp, the READ responses a requester received, stays
 // unmapped.
 func TestRDMARequestsReceivedBnxtREIrdma(t *testing.T) {
-	tb := Default()
-	for _, c := range []struct {
-		name    string
-		vendor  Vendor
-		concept Concept
-	}{
-		{"rx_read_req", BNXTRE, RxReadRequests},
-		{"rx_write_req", BNXTRE, RxWriteRequests},
-		{"rx_atomic_req", BNXTRE, RxAtomicRequests},
-		{"iwInRdmaReads", IRDMA, RxReadRequests},
-		{"iwInRdmaWrites", IRDMA, RxWriteRequests},
-	} {
-		d, _, ok := tb.LookupIn(HWCounters, c.name)
-		if !ok || d.Vendor != c.vendor || d.Concept != c.concept || d.Dir != RX {
-			t.Errorf("%s: %+v %v, want %s %s rx", c.name, d, ok, c.vendor, c.concept)
-		}
-	}
-	if d, _, ok := tb.LookupIn(HWCounters, "rx_read_resp"); ok {
+	wantHW(t, []hwWant{
+		{"rx_read_req", BNXTRE, RxReadRequests, RX},
+		{"rx_write_req", BNXTRE, RxWriteRequests, RX},
+		{"rx_atomic_req", BNXTRE, RxAtomicRequests, RX},
+		{"iwInRdmaReads", IRDMA, RxReadRequests, RX},
+		{"iwInRdmaWrites", IRDMA, RxWriteRequests, RX},
+	})
+	if d, _, ok := Default().LookupIn(HWCounters, "rx_read_resp"); ok {
 		t.Errorf("rx_read_resp read as %+v", d)
+	}
+}
+
+// irdma's "CRC errors" (GEN3: IRDMA_HW_STAT_INDEX_ICRCERR) is RoCE packets
+// received with a bad ICRC, and ionic's tx_rdma_retx_pkts (Pollara) the RDMA
+// packets its requesters sent again. Before, neither was in the table: the
+// exporter put both in the generic rocelab_rdma_hw_stat family and the
+// doctor never read them.
+func TestIrdmaICRCAndIonicRetransmitted(t *testing.T) {
+	wantHW(t, []hwWant{
+		{"CRC errors", IRDMA, ICRCEncapsulated, RX},
+		{"tx_rdma_retx_pkts", IONIC, Retransmitted, TX},
+	})
+}
+
+// An hwWant is an hw_counters name and what the table must read it as.
+type hwWant struct {
+	name    string
+	vendor  Vendor
+	concept Concept
+	dir     Dir
+}
+
+// wantHW checks that the table reads each name as its want says.
+func wantHW(t *testing.T, wants []hwWant) {
+	t.Helper()
+	for _, c := range wants {
+		d, _, ok := Default().LookupIn(HWCounters, c.name)
+		if !ok || d.Vendor != c.vendor || d.Concept != c.concept || d.Dir != c.dir {
+			t.Errorf("%s: %+v %v, want %s %s %s", c.name, d, ok, c.vendor, c.concept, c.dir)
+		}
 	}
 }
 

@@ -351,6 +351,10 @@ func builtin() []Desc {
 		renamed(hwv(IRDMA, "InRdmaReads", RxReadRequests, RX)),
 		renamed(hwv(IRDMA, "InRdmaWrites", RxWriteRequests, RX)),
 		hwv(IRDMA, "Rx atomics", RxAtomicRequests, RX),
+		// Its "CRC errors" are IRDMA_HW_STAT_INDEX_ICRCERR, the same patch
+		// says: RoCE packets received with a bad ICRC, as mlx5's
+		// rx_icrc_encapsulated.
+		hwv(IRDMA, "CRC errors", ICRCEncapsulated, RX),
 
 		// bnxt_re hw_counters (Broadcom RoCE): RC loss recovery.
 		hwv(BNXTRE, "to_retransmits", LocalAckTimeoutErr, NoDir),
@@ -456,6 +460,10 @@ func builtin() []Desc {
 		// (with retransmitted packets and the collective-traffic subsets
 		// beside them), as `rdma statistic` prints them on ionic_0..7.
 		{Name: "tx_rdma_ack_timeout", Vendor: IONIC, Source: HWCounters, Concept: LocalAckTimeoutErr, Unit: Events, Sometimes: true},
+		// The RDMA packets its requesters sent again, which AMD's
+		// node-scraper counts among ionic's error fields beside the ACK
+		// timeouts (nodescraper/plugins/inband/rdma/rdmadata.py, error_fields).
+		{Name: "tx_rdma_retx_pkts", Vendor: IONIC, Source: HWCounters, Concept: Retransmitted, Dir: TX, Unit: Packets, Sometimes: true},
 
 		// efa hw_counters (AWS Elastic Fabric Adapter, SRD).
 		hwv(EFA, "rx_drops", EFARxDrops, RX),

@@ -259,6 +259,18 @@ func TestPollaraAckTimeouts(t *testing.T) {
 	}
 }
 
+// A Pollara port whose requesters resent packets without an ACK timeout
+// (the NAKs that asked for them are the peer's to count) showed no RC
+// retransmission at all: tx_rdma_retx_pkts went unread. Counts since boot
+// with no ACK timeout weigh as info. SYNTHETIC values.
+func TestPollaraRetransmittedPackets(t *testing.T) {
+	fs := synthFindings(t, Options{}, "link ionic_2/1 tx_rdma_ucast_pkts 51200000 req_rx_pkt_seq_err 0 resp_rx_outouf_seq 0 tx_rdma_ack_timeout 0 tx_rdma_retx_pkts 4096 req_tx_retry_excd_err 0")
+	r := nicMustFind(t, fs, "counters.retransmission", Info, "ionic_2 port 1", "tx_rdma_retx_pkts 4096")
+	if len(r.Evidence) != 1 {
+		t.Errorf("evidence %+v", r.Evidence)
+	}
+}
+
 // rx_dropped is the receive rings' drops on ice only; ixgbe, igb,
 // virtio_net and most drivers count the network stack's drops there too.
 // Before, an ixgbe port's rx_dropped was explained as ring descriptors the

@@ -274,6 +274,11 @@ func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fi
 			fixes = append(fixes, "Fix the net plugin load error shown (library path, NCCL_NET_PLUGIN, plugin/NCCL version match).")
 		}
 	}
+	if ev, reason, fix, ok := verbsABIReason(inc); ok {
+		why = append(why, ev)
+		reasons = append(reasons, reason)
+		fixes = append(fixes, fix)
+	}
 	if e, ok := ibTurnedOff(inc); ok {
 		ibDisabled = true
 		why = append(why, e.Evidence)
@@ -285,6 +290,21 @@ func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fi
 		fixes = append(fixes, "Unset NCCL_IB_DISABLE (or set it to 0) in the job's environment and launcher (-x NCCL_IB_DISABLE=0).")
 	}
 	return why, reasons, fixes, ibDisabled, loads > 0 && loads == len(reasons)
+}
+
+// verbsABIReason says, when libibverbs left devices out for their
+// driver's ABI anywhere in the incident, that this is why NCCL found none.
+func verbsABIReason(inc *Incident) (Evidence, string, string, bool) {
+	var rs []ingest.VerbsABIReject
+	for _, d := range All[*ingest.Devinfo](inc) {
+		rs = append(rs, d.ABIRejected...)
+	}
+	if len(rs) == 0 {
+		return Evidence{}, "", "", false
+	}
+	r := rs[0]
+	return r.Evidence, fmt.Sprintf("libibverbs left out %s: its %s provider does not speak the kernel driver's ABI %d", plural(len(rs), "RDMA device", "RDMA devices"), r.Provider, r.KernelABI),
+		fmt.Sprintf("Install the %s provider of the kernel driver's release where NCCL runs, the container image too (devinfo.verbs_abi).", r.Provider), true
 }
 
 // ibTurnedOff returns the NCCL_IB_DISABLE setting that takes effect when

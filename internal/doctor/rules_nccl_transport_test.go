@@ -163,6 +163,23 @@ func TestTransportMismatchIBAndSockets(t *testing.T) {
 	nicMustNot(t, fs, "nccl.transport.socket_fallback")
 }
 
+// NCCL finding no device beside libibverbs's warnings that its provider
+// rejected the driver's ABI: the fallback's cause is the mismatch, named
+// with its line. SYNTHETIC NCCL lines after the real warning of
+// sgl-project/sglang#16242.
+func TestSocketFallbackVerbsABI(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"libibverbs: Warning: Driver bnxt_re does not support the kernel ABI of 6 (supports 1 to 1) for device /sys/class/infiniband/bnxt_re0",
+		"gpu2:20:20 [0] NCCL INFO NET/IB : No device found.",
+		"gpu2:20:20 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>",
+		"gpu2:20:20 [0] NCCL INFO Using network Socket")
+	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn)
+	if !strings.Contains(f.Mechanism, "bnxt_re provider does not speak the kernel driver's ABI 6") || !strings.Contains(f.Fix, "devinfo.verbs_abi") {
+		t.Errorf("the fallback does not name the ABI mismatch: %s / %s", f.Mechanism, f.Fix)
+	}
+	nicMustFind(t, fs, "devinfo.verbs_abi", Error, "left out 1 RDMA device (bnxt_re0)")
+}
+
 // A host is known by its bootstrap address as well as its name.
 // Real text: NCCL 2.5.7 with the host prefix stripped (NVIDIA/nccl#392)
 // is the host 10.137.141.16.

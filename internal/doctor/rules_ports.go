@@ -12,7 +12,7 @@ import (
 // input (a link that flaps).
 
 func portRules() []Rule {
-	return []Rule{{IDs: []string{"devinfo.port.down"}, Check: checkPortsDown}, {IDs: []string{"devinfo.open_failed"}, Check: checkOpenFailed}}
+	return []Rule{{IDs: []string{"devinfo.port.down"}, Check: checkPortsDown}, {IDs: []string{"devinfo.open_failed"}, Check: checkOpenFailed}, {IDs: []string{"devinfo.verbs_abi"}, Check: checkVerbsABI}}
 }
 
 // portActive reports whether a port state, in any of the forms the
@@ -143,6 +143,53 @@ func checkOpenFailed(inc *Incident) []Finding {
 				"NCCL and perftest skip a device they cannot open: only the devices that opened can carry RDMA here, and NCCL_IB_HCA naming another leaves NCCL without that NIC (or on sockets).",
 			Fix: "Compare `ls -l /dev/infiniband` with `ls /sys/class/infiniband` in the same container or host: give the pod the devices it should use (the device plugin's resource, the SR-IOV network), and set NCCL_IB_HCA to those; on a host, check the driver of the devices that fail (`dmesg | grep -i mlx`).",
 		})
+	}
+	return fs
+}
+
+// checkVerbsABI reports RDMA devices libibverbs left out because its
+// user-space provider does not speak the kernel driver's ABI, one finding
+// per provider and pair of versions in each input.
+func checkVerbsABI(inc *Incident) []Finding {
+	type key struct {
+		provider         string
+		kernel, min, max int
+	}
+	var fs []Finding
+	for _, d := range All[*ingest.Devinfo](inc) {
+		var order []key
+		byKey := map[key][]ingest.VerbsABIReject{}
+		for _, r := range d.ABIRejected {
+			k := key{r.Provider, r.KernelABI, r.Min, r.Max}
+			if _, seen := byKey[k]; !seen {
+				order = append(order, k)
+			}
+			byKey[k] = append(byKey[k], r)
+		}
+		for _, k := range order {
+			rs := byKey[k]
+			var devs []string
+			var ev []Evidence
+			for _, r := range rs {
+				devs = append(devs, r.Device)
+				if len(ev) < 3 {
+					ev = append(ev, r.Evidence)
+				}
+			}
+			supports := fmt.Sprintf("ABI %d to %d", k.min, k.max)
+			if k.min == k.max {
+				supports = fmt.Sprintf("ABI %d only", k.min)
+			}
+			fs = append(fs, Finding{
+				ID: "devinfo.verbs_abi", Severity: Error, Layer: LayerRDMA,
+				Title:    fmt.Sprintf("libibverbs left out %s (%s): its %s provider supports %s, the kernel driver speaks ABI %d", plural(len(rs), "RDMA device", "RDMA devices"), list(devs, 4), k.provider, supports, k.kernel),
+				Subject:  d.Source(),
+				Evidence: evidenceInOrder(ev),
+				Mechanism: "An RDMA driver has two halves: the kernel module and the user-space provider libibverbs loads for it (libbnxt_re, libionic, libmlx5). libibverbs checks the ABI version the kernel driver reports against the range its provider was built for and drops every device outside it from ibv_get_device_list, printing this warning once per device in every process that loads it. " +
+					"The devices are then invisible to NCCL, RCCL, UCX and perftest: NCCL says 'NET/IB : No device found' and moves the job's data over TCP sockets, or fails where NCCL_IB_HCA names them. The halves come from different releases: a vendor's out-of-tree driver (Broadcom's bnxt_re, AMD's ionic_rdma) under a distribution's or a container image's rdma-core provider, or the reverse.",
+				Fix: fmt.Sprintf("Install the %s provider from the same release as the host's kernel driver, on the host and in every container image that runs the job (Broadcom: libbnxt_re from the bnxt_re driver bundle; AMD: libionic from the same AINIC bundle; the in-tree driver: the distribution's rdma-core), or mount the host's provider into the container; check that `ibv_devices` lists the devices where the job runs.", k.provider),
+			})
+		}
 	}
 	return fs
 }

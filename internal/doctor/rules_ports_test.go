@@ -112,3 +112,20 @@ func TestIbdev2netdevVerbose(t *testing.T) {
 	}
 	nicMustFind(t, fs, "devinfo.port.down", Warn, "mlx5_7 port 1 is not up: DOWN")
 }
+
+// libibverbs's warnings that its bnxt_re provider (ABI 1) does not speak
+// the host driver's ABI 6 (sgl-project/sglang#16242) were an unrecognised
+// file; they say five RDMA devices are invisible to every verbs user: an
+// error naming them, the provider and both versions, once for the nine
+// lines. A dump with no such warning says nothing of it.
+func TestDevinfoVerbsABI(t *testing.T) {
+	fs := Diagnose([]string{nicTestdata("corpus/ethtool/libibverbs-bnxt-re-kernel-abi-6-provider-supports-1-five-devices-sglang16242.txt")}, nil, Options{}).Findings
+	f := nicMustFind(t, fs, "devinfo.verbs_abi", Error, "left out 5 RDMA devices", "bnxt_re2", "bnxt_re provider supports ABI 1 only, the kernel driver speaks ABI 6")
+	if len(f.Evidence) != 3 || f.Evidence[1].Line != 3 || !strings.Contains(f.Fix, "libbnxt_re") {
+		t.Errorf("evidence %+v, fix %s", f.Evidence, f.Fix)
+	}
+	if n := len(nicFind(fs, "devinfo.verbs_abi")); n != 1 {
+		t.Errorf("%d findings, want 1", n)
+	}
+	nicMustNot(t, Diagnose([]string{nicTestdata("corpus/ethtool/ibv-devinfo-failed-to-open-8-vfs-container-mlx4-ib-k8srdmaplugin8.txt")}, nil, Options{}).Findings, "devinfo.verbs_abi")
+}

@@ -253,12 +253,14 @@ func (s *CounterSample) PrioDiscards(p int) (Reading, bool) {
 // retransmissionConcepts are the RDMA hw_counters that count RC loss
 // recovery: ACK timeouts (tail loss), PSN gaps seen by the responder,
 // NAK-sequence errors and implied NAKs at the requester, retransmitted
-// requests received, adaptive retransmissions and their timeouts, and slow
-// restarts. RNR NAKs are not among them: they say the responder had no
+// requests received, adaptive retransmissions and their timeouts, slow
+// restarts, and the packets a requester sent again where the driver counts
+// them (ionic's Pollara firmware). RNR NAKs are not among them: they say the responder had no
 // receive posted, not that a packet was lost (RNRNaks).
 var retransmissionConcepts = []counters.Concept{
 	counters.LocalAckTimeoutErr, counters.OutOfSequence, counters.PacketSeqErr, counters.ImpliedNakSeqErr,
 	counters.DuplicateRequest, counters.AdpRetrans, counters.AdpRetransTimeout, counters.SlowRestart,
+	counters.Retransmitted,
 }
 
 // RNRNaks returns the RNR NAKs the port's requesters received (mlx5

@@ -24,6 +24,26 @@ type Devinfo struct {
 	// OpenFailed are ibv_devinfo's "Failed to open device" lines (on
 	// stderr): a device libibverbs lists in sysfs and cannot open.
 	OpenFailed []Evidence
+	// ABIRejected are the devices libibverbs left out because the kernel
+	// driver's uverbs ABI is outside its user-space provider's range, one
+	// per device (each process that loads libibverbs prints the warning
+	// again).
+	ABIRejected []VerbsABIReject
+}
+
+// A VerbsABIReject is one libibverbs warning (rdma-core's
+// libibverbs/init.c, match_device): "libibverbs: Warning: Driver bnxt_re
+// does not support the kernel ABI of 6 (supports 1 to 1) for device
+// /sys/class/infiniband/bnxt_re0".
+type VerbsABIReject struct {
+	// Provider is the user-space provider's name (bnxt_re, ionic, mlx5).
+	Provider string
+	// KernelABI is the ABI the kernel driver reports; Min and Max the
+	// provider's range.
+	KernelABI, Min, Max int
+	// Device is the RDMA device, the last element of the sysfs path.
+	Device   string
+	Evidence Evidence
 }
 
 // A DevinfoDevice is one hca_id block.
@@ -151,6 +171,10 @@ func (p *devinfoParser) Feed(l Line) {
 		if p.gid(l, t) {
 			p.out.lines.add(l)
 		}
+		return
+	}
+	if r, ok := parseABIReject(t); ok {
+		p.abiReject(l, r)
 		return
 	}
 	if t == "Failed to open device" {
@@ -362,7 +386,7 @@ func atoiPrefixOr(s string, def int) int {
 
 // Result implements Parser.
 func (p *devinfoParser) Result() Artifact {
-	if p.out.lines.n == 0 || len(p.out.Devices) == 0 && len(p.out.OpenFailed) == 0 {
+	if p.out.lines.n == 0 || len(p.out.Devices) == 0 && len(p.out.OpenFailed) == 0 && len(p.out.ABIRejected) == 0 {
 		return nil
 	}
 	return &p.out
@@ -382,4 +406,61 @@ func (d *Devinfo) StatedHost() Host {
 		h.AddGUID(dev.SysImageGUID)
 	}
 	return h
+}
+
+// abiWarning starts libibverbs's warning of a provider that does not match
+// its kernel driver's ABI; the rest of the line reads "<provider> does not
+// support the kernel ABI of <n> (supports <min> to <max>) for device
+// <sysfs path>".
+const abiWarning = "libibverbs: Warning: Driver "
+
+// parseABIReject reads one ABI warning anywhere in a line (a worker's log
+// prefix may stand before it), and false for any other line.
+func parseABIReject(t string) (VerbsABIReject, bool) {
+	_, rest, ok := strings.Cut(t, abiWarning)
+	if !ok {
+		return VerbsABIReject{}, false
+	}
+	var r VerbsABIReject
+	var abi, lo, hi, dev string
+	r.Provider, rest, ok = strings.Cut(rest, " does not support the kernel ABI of ")
+	if ok {
+		abi, rest, ok = strings.Cut(rest, " (supports ")
+	}
+	if ok {
+		lo, rest, ok = strings.Cut(rest, " to ")
+	}
+	if ok {
+		hi, dev, ok = strings.Cut(rest, ") for device ")
+	}
+	if !ok || !isIdentName(r.Provider) {
+		return VerbsABIReject{}, false
+	}
+	var err [3]error
+	r.KernelABI, err[0] = strconv.Atoi(abi)
+	r.Min, err[1] = strconv.Atoi(lo)
+	r.Max, err[2] = strconv.Atoi(hi)
+	dev, _, _ = strings.Cut(strings.TrimSpace(dev), " ")
+	r.Device = dev[strings.LastIndexByte(dev, '/')+1:]
+	if err[0] != nil || err[1] != nil || err[2] != nil || !isIdentName(r.Device) {
+		return VerbsABIReject{}, false
+	}
+	return r, true
+}
+
+// abiReject keeps the first warning of each device.
+func (p *devinfoParser) abiReject(l Line, r VerbsABIReject) {
+	p.out.lines.add(l)
+	for _, o := range p.out.ABIRejected {
+		if o.Device == r.Device && o.Provider == r.Provider {
+			return
+		}
+	}
+	if len(p.out.ABIRejected) >= maxDevinfoDevices {
+		p.out.Omitted++
+		return
+	}
+	r.Provider, r.Device = strings.Clone(r.Provider), strings.Clone(r.Device)
+	r.Evidence = At(p.out.src, l)
+	p.out.ABIRejected = append(p.out.ABIRejected, r)
 }

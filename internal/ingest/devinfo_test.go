@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"strings"
 	"testing"
 
 	"rocelab/internal/unit"
@@ -107,5 +108,31 @@ func TestIbvDevicesPrintfLayout(t *testing.T) {
 	d := nicArtifact[*Devinfo](t, nicReadText(t, "d.txt", in))
 	if len(d.Devices) != 2 || d.Devices[0].NodeGUID != "0c42:a103:001d:d12b" || d.Devices[1].Name != "rxe0" || d.Devices[1].Evidence.Line != 4 {
 		t.Errorf("devices %+v", d.Devices)
+	}
+}
+
+// libibverbs's warning that a provider does not speak its kernel driver's
+// ABI (sgl-project/sglang#16242: a container's bnxt_re provider, ABI 1,
+// the host's out-of-tree bnxt_re, ABI 6) was no artifact: the file was
+// "in no format rocelab recognises". Each device is kept once, with its
+// first line; a worker's prefix before the warning is read through
+// (synthetic line), a warning with a garbled number is not read.
+func TestDevinfoVerbsABIRejected(t *testing.T) {
+	d := corpusAs[*Devinfo](t, "ethtool/libibverbs-bnxt-re-kernel-abi-6-provider-supports-1-five-devices-sglang16242.txt", KindDevinfo)
+	var devs []string
+	for _, r := range d.ABIRejected {
+		if r.Provider != "bnxt_re" || r.KernelABI != 6 || r.Min != 1 || r.Max != 1 {
+			t.Errorf("%+v", r)
+		}
+		devs = append(devs, r.Device)
+	}
+	if strings.Join(devs, " ") != "bnxt_re2 bnxt_re1 bnxt_re0 bnxt_re8 bnxt_re7" || d.ABIRejected[1].Evidence.Line != 3 {
+		t.Errorf("devices %v, evidence %+v", devs, d.ABIRejected)
+	}
+	in := "(Worker pid=1945) libibverbs: Warning: Driver ionic does not support the kernel ABI of 1 (supports 4 to 4) for device /sys/class/infiniband/ionic_0\n" +
+		"libibverbs: Warning: Driver ionic does not support the kernel ABI of x (supports 4 to 4) for device /sys/class/infiniband/ionic_1\n"
+	s := nicArtifact[*Devinfo](t, nicReadText(t, "synthetic-ionic.txt", in))
+	if len(s.ABIRejected) != 1 || s.ABIRejected[0].Device != "ionic_0" || s.ABIRejected[0].Min != 4 || s.ABIRejected[0].KernelABI != 1 {
+		t.Errorf("ionic %+v", s.ABIRejected)
 	}
 }

@@ -280,7 +280,8 @@ func (d PCIDevice) Label() string {
 
 // RDMA reports a NIC of a family that runs RoCE or InfiniBand (ConnectX,
 // BlueField, Broadcom NetXtreme-E, Intel E810, AMD Pensando, Chelsio,
-// QLogic FastLinQ), as opposed to a host's management port.
+// QLogic FastLinQ) or AWS's SRD (EFA), as opposed to a host's management
+// port (an Azure VM's MANA among them: its RDMA is not the GPU fabric's).
 func (d PCIDevice) RDMA() bool {
 	if d.Role != RoleNIC {
 		return false
@@ -288,7 +289,7 @@ func (d PCIDevice) RDMA() bool {
 	if d.Class == "Infiniband controller" || d.RDMADevice {
 		return true
 	}
-	for _, k := range []string{"Mellanox", "ConnectX", "BlueField", "NetXtreme-E", "BCM575", "BCM576", "E810", "Pensando", "Chelsio", "FastLinQ"} {
+	for _, k := range []string{"Mellanox", "ConnectX", "BlueField", "NetXtreme-E", "BCM575", "BCM576", "E810", "Pensando", "Chelsio", "FastLinQ", "Elastic Fabric Adapter"} {
 		if strings.Contains(d.Name, k) {
 			return true
 		}

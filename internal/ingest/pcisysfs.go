@@ -74,7 +74,7 @@ var pciClassNames = map[int]string{
 var pciVendorNames = map[int]string{
 	0x15b3: "Mellanox Technologies", 0x10de: "NVIDIA Corporation", 0x14e4: "Broadcom Inc. and subsidiaries",
 	0x8086: "Intel Corporation", 0x1dd8: "AMD Pensando Systems", 0x1002: "Advanced Micro Devices, Inc. [AMD/ATI]",
-	0x1077: "QLogic Corp.", 0x1da3: "Habana Labs Ltd.",
+	0x1077: "QLogic Corp.", 0x1da3: "Habana Labs Ltd.", 0x1d0f: "Amazon.com, Inc.", 0x1414: "Microsoft Corporation",
 }
 
 // pciDeviceNames name the device IDs (the kernel's device file) of the
@@ -101,6 +101,18 @@ var pciDeviceNames = map[[2]int]string{
 	// Marvell (QLogic) FastLinQ (qede, qedr).
 	{0x1077, 0x8070}: "FastLinQ QL41000 Series 10/25/40/50GbE Controller",
 	{0x1077, 0x1644}: "FastLinQ QL45000 Series 100GbE Controller",
+	// AWS EFA (efa0 to efa4 in pci.ids; the efa driver's device table).
+	{0x1d0f, 0xefa0}: "Elastic Fabric Adapter (EFA)",
+	{0x1d0f, 0xefa1}: "Elastic Fabric Adapter (EFA)",
+	{0x1d0f, 0xefa2}: "Elastic Fabric Adapter (EFA)",
+	{0x1d0f, 0xefa3}: "Elastic Fabric Adapter (EFA)",
+	{0x1d0f, 0xefa4}: "Elastic Fabric Adapter (EFA)",
+	// Azure MANA, the physical and the virtual function (MANA_PF_DEVICE_ID
+	// and MANA_VF_DEVICE_ID of Linux's include/net/mana/gdma.h): pci.ids
+	// names neither, so lspci prints the ID as pciutils' lib/names.c
+	// formats an unknown device ("Device %s").
+	{0x1414, 0x00b9}: "Device 00b9",
+	{0x1414, 0x00ba}: "Device 00ba",
 	// NVIDIA and AMD data-centre GPUs, Intel Gaudi (Habana).
 	{0x10de, 0x20b0}: "GA100 [A100 SXM4 40GB]",
 	{0x10de, 0x2330}: "GH100 [H100 SXM5 80GB]",

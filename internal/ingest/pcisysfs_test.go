@@ -173,3 +173,29 @@ func TestPCISysfsClassVendor(t *testing.T) {
 		t.Errorf("garbled %+v", p.Garbled)
 	}
 }
+
+// AWS's EFA and Azure's MANA were not in the device table: a sysfs dump
+// named them by vendor alone ("PCI vendor" nothing for Amazon) and the EFA,
+// the RDMA NIC of an AWS GPU instance, was no RDMA NIC to the NUMA and link
+// rules. The IDs are pci.ids' (1d0f:efa1) and Linux's gdma.h (1414:00ba);
+// the lines are synthetic, in the grep form of a real sysfs dump.
+func TestPCISysfsEFAAndMANA(t *testing.T) {
+	p := readOne[*PCISysfs](t, "efa-mana.txt", strings.Join([]string{
+		"/sys/bus/pci/devices/0000:10:1c.0/class:0x020000",
+		"/sys/bus/pci/devices/0000:10:1c.0/vendor:0x1d0f",
+		"/sys/bus/pci/devices/0000:10:1c.0/device:0xefa1",
+		"/sys/bus/pci/devices/7870:00:00.0/class:0x020000",
+		"/sys/bus/pci/devices/7870:00:00.0/vendor:0x1414",
+		"/sys/bus/pci/devices/7870:00:00.0/device:0x00ba",
+	}, "\n")+"\n")
+	if len(p.Devices) != 2 {
+		t.Fatalf("%d devices: %+v", len(p.Devices), p.Devices)
+	}
+	efa, mana := p.Devices[0], p.Devices[1]
+	if efa.Name != "Amazon.com, Inc. Elastic Fabric Adapter (EFA)" || !efa.RDMA() {
+		t.Errorf("efa %+v (RDMA %v)", efa, efa.RDMA())
+	}
+	if mana.Name != "Microsoft Corporation Device 00ba" || mana.RDMA() {
+		t.Errorf("mana %+v (RDMA %v)", mana, mana.RDMA())
+	}
+}
