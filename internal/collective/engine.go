@@ -148,6 +148,10 @@ type timing struct {
 	llScan             unit.BitRate
 	recvWait           bool
 	chanRate, hostRate unit.BitRate
+	// intraRate, when set, is the rate of a kernel operation that
+	// neither feeds nor drains a network connection (Tree/Simple across
+	// servers); chanRate otherwise.
+	intraRate unit.BitRate
 	// netRate caps a kernel operation that feeds or drains a network
 	// connection (LL: NCCL's llMaxBw shared by the channels; a
 	// point-to-point channel: P2PNetChannelRate).
@@ -354,6 +358,16 @@ func (e *engine) setTiming() {
 		nvRate:   gpu.Rate(srv.IntraBW()),
 		wireNum:  1, wireDen: 1, nvNum: 1, nvDen: 1,
 	}
+	if a == Tree && p == Simple && c.NNodes() > 1 {
+		// NCCL's per-channel Tree limit (tuning.cc perChMaxTreeBws, by
+		// node count: channelCap) is what a channel carries end to end
+		// across servers, and binds the operations at its network
+		// connections. A step that stays on its server, a hop of the
+		// chain, runs at the GPU's channel rate: the pipeline fills at
+		// the limit only where it crosses servers (docs/nccl.md, "The
+		// forced trees and the host bounce from 256 MiB").
+		tm.intraRate = gpu.Rate(c.slowestGPU().ChannelBW * treeFactor(e.call.Func, a, p, e.call.Bytes, c.Tuning.minCC))
+	}
 	if a == NVLS || a == NVLSTree {
 		// NCCL charges NVLS no base latency; each crossing of the switch
 		// (GPU to switch, switch to GPU) costs NVLSHop.
@@ -523,6 +537,9 @@ func (e *engine) run(ki int32) {
 	begin := e.streamStart(k, o)
 	wire := o.bytes * e.tm.wireNum / e.tm.wireDen
 	rate := e.tm.chanRate
+	if !net && e.tm.intraRate > 0 {
+		rate = e.tm.intraRate
+	}
 	if net && e.c.pcieBounce(int(k.rank)) {
 		rate = min(rate, e.tm.hostRate)
 	}

@@ -1,6 +1,12 @@
 package collective
 
-import "testing"
+import (
+	"math"
+	"testing"
+
+	"rocelab/internal/gpu"
+	"rocelab/internal/unit"
+)
 
 // TestBtreeIllustration checks ncclGetBtree against the 14-rank picture in
 // src/graph/trees.cc: 0 -> 8; 8 -> 4, 12; 4 -> 2, 6; 12 -> 10, 13; ...
@@ -60,4 +66,38 @@ func TestDoubleTree(t *testing.T) {
 func children(f func(int, int) (int, int, int), n, r int) (int, int) {
 	_, d0, d1 := f(n, r)
 	return d0, d1
+}
+
+// TestTreeSimpleFill: NCCL's per-channel Tree limit (tuning.cc
+// perChMaxTreeBws, by node count) is what a Tree/Simple channel carries
+// end to end, the twin's rate for the kernel operations that feed or
+// drain a network connection; a step that stays on its server runs at the
+// GPU's channel rate. So on nccl-tests#380's system (2 × 8 H200, a 400G
+// NDR NIC per two GPUs, NCCL 2.30.4) a call's time grows at the limit,
+// 8 graph channels × 41.4 / 2 = 165.6 GB/s of data, and its fixed part,
+// the pipeline's fill, is the run's: its 1, 3 and 9 GiB rows fit
+// 0.37 ms + S / 172 GB/s. Charging the limit to each of the tree's 16 hops
+// (7 up the chain of each server, one across, and back) made it 0.98 ms.
+func TestTreeSimpleFill(t *testing.T) {
+	srv := serverOf("H100", 4, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel)
+	v, err := ParseVersion("2.30.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := mustCommOf(t, v, srv, 2, 8, map[string]string{"NCCL_ALGO": "Tree", "NCCL_PROTO": "Simple"})
+	var tm [2]float64
+	sizes := [2]int64{512 << 20, 1 << 30}
+	for i, s := range sizes {
+		rs, _ := runOn(t, cm, 1, Call{Func: AllReduce, Bytes: s})
+		tm[i] = rs[0].Time().Micros()
+	}
+	rate := float64(sizes[1]-sizes[0]) / (tm[1] - tm[0]) / 1e3 // GB/s
+	fill := tm[0] - float64(sizes[0])/rate/1e3                 // µs
+	t.Logf("%.1f GB/s of data, fill %.0f µs", rate, fill)
+	if math.Abs(rate/165.6-1) > 0.005 {
+		t.Errorf("a Tree/Simple call grows at %.1f GB/s, NCCL's limit gives 165.6", rate)
+	}
+	if fill < 250 || fill > 500 {
+		t.Errorf("fixed part %.0f µs, the run's 370 (0.25-0.5 ms)", fill)
+	}
 }
