@@ -171,8 +171,13 @@ func cumulusOnly(inc *Incident) bool {
 	return seen
 }
 
-// swName names a switch port, with the host NIC its LLDP neighbour names.
+// swName names a switch port, with the host NIC its LLDP neighbour names;
+// a port the paste does not name (`show interfaces counters detailed`
+// pasted without its command line prints none) is an unnamed port.
 func swName(s *ingest.SwitchCounters, port string) string {
+	if port == "" {
+		port = unnamedPort
+	}
 	name := port
 	if s.Switch != "" {
 		name = s.Switch + " " + port
@@ -185,6 +190,18 @@ func swName(s *ingest.SwitchCounters, port string) string {
 		}
 	}
 	return name
+}
+
+// unnamedPort stands for the port of counters that name none.
+const unnamedPort = "unnamed port"
+
+// sonicOnPort is a SONiC show command on port, or on every port when
+// the counters named none.
+func sonicOnPort(cmd, port string) string {
+	if port == "" {
+		return "`" + cmd + "`"
+	}
+	return "`" + cmd + " " + port + "`"
 }
 
 // linkPauseNote says what a `show interface(s)` pause counter cannot

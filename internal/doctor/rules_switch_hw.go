@@ -80,7 +80,7 @@ func checkQueueTrims(inc *Incident) []Finding {
 			if q.Trimmed <= 0 && q.Sent <= 0 && q.Dropped <= 0 {
 				continue // Sent too: the other two may be N/A
 			}
-			name, where := swName(s, q.Port), "`show queue counters "+q.Port+"` gives its traffic"
+			name, where := swName(s, q.Port), sonicOnPort("show queue counters", q.Port)+" gives its traffic"
 			switch {
 			case q.Switch:
 				name, where = swName(s, "all ports"), "`show queue counters --trim` names the ports and queues that trim (`show switch counters` sums them over the switch), `show queue counters` gives their traffic"

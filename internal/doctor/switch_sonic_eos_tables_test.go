@@ -155,6 +155,21 @@ func TestSwitchCLITablesJudged(t *testing.T) {
 		"BIN0                              1000000",
 		"BIN1                                    0")
 	nicMustNot(t, fs, "switch.fec.histogram")
+	// SYNTHETIC: `show interfaces counters detailed` pasted without its
+	// command line prints no port: the finding says so, and its fix asks
+	// for every port's queue counters rather than a command with no port.
+	fs = synthFindings(t, Options{},
+		"Total Packets Transmitted Successfully......... 40",
+		"WRED Total Dropped Packets..................... 101",
+		"Trimmed Packets................................ 100")
+	f = nicMustFind(t, fs, "switch.queue.drops", Warn, "unnamed port: 101 packets dropped at egress")
+	if !strings.Contains(f.Fix, "`show queue counters`") {
+		t.Errorf("fix %q, want `show queue counters` on every port", f.Fix)
+	}
+	f = nicMustFind(t, fs, "switch.queue.trimmed", Warn, "unnamed port: 100 packets trimmed")
+	if !strings.Contains(f.Fix, "`show queue counters` gives its traffic") {
+		t.Errorf("fix %q, want `show queue counters` on every port", f.Fix)
+	}
 	// SYNTHETIC: congestion drops in EOS's ASICs are info: the counter
 	// does not say they were RoCE's class.
 	fs = synthFindings(t, Options{},

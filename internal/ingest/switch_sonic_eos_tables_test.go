@@ -88,6 +88,20 @@ func TestSwitchDetailedCounters(t *testing.T) {
 	if len(s.Ports) != 1 || s.Ports[0].Port != "" || s.Ports[0].RxErr != 7 || s.Ports[0].ErrEvidence.Line != 1 {
 		t.Errorf("synthetic = %+v", s.Ports)
 	}
+	// SYNTHETIC: the script behind the command, portstat, echoed with
+	// its own flags in either order names the port; a list of ports
+	// (their blocks run on with nothing between) names none.
+	for _, c := range []struct{ cmd, port string }{
+		{"admin@sonic:~$ portstat -l -i Ethernet12", "Ethernet12"},
+		{"admin@sonic:~$ sudo portstat --interface Ethernet12 --detail", "Ethernet12"},
+		{"admin@sonic:~$ portstat -l -i Ethernet12,Ethernet16", ""},
+		{"admin@sonic:~$ portstat -i Ethernet12", ""},
+	} {
+		s = readSwitchText(t, c.cmd, "WRED Total Dropped Packets..................... 7")
+		if len(s.Ports) != 1 || s.Ports[0].Port != c.port || s.Ports[0].TxDrop != 7 {
+			t.Errorf("%q: ports = %+v, want one, %q", c.cmd, s.Ports, c.port)
+		}
+	}
 	// A dotted line of another tool starts no block.
 	res, err := Read("x.txt", strings.NewReader("Loading configuration........ done\n"))
 	if err != nil {
