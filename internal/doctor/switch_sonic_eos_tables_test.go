@@ -69,6 +69,11 @@ func TestSwitchCLITablesJudged(t *testing.T) {
 			{"switch.queue.trimmed", Warn, []string{"sonic all ports (asic1): 3000 packets trimmed (2000 sent on, 1000 dropped after trimming)"}}}, nil},
 		{"sonic-show-switch-counters-masic-json-partial-na-sonic-utilities.txt", []want{
 			{"switch.queue.trimmed", Warn, []string{"all ports (asic0): at least 1000 packets trimmed (N/A sent on, 1000 dropped after trimming)"}}}, nil},
+		{"sonic-show-queue-counters-all-trim-uc1-100-sonic-utilities.txt", []want{
+			{"switch.queue.trimmed", Warn, []string{"Ethernet0 UC1: 100 packets trimmed (50 sent on, 50 dropped after trimming)"}}}, nil},
+		{"sonic-queuestat-p-trim-pkts-only-uc0-100-sonicmgmt-testplan.txt", []want{
+			{"switch.queue.drops", Warn, []string{"r-r640-03-135 Ethernet0 UC0: 100 packets dropped on lossy queue 0 (packets sent N/A)"}},
+			{"switch.queue.trimmed", Warn, []string{"r-r640-03-135 Ethernet0 UC0: 100 packets trimmed (how many were sent on and how many dropped after, not shown)"}}}, nil},
 		{"sonic-show-int-counters-trim-json-sonic-utilities.txt", []want{
 			{"switch.queue.trimmed", Warn, []string{"Ethernet4: 20000 packets trimmed (10000 sent on, 10000 dropped after trimming)"}}}, nil},
 		// PFC and its watchdog.
