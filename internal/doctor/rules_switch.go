@@ -171,8 +171,13 @@ func cumulusOnly(inc *Incident) bool {
 	return seen
 }
 
-// swName names a switch port, with the host NIC its LLDP neighbour names.
+// swName names a switch port, with the host NIC its LLDP neighbour names;
+// a port the paste does not name (`show interfaces counters detailed`
+// pasted without its command line prints none) is an unnamed port.
 func swName(s *ingest.SwitchCounters, port string) string {
+	if port == "" {
+		port = unnamedPort
+	}
 	name := port
 	if s.Switch != "" {
 		name = s.Switch + " " + port
@@ -185,6 +190,18 @@ func swName(s *ingest.SwitchCounters, port string) string {
 		}
 	}
 	return name
+}
+
+// unnamedPort stands for the port of counters that name none.
+const unnamedPort = "unnamed port"
+
+// sonicOnPort is a SONiC show command on port, or on every port when
+// the counters named none.
+func sonicOnPort(cmd, port string) string {
+	if port == "" {
+		return "`" + cmd + "`"
+	}
+	return "`" + cmd + " " + port + "`"
 }
 
 // linkPauseNote says what a `show interface(s)` pause counter cannot
@@ -356,7 +373,7 @@ func checkQueueDrops(inc *Incident) []Finding {
 				count = "about " + count
 				mech += " NVUE prints tx-uc-buffer-discards, a frame count, with a byte unit (76993 frames as \"75.19 KB\"): the count is read back from it to the digits shown; `nv show interface " + q.Port + " counters qos -o json` gives it exact."
 			}
-			title := fmt.Sprintf("%s: %s dropped on %s queue %d (of %d sent)", name, count, class, q.Queue, q.Packets)
+			title := fmt.Sprintf("%s: %s dropped on %s queue %d (%s)", name, count, class, q.Queue, queueSent(q))
 			if class == "" {
 				title = unjudgedDropTitle(name, count, q, "sent")
 			}
@@ -376,7 +393,7 @@ func checkQueueDrops(inc *Incident) []Finding {
 				mech = "A queue drops when its share of the buffer fills, and " + vrpNoLossless + ". If PFC was meant to protect this queue's traffic (RoCE), it did not (no PFC profile on the port, its priority not in the profile, or headroom short); if the queue is lossy, RoCE carried here is dropped instead of paused and recovers by go-back-N and timeouts."
 				fix = "See whether the port runs PFC on this queue: `display dcb pfc interface " + q.Port + "` (the PFC frames per queue) and the port's `dcb pfc enable` with its profile's `priority` (`display dcb pfc-profile`), or pass the running configuration to `rocelab lint`. For RoCE: PFC on its queue end to end (the same priority on the NICs) with ECN marking on the queue (`display qos ecn statistics interface " + q.Port + "` counts the packets marked)."
 			}
-			if few := fewDrops(q.DropPkts, int64(q.Packets)); sev == Warn && few != "" {
+			if few := fewDrops(q.DropPkts, queueSentCount(q)); sev == Warn && few != "" {
 				sev, mech = Info, mech+few
 			}
 			fs = append(fs, Finding{
@@ -397,6 +414,23 @@ func checkQueueDrops(inc *Incident) []Finding {
 		}
 	}
 	return fs
+}
+
+// queueSent says what a queue sent: its count, or that the switch
+// printed N/A there (a queue it does not count, not an idle one).
+func queueSent(q ingest.QueueCount) string {
+	if q.PacketsNA {
+		return "packets sent N/A"
+	}
+	return fmt.Sprintf("of %d sent", q.Packets)
+}
+
+// queueSentCount is a queue's packets sent, -1 when printed N/A.
+func queueSentCount(q ingest.QueueCount) int64 {
+	if q.PacketsNA {
+		return -1
+	}
+	return int64(q.Packets)
 }
 
 // unjudgedDropTitle titles drops on a queue no input says is lossless or

@@ -80,7 +80,7 @@ func checkQueueTrims(inc *Incident) []Finding {
 			if q.Trimmed <= 0 && q.Sent <= 0 && q.Dropped <= 0 {
 				continue // Sent too: the other two may be N/A
 			}
-			name, where := swName(s, q.Port), "`show queue counters "+q.Port+"` gives its traffic"
+			name, where := swName(s, q.Port), sonicOnPort("show queue counters", q.Port)+" gives its traffic"
 			switch {
 			case q.Switch:
 				name, where = swName(s, "all ports"), "`show queue counters --trim` names the ports and queues that trim (`show switch counters` sums them over the switch), `show queue counters` gives their traffic"
@@ -104,7 +104,8 @@ func checkQueueTrims(inc *Incident) []Finding {
 
 // trimCounts says a queue's trim counts, a count the switch printed N/A
 // as N/A: with one of the two N/A the trimmed total is only known to be
-// at least the other ("N/A sent on, 1000 dropped").
+// at least the other ("N/A sent on, 1000 dropped"); with both unknown
+// the trimmed count stands alone.
 func trimCounts(q ingest.QueueTrim) string {
 	n := func(v int64) string {
 		if v < 0 {
@@ -113,6 +114,10 @@ func trimCounts(q ingest.QueueTrim) string {
 		return strconv.FormatInt(v, 10)
 	}
 	total := n(q.Trimmed)
+	if q.Sent < 0 && q.Dropped < 0 {
+		// queuestat -p's Trim/pkts column alone, or both printed N/A
+		return total + " packets trimmed (how many were sent on and how many dropped after, not shown)"
+	}
 	if q.Trimmed < 0 {
 		total = "at least " + strconv.FormatInt(max(q.Sent, 0)+max(q.Dropped, 0), 10)
 	}

@@ -118,7 +118,7 @@ func txDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
 		ev = append(ev, pev)
 		why += fmt.Sprintf(" The port also received %d pause frames: its peer paused it. 802.3x pause stops every queue, so lossy ones fill and drop while it lasts; PFC stops only its priority's queue, which holds its packets rather than drop them.", n)
 	}
-	fix := "Split them by queue with `show queue counters " + p.Port + "` (drops on queues 3/4 are lossless traffic) and check `show pfcwd stats`; if the watchdog dropped, find the device on this port that keeps sending pause (`show lldp table`, its NIC's tx_prioN_pause counters)."
+	fix := "Split them by queue with " + sonicOnPort("show queue counters", p.Port) + " (drops on queues 3/4 are lossless traffic) and check `show pfcwd stats`; if the watchdog dropped, find the device on this port that keeps sending pause (`show lldp table`, its NIC's tx_prioN_pause counters)."
 	if p.Cumulus {
 		fix = "Split them by queue with `nv show interface " + p.Port + " counters qos` (egress-queue; HwIfOutQDrops is the queues' share) and check the PFC watchdog (`nv show interface " + p.Port + " qos pfc-watchdog`) and the device on this port that keeps sending pause (`nv show interface " + p.Port + " lldp`, its NIC's tx_prioN_pause counters)."
 	}

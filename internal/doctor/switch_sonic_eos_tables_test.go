@@ -69,6 +69,11 @@ func TestSwitchCLITablesJudged(t *testing.T) {
 			{"switch.queue.trimmed", Warn, []string{"sonic all ports (asic1): 3000 packets trimmed (2000 sent on, 1000 dropped after trimming)"}}}, nil},
 		{"sonic-show-switch-counters-masic-json-partial-na-sonic-utilities.txt", []want{
 			{"switch.queue.trimmed", Warn, []string{"all ports (asic0): at least 1000 packets trimmed (N/A sent on, 1000 dropped after trimming)"}}}, nil},
+		{"sonic-show-queue-counters-all-trim-uc1-100-sonic-utilities.txt", []want{
+			{"switch.queue.trimmed", Warn, []string{"Ethernet0 UC1: 100 packets trimmed (50 sent on, 50 dropped after trimming)"}}}, nil},
+		{"sonic-queuestat-p-trim-pkts-only-uc0-100-sonicmgmt-testplan.txt", []want{
+			{"switch.queue.drops", Warn, []string{"r-r640-03-135 Ethernet0 UC0: 100 packets dropped on lossy queue 0 (packets sent N/A)"}},
+			{"switch.queue.trimmed", Warn, []string{"r-r640-03-135 Ethernet0 UC0: 100 packets trimmed (how many were sent on and how many dropped after, not shown)"}}}, nil},
 		{"sonic-show-int-counters-trim-json-sonic-utilities.txt", []want{
 			{"switch.queue.trimmed", Warn, []string{"Ethernet4: 20000 packets trimmed (10000 sent on, 10000 dropped after trimming)"}}}, nil},
 		// PFC and its watchdog.
@@ -155,6 +160,21 @@ func TestSwitchCLITablesJudged(t *testing.T) {
 		"BIN0                              1000000",
 		"BIN1                                    0")
 	nicMustNot(t, fs, "switch.fec.histogram")
+	// SYNTHETIC: `show interfaces counters detailed` pasted without its
+	// command line prints no port: the finding says so, and its fix asks
+	// for every port's queue counters rather than a command with no port.
+	fs = synthFindings(t, Options{},
+		"Total Packets Transmitted Successfully......... 40",
+		"WRED Total Dropped Packets..................... 101",
+		"Trimmed Packets................................ 100")
+	f = nicMustFind(t, fs, "switch.queue.drops", Warn, "unnamed port: 101 packets dropped at egress")
+	if !strings.Contains(f.Fix, "`show queue counters`") {
+		t.Errorf("fix %q, want `show queue counters` on every port", f.Fix)
+	}
+	f = nicMustFind(t, fs, "switch.queue.trimmed", Warn, "unnamed port: 100 packets trimmed")
+	if !strings.Contains(f.Fix, "`show queue counters` gives its traffic") {
+		t.Errorf("fix %q, want `show queue counters` on every port", f.Fix)
+	}
 	// SYNTHETIC: congestion drops in EOS's ASICs are info: the counter
 	// does not say they were RoCE's class.
 	fs = synthFindings(t, Options{},

@@ -206,7 +206,10 @@ type QueueCount struct {
 	Queue   int
 	Type    string // "UC", "MC", "ALL", or "VOQ" (a chassis' ingress queue toward Port)
 	Packets uint64
-	Bytes   uint64
+	// PacketsNA is set when the switch printed the packets sent N/A
+	// (Packets is then 0): a queue it does not count, not one idle.
+	PacketsNA bool
+	Bytes     uint64
 	// DropPkts and DropBytes are -1 when printed N/A.
 	DropPkts, DropBytes int64
 	// Namespace is the ASIC a multi-ASIC switch's "For namespace asicN:"

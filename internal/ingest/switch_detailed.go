@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -16,7 +17,7 @@ import (
 //	Time Since Counters Last Cleared............... None
 //
 // The port is the one the echoed command names ("" when the paste
-// left the command out). The block becomes a PortCount: the packets
+// left the command out: portstat prints no port of its own in the block). The block becomes a PortCount: the packets
 // received and sent, the WRED drops as its egress drops, the jabbers,
 // fragments and undersize frames as its receive errors, and its overruns;
 // its trim counts (Trimmed Packets, Trimmed Sent Packets, Trimmed Dropped
@@ -63,6 +64,35 @@ func detailedLine(t string) (name, val string, ok bool) {
 	return name, val, true
 }
 
+// detailedCommand reads an echoed command that prints one port's
+// detailed counters, `show interfaces counters detailed PORT` or the
+// script behind it, `portstat -l -i PORT` (-l and -i in either order, or
+// --detail and --interface), and returns the port it names: "" when it
+// names none or several (portstat -i takes a comma-separated list, and
+// prints the ports' blocks one after another with nothing between them).
+func detailedCommand(t string) (string, bool) {
+	if strings.Contains(t, "...") {
+		return "", false
+	}
+	if _, rest, ok := strings.Cut(t, "counters detailed "); ok {
+		if f := strings.Fields(rest); len(f) > 0 && isIdentName(f[0]) {
+			return strings.Clone(f[0]), true
+		}
+		return "", true
+	}
+	f := strings.Fields(t)
+	i := slices.IndexFunc(f, func(w string) bool { return w == "portstat" || strings.HasSuffix(w, "/portstat") })
+	if i < 0 || !slices.ContainsFunc(f[i+1:], func(w string) bool { return w == "-l" || w == "--detail" }) {
+		return "", false
+	}
+	for j := i + 1; j+1 < len(f); j++ {
+		if (f[j] == "-i" || f[j] == "--interface") && isIdentName(f[j+1]) {
+			return strings.Clone(f[j+1]), true
+		}
+	}
+	return "", true
+}
+
 // detailedStart reports whether a dotted line's name is one portstat
 // prints, so that a block starts only on SONiC's own names.
 func detailedStart(name string) bool {
@@ -77,10 +107,8 @@ func detailedStart(name string) bool {
 // feed reads l when it belongs to a detailed block and reports whether
 // it did.
 func (d *detailedBlock) feed(p *switchParser, l Line, t string) bool {
-	if _, rest, ok := strings.Cut(t, "counters detailed "); ok && !strings.Contains(t, "...") {
-		if f := strings.Fields(rest); len(f) > 0 && isIdentName(f[0]) {
-			d.port = strings.Clone(f[0])
-		}
+	if port, ok := detailedCommand(t); ok {
+		d.port = port
 		return false
 	}
 	if t == "" {

@@ -96,7 +96,10 @@ func (p *switchParser) row(l Line, t string) bool {
 		pk, _ := switchNum(f[2])
 		by, _ := switchNum(f[3])
 		p.noteNA(naQueue, f[2] == "N/A" && f[3] == "N/A" && f[4] == "N/A" && f[5] == "N/A", ev)
-		p.out.Queues = appendCapped(p.out.Queues, QueueCount{Port: strings.Clone(f[0]), Queue: num, Type: typ, Packets: pk, Bytes: by, DropPkts: numOr(f[4]), DropBytes: numOr(f[5]), Namespace: p.titleNS, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+		p.out.Queues = appendCapped(p.out.Queues, QueueCount{Port: strings.Clone(f[0]), Queue: num, Type: typ, Packets: pk, PacketsNA: f[2] == "N/A", Bytes: by, DropPkts: numOr(f[4]), DropBytes: numOr(f[5]), Namespace: p.titleNS, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+		if len(f) == len(p.cols) && len(f) > 6 && p.cols[6] == "Trim/pkts" {
+			p.queueTrimCells(f, num, typ, ev)
+		}
 		return true
 	case swPGShared, swPGHeadroom, swPGDrop, swPGUntitled:
 		return p.pgRow(f, ev)

@@ -88,6 +88,20 @@ func TestSwitchDetailedCounters(t *testing.T) {
 	if len(s.Ports) != 1 || s.Ports[0].Port != "" || s.Ports[0].RxErr != 7 || s.Ports[0].ErrEvidence.Line != 1 {
 		t.Errorf("synthetic = %+v", s.Ports)
 	}
+	// SYNTHETIC: the script behind the command, portstat, echoed with
+	// its own flags in either order names the port; a list of ports
+	// (their blocks run on with nothing between) names none.
+	for _, c := range []struct{ cmd, port string }{
+		{"admin@sonic:~$ portstat -l -i Ethernet12", "Ethernet12"},
+		{"admin@sonic:~$ sudo portstat --interface Ethernet12 --detail", "Ethernet12"},
+		{"admin@sonic:~$ portstat -l -i Ethernet12,Ethernet16", ""},
+		{"admin@sonic:~$ portstat -i Ethernet12", ""},
+	} {
+		s = readSwitchText(t, c.cmd, "WRED Total Dropped Packets..................... 7")
+		if len(s.Ports) != 1 || s.Ports[0].Port != c.port || s.Ports[0].TxDrop != 7 {
+			t.Errorf("%q: ports = %+v, want one, %q", c.cmd, s.Ports, c.port)
+		}
+	}
 	// A dotted line of another tool starts no block.
 	res, err := Read("x.txt", strings.NewReader("Loading configuration........ done\n"))
 	if err != nil {
@@ -125,6 +139,37 @@ func TestSwitchQueueTrim(t *testing.T) {
 	}
 	if q := s.Trims[4]; q.Port != "Ethernet0" || q.Queue != 4 || q.Trimmed != 400 || q.Sent != 200 || q.Dropped != 200 {
 		t.Errorf("UC4 = %+v", q)
+	}
+}
+
+// `show queue counters --all` carries the trim counts after each queue's
+// packets and drops, and queuestat -p on an older build its Trim/pkts
+// alone: both are read beside the queue counters, queues whose trim
+// counts are all N/A kept out and not noted as unpolled; a packets cell
+// printed N/A is marked so.
+func TestSwitchQueueCountersTrimColumns(t *testing.T) {
+	s := switchCorpus(t, "switch/sonic-show-queue-counters-all-trim-uc1-100-sonic-utilities.txt")
+	if len(s.Queues) != 30 || len(s.Trims) != 2 || len(s.NotPolled) != 0 {
+		t.Fatalf("%d queues, %d trim rows, %d not polled; want 30, 2 (UC0 all 0, UC1), 0", len(s.Queues), len(s.Trims), len(s.NotPolled))
+	}
+	if q := s.Trims[1]; q.Port != "Ethernet0" || q.Type != "UC" || q.Queue != 1 || q.Trimmed != 100 || q.Sent != 50 || q.Dropped != 50 || q.Evidence.Line != 9 {
+		t.Errorf("UC1 trim = %+v", q)
+	}
+	if q := s.Queues[1]; q.Packets != 60 || q.PacketsNA || q.DropPkts != 39 {
+		t.Errorf("UC1 = %+v", q)
+	}
+	s = switchCorpus(t, "switch/sonic-queuestat-p-trim-pkts-only-uc0-100-sonicmgmt-testplan.txt")
+	if len(s.Queues) != 8 || len(s.Trims) != 1 {
+		t.Fatalf("%d queues, %d trim rows; want 8, 1", len(s.Queues), len(s.Trims))
+	}
+	if q := s.Trims[0]; q.Queue != 0 || q.Trimmed != 100 || q.Sent != -1 || q.Dropped != -1 {
+		t.Errorf("UC0 trim = %+v", q)
+	}
+	if q := s.Queues[0]; !q.PacketsNA || q.DropPkts != 100 {
+		t.Errorf("UC0 = %+v, want packets N/A, 100 dropped", q)
+	}
+	if s.Queues[6].PacketsNA || s.Queues[6].Packets != 100 {
+		t.Errorf("UC6 = %+v, want 100 sent", s.Queues[6])
 	}
 }
 

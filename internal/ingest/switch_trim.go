@@ -12,6 +12,13 @@ import (
 //	---------  -----  -----------  ---------------  ---------------
 //	Ethernet0    UC2          200              100              100
 
+// `show queue counters --all` (queuestat -a) prints the trim counts after
+// a queue's packets and drops, and `queuestat -p PORT` on a build with
+// trimming its Trim/pkts alone:
+//
+//	     Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes    Trim/pkts    TrimSent/pkts    TrimDrop/pkts
+//	Ethernet0    UC1              60               43           39             1          100               50               50
+
 // QueueTrim is one row of `show queue counters --trim`, or a port's
 // total of `show interfaces counters trim` or its -j (Type "", Queue -1); a
 // count is -1 when N/A.
@@ -99,6 +106,27 @@ func (p *switchParser) keepSwitchTrim(q QueueTrim) {
 	}
 	p.noteNA(naTrim, q.Sent < 0 && q.Dropped < 0, q.Evidence)
 	if q.Sent >= 0 || q.Dropped >= 0 {
+		p.out.Trims = appendCapped(p.out.Trims, q, maxSwitchRows, &p.out.Omitted)
+	}
+}
+
+// queueTrimCells reads the trim cells after a queue counters row's own
+// (f is the row, whose header has Trim/pkts seventh and may go on with
+// TrimSent/pkts and TrimDrop/pkts): a queue whose trim counts are all
+// N/A is kept out (the table was asked for every counter, not for trim:
+// a switch that does not trim prints N/A there, which is no gap).
+func (p *switchParser) queueTrimCells(f []string, num int, typ string, ev Evidence) {
+	q := QueueTrim{Port: strings.Clone(f[0]), Queue: num, Type: typ, Trimmed: numOr(f[6]), Sent: -1, Dropped: -1, Evidence: ev}
+	for i, c := range p.cols[7:] {
+		switch c {
+		case "TrimSent/pkts":
+			q.Sent = numOr(f[7+i])
+		case "TrimDrop/pkts":
+			q.Dropped = numOr(f[7+i])
+		}
+	}
+	if q.Trimmed >= 0 || q.Sent >= 0 || q.Dropped >= 0 {
+		p.noteNA(naTrim, false, ev)
 		p.out.Trims = appendCapped(p.out.Trims, q, maxSwitchRows, &p.out.Omitted)
 	}
 }
