@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"rocelab/internal/packet"
+	"rocelab/internal/unit"
 )
 
 // received counts the frames a node takes.
@@ -12,21 +13,91 @@ type received struct{ n int }
 func (r *received) Name() string                  { return "r" }
 func (r *received) Receive(*packet.Packet, *Port) { r.n++ }
 
-// TestArrivalHandler checks that a frame's arrival is served by the
-// port's arrival handler, which the links schedule, and not by the
-// port's Handle: a tag the port's switch no longer serves leaves the
-// frame on the wire, so an arrival sent to the port itself would be
+// tapped counts the frames a tap sees received.
+type tapped struct{ rx int }
+
+func (c *tapped) Frame(_ unit.Time, _ *Port, dir Direction, _ *packet.Packet) {
+	if dir == Rx {
+		c.rx++
+	}
+}
+
+// loseAll is a loss hook that loses every frame.
+type loseAll struct{}
+
+func (loseAll) Lose(unit.Time, *packet.Packet) bool { return true }
+
+// linked returns a port of node b linked from a port of node a.
+func linked(t *testing.T, b Node, before func(*Port)) *Port {
+	t.Helper()
+	net := NewNetwork(1, 1)
+	dom := net.Domains[0]
+	pa := net.NewPort(dom, &received{}, net.NewNodeID(), 0)
+	pb := net.NewPort(dom, b, net.NewNodeID(), 1)
+	before(pb)
+	net.Link(pa, pb, 100*unit.Gbps, 3*unit.Metre)
+	return pb
+}
+
+// arriveOne puts a data frame on pt's receive wire and serves its arrival.
+func arriveOne(pt *Port) {
+	pt.rx.wire.Push(&packet.Packet{Kind: packet.Data, Frame: 100})
+	(*linkArrival)(pt.rx).Handle(0, tagArrive)
+}
+
+// TestArrivalHandler checks that a frame's arrival is served by the link
+// direction it came over, which the link schedules, and not by the
+// receiving port's Handle: a tag the port's switch does not serve leaves
+// the frame on the wire, so an arrival sent to the port itself would be
 // lost, not run twice.
 func TestArrivalHandler(t *testing.T) {
 	node := &received{}
-	pt := &Port{node: node, rx: &linkDir{}}
+	pt := linked(t, node, func(*Port) {})
+	if pt.rx.node != Node(node) || pt.rx.to != pt {
+		t.Fatalf("the link direction names node %v and port %v, want the receiver's", pt.rx.node, pt.rx.to)
+	}
 	pt.rx.wire.Push(&packet.Packet{Kind: packet.Data})
 	pt.Handle(0, tagArrive)
 	if node.n != 0 || pt.rx.wire.Head() == nil {
 		t.Fatalf("Port.Handle served an arrival: %d frames received", node.n)
 	}
-	(*portArrival)(pt).Handle(0, tagArrive)
+	(*linkArrival)(pt.rx).Handle(0, tagArrive)
 	if node.n != 1 || pt.rx.wire.Head() != nil {
 		t.Fatalf("the arrival handler received %d frames, want 1 taken off the wire", node.n)
+	}
+}
+
+// TestArrivalHooksFollowPort checks that an arrival, which reads the
+// port's tap and loss hook from the link direction, sees them whether
+// they were set before the port was linked or after, and sees them go.
+func TestArrivalHooksFollowPort(t *testing.T) {
+	for _, early := range []bool{true, false} {
+		node, tap := &received{}, &tapped{}
+		set := func(pt *Port) {
+			pt.SetTap(tap)
+			pt.SetLoss(loseAll{})
+		}
+		pt := linked(t, node, func(pt *Port) {
+			if early {
+				set(pt)
+			}
+		})
+		if !early {
+			set(pt)
+		}
+		arriveOne(pt)
+		if node.n != 0 {
+			t.Fatalf("set early %v: a frame passed the loss hook", early)
+		}
+		pt.SetLoss(nil)
+		arriveOne(pt)
+		if node.n != 1 || tap.rx != 1 {
+			t.Fatalf("set early %v: without the loss hook %d frames received, %d tapped; want 1, 1", early, node.n, tap.rx)
+		}
+		pt.SetTap(nil)
+		arriveOne(pt)
+		if node.n != 2 || tap.rx != 1 {
+			t.Fatalf("set early %v: without the tap %d frames received, %d tapped; want 2, 1", early, node.n, tap.rx)
+		}
 	}
 }

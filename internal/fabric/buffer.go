@@ -9,6 +9,10 @@ type pgState struct {
 	min, shared, headroom int64
 	headroomCap           int32 // at most MaxHeadroom
 	xoff                  bool
+	// port is the index of its port in the switch (a packet's InPort; set
+	// by Switch.Start), so that a frame's admission reads no line of its
+	// in port but this one.
+	port int16
 }
 
 // MaxHeadroom is the largest headroom of one priority group a switch

@@ -103,7 +103,7 @@ func (d *Domain) Receive() {
 			p := d.Pool.Get()
 			*p = m.pkt
 			m.dir.wire.Push(p)
-			d.Sched.SendHint(m.at, m.dir.key, (*portArrival)(m.dir.to), tagArrive, uintptr(unsafe.Pointer(p)))
+			d.Sched.SendHint(m.at, m.dir.key, (*linkArrival)(m.dir), tagArrive, uintptr(unsafe.Pointer(p)))
 		}
 	}
 }

@@ -75,8 +75,10 @@ func TestSwitchEgressLines(t *testing.T) {
 }
 
 // TestLinkLines checks that what a frame's send and arrival read of a
-// link direction, the sender's jitter state included, lies in its first line, and that both directions of a
-// link start on a line.
+// link direction, the sender's jitter state included, lies in its first
+// line, the receiving node in its second, which the event loop fetches
+// ahead of an arrival with the first, and that both directions of a link
+// start on a line.
 func TestLinkLines(t *testing.T) {
 	var l Link
 	var d linkDir
@@ -88,6 +90,8 @@ func TestLinkLines(t *testing.T) {
 		linetest.At("jsrc", unsafe.Offsetof(d.jsrc), unsafe.Sizeof(d.jsrc), 0),
 		linetest.At("cut", unsafe.Offsetof(d.cut), 1, 0),
 		linetest.At("down", unsafe.Offsetof(d.down), 1, 0),
+		linetest.At("rxHooks", unsafe.Offsetof(d.rxHooks), 1, 0),
+		linetest.At("node", unsafe.Offsetof(d.node), unsafe.Sizeof(d.node), 1),
 	})
 	checkLines(t, "Link", unsafe.Sizeof(l), []linetest.Field{
 		linetest.At("dir[0]", unsafe.Offsetof(l.dir), 1, 0),

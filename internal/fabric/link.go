@@ -27,10 +27,13 @@ type Link struct {
 
 // linkDir is one direction of a link. What a frame's send and arrival
 // read fills its first cache line, the sender's FEC jitter state with
-// it (a transmission read it in a line of the port's of its own); it is
-// two whole lines, and the link a whole number of lines that starts with
-// its directions, so that each direction's first line is one line
-// (TestLinkLines).
+// it (a transmission read it in a line of the port's of its own); the
+// receiving node, which an arrival calls, lies in its second. A frame's
+// arrival is the link direction's event (linkArrival), whose first two
+// lines the event loop fetches ahead, so that it reads no line of the
+// receiving port but its priority's. A direction is two whole lines, and
+// the link a whole number of lines that starts with its directions, so
+// that each direction's lines are lines (TestLinkLines).
 type linkDir struct {
 	// wire holds the frames on their way, in the receiver's domain,
 	// first to arrive first; the one being serialised is included.
@@ -48,10 +51,45 @@ type linkDir struct {
 	// down is the receiving end's view of the link: frames that arrive
 	// while it is down are lost.
 	down bool
-	_    [6]byte
+	// rxHooks mirrors the receiving port's tap and loss hook (rxTapped,
+	// rxLossy; Port.syncRx), which every arrival asks about.
+	rxHooks uint8
+	_       [5]byte
+	// node is the receiving port's node.
+	node Node
 	from *Port
 	link *Link
-	_    [48]byte
+	_    [32]byte
+}
+
+// The receiving port's hooks an arrival asks about (linkDir.rxHooks).
+const (
+	rxTapped uint8 = 1 << iota // the port has a tap
+	rxLossy                    // the port has a loss hook
+)
+
+// linkArrival is a link direction as the handler of its frames' arrivals
+// at its receiving port.
+type linkArrival linkDir
+
+// Handle takes the frame at the head of the wire, which has arrived: it
+// may be lost, is tapped, and is then a PFC frame for the port or a frame
+// for its node.
+func (a *linkArrival) Handle(now unit.Time, _ uint64) {
+	d := (*linkDir)(a)
+	p := d.wire.Pop()
+	pt := d.to
+	if (d.down || d.rxHooks&rxLossy != 0) && pt.lost(now, p) {
+		return
+	}
+	if d.rxHooks&rxTapped != 0 {
+		pt.tap.Frame(now, pt, Rx, p)
+	}
+	if p.Kind == packet.Pause {
+		pt.receivePause(now, p)
+		return
+	}
+	d.node.Receive(p, pt)
 }
 
 // Link joins a and b with a full-duplex link at rate over a cable of the
@@ -60,8 +98,9 @@ func (n *Network) Link(a, b *Port, rate unit.BitRate, cable unit.Length) *Link {
 	l := &Link{id: len(n.Links), rate: rate, cable: cable, delay: cable.Delay()}
 	for i, e := range [2][2]*Port{{a, b}, {b, a}} {
 		from, to := e[0], e[1]
-		l.dir[i] = linkDir{link: l, from: from, to: to, key: sim.NodeKey(to.key.Node(), sim.SrcPort(from.id)), cut: from.dom != to.dom}
+		l.dir[i] = linkDir{link: l, from: from, to: to, node: to.node, key: sim.NodeKey(to.key.Node(), sim.SrcPort(from.id)), cut: from.dom != to.dom}
 		from.tx, to.rx = &l.dir[i], &l.dir[i]
+		to.syncRx()
 		from.setRate(rate)
 		from.cable, from.delay = cable, l.delay
 		from.response = PeerResponseTime(rate)
@@ -110,5 +149,5 @@ func (d *linkDir) send(dom *Domain, p *packet.Packet, t unit.Time) {
 	}
 	d.wire.Push(p)
 	// Both ends lie in the sender's domain: its scheduler is at hand.
-	dom.Sched.SendHint(t, d.key, (*portArrival)(d.to), tagArrive, uintptr(unsafe.Pointer(p)))
+	dom.Sched.SendHint(t, d.key, (*linkArrival)(d), tagArrive, uintptr(unsafe.Pointer(p)))
 }

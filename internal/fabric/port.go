@@ -10,7 +10,7 @@ import (
 	"rocelab/internal/unit"
 )
 
-// Event tags a Port serves (the low byte of the tag), tagArrive as a portArrival.
+// Event tags a Port serves (the low byte of the tag), tagArrive as a linkArrival.
 const (
 	tagTxDone uint64 = iota
 	tagArrive
@@ -96,14 +96,16 @@ type Port struct {
 	txQueued, sending bool
 	// hooks says whether tap is set and whether the egress books the
 	// frames it sends, ctrlQueued that ctrl holds a frame: every frame
-	// asks them, and tap, ctrl and txc lie beyond the lines fetched ahead.
+	// sent asks them, and tap, ctrl and txc lie beyond the lines fetched
+	// ahead (an arrival asks its link direction: linkDir.rxHooks).
 	hooks      uint8
 	ctrlQueued bool
 
-	// Line 1: the receive path (the link direction the port receives
-	// from, the node, the loss hook), the egress a look at the queues
-	// dequeues from and the line rate, which a NIC's pacing reads after
-	// its look.
+	// Line 1: the link direction the port receives from, the node, the
+	// loss hook (an arrival reads neither line of the port: its link
+	// direction holds what it asks, linkArrival), the egress a look at the
+	// queues dequeues from and the line rate, which a NIC's pacing reads
+	// after its look.
 	rx     *linkDir
 	egress Egress
 	node   Node
@@ -228,6 +230,23 @@ func (pt *Port) SetTap(t Tap) {
 	if t != nil {
 		pt.hooks |= hookTap
 	}
+	pt.syncRx()
+}
+
+// syncRx tells the link direction the port receives from, if any, about
+// the port's tap and loss hook, which its arrivals ask about.
+func (pt *Port) syncRx() {
+	if pt.rx == nil {
+		return
+	}
+	var h uint8
+	if pt.tap != nil {
+		h |= rxTapped
+	}
+	if pt.loss != nil {
+		h |= rxLossy
+	}
+	pt.rx.rxHooks = h
 }
 
 // SetResponseTime sets how long after a PFC frame arrives the port starts
@@ -261,31 +280,6 @@ func (pt *Port) Kick() {
 	if now := pt.dom.Sched.Now(); !pt.txQueued || now >= pt.busyUntil {
 		pt.startTx(now)
 	}
-}
-
-// portArrival is a port as the handler of its frames' arrivals, the
-// event every hop runs (docs/engine.md, "Serial cost"): the scheduler's
-// call through the interface then reaches the arrival's code without
-// Handle's switch on the tag, a jump through a table. The tag stays
-// tagArrive.
-type portArrival Port
-
-// Handle serves the arrival of the frame at the head of the port's
-// receive wire.
-func (a *portArrival) Handle(now unit.Time, _ uint64) {
-	pt := (*Port)(a)
-	p := pt.rx.wire.Pop()
-	if (pt.rx.down || pt.loss != nil) && pt.lost(now, p) {
-		return
-	}
-	if pt.hooks&hookTap != 0 {
-		pt.tap.Frame(now, pt, Rx, p)
-	}
-	if p.Kind == packet.Pause {
-		pt.receivePause(now, p)
-		return
-	}
-	pt.node.Receive(p, pt)
 }
 
 // Handle serves the port's events but its frames' arrivals.
@@ -501,7 +495,10 @@ func (pt *Port) SetPHY(ppm float64, jitter unit.Time, src rand.PCG) {
 }
 
 // SetLoss installs a loss hook on frames arriving at pt (nil removes it).
-func (pt *Port) SetLoss(h LossHook) { pt.loss = h }
+func (pt *Port) SetLoss(h LossHook) {
+	pt.loss = h
+	pt.syncRx()
+}
 
 // LinkUp reports whether the port sees its link up.
 func (pt *Port) LinkUp() bool { return pt.rx != nil && !pt.rx.down }

@@ -298,7 +298,7 @@ func (s *Switch) Start() error {
 	for i := range s.port {
 		pt := &s.port[i]
 		for p := range pt.rxPrio {
-			pt.rxPrio[p].pg = pgState{}
+			pt.rxPrio[p].pg = pgState{port: pt.index}
 		}
 		if pt.peer == nil {
 			continue
@@ -421,9 +421,9 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 	}
 	size := int64(p.Frame)
 	lossless := s.lossless&(1<<prio) != 0
-	g := &in.rxPrio[prio].pg
+	g, inPort := &in.rxPrio[prio].pg, in.rxPrio[prio].pg.port
 	if lossless {
-		ok = s.buf.admitLossless(g, int(in.index), size)
+		ok = s.buf.admitLossless(g, int(inPort), size)
 	} else {
 		ok = s.buf.admitLossy(q.Bytes(), size)
 	}
@@ -436,9 +436,9 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 		s.dom.Drop(p, reason, in)
 		return
 	}
-	p.InPort = int16(in.index)
+	p.InPort = inPort
 	e.routed += size
-	if lossless && s.buf.wantXOFF(g, int(in.index)) {
+	if lossless && s.buf.wantXOFF(g, int(inPort)) {
 		in.SendXOFF(prio)
 	}
 	if s.stages&stagePipeline != 0 {
@@ -504,7 +504,7 @@ func (s *Switch) departed(p *packet.Packet, e *switchEgress, out *Port, qlen int
 	g := &in.rxPrio[prio].pg // prio < 8 from here: its mask needs no shift guard
 	lossless := s.lossless&(1<<prio) != 0
 	s.buf.release(g, int64(p.Frame), lossless)
-	if lossless && g.xoff && s.buf.wantXON(g, int(in.index)) {
+	if lossless && g.xoff && s.buf.wantXON(g, int(g.port)) {
 		in.SendXON(prio)
 	}
 	if !s.ecnAtEnqueue && markable(p) {
