@@ -70,6 +70,9 @@ type NCCLLog struct {
 	// peer-to-peer between two GPUs on a PCIe path as not working (see
 	// P2POff).
 	P2PDisabled []P2POff
+	// Fabric holds each GPU's NVLink fabric registration line (see
+	// GPUFabric), once per host and GPU.
+	Fabric []GPUFabric
 	// ConnectRetries holds "Call to connect returned Connection timed
 	// out, retrying" (and "... Connection refused, retrying"): NCCL's TCP
 	// connect to a peer failed and NCCL tries again; only the last retry's

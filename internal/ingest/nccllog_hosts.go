@@ -198,6 +198,9 @@ func (l *NCCLLog) finishHosts() {
 	for i := range l.QPs {
 		r(&l.QPs[i].Host)
 	}
+	for i := range l.Fabric {
+		r(&l.Fabric[i].Host)
+	}
 	for i := range l.P2PDisabled {
 		r(&l.P2PDisabled[i].Host)
 	}

@@ -269,6 +269,8 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		l.SharedMemOver.add(host, ev)
 	case strings.HasPrefix(msg, "Symmetric memory is not supported."):
 		l.SymmetricOff.add(host, ev)
+	case strings.HasPrefix(msg, "MNNVL busId "):
+		l.addFabric(host, msg, ev)
 	case strings.HasPrefix(msg, "P2P is disabled between connected GPUs "):
 		l.addP2POff(host, msg, ev)
 	case connectRetry(msg):
