@@ -104,6 +104,7 @@ func rules() []Rule {
 	rs = append(rs, ncclFailureRules()...)
 	rs = append(rs, ncclHostRules()...)
 	rs = append(rs, ncclP2PRules()...)
+	rs = append(rs, ncclMNNVLRules()...)
 	rs = append(rs, ncclGraphSearchRules()...)
 	rs = append(rs, ncclBootstrapRules()...)
 	rs = append(rs, ncclSocketRules()...)

@@ -66,12 +66,13 @@ type NCCLLog struct {
 	// communicator has no symmetric memory, which the device API and
 	// window registration then refuse.
 	SymmetricOff HostLines
-	// P2PDisabled holds "P2P is disabled between connected GPUs 2 and 1.
-	// You can repress this message with NCCL_IGNORE_DISABLED_P2P=1."
-	// (graph/paths.cc, at INFO): NVML reports CUDA peer-to-peer between
-	// two GPUs on a PCIe path as not working, so NCCL moves their data
-	// through host memory. Its NVLink twin is a WARN that stops init.
-	P2PDisabled HostLines
+	// P2PDisabled holds, per host, the lines saying NVML reports CUDA
+	// peer-to-peer between two GPUs on a PCIe path as not working (see
+	// P2POff).
+	P2PDisabled []P2POff
+	// Fabric holds each GPU's NVLink fabric registration line (see
+	// GPUFabric), once per host and GPU.
+	Fabric []GPUFabric
 	// ConnectRetries holds "Call to connect returned Connection timed
 	// out, retrying" (and "... Connection refused, retrying"): NCCL's TCP
 	// connect to a peer failed and NCCL tries again; only the last retry's
@@ -246,6 +247,7 @@ type NCCLLog struct {
 	hostFirst []Evidence
 	chanIdx   map[chanKey]int
 	seen      map[seenKey]struct{}
+	p2pSeen   map[p2pKey]struct{}
 	// commRanks holds, while the log shows one host, the ranks of each
 	// size of communicator that host printed.
 	commRanks map[string]map[int]map[int]bool

@@ -160,7 +160,7 @@ func (l *NCCLLog) finishHosts() {
 	for i := range l.IBPorts {
 		r(&l.IBPorts[i].Host)
 	}
-	for _, hl := range []*HostLines{&l.NoIBDevice, &l.IBSkipped, &l.VerbsMissing, &l.Plugins, &l.PluginFailures, &l.PluginInitFailures, &l.PluginGDROff, &l.NoNetwork, &l.IBQPLines, &l.IfaceFound, &l.P2PDisabled} {
+	for _, hl := range []*HostLines{&l.NoIBDevice, &l.IBSkipped, &l.VerbsMissing, &l.Plugins, &l.PluginFailures, &l.PluginInitFailures, &l.PluginGDROff, &l.NoNetwork, &l.IBQPLines, &l.IfaceFound} {
 		for i := range hl.Hosts {
 			r(&hl.Hosts[i])
 		}
@@ -198,6 +198,13 @@ func (l *NCCLLog) finishHosts() {
 	for i := range l.QPs {
 		r(&l.QPs[i].Host)
 	}
+	for i := range l.Fabric {
+		r(&l.Fabric[i].Host)
+	}
+	for i := range l.P2PDisabled {
+		r(&l.P2PDisabled[i].Host)
+	}
+	l.P2PDisabled = mergeP2POff(l.P2PDisabled)
 	l.Channels = mergeChannels(l.Channels)
 	var hosts []string
 	var first []Evidence

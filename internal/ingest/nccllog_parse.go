@@ -270,8 +270,10 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		l.SharedMemOver.add(host, ev)
 	case strings.HasPrefix(msg, "Symmetric memory is not supported."):
 		l.SymmetricOff.add(host, ev)
+	case strings.HasPrefix(msg, "MNNVL busId "):
+		l.addFabric(host, msg, ev)
 	case strings.HasPrefix(msg, "P2P is disabled between connected GPUs "):
-		l.P2PDisabled.add(host, ev)
+		l.addP2POff(host, msg, ev)
 	case connectRetry(msg):
 		l.ConnectRetries.add(host, ev)
 	case strings.HasPrefix(msg, "comm ") || strings.HasPrefix(msg, "ncclComm") && strings.Contains(msg, " comm ") || strings.HasPrefix(msg, "rank ") && strings.Contains(msg, " nranks "):

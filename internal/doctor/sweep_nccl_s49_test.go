@@ -1,0 +1,77 @@
+package doctor
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// ncclLogFindingsS49 is what the doctor finds in each of the real logs
+// taken from public threads in session 49 (testdata/corpus/nccl-log; each
+// file names its source): every finding's id and severity, sorted.
+var ncclLogFindingsS49 = []struct{ file, want string }{
+	// NVIDIA/nccl#1769: four GB200 GPUs registered (state 3) with
+	// healthMask 0xaa, every health field false: nothing to report.
+	{"nccl-2.2x-gb200-mnnvl-fabric-state-3-healthmask-0xaa-four-gpus-nccl1769.txt", ""},
+	// deepseek-ai/DeepEP#143: an H200 node's NVSwitch fabric, state 3,
+	// health not supported (0x0), zero cluster UUID: nothing to report.
+	{"nccl-2.2x-h200-mnnvl-fabric-uuid-zero-state-3-healthmask-0-deepep143.txt", ""},
+}
+
+func TestNCCLLogCorpusFindingsS49(t *testing.T) { checkLogFindings(t, ncclLogFindingsS49) }
+
+// NVML's health mask as NCCL prints it: two-bit fields, 1 true and 2
+// false, at shifts 0 (degraded bandwidth), 2 (route recovery), 4 (route
+// unhealthy), 6 (access timeout recovery); a four-bit configuration code
+// from bit 8 (1 none, 2-5 faults). 0xaa is healthy, 0x0 not supported.
+func TestFabricFaults(t *testing.T) {
+	for _, c := range []struct {
+		state  int
+		health uint64
+		want   []string
+	}{
+		{3, 0xaa, nil},
+		{3, 0x0, nil},
+		{3, 0x1aa, nil},
+		{3, 0xa9, []string{"degraded bandwidth"}},
+		{3, 0x9a, []string{"route unhealthy"}},
+		{3, 0x6a, []string{"access timeout recovery"}},
+		{3, 0xa6, []string{"route recovery in progress"}},
+		{3, 0x5aa, []string{"insufficient NVLinks"}},
+		{2, 0xaa, []string{"registration in progress (state 2)"}},
+		{1, 0x0, []string{"registration not started (state 1)"}},
+		{0, 0x0, []string{"registration not completed (state 0)"}},
+		{3, 0xf99, []string{"degraded bandwidth", "route unhealthy", "incorrect configuration 15"}},
+	} {
+		if got := fabricFaults(c.state, c.health); !slices.Equal(got, c.want) {
+			t.Errorf("state %d mask %#x: %q, want %q", c.state, c.health, got, c.want)
+		}
+	}
+}
+
+// The lines of NVIDIA/nccl#1769 with two GPUs' state and mask changed
+// (synthetic: registration in progress on one, degraded bandwidth on
+// another), as two hosts: a finding for the host with faults naming its
+// two GPUs and what NVML says, evidence its two lines, none for the
+// other host; the mechanism tells 0xaa is healthy.
+func TestFabricFaultsPerHost(t *testing.T) {
+	data, err := os.ReadFile(nicTestdata("corpus/nccl-log/nccl-2.2x-gb200-mnnvl-fabric-state-3-healthmask-0xaa-four-gpus-nccl1769.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(data), "0x901000 fabric UUID 3143b15bc2cd192b.28cc9b5473fb5b93 cliqueId 0x7ffe state 3", "0x901000 fabric UUID 3143b15bc2cd192b.28cc9b5473fb5b93 cliqueId 0x7ffe state 2", 1)
+	text = strings.Replace(text, "0x1801000 fabric UUID 3143b15bc2cd192b.28cc9b5473fb5b93 cliqueId 0x7ffe state 3 healthMask 0xaa", "0x1801000 fabric UUID 3143b15bc2cd192b.28cc9b5473fb5b93 cliqueId 0x7ffe state 3 healthMask 0xa9", 1)
+	text += "gb200a-05:7:7 [0] NCCL INFO MNNVL busId 0x801000 fabric UUID 3143b15bc2cd192b.28cc9b5473fb5b93 cliqueId 0x7ffe state 3 healthMask 0xaa\n"
+	fs := nicFind(diagnoseText(t, text).Findings, "nccl.mnnvl.fabric")
+	if len(fs) != 1 {
+		t.Fatalf("%d fabric findings, want 1:\n%s", len(fs), nicTitles(fs))
+	}
+	f := nicMustFind(t, fs, "nccl.mnnvl.fabric", Warn, "2 GPUs (busId 0x901000, 0x1801000) on gb200a-04: registration in progress (state 2), degraded bandwidth")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 6 || f.Evidence[1].Line != 7 || f.Subject != "gb200a-04" {
+		t.Errorf("evidence %+v subject %q", f.Evidence, f.Subject)
+	}
+	if !strings.Contains(f.Mechanism, "0xaa reads every field false") || !strings.Contains(f.Fix, "nvidia-smi -q") {
+		t.Errorf("mechanism %q\nfix %q", f.Mechanism, f.Fix)
+	}
+}
