@@ -500,6 +500,16 @@ func (c *Comm) Open(t workload.Transport, l Listener) {
 	c.eng.init(c)
 	c.eng.t = t
 	c.eng.listener = l
+	if g, ok := t.(workload.Grouper); ok {
+		c.eng.on = g
+		for _, s := range c.Servers {
+			g.Group(&c.eng, c.Sys.Hosts[s])
+		}
+		c.eng.home = make([]int, c.NRanks)
+		for r := range c.eng.home {
+			c.eng.home[r] = c.host(r, 0)
+		}
+	}
 }
 
 // DenseHosts returns the host layout where NIC n of server s is host

@@ -311,7 +311,7 @@ func (e *engine) Completed(cp workload.Completion) {
 				d += reap
 			}
 		}
-		e.t.After(d, e, tag(evVisible, ci))
+		e.after(c.dst, d, tag(evVisible, ci))
 	}
 }
 
@@ -325,7 +325,7 @@ func (e *engine) reapSend(ci int32) {
 		e.sendFreed(ci)
 		return
 	}
-	e.t.After(e.proxy(c.proxySrc, 0, e.tm.proxyOp), e, tag(evSendFreed, ci))
+	e.after(c.proxySrc, e.proxy(c.proxySrc, 0, e.tm.proxyOp), tag(evSendFreed, ci))
 }
 
 // sendFreed frees ci's oldest send slot.
@@ -382,7 +382,7 @@ func (e *engine) producedOne(ci int32, b int64) {
 	}
 	c.bytes += b
 	if !e.tm.stream {
-		e.t.After(e.tm.intraLat, e, tag(evVisible, ci))
+		e.after(e.kernels[c.prodK].rank, e.tm.intraLat, tag(evVisible, ci))
 	}
 }
 

@@ -226,6 +226,11 @@ type engine struct {
 	start  unit.Time
 	tm     timing
 	failed error
+
+	// on is t where it groups hosts, and home a host of each rank's
+	// server (the group its steps are made on).
+	on   workload.Grouper
+	home []int
 }
 
 func (e *engine) init(c *Comm) {
@@ -321,7 +326,7 @@ func (c *Comm) Run(call Call, iters int) error {
 	e.startHost()
 	for r := range e.rankK {
 		e.rankIter[r] = 0
-		e.t.After(e.launchDelay(int32(r)), e, tag(evRankStart, int32(r)))
+		e.after(int32(r), e.launchDelay(int32(r)), tag(evRankStart, int32(r)))
 	}
 	e.ranksFin = 0
 	return nil
@@ -499,6 +504,16 @@ func (e *engine) Wake(_ unit.Time, tg uint64) {
 	}
 }
 
+// after wakes e d from now with tag, a step of rank r: keyed by r's
+// server where the transport groups hosts (workload.Grouper).
+func (e *engine) after(r int32, d unit.Time, tg uint64) {
+	if e.on != nil {
+		e.on.AfterOn(e.home[r], d, e, tg)
+		return
+	}
+	e.t.After(d, e, tg)
+}
+
 // run starts kernel k's next operation if its inputs and outputs are
 // ready; otherwise it waits on the first connection that is not.
 func (e *engine) run(ki int32) {
@@ -571,7 +586,7 @@ func (e *engine) run(ki int32) {
 				// Its lines reach the peer as it writes them, from the
 				// start of its operation (streamStart), a round of
 				// slices later on a ring with LL128 (hopLag).
-				e.t.After(max(begin+e.tm.intraLat+e.hopLag(wire, rate)-now, 0), e, tag(evVisible, ci))
+				e.after(k.rank, max(begin+e.tm.intraLat+e.hopLag(wire, rate)-now, 0), tag(evVisible, ci))
 			}
 		}
 	}
@@ -579,7 +594,7 @@ func (e *engine) run(ki int32) {
 		end += e.tm.stepSync
 	}
 	k.busy = true
-	e.t.After(end-now, e, tag(evOpDone, ki))
+	e.after(k.rank, end-now, tag(evOpDone, ki))
 }
 
 // hopLag returns how long after an operation of wire bytes starts, at
@@ -671,7 +686,7 @@ func (e *engine) rankCheck(r int32) {
 		for _, ki := range ks {
 			e.kernels[ki].pc, e.kernels[ki].have = 0, false
 		}
-		e.t.After(e.launchDelay(r), e, tag(evRankStart, r))
+		e.after(r, e.launchDelay(r), tag(evRankStart, r))
 		return
 	}
 	e.ranksFin++

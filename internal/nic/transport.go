@@ -2,6 +2,7 @@ package nic
 
 import (
 	"fmt"
+	"slices"
 
 	"rocelab/internal/cc"
 	"rocelab/internal/fabric"
@@ -18,6 +19,9 @@ type conn struct {
 	req, resp *qp
 	owner     workload.Owner
 	opts      workload.QPOptions
+	// grouped says the owner groups hosts (Group): its completions are
+	// keyed by their NIC's group.
+	grouped bool
 }
 
 // Transport implements workload.Transport over the NICs of a network: the
@@ -77,6 +81,12 @@ type Transport struct {
 	started   bool
 
 	home homes
+	// group is, by host, the node of its workload steps' keys: 1 + the
+	// least host of its group (Group), 0 (the control side) for a host in
+	// none; nil while no workload groups hosts. groupers are the owners
+	// that group.
+	group    []uint32
+	groupers []workload.Owner
 }
 
 // Transport event tags.
@@ -176,7 +186,7 @@ func (t *Transport) Connect(src, dst int, o workload.QPOptions, owner workload.O
 		// controller reads from them.
 		resp.echo = req.wire
 	}
-	t.conns = append(t.conns, conn{req: req, resp: resp, owner: owner, opts: o})
+	t.conns = append(t.conns, conn{req: req, resp: resp, owner: owner, opts: o, grouped: slices.Contains(t.groupers, owner)})
 	if t.home.on {
 		t.home.touch(s.dom.ID)
 		t.home.touch(d.dom.ID)
@@ -328,12 +338,45 @@ func (p *Part) Flush() {
 
 // After implements workload.Transport.
 func (t *Transport) After(d unit.Time, w workload.Waker, tag uint64) {
+	t.wake(controlKey, d, w, tag)
+}
+
+// wake has w woken with tag d from now, keyed k.
+func (t *Transport) wake(k sim.Key, d unit.Time, w workload.Waker, tag uint64) {
 	i := t.wakes.Add(w, tag)
 	if t.home.on {
 		// A crossing step's wakes restart at no home (homes).
 		keep(&t.home.wake, i, max(t.home.cur, noHome))
 	}
-	t.sched.Send(t.after(d), controlKey, t, tagWake|uint64(i)<<8)
+	t.sched.Send(t.after(d), k, t, tagWake|uint64(i)<<8)
+}
+
+// Group implements workload.Grouper.
+func (t *Transport) Group(o workload.Owner, hosts []int) {
+	if !slices.Contains(t.groupers, o) {
+		t.groupers = append(t.groupers, o)
+	}
+	if len(hosts) == 0 {
+		return
+	}
+	if t.group == nil {
+		t.group = make([]uint32, len(t.nics))
+	}
+	g := uint32(slices.Min(hosts)) + 1
+	for _, h := range hosts {
+		t.group[h] = g
+	}
+}
+
+// AfterOn implements workload.Grouper. A group's wakes go before its
+// completions (completionKey), as the control side's own wakes go before
+// every completion.
+func (t *Transport) AfterOn(host int, d unit.Time, w workload.Waker, tag uint64) {
+	g := uint32(0)
+	if t.group != nil {
+		g = t.group[host]
+	}
+	t.wake(sim.NodeKey(g, sim.SrcSelf), d, w, tag)
 }
 
 // after returns the time d after now, as a workload sees now (Now), and
@@ -441,9 +484,24 @@ func (t *Transport) Collect() {
 			if t.home.on {
 				keep(&t.home.comp, i, int32(p.ID))
 			}
-			t.sched.Send(m.c.At+t.delay, sim.NodeKey(0, sim.SrcFrom(int(m.node))), t, tagComplete|uint64(i)<<8)
+			t.sched.Send(m.c.At+t.delay, t.completionKey(m), t, tagComplete|uint64(i)<<8)
 		}
 	}
+}
+
+// completionKey orders a completion among the workloads' equal-time
+// events: by the NIC that wrote it, and if its owner groups hosts, after
+// the wakes of the NIC's group (Group).
+func (t *Transport) completionKey(m mail) sim.Key {
+	g := uint32(0)
+	if c := &t.conns[m.c.QP]; c.grouped {
+		n := c.req.nic
+		if m.c.Side == workload.Responder {
+			n = c.resp.nic
+		}
+		g = t.group[n.id]
+	}
+	return sim.NodeKey(g, sim.SrcFrom(int(m.node)))
 }
 
 // mailbox holds the completions a domain's NICs wrote, in order, until

@@ -208,6 +208,17 @@ type Workload interface {
 	Done() bool
 }
 
+// A Grouper is a transport that orders a workload's equal-time steps by
+// the group of hosts they belong to (a server's NICs) before their order
+// of arrival, an order that does not depend on which scheduler runs them.
+type Grouper interface {
+	// Group makes hosts one group, whose completions of o's queue pairs
+	// connected from now on are o's steps of that group.
+	Group(o Owner, hosts []int)
+	// AfterOn is After for a step of a group, named by one of its hosts.
+	AfterOn(host int, d unit.Time, w Waker, tag uint64)
+}
+
 // A Leader is a workload that decides its posts ahead of their time.
 // Lead returns how far after Now every post it makes from now on is at
 // least (PostAfter), and whether, until a post it makes from now on could
