@@ -54,23 +54,34 @@ func TestNCCLTestsScriptRuleSplitsRuns(t *testing.T) {
 // aws-ofi-nccl names the EC2 instance type at init ("NET/OFI Running on
 // p5.48xlarge platform"), and no line of an EFA job states a NIC speed:
 // the busbw of a p5 pair was left unjudged ("no NIC speed known"). The
-// type fixes the EFA bandwidth behind each NET device, 3200 Gbps over
-// p5's 8 devices, 400 Gbps each; an instance type it does not know states
-// none (the three table lines are SYNTHETIC, the real line's form with
-// other instance types).
+// type fixes the EFA bandwidth behind each NET device (aws-ofi-nccl
+// get_properties: a device's speed is its rails' sum), 3200 Gbps over
+// p5's 8 devices, 400 Gbps each; p4d's 4 devices are one 100 Gbps EFA
+// each, whether the plugin names it "P4d" (1.1.1-1.2.0, the real line of
+// the awsefaeks p4d run) or by its type. The other lines are SYNTHETIC,
+// the plugin's other format strings (platform-aws.cpp: "topology file"
+// from 1.16, "already set to"; tuner.cpp: the tuner's choice) with other
+// types; an instance type it does not know states none.
 func TestNCCLLogEFAPlatformSpeed(t *testing.T) {
 	l := ncclLog(t, "nccl-tests/allreduce-p5-2n-16rank-efa-aws-ofi-1.9.2-kubeflow-tag-output-mid-row-prefixes-487GBps-keitaw.txt")
 	sp := l.LinkSpeeds()
 	if len(sp) != 1 || sp[0].Rate != 400*unit.Gbps || sp[0].Device != "" || !strings.Contains(sp[0].Evidence.Text, "Running on p5.48xlarge platform") {
 		t.Fatalf("speeds %+v; want one 400Gbps from the platform line", sp)
 	}
+	l = ncclLog(t, "nccl-tests/allreduce-a100-p4d-2n-16g-efa-4nic-aws-ofi-channels-44GBps-awsefaeks.txt")
+	if sp := l.LinkSpeeds(); len(sp) != 2 || sp[0].Rate != 100*unit.Gbps || sp[1].Rate != 100*unit.Gbps || sp[0].Host == sp[1].Host || !strings.Contains(sp[1].Evidence.Text, "Running on P4d platform") {
+		t.Fatalf("p4d speeds %+v; want 100Gbps on each of the 2 hosts from the 1.1-1.2 platform line", sp)
+	}
 	for _, tc := range []struct {
 		line string
 		want unit.BitRate
 	}{
-		{"h:1:2 [0] NCCL INFO NET/OFI Running on p4d.24xlarge platform, Setting NCCL_TOPO_FILE environment variable to /x.xml", 100 * unit.Gbps},
-		{"h:1:2 [0] NCCL INFO NET/OFI Running on p5en.48xlarge platform, Setting NCCL_TOPO_FILE environment variable to /x.xml", 400 * unit.Gbps},
-		{"h:1:2 [0] NCCL INFO NET/OFI Running on g5.48xlarge platform, Setting NCCL_TOPO_FILE environment variable to /x.xml", 0},
+		{"h:1:2 [0] NCCL INFO NET/OFI Running on p4de.24xlarge platform, topology file /opt/aws-ofi-nccl/share/aws-ofi-nccl/xml/p4de-24xl-topo.xml", 100 * unit.Gbps},
+		{"h:1:2 [0] NCCL INFO NET/OFI Running on p5en.48xlarge platform, NCCL_TOPO_FILE environment variable is already set to /x.xml", 400 * unit.Gbps},
+		{"h:1:2 [0] NCCL INFO NET/OFI Region base Tuner is chosen for platform: p5e.48xlarge", 400 * unit.Gbps},
+		{"h:1:2 [0] NCCL INFO NET/OFI Model base Tuner is chosen for platform: p6-b200.48xlarge  \r", 400 * unit.Gbps},
+		{"h:1:2 [0] NCCL INFO NET/OFI Running on g5.48xlarge platform, topology file /x.xml", 0},
+		{"h:1:2 [0] NCCL INFO NET/OFI Region base Tuner is chosen for platform: p5.4xlarge", 0},
 	} {
 		var got unit.BitRate
 		for _, s := range parseLog(t, tc.line+"\n").LinkSpeeds() {
