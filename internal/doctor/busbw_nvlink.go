@@ -228,6 +228,19 @@ func otherNetwork(inc *Incident) bool {
 	return false
 }
 
+// walkFirst is the first step of a low bandwidth's fix: the layers under
+// NCCL's transport. A net plugin's own lines (AWS EFA through
+// aws-ofi-nccl) mean its provider carries the traffic, with no RoCE
+// priority, PFC or ECN of the host's to check.
+func walkFirst(inc *Incident) string {
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		if l.PluginNetLines.Count > 0 {
+			return "Walk the layers above first: the net plugin's provider on every NIC (its 'Selected provider' line and NIC count on each host) and its rails all in use; the plugin's transport has no RoCE priority, PFC or ECN to check."
+		}
+	}
+	return "Walk the layers above first: RDMA in use and QPs healthy, PFC/ECN on the RoCE priority."
+}
+
 // nvlinkJudged reports whether run r is a ring collective on the 8 GPUs of
 // one known SXM board, the runs judgeNVLink judges.
 func nvlinkJudged(r *ingest.TestRun) (nvlinkGPU, bool) {

@@ -65,6 +65,9 @@ func speedOf(inc *Incident, at ingest.Scope) (nicSpeed, bool) {
 	if len(rates) > 1 {
 		how = "the fastest stated; pass --nic-speed to choose"
 	}
+	if best.Basis != "" && len(rates) == 1 {
+		how = best.Basis
+	}
 	if best.Device != "" {
 		how += ", " + best.Device
 	}

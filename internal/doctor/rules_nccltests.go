@@ -462,7 +462,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 			if ringOnly(inc) {
 				rerun = "rerun with more channels (NCCL_MIN_NCHANNELS)"
 			}
-			f.Fix = "Walk the layers above first: RDMA in use and QPs healthy, PFC/ECN on the RoCE priority. Then check GPUDirect RDMA (`lsmod | grep nvidia_peermem`, 'GDR 1' in the log), the GPU-NIC PCIe path (`nvidia-smi topo -m`, `lspci -vv` LnkSta at full width and speed), and " + rerun + " to see whether the NIC or NCCL's pipeline is the limit."
+			f.Fix = walkFirst(inc) + " Then check GPUDirect RDMA (`lsmod | grep nvidia_peermem`, 'GDR 1' in the log), the GPU-NIC PCIe path (`nvidia-smi topo -m`, `lspci -vv` LnkSta at full width and speed), and " + rerun + " to see whether the NIC or NCCL's pipeline is the limit."
 			if t := cs.text(); t != "" {
 				f.Fix = t + " " + f.Fix
 				ev.add(cs.ev...)

@@ -81,6 +81,9 @@ type LinkSpeed struct {
 	Device   string // e.g. "mlx5_0" or "eth2"; may be empty
 	Rate     unit.BitRate
 	Evidence Evidence
+	// Basis says where a rate no port line states comes from (the EFA
+	// behind an instance type's NET devices); "" for a port's own line.
+	Basis string
 }
 
 // A LinkSpeeder is an artifact that states NIC line rates (ibv_devinfo

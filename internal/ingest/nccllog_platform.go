@@ -62,7 +62,7 @@ func (l *NCCLLog) platformLine(host, msg string, ev Evidence) {
 			return
 		}
 	}
-	l.PlatformSpeeds = append(l.PlatformSpeeds, LinkSpeed{Host: host, Device: "", Rate: rate, Evidence: ev})
+	l.PlatformSpeeds = append(l.PlatformSpeeds, LinkSpeed{Host: host, Rate: rate, Evidence: ev, Basis: "the EFA behind each NET device of " + name + ", by aws-ofi-nccl's instance type"})
 }
 
 // platformName is the instance type a platform or tuner line names.
