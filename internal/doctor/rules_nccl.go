@@ -312,7 +312,7 @@ func ncclSawNoDevice(logs []*ingest.NCCLLog) bool {
 func verbsABIReason(inc *Incident) (Evidence, string, string, bool) {
 	var rs []ingest.VerbsABIReject
 	for _, d := range All[*ingest.Devinfo](inc) {
-		rs = append(rs, d.ABIRejected...)
+		rs = append(rs, leftOut(d)...)
 	}
 	if len(rs) == 0 {
 		return Evidence{}, "", "", false
