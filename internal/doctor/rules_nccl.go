@@ -274,10 +274,14 @@ func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fi
 			fixes = append(fixes, "Fix the net plugin load error shown (library path, NCCL_NET_PLUGIN, plugin/NCCL version match).")
 		}
 	}
-	if ev, reason, fix, ok := verbsABIReason(inc); ok {
+	// Devices libibverbs left out explain a fallback NCCL shows (no device,
+	// or sockets); alone they say none: a host may leave out its Broadcom
+	// LOM's bnxt_re and run NCCL over its ConnectX rails. Their fix comes
+	// first, before the generic one for "No device found".
+	if ev, reason, fix, ok := verbsABIReason(inc); ok && ncclSawNoDevice(logs) {
 		why = append(why, ev)
 		reasons = append(reasons, reason)
-		fixes = append(fixes, fix)
+		fixes = append([]string{fix}, fixes...)
 	}
 	if e, ok := ibTurnedOff(inc); ok {
 		ibDisabled = true
@@ -292,12 +296,23 @@ func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fi
 	return why, reasons, fixes, ibDisabled, loads > 0 && loads == len(reasons)
 }
 
+// ncclSawNoDevice reports whether a log says NCCL's IB transport found no
+// device or a host moved its data over sockets.
+func ncclSawNoDevice(logs []*ingest.NCCLLog) bool {
+	for _, l := range logs {
+		if l.NoIBDevice.Count > 0 {
+			return true
+		}
+	}
+	return len(transportsByHost(logs).sock) > 0
+}
+
 // verbsABIReason says, when libibverbs left devices out for their
 // driver's ABI anywhere in the incident, that this is why NCCL found none.
 func verbsABIReason(inc *Incident) (Evidence, string, string, bool) {
 	var rs []ingest.VerbsABIReject
 	for _, d := range All[*ingest.Devinfo](inc) {
-		rs = append(rs, d.ABIRejected...)
+		rs = append(rs, leftOut(d)...)
 	}
 	if len(rs) == 0 {
 		return Evidence{}, "", "", false

@@ -174,10 +174,25 @@ func TestSocketFallbackVerbsABI(t *testing.T) {
 		"gpu2:20:20 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>",
 		"gpu2:20:20 [0] NCCL INFO Using network Socket")
 	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn)
-	if !strings.Contains(f.Mechanism, "bnxt_re provider does not speak the kernel driver's ABI 6") || !strings.Contains(f.Fix, "devinfo.verbs_abi") {
-		t.Errorf("the fallback does not name the ABI mismatch: %s / %s", f.Mechanism, f.Fix)
+	if !strings.Contains(f.Mechanism, "bnxt_re provider does not speak the kernel driver's ABI 6") || !strings.HasPrefix(f.Fix, "Install the bnxt_re provider") || !strings.Contains(f.Fix, "devinfo.verbs_abi") {
+		t.Errorf("the fallback does not name the ABI mismatch first: %s / %s", f.Mechanism, f.Fix)
 	}
 	nicMustFind(t, fs, "devinfo.verbs_abi", Error, "left out 1 RDMA device (bnxt_re0)")
+}
+
+// The same warning beside an NCCL log that says nothing of its transport
+// is no fallback: a GPU server's Broadcom LOM may load bnxt_re while NCCL
+// runs over its ConnectX rails, so devices left out say only that those
+// devices are gone. Before, the warning alone made NCCL "fall back to TCP
+// sockets". SYNTHETIC NCCL lines.
+func TestVerbsABIAloneNoSocketFallback(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"libibverbs: Warning: Driver bnxt_re does not support the kernel ABI of 6 (supports 1 to 1) for device /sys/class/infiniband/bnxt_re0",
+		"gpu1:20:20 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
+		"gpu1:20:20 [0] NCCL INFO NCCL version 2.21.5+cuda12.4",
+		"gpu1:20:45 [0] NCCL INFO comm 0x5555 rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 18000 commId 0x1234 - Init COMPLETE")
+	nicMustNot(t, fs, "nccl.transport.socket_fallback")
+	nicMustFind(t, fs, "devinfo.verbs_abi", Error, "bnxt_re0")
 }
 
 // A host is known by its bootstrap address as well as its name.

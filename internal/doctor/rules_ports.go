@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -159,7 +160,7 @@ func checkVerbsABI(inc *Incident) []Finding {
 	for _, d := range All[*ingest.Devinfo](inc) {
 		var order []key
 		byKey := map[key][]ingest.VerbsABIReject{}
-		for _, r := range d.ABIRejected {
+		for _, r := range leftOut(d) {
 			k := key{r.Provider, r.KernelABI, r.Min, r.Max}
 			if _, seen := byKey[k]; !seen {
 				order = append(order, k)
@@ -192,4 +193,19 @@ func checkVerbsABI(inc *Incident) []Finding {
 		}
 	}
 	return fs
+}
+
+// leftOut returns the ABI warnings whose device the same input does not
+// list: libibverbs tries every provider in turn, so a device one provider
+// turned down may be taken by another and listed after the warning
+// (open-mpi/ompi#11623: "Driver mlx5 does not support the kernel ABI of 2
+// (supports 1 to 1) for device .../rxe_eth0", then rxe_eth0 in use).
+func leftOut(d *ingest.Devinfo) []ingest.VerbsABIReject {
+	var out []ingest.VerbsABIReject
+	for _, r := range d.ABIRejected {
+		if !slices.ContainsFunc(d.Devices, func(x ingest.DevinfoDevice) bool { return x.Name == r.Device }) {
+			out = append(out, r)
+		}
+	}
+	return out
 }

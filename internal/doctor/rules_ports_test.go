@@ -129,3 +129,26 @@ func TestDevinfoVerbsABI(t *testing.T) {
 	}
 	nicMustNot(t, Diagnose([]string{nicTestdata("corpus/ethtool/ibv-devinfo-failed-to-open-8-vfs-container-mlx4-ib-k8srdmaplugin8.txt")}, nil, Options{}).Findings, "devinfo.verbs_abi")
 }
+
+// libibverbs tries each provider in turn: a device one provider turns
+// down for its ABI may be taken by the next and listed by ibv_devinfo
+// after the warning. Before, such a device was reported as left out. The
+// warning is open-mpi/ompi#11623's (a Soft-RoCE device mlx5 turned down,
+// then in use); the hca_id block is SYNTHETIC.
+func TestVerbsABIDeviceListedAfter(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"libibverbs: Warning: Driver mlx5 does not support the kernel ABI of 2 (supports 1 to 1) for device /sys/class/infiniband/rxe_eth0",
+		"libibverbs: Warning: Driver bnxt_re does not support the kernel ABI of 6 (supports 1 to 1) for device /sys/class/infiniband/bnxt_re0",
+		"hca_id:\trxe_eth0",
+		"\ttransport:\t\t\tInfiniBand (0)",
+		"\tfw_ver:\t\t\t\t0.0.0",
+		"\tvendor_id:\t\t\t0xffffff",
+		"\tphys_port_cnt:\t\t\t1",
+		"\t\tport:\t1",
+		"\t\t\tstate:\t\t\tPORT_ACTIVE (4)",
+		"\t\t\tlink_layer:\t\tEthernet")
+	nicMustFind(t, fs, "devinfo.verbs_abi", Error, "left out 1 RDMA device (bnxt_re0)")
+	if n := len(nicFind(fs, "devinfo.verbs_abi")); n != 1 {
+		t.Errorf("%d findings, want only bnxt_re0's: %+v", n, nicFind(fs, "devinfo.verbs_abi"))
+	}
+}
