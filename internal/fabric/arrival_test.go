@@ -101,3 +101,47 @@ func TestArrivalHooksFollowPort(t *testing.T) {
 		}
 	}
 }
+
+// keepAll is a loss hook that loses no frame.
+type keepAll struct{}
+
+func (keepAll) Lose(unit.Time, *packet.Packet) bool { return false }
+
+// idle is an egress with nothing to send.
+type idle struct{}
+
+func (idle) Dequeue(*Port, uint8) (*packet.Packet, bool) { return nil, false }
+
+// TestArrivalLinkDown checks that a frame arriving while its link is down
+// is lost as such, neither tapped nor received, whatever hooks the port
+// has (the link direction's hook bits say nothing of the link's state),
+// and that frames are received again once the link is back up.
+func TestArrivalLinkDown(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		tap, loss bool
+	}{{"none", false, false}, {"tap", true, false}, {"loss", false, true}, {"tap, loss", true, true}} {
+		node, tap := &received{}, &tapped{}
+		pt := linked(t, node, func(*Port) {})
+		pt.SetEgress(idle{})
+		pt.Peer().SetEgress(idle{})
+		if c.tap {
+			pt.SetTap(tap)
+		}
+		if c.loss {
+			pt.SetLoss(keepAll{})
+		}
+		pt.rx.link.ScheduleState(10, false)
+		pt.dom.Sched.Run()
+		arriveOne(pt)
+		if node.n != 0 || tap.rx != 0 || pt.ctr.Drops[DropLinkDown] != 1 {
+			t.Fatalf("%s: link down: %d frames received, %d tapped, %d lost to the link down; want 0, 0, 1", c.name, node.n, tap.rx, pt.ctr.Drops[DropLinkDown])
+		}
+		pt.rx.link.ScheduleState(20, true)
+		pt.dom.Sched.Run()
+		arriveOne(pt)
+		if node.n != 1 || pt.ctr.Drops[DropLinkDown] != 1 || (tap.rx == 1) != c.tap {
+			t.Fatalf("%s: link up again: %d frames received, %d tapped, %d lost to the link down; want 1, %v, 1", c.name, node.n, tap.rx, pt.ctr.Drops[DropLinkDown], c.tap)
+		}
+	}
+}
