@@ -102,8 +102,10 @@ type Port struct {
 	ctrlQueued bool
 
 	// Line 1: the link direction the port receives from, the node, the
-	// loss hook (an arrival reads neither line of the port: its link
-	// direction holds what it asks, linkArrival), the egress a look at the
+	// loss hook (a data frame arriving at a port with no hook reads
+	// neither line of the port: its link direction holds what it asks,
+	// linkArrival; a tapped or lossy port's, a down link's and a PFC
+	// frame's arrival read this one), the egress a look at the
 	// queues dequeues from and the line rate, which a NIC's pacing reads
 	// after its look.
 	rx     *linkDir
