@@ -149,3 +149,36 @@ func TestCumulusIngressBufferDrops(t *testing.T) {
 		t.Errorf("approx mechanism %q", f.Mechanism)
 	}
 }
+
+// Mode lossy-multi-tc (the 5.15 user guide's `nv show qos roce`) marks
+// traffic classes 1, 2 and 3 from 163.00 KB to 234.00 KB at 5 %: the
+// mode's own profile, shallow beside packet trimming, is said so (info)
+// and named by all three classes, not warned of as class 3's thresholds
+// below one BDP. Thresholds changed from the profile (synthetic: the
+// guide's table with max-threshold 200.00 KB) are judged as any others,
+// and the finding says they are not the mode's.
+func TestCumulusLossyMultiTCECN(t *testing.T) {
+	rel := "corpus/switch/cumulus-nv-show-qos-roce-lossy-multi-tc-cl515-doc.txt"
+	fs := diagnoseFiles(t, Options{}, rel)
+	f := nicMustFind(t, fs, "switch.ecn.thresholds", Info, "(traffic classes 1,2,3)", "lossy-multi-tc's own ECN profile, 163KiB to 234KiB at probability 5%")
+	if len(f.Evidence) != 3 || f.Evidence[0].Line != 12 {
+		t.Errorf("evidence %v: want the min-threshold, max-threshold and probability rows (12-14)", f.Evidence)
+	}
+	for _, f := range fs {
+		if f.Severity > Info {
+			t.Errorf("the mode's own profile gave %s %s: %s", f.Severity, f.ID, f.Title)
+		}
+	}
+	data, err := os.ReadFile(nicTestdata(rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "nv-show-qos-roce-multi-tc-changed-synthetic.txt")
+	if err := os.WriteFile(p, []byte(strings.Replace(string(data), "max-threshold     234.00 KB", "max-threshold     200.00 KB", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f = nicMustFind(t, Diagnose([]string{p}, nil, Options{}).Findings, "switch.ecn.thresholds", Warn, "(traffic classes 1,2,3)", "max-threshold 200KiB")
+	if !strings.Contains(f.Mechanism, "not the thresholds mode lossy-multi-tc sets (163KiB to 234KiB") {
+		t.Errorf("why %q: want it to name the mode's profile", f.Mechanism)
+	}
+}

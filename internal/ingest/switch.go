@@ -329,6 +329,10 @@ type ECNProfile struct {
 	// max-threshold, probability), Units how it writes them; empty for
 	// ecnconfig's.
 	MinName, MaxName, ProbName, Units string
+	// Mode is the RoCE mode of Cumulus' `nv show qos roce` the
+	// thresholds belong to (lossless, lossy, lossy-multi-tc, ...); empty
+	// elsewhere.
+	Mode string
 }
 
 // BufferPool is one shared buffer pool; sizes in bytes, -1 when not shown.
