@@ -1,8 +1,10 @@
 package doctor
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -181,4 +183,52 @@ func TestCumulusLossyMultiTCECN(t *testing.T) {
 	if !strings.Contains(f.Mechanism, "not the thresholds mode lossy-multi-tc sets (163KiB to 234KiB") {
 		t.Errorf("why %q: want it to name the mode's profile", f.Mechanism)
 	}
+}
+
+// NVUE's RoCE pool status is read, not refused as unrecognized: `nv show
+// interface qos-roce-status-pool-map` (5.15 user guide, every pool empty)
+// gives no finding; in the 5.4 guide's `nv show interface swp16 qos roce
+// status` the lossy ingress and egress pools peaked at 16.00 MB and 16.01
+// MB of 15.16 MB (106 %), a pool run full, and the roce-reserved ones at
+// 52 % (ingress) and with no size to judge (inf). Synthetic: the 5.15 table
+// with swp2's roce-reserved-ingress peak at 13.50 MB (96 % of 14.02 MB),
+// and with a max-usage cell that is no size (refused at the row's size column).
+func TestCumulusRoCEPoolStatus(t *testing.T) {
+	rel := "corpus/switch/cumulus-nv-show-interface-qos-roce-status-pool-map-cl515-doc.txt"
+	if fs := diagnoseFiles(t, Options{}, rel); len(fs) != 0 {
+		t.Errorf("an empty pool map gave %d findings, first %s: %s", len(fs), fs[0].ID, fs[0].Title)
+	}
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/cumulus-nv-show-interface-swp16-qos-roce-status-cl54-doc.txt")
+	f := nicMustFind(t, fs, "switch.buffer.pool", Warn, "swp16 lossy-default-ingress: shared buffer peaked at 16MiB of 15.9MB (106%)")
+	if !strings.Contains(f.Fix, "nv show interface <swp> qos roce counters") {
+		t.Errorf("fix %q: want NVUE's commands", f.Fix)
+	}
+	nicMustFind(t, fs, "switch.buffer.pool", Warn, "swp16 lossy-default-egress: shared buffer peaked at 16MiB of 15.9MB (106%)")
+	for _, f := range nicFind(fs, "switch.buffer.pool") {
+		if strings.Contains(f.Title, "roce-reserved") {
+			t.Errorf("a roce-reserved pool at 52%% or of size inf judged full: %s", f.Title)
+		}
+	}
+	data, err := os.ReadFile(nicTestdata(rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := "1   roce-reserved-ingress    DYNAMIC    3         3                   -              14.02 MB  0              0         "
+	lines := strings.Split(string(data), "\n")
+	i := slices.Index(lines, row)
+	i += 1 + slices.Index(lines[i+1:], row) // swp2's
+	lines[i] = strings.Replace(row, "0              0         ", "6.10 MB        13.50 MB  ", 1)
+	p := filepath.Join(t.TempDir(), "pool-map-full-synthetic.txt")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f = nicMustFind(t, Diagnose([]string{p}, nil, Options{}).Findings, "switch.buffer.pool", Warn, "swp2 roce-reserved-ingress: shared buffer peaked at 13824KiB of 14.7MB (96%)")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != i+1 {
+		t.Errorf("evidence %v: want line %d", f.Evidence, i+1)
+	}
+	lines[i] = strings.Replace(row, "0              0         ", "0              13.50 MiB ", 1)
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nicMustFind(t, Diagnose([]string{p}, nil, Options{}).Findings, "input.garbled", Warn, fmt.Sprintf("pool-map-full-synthetic.txt:%d:%d: expected a RoCE pool status row as NVUE prints it", i+1, strings.Index(row, "14.02")+1))
 }

@@ -346,7 +346,10 @@ type BufferPool struct {
 	// Peak is the shared-pool watermark, HeadroomPeak that of the shared
 	// headroom pool (ingress lossless pools).
 	Peak, HeadroomPeak int64
-	Evidence           []Evidence
+	// NVUE is set for a pool of Cumulus' RoCE pool status (`nv show
+	// interface qos-roce-status-pool-map`), whose peak is its max-usage.
+	NVUE     bool
+	Evidence []Evidence
 }
 
 // BufferProfile is one buffer profile; bytes, -1 when not shown.
