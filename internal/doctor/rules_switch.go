@@ -567,6 +567,14 @@ func checkECNThresholds(inc *Incident) []Finding {
 			if !rttAssumed && inc.Options.SwitchRTTAt.File != "" {
 				ev = append(slices.Clip(ev), inc.Options.SwitchRTTAt)
 			}
+			mf, mnote, own := multiTCProfile(p, subject, ev)
+			if own {
+				fs = append(fs, mf)
+				continue
+			}
+			if mnote != "" {
+				note = strings.TrimSpace(note + " " + mnote)
+			}
 			fs = append(fs, JudgeECN(ECNProfile{
 				Subject: subject, Kmin: unit.Bytes(p.GreenMin), Kmax: unit.Bytes(p.GreenMax), Pmax: pmax,
 				Rate: rate, RateHow: how, RateAssumed: assumed, RTT: rtt, RTTAssumed: rttAssumed, XoffAt: inc.Options.SwitchXoff,

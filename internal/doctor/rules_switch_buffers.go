@@ -53,12 +53,16 @@ func checkBufferPools(inc *Incident) []Finding {
 				p.Evidence = append(append([]Evidence(nil), p.Evidence...), z.ev)
 			}
 			if p.Peak >= 0 && p.Size > 0 && float64(p.Peak) >= poolFullFraction*float64(p.Size) {
+				fix := "Find the congested ports with `show queue watermark unicast` and `show priority-group watermark shared`; spread the load (ECMP entropy, fewer senders per receiver) or let ECN mark earlier so senders slow before the pool fills."
+				if p.NVUE {
+					fix = "Find the congested queues with `nv show interface <swp> qos roce counters` (buffer-max-usage, tc-max-usage and no-buffer-discard of RoCE and of other traffic) and `nv show interface <swp> counters qos`; spread the load (ECMP entropy, fewer senders per receiver) or let ECN mark earlier so senders slow before the pool fills."
+				}
 				fs = append(fs, Finding{
 					ID: "switch.buffer.pool", Severity: Warn, Layer: LayerFabric,
 					Title:     fmt.Sprintf("%s: shared buffer peaked at %s of %s (%.0f%%)", name, unit.Bytes(p.Peak).Human(), unit.Bytes(p.Size).Human(), 100*float64(p.Peak)/float64(p.Size)),
 					Evidence:  evidenceInOrder(append([]Evidence(nil), p.Evidence...)),
 					Mechanism: "Queues draw on the shared pool up to a dynamic threshold (alpha times what is still free); a peak near the pool's size means many queues were congested at once, so each got little: lossy queues dropped and lossless PGs reached XOFF early, spreading PFC upstream.",
-					Fix:       "Find the congested ports with `show queue watermark unicast` and `show priority-group watermark shared`; spread the load (ECMP entropy, fewer senders per receiver) or let ECN mark earlier so senders slow before the pool fills.",
+					Fix:       fix,
 				}.per(name, "pool", "shared buffer pool near full"))
 			}
 			if p.HeadroomPeak > 0 {

@@ -1,8 +1,10 @@
 package doctor
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -148,4 +150,85 @@ func TestCumulusIngressBufferDrops(t *testing.T) {
 	if !strings.Contains(f.Mechanism, "byte unit") || strings.Contains(f.Mechanism, "A lossy priority group drops") {
 		t.Errorf("approx mechanism %q", f.Mechanism)
 	}
+}
+
+// Mode lossy-multi-tc (the 5.15 user guide's `nv show qos roce`) marks
+// traffic classes 1, 2 and 3 from 163.00 KB to 234.00 KB at 5 %: the
+// mode's own profile, shallow beside packet trimming, is said so (info)
+// and named by all three classes, not warned of as class 3's thresholds
+// below one BDP. Thresholds changed from the profile (synthetic: the
+// guide's table with max-threshold 200.00 KB) are judged as any others,
+// and the finding says they are not the mode's.
+func TestCumulusLossyMultiTCECN(t *testing.T) {
+	rel := "corpus/switch/cumulus-nv-show-qos-roce-lossy-multi-tc-cl515-doc.txt"
+	fs := diagnoseFiles(t, Options{}, rel)
+	f := nicMustFind(t, fs, "switch.ecn.thresholds", Info, "(traffic classes 1,2,3)", "lossy-multi-tc's own ECN profile, 163KiB to 234KiB at probability 5%")
+	if len(f.Evidence) != 3 || f.Evidence[0].Line != 12 {
+		t.Errorf("evidence %v: want the min-threshold, max-threshold and probability rows (12-14)", f.Evidence)
+	}
+	for _, f := range fs {
+		if f.Severity > Info {
+			t.Errorf("the mode's own profile gave %s %s: %s", f.Severity, f.ID, f.Title)
+		}
+	}
+	data, err := os.ReadFile(nicTestdata(rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "nv-show-qos-roce-multi-tc-changed-synthetic.txt")
+	if err := os.WriteFile(p, []byte(strings.Replace(string(data), "max-threshold     234.00 KB", "max-threshold     200.00 KB", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f = nicMustFind(t, Diagnose([]string{p}, nil, Options{}).Findings, "switch.ecn.thresholds", Warn, "(traffic classes 1,2,3)", "max-threshold 200KiB")
+	if !strings.Contains(f.Mechanism, "not the thresholds mode lossy-multi-tc sets (163KiB to 234KiB") {
+		t.Errorf("why %q: want it to name the mode's profile", f.Mechanism)
+	}
+}
+
+// NVUE's RoCE pool status is read, not refused as unrecognized: `nv show
+// interface qos-roce-status-pool-map` (5.15 user guide, every pool empty)
+// gives no finding; in the 5.4 guide's `nv show interface swp16 qos roce
+// status` the lossy ingress and egress pools peaked at 16.00 MB and 16.01
+// MB of 15.16 MB (106 %), a pool run full, and the roce-reserved ones at
+// 52 % (ingress) and with no size to judge (inf). Synthetic: the 5.15 table
+// with swp2's roce-reserved-ingress peak at 13.50 MB (96 % of 14.02 MB),
+// and with a max-usage cell that is no size (refused at the row's size column).
+func TestCumulusRoCEPoolStatus(t *testing.T) {
+	rel := "corpus/switch/cumulus-nv-show-interface-qos-roce-status-pool-map-cl515-doc.txt"
+	if fs := diagnoseFiles(t, Options{}, rel); len(fs) != 0 {
+		t.Errorf("an empty pool map gave %d findings, first %s: %s", len(fs), fs[0].ID, fs[0].Title)
+	}
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/cumulus-nv-show-interface-swp16-qos-roce-status-cl54-doc.txt")
+	f := nicMustFind(t, fs, "switch.buffer.pool", Warn, "swp16 lossy-default-ingress: shared buffer peaked at 16MiB of 15.9MB (106%)")
+	if !strings.Contains(f.Fix, "nv show interface <swp> qos roce counters") {
+		t.Errorf("fix %q: want NVUE's commands", f.Fix)
+	}
+	nicMustFind(t, fs, "switch.buffer.pool", Warn, "swp16 lossy-default-egress: shared buffer peaked at 16MiB of 15.9MB (106%)")
+	for _, f := range nicFind(fs, "switch.buffer.pool") {
+		if strings.Contains(f.Title, "roce-reserved") {
+			t.Errorf("a roce-reserved pool at 52%% or of size inf judged full: %s", f.Title)
+		}
+	}
+	data, err := os.ReadFile(nicTestdata(rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := "1   roce-reserved-ingress    DYNAMIC    3         3                   -              14.02 MB  0              0         "
+	lines := strings.Split(string(data), "\n")
+	i := slices.Index(lines, row)
+	i += 1 + slices.Index(lines[i+1:], row) // swp2's
+	lines[i] = strings.Replace(row, "0              0         ", "6.10 MB        13.50 MB  ", 1)
+	p := filepath.Join(t.TempDir(), "pool-map-full-synthetic.txt")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f = nicMustFind(t, Diagnose([]string{p}, nil, Options{}).Findings, "switch.buffer.pool", Warn, "swp2 roce-reserved-ingress: shared buffer peaked at 13824KiB of 14.7MB (96%)")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != i+1 {
+		t.Errorf("evidence %v: want line %d", f.Evidence, i+1)
+	}
+	lines[i] = strings.Replace(row, "0              0         ", "0              13.50 MiB ", 1)
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nicMustFind(t, Diagnose([]string{p}, nil, Options{}).Findings, "input.garbled", Warn, fmt.Sprintf("pool-map-full-synthetic.txt:%d:%d: expected a RoCE pool status row as NVUE prints it", i+1, strings.Index(row, "14.02")+1))
 }

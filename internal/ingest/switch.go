@@ -329,6 +329,10 @@ type ECNProfile struct {
 	// max-threshold, probability), Units how it writes them; empty for
 	// ecnconfig's.
 	MinName, MaxName, ProbName, Units string
+	// Mode is the RoCE mode of Cumulus' `nv show qos roce` the
+	// thresholds belong to (lossless, lossy, lossy-multi-tc, ...); empty
+	// elsewhere.
+	Mode string
 }
 
 // BufferPool is one shared buffer pool; sizes in bytes, -1 when not shown.
@@ -342,7 +346,10 @@ type BufferPool struct {
 	// Peak is the shared-pool watermark, HeadroomPeak that of the shared
 	// headroom pool (ingress lossless pools).
 	Peak, HeadroomPeak int64
-	Evidence           []Evidence
+	// NVUE is set for a pool of Cumulus' RoCE pool status (`nv show
+	// interface qos-roce-status-pool-map`), whose peak is its max-usage.
+	NVUE     bool
+	Evidence []Evidence
 }
 
 // BufferProfile is one buffer profile; bytes, -1 when not shown.

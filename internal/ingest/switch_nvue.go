@@ -177,11 +177,29 @@ func readShowRoCE(o *SwitchCounters, lines []Line) {
 		}
 		o.NVUERoCE = r
 	}
-	e := c.CC[nvue.DefaultProfile][tc]
-	if e == nil {
+	// enabled-tc gives one set of thresholds to every class it names:
+	// the profile is named by all of them, and judged as RoCE's class's
+	// (else the first one's: lossy-multi-tc marks 1, 2 and 3).
+	cc := c.CC[nvue.DefaultProfile]
+	var tcs []string
+	for t := range 8 {
+		if cc[t] != nil && cc[t].ECN.Text == "enable" {
+			tcs = append(tcs, strconv.Itoa(t))
+			if cc[tc] == nil {
+				tc = t
+			}
+		}
+	}
+	e := cc[tc]
+	if e == nil || len(tcs) == 0 {
 		return
 	}
-	p := ECNProfile{Name: fmt.Sprintf("nv show qos roce congestion-control (traffic class %d)", tc), GreenMin: -1, GreenMax: -1, GreenDropProbability: -1, ECN: "ecn",
+	classes := "traffic class " + tcs[0]
+	if len(tcs) > 1 {
+		classes = "traffic classes " + strings.Join(tcs, ",")
+	}
+	_, mode, _ := c.RoCE()
+	p := ECNProfile{Name: fmt.Sprintf("nv show qos roce congestion-control (%s)", classes), GreenMin: -1, GreenMax: -1, GreenDropProbability: -1, ECN: "ecn", Mode: mode,
 		MinName: "min-threshold", MaxName: "max-threshold", ProbName: "probability", Units: "bytes (NVUE prints min-threshold and max-threshold in binary units: 146.48 KB is 150000 B)"}
 	for _, x := range []struct {
 		v   nvue.Value

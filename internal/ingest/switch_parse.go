@@ -101,6 +101,7 @@ type switchParser struct {
 	// queue and PFC rows carry it.
 	eosHost string
 	nv      nvueShow
+	pm      nvuePoolMap
 	nxos    nxosPFC
 	nxd     nxosPFCDetail
 	nxq     nxosQueuing
@@ -147,6 +148,9 @@ func (p *switchParser) Feed(l Line) {
 	}
 	if p.eos.feed(l, t, p.eosHost) {
 		p.out.lines.add(l)
+		return
+	}
+	if p.pm.feed(p, l, t, p.nv.port) {
 		return
 	}
 	if p.js.feed(p, l, t) || p.wm.feed(p, l, t) || p.junos.feed(p, l, t) || p.nxd.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.nxc.feed(p, l, t) || p.os10.feed(p, l, t) || p.xr.feed(p, l, t) || p.errs.feed(p, l, t) || p.det.feed(p, l, t) || p.iface.feed(p, l, t) || p.aoscx.feed(p, l, t) || p.cw.feed(p, l, t) || p.vd.feed(p, l, t) || p.vrp.feed(p, l, t) || p.cl.feed(p, l, t) {

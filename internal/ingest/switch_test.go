@@ -55,6 +55,11 @@ func FuzzSwitch(f *testing.F) {
 		if len(s.PFC) > maxSwitchRows || len(s.WD) > maxSwitchRows || len(s.Queues) > maxSwitchRows || len(s.PGs) > maxSwitchRows || len(s.Ports) > maxSwitchRows || len(s.ECN) > maxSwitchRows || len(s.ECNQueues) > maxSwitchRows || len(s.PGDrops) > maxSwitchRows || len(s.QueueWMs) > maxSwitchRows || len(s.WRED) > maxSwitchRows {
 			t.Fatal("rows beyond the cap")
 		}
+		for _, p := range s.Pools {
+			if p.NVUE && (len(p.Evidence) != 1 || p.Size < -1 || p.Peak < 0 || p.Name == "") {
+				t.Fatalf("NVUE pool %+v", p)
+			}
+		}
 		for _, g := range s.PGs {
 			nicCheckEvidence(t, g.Evidence, n)
 			if g.PG < 0 || g.PG > 15 || g.Port == "" || g.Headroom && g.Untitled {

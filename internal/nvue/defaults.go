@@ -24,6 +24,15 @@ const (
 	DefaultProfile = "default-global"
 )
 
+// The ECN profile mode lossy-multi-tc sets on traffic classes 1, 2 and 3
+// (163.00 KB and 234.00 KB at 5 %, as `nv show qos roce` prints them on
+// NVIDIA's RoCE page, 5.15): shallow on purpose, beside packet trimming.
+const (
+	MultiTCKmin = 166912
+	MultiTCKmax = 239616
+	MultiTCProb = 5
+)
+
 // RoCE reports whether `qos roce` is on, its mode (lossless unless set)
 // and the value that says so.
 func (c *Config) RoCE() (on bool, mode string, at Value) {
@@ -134,9 +143,7 @@ func (c *Config) Resolve() {
 			e := c.ecn(DefaultProfile, tc)
 			e.ECN, e.RED = def("enable"), def("disable")
 			if mode == "lossy-multi-tc" {
-				// 163.00 KB and 234.00 KB at 5 %, as `nv show qos roce`
-				// prints them.
-				e.Min, e.Max, e.Prob = def("166912"), def("239616"), def("5")
+				e.Min, e.Max, e.Prob = def(strconv.Itoa(MultiTCKmin)), def(strconv.Itoa(MultiTCKmax)), def(strconv.Itoa(MultiTCProb))
 			}
 		}
 	}
