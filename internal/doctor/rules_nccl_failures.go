@@ -634,6 +634,9 @@ func checkWarnErrors(inc *Incident) []Finding {
 			if over := sharedMemOver(l, w); over != nil {
 				c, ok, extraEv = sharedMemClass, true, over
 			}
+			if nt, ev, hit := noTransport(l, w); hit {
+				c, ok, extraEv = nt, true, ev
+			}
 			if why := symmetricOffLines(l, w); why != nil {
 				c, ok = symmetricOffClass(why[0].Text, l.Comm.Nodes), true
 				extraEv = why

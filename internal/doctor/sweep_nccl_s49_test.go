@@ -75,3 +75,31 @@ func TestFabricFaultsPerHost(t *testing.T) {
 		t.Errorf("mechanism %q\nfix %q", f.Mechanism, f.Fix)
 	}
 }
+
+// transport.cc's "No transport found for rank A[bus] -> rank B[bus]"
+// (NVIDIA/nccl v2.24-v2.30; SYNTHETIC log in its form: two ranks of one
+// host with NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1 echoed) is one error
+// for both ranks naming the two settings that left the pair no transport,
+// with the echo lines as evidence, not two generic "failed after a WARN".
+func TestNoTransportNamesTheSettings(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "synthetic/nccl-2.27.3-one-host-p2p-shm-disabled-no-transport-found-synthetic.txt")
+	var warns []Finding
+	for _, f := range fs {
+		if f.ID == "nccl.warn.error" {
+			warns = append(warns, f)
+		}
+	}
+	if len(warns) != 1 {
+		t.Fatalf("%d nccl.warn.error findings, want 1:\n%s", len(warns), nicTitles(fs))
+	}
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "No NCCL transport connects two ranks", "(NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1): NCCL returned 2", "on gpu7; 4 lines")
+	if !strings.Contains(f.Fix, "unset NCCL_SHM_DISABLE") || !strings.Contains(f.Mechanism, "ncclTopoCheckNet") {
+		t.Errorf("mechanism %q\nfix %q", f.Mechanism, f.Fix)
+	}
+	// Without echoed settings the finding still names the missing path.
+	fs = diagnoseText(t, "h:1:2 [0] transport.cc:39 NCCL WARN No transport found for rank 0[1000] -> rank 1[2000]\nh:1:2 [0] NCCL INFO transport.cc:150 -> 2\n").Findings
+	f = nicMustFind(t, fs, "nccl.warn.error", Error, "No NCCL transport connects two ranks NCCL takes for one host: NCCL returned 2")
+	if !strings.Contains(f.Fix, "NCCL_HOSTID") {
+		t.Errorf("fix %q", f.Fix)
+	}
+}
