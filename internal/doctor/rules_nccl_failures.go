@@ -168,6 +168,9 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	if c, ok := bootstrapRootClass(m); ok {
 		return c, true
 	}
+	if c, ok := oobIfnameClass(w.Message); ok {
+		return c, true
+	}
 	if c, ok := mismatchClass(w, m); ok {
 		return c, true
 	}

@@ -103,3 +103,21 @@ func TestNoTransportNamesTheSettings(t *testing.T) {
 		t.Errorf("fix %q", f.Fix)
 	}
 }
+
+// bootstrap.cc's netGetDevice refusing NCCL_OOB_NET_IFNAME (NVIDIA/nccl
+// v2.24-v2.30, v2.30.7-1 bootstrap.cc:577 and :579; SYNTHETIC lines in that
+// form, NCCL_OOB_NET_ENABLE=1 with an IP interface's name where the list
+// takes NET/IB's device names) is told as the setting naming no device of
+// the bootstrap's network, both wordings, not a generic failed WARN.
+func TestOOBNetIfnameMatchesNoDevice(t *testing.T) {
+	for _, warn := range []string{"no device found matching eth0, verify NCCL_OOB_NET_IFNAME", "no device found after excluding exactly mlx5_0,mlx5_1, verify NCCL_OOB_NET_IFNAME"} {
+		fs := diagnoseText(t, "h1:7:7 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\n"+
+			"h1:7:7 [0] NCCL INFO NCCL_OOB_NET_IFNAME set to eth0\n"+
+			"h1:7:7 [0] bootstrap.cc:577 NCCL WARN "+warn+"\n"+
+			"h1:7:7 [0] NCCL INFO bootstrap.cc:620 -> 4\n").Findings
+		f := nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL_OOB_NET_IFNAME names no device of the network NCCL bootstraps over ("+strings.TrimSuffix(warn, ", verify NCCL_OOB_NET_IFNAME")+"): NCCL returned 4")
+		if !strings.Contains(f.Fix, "mlx5_0") || !strings.Contains(f.Mechanism, "NCCL_SOCKET_IFNAME takes") {
+			t.Errorf("%s: mechanism %q\nfix %q", warn, f.Mechanism, f.Fix)
+		}
+	}
+}
