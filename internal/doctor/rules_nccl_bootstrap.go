@@ -303,3 +303,21 @@ func idCreatorHint(l *ingest.NCCLLog, w ingest.Warning, c failureClass) (failure
 	c.fix += " Check the result of ncclGetUniqueId where the id is created, and that rank's log for `Bootstrap : no socket interface found`: if so, compare NCCL_SOCKET_IFNAME=" + ifname + " with `ip -br addr` there and set it to an interface with an address, or unset it."
 	return c, ev
 }
+
+// oobIfnameClass is NCCL_OOB_NET_IFNAME matching no device of the network
+// NCCL runs the bootstrap over when NCCL_OOB_NET_ENABLE=1 (bootstrap.cc's
+// netGetDevice, NVIDIA/nccl v2.24-v2.30: "no device found matching
+// mlx5_9, verify NCCL_OOB_NET_IFNAME", or "... after excluding ..." for a
+// ^ list), which returns ncclInvalidArgument. The list is matched against
+// the net transport's device names (mlx5_0, or mlx5_0:1 with a port), not
+// against the IP interfaces NCCL_SOCKET_IFNAME names.
+func oobIfnameClass(msg string) (failureClass, bool) {
+	msg = strings.TrimSpace(msg)
+	m := strings.ToLower(msg)
+	if !strings.HasPrefix(m, "no device found ") || !strings.HasSuffix(m, "verify nccl_oob_net_ifname") {
+		return failureClass{}, false
+	}
+	return failureClass{"NCCL_OOB_NET_IFNAME names no device of the network NCCL bootstraps over (" + strings.TrimSuffix(msg, ", verify NCCL_OOB_NET_IFNAME") + ")",
+		"With NCCL_OOB_NET_ENABLE=1 (NCCL 2.23 on) the bootstrap runs over the network NCCL chose (NET/IB's RDMA devices, or a net plugin's) instead of TCP sockets, on its first device or the first one NCCL_OOB_NET_IFNAME matches. That list is matched against the network's device names as NCCL lists them ('NET/IB : Using [0]mlx5_0:1/RoCE': mlx5_0, or mlx5_0:1 with its port; a plugin's own names), with ^ to exclude and = for exact names; an IP interface name (eth0, bond0, what NCCL_SOCKET_IFNAME takes), a device this host does not have, or an exclusion list that leaves nothing matches none, and init returns 'invalid argument' before any rank connects. The fabric is not at fault.",
+		"Set NCCL_OOB_NET_IFNAME to a device of the network's own list on every host (the names in the 'NET/IB : Using' line, e.g. mlx5_0 or =mlx5_0:1), or unset it to take the first device; or unset NCCL_OOB_NET_ENABLE to bootstrap over TCP sockets on the interface NCCL_SOCKET_IFNAME selects."}, true
+}

@@ -168,6 +168,9 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	if c, ok := bootstrapRootClass(m); ok {
 		return c, true
 	}
+	if c, ok := oobIfnameClass(w.Message); ok {
+		return c, true
+	}
 	if c, ok := mismatchClass(w, m); ok {
 		return c, true
 	}
@@ -633,6 +636,9 @@ func checkWarnErrors(inc *Incident) []Finding {
 			}
 			if over := sharedMemOver(l, w); over != nil {
 				c, ok, extraEv = sharedMemClass, true, over
+			}
+			if nt, ev, hit := noTransport(l, w); hit {
+				c, ok, extraEv = nt, true, ev
 			}
 			if why := symmetricOffLines(l, w); why != nil {
 				c, ok = symmetricOffClass(why[0].Text, l.Comm.Nodes), true

@@ -75,3 +75,49 @@ func TestFabricFaultsPerHost(t *testing.T) {
 		t.Errorf("mechanism %q\nfix %q", f.Mechanism, f.Fix)
 	}
 }
+
+// transport.cc's "No transport found for rank A[bus] -> rank B[bus]"
+// (NVIDIA/nccl v2.24-v2.30; SYNTHETIC log in its form: two ranks of one
+// host with NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1 echoed) is one error
+// for both ranks naming the two settings that left the pair no transport,
+// with the echo lines as evidence, not two generic "failed after a WARN".
+func TestNoTransportNamesTheSettings(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "synthetic/nccl-2.27.3-one-host-p2p-shm-disabled-no-transport-found-synthetic.txt")
+	var warns []Finding
+	for _, f := range fs {
+		if f.ID == "nccl.warn.error" {
+			warns = append(warns, f)
+		}
+	}
+	if len(warns) != 1 {
+		t.Fatalf("%d nccl.warn.error findings, want 1:\n%s", len(warns), nicTitles(fs))
+	}
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "No NCCL transport connects two ranks", "(NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1): NCCL returned 2", "on gpu7; 4 lines")
+	if !strings.Contains(f.Fix, "unset NCCL_SHM_DISABLE") || !strings.Contains(f.Mechanism, "ncclTopoCheckNet") {
+		t.Errorf("mechanism %q\nfix %q", f.Mechanism, f.Fix)
+	}
+	// Without echoed settings the finding still names the missing path.
+	fs = diagnoseText(t, "h:1:2 [0] transport.cc:39 NCCL WARN No transport found for rank 0[1000] -> rank 1[2000]\nh:1:2 [0] NCCL INFO transport.cc:150 -> 2\n").Findings
+	f = nicMustFind(t, fs, "nccl.warn.error", Error, "No NCCL transport connects two ranks NCCL takes for one host: NCCL returned 2")
+	if !strings.Contains(f.Fix, "NCCL_HOSTID") {
+		t.Errorf("fix %q", f.Fix)
+	}
+}
+
+// bootstrap.cc's netGetDevice refusing NCCL_OOB_NET_IFNAME (NVIDIA/nccl
+// v2.24-v2.30, v2.30.7-1 bootstrap.cc:577 and :579; SYNTHETIC lines in that
+// form, NCCL_OOB_NET_ENABLE=1 with an IP interface's name where the list
+// takes NET/IB's device names) is told as the setting naming no device of
+// the bootstrap's network, both wordings, not a generic failed WARN.
+func TestOOBNetIfnameMatchesNoDevice(t *testing.T) {
+	for _, warn := range []string{"no device found matching eth0, verify NCCL_OOB_NET_IFNAME", "no device found after excluding exactly mlx5_0,mlx5_1, verify NCCL_OOB_NET_IFNAME"} {
+		fs := diagnoseText(t, "h1:7:7 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\n"+
+			"h1:7:7 [0] NCCL INFO NCCL_OOB_NET_IFNAME set to eth0\n"+
+			"h1:7:7 [0] bootstrap.cc:577 NCCL WARN "+warn+"\n"+
+			"h1:7:7 [0] NCCL INFO bootstrap.cc:620 -> 4\n").Findings
+		f := nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL_OOB_NET_IFNAME names no device of the network NCCL bootstraps over ("+strings.TrimSuffix(warn, ", verify NCCL_OOB_NET_IFNAME")+"): NCCL returned 4")
+		if !strings.Contains(f.Fix, "mlx5_0") || !strings.Contains(f.Mechanism, "NCCL_SOCKET_IFNAME takes") {
+			t.Errorf("%s: mechanism %q\nfix %q", warn, f.Mechanism, f.Fix)
+		}
+	}
+}
