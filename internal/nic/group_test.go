@@ -87,3 +87,25 @@ func TestGroupedCompletionOrder(t *testing.T) {
 		t.Fatalf("the group's wake saw %v completions of an owner that does not group, want [1]", w.seen)
 	}
 }
+
+// An owner that groups no host (Group with none) is still a grouper, so
+// its queue pairs are keyed by their NIC's group: with no group anywhere,
+// the control side's key, and the completion arrives as it would
+// ungrouped (it used to index a group table never made, and panic).
+func TestGroupedNoHosts(t *testing.T) {
+	post := func(p *pair) {
+		qp := p.tr.Connect(0, 1, workload.QPOptions{}, p)
+		p.tr.Post(qp, workload.Message{Op: workload.Write, Bytes: 1000, ID: 1})
+	}
+	want := newPair(t, testConfig())
+	post(want)
+	want.run()
+
+	p := newPair(t, testConfig())
+	p.tr.Group(p, nil)
+	post(p)
+	p.run()
+	if !slices.Equal(p.got, want.got) {
+		t.Fatalf("completions %+v, want those ungrouped %+v", p.got, want.got)
+	}
+}

@@ -83,7 +83,7 @@ type Transport struct {
 	home homes
 	// group is, by host, the node of its workload steps' keys: 1 + the
 	// least host of its group (Group), 0 (the control side) for a host in
-	// none; nil while no workload groups hosts. groupers are the owners
+	// none; nil until a workload calls Group. groupers are the owners
 	// that group.
 	group    []uint32
 	groupers []workload.Owner
@@ -356,11 +356,13 @@ func (t *Transport) Group(o workload.Owner, hosts []int) {
 	if !slices.Contains(t.groupers, o) {
 		t.groupers = append(t.groupers, o)
 	}
+	if t.group == nil {
+		// Made with the first grouper, even of no host: its completions
+		// read their NIC's group (completionKey).
+		t.group = make([]uint32, len(t.nics))
+	}
 	if len(hosts) == 0 {
 		return
-	}
-	if t.group == nil {
-		t.group = make([]uint32, len(t.nics))
 	}
 	g := uint32(slices.Min(hosts)) + 1
 	for _, h := range hosts {
