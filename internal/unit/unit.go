@@ -322,8 +322,9 @@ func scaled(text string, f float64, mult, max int64, maxText string) (int64, err
 }
 
 // ParseTime parses a duration such as "2us", "1.5 ms", "300ns", "500ps",
-// "2µs", "1s", "5min" or "1h". A unit is required. A negative value or one
-// above MaxParsedTime is a *RangeError.
+// "2µs", "1s", "5min" or "1h". A unit is required but for zero ("0", as
+// Go's time.ParseDuration takes it). A negative value or one above
+// MaxParsedTime is a *RangeError.
 func ParseTime(s string) (Time, error) {
 	const exp = "duration (a number and a unit: ps, ns, us, ms, s, min, h)"
 	f, u, ok := splitNumber(s)
@@ -332,6 +333,11 @@ func ParseTime(s string) (Time, error) {
 	}
 	var mult Time
 	switch strings.ToLower(u) {
+	case "":
+		if f != 0 {
+			return 0, &ParseError{s, exp}
+		}
+		mult = Picosecond
 	case "ps":
 		mult = Picosecond
 	case "ns":

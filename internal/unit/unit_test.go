@@ -26,6 +26,7 @@ func TestParseTime(t *testing.T) {
 	cases := map[string]Time{
 		"2us": 2 * Microsecond, "1.5 ms": 1500 * Microsecond, "300ns": 300 * Nanosecond,
 		"500ps": 500, "2µs": 2 * Microsecond, "1s": Second, "0.1us": 100 * Nanosecond,
+		"0": 0, " 0 ": 0, "0.0": 0,
 	}
 	for in, want := range cases {
 		got, err := ParseTime(in)
@@ -33,7 +34,7 @@ func TestParseTime(t *testing.T) {
 			t.Errorf("ParseTime(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "2", "2 parsecs", "-1us", "us"} {
+	for _, bad := range []string{"", "2", "0.5", "2 parsecs", "-1us", "us", "-0x"} {
 		if _, err := ParseTime(bad); err == nil {
 			t.Errorf("ParseTime(%q) accepted", bad)
 		}
