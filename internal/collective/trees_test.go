@@ -101,3 +101,45 @@ func TestTreeSimpleFill(t *testing.T) {
 		t.Errorf("fixed part %.0f µs, the run's 370 (0.25-0.5 ms)", fill)
 	}
 }
+
+// TestTreeSimpleFillScope: the GPU's channel speed on a step that stays
+// on its server is for Tree/Simple across servers only. Everywhere else
+// every kernel operation keeps its protocol's rate under NCCL's limits:
+// a single-server tree (its limit is the one-node column, tuning.cc
+// perChMaxTreeBws), Tree/LL and Tree/LL128 (their own rates, whose lines
+// stream through a hop), NVLSTree (its own limit) and the ring.
+func TestTreeSimpleFillScope(t *testing.T) {
+	v, err := ParseVersion("2.29.7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name        string
+		servers     int
+		algo, proto string
+		want        Choice
+		intra       float64 // GB/s; 0: none
+	}{
+		{"Tree/Simple, 2 servers", 2, "Tree", "Simple", Choice{Algo: Tree, Proto: Simple}, 60},
+		{"Tree/Simple, 4 servers", 4, "Tree", "Simple", Choice{Algo: Tree, Proto: Simple}, 60},
+		{"Tree/Simple, 1 server", 1, "Tree", "Simple", Choice{Algo: Tree, Proto: Simple}, 0},
+		{"Tree/LL128, 2 servers", 2, "Tree", "LL128", Choice{Algo: Tree, Proto: LL128}, 0},
+		{"Tree/LL, 2 servers", 2, "Tree", "LL", Choice{Algo: Tree, Proto: LL}, 0},
+		{"NVLSTree/Simple, 2 servers", 2, "NVLSTree", "Simple", Choice{Algo: NVLSTree, Proto: Simple}, 0},
+		{"Ring/Simple, 2 servers", 2, "Ring", "Simple", Choice{Algo: Ring, Proto: Simple}, 0},
+	} {
+		cm := mustCommOf(t, v, h100x8, c.servers, 8, map[string]string{"NCCL_ALGO": c.algo, "NCCL_PROTO": c.proto})
+		call := Call{Func: AllReduce, Bytes: 1 << 30}
+		ch, err := cm.Plan(call)
+		if err != nil || ch.Algo != c.want.Algo || ch.Proto != c.want.Proto {
+			t.Fatalf("%s: NCCL's choice %v/%v (%v)", c.name, ch.Algo, ch.Proto, err)
+		}
+		e := builtEngine(cm, call, ch)
+		if got, want := e.tm.intraRate, gpu.Rate(c.intra); got != want {
+			t.Errorf("%s: a step on its server at %.1f GB/s, want %.1f", c.name, gpu.GBps(got), c.intra)
+		}
+		if c.intra > 0 && e.tm.chanRate >= e.tm.intraRate {
+			t.Errorf("%s: NCCL's tree limit %.1f GB/s a channel is not under the GPU's %.1f", c.name, gpu.GBps(e.tm.chanRate), c.intra)
+		}
+	}
+}
