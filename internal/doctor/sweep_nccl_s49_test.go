@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -39,6 +40,8 @@ func TestFabricFaults(t *testing.T) {
 		{3, 0x6a, []string{"access timeout recovery"}},
 		{3, 0xa6, []string{"route recovery in progress"}},
 		{3, 0x5aa, []string{"insufficient NVLinks"}},
+		{3, 0x6aa, []string{"incompatible GPU firmware"}},
+		{3, 0x8aa, []string{"GPU state invalid"}},
 		{2, 0xaa, []string{"registration in progress (state 2)"}},
 		{1, 0x0, []string{"registration not started (state 1)"}},
 		{0, 0x0, []string{"registration not completed (state 0)"}},
@@ -73,6 +76,23 @@ func TestFabricFaultsPerHost(t *testing.T) {
 	}
 	if !strings.Contains(f.Mechanism, "0xaa reads every field false") || !strings.Contains(f.Fix, "nvidia-smi -q") {
 		t.Errorf("mechanism %q\nfix %q", f.Mechanism, f.Fix)
+	}
+	if !strings.HasSuffix(f.Title, "NCCL uses multi-node NVLink only when every rank's GPU has completed it") {
+		t.Errorf("title %q, want the registration NCCL waits for", f.Title)
+	}
+}
+
+// NCCL reads only the state (mnnvl.cc), not the health mask: a GPU
+// registered (state 3) whose mask turns to degraded bandwidth at a later
+// communicator's init (synthetic: the line of NVIDIA/nccl#1769 printed
+// again with 0xa9) is one GPU on a fabric NCCL goes on using at reduced
+// capacity, not one NCCL leaves.
+func TestFabricDegradedAtLaterInit(t *testing.T) {
+	const line = "gb200a-04:2101743:2101803 [1] NCCL INFO MNNVL busId 0x901000 fabric UUID 3143b15bc2cd192b.28cc9b5473fb5b93 cliqueId 0x7ffe state 3 healthMask %s\n"
+	fs := nicFind(diagnoseText(t, fmt.Sprintf(line, "0xaa")+fmt.Sprintf(line, "0xa9")+fmt.Sprintf(line, "0x9a")).Findings, "nccl.mnnvl.fabric")
+	f := nicMustFind(t, fs, "nccl.mnnvl.fabric", Warn, "1 GPU (busId 0x901000) on gb200a-04: degraded bandwidth, route unhealthy; the fabric serves it at reduced capacity")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 2 || f.Evidence[1].Line != 3 {
+		t.Errorf("evidence %+v", f.Evidence)
 	}
 }
 

@@ -71,7 +71,7 @@ type NCCLLog struct {
 	// P2POff).
 	P2PDisabled []P2POff
 	// Fabric holds each GPU's NVLink fabric registration line (see
-	// GPUFabric), once per host and GPU.
+	// GPUFabric), once per host, GPU, state and mask.
 	Fabric []GPUFabric
 	// ConnectRetries holds "Call to connect returned Connection timed
 	// out, retrying" (and "... Connection refused, retrying"): NCCL's TCP

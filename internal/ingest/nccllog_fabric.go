@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// GPUFabric is one GPU's NVLink fabric registration as NCCL 2.19 and later
+// GPUFabric is one GPU's NVLink fabric registration as NCCL 2.20 and later
 // print it at init when NVML reports the GPU as part of an NVLink fabric
 // (init.cc: "MNNVL busId 0x%lx fabric UUID %lx.%lx cliqueId 0x%x state %d
 // healthMask 0x%x", NCCL 2.30.7 init.cc:775). State is NVML's
@@ -23,12 +23,14 @@ type GPUFabric struct {
 	Evidence                  Evidence
 }
 
-// addFabric records one "MNNVL busId ..." line, once per host and GPU.
+// addFabric records one "MNNVL busId ..." line, once per host, GPU, state
+// and mask: every communicator's init prints it again, and a GPU whose
+// registration or health changed between two inits is read both times.
 func (l *NCCLLog) addFabric(host, msg string, ev Evidence) {
-	bus := wordAfter(msg, "MNNVL busId ")
-	state, errS := strconv.Atoi(wordAfter(msg, " state "))
-	health, errH := strconv.ParseUint(strings.TrimPrefix(wordAfter(msg, " healthMask "), "0x"), 16, 32)
-	if bus == "" || errS != nil || errH != nil || len(l.Fabric) >= maxDistinct || !l.once(seenKey{kind: 'F', a: host, b: bus}) {
+	bus, stateW, maskW := wordAfter(msg, "MNNVL busId "), wordAfter(msg, " state "), wordAfter(msg, " healthMask ")
+	state, errS := strconv.Atoi(stateW)
+	health, errH := strconv.ParseUint(strings.TrimPrefix(maskW, "0x"), 16, 32)
+	if bus == "" || errS != nil || errH != nil || len(l.Fabric) >= maxDistinct || !l.once(seenKey{kind: 'F', a: host, b: bus, c: stateW, d: maskW}) {
 		return
 	}
 	l.Fabric = append(l.Fabric, GPUFabric{Host: host, BusID: strings.Clone(bus), UUID: strings.Clone(wordAfter(msg, " fabric UUID ")),

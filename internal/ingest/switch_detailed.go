@@ -68,14 +68,15 @@ func detailedLine(t string) (name, val string, ok bool) {
 // detailed counters, `show interfaces counters detailed PORT` or the
 // script behind it, `portstat -l -i PORT` (-l and -i in either order, or
 // --detail and --interface), and returns the port it names: "" when it
-// names none or several (portstat -i takes a comma-separated list, and
-// prints the ports' blocks one after another with nothing between them).
+// names none or several (portstat -i takes a comma-separated list or a
+// range, Ethernet0-8, and prints the ports' blocks one after another with
+// nothing between them).
 func detailedCommand(t string) (string, bool) {
 	if strings.Contains(t, "...") {
 		return "", false
 	}
 	if _, rest, ok := strings.Cut(t, "counters detailed "); ok {
-		if f := strings.Fields(rest); len(f) > 0 && isIdentName(f[0]) {
+		if f := strings.Fields(rest); len(f) > 0 && onePort(f[0]) {
 			return strings.Clone(f[0]), true
 		}
 		return "", true
@@ -86,11 +87,18 @@ func detailedCommand(t string) (string, bool) {
 		return "", false
 	}
 	for j := i + 1; j+1 < len(f); j++ {
-		if (f[j] == "-i" || f[j] == "--interface") && isIdentName(f[j+1]) {
+		if (f[j] == "-i" || f[j] == "--interface") && onePort(f[j+1]) {
 			return strings.Clone(f[j+1]), true
 		}
 	}
 	return "", true
+}
+
+// onePort reports whether an interface filter portstat is given names one
+// port: not a list, and not a range (sonic-utilities' intf_filter.py reads
+// a dash after the name's prefix as one, Ethernet-BP's own dash aside).
+func onePort(w string) bool {
+	return isIdentName(w) && !strings.Contains(strings.TrimPrefix(w, "Ethernet-BP"), "-")
 }
 
 // detailedStart reports whether a dotted line's name is one portstat

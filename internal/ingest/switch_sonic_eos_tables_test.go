@@ -89,12 +89,15 @@ func TestSwitchDetailedCounters(t *testing.T) {
 		t.Errorf("synthetic = %+v", s.Ports)
 	}
 	// SYNTHETIC: the script behind the command, portstat, echoed with
-	// its own flags in either order names the port; a list of ports
-	// (their blocks run on with nothing between) names none.
+	// its own flags in either order names the port; a list or a range of
+	// ports (their blocks run on with nothing between) names none.
 	for _, c := range []struct{ cmd, port string }{
 		{"admin@sonic:~$ portstat -l -i Ethernet12", "Ethernet12"},
 		{"admin@sonic:~$ sudo portstat --interface Ethernet12 --detail", "Ethernet12"},
 		{"admin@sonic:~$ portstat -l -i Ethernet12,Ethernet16", ""},
+		{"admin@sonic:~$ portstat -l -i Ethernet0-8", ""},
+		{"admin@sonic:~$ show interfaces counters detailed Ethernet0-8", ""},
+		{"admin@sonic:~$ portstat -l -i Ethernet-BP4", "Ethernet-BP4"},
 		{"admin@sonic:~$ portstat -i Ethernet12", ""},
 	} {
 		s = readSwitchText(t, c.cmd, "WRED Total Dropped Packets..................... 7")
