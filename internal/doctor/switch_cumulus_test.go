@@ -179,6 +179,14 @@ func TestCumulusLossyMultiTCECN(t *testing.T) {
 	if err := os.WriteFile(p, []byte(strings.Replace(string(data), "max-threshold     234.00 KB", "max-threshold     200.00 KB", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// An interface's `qos roce status` prints what the ASIC programmed,
+	// up to 6.5 % off the setting on NVIDIA's page (synthetic: 170.00 KB
+	// for 163.00 KB): still the mode's profile, not thresholds changed.
+	hw := filepath.Join(t.TempDir(), "nv-show-qos-roce-multi-tc-hw-rounded-synthetic.txt")
+	if err := os.WriteFile(hw, []byte(strings.Replace(string(data), "min-threshold     163.00 KB", "min-threshold     170.00 KB", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nicMustFind(t, Diagnose([]string{hw}, nil, Options{}).Findings, "switch.ecn.thresholds", Info, "(traffic classes 1,2,3)", "lossy-multi-tc's own ECN profile, 170KiB to 234KiB")
 	f = nicMustFind(t, Diagnose([]string{p}, nil, Options{}).Findings, "switch.ecn.thresholds", Warn, "(traffic classes 1,2,3)", "max-threshold 200KiB")
 	if !strings.Contains(f.Mechanism, "not the thresholds mode lossy-multi-tc sets (163KiB to 234KiB") {
 		t.Errorf("why %q: want it to name the mode's profile", f.Mechanism)
