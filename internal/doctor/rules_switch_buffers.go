@@ -52,6 +52,10 @@ func checkBufferPools(inc *Incident) []Finding {
 				p.Size = z.size
 				p.Evidence = append(append([]Evidence(nil), p.Evidence...), z.ev)
 			}
+			if p.NVUE && p.Size > 0 && p.Peak > p.Size {
+				fs = append(fs, nvuePoolOverSize(name, p))
+				continue
+			}
 			if p.Peak >= 0 && p.Size > 0 && float64(p.Peak) >= poolFullFraction*float64(p.Size) {
 				fix := "Find the congested ports with `show queue watermark unicast` and `show priority-group watermark shared`; spread the load (ECMP entropy, fewer senders per receiver) or let ECN mark earlier so senders slow before the pool fills."
 				if p.NVUE {
@@ -224,4 +228,21 @@ func distinctInts(xs []int) []int {
 		}
 	}
 	return out
+}
+
+// nvuePoolOverSize says (info) that an NVUE pool's max-usage is above its
+// size, which no occupancy of the pool can be: NVIDIA's own example (the
+// RoCE page, Cumulus Linux 5.4 to 5.15: swp16's lossy pools at 16.00 MB
+// and 16.01 MB of 15.16 MB with nothing in them, beside that port's
+// counters giving 144 bytes as the most non-RoCE traffic held) shows it
+// on an idle pool, and NVUE documents no meaning for it, so it is not
+// read as a pool run full.
+func nvuePoolOverSize(name string, p ingest.BufferPool) Finding {
+	return Finding{
+		ID: "switch.buffer.pool", Severity: Info, Layer: LayerFabric,
+		Title:     fmt.Sprintf("%s: max-usage %s is above the pool's size %s: not judged", name, unit.Bytes(p.Peak).Human(), unit.Bytes(p.Size).Human()),
+		Evidence:  evidenceInOrder(append([]Evidence(nil), p.Evidence...)),
+		Mechanism: "A pool cannot hold more than its size, so this max-usage is not the pool's occupancy: NVIDIA's RoCE page prints such rows (lossy pools at 16.00 MB of 15.16 MB with 0 Bytes in use, on a port whose `qos roce counters` say 144 bytes at most) and does not say what the figure counts. It is not taken as a pool run full.",
+		Fix:       "Read the port's own buffer use with `nv show interface <swp> qos roce counters` (buffer-max-usage and no-buffer-discard of RoCE and of other traffic); those, not this row, show whether a pool ran short.",
+	}.per(name, "pool", "NVUE pool max-usage above its size")
 }
