@@ -505,10 +505,6 @@ func (c *Comm) Open(t workload.Transport, l Listener) {
 		for _, s := range c.Servers {
 			g.Group(&c.eng, c.Sys.Hosts[s])
 		}
-		c.eng.home = make([]int, c.NRanks)
-		for r := range c.eng.home {
-			c.eng.home[r] = c.host(r, 0)
-		}
 	}
 }
 

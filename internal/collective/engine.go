@@ -227,10 +227,9 @@ type engine struct {
 	tm     timing
 	failed error
 
-	// on is t where it groups hosts, and home a host of each rank's
-	// server (the group its steps are made on).
-	on   workload.Grouper
-	home []int
+	// on is t where it groups hosts: a rank's steps are made on its
+	// server's group, named by the server's first host.
+	on workload.Grouper
 }
 
 func (e *engine) init(c *Comm) {
@@ -508,7 +507,7 @@ func (e *engine) Wake(_ unit.Time, tg uint64) {
 // server where the transport groups hosts (workload.Grouper).
 func (e *engine) after(r int32, d unit.Time, tg uint64) {
 	if e.on != nil {
-		e.on.AfterOn(e.home[r], d, e, tg)
+		e.on.AfterOn(e.c.host(int(r), 0), d, e, tg)
 		return
 	}
 	e.t.After(d, e, tg)
