@@ -47,12 +47,8 @@ func TestGroupedWakeOrder(t *testing.T) {
 // side's order would put the wake first), and after a wake of its own
 // group. Another owner's completions keep the control side's key.
 func TestGroupedCompletionOrder(t *testing.T) {
-	post := func(p *pair) {
-		qp := p.tr.Connect(0, 1, workload.QPOptions{}, p)
-		p.tr.Post(qp, workload.Message{Op: workload.Write, Bytes: 1000, ID: 1})
-	}
 	first := newPair(t, testConfig())
-	post(first)
+	postWrite(first)
 	first.run()
 	req := first.side(workload.Requester)
 	if len(req) != 1 {
@@ -63,7 +59,7 @@ func TestGroupedCompletionOrder(t *testing.T) {
 	p := newPair(t, testConfig())
 	p.tr.Group(p, []int{0})
 	p.tr.Group(p, []int{1})
-	post(p)
+	postWrite(p)
 	w := &wakeLog{p: p}
 	p.tr.AfterOn(1, seenAt, w, 1)
 	p.tr.AfterOn(0, seenAt, w, 2)
@@ -79,7 +75,7 @@ func TestGroupedCompletionOrder(t *testing.T) {
 	// side's key and goes before the group's wake.
 	p = newPair(t, testConfig())
 	p.tr.Group(first, []int{0})
-	post(p)
+	postWrite(p)
 	w = &wakeLog{p: p}
 	p.tr.AfterOn(0, seenAt, w, 1)
 	p.run()
@@ -93,19 +89,21 @@ func TestGroupedCompletionOrder(t *testing.T) {
 // the control side's key, and the completion arrives as it would
 // ungrouped (it used to index a group table never made, and panic).
 func TestGroupedNoHosts(t *testing.T) {
-	post := func(p *pair) {
-		qp := p.tr.Connect(0, 1, workload.QPOptions{}, p)
-		p.tr.Post(qp, workload.Message{Op: workload.Write, Bytes: 1000, ID: 1})
-	}
 	want := newPair(t, testConfig())
-	post(want)
+	postWrite(want)
 	want.run()
 
 	p := newPair(t, testConfig())
 	p.tr.Group(p, nil)
-	post(p)
+	postWrite(p)
 	p.run()
 	if !slices.Equal(p.got, want.got) {
 		t.Fatalf("completions %+v, want those ungrouped %+v", p.got, want.got)
 	}
+}
+
+// postWrite connects host 0 to host 1 for p and posts one 1000-byte WRITE.
+func postWrite(p *pair) {
+	qp := p.tr.Connect(0, 1, workload.QPOptions{}, p)
+	p.tr.Post(qp, workload.Message{Op: workload.Write, Bytes: 1000, ID: 1})
 }
